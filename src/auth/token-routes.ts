@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Executor } from '../db/connection.ts';
+import { defineRoute, type HttpResult } from '../http/route.ts';
+import { findClientById } from './clients-repository.ts';
+import { grantScopes } from './scopes.ts';
+import { secretMatches } from './secrets.ts';
+import type { TokenIssuer } from './token-issuer.ts';
+
+export const tokenResponseSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    scope: z.string(),
+  })
+  .meta({ id: 'TokenResponse' });
+
+export const tokenErrorSchema = z
+  .object({ error: z.string(), error_description: z.string() })
+  .meta({ id: 'OAuthError' });
+
+const tokenRequestSchema = z.object({
+  grant_type: z.string().optional(),
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+  scope: z.string().optional(),
+});
+
+const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+/** RFC 6749 section 5.2: token errors are {error, error_description}, not problem+json. */
+function oauthError(status: number, error: string, description: string, basic = false): HttpResult {
+  return {
+    status,
+    body: { error, error_description: description },
+    headers: { ...noStore, ...(basic ? { 'www-authenticate': 'Basic realm="token"' } : {}) },
+  };
+}
+
+function basicCredentials(request: FastifyRequest): { id: string; secret: string } | undefined {
+  const match = request.headers.authorization?.match(/^Basic\s+(\S+)$/i);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // RFC 6749 2.3.1: both parts are form-urlencoded before Basic encoding.
+  return {
+    id: decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' ')),
+    secret: decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' ')),
+  };
+}
+
+export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; tokens: TokenIssuer }): void {
+  const issueToken = async ({ request }: { request: FastifyRequest }): Promise<HttpResult> => {
+    if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+      return oauthError(400, 'invalid_request', 'The token request must be application/x-www-form-urlencoded');
+    }
+    const form = tokenRequestSchema.safeParse(request.body);
+    if (!form.success) return oauthError(400, 'invalid_request', 'Malformed token request');
+    const basic = basicCredentials(request);
+    if (basic && form.data.client_secret) {
+      return oauthError(400, 'invalid_request', 'Use one client authentication method, not two');
+    }
+    if (form.data.grant_type !== 'client_credentials') {
+      return oauthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported');
+    }
+    const clientId = basic?.id ?? form.data.client_id;
+    const secret = basic?.secret ?? form.data.client_secret;
+    if (!clientId || !secret) {
+      return oauthError(401, 'invalid_client', 'Client authentication is required', !!basic);
+    }
+    const client = /^[0-9a-f-]{36}$/i.test(clientId) ? await findClientById(deps.db, clientId) : undefined;
+    if (!client || client.disabled_at || !secretMatches(secret, client.secret_hash)) {
+      return oauthError(401, 'invalid_client', 'Client authentication failed', !!basic);
+    }
+    const granted = grantScopes(form.data.scope, client.scopes);
+    if (!granted) {
+      return oauthError(400, 'invalid_scope', 'The requested scope exceeds the scopes granted to this client');
+    }
+    const accessToken = await deps.tokens.issue({ clientId: client.id, scopes: granted });
+    return {
+      status: 200,
+      body: { access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds, scope: granted.join(' ') },
+      headers: noStore,
+    };
+  };
+
+  for (const url of ['/oauth2/token', '/oauth/token']) {
+    defineRoute(app, {
+      method: 'POST',
+      url,
+      operationId: url === '/oauth2/token' ? 'issue_token' : 'issue_token_alias',
+      summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
+      tags: ['Authentication'],
+      auth: { kind: 'none' },
+      responses: {
+        200: { description: 'Access token', schema: tokenResponseSchema },
+        400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
+        401: { description: 'invalid_client', schema: tokenErrorSchema },
+      },
+      handler: issueToken,
+    });
+  }
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/.well-known/jwks.json',
+    operationId: 'get_signing_keys',
+    summary: 'Public keys that verify access tokens',
+    tags: ['Authentication'],
+    auth: { kind: 'none' },
+    responses: { 200: { description: 'JSON Web Key Set' } },
+    handler: async () => ({ status: 200, body: deps.tokens.jwks, headers: { 'cache-control': 'public, max-age=300' } }),
+  });
+}

@@ -1,0 +1,54 @@
+import { DateTime } from 'luxon';
+import {
+  parseCalendarDate,
+  previousWorkingDayOnOrBefore,
+  subtractWorkingDays,
+} from './working-days.ts';
+
+/**
+ * The day the nightly run freezes a pay date: the payroll cutoff minus the provider's lead time in
+ * working days (weekends and holidays skipped).
+ *
+ * - Lead time n > 0: step back n working days from the cutoff; the cutoff day itself never counts,
+ *   working day or not. So a Saturday cutoff with n = 1 locks on the Friday before it.
+ * - Lead time 0: the lock must still happen on a day the service (and the provider) works, so a
+ *   cutoff on a weekend or holiday locks on the last working day on or before it. Consequently a
+ *   non-working cutoff gives the same lock date for n = 0 and n = 1 - intended: both mean "the
+ *   last working day before the provider stops accepting changes".
+ */
+export function lockDate(
+  payrollCutoffDate: string,
+  leadTimeWorkingDays: number,
+  holidays: ReadonlySet<string>,
+): string {
+  if (leadTimeWorkingDays === 0) {
+    return previousWorkingDayOnOrBefore(payrollCutoffDate, holidays);
+  }
+  return subtractWorkingDays(payrollCutoffDate, leadTimeWorkingDays, holidays);
+}
+
+/**
+ * A lock is due once its date has arrived, not only on the exact day: a missed nightly run
+ * (outage, deploy) must still lock the pay date on the next run rather than skip it forever.
+ */
+export function isLockDue(lockDate: string, today: string): boolean {
+  // Validated 'YYYY-MM-DD' strings order lexicographically exactly as they order in time.
+  parseCalendarDate(lockDate);
+  parseCalendarDate(today);
+  return lockDate <= today;
+}
+
+/**
+ * The calendar date at instant `now` in the service time zone. "Today" for lock purposes is the
+ * UK calendar day, so 23:30 UTC in summer (00:30 BST) is already tomorrow.
+ */
+export function serviceToday(now: Date, timeZone: string): string {
+  if (Number.isNaN(now.getTime())) {
+    throw new RangeError('serviceToday: invalid Date');
+  }
+  const local = DateTime.fromJSDate(now, { zone: timeZone });
+  if (!local.isValid) {
+    throw new RangeError(`serviceToday: invalid time zone '${timeZone}'`);
+  }
+  return local.toISODate();
+}

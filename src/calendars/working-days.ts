@@ -1,0 +1,89 @@
+import { DateTime } from 'luxon';
+
+// Calendar dates are plain 'YYYY-MM-DD' strings. All arithmetic happens in UTC so that no
+// daylight-saving transition (or the host's local zone) can ever shift a date by a day.
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Parses a 'YYYY-MM-DD' calendar date into a UTC-midnight luxon DateTime.
+ * Throws a RangeError on anything else (including impossible dates such as 2026-02-30), because
+ * a malformed date reaching a business rule is a programming error, not a business outcome.
+ */
+export function parseCalendarDate(date: string): DateTime<true> {
+  if (!ISO_DATE.test(date)) {
+    throw new RangeError(`Expected a 'YYYY-MM-DD' calendar date, got '${date}'`);
+  }
+  const parsed = DateTime.fromISO(date, { zone: 'UTC' });
+  if (!parsed.isValid) {
+    throw new RangeError(`Not a valid calendar date: '${date}'`);
+  }
+  return parsed;
+}
+
+/** Formats a luxon DateTime back into the 'YYYY-MM-DD' form used everywhere in the service. */
+export function formatCalendarDate(date: DateTime<true>): string {
+  return date.toISODate();
+}
+
+/** Saturdays, Sundays and configured holidays are the days on which payroll does nothing. */
+export function isWorkingDay(date: string, holidays: ReadonlySet<string>): boolean {
+  const weekday = parseCalendarDate(date).weekday; // ISO: 1 = Monday ... 7 = Sunday
+  return weekday <= 5 && !holidays.has(date);
+}
+
+function assertDayCount(days: number): void {
+  // Negative counts are rejected rather than flipped, so a sign bug at a call site cannot
+  // silently move a lock date into the future.
+  if (!Number.isSafeInteger(days) || days < 0) {
+    throw new RangeError(`Working-day count must be a non-negative integer, got ${days}`);
+  }
+}
+
+function stepWorkingDays(
+  date: string,
+  days: number,
+  holidays: ReadonlySet<string>,
+  direction: 1 | -1,
+): string {
+  assertDayCount(days);
+  let cursor = parseCalendarDate(date);
+  let remaining = days;
+  // Terminates because the holiday set is finite: every week past the last holiday has 5 working days.
+  while (remaining > 0) {
+    cursor = cursor.plus({ days: direction });
+    if (isWorkingDay(formatCalendarDate(cursor), holidays)) remaining -= 1;
+  }
+  return formatCalendarDate(cursor);
+}
+
+/**
+ * The date `days` working days before `date`. The start date itself never counts (it is day 0),
+ * whether or not it is a working day; `days` = 0 returns `date` unchanged.
+ */
+export function subtractWorkingDays(
+  date: string,
+  days: number,
+  holidays: ReadonlySet<string>,
+): string {
+  return stepWorkingDays(date, days, holidays, -1);
+}
+
+/**
+ * The date `days` working days after `date`. Mirror image of subtractWorkingDays: the start date
+ * never counts and `days` = 0 returns `date` unchanged.
+ */
+export function addWorkingDays(date: string, days: number, holidays: ReadonlySet<string>): string {
+  return stepWorkingDays(date, days, holidays, 1);
+}
+
+/**
+ * `date` itself when it is a working day, otherwise the last working day before it. UK payroll
+ * brings a pay day that falls on a weekend or bank holiday forward, never back.
+ */
+export function previousWorkingDayOnOrBefore(date: string, holidays: ReadonlySet<string>): string {
+  let cursor = parseCalendarDate(date);
+  while (!isWorkingDay(formatCalendarDate(cursor), holidays)) {
+    cursor = cursor.minus({ days: 1 });
+  }
+  return formatCalendarDate(cursor);
+}

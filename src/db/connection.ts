@@ -1,0 +1,42 @@
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DB } from './tables.ts';
+
+export type Database = Kysely<DB>;
+/** What repository functions take: the pool or a transaction, so a use case can compose them atomically. */
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const DATE_OID = 1082;
+
+/** bigint columns hold minor units and counts; refuse silently losing precision rather than round. */
+export function parseSafeInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`integer ${text} is outside the safe range`);
+  return value;
+}
+
+let typeParsersSet = false;
+
+/** Explicit, process-wide: int8 -> safe integer, date -> 'YYYY-MM-DD' string (never a local-midnight Date). */
+export function setTypeParsers(): void {
+  if (typeParsersSet) return;
+  pg.types.setTypeParser(INT8_OID, parseSafeInteger);
+  pg.types.setTypeParser(DATE_OID, (text: string) => text);
+  // numeric stays a string: sums are cast back to bigint in SQL where they are money.
+  pg.types.setTypeParser(NUMERIC_OID, (text: string) => text);
+  typeParsersSet = true;
+}
+
+export function createPool(connectionString: string, max = 10): pg.Pool {
+  setTypeParsers();
+  const pool = new pg.Pool({ connectionString, max, options: '-c timezone=UTC' });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function createDatabase(connectionString: string, max = 10): Database {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(connectionString, max) }) });
+}

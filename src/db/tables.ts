@@ -1,0 +1,550 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Table types in the style of Kysely's own example. Money columns are bigint minor units parsed to
+// safe integers (see ./connection.ts); `date` columns stay 'YYYY-MM-DD' strings.
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type CreatedAt = ColumnType<Date, never, never>;
+type Json = ColumnType<unknown, string, string>;
+type MinorUnits = number;
+type IsoDate = string;
+
+export type ClientRole = 'biller' | 'payroll_provider' | 'operator';
+
+export interface PayrollProvidersTable {
+  id: Generated<string>;
+  name: string;
+  api_base_url: string | null;
+  api_token_url: string | null;
+  api_client_id: string | null;
+  api_client_secret: string | null;
+  lead_time_working_days: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+export interface ClientsTable {
+  id: Generated<string>;
+  name: string;
+  role: ClientRole;
+  secret_hash: string;
+  scopes: string[];
+  payroll_provider_id: string | null;
+  created_at: Generated<Date>;
+  disabled_at: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  client_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: Generated<Date>;
+  revoked_at: Timestamp | null;
+}
+
+export interface BankHolidaysTable {
+  holiday_date: IsoDate;
+  name: string;
+}
+
+export interface EmployersTable {
+  id: Generated<string>;
+  payroll_provider_id: string;
+  external_id: string;
+  name: string;
+  sic_code: string | null;
+  industry_name: string | null;
+  salary_deduction_opt_in_status: Generated<'pending' | 'opted_in' | 'opted_out'>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface CollectionAccountsTable {
+  id: Generated<string>;
+  currency: string;
+  account_number: string;
+  sort_code: string;
+  account_holder_name: string;
+  active: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+export interface PayrollsTable {
+  id: Generated<string>;
+  employer_id: string;
+  payroll_provider_id: string;
+  external_id: string;
+  name: string;
+  payment_run_frequency: Generated<'weekly' | 'fortnightly' | 'four_weekly' | 'monthly' | 'unknown'>;
+  currency: Generated<string>;
+  calendar_synced_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+
+export interface PayDatesTable {
+  payroll_id: string;
+  pay_date: IsoDate;
+  payroll_cutoff_date: IsoDate;
+  pay_period: string;
+  lock_date: IsoDate;
+  locked_at: Timestamp | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface EmployeesTable {
+  id: Generated<string>;
+  payroll_provider_id: string;
+  national_registration_number: string | null;
+  date_of_birth: IsoDate | null;
+  given_name: string;
+  family_name: string;
+  email_address: string | null;
+  phone_number: string | null;
+  postal_code: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type EmploymentStatus = 'active' | 'leaver' | 'unknown';
+export type ContractType = 'full_time' | 'part_time' | 'fixed_term' | 'zero_hours' | 'unknown';
+
+export interface EmploymentsTable {
+  id: Generated<string>;
+  employee_id: string;
+  employer_id: string;
+  payroll_id: string;
+  payroll_reference: string;
+  start_date: IsoDate | null;
+  end_date: IsoDate | null;
+  employment_status: Generated<EmploymentStatus>;
+  contract_type: Generated<ContractType>;
+  annualised_salary: MinorUnits | null;
+  currency: Generated<string>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ConsumersTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  given_name: string;
+  family_name: string;
+  email_address: string | null;
+  phone_number: string | null;
+  date_of_birth: IsoDate | null;
+  postal_code: string | null;
+  national_registration_number: string | null;
+  external_reference: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface BeneficiaryAccountsTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  currency: string;
+  account_number: string;
+  sort_code: string;
+  account_holder_name: string;
+  active: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+export type MandateStatus =
+  | 'pending_enablement'
+  | 'active'
+  | 'suspended'
+  | 'revoked'
+  | 'cancelled'
+  | 'expired'
+  | 'failed';
+
+export interface MandatesTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  consumer_id: string;
+  employee_id: string;
+  payroll_id: string;
+  status: Generated<MandateStatus>;
+  status_reason: string | null;
+  currency: Generated<string>;
+  max_amount_per_pay_date: MinorUnits | null;
+  max_total_amount: MinorUnits | null;
+  valid_from: IsoDate | null;
+  valid_to: IsoDate | null;
+  authorisation_source: Json;
+  reference: string | null;
+  metadata: Json | null;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  revoked_at: Timestamp | null;
+}
+
+export type ScheduleStatus = 'active' | 'completed' | 'cancelled' | 'errored';
+
+export interface SchedulesTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  mandate_id: string;
+  status: Generated<ScheduleStatus>;
+  currency: string;
+  total_amount: MinorUnits;
+  instalment_count: number;
+  metadata: Json | null;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type PaymentStatus =
+  | 'pending'
+  | 'instructed'
+  | 'collected'
+  | 'paid_out'
+  | 'cancelled'
+  | 'failed'
+  | 'partially_collected';
+
+export interface PaymentRequestsTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  mandate_id: string;
+  schedule_id: string | null;
+  instalment_number: number | null;
+  payroll_id: string;
+  employee_id: string;
+  status: Generated<PaymentStatus>;
+  currency: string;
+  amount: MinorUnits;
+  collected_amount: Generated<MinorUnits>;
+  paid_out_amount: Generated<MinorUnits>;
+  attempts: Generated<number>;
+  due_date: IsoDate | null;
+  allow_post_due_date_deduction: Generated<boolean>;
+  target_pay_date: IsoDate;
+  metadata: Json | null;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  cancelled_at: Timestamp | null;
+}
+
+export type SnapshotStatus = 'locked' | 'confirmed' | 'reconciled' | 'superseded';
+
+export interface DeductionSnapshotsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  pay_date: IsoDate;
+  pay_period: string;
+  snapshot_version: number;
+  status: Generated<SnapshotStatus>;
+  currency: string;
+  total_amount: MinorUnits;
+  employee_count: number;
+  locked_at: Generated<Date>;
+  superseded_at: Timestamp | null;
+  superseded_by: string | null;
+}
+
+export interface DeductionLinesTable {
+  id: Generated<string>;
+  snapshot_id: string;
+  employee_id: string;
+  payroll_reference: string;
+  requested_amount: MinorUnits;
+  currency: string;
+  payment_reference: string;
+}
+
+export interface DeductionLinePaymentsTable {
+  snapshot_id: string;
+  line_id: string;
+  payment_request_id: string;
+  requested_amount: MinorUnits;
+}
+
+export interface RequestedPaymentsTable {
+  id: Generated<string>;
+  snapshot_id: string;
+  payment_reference: string;
+  payment_amount: MinorUnits;
+  currency: string;
+  account_number: string;
+  sort_code: string;
+  account_holder_name: string;
+}
+
+export interface RerunsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  pay_date: IsoDate;
+  reason: string;
+  requested_by: string;
+  requested_at: Generated<Date>;
+  previous_snapshot_id: string | null;
+  new_snapshot_id: string | null;
+  completed_at: Timestamp | null;
+}
+
+export interface InstructionFilesTable {
+  id: Generated<string>;
+  snapshot_id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  file_version: number;
+  file_name: string;
+  content: Buffer;
+  sha256: string;
+  item_count: number;
+  created_at: Generated<Date>;
+}
+
+export type InstructionAction = 'new' | 'amend' | 'stop' | 'continue';
+
+export interface InstructionItemsTable {
+  id: Generated<string>;
+  instruction_file_id: string;
+  employee_id: string;
+  payroll_reference: string;
+  amount: MinorUnits;
+  previous_amount: MinorUnits | null;
+  currency: string;
+  payment_reference: string | null;
+  pay_period: string;
+  action: InstructionAction;
+}
+
+export interface EmployeeDeductionPushesTable {
+  id: Generated<string>;
+  instruction_item_id: string;
+  payroll_id: string;
+  employee_id: string;
+  status: Generated<'pending' | 'sent' | 'failed'>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  response: Json | null;
+  created_at: Generated<Date>;
+  sent_at: Timestamp | null;
+}
+
+export interface ConfirmationsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  pay_date: IsoDate;
+  deduction_data_id: string;
+  submitted_by_client_id: string;
+  total_amount: MinorUnits;
+  employee_count: number;
+  currency: string;
+  received_at: Generated<Date>;
+}
+
+export interface DeductionRecordsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  pay_period: string;
+  pay_date: IsoDate;
+  employee_id: string;
+  record_id: string;
+  version: number;
+  deduction_amount: MinorUnits;
+  currency: string;
+  leaver: Generated<boolean>;
+  requested_payments: Json;
+  content_hash: string;
+  source: 'push' | 'confirmation';
+  confirmation_id: string | null;
+  received_by_client_id: string;
+  received_at: Generated<Date>;
+}
+
+export type AttemptOutcome = 'collected' | 'carried' | 'failed' | 'partially_collected';
+
+export interface CollectionAttemptsTable {
+  id: Generated<string>;
+  payment_request_id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  attempt_number: number;
+  requested_amount: MinorUnits;
+  deducted_amount: MinorUnits | null;
+  collected_amount: Generated<MinorUnits>;
+  shortfall_amount: Generated<MinorUnits>;
+  carried_to_pay_date: IsoDate | null;
+  outcome: AttemptOutcome | null;
+  push_version: number | null;
+  revision: Generated<number>;
+  created_at: Generated<Date>;
+  reconciled_at: Timestamp | null;
+}
+
+export interface ReconciliationExceptionsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  pay_date: IsoDate;
+  employee_id: string | null;
+  kind: 'unexpected_employee' | 'over_deduction' | 'missing_confirmation';
+  amount: MinorUnits | null;
+  currency: string | null;
+  record_version: number | null;
+  detail: string;
+  created_at: Generated<Date>;
+}
+
+export type LedgerEntryKind = 'payment_collected' | 'collection_reversed';
+
+export interface PayoutsTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  currency: string;
+  amount: MinorUnits;
+  status: Generated<'pending' | 'paid' | 'failed'>;
+  payout_date: IsoDate;
+  reference: string;
+  account_number: string;
+  sort_code: string;
+  account_holder_name: string;
+  failure_reason: string | null;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  paid_at: Timestamp | null;
+  failed_at: Timestamp | null;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  payment_request_id: string;
+  collection_attempt_id: string;
+  revision: number;
+  kind: LedgerEntryKind;
+  amount: MinorUnits;
+  currency: string;
+  pay_date: IsoDate;
+  payout_id: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface PayoutItemsTable {
+  id: Generated<string>;
+  payout_id: string;
+  ledger_entry_id: string;
+  payment_request_id: string;
+  kind: LedgerEntryKind;
+  amount: MinorUnits;
+}
+
+export type EventType =
+  | 'mandate.created'
+  | 'mandate.updated'
+  | 'payment_request.created'
+  | 'payment_request.updated'
+  | 'payout.created'
+  | 'employee.updated'
+  | 'webhook_endpoint.disabled';
+
+export interface EventsTable {
+  id: Generated<string>;
+  sequence: ColumnType<number, never, never>;
+  type: EventType;
+  biller_client_id: string;
+  resource_type: string;
+  resource_id: string;
+  payload: Json;
+  created_at: Generated<Date>;
+  dispatched_at: Timestamp | null;
+}
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  status: Generated<'enabled' | 'disabled'>;
+  disabled_reason: string | null;
+  failing_since: Timestamp | null;
+  created_at: Generated<Date>;
+  deleted_at: Timestamp | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  event_id: string;
+  endpoint_id: string;
+  status: Generated<'pending' | 'succeeded' | 'failed' | 'abandoned'>;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  next_attempt_at: Timestamp | null;
+  created_at: Generated<Date>;
+  succeeded_at: Timestamp | null;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempt_number: number;
+  status_code: number | null;
+  latency_ms: number;
+  response_snippet: string | null;
+  error: string | null;
+  attempted_at: Generated<Date>;
+}
+
+export interface IdempotencyKeysTable {
+  client_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  status: Generated<'in_flight' | 'completed'>;
+  response_status: number | null;
+  response_headers: Json | null;
+  response_body: Buffer | null;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+export interface DB {
+  payroll_providers: PayrollProvidersTable;
+  clients: ClientsTable;
+  api_keys: ApiKeysTable;
+  bank_holidays: BankHolidaysTable;
+  employers: EmployersTable;
+  collection_accounts: CollectionAccountsTable;
+  payrolls: PayrollsTable;
+  pay_dates: PayDatesTable;
+  employees: EmployeesTable;
+  employments: EmploymentsTable;
+  consumers: ConsumersTable;
+  beneficiary_accounts: BeneficiaryAccountsTable;
+  mandates: MandatesTable;
+  schedules: SchedulesTable;
+  payment_requests: PaymentRequestsTable;
+  deduction_snapshots: DeductionSnapshotsTable;
+  deduction_lines: DeductionLinesTable;
+  deduction_line_payments: DeductionLinePaymentsTable;
+  requested_payments: RequestedPaymentsTable;
+  reruns: RerunsTable;
+  instruction_files: InstructionFilesTable;
+  instruction_items: InstructionItemsTable;
+  employee_deduction_pushes: EmployeeDeductionPushesTable;
+  confirmations: ConfirmationsTable;
+  deduction_records: DeductionRecordsTable;
+  collection_attempts: CollectionAttemptsTable;
+  reconciliation_exceptions: ReconciliationExceptionsTable;
+  payouts: PayoutsTable;
+  ledger_entries: LedgerEntriesTable;
+  payout_items: PayoutItemsTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export type Client = Selectable<ClientsTable>;
+export type NewClient = Insertable<ClientsTable>;
+export type ClientUpdate = Updateable<ClientsTable>;

@@ -1,0 +1,107 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/connection.ts';
+import { RateLimiter } from '../auth/rate-limiter.ts';
+import type { TokenIssuer } from '../auth/token-issuer.ts';
+import { registerTokenRoutes } from '../auth/token-routes.ts';
+import { createEffectRunner } from '../idempotency/idempotency-service.ts';
+import { loggerOptions } from '../shared/logger.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { authenticatePlugin } from './plugins/authenticate.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { defineRoute } from './route.ts';
+import { HttpProblem } from './problem.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  /** A producer connection (enableOfflineQueue false): readiness must fail fast, not queue. */
+  redis: Redis;
+  tokens: TokenIssuer;
+}
+
+/** Later areas plug their routes in here; each gets the same dependencies. */
+export type RouteModule = (app: FastifyInstance, deps: AppDeps) => void;
+
+export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule[] = []): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(deps.config),
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+  });
+
+  app.decorate('routeSpecs', []);
+  app.decorate('runEffect', createEffectRunner({ db: deps.db, retentionDays: deps.config.IDEMPOTENCY_RETENTION_DAYS }));
+  app.decorateRequest('rawBody', undefined);
+
+  // Keep the exact bytes: the idempotency fingerprint hashes what the client sent, not a re-encoding.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    if ((body as string).trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new HttpProblem(400, 'malformed-json', 'The request body is not valid JSON'), undefined);
+    }
+  });
+  await app.register(formbody);
+  await app.register(errorsPlugin);
+  await app.register(authenticatePlugin, {
+    db: deps.db,
+    tokens: deps.tokens,
+    rateLimiter: new RateLimiter(deps.redis, deps.config.QUEUE_PREFIX, deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST),
+  });
+
+  registerTokenRoutes(app, deps);
+  registerOperationalRoutes(app, deps);
+  for (const register of routeModules) register(app, deps);
+
+  return app;
+}
+
+function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/healthz',
+    operationId: 'health',
+    summary: 'Liveness: the process answers',
+    tags: ['Operations'],
+    auth: { kind: 'none' },
+    responses: { 200: { description: 'Alive' } },
+    handler: async () => ({ status: 200, body: { status: 'ok' } }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/readyz',
+    operationId: 'readiness',
+    summary: 'Readiness: PostgreSQL and Redis answer',
+    tags: ['Operations'],
+    auth: { kind: 'none' },
+    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down' } },
+    handler: async () => {
+      const [postgres, redis] = await Promise.all([
+        sql`select 1`.execute(deps.db).then(() => 'ok', () => 'unavailable'),
+        deps.redis.ping().then(() => 'ok', () => 'unavailable'),
+      ]);
+      const ready = postgres === 'ok' && redis === 'ok';
+      return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', checks: { postgres, redis } } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/openapi.json',
+    operationId: 'openapi',
+    summary: 'This API as OpenAPI 3.0, generated from the validation schemas',
+    tags: ['Operations'],
+    auth: { kind: 'none' },
+    responses: { 200: { description: 'OpenAPI document' } },
+    handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, deps.config.PUBLIC_BASE_URL) }),
+  });
+}

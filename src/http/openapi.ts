@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { RouteSpec } from './route.ts';
+import { problemDetailsSchema } from './problem.ts';
+
+function toSchema(schema: z.ZodType, io: 'input' | 'output') {
+  return z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' });
+}
+
+function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+function parameters(spec: RouteSpec) {
+  const out: unknown[] = [];
+  for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
+    if (!schema) continue;
+    const json = toSchema(schema as z.ZodType, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      out.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: property });
+    }
+  }
+  if (spec.auth.kind !== 'none' && 'idempotencyKey' in spec) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: spec.idempotencyKey === 'required',
+      schema: { type: 'string', format: 'uuid' },
+    });
+  }
+  return out;
+}
+
+/** OpenAPI 3.0 document built from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of specs) {
+    const path = openApiPath(spec.url);
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(spec.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.schema
+          ? { content: { [response.contentType ?? 'application/json']: { schema: toSchema(response.schema, 'output') } } }
+          : {}),
+      };
+    }
+    if (spec.auth.kind !== 'none') {
+      const problem = { content: { 'application/problem+json': { schema: toSchema(problemDetailsSchema, 'output') } } };
+      responses['401'] ??= { description: 'Missing or invalid credentials', ...problem };
+      responses['403'] ??= { description: 'Insufficient scope', ...problem };
+      responses['429'] ??= { description: 'Rate limited', ...problem };
+    }
+    paths[path] ??= {};
+    paths[path][spec.method.toLowerCase()] = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: spec.tags,
+      parameters: parameters(spec),
+      ...(spec.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(spec.body, 'input') } } } }
+        : {}),
+      ...(spec.auth.kind === 'none'
+        ? { security: [] }
+        : {
+            security:
+              spec.auth.kind === 'either'
+                ? [{ bearer: [spec.auth.scope] }, { apiKey: [] }]
+                : [{ bearer: [spec.auth.scope], apiKey: [] }],
+            'x-required-scope': spec.auth.scope,
+          }),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Salary deduction and payment collection service', version: '1.0.0' },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      },
+    },
+    paths,
+  };
+}

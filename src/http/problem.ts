@@ -1,0 +1,119 @@
+import { z } from 'zod';
+
+export const PROBLEM_TYPE_BASE = 'https://salary-deductions.example/problems/';
+
+export const problemDetailsSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'ProblemDetails' });
+
+export type ProblemDetails = z.infer<typeof problemDetailsSchema>;
+export type FieldError = { pointer: string; detail: string };
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/**
+ * Thrown anywhere below a route to answer with RFC 9457 problem+json. `slug` becomes the `type`
+ * URI, so clients can branch on it without parsing prose.
+ */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly slug: string;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly errors: FieldError[] | undefined;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    slug: string,
+    detail?: string,
+    options: {
+      title?: string;
+      errors?: FieldError[];
+      extensions?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(detail ?? slug);
+    this.status = status;
+    this.slug = slug;
+    this.title = options.title ?? titles[status] ?? 'Error';
+    this.detail = detail;
+    this.errors = options.errors;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(instance: string): ProblemDetails {
+    return {
+      type: PROBLEM_TYPE_BASE + this.slug,
+      title: this.title,
+      status: this.status,
+      ...(this.detail === undefined ? {} : { detail: this.detail }),
+      instance,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...this.extensions,
+    };
+  }
+}
+
+export const notFound = (what: string) => new HttpProblem(404, 'not-found', `${what} was not found`);
+export const conflict = (slug: string, detail: string, extensions?: Record<string, unknown>) =>
+  new HttpProblem(409, slug, detail, extensions ? { extensions } : {});
+export const unprocessable = (slug: string, detail: string, errors?: FieldError[]) =>
+  new HttpProblem(422, slug, detail, errors ? { errors } : {});
+
+/** RFC 6901 JSON pointer for a zod issue path. */
+export function jsonPointer(path: ReadonlyArray<PropertyKey>, prefix = ''): string {
+  return prefix + path.map((part) => '/' + String(part).replaceAll('~', '~0').replaceAll('/', '~1')).join('');
+}
+
+export function fieldErrorsFromZod(error: z.ZodError, prefix = ''): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        pointer: jsonPointer([...issue.path, key], prefix),
+        detail: 'is not a known field',
+      }));
+    }
+    return [{ pointer: jsonPointer(issue.path, prefix), detail: issue.message }];
+  });
+}
+
+export interface SerializedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The one place a problem becomes bytes, shared by the error handler and the idempotency store. */
+export function serializeProblem(problem: HttpProblem, instance: string): SerializedResponse {
+  return {
+    status: problem.status,
+    headers: { 'content-type': 'application/problem+json; charset=utf-8', ...problem.headers },
+    body: JSON.stringify(problem.toBody(instance)),
+  };
+}

@@ -1,0 +1,137 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import { z } from 'zod';
+import type { ClientRole, DB } from '../db/tables.ts';
+import type { Scope } from '../auth/scopes.ts';
+import { HttpProblem, fieldErrorsFromZod } from './problem.ts';
+
+/** The authenticated client a request acts for. */
+export interface Caller {
+  clientId: string;
+  role: ClientRole;
+  scopes: readonly string[];
+  payrollProviderId: string | null;
+}
+
+export interface HttpResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type AuthRequirement =
+  | { kind: 'none' }
+  /** Bearer token and API key, both valid and of one client (the general rule). */
+  | { kind: 'both'; scope: Scope; roles?: readonly ClientRole[] }
+  /** Either credential is enough (the interface document allows it for the data request). */
+  | { kind: 'either'; scope: Scope; roles?: readonly ClientRole[] };
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteContext<B, Q, P> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  body: B;
+  query: Q;
+  params: P;
+  caller: Caller;
+}
+
+interface RouteBase<BS, QS, PS> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  auth: AuthRequirement;
+  body?: BS;
+  query?: QS;
+  params?: PS;
+  /** Documented response bodies by status, for /openapi.json. */
+  responses: Record<number, { description: string; schema?: Schema; contentType?: string }>;
+}
+
+/** Reads and non-idempotent operations: the handler answers directly. */
+export interface HandlerRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
+  handler: (ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>) => Promise<HttpResult | FastifyReply>;
+}
+
+/**
+ * Mutations: the effect runs inside one transaction, together with the stored idempotent response,
+ * so a replay can never disagree with what was done.
+ */
+export interface EffectRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
+  idempotencyKey: 'required' | 'optional';
+  effect: (ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>, trx: Transaction<DB>) => Promise<HttpResult>;
+}
+
+export type RouteSpec<BS = any, QS = any, PS = any> = HandlerRoute<BS, QS, PS> | EffectRoute<BS, QS, PS>;
+
+export function isEffectRoute(spec: RouteSpec): spec is EffectRoute<any, any, any> {
+  return 'effect' in spec;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeSpecs: RouteSpec[];
+    runEffect: EffectRunner;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+    rawBody: string | undefined;
+  }
+  interface FastifyContextConfig {
+    spec?: RouteSpec;
+  }
+}
+
+function parsePart<S extends Schema | undefined>(schema: S, value: unknown, pointerPrefix: string, what: string) {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value ?? (what === 'body' ? undefined : {}));
+  if (result.success) return result.data;
+  throw new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, {
+    title: 'Validation failed',
+    errors: fieldErrorsFromZod(result.error, pointerPrefix),
+  });
+}
+
+export function sendResult(reply: FastifyReply, result: HttpResult): FastifyReply {
+  reply.code(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  if (result.status === 204 || result.body === undefined) return reply.send();
+  return reply.type(reply.getHeader('content-type')?.toString() ?? 'application/json; charset=utf-8').send(
+    typeof result.body === 'string' ? result.body : JSON.stringify(result.body),
+  );
+}
+
+export type EffectRunner = (
+  ctx: RouteContext<any, any, any>,
+  spec: EffectRoute<any, any, any>,
+) => Promise<FastifyReply>;
+
+/**
+ * Registers a route whose body, query and params are validated by zod (unknown fields are the
+ * schema's business: resource schemas are strict) and records it for the OpenAPI document.
+ */
+export function defineRoute<BS extends Schema | undefined, QS extends Schema | undefined, PS extends Schema | undefined>(
+  app: FastifyInstance,
+  spec: RouteSpec<BS, QS, PS>,
+): void {
+  app.routeSpecs.push(spec as RouteSpec);
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    config: { spec: spec as RouteSpec },
+    handler: async (request, reply) => {
+      const params = parsePart(spec.params, request.params, '', 'path');
+      const query = parsePart(spec.query, request.query, '', 'query');
+      const body = parsePart(spec.body, request.body, '', 'body');
+      const ctx = { request, reply, body, query, params, caller: request.caller! } as RouteContext<any, any, any>;
+      if (isEffectRoute(spec as RouteSpec)) return app.runEffect(ctx, spec as EffectRoute<any, any, any>);
+      const result: HttpResult | FastifyReply = await (spec as HandlerRoute<BS, QS, PS>).handler(ctx);
+      if ((result as unknown) === reply) return reply;
+      return sendResult(reply, result as HttpResult);
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/connection.ts';
+import { adminUrl, databaseUrl } from './database-admin.ts';
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  db: Database;
+  drop(): Promise<void>;
+}
+
+/** A private copy of the migrated template for one test file. */
+export async function createTestDatabase(poolSize = 5): Promise<TestDatabase> {
+  const name = `dtest_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`create database ${name} template ${inject('templateDatabase')}`);
+        break;
+      } catch (error) {
+        // Two files cloning at the same instant can briefly see each other on the template.
+        if (attempt >= 10 || !String(error).includes('being accessed by other users')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = databaseUrl(name);
+  const db = createDatabase(url, poolSize);
+  return {
+    name,
+    url,
+    db,
+    async drop() {
+      await db.destroy();
+      const cleanup = new pg.Client({ connectionString: adminUrl() });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}

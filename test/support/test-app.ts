@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import { parseConfig, type Config } from '../../src/config/config.ts';
+import { TokenIssuer } from '../../src/auth/token-issuer.ts';
+import { buildApp, type RouteModule } from '../../src/http/app.ts';
+import { connected, createProducerConnection } from '../../src/queue/connections.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  database: TestDatabase;
+  db: TestDatabase['db'];
+  redis: Redis;
+  tokens: TokenIssuer;
+  close(): Promise<void>;
+}
+
+/** A real app on a private database and a private Redis prefix; requests go through app.inject. */
+export async function startTestApp(
+  options: { env?: Record<string, string>; routeModules?: readonly RouteModule[] } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = parseConfig({
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'silent',
+    NODE_ENV: 'test',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...options.env,
+  });
+  const redis = await connected(createProducerConnection(config.REDIS_URL));
+  const tokens = await TokenIssuer.generate({
+    issuer: config.AUTH_ISSUER,
+    audience: config.AUTH_AUDIENCE,
+    ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
+    externalJwksUrl: config.AUTH_JWKS_URL,
+  });
+  const app = await buildApp({ config, db: database.db, redis, tokens }, options.routeModules ?? []);
+  await app.ready();
+  return {
+    app,
+    config,
+    database,
+    db: database.db,
+    redis,
+    tokens,
+    async close() {
+      await app.close();
+      const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+      await database.drop();
+    },
+  };
+}
+
+/** Bearer token plus API key of one client, ready to spread into inject headers. */
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+  apiKey: string;
+}
+
+export async function fetchToken(app: FastifyInstance, credentials: Credentials, scope?: string): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+      ...(scope ? { scope } : {}),
+    }).toString(),
+  });
+  if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`);
+  return response.json().access_token as string;
+}
+
+export async function authHeaders(app: FastifyInstance, credentials: Credentials, scope?: string) {
+  return { authorization: `Bearer ${await fetchToken(app, credentials, scope)}`, 'x-api-key': credentials.apiKey };
+}
+
+export function injectJson(app: FastifyInstance, options: InjectOptions & { body?: unknown }) {
+  const { body, ...rest } = options;
+  return app.inject({
+    ...rest,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(rest.headers ?? {}) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
