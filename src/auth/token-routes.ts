@@ -45,10 +45,16 @@ function basicCredentials(request: FastifyRequest): { id: string; secret: string
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   // RFC 6749 2.3.1: both parts are form-urlencoded before Basic encoding.
-  return {
-    id: decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' ')),
-    secret: decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' ')),
-  };
+  return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+}
+
+/** A malformed escape (`%zz`) must fail authentication, not throw a URIError into a 500. */
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return value;
+  }
 }
 
 export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; tokens: TokenIssuer }): void {

@@ -27,8 +27,12 @@ export function formatCalendarDate(date: DateTime<true>): string {
 
 /** Saturdays, Sundays and configured holidays are the days on which payroll does nothing. */
 export function isWorkingDay(date: string, holidays: ReadonlySet<string>): boolean {
-  const weekday = parseCalendarDate(date).weekday; // ISO: 1 = Monday ... 7 = Sunday
-  return weekday <= 5 && !holidays.has(date);
+  return isWorkingDateTime(parseCalendarDate(date), holidays);
+}
+
+// Loops below test already-parsed dates; re-validating a string per step would only cost time.
+function isWorkingDateTime(date: DateTime<true>, holidays: ReadonlySet<string>): boolean {
+  return date.weekday <= 5 && !holidays.has(formatCalendarDate(date)); // ISO weekday: 6, 7 = Sat, Sun
 }
 
 function assertDayCount(days: number): void {
@@ -51,7 +55,7 @@ function stepWorkingDays(
   // Terminates because the holiday set is finite: every week past the last holiday has 5 working days.
   while (remaining > 0) {
     cursor = cursor.plus({ days: direction });
-    if (isWorkingDay(formatCalendarDate(cursor), holidays)) remaining -= 1;
+    if (isWorkingDateTime(cursor, holidays)) remaining -= 1;
   }
   return formatCalendarDate(cursor);
 }
@@ -82,7 +86,7 @@ export function addWorkingDays(date: string, days: number, holidays: ReadonlySet
  */
 export function previousWorkingDayOnOrBefore(date: string, holidays: ReadonlySet<string>): string {
   let cursor = parseCalendarDate(date);
-  while (!isWorkingDay(formatCalendarDate(cursor), holidays)) {
+  while (!isWorkingDateTime(cursor, holidays)) {
     cursor = cursor.minus({ days: 1 });
   }
   return formatCalendarDate(cursor);

@@ -27,6 +27,9 @@ export interface DeductionAllocationResult {
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+// The offset is mandatory: Date.parse reads an offset-less timestamp in the process's time zone, which
+// would make the order depend on where the code runs.
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 function assertAmount(value: number, what: string): void {
   if (!Number.isSafeInteger(value) || value < 0) {
@@ -64,9 +67,11 @@ function toSortKey(request: DeductionRequest): SortKey {
   if (request.dueDate !== null && !ISO_DATE.test(request.dueDate)) {
     throw new RangeError(`dueDate of ${request.id} must be YYYY-MM-DD or null, got ${JSON.stringify(request.dueDate)}`);
   }
-  const createdAtMs = Date.parse(request.createdAt);
+  const createdAtMs = ISO_TIMESTAMP.test(request.createdAt) ? Date.parse(request.createdAt) : Number.NaN;
   if (Number.isNaN(createdAtMs)) {
-    throw new RangeError(`createdAt of ${request.id} is not an ISO 8601 timestamp: ${JSON.stringify(request.createdAt)}`);
+    throw new RangeError(
+      `createdAt of ${request.id} must be an ISO 8601 timestamp with an offset, got ${JSON.stringify(request.createdAt)}`,
+    );
   }
   return { id: request.id, dueDate: request.dueDate, createdAtMs, requested: request.requested };
 }

@@ -1,0 +1,17 @@
+import type { Job } from 'bullmq';
+import { z } from 'zod';
+import type { Database } from '../src/db/connection.ts';
+import { purgeExpiredIdempotencyKeys } from '../src/idempotency/idempotency-service.ts';
+
+export const purgeIdempotencyKeysJob = 'purge-idempotency-keys';
+
+const payloadSchema = z.object({}).passthrough();
+
+/** Safe to run twice: a second run finds nothing expired left to delete. */
+export function purgeIdempotencyKeysProcessor(db: Database) {
+  return async (job: Job) => {
+    payloadSchema.parse(job.data ?? {});
+    const deleted = await purgeExpiredIdempotencyKeys(db);
+    return { deleted };
+  };
+}

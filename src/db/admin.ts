@@ -1,0 +1,19 @@
+import pg from 'pg';
+
+/** Creates the database named in the URL when it is missing (first run on a new machine). */
+export async function ensureDatabaseExists(connectionString: string): Promise<boolean> {
+  const url = new URL(connectionString);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`refusing to create database with name ${JSON.stringify(name)}`);
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (rowCount) return false;
+    await admin.query(`create database "${name}"`);
+    return true;
+  } finally {
+    await admin.end();
+  }
+}
