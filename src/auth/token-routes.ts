@@ -59,7 +59,8 @@ function formDecode(value: string): string {
 
 export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; tokens: TokenIssuer }): void {
   const issueToken = async ({ request }: { request: FastifyRequest }): Promise<HttpResult> => {
-    if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+    // Media types are case-insensitive (RFC 9110 8.3.1).
+    if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
       return oauthError(400, 'invalid_request', 'The token request must be application/x-www-form-urlencoded');
     }
     const form = tokenRequestSchema.safeParse(request.body);
@@ -67,6 +68,10 @@ export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; 
     const basic = basicCredentials(request);
     if (basic && form.data.client_secret) {
       return oauthError(400, 'invalid_request', 'Use one client authentication method, not two');
+    }
+    if (!form.data.grant_type) {
+      // RFC 6749 5.2: a missing required parameter is invalid_request, not an unsupported grant.
+      return oauthError(400, 'invalid_request', 'The grant_type parameter is required');
     }
     if (form.data.grant_type !== 'client_credentials') {
       return oauthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported');

@@ -1,4 +1,12 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import {
+  UnsecuredJWT,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  generateKeyPair,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
@@ -216,6 +224,37 @@ describe('POST /oauth2/token', () => {
     expectOAuthError(response, 400, 'invalid_request');
   });
 
+  it('refuses a text/plain body with 400 invalid_request', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      headers: { 'content-type': 'text/plain' },
+      payload: form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }),
+    });
+    expectOAuthError(response, 400, 'invalid_request');
+  });
+
+  it('accepts the form media type in any letter case and with a charset', async () => {
+    const payload = form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret });
+    for (const contentType of ['APPLICATION/X-WWW-FORM-URLENCODED', 'application/x-www-form-urlencoded; charset=utf-8']) {
+      const response = await postToken(payload, { 'content-type': contentType });
+      expect(response.statusCode).toBe(200);
+    }
+  });
+
+  it('answers a missing grant_type with 400 invalid_request', async () => {
+    const response = await postToken(form({ client_id: biller.clientId, client_secret: biller.clientSecret }));
+    expectOAuthError(response, 400, 'invalid_request');
+    expectOAuthError(await postToken(''), 400, 'invalid_request');
+  });
+
+  it('answers a repeated parameter with 400 invalid_request', async () => {
+    const response = await postToken(
+      `grant_type=client_credentials&grant_type=client_credentials&client_id=${biller.clientId}&client_secret=${biller.clientSecret}`,
+    );
+    expectOAuthError(response, 400, 'invalid_request');
+  });
+
   it('refuses a disabled client', async () => {
     const disabled = await createBiller(t.db);
     await t.db.updateTable('clients').set({ disabled_at: new Date() }).where('id', '=', disabled.clientId).execute();
@@ -269,5 +308,33 @@ describe('GET /.well-known/jwks.json', () => {
     const jwks = (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json() as JSONWebKeySet;
     const forged = await stranger.issue({ clientId: biller.clientId, scopes: ['payments:read'] });
     await expect(jwtVerify(forged, createLocalJWKSet(jwks))).rejects.toThrow();
+  });
+});
+
+describe('TokenIssuer.verify', () => {
+  it('checks issuer, audience and expiry, not just the signature', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const options = { issuer: 'urn:a', audience: 'urn:api', ttlSeconds: 600 };
+    const ours = await TokenIssuer.fromPrivateKey(privateKey, options);
+    const claims = { clientId: crypto.randomUUID(), scopes: ['payments:read', 'mandates:read'] };
+    await expect(ours.verify(await ours.issue(claims))).resolves.toEqual(claims);
+
+    const otherAudience = await TokenIssuer.fromPrivateKey(privateKey, { ...options, audience: 'urn:elsewhere' });
+    await expect(ours.verify(await otherAudience.issue(claims))).rejects.toThrow();
+    const otherIssuer = await TokenIssuer.fromPrivateKey(privateKey, { ...options, issuer: 'urn:b' });
+    await expect(ours.verify(await otherIssuer.issue(claims))).rejects.toThrow();
+    await expect(ours.verify(await ours.issue(claims, new Date(Date.now() - 2 * 3600_000)))).rejects.toThrow();
+  });
+
+  it('refuses an unsigned (alg none) token', async () => {
+    const issuer = await TokenIssuer.generate({ issuer: 'urn:a', audience: 'urn:api', ttlSeconds: 600 });
+    const unsigned = new UnsecuredJWT({ scope: 'payments:read', client_id: crypto.randomUUID() })
+      .setIssuer('urn:a')
+      .setAudience('urn:api')
+      .setSubject(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .encode();
+    await expect(issuer.verify(unsigned)).rejects.toThrow();
   });
 });

@@ -162,7 +162,7 @@ describe('generatePayCalendar: exact calendars', () => {
 });
 
 describe('payPeriodLabel', () => {
-  it.each([
+  it.each<[PayFrequency, string, string, string]>([
     ['weekly', '2026-04-06', '1-2026', 'first day of the tax year'],
     ['weekly', '2026-04-12', '1-2026', 'last day of tax week 1'],
     ['weekly', '2026-04-13', '2-2026', 'first day of tax week 2'],
@@ -179,7 +179,7 @@ describe('payPeriodLabel', () => {
     ['monthly', '2026-01-05', '9-2025', 'tax month 9 runs into January'],
     ['monthly', '2026-01-06', '10-2025', 'tax month 10 starts 6 January'],
     ['monthly', '2025-12-31', '9-2025', 'New Year\'s Eve'],
-  ] as const)('%s %s -> %s (%s)', (frequency, date, expected) => {
+  ])('%s %s -> %s (%s)', (frequency, date, expected) => {
     expect(payPeriodLabel(frequency, date)).toBe(expected);
     expect(expected).toMatch(PAY_PERIOD);
   });

@@ -18,7 +18,7 @@ const dateArb = fc.integer({ min: 0, max: 365 * 4 }).map(isoFromOffset);
 const holidaysArb = fc.constantFrom<ReadonlySet<string>>(UK, NONE);
 
 describe('lockDate', () => {
-  it.each([
+  it.each<[string, number, ReadonlySet<string>, string, string]>([
     // [cutoff, lead, holidays, expected lock, why]
     ['2026-03-25', 2, UK, '2026-03-23', 'Wednesday cutoff, default lead: Monday'],
     ['2026-03-30', 2, UK, '2026-03-26', 'Monday cutoff: the weekend is skipped'],
@@ -41,7 +41,7 @@ describe('lockDate', () => {
     ['2026-05-31', 0, UK, '2026-05-29', 'lead 0, Sunday cutoff'],
     ['2026-05-31', 0, NONE, '2026-05-29', 'lead 0, Sunday cutoff, no holidays'],
     ['2026-04-06', 0, NONE, '2026-04-06', 'lead 0, Easter Monday is a working day without holidays'],
-  ] as const)('cutoff %s, lead %i -> %s (%s)', (cutoff, lead, holidays, expected) => {
+  ])('cutoff %s, lead %i -> %s (%s)', (cutoff, lead, holidays, expected) => {
     expect(lockDate(cutoff, lead, holidays)).toBe(expected);
   });
 

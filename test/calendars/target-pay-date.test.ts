@@ -236,7 +236,8 @@ describe('targetPayDate properties', () => {
     allowPost: fc.boolean(),
     shuffleSeed: fc.array(fc.integer(), { minLength: 20, maxLength: 20 }),
   });
-  const build = (raw: fc.Infer<typeof inputArb>) => {
+  type RawInput = typeof inputArb extends fc.Arbitrary<infer T> ? T : never;
+  const build = (raw: RawInput) => {
     const payDates: CalendarPayDate[] = raw.rows.map((r) => ({
       payDate: iso(r.payOffset),
       lockDate: iso(r.payOffset - r.lockLead),

@@ -38,7 +38,7 @@ const holidaysArb = fc.oneof(
 );
 
 describe('isWorkingDay', () => {
-  it.each([
+  it.each<[string, ReadonlySet<string>, boolean, string]>([
     ['2026-04-01', UK, true, 'Wednesday'],
     ['2026-04-02', UK, true, 'Thursday before Easter'],
     ['2026-04-03', UK, false, 'Good Friday'],
@@ -57,7 +57,7 @@ describe('isWorkingDay', () => {
     ['2026-04-04', NONE, false, 'Saturday is never a working day'],
     ['2026-04-05', NONE, false, 'Sunday is never a working day'],
     ['2026-04-08', new Set(['2026-04-08']), false, 'any configured holiday'],
-  ] as const)('%s -> %s (%s)', (date, holidays, expected) => {
+  ])('%s -> %s (%s)', (date, holidays, expected) => {
     expect(isWorkingDay(date, holidays)).toBe(expected);
   });
 
@@ -78,7 +78,7 @@ describe('isWorkingDay', () => {
 });
 
 describe('subtractWorkingDays', () => {
-  it.each([
+  it.each<[string, number, ReadonlySet<string>, string, string]>([
     ['2026-04-08', 1, UK, '2026-04-07', 'plain weekday'],
     ['2026-04-08', 2, UK, '2026-04-02', 'skips Easter Monday, the weekend and Good Friday'],
     ['2026-04-07', 1, UK, '2026-04-02', 'Tuesday after Easter -> Thursday before'],
@@ -95,7 +95,7 @@ describe('subtractWorkingDays', () => {
     ['2028-03-01', 1, UK, '2028-02-29', 'into a leap day'],
     ['2026-04-08', 2, NONE, '2026-04-06', 'no holidays configured: Easter Monday counts'],
     ['2026-04-13', 10, UK, '2026-03-26', 'two weeks back across Easter'],
-  ] as const)('%s minus %i -> %s (%s)', (date, days, holidays, expected) => {
+  ])('%s minus %i -> %s (%s)', (date, days, holidays, expected) => {
     expect(subtractWorkingDays(date, days, holidays)).toBe(expected);
   });
 
@@ -116,7 +116,7 @@ describe('subtractWorkingDays', () => {
 });
 
 describe('addWorkingDays', () => {
-  it.each([
+  it.each<[string, number, ReadonlySet<string>, string, string]>([
     ['2026-04-02', 1, UK, '2026-04-07', 'over Good Friday, the weekend and Easter Monday'],
     ['2026-04-02', 2, UK, '2026-04-08', 'two past Easter'],
     ['2026-04-03', 1, UK, '2026-04-07', 'from a holiday: the start day does not count'],
@@ -128,7 +128,7 @@ describe('addWorkingDays', () => {
     ['2026-02-27', 1, UK, '2026-03-02', 'Friday -> Monday'],
     ['2028-02-28', 1, UK, '2028-02-29', 'onto a leap day'],
     ['2026-04-02', 1, NONE, '2026-04-03', 'no holidays configured'],
-  ] as const)('%s plus %i -> %s (%s)', (date, days, holidays, expected) => {
+  ])('%s plus %i -> %s (%s)', (date, days, holidays, expected) => {
     expect(addWorkingDays(date, days, holidays)).toBe(expected);
   });
 
@@ -161,7 +161,7 @@ describe('addWorkingDays', () => {
 });
 
 describe('previousWorkingDayOnOrBefore', () => {
-  it.each([
+  it.each<[string, ReadonlySet<string>, string, string]>([
     ['2026-04-08', UK, '2026-04-08', 'a working day is kept'],
     ['2026-04-06', UK, '2026-04-02', 'Easter Monday -> Thursday before Good Friday'],
     ['2026-04-05', UK, '2026-04-02', 'Easter Sunday'],
@@ -171,7 +171,7 @@ describe('previousWorkingDayOnOrBefore', () => {
     ['2026-01-01', UK, '2025-12-31', "New Year's Day -> previous year"],
     ['2027-12-28', UK, '2027-12-24', 'two substitute days and a weekend'],
     ['2026-04-06', NONE, '2026-04-06', 'no holidays configured'],
-  ] as const)('%s -> %s (%s)', (date, holidays, expected) => {
+  ])('%s -> %s (%s)', (date, holidays, expected) => {
     expect(previousWorkingDayOnOrBefore(date, holidays)).toBe(expected);
   });
 

@@ -114,7 +114,7 @@ describe('instructionItems', () => {
     expect(() => instructionItems([], [{ employeeId: 'e', amount }])).toThrow(RangeError);
   });
 
-  const side = fc.uniqueArray(
+  const side: fc.Arbitrary<InstructionAmount[]> = fc.uniqueArray(
     fc.record({ employeeId: fc.constantFrom('e1', 'e2', 'e3', 'e4', 'e5', 'e6'), amount: fc.integer({ min: 0, max: 3 }) }),
     { selector: (x) => x.employeeId },
   );

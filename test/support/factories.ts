@@ -32,3 +32,157 @@ export async function createProviderClient(db: Database, payrollProviderId?: str
   const providerId = payrollProviderId ?? (await createPayrollProvider(db)).id;
   return createClient(db, { name: `Provider client ${next()}`, role: 'payroll_provider', payrollProviderId: providerId });
 }
+
+export async function createEmployer(
+  db: Database,
+  providerId: string,
+  overrides: { optIn?: 'pending' | 'opted_in' | 'opted_out'; name?: string } = {},
+) {
+  const n = next();
+  return db
+    .insertInto('employers')
+    .values({
+      payroll_provider_id: providerId,
+      external_id: `EMP-${n}`,
+      name: overrides.name ?? `Employer ${n} Ltd`,
+      sic_code: '62020',
+      industry_name: 'Information technology consultancy',
+      salary_deduction_opt_in_status: overrides.optIn ?? 'opted_in',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A payroll with an explicit calendar. Lock dates are given directly so a test states exactly
+ * which pay dates are open relative to today.
+ */
+export async function createPayroll(
+  db: Database,
+  options: {
+    providerId: string;
+    employerId: string;
+    frequency?: 'weekly' | 'fortnightly' | 'four_weekly' | 'monthly' | 'unknown';
+    currency?: string;
+    payDates?: Array<{ pay_date: string; payroll_cutoff_date: string; pay_period: string; lock_date: string }>;
+  },
+) {
+  const n = next();
+  const payroll = await db
+    .insertInto('payrolls')
+    .values({
+      id: crypto.randomUUID(),
+      employer_id: options.employerId,
+      payroll_provider_id: options.providerId,
+      external_id: `PR-${n}`,
+      name: `Payroll ${n}`,
+      payment_run_frequency: options.frequency ?? 'monthly',
+      currency: options.currency ?? 'GBP',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (options.payDates?.length) {
+    await db
+      .insertInto('pay_dates')
+      .values(options.payDates.map((d) => ({ payroll_id: payroll.id, ...d })))
+      .execute();
+  }
+  return payroll;
+}
+
+/** Pay dates relative to today: `monthsAhead` monthly pay dates, each locking 10 days before. */
+export function futureMonthlyPayDates(count = 4, from = new Date()) {
+  const dates = [];
+  for (let i = 1; i <= count; i++) {
+    const pay = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + i, 25));
+    const iso = (d: Date) => d.toISOString().slice(0, 10);
+    dates.push({
+      pay_date: iso(pay),
+      payroll_cutoff_date: iso(new Date(pay.getTime() - 7 * 86_400_000)),
+      lock_date: iso(new Date(pay.getTime() - 10 * 86_400_000)),
+      pay_period: `${pay.getUTCMonth() + 1}-${pay.getUTCFullYear()}`,
+    });
+  }
+  return dates;
+}
+
+export async function createEmployee(
+  db: Database,
+  options: { providerId: string; payrollId: string; employerId: string; status?: 'active' | 'leaver' | 'unknown' },
+) {
+  const n = next();
+  const employee = await db
+    .insertInto('employees')
+    .values({
+      payroll_provider_id: options.providerId,
+      national_registration_number: `QQ${String(100000 + n).padStart(6, '0')}C`,
+      date_of_birth: '1988-03-14',
+      given_name: 'Alex',
+      family_name: `Taylor${n}`,
+      email_address: `alex.taylor${n}@example.com`,
+      phone_number: '+447700900123',
+      postal_code: 'SW1A 1AA',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const employment = await db
+    .insertInto('employments')
+    .values({
+      employee_id: employee.id,
+      employer_id: options.employerId,
+      payroll_id: options.payrollId,
+      payroll_reference: `WN${n}`,
+      start_date: '2020-01-06',
+      employment_status: options.status ?? 'active',
+      contract_type: 'full_time',
+      annualised_salary: 3_600_000,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { employee, employment };
+}
+
+/** Provider, opted-in employer, monthly payroll with four future pay dates, and one employee. */
+export async function createEmploymentWorld(db: Database, options: { frequency?: 'monthly' | 'weekly' | 'four_weekly' } = {}) {
+  const provider = await createPayrollProvider(db);
+  const employer = await createEmployer(db, provider.id);
+  const payroll = await createPayroll(db, {
+    providerId: provider.id,
+    employerId: employer.id,
+    frequency: options.frequency ?? 'monthly',
+    payDates: futureMonthlyPayDates(),
+  });
+  const { employee, employment } = await createEmployee(db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+  return { provider, employer, payroll, employee, employment };
+}
+
+/** A mandate inserted directly (fixture), for tests of payments and schedules. */
+export async function createMandateRow(
+  db: Database,
+  options: {
+    billerClientId: string;
+    employeeId: string;
+    payrollId: string;
+    status?: 'pending_enablement' | 'active' | 'suspended' | 'revoked' | 'cancelled' | 'expired' | 'failed';
+    maxAmountPerPayDate?: number | null;
+  },
+) {
+  const consumer = await db
+    .insertInto('consumers')
+    .values({ biller_client_id: options.billerClientId, given_name: 'Alex', family_name: 'Taylor' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return db
+    .insertInto('mandates')
+    .values({
+      biller_client_id: options.billerClientId,
+      consumer_id: consumer.id,
+      employee_id: options.employeeId,
+      payroll_id: options.payrollId,
+      status: options.status ?? 'active',
+      max_amount_per_pay_date: options.maxAmountPerPayDate ?? null,
+      authorisation_source: JSON.stringify({ type: 'online', reference: 'test' }),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+
+export interface PayDateRow {
+  pay_date: string;
+  payroll_cutoff_date: string;
+  pay_period: string;
+  lock_date: string;
+}
+
+export async function loadHolidays(db: Executor): Promise<Set<string>> {
+  const rows = await db.selectFrom('bank_holidays').select('holiday_date').execute();
+  return new Set(rows.map((row) => row.holiday_date));
+}
+
+export async function insertHolidays(db: Executor, holidays: ReadonlyArray<{ date: string; name: string }>): Promise<void> {
+  if (holidays.length === 0) return;
+  await db
+    .insertInto('bank_holidays')
+    .values(holidays.map((h) => ({ holiday_date: h.date, name: h.name })))
+    .onConflict((oc) => oc.column('holiday_date').doNothing())
+    .execute();
+}
+
+export async function findLeadTimeForPayroll(db: Executor, payrollId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('payrolls')
+    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
+    .select('payroll_providers.lead_time_working_days')
+    .where('payrolls.id', '=', payrollId)
+    .executeTakeFirst();
+  return row?.lead_time_working_days;
+}
+
+/**
+ * Upserts a payroll's calendar. A pay date that is already locked keeps its frozen cut-off and
+ * period: the provider may not move a pay date after we have instructed it.
+ */
+export async function upsertPayDates(db: Executor, payrollId: string, payDates: readonly PayDateRow[]): Promise<void> {
+  if (payDates.length === 0) return;
+  await sql`
+    insert into pay_dates (payroll_id, pay_date, payroll_cutoff_date, pay_period, lock_date)
+    select ${payrollId}::uuid, d.pay_date, d.payroll_cutoff_date, d.pay_period, d.lock_date
+    from unnest(${payDates.map((d) => d.pay_date)}::date[], ${payDates.map((d) => d.payroll_cutoff_date)}::date[],
+                ${payDates.map((d) => d.pay_period)}::text[], ${payDates.map((d) => d.lock_date)}::date[])
+      as d(pay_date, payroll_cutoff_date, pay_period, lock_date)
+    on conflict (payroll_id, pay_date) do update
+      set payroll_cutoff_date = excluded.payroll_cutoff_date,
+          pay_period = excluded.pay_period,
+          lock_date = excluded.lock_date,
+          updated_at = now()
+      where pay_dates.locked_at is null
+  `.execute(db);
+}
+
+export async function listPayDates(db: Executor, payrollId: string) {
+  return db
+    .selectFrom('pay_dates')
+    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at'])
+    .where('payroll_id', '=', payrollId)
+    .orderBy('pay_date')
+    .execute();
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { currencyCodeSchema } from '../money/currency.ts';
+
+export const uuidSchema = z.uuid({ message: 'must be a UUID' });
+
+/** A calendar date, YYYY-MM-DD, that really exists (no 2026-02-30). */
+export const isoDateSchema = z.iso.date({ message: 'must be a date as YYYY-MM-DD' });
+
+export const currencySchema = currencyCodeSchema;
+
+/** Integer minor units (pence for GBP); never a fraction. */
+export const minorUnitsSchema = z.number().int({ message: 'must be an integer in minor units' }).positive().max(999_999_999_999_999);
+
+export const METADATA_MAX_ITEMS = 3;
+export const METADATA_MAX_ITEM_BYTES = 1024 * 1024;
+
+/**
+ * Free-form biller metadata: at most 3 items, each at most 1 MB once serialized. Items are the
+ * object's keys; the limit error points at the offending field.
+ */
+export const metadataSchema = z
+  .record(z.string().min(1).max(100), z.json())
+  .superRefine((metadata, ctx) => {
+    const keys = Object.keys(metadata);
+    if (keys.length > METADATA_MAX_ITEMS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `metadata has ${keys.length} items; at most ${METADATA_MAX_ITEMS} are allowed`,
+      });
+    }
+    for (const key of keys) {
+      const bytes = Buffer.byteLength(JSON.stringify(metadata[key]), 'utf8');
+      if (bytes > METADATA_MAX_ITEM_BYTES) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `metadata item ${key} is ${bytes} bytes; each item may be at most ${METADATA_MAX_ITEM_BYTES} bytes (1 MB)`,
+        });
+      }
+    }
+  });
+
+export type Metadata = z.infer<typeof metadataSchema>;
+
+export const idParams = <K extends string>(name: K) => z.strictObject({ [name]: uuidSchema } as { [P in K]: typeof uuidSchema });
+
+/** Dates leave as 'YYYY-MM-DD', instants as ISO 8601 UTC. */
+export function isoInstant(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
