@@ -46,7 +46,7 @@ export function serviceToday(now: Date, timeZone: string): string {
   if (Number.isNaN(now.getTime())) {
     throw new RangeError('serviceToday: invalid Date');
   }
-  const local = DateTime.fromJSDate(now, { zone: 'UTC' });
+  const local = DateTime.fromJSDate(now, { zone: timeZone });
   if (!local.isValid) {
     throw new RangeError(`serviceToday: invalid time zone '${timeZone}'`);
   }

@@ -6,6 +6,7 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
 import type { TokenIssuer } from '../auth/token-issuer.ts';
+import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { registerTokenRoutes } from '../auth/token-routes.ts';
 import { createEffectRunner } from '../idempotency/idempotency-service.ts';
 import { loggerOptions } from '../shared/logger.ts';
@@ -21,6 +22,8 @@ export interface AppDeps {
   /** A producer connection (enableOfflineQueue false): readiness must fail fast, not queue. */
   redis: Redis;
   tokens: TokenIssuer;
+  /** Reaches payroll providers that implement the reference interface over HTTP. */
+  adapterFor: AdapterFactory;
 }
 
 /** Later areas plug their routes in here; each gets the same dependencies. */

@@ -22,3 +22,17 @@ export interface PayrollProviderAdapter {
   payrollInformation(payrollId: string): Promise<PayrollScheduleResponse>;
   pushEmployeeDeduction(payrollId: string, record: EmployeePushRecord): Promise<EmployeePushResponse>;
 }
+
+/** The connection details of a provider row that an adapter needs. */
+export interface ProviderConnection {
+  id: string;
+  api_base_url: string | null;
+  api_token_url: string | null;
+  api_client_id: string | null;
+  api_client_secret: string | null;
+}
+
+/** Gives the adapter for a provider, or null for providers without an API (instruction files only). */
+export type AdapterFactory = (provider: ProviderConnection) => PayrollProviderAdapter | null;
+
+export const noProviderApis: AdapterFactory = () => null;

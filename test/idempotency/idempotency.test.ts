@@ -86,7 +86,7 @@ beforeEach(() => {
 let nameCounter = 0;
 const uniqueName = () => `widget-${++nameCounter}-${randomUUID().slice(0, 8)}`;
 
-function post(url: string, body: unknown, key?: string, extraHeaders: Record<string, string> = headers) {
+function post(url: string, body: object, key?: string, extraHeaders: Record<string, string> = headers) {
   return injectJson(t.app, {
     method: 'POST',
     url,

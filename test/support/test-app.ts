@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import { parseConfig, type Config } from '../../src/config/config.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
+import { routeModules } from '../../src/http/routes.ts';
+import { noProviderApis, type AdapterFactory } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
@@ -19,7 +21,7 @@ export interface TestApp {
 
 /** A real app on a private database and a private Redis prefix; requests go through app.inject. */
 export async function startTestApp(
-  options: { env?: Record<string, string>; routeModules?: readonly RouteModule[] } = {},
+  options: { env?: Record<string, string>; routeModules?: readonly RouteModule[]; adapterFor?: AdapterFactory } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = parseConfig({
@@ -37,7 +39,10 @@ export async function startTestApp(
     ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
     externalJwksUrl: config.AUTH_JWKS_URL,
   });
-  const app = await buildApp({ config, db: database.db, redis, tokens }, options.routeModules ?? []);
+  const app = await buildApp(
+    { config, db: database.db, redis, tokens, adapterFor: options.adapterFor ?? noProviderApis },
+    options.routeModules ?? routeModules,
+  );
   await app.ready();
   return {
     app,
