@@ -60,7 +60,7 @@ function scheduledDate(
   // Always offset from the anchor rather than from the previous date, so a 31st anchor gives
   // 31 Jan, 28 Feb, 31 Mar (luxon clamps to month end) instead of drifting to the 28th forever.
   return frequency === 'monthly'
-    ? Array.from({ length: index }).reduce<DateTime<true>>((d) => d.plus({ months: 1 }), anchor)
+    ? anchor.plus({ months: index })
     : anchor.plus({ days: PERIOD_DAYS[frequency] * index });
 }
 

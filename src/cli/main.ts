@@ -1,6 +1,7 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { registerClientCommands } from './clients-command.ts';
+import { registerNightlyCommand } from './nightly-command.ts';
 import { registerServiceCommands } from './service-commands.ts';
 
 const program = new Command()
@@ -10,13 +11,7 @@ const program = new Command()
 
 registerServiceCommands(program);
 registerClientCommands(program);
-
-export function parseDateOption(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
-  }
-  return value;
-}
+registerNightlyCommand(program);
 
 try {
   loadConfig();

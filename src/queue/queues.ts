@@ -3,6 +3,10 @@ import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
 export const queueNames = {
   /** Daily housekeeping: idempotency key purge. */
   maintenance: 'maintenance',
+  /** The nightly trigger and one parent job per run date. */
+  nightly: 'nightly',
+  /** One job per (payroll, pay date): lock, then instruct. */
+  payDates: 'pay-dates',
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];

@@ -1,12 +1,24 @@
-import { Worker, type Job, type Processor } from 'bullmq';
+import { FlowProducer, Worker, type Job, type Processor } from 'bullmq';
 import type { Runtime } from '../runtime/runtime.ts';
 import { producerConnection, workerConnection } from './connections.ts';
 import { createQueue, queueNames, type QueueName } from './queues.ts';
+import { lockPayDateJob, nightlyRunJob, nightlyTriggerJob } from '../deductions/nightly-flow.ts';
 import { purgeIdempotencyKeysJob, purgeIdempotencyKeysProcessor } from '../../jobs/purge-idempotency-keys.ts';
+import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';
+import { nightlyRunProcessor } from '../../jobs/nightly-run.ts';
+import { nightlyTriggerProcessor } from '../../jobs/nightly-trigger.ts';
 
 export interface WorkerHost {
   workers: Worker[];
+  flows: FlowProducer;
   close(): Promise<void>;
+}
+
+export interface WorkerHostOptions {
+  /** Register the recurring schedules (nightly run, purge). Tests drive runs themselves. */
+  schedule?: boolean;
+  /** Pay-date jobs in parallel; Postgres does the heavy lifting, so a few per core. */
+  payDateConcurrency?: number;
 }
 
 type ProcessorTable = Record<string, Processor>;
@@ -20,13 +32,25 @@ function dispatch(queue: QueueName, table: ProcessorTable): Processor {
   };
 }
 
-export async function startWorkers(runtime: Runtime): Promise<WorkerHost> {
+export async function startWorkers(runtime: Runtime, options: WorkerHostOptions = {}): Promise<WorkerHost> {
   const { config, db, logger } = runtime;
   const prefix = config.QUEUE_PREFIX;
+  const flows = new FlowProducer({ connection: producerConnection(config.REDIS_URL), prefix });
   const tables: Record<QueueName, { processors: ProcessorTable; concurrency: number }> = {
     [queueNames.maintenance]: {
       processors: { [purgeIdempotencyKeysJob]: purgeIdempotencyKeysProcessor(db) },
       concurrency: 1,
+    },
+    [queueNames.nightly]: {
+      processors: {
+        [nightlyTriggerJob]: nightlyTriggerProcessor(db, flows, config.SERVICE_TIME_ZONE),
+        [nightlyRunJob]: nightlyRunProcessor(),
+      },
+      concurrency: 1,
+    },
+    [queueNames.payDates]: {
+      processors: { [lockPayDateJob]: lockPayDateProcessor(db) },
+      concurrency: options.payDateConcurrency ?? 4,
     },
   };
 
@@ -41,14 +65,16 @@ export async function startWorkers(runtime: Runtime): Promise<WorkerHost> {
     return worker;
   });
 
-  await scheduleRecurringJobs(runtime);
+  if (options.schedule ?? true) await scheduleRecurringJobs(runtime);
   logger.info({ queues: Object.keys(tables), prefix }, 'workers started');
 
   return {
     workers,
+    flows,
     async close() {
-      // Let active jobs finish; BullMQ puts unfinished ones back as stalled for the next worker.
+      // Let active jobs finish; BullMQ hands unfinished ones to the next worker as stalled.
       await Promise.all(workers.map((worker) => worker.close()));
+      await flows.close();
     },
   };
 }
@@ -56,14 +82,21 @@ export async function startWorkers(runtime: Runtime): Promise<WorkerHost> {
 /** Job schedulers are upserted: restarting every worker process still leaves one schedule each. */
 export async function scheduleRecurringJobs(runtime: Runtime): Promise<void> {
   const { config } = runtime;
-  const maintenance = createQueue(queueNames.maintenance, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
+  const connection = producerConnection(config.REDIS_URL);
+  const maintenance = createQueue(queueNames.maintenance, connection, config.QUEUE_PREFIX);
+  const nightly = createQueue(queueNames.nightly, connection, config.QUEUE_PREFIX);
   try {
     await maintenance.upsertJobScheduler(
       purgeIdempotencyKeysJob,
       { pattern: '30 3 * * *', tz: config.SERVICE_TIME_ZONE },
       { name: purgeIdempotencyKeysJob, data: {} },
     );
+    await nightly.upsertJobScheduler(
+      nightlyTriggerJob,
+      { pattern: config.NIGHTLY_CRON, tz: config.SERVICE_TIME_ZONE },
+      { name: nightlyTriggerJob, data: {} },
+    );
   } finally {
-    await maintenance.close();
+    await Promise.all([maintenance.close(), nightly.close()]);
   }
 }

@@ -280,6 +280,20 @@ describe("auth kind 'either'", () => {
     expect(response.statusCode).toBe(200);
   });
 
+  it('refuses a disabled client by API key alone and by token alone', async () => {
+    const byKey = await createProviderClient(t.db);
+    const byToken = await createProviderClient(t.db);
+    const token = await fetchToken(t.app, byToken);
+    await t.db
+      .updateTable('clients')
+      .set({ disabled_at: new Date() })
+      .where('id', 'in', [byKey.clientId, byToken.clientId])
+      .execute();
+    // Neither client has authenticated before, so the short client cache holds nothing for them.
+    expectProblem(await get('/test/either', { 'x-api-key': byKey.apiKey }), 401, 'unauthorized');
+    expectInvalidToken(await get('/test/either', { authorization: `Bearer ${token}` }));
+  });
+
   it('refuses a token and an API key of different clients', async () => {
     const token = await fetchToken(t.app, provider);
     const response = await get('/test/either', { authorization: `Bearer ${token}`, 'x-api-key': providerB.apiKey });

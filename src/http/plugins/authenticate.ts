@@ -66,7 +66,7 @@ export const authenticatePlugin = fp(
 
       const header = request.headers.authorization;
       const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
-      if (false) throw unauthorized('The Authorization header must be "Bearer <token>"');
+      if (header && !bearer) throw unauthorized('The Authorization header must be "Bearer <token>"');
       const apiKeyHeader = request.headers['x-api-key'];
       const apiKey = Array.isArray(apiKeyHeader) ? apiKeyHeader[0] : apiKeyHeader;
 

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { SingleBar, Presets } from 'cli-progress';
+import { loadConfig } from '../config/config.ts';
+import { serviceToday } from '../calendars/lock-date.ts';
+import { runNightlyNow } from '../deductions/nightly-runner.ts';
+import type { NightlySummary } from '../deductions/nightly-service.ts';
+import { formatMinorUnits } from '../money/major-units.ts';
+import { openRuntime } from '../runtime/runtime.ts';
+import { parseDateOption } from './options.ts';
+
+export function formatNightlySummary(summary: NightlySummary): string {
+  const rows: Array<[string, string]> = [
+    ['Run date', summary.runDate],
+    ['Payroll pay dates due', String(summary.pairs)],
+    ['Payrolls locked', String(summary.payrollsLocked)],
+    ['Already locked (no-op)', String(summary.alreadyLocked)],
+    ['Employees', String(summary.employees)],
+    ['Payments instructed', String(summary.paymentsInstructed)],
+    ...Object.entries(summary.totalsByCurrency).map(
+      ([currency, total]) => [`Total ${currency}`, formatMinorUnits(total, currency)] as [string, string],
+    ),
+    ['Failures', String(summary.failures.length)],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
+  for (const failure of summary.failures) lines.push(`  ! ${failure.jobId}: ${failure.reason}`);
+  return lines.join('\n');
+}
+
+export function registerNightlyCommand(program: Command): void {
+  program
+    .command('nightly')
+    .description('Run the nightly pay-date cycle for a date now, show progress, wait, and print a summary')
+    .option('--date <date>', 'run date (YYYY-MM-DD); default: today in the service time zone', parseDateOption)
+    .action(async (options: { date?: string }) => {
+      const config = loadConfig();
+      const runtime = await openRuntime({ ...config, LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 'nightly');
+      const runDate = options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
+      const bar = new SingleBar(
+        { format: 'Pay dates {bar} {value}/{total} | {percentage}% | {duration}s', hideCursor: true },
+        Presets.shades_classic,
+      );
+      let started = false;
+      try {
+        const summary = await runNightlyNow(runtime, runDate, {
+          onProgress: ({ done, total }) => {
+            if (!started) {
+              bar.start(total, done);
+              started = true;
+            }
+            bar.update(done);
+          },
+        });
+        if (started) bar.stop();
+        process.stdout.write(`\nNightly run ${runDate}\n${formatNightlySummary(summary)}\n`);
+        if (summary.failures.length > 0) process.exitCode = 1;
+      } finally {
+        if (started) bar.stop();
+        await runtime.close();
+      }
+    });
+}

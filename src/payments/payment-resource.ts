@@ -1,0 +1,66 @@
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { PaymentRequestsTable } from '../db/tables.ts';
+import { pagingResponseSchema } from '../shared/paging.ts';
+import { isoInstant } from '../shared/schemas.ts';
+import { PAYMENT_STATUSES } from './payment-transitions.ts';
+
+export const paymentStatusSchema = z.enum(PAYMENT_STATUSES).meta({ id: 'PaymentStatus' });
+
+export const paymentResponseSchema = z
+  .object({
+    id: z.uuid(),
+    mandate_id: z.uuid(),
+    schedule_id: z.uuid().nullable(),
+    instalment_number: z.number().int().nullable(),
+    status: paymentStatusSchema,
+    /** Integer minor units, like every amount of a payment request. */
+    amount: z.number().int(),
+    currency: z.string(),
+    collected_amount: z.number().int(),
+    paid_out_amount: z.number().int(),
+    attempts: z.number().int(),
+    due_date: z.iso.date().nullable(),
+    target_pay_date: z.iso.date(),
+    allow_post_due_date_deduction: z.boolean(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    version: z.number().int(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    cancelled_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'PaymentResponse' });
+
+export type PaymentResource = z.infer<typeof paymentResponseSchema>;
+
+export const paymentEnvelopeSchema = z.object({ payment: paymentResponseSchema }).meta({ id: 'PaymentEnvelope' });
+export const paymentCancelResponseSchema = z.object({ payment: paymentResponseSchema }).meta({ id: 'PaymentCancelResponse' });
+export const paymentsPageSchema = z
+  .object({ payments: z.array(paymentResponseSchema), paging: pagingResponseSchema })
+  .meta({ id: 'GetPaymentsPagedResponse' });
+
+export type PaymentRow = Selectable<PaymentRequestsTable>;
+
+/** The API's view of a payment request; also the `data` of its events, so webhooks match GETs. */
+export function toPaymentResource(row: PaymentRow): PaymentResource {
+  return {
+    id: row.id,
+    mandate_id: row.mandate_id,
+    schedule_id: row.schedule_id,
+    instalment_number: row.instalment_number,
+    status: row.status,
+    amount: row.amount,
+    currency: row.currency,
+    collected_amount: row.collected_amount,
+    paid_out_amount: row.paid_out_amount,
+    attempts: row.attempts,
+    due_date: row.due_date,
+    target_pay_date: row.target_pay_date,
+    allow_post_due_date_deduction: row.allow_post_due_date_deduction,
+    metadata: (row.metadata ?? null) as Record<string, unknown> | null,
+    version: row.version,
+    created_at: isoInstant(row.created_at),
+    updated_at: isoInstant(row.updated_at),
+    cancelled_at: row.cancelled_at === null ? null : isoInstant(row.cancelled_at),
+  };
+}

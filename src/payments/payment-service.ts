@@ -1,0 +1,233 @@
+import type { Executor } from '../db/connection.ts';
+import type { MandateStatus } from '../db/tables.ts';
+import { recordEvents } from '../events/outbox.ts';
+import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
+import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-date.ts';
+import type { PagingQuery } from '../shared/paging.ts';
+import { pageOf } from '../shared/paging.ts';
+import type { Metadata } from '../shared/schemas.ts';
+import {
+  findMandateWithOpenPayDates,
+  findPayment,
+  findPaymentForUpdate,
+  insertPaymentRequests,
+  listPayments,
+  markPaymentCancelled,
+  type PaymentFilters,
+} from './payment-repository.ts';
+import { toPaymentResource, type PaymentResource } from './payment-resource.ts';
+import { assertTransition } from './payment-transitions.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A payment request may hang on a mandate that is live or about to be: anything else is over. */
+const PAYABLE_MANDATE_STATUSES: readonly MandateStatus[] = ['active', 'pending_enablement'];
+
+export interface PayableMandate {
+  id: string;
+  currency: string;
+  payrollId: string;
+  employeeId: string;
+  payDates: CalendarPayDate[];
+}
+
+/**
+ * The caller's mandate, fit to take payment requests, with its payroll's upcoming pay dates.
+ * Another biller's mandate is simply not found: its existence is not ours to reveal.
+ */
+export async function loadPayableMandate(
+  db: Executor,
+  billerClientId: string,
+  mandateId: string,
+  today: string,
+  pointer: string,
+): Promise<PayableMandate> {
+  const mandate = await findMandateWithOpenPayDates(db, billerClientId, mandateId, today);
+  if (!mandate) throw notFound(`Mandate ${mandateId}`);
+  if (!PAYABLE_MANDATE_STATUSES.includes(mandate.status)) {
+    throw new HttpProblem(
+      422,
+      'mandate-not-active',
+      `Mandate ${mandateId} is ${mandate.status}; payment requests need an active or pending_enablement mandate`,
+      { errors: [{ pointer, detail: `mandate is ${mandate.status}` }], extensions: { mandate_status: mandate.status } },
+    );
+  }
+  return {
+    id: mandate.id,
+    currency: mandate.currency,
+    payrollId: mandate.payroll_id,
+    employeeId: mandate.employee_id,
+    payDates: mandate.pay_dates.map((p) => ({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked })),
+  };
+}
+
+export function assertMandateCurrency(currency: string, mandate: PayableMandate, pointer: string): void {
+  if (currency !== mandate.currency) {
+    throw new HttpProblem(
+      422,
+      'currency-mismatch',
+      `The currency ${currency} differs from the mandate's currency ${mandate.currency}`,
+      { errors: [{ pointer, detail: `must be ${mandate.currency}, the mandate's currency` }] },
+    );
+  }
+}
+
+export type PaymentTimingRejection = {
+  slug: 'due-date-in-past' | 'due-date-unreachable' | 'no-open-pay-date';
+  detail: string;
+  extensions: Record<string, unknown>;
+};
+
+export type PaymentTiming = { ok: true; targetPayDate: string } | { ok: false; rejection: PaymentTimingRejection };
+
+/**
+ * When a payment request will be deducted, or why it cannot be accepted (interface document
+ * section 3: an expected pay date after the due date is a rejection unless the request allows
+ * a post-due deduction). A due date of today is not "past": it is simply unreachable, since no
+ * pay date on or before today is still open.
+ */
+export function decidePaymentTiming(input: {
+  payDates: readonly CalendarPayDate[];
+  dueDate: string | null;
+  allowPostDueDateDeduction: boolean;
+  today: string;
+}): PaymentTiming {
+  const { dueDate, today } = input;
+  if (dueDate !== null && dueDate < today) {
+    return {
+      ok: false,
+      rejection: {
+        slug: 'due-date-in-past',
+        detail: `The due date ${dueDate} is in the past (today is ${today})`,
+        extensions: { due_date: dueDate },
+      },
+    };
+  }
+  const result = targetPayDate(input);
+  if (result.ok) return { ok: true, targetPayDate: result.payDate };
+  if (result.reason === 'due_date_unreachable' && result.expectedPayDate !== null) {
+    return {
+      ok: false,
+      rejection: {
+        slug: 'due-date-unreachable',
+        detail:
+          `The earliest pay date this payment can be deducted on is ${result.expectedPayDate}, after the due date ${dueDate}; ` +
+          'set allow_post_due_date_deduction to true to accept a deduction after the due date',
+        extensions: { expected_pay_date: result.expectedPayDate, due_date: dueDate },
+      },
+    };
+  }
+  return {
+    ok: false,
+    rejection: {
+      slug: 'no-open-pay-date',
+      detail: "The mandate's payroll has no pay date still open for new payment requests",
+      extensions: {},
+    },
+  };
+}
+
+const REJECTION_TITLES: Record<PaymentTimingRejection['slug'], string> = {
+  'due-date-in-past': 'Due date in the past',
+  'due-date-unreachable': 'Due date unreachable',
+  'no-open-pay-date': 'No open pay date',
+};
+
+export function timingProblem(rejection: PaymentTimingRejection, errors: FieldError[]): HttpProblem {
+  return new HttpProblem(422, rejection.slug, rejection.detail, {
+    title: REJECTION_TITLES[rejection.slug],
+    errors,
+    extensions: rejection.extensions,
+  });
+}
+
+export interface PaymentRecord {
+  mandate_id: string;
+  amount: number;
+  due_date: string | null;
+  currency: string;
+  metadata: Metadata | null;
+  allow_post_due_date_deduction: boolean;
+}
+
+/**
+ * POST /payments. Three statements in the caller's transaction (mandate with calendar, insert,
+ * event): this path carries the API's write load.
+ */
+export async function createPaymentRequest(
+  trx: Executor,
+  input: { billerClientId: string; record: PaymentRecord; today: string },
+): Promise<PaymentResource> {
+  const { record, billerClientId, today } = input;
+  const mandate = await loadPayableMandate(trx, billerClientId, record.mandate_id, today, '/payment_record/mandate_id');
+  assertMandateCurrency(record.currency, mandate, '/payment_record/currency');
+  const timing = decidePaymentTiming({
+    payDates: mandate.payDates,
+    dueDate: record.due_date,
+    allowPostDueDateDeduction: record.allow_post_due_date_deduction,
+    today,
+  });
+  if (!timing.ok) {
+    throw timingProblem(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
+  }
+  const [row] = await insertPaymentRequests(trx, [
+    {
+      billerClientId,
+      mandateId: mandate.id,
+      scheduleId: null,
+      instalmentNumber: null,
+      payrollId: mandate.payrollId,
+      employeeId: mandate.employeeId,
+      currency: record.currency,
+      amount: record.amount,
+      dueDate: record.due_date,
+      allowPostDueDateDeduction: record.allow_post_due_date_deduction,
+      targetPayDate: timing.targetPayDate,
+      metadata: record.metadata,
+    },
+  ]);
+  const payment = toPaymentResource(row!);
+  await recordEvents(trx, [paymentEvent('payment_request.created', billerClientId, payment)]);
+  return payment;
+}
+
+export function paymentEvent(type: 'payment_request.created' | 'payment_request.updated', billerClientId: string, payment: PaymentResource) {
+  return { type, billerClientId, resourceType: 'payment_request', resourceId: payment.id, data: payment };
+}
+
+function paymentNotFound(paymentId: string) {
+  return notFound(`Payment ${paymentId}`);
+}
+
+export async function getPayment(db: Executor, billerClientId: string, paymentId: string): Promise<PaymentResource> {
+  const row = UUID.test(paymentId) ? await findPayment(db, billerClientId, paymentId) : undefined;
+  if (!row) throw paymentNotFound(paymentId);
+  return toPaymentResource(row);
+}
+
+export async function listPaymentResources(db: Executor, billerClientId: string, filters: PaymentFilters, paging: PagingQuery) {
+  const page = pageOf(await listPayments(db, billerClientId, filters, paging), paging);
+  return { payments: page.items.map(toPaymentResource), paging: page.paging };
+}
+
+/**
+ * Cancelling is only possible before the lock: once instructed, the employer has been told to
+ * deduct. Cancelling twice is not an error, the second call just reports the cancellation.
+ */
+export async function cancelPaymentRequest(trx: Executor, billerClientId: string, paymentId: string): Promise<PaymentResource> {
+  const row = UUID.test(paymentId) ? await findPaymentForUpdate(trx, billerClientId, paymentId) : undefined;
+  if (!row) throw paymentNotFound(paymentId);
+  if (row.status === 'cancelled') return toPaymentResource(row);
+  if (row.status !== 'pending') {
+    throw new HttpProblem(
+      409,
+      'payment-not-cancellable',
+      `Payment ${paymentId} has been instructed to payroll for pay date ${row.target_pay_date} and is now ${row.status}; only pending payment requests can be cancelled`,
+      { extensions: { status: row.status, target_pay_date: row.target_pay_date } },
+    );
+  }
+  assertTransition(row.status, 'cancelled');
+  const payment = toPaymentResource(await markPaymentCancelled(trx, row.id));
+  await recordEvents(trx, [paymentEvent('payment_request.updated', billerClientId, payment)]);
+  return payment;
+}

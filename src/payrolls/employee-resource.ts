@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import type { EmployeeOnPayroll } from '../payroll-providers/directory-repository.ts';
+import { contractTypeSchema, employmentStatusSchema } from '../payroll-providers/reference-schemas.ts';
+import { currencySchema, isoDateSchema, isoInstant, uuidSchema } from '../shared/schemas.ts';
+
+/**
+ * What a payroll provider PUTs for one employee on one of its payrolls. A PUT replaces the record:
+ * an optional field left out is cleared, not kept.
+ */
+export const employeeRecordRequestSchema = z
+  .strictObject({
+    employee: z
+      .strictObject({
+        given_name: z.string().trim().min(1).max(200),
+        family_name: z.string().trim().min(1).max(200),
+        national_registration_number: z.string().trim().min(1).max(32).nullish(),
+        date_of_birth: isoDateSchema.nullish(),
+        email_address: z.email().nullish(),
+        phone_number: z.string().trim().min(3).max(32).nullish(),
+        postal_code: z.string().trim().min(2).max(16).nullish(),
+        payroll_reference: z.string().trim().min(1).max(64),
+        start_date: isoDateSchema.nullish(),
+        end_date: isoDateSchema.nullish(),
+        employment_status: employmentStatusSchema,
+        contract_type: contractTypeSchema.optional(),
+        /** Integer minor units of `currency`. */
+        annualised_salary: z.number().int('must be an integer in minor units').min(0).max(999_999_999_999_999).nullish(),
+        /** Defaults to the payroll's currency, and must equal it. */
+        currency: currencySchema.optional(),
+      })
+      .refine((e) => !e.start_date || !e.end_date || e.start_date <= e.end_date, {
+        path: ['end_date'],
+        message: 'must not be before start_date',
+      }),
+  })
+  .meta({ id: 'EmployeeRecordRequest' });
+
+export type EmployeeRecord = z.infer<typeof employeeRecordRequestSchema>['employee'];
+
+export const employeeResourceSchema = z
+  .object({
+    id: uuidSchema,
+    payroll_id: uuidSchema,
+    given_name: z.string(),
+    family_name: z.string(),
+    national_registration_number: z.string().nullable(),
+    date_of_birth: isoDateSchema.nullable(),
+    email_address: z.string().nullable(),
+    phone_number: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    payroll_reference: z.string(),
+    start_date: isoDateSchema.nullable(),
+    end_date: isoDateSchema.nullable(),
+    employment_status: employmentStatusSchema,
+    contract_type: contractTypeSchema,
+    /** Integer minor units of `currency`; null when payroll did not say. */
+    annualised_salary: z.number().int().nullable(),
+    currency: currencySchema,
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'EmployeePayroll' });
+
+export type EmployeeResource = z.infer<typeof employeeResourceSchema>;
+
+export const employeeEnvelopeSchema = z.object({ employee: employeeResourceSchema }).meta({ id: 'EmployeeEnvelope' });
+
+/**
+ * The `data` of employee.updated webhooks: the employment as billers holding mandates need it. The
+ * contact details and identifiers (national registration number, birth date, e-mail, phone, postal
+ * code) stay out: billers have their own consumer data and gain nothing from a copy of payroll's.
+ */
+export const employeeUpdatePayloadSchema = employeeResourceSchema
+  .pick({
+    id: true,
+    payroll_id: true,
+    given_name: true,
+    family_name: true,
+    payroll_reference: true,
+    employment_status: true,
+    start_date: true,
+    end_date: true,
+    contract_type: true,
+    annualised_salary: true,
+    currency: true,
+    updated_at: true,
+  })
+  .meta({ id: 'EmployeeUpdatePayload' });
+
+export type EmployeeUpdatePayload = z.infer<typeof employeeUpdatePayloadSchema>;
+
+export function toEmployeeResource(row: EmployeeOnPayroll): EmployeeResource {
+  return {
+    id: row.id,
+    payroll_id: row.payroll_id,
+    given_name: row.given_name,
+    family_name: row.family_name,
+    national_registration_number: row.national_registration_number,
+    date_of_birth: row.date_of_birth,
+    email_address: row.email_address,
+    phone_number: row.phone_number,
+    postal_code: row.postal_code,
+    payroll_reference: row.payroll_reference,
+    start_date: row.start_date,
+    end_date: row.end_date,
+    employment_status: row.employment_status,
+    contract_type: row.contract_type,
+    annualised_salary: row.annualised_salary,
+    currency: row.currency,
+    created_at: isoInstant(row.created_at),
+    updated_at: isoInstant(row.updated_at),
+  };
+}
+
+export function toEmployeeUpdatePayload(row: EmployeeOnPayroll): EmployeeUpdatePayload {
+  const { national_registration_number, date_of_birth, email_address, phone_number, postal_code, created_at, ...payload } =
+    toEmployeeResource(row);
+  return payload;
+}
+
+/** Whether billers would see a difference (the instant of the change itself aside). */
+export function employeeUpdateDiffers(before: EmployeeUpdatePayload, after: EmployeeUpdatePayload): boolean {
+  const { updated_at: _before, ...a } = before;
+  const { updated_at: _after, ...b } = after;
+  return JSON.stringify(a) !== JSON.stringify(b);
+}

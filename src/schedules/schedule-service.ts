@@ -1,0 +1,250 @@
+import type { Executor } from '../db/connection.ts';
+import type { ScheduleStatus } from '../db/tables.ts';
+import { recordEvents } from '../events/outbox.ts';
+import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
+import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
+import {
+  cancelPendingPaymentsOfSchedule,
+  insertPaymentRequests,
+  listPaymentsOfSchedules,
+} from '../payments/payment-repository.ts';
+import { toPaymentResource } from '../payments/payment-resource.ts';
+import {
+  assertMandateCurrency,
+  decidePaymentTiming,
+  loadPayableMandate,
+  paymentEvent,
+  type PaymentTimingRejection,
+} from '../payments/payment-service.ts';
+import { assertTransition } from '../payments/payment-transitions.ts';
+import type { PagingQuery } from '../shared/paging.ts';
+import { pageOf } from '../shared/paging.ts';
+import type { Metadata } from '../shared/schemas.ts';
+import { instalmentDueDates, type InstalmentInterval } from './instalment-due-dates.ts';
+import {
+  findSchedule,
+  findScheduleForUpdate,
+  insertSchedule,
+  listSchedules,
+  markScheduleCancelled,
+  type ScheduleFilters,
+} from './schedule-repository.ts';
+import { toScheduleResource, type ScheduleResource } from './schedule-resource.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The request body has been validated: exactly one of the two forms is present. */
+export type ScheduleRecord = {
+  mandate_id: string;
+  currency: string;
+  total_amount: number | null;
+  allow_post_due_date_deduction: boolean;
+  metadata: Metadata | null;
+} & (
+  | { instalments: Array<{ amount: number; due_date: string; metadata: Metadata | null }> }
+  | { amount: number; count: number; interval: InstalmentInterval; start_date: string }
+);
+
+export interface PlannedInstalment {
+  instalmentNumber: number;
+  amount: number;
+  dueDate: string;
+  metadata: Metadata | null;
+  /** Where a problem with this instalment's due date points in the request body. */
+  dueDatePointer: string;
+}
+
+/** Both request forms become one list of numbered instalments (numbers start at 1). */
+export function planInstalments(record: ScheduleRecord): PlannedInstalment[] {
+  if ('instalments' in record) {
+    return record.instalments.map((instalment, index) => ({
+      instalmentNumber: index + 1,
+      amount: instalment.amount,
+      dueDate: instalment.due_date,
+      metadata: instalment.metadata,
+      dueDatePointer: `/schedule_record/instalments/${index}/due_date`,
+    }));
+  }
+  return instalmentDueDates(record.start_date, record.interval, record.count).map((dueDate, index) => ({
+    instalmentNumber: index + 1,
+    amount: record.amount,
+    dueDate,
+    metadata: null,
+    dueDatePointer: '/schedule_record/start_date',
+  }));
+}
+
+/**
+ * The schedule total is the sum of its instalments; a stated total_amount is a checksum the biller
+ * gives us and must agree. Summed as bigint: 120 large amounts could pass the exact-integer range.
+ */
+export function scheduleTotal(instalments: readonly PlannedInstalment[], statedTotal: number | null): number {
+  const sum = instalments.reduce((total, instalment) => total + BigInt(instalment.amount), 0n);
+  if (sum > BigInt(MAX_EXACT_MINOR_UNITS)) {
+    throw new HttpProblem(422, 'total-amount-too-large', `The instalments add up to ${sum}, more than ${MAX_EXACT_MINOR_UNITS}`, {
+      errors: [{ pointer: '/schedule_record', detail: 'the instalment amounts add up to more than the largest amount accepted' }],
+    });
+  }
+  const total = Number(sum);
+  if (statedTotal !== null && statedTotal !== total) {
+    const detail = `total_amount ${statedTotal} does not equal the sum of the instalment amounts ${total}`;
+    throw new HttpProblem(422, 'total-amount-mismatch', detail, {
+      errors: [{ pointer: '/schedule_record/total_amount', detail }],
+      extensions: { total_amount: statedTotal, instalments_total: total },
+    });
+  }
+  return total;
+}
+
+interface InstalmentRejection {
+  instalment: PlannedInstalment;
+  rejection: PaymentTimingRejection;
+}
+
+/**
+ * A schedule is all or nothing: one unacceptable instalment rejects it, and the problem lists every
+ * instalment that failed so the biller can fix them in one go. When all failed for the same reason
+ * the type is that reason's, so clients branch on it as they do for single payments.
+ */
+function instalmentsProblem(rejections: readonly InstalmentRejection[], count: number): HttpProblem {
+  const describe = ({ instalment, rejection }: InstalmentRejection) =>
+    `instalment ${instalment.instalmentNumber} (due ${instalment.dueDate}): ${rejection.detail}`;
+  const slugs = new Set(rejections.map((r) => r.rejection.slug));
+  const slug = slugs.size === 1 ? rejections[0]!.rejection.slug : 'instalments-rejected';
+  const detail =
+    rejections.length === 1
+      ? `The schedule was not created: ${describe(rejections[0]!)}`
+      : `The schedule was not created: ${rejections.length} of ${count} instalments cannot be accepted: ${rejections.map(describe).join('; ')}`;
+  const errors: FieldError[] = rejections.map((r) => ({ pointer: r.instalment.dueDatePointer, detail: describe(r) }));
+  return new HttpProblem(422, slug, detail, {
+    title: 'Schedule rejected',
+    errors,
+    extensions: {
+      rejected_instalments: rejections.map(({ instalment, rejection }) => ({
+        instalment_number: instalment.instalmentNumber,
+        due_date: instalment.dueDate,
+        reason: rejection.slug,
+        ...('expected_pay_date' in rejection.extensions ? { expected_pay_date: rejection.extensions.expected_pay_date } : {}),
+      })),
+    },
+  });
+}
+
+/**
+ * POST /schedules: every instalment is a payment request under the POST /payments rules, targeted
+ * at its own pay date. Writes happen only after all instalments are accepted, set-based.
+ */
+export async function createSchedule(
+  trx: Executor,
+  input: { billerClientId: string; record: ScheduleRecord; today: string },
+): Promise<ScheduleResource> {
+  const { billerClientId, record, today } = input;
+  const instalments = planInstalments(record);
+  const totalAmount = scheduleTotal(instalments, record.total_amount);
+  const mandate = await loadPayableMandate(trx, billerClientId, record.mandate_id, today, '/schedule_record/mandate_id');
+  assertMandateCurrency(record.currency, mandate, '/schedule_record/currency');
+
+  const rejections: InstalmentRejection[] = [];
+  const targets: string[] = [];
+  for (const instalment of instalments) {
+    const timing = decidePaymentTiming({
+      payDates: mandate.payDates,
+      dueDate: instalment.dueDate,
+      allowPostDueDateDeduction: record.allow_post_due_date_deduction,
+      today,
+    });
+    if (timing.ok) targets.push(timing.targetPayDate);
+    else rejections.push({ instalment, rejection: timing.rejection });
+  }
+  if (rejections.length > 0) throw instalmentsProblem(rejections, instalments.length);
+
+  const schedule = await insertSchedule(trx, {
+    billerClientId,
+    mandateId: mandate.id,
+    currency: record.currency,
+    totalAmount,
+    instalmentCount: instalments.length,
+    metadata: record.metadata,
+  });
+  const payments = await insertPaymentRequests(
+    trx,
+    instalments.map((instalment, index) => ({
+      billerClientId,
+      mandateId: mandate.id,
+      scheduleId: schedule.id,
+      instalmentNumber: instalment.instalmentNumber,
+      payrollId: mandate.payrollId,
+      employeeId: mandate.employeeId,
+      currency: record.currency,
+      amount: instalment.amount,
+      dueDate: instalment.dueDate,
+      allowPostDueDateDeduction: record.allow_post_due_date_deduction,
+      targetPayDate: targets[index]!,
+      metadata: instalment.metadata,
+    })),
+  );
+  const ordered = [...payments].sort((a, b) => a.instalment_number! - b.instalment_number!);
+  await recordEvents(
+    trx,
+    ordered.map((row) => paymentEvent('payment_request.created', billerClientId, toPaymentResource(row))),
+  );
+  return toScheduleResource(schedule, payments);
+}
+
+function scheduleNotFound(scheduleId: string) {
+  return notFound(`Schedule ${scheduleId}`);
+}
+
+export async function getSchedule(db: Executor, billerClientId: string, scheduleId: string): Promise<ScheduleResource> {
+  const row = UUID.test(scheduleId) ? await findSchedule(db, billerClientId, scheduleId) : undefined;
+  if (!row) throw scheduleNotFound(scheduleId);
+  return toScheduleResource(row, await listPaymentsOfSchedules(db, [row.id]));
+}
+
+export async function listScheduleResources(db: Executor, billerClientId: string, filters: ScheduleFilters, paging: PagingQuery) {
+  const page = pageOf(await listSchedules(db, billerClientId, filters, paging), paging);
+  const payments = await listPaymentsOfSchedules(db, page.items.map((s) => s.id));
+  const bySchedule = new Map<string, typeof payments>();
+  for (const payment of payments) {
+    const group = bySchedule.get(payment.schedule_id!);
+    if (group) group.push(payment);
+    else bySchedule.set(payment.schedule_id!, [payment]);
+  }
+  return {
+    schedules: page.items.map((row) => toScheduleResource(row, bySchedule.get(row.id) ?? [])),
+    paging: page.paging,
+  };
+}
+
+/**
+ * A completed schedule has nothing left to stop; an errored one may still have pending instalments
+ * worth stopping, so it can be cancelled like an active one.
+ */
+export function canCancelSchedule(status: ScheduleStatus): boolean {
+  return status === 'active' || status === 'errored';
+}
+
+/**
+ * Cancels the instalments payroll has not been instructed about yet; instructed ones run their
+ * course (they cannot be recalled), and the schedule is marked cancelled. Idempotent.
+ */
+export async function cancelSchedule(trx: Executor, billerClientId: string, scheduleId: string): Promise<ScheduleResource> {
+  const row = UUID.test(scheduleId) ? await findScheduleForUpdate(trx, billerClientId, scheduleId) : undefined;
+  if (!row) throw scheduleNotFound(scheduleId);
+  if (row.status === 'cancelled') return toScheduleResource(row, await listPaymentsOfSchedules(trx, [row.id]));
+  if (!canCancelSchedule(row.status)) {
+    throw new HttpProblem(409, 'schedule-not-cancellable', `Schedule ${scheduleId} is ${row.status} and can no longer be cancelled`, {
+      extensions: { status: row.status },
+    });
+  }
+  assertTransition('pending', 'cancelled');
+  const cancelled = await cancelPendingPaymentsOfSchedule(trx, row.id);
+  const schedule = await markScheduleCancelled(trx, row.id);
+  await recordEvents(
+    trx,
+    cancelled
+      .sort((a, b) => a.instalment_number! - b.instalment_number!)
+      .map((payment) => paymentEvent('payment_request.updated', billerClientId, toPaymentResource(payment))),
+  );
+  return toScheduleResource(schedule, await listPaymentsOfSchedules(trx, [row.id]));
+}
