@@ -1,5 +1,10 @@
 import type { RouteModule } from './app.ts';
 import { registerPaymentRoutes } from '../payments/payment-routes.ts';
+import { registerScheduleRoutes } from '../schedules/schedule-routes.ts';
+import { registerMandateRoutes } from '../mandates/mandate-routes.ts';
+import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
+import { registerEventRoutes } from '../events/event-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
-export const routeModules: readonly RouteModule[] = [registerPaymentRoutes];
+export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
+  registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes];

@@ -11,9 +11,13 @@ import {
   paymentsPageSchema,
   paymentStatusSchema,
 } from './payment-resource.ts';
-import { cancelPaymentRequest, createPaymentRequest, getPayment, listPaymentResources } from './payment-service.ts';
-
-export const DEFAULT_CURRENCY = 'GBP';
+import {
+  cancelPaymentRequest,
+  createPaymentRequest,
+  DEFAULT_CURRENCY,
+  getPayment,
+  listPaymentResources,
+} from './payment-service.ts';
 
 const paymentRecordSchema = z
   .strictObject({

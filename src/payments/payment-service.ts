@@ -18,6 +18,9 @@ import {
 import { toPaymentResource, type PaymentResource } from './payment-resource.ts';
 import { assertTransition } from './payment-transitions.ts';
 
+/** Interface document section 2: a payment request without a currency is in GBP. */
+export const DEFAULT_CURRENCY = 'GBP';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A payment request may hang on a mandate that is live or about to be: anything else is over. */

@@ -1,8 +1,5 @@
 import type { Executor } from '../db/connection.ts';
-import type { PayoutsTable } from '../db/tables.ts';
 import { applyPaging, type PagingQuery } from '../shared/paging.ts';
-
-export type PayoutStatus = PayoutsTable['status'] extends { __select__: infer S } ? S : never;
 
 export interface PayoutFilters {
   status?: 'pending' | 'paid' | 'failed' | undefined;

@@ -19,6 +19,9 @@ export interface WorkerHostOptions {
   schedule?: boolean;
   /** Pay-date jobs in parallel; Postgres does the heavy lifting, so a few per core. */
   payDateConcurrency?: number;
+  /** How long a job's lock lives without renewal; a crashed worker's job is retried after it. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
 }
 
 type ProcessorTable = Record<string, Processor>;
@@ -59,6 +62,8 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       connection: workerConnection(config.REDIS_URL),
       prefix,
       concurrency,
+      ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
+      ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
     });
     worker.on('failed', (job, error) => logger.error({ queue: name, job: job?.name, jobId: job?.id, err: error }, 'job failed'));
     worker.on('error', (error) => logger.error({ queue: name, err: error }, 'worker error'));

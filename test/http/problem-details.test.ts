@@ -177,7 +177,8 @@ describe('problem details on every error status', () => {
       headers: { ...withKey(), 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'name=a',
     });
-    expectProblem(response, 415, '/test/widgets');
+    const problem = expectProblem(response, 415, '/test/widgets');
+    expect(problem.type).toBe(`${PROBLEM_TYPE_BASE}unsupported-media-type`);
   });
 
   it('415: an unknown media type sent to a JSON route', async () => {
@@ -187,7 +188,8 @@ describe('problem details on every error status', () => {
       headers: { ...withKey(), 'content-type': 'application/xml' },
       payload: '<name>a</name>',
     });
-    expectProblem(response, 415, '/test/widgets');
+    const problem = expectProblem(response, 415, '/test/widgets');
+    expect(problem.type).toBe(`${PROBLEM_TYPE_BASE}unsupported-media-type`);
   });
 
   it('422: an unknown field, with a JSON pointer to it', async () => {

@@ -76,6 +76,16 @@ beforeAll(async () => {
   const biller = await createBiller(t.db);
   clientId = biller.clientId;
   headers = await authHeaders(t.app, biller);
+  // A failure that only surfaces at COMMIT, after the effect has returned its 201 (a private clone).
+  await sql`
+    create function test_fail_at_commit() returns trigger language plpgsql as $$
+    begin
+      if new.given_name like 'fail-at-commit%' then raise exception 'deferred check failed'; end if;
+      return null;
+    end $$;
+    create constraint trigger consumers_fail_at_commit after insert on consumers
+      deferrable initially deferred for each row execute function test_fail_at_commit();
+  `.execute(t.db);
 });
 afterAll(async () => t?.close());
 beforeEach(() => {
@@ -338,6 +348,22 @@ describe('idempotent effects', () => {
     const replay = await post('/test/widgets', { name }, key);
     expect(replay.body).toBe(retry.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('stores the response in the effect\'s transaction: a failed commit leaves no stored response', async () => {
+    const name = `fail-at-commit-${uniqueName()}`;
+    const key = randomUUID();
+    const first = await post('/test/widgets', { name }, key);
+    expectProblem(first, 500, 'internal-error');
+    expect(effectRuns.get(name)).toBe(1);
+    expect(await rowsNamed(name)).toHaveLength(0);
+    // Neither a completed 201 for an effect that never happened, nor a claim blocking the retry.
+    expect(await keyRow(key)).toBeUndefined();
+
+    const retry = await post('/test/widgets', { name }, key);
+    expectProblem(retry, 500, 'internal-error');
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(effectRuns.get(name)).toBe(2);
   });
 
   it('runs an optional-key route every time when no key is sent', async () => {

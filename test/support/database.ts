@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { adminUrl, databaseUrl } from './database-admin.ts';
+import { adminUrl, databaseUrl, testDatabaseName } from './database-admin.ts';
 
 export interface TestDatabase {
   name: string;
@@ -13,7 +12,7 @@ export interface TestDatabase {
 
 /** A private copy of the migrated template for one test file. */
 export async function createTestDatabase(poolSize = 5): Promise<TestDatabase> {
-  const name = `dtest_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName('dtest');
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   try {

@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { adminUrl, databaseUrl, dropDatabasesLike, TEMPLATE_DATABASE } from './database-admin.ts';
+import { adminUrl, databaseUrl, dropStaleTestDatabases, testDatabaseName } from './database-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,21 +12,21 @@ declare module 'vitest' {
 
 /** One migrated template per run; every test file clones it (fast, and files never share data). */
 export default async function setup(project: TestProject) {
+  const template = testDatabaseName('dtpl');
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
-  await dropDatabasesLike(admin, 'dtest_%');
-  await admin.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
-  await admin.query(`create database ${TEMPLATE_DATABASE}`);
-  const db = createDatabase(databaseUrl(TEMPLATE_DATABASE), 2);
+  await dropStaleTestDatabases(admin);
+  await admin.query(`create database ${template}`);
+  const db = createDatabase(databaseUrl(template), 2);
   await migrateToLatest(db);
   await db.destroy();
   await admin.end();
-  project.provide('templateDatabase', TEMPLATE_DATABASE);
+  project.provide('templateDatabase', template);
 
   return async () => {
     const cleanup = new pg.Client({ connectionString: adminUrl() });
     await cleanup.connect();
-    await dropDatabasesLike(cleanup, 'dtest_%');
+    await cleanup.query(`drop database if exists ${template} with (force)`);
     await cleanup.end();
   };
 }

@@ -1,0 +1,74 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+import type { PersonIdentity } from './person-identity.ts';
+
+/** Employees of the directory who are the person identified, optionally leaving out some providers. */
+export async function findMatchingEmployees(
+  db: Executor,
+  identity: PersonIdentity,
+  excludeProviderIds: readonly string[] = [],
+): Promise<Array<{ id: string; payroll_provider_id: string }>> {
+  let query = db.selectFrom('employees').select(['id', 'payroll_provider_id']);
+  if (identity.by === 'national_registration_number') {
+    // Stored normalised (see normaliseNationalRegistrationNumber), so equality is exact.
+    query = query.where('national_registration_number', '=', identity.nationalRegistrationNumber);
+  } else {
+    // lower(family_name), date_of_birth: the shape of employees_lookup_idx.
+    query = query
+      .where(sql<string>`lower(family_name)`, '=', identity.familyName.toLowerCase())
+      .where('date_of_birth', '=', identity.dateOfBirth);
+    if (identity.postalCode !== null) {
+      query = query.where(sql<string>`upper(replace(postal_code, ' ', ''))`, '=', identity.postalCode);
+    }
+  }
+  if (excludeProviderIds.length > 0) query = query.where('payroll_provider_id', 'not in', excludeProviderIds);
+  return query.orderBy('id').execute();
+}
+
+/** Every employment of these employees, with its employer and payroll, in a stable order. */
+export async function listEmploymentsOfEmployees(db: Executor, employeeIds: readonly string[]) {
+  if (employeeIds.length === 0) return [];
+  return db
+    .selectFrom('employments')
+    .innerJoin('employers', 'employers.id', 'employments.employer_id')
+    .innerJoin('payrolls', 'payrolls.id', 'employments.payroll_id')
+    .select([
+      'employments.employee_id',
+      'employments.employer_id',
+      'employments.payroll_id',
+      'employments.start_date',
+      'employments.employment_status',
+      'employments.contract_type',
+      'employments.annualised_salary',
+      'employments.currency',
+      'employments.created_at',
+      'employers.external_id as employer_external_id',
+      'employers.name as employer_name',
+      'employers.sic_code as employer_sic_code',
+      'employers.industry_name as employer_industry_name',
+      'employers.salary_deduction_opt_in_status as employer_opt_in',
+      'payrolls.payment_run_frequency',
+      'payrolls.payroll_provider_id',
+    ])
+    .where('employments.employee_id', 'in', employeeIds)
+    .orderBy('employments.employee_id')
+    .orderBy('employers.name')
+    .orderBy('employments.employer_id')
+    .orderBy('employments.payroll_id')
+    .execute();
+}
+
+export type EmploymentRow = Awaited<ReturnType<typeof listEmploymentsOfEmployees>>[number];
+
+export async function listPayDatesOfPayrolls(db: Executor, payrollIds: readonly string[]) {
+  if (payrollIds.length === 0) return [];
+  return db
+    .selectFrom('pay_dates')
+    .select(['payroll_id', 'pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at'])
+    .where('payroll_id', 'in', [...new Set(payrollIds)])
+    .orderBy('payroll_id')
+    .orderBy('pay_date')
+    .execute();
+}
+
+export type PayDateRow = Awaited<ReturnType<typeof listPayDatesOfPayrolls>>[number];

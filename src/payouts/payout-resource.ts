@@ -1,0 +1,79 @@
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { PayoutItemsTable, PayoutsTable } from '../db/tables.ts';
+import { toMajorUnits } from '../money/major-units.ts';
+import { paymentInformationSchema } from '../payroll-providers/reference-schemas.ts';
+import { pagingResponseSchema } from '../shared/paging.ts';
+import { isoInstant } from '../shared/schemas.ts';
+
+export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
+export const payoutStatusSchema = z.enum(PAYOUT_STATUSES).meta({ id: 'PayoutStatus' });
+
+export const payoutItemSchema = z
+  .object({
+    payment_request_id: z.uuid(),
+    kind: z.enum(['payment_collected', 'collection_reversed']),
+    /** Signed integer minor units: collections add to the payout, reversals take away. */
+    amount: z.number().int(),
+  })
+  .meta({ id: 'PayoutPaymentRequestItem' });
+
+export const payoutResponseSchema = z
+  .object({
+    id: z.uuid(),
+    status: payoutStatusSchema,
+    currency: z.string(),
+    /** Integer minor units: the net of the items. */
+    amount: z.number().int(),
+    payout_date: z.iso.date(),
+    reference: z.string(),
+    /** The bank transfer to the biller's beneficiary account; payment_amount in major units. */
+    payment_information: paymentInformationSchema,
+    /** On GET /payouts/{id}; lists leave items out, since one payout can carry thousands. */
+    items: z.array(payoutItemSchema).optional(),
+    created_at: z.iso.datetime(),
+    paid_at: z.iso.datetime().nullable(),
+    failed_at: z.iso.datetime().nullable(),
+    failure_reason: z.string().nullable(),
+    version: z.number().int(),
+  })
+  .meta({ id: 'PayoutResponse' });
+
+export type PayoutResource = z.infer<typeof payoutResponseSchema>;
+
+export const payoutEnvelopeSchema = z.object({ payout: payoutResponseSchema }).meta({ id: 'PayoutEnvelope' });
+export const payoutsPageSchema = z
+  .object({ payouts: z.array(payoutResponseSchema), paging: pagingResponseSchema })
+  .meta({ id: 'ListPayoutsResponse' });
+
+export type PayoutRow = Selectable<PayoutsTable>;
+export type PayoutItemRow = Pick<Selectable<PayoutItemsTable>, 'payment_request_id' | 'kind' | 'amount'>;
+
+/** The API's view of a payout; with `items` for the single-payout view (and payout events). */
+export function toPayoutResource(row: PayoutRow, items?: readonly PayoutItemRow[]): PayoutResource {
+  return {
+    id: row.id,
+    status: row.status,
+    currency: row.currency,
+    amount: row.amount,
+    payout_date: row.payout_date,
+    reference: row.reference,
+    payment_information: {
+      payment_reference: row.reference,
+      payment_amount: toMajorUnits(row.amount, row.currency),
+      payment_account: {
+        account_number: row.account_number,
+        sort_code: row.sort_code,
+        account_holder_name: row.account_holder_name,
+      },
+    },
+    ...(items
+      ? { items: items.map((item) => ({ payment_request_id: item.payment_request_id, kind: item.kind, amount: item.amount })) }
+      : {}),
+    created_at: isoInstant(row.created_at),
+    paid_at: row.paid_at === null ? null : isoInstant(row.paid_at),
+    failed_at: row.failed_at === null ? null : isoInstant(row.failed_at),
+    failure_reason: row.failure_reason,
+    version: row.version,
+  };
+}

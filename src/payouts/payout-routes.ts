@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { RouteModule } from '../http/app.ts';
+import { notFound, problemDetailsSchema } from '../http/problem.ts';
+import { defineRoute } from '../http/route.ts';
+import { pageOf, pagingQuerySchema } from '../shared/paging.ts';
+import { currencySchema } from '../shared/schemas.ts';
+import { findPayout, listPayoutItems, listPayouts } from './payout-repository.ts';
+import { payoutEnvelopeSchema, payoutsPageSchema, payoutStatusSchema, toPayoutResource } from './payout-resource.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
+const payoutParams = z.strictObject({ payout_id: z.string() });
+
+const listPayoutsQuery = pagingQuerySchema.extend({
+  status: payoutStatusSchema.optional(),
+  currency: currencySchema.optional(),
+});
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerPayoutRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/payouts/:payout_id',
+    operationId: 'get_payout',
+    summary: 'Get a payout with its items (collections and reversals per payment request)',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
+    params: payoutParams,
+    responses: {
+      200: { description: 'The payout', schema: payoutEnvelopeSchema },
+      404: { description: 'Payout not found', ...problem },
+    },
+    handler: async (ctx) => {
+      const { payout_id: payoutId } = ctx.params;
+      const payout = UUID.test(payoutId) ? await findPayout(deps.db, ctx.caller.clientId, payoutId) : undefined;
+      if (!payout) throw notFound(`Payout ${payoutId}`);
+      const items = await listPayoutItems(deps.db, payout.id);
+      return { status: 200, body: { payout: toPayoutResource(payout, items) } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/payouts',
+    operationId: 'list_payouts',
+    summary: 'List payouts, newest first, optionally by status and currency (items are on GET /payouts/{id})',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
+    query: listPayoutsQuery,
+    responses: {
+      200: { description: 'A page of payouts', schema: payoutsPageSchema },
+      400: { description: 'Invalid query or cursor', ...problem },
+    },
+    handler: async (ctx) => {
+      const { status, currency, ...paging } = ctx.query;
+      const rows = await listPayouts(deps.db, ctx.caller.clientId, { status, currency }, paging);
+      const { items, paging: page } = pageOf(rows, paging);
+      return { status: 200, body: { payouts: items.map((row) => toPayoutResource(row)), paging: page } };
+    },
+  });
+};

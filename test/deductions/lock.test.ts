@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockPayDate } from '../../src/deductions/lock-service.ts';
+import {
+  createBiller,
+  createCollectionAccount,
+  createEmployee,
+  createEmployer,
+  createMandateRow,
+  createPayroll,
+  createPayrollProvider,
+} from '../support/factories.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  await createCollectionAccount(t.db);
+});
+afterAll(async () => t.close());
+
+const calendar = [
+  { pay_date: '2026-10-30', payroll_cutoff_date: '2026-10-23', pay_period: '7-2026', lock_date: '2026-10-21' },
+  { pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' },
+  { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
+];
+
+async function world() {
+  const provider = await createPayrollProvider(t.db);
+  const employer = await createEmployer(t.db, provider.id);
+  const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
+  const biller = await createBiller(t.db);
+  const people = [];
+  for (let i = 0; i < 3; i++) {
+    people.push(await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id }));
+  }
+  return { provider, employer, payroll, biller, people };
+}
+
+async function payment(
+  w: Awaited<ReturnType<typeof world>>,
+  mandate: { id: string; employee_id: string },
+  amount: number,
+  overrides: { status?: 'pending' | 'cancelled'; target?: string; due?: string } = {},
+) {
+  return t.db
+    .insertInto('payment_requests')
+    .values({
+      biller_client_id: w.biller.clientId,
+      mandate_id: mandate.id,
+      payroll_id: w.payroll.id,
+      employee_id: mandate.employee_id,
+      currency: 'GBP',
+      amount,
+      status: overrides.status ?? 'pending',
+      due_date: overrides.due ?? '2026-11-30',
+      target_pay_date: overrides.target ?? '2026-11-27',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+describe('lockPayDate', () => {
+  it('freezes the due payments per employee and instructs them, once', async () => {
+    const w = await world();
+    const [alice, bob, carol] = w.people;
+    const m1 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
+    const m2 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: bob!.employee.id, payrollId: w.payroll.id });
+    const revoked = await createMandateRow(t.db, {
+      billerClientId: w.biller.clientId,
+      employeeId: carol!.employee.id,
+      payrollId: w.payroll.id,
+      status: 'revoked',
+    });
+    const included = [await payment(w, m1, 12_550), await payment(w, m1, 4_000), await payment(w, m2, 999)];
+    const cancelled = await payment(w, m2, 5_000, { status: 'cancelled' });
+    const onRevokedMandate = await payment(w, revoked, 7_000);
+    const nextPayDate = await payment(w, m2, 3_000, { target: '2026-12-24', due: '2026-12-31' });
+
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
+    expect(outcome).toMatchObject({ created: true, employeeCount: 2, totalAmount: 17_549, currency: 'GBP', paymentsInstructed: 3 });
+
+    const snapshot = await t.db.selectFrom('deduction_snapshots').selectAll().where('id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
+    expect(snapshot).toMatchObject({ status: 'locked', snapshot_version: 1, total_amount: 17_549, employee_count: 2, pay_period: '8-2026' });
+    const lines = await t.db.selectFrom('deduction_lines').selectAll().where('snapshot_id', '=', snapshot.id).orderBy('requested_amount').execute();
+    expect(lines.map((l) => [l.employee_id, l.requested_amount])).toEqual([
+      [bob!.employee.id, 999],
+      [alice!.employee.id, 16_550],
+    ]);
+    expect(lines.reduce((sum, l) => sum + l.requested_amount, 0)).toBe(snapshot.total_amount);
+    expect(new Set(lines.map((l) => l.payment_reference)).size).toBe(2);
+    const remittance = await t.db.selectFrom('requested_payments').selectAll().where('snapshot_id', '=', snapshot.id).execute();
+    expect(remittance).toHaveLength(1);
+    expect(remittance[0]).toMatchObject({ payment_amount: 17_549, sort_code: '04-00-04' });
+
+    const statuses = await t.db.selectFrom('payment_requests').select(['id', 'status', 'attempts', 'version']).execute();
+    const byId = new Map(statuses.map((s) => [s.id, s]));
+    for (const p of included) expect(byId.get(p.id)).toMatchObject({ status: 'instructed', attempts: 1, version: 2 });
+    expect(byId.get(cancelled.id)?.status).toBe('cancelled');
+    expect(byId.get(onRevokedMandate.id)?.status).toBe('pending');
+    expect(byId.get(nextPayDate.id)).toMatchObject({ status: 'pending', attempts: 0 });
+
+    const events = await t.db.selectFrom('events').selectAll().where('type', '=', 'payment_request.updated').execute();
+    expect(events.map((e) => e.resource_id).sort()).toEqual(included.map((p) => p.id).sort());
+    expect((events[0]!.payload as { data: { status: string } }).data.status).toBe('instructed');
+
+    const pay = await t.db.selectFrom('pay_dates').select('locked_at').where('payroll_id', '=', w.payroll.id).where('pay_date', '=', '2026-11-27').executeTakeFirstOrThrow();
+    expect(pay.locked_at).toBeInstanceOf(Date);
+
+    // Running it again changes nothing.
+    const again = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
+    expect(again).toMatchObject({ created: false, snapshotId: outcome.snapshotId, paymentsInstructed: 0 });
+    const counts = await t.db
+      .selectFrom('deduction_snapshots')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('payroll_id', '=', w.payroll.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(counts.n)).toBe(1);
+    const eventsAfter = await t.db.selectFrom('events').select('id').where('type', '=', 'payment_request.updated').execute();
+    expect(eventsAfter).toHaveLength(events.length);
+  });
+
+  it('applies the per-pay-date limitation in due-date order and leaves the rest pending', async () => {
+    const w = await world();
+    const employee = w.people[0]!.employee;
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: w.biller.clientId,
+      employeeId: employee.id,
+      payrollId: w.payroll.id,
+      maxAmountPerPayDate: 10_000,
+    });
+    const early = await payment(w, mandate, 6_000, { due: '2026-11-28' });
+    const later = await payment(w, mandate, 6_000, { due: '2026-11-29' });
+    const latest = await payment(w, mandate, 6_000, { due: '2026-11-30' });
+
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
+    expect(outcome.totalAmount).toBe(10_000);
+    const links = await t.db
+      .selectFrom('deduction_line_payments')
+      .select(['payment_request_id', 'requested_amount'])
+      .where('snapshot_id', '=', outcome.snapshotId)
+      .execute();
+    const requested = new Map(links.map((l) => [l.payment_request_id, l.requested_amount]));
+    expect(requested.get(early.id)).toBe(6_000);
+    expect(requested.get(later.id)).toBe(4_000);
+    expect(requested.has(latest.id)).toBe(false);
+    const latestRow = await t.db.selectFrom('payment_requests').select('status').where('id', '=', latest.id).executeTakeFirstOrThrow();
+    expect(latestRow.status).toBe('pending');
+  });
+
+  it('locks a pay date with nothing due as an empty snapshot', async () => {
+    const w = await world();
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
+    expect(outcome).toMatchObject({ created: true, employeeCount: 0, totalAmount: 0, paymentsInstructed: 0 });
+    const remittance = await t.db.selectFrom('requested_payments').selectAll().where('snapshot_id', '=', outcome.snapshotId).execute();
+    expect(remittance).toHaveLength(0);
+  });
+
+  it('serialises two concurrent locks of one pay date into one snapshot', async () => {
+    const w = await world();
+    const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
+    await payment(w, mandate, 2_500);
+    const [a, b] = await Promise.all([lockPayDate(t.db, w.payroll.id, '2026-11-27'), lockPayDate(t.db, w.payroll.id, '2026-11-27')]);
+    expect([a.created, b.created].sort()).toEqual([false, true]);
+    expect(a.snapshotId).toBe(b.snapshotId);
+    expect(a.paymentsInstructed + b.paymentsInstructed).toBe(1);
+  });
+});
