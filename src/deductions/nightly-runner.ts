@@ -32,7 +32,8 @@ export async function runNightlyNow(
       const total = (counts.processed ?? 0) + unprocessed + (counts.ignored ?? 0) + (counts.failed ?? 0);
       options.onProgress?.({ done: total - unprocessed, total });
       const state = await parent.getState();
-      if (state === 'completed') return parent.returnvalue as NightlySummary;
+      // Re-read: the job object above may predate its completion and so lack the return value.
+      if (state === 'completed') return (await Job.fromId(queue, trigger.parentJobId))!.returnvalue as NightlySummary;
       if (state === 'failed') throw new Error(`nightly run ${runDate} failed: ${parent.failedReason}`);
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
     }

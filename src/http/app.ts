@@ -42,7 +42,7 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   app.decorateRequest('rawBody', undefined);
 
   // Keep the exact bytes: the idempotency fingerprint hashes what the client sent, not a re-encoding.
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     request.rawBody = body as string;
     if ((body as string).trim() === '') return done(null, undefined);

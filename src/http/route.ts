@@ -105,6 +105,11 @@ export function sendResult(reply: FastifyReply, result: HttpResult): FastifyRepl
   );
 }
 
+function isJson(contentType: string | undefined): boolean {
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
 export type EffectRunner = (
   ctx: RouteContext<any, any, any>,
   spec: EffectRoute<any, any, any>,
@@ -124,6 +129,9 @@ export function defineRoute<BS extends Schema | undefined, QS extends Schema | u
     url: spec.url,
     config: { spec: spec as RouteSpec },
     handler: async (request, reply) => {
+      if (spec.body && !isJson(request.headers['content-type'])) {
+        throw new HttpProblem(415, 'unsupported-media-type', 'Send the body as application/json');
+      }
       const params = parsePart(spec.params, request.params, '', 'path');
       const query = parsePart(spec.query, request.query, '', 'query');
       const body = parsePart(spec.body, request.body, '', 'body');

@@ -4,7 +4,11 @@ import { registerScheduleRoutes } from '../schedules/schedule-routes.ts';
 import { registerMandateRoutes } from '../mandates/mandate-routes.ts';
 import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
 import { registerEventRoutes } from '../events/event-routes.ts';
+import { registerAvailabilityRoutes } from '../availability/availability-routes.ts';
+import { registerEnablementRoutes } from '../enablement/enablement-routes.ts';
+import { registerPayrollRoutes } from '../payrolls/payroll-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
-  registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes];
+  registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
+  registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes];

@@ -195,3 +195,131 @@ export async function createCollectionAccount(db: Database, currency = 'GBP') {
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * A payment request inserted directly (fixture), on a mandate's payroll and employee. The target pay
+ * date defaults to the payroll's earliest pay date.
+ */
+export async function createPaymentRequestRow(
+  db: Database,
+  options: {
+    mandate: { id: string; biller_client_id: string; payroll_id: string; employee_id: string; currency: string };
+    status?: 'pending' | 'instructed' | 'collected' | 'paid_out' | 'cancelled' | 'failed' | 'partially_collected';
+    amount?: number;
+    targetPayDate?: string;
+  },
+) {
+  const targetPayDate =
+    options.targetPayDate ??
+    (
+      await db
+        .selectFrom('pay_dates')
+        .select('pay_date')
+        .where('payroll_id', '=', options.mandate.payroll_id)
+        .orderBy('pay_date')
+        .executeTakeFirstOrThrow()
+    ).pay_date;
+  return db
+    .insertInto('payment_requests')
+    .values({
+      biller_client_id: options.mandate.biller_client_id,
+      mandate_id: options.mandate.id,
+      payroll_id: options.mandate.payroll_id,
+      employee_id: options.mandate.employee_id,
+      status: options.status ?? 'pending',
+      currency: options.mandate.currency,
+      amount: options.amount ?? 5000,
+      target_pay_date: targetPayDate,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A payout inserted directly (fixture). Each item gets the collection attempt and ledger entry a
+ * real payout item stands on; the amount defaults to the items' sum (or 10000 without items).
+ */
+export async function createPayoutRow(
+  db: Database,
+  options: {
+    billerClientId: string;
+    currency?: string;
+    status?: 'pending' | 'paid' | 'failed';
+    payoutDate?: string;
+    amount?: number;
+    items?: Array<{ paymentRequestId: string; kind: 'payment_collected' | 'collection_reversed'; amount: number }>;
+  },
+) {
+  const n = next();
+  const items = options.items ?? [];
+  const payout = await db
+    .insertInto('payouts')
+    .values({
+      biller_client_id: options.billerClientId,
+      currency: options.currency ?? 'GBP',
+      amount: options.amount ?? (items.length > 0 ? items.reduce((sum, item) => sum + item.amount, 0) : 10_000),
+      status: options.status ?? 'pending',
+      payout_date: options.payoutDate ?? new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10),
+      reference: `PAYOUT-${n}-${crypto.randomUUID().slice(0, 8)}`,
+      account_number: '55779911',
+      sort_code: '20-00-00',
+      account_holder_name: 'Biller Beneficiary Ltd',
+      paid_at: options.status === 'paid' ? new Date() : null,
+      failed_at: options.status === 'failed' ? new Date() : null,
+      failure_reason: options.status === 'failed' ? 'Account closed' : null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  for (const item of items) {
+    const payment = await db
+      .selectFrom('payment_requests')
+      .selectAll()
+      .where('id', '=', item.paymentRequestId)
+      .executeTakeFirstOrThrow();
+    const attempt =
+      (await db
+        .selectFrom('collection_attempts')
+        .selectAll()
+        .where('payment_request_id', '=', payment.id)
+        .where('pay_date', '=', payment.target_pay_date)
+        .executeTakeFirst()) ??
+      (await db
+        .insertInto('collection_attempts')
+        .values({
+          payment_request_id: payment.id,
+          payroll_id: payment.payroll_id,
+          pay_date: payment.target_pay_date,
+          attempt_number: 1,
+          requested_amount: payment.amount,
+          outcome: 'collected',
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow());
+    const earlier = await db
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('collection_attempt_id', '=', attempt.id)
+      .where('kind', '=', item.kind)
+      .executeTakeFirstOrThrow();
+    const entry = await db
+      .insertInto('ledger_entries')
+      .values({
+        biller_client_id: options.billerClientId,
+        payment_request_id: payment.id,
+        collection_attempt_id: attempt.id,
+        revision: Number(earlier.count),
+        kind: item.kind,
+        amount: item.amount,
+        currency: payout.currency,
+        pay_date: payment.target_pay_date,
+        payout_id: payout.id,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('payout_items')
+      .values({ payout_id: payout.id, ledger_entry_id: entry.id, payment_request_id: payment.id, kind: item.kind, amount: item.amount })
+      .execute();
+  }
+  return payout;
+}
