@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { registerClientCommands } from './clients-command.ts';
+import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
 import { registerServiceCommands } from './service-commands.ts';
 
@@ -12,6 +13,7 @@ const program = new Command()
 registerServiceCommands(program);
 registerClientCommands(program);
 registerNightlyCommand(program);
+registerDeductionCommands(program);
 
 try {
   loadConfig();

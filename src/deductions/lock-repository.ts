@@ -160,12 +160,13 @@ export async function markPayDateLocked(db: Executor, payrollId: string, payDate
     .execute();
 }
 
-export async function supersedeSnapshot(db: Executor, snapshotId: string, supersededBy: string): Promise<void> {
-  await db
-    .updateTable('deduction_snapshots')
-    .set({ status: 'superseded', superseded_at: new Date(), superseded_by: supersededBy })
-    .where('id', '=', snapshotId)
-    .execute();
+/** Retires the current snapshot first: only one snapshot per pay date may be current at a time. */
+export async function supersedeSnapshot(db: Executor, snapshotId: string): Promise<void> {
+  await db.updateTable('deduction_snapshots').set({ status: 'superseded', superseded_at: new Date() }).where('id', '=', snapshotId).execute();
+}
+
+export async function linkSupersededSnapshot(db: Executor, snapshotId: string, supersededBy: string): Promise<void> {
+  await db.updateTable('deduction_snapshots').set({ superseded_by: supersededBy }).where('id', '=', snapshotId).execute();
 }
 
 /** The (payroll, pay date) pairs whose lock date has arrived and that are not locked yet. */

@@ -9,6 +9,7 @@ import {
   markPayDateLocked,
   nextSnapshotVersion,
   supersedeSnapshot,
+  linkSupersededSnapshot,
   type PayDateToLock,
 } from './lock-repository.ts';
 
@@ -34,7 +35,7 @@ async function freeze(trx: Executor, payDateRow: PayDateToLock, supersede: { sna
 
   const snapshotId = crypto.randomUUID();
   const snapshotVersion = await nextSnapshotVersion(trx, payrollId, payDate);
-  if (supersede) await supersedeSnapshot(trx, supersede.snapshotId, snapshotId);
+  if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);
 
   const instructed = await freezeDeductionData(trx, {
     snapshotId,
@@ -46,6 +47,7 @@ async function freeze(trx: Executor, payDateRow: PayDateToLock, supersede: { sna
     collectionAccount: account,
     supersededSnapshotId: supersede?.snapshotId ?? null,
   });
+  if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
   await recordEvents(
     trx,
     instructed.map((payment) => ({

@@ -4,6 +4,7 @@ import { defaultJobOptions, queueNames } from '../queue/queues.ts';
 export const nightlyTriggerJob = 'nightly-trigger';
 export const nightlyRunJob = 'nightly-run';
 export const lockPayDateJob = 'lock-pay-date';
+export const rerunPayDateJob = 'rerun-pay-date';
 
 export interface PayDatePair {
   payrollId: string;
@@ -13,6 +14,7 @@ export interface PayDatePair {
 // BullMQ job ids may not contain ':' (its key separator), hence the dots.
 export const nightlyRunJobId = (runDate: string) => `nightly.${runDate}`;
 export const lockJobId = (pair: PayDatePair) => `lock.${pair.payrollId}.${pair.payDate}`;
+export const rerunJobId = (rerunId: string) => `rerun.${rerunId}`;
 
 /**
  * The nightly run as a BullMQ flow: a parent per run date, a child per due (payroll, pay date).

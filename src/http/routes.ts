@@ -7,8 +7,10 @@ import { registerEventRoutes } from '../events/event-routes.ts';
 import { registerAvailabilityRoutes } from '../availability/availability-routes.ts';
 import { registerEnablementRoutes } from '../enablement/enablement-routes.ts';
 import { registerPayrollRoutes } from '../payrolls/payroll-routes.ts';
+import { registerDeductionDataRoutes, registerInstructionFileRoutes } from '../deductions/deduction-data-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
-  registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes];
+  registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
+  registerInstructionFileRoutes];

@@ -5,12 +5,7 @@ import { problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
 import { pagingQuerySchema } from '../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../shared/schemas.ts';
-import {
-  paymentCancelResponseSchema,
-  paymentEnvelopeSchema,
-  paymentsPageSchema,
-  paymentStatusSchema,
-} from './payment-resource.ts';
+import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema } from './payment-resource.ts';
 import {
   cancelPaymentRequest,
   createPaymentRequest,
@@ -18,6 +13,7 @@ import {
   getPayment,
   listPaymentResources,
 } from './payment-service.ts';
+import { PAYMENT_STATUSES } from './payment-transitions.ts';
 
 const paymentRecordSchema = z
   .strictObject({
@@ -36,7 +32,7 @@ const createPaymentBody = z.strictObject({ payment_record: paymentRecordSchema }
 const paymentParams = z.strictObject({ payment_id: z.string() });
 
 const listPaymentsQuery = pagingQuerySchema.extend({
-  status: paymentStatusSchema.optional(),
+  status: z.enum(PAYMENT_STATUSES).optional(),
   mandate_id: uuidSchema.optional(),
   target_pay_date: isoDateSchema.optional(),
   schedule_id: uuidSchema.optional(),

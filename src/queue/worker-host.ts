@@ -2,9 +2,10 @@ import { FlowProducer, Worker, type Job, type Processor } from 'bullmq';
 import type { Runtime } from '../runtime/runtime.ts';
 import { producerConnection, workerConnection } from './connections.ts';
 import { createQueue, queueNames, type QueueName } from './queues.ts';
-import { lockPayDateJob, nightlyRunJob, nightlyTriggerJob } from '../deductions/nightly-flow.ts';
+import { lockPayDateJob, nightlyRunJob, nightlyTriggerJob, rerunPayDateJob } from '../deductions/nightly-flow.ts';
 import { purgeIdempotencyKeysJob, purgeIdempotencyKeysProcessor } from '../../jobs/purge-idempotency-keys.ts';
 import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';
+import { rerunPayDateProcessor } from '../../jobs/rerun-pay-date.ts';
 import { nightlyRunProcessor } from '../../jobs/nightly-run.ts';
 import { nightlyTriggerProcessor } from '../../jobs/nightly-trigger.ts';
 
@@ -52,7 +53,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       concurrency: 1,
     },
     [queueNames.payDates]: {
-      processors: { [lockPayDateJob]: lockPayDateProcessor(db) },
+      processors: { [lockPayDateJob]: lockPayDateProcessor(db), [rerunPayDateJob]: rerunPayDateProcessor(db) },
       concurrency: options.payDateConcurrency ?? 4,
     },
   };

@@ -11,7 +11,7 @@ import {
   scheduleCancelResponseSchema,
   scheduleEnvelopeSchema,
   schedulesPageSchema,
-  scheduleStatusSchema,
+  SCHEDULE_STATUSES,
 } from './schedule-resource.ts';
 import { cancelSchedule, createSchedule, getSchedule, listScheduleResources, type ScheduleRecord } from './schedule-service.ts';
 
@@ -77,7 +77,7 @@ const createScheduleBody = z.strictObject({ schedule_record: scheduleRecordSchem
 const scheduleParams = z.strictObject({ schedule_id: z.string() });
 
 const listSchedulesQuery = pagingQuerySchema.extend({
-  status: scheduleStatusSchema.optional(),
+  status: z.enum(SCHEDULE_STATUSES).optional(),
   mandate_id: uuidSchema.optional(),
 });
 

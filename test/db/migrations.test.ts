@@ -1,15 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
 import { migrations } from '../../migrations/index.ts';
-import { adminUrl, databaseUrl } from '../support/database-admin.ts';
+import { adminUrl, databaseUrl, testDatabaseName } from '../support/database-admin.ts';
 
-// A database of its own, created empty (not cloned from the migrated template). The dtest_ prefix
-// lets the global setup sweep it up should this file die before afterAll.
-const name = `dtest_migrations_${randomBytes(5).toString('hex')}`;
+// A database of its own, created empty (not cloned from the migrated template). Named like every
+// test database, so a later run sweeps it up should this file die before afterAll.
+const name = testDatabaseName('dtest');
 let db: Kysely<any>;
 
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {

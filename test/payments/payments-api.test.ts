@@ -302,3 +302,17 @@ describe('authentication and scopes', () => {
     });
   }
 });
+
+describe('OpenAPI document', () => {
+  it('documents the payment operations with the interface document operation id and a required Idempotency-Key', async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const create = spec.paths['/payments'].post;
+    expect(create.operationId).toBe('create_new_payment_request');
+    expect(create['x-required-scope']).toBe('payments:write');
+    expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }));
+    expect(create.requestBody.required).toBe(true);
+    expect(spec.paths['/payments/{payment_id}/cancel'].post['x-required-scope']).toBe('payments:write');
+    expect(spec.paths['/payments'].get['x-required-scope']).toBe('payments:read');
+    expect(spec.paths['/schedules'].post.operationId).toBe('instruct_new_schedule');
+  });
+});

@@ -272,14 +272,17 @@ export function generateSandboxDirectory(options: SandboxDirectoryOptions): Sand
       const employee = secondJobOf ?? people.newEmployee();
       if (!secondJobOf) employees.push(employee);
       const status: EmploymentStatus = slot === 0 ? 'active' : random.weighted(EMPLOYMENT_STATUS_WEIGHTS);
-      employee.employments.push(people.employment(employee, payroll, status, String(slot + 1).padStart(6, '0')));
+      employee.employments.push(people.employment(employee, payroll, status, payrollReference(slot)));
     }
   }
-  ensureStatusPresent(employees, payrolls[0]!, 'leaver', options.employeesPerPayroll - 1, people);
-  ensureStatusPresent(employees, payrolls[0]!, 'unknown', options.employeesPerPayroll - 2, people);
+  ensureStatusPresent(employees, payrolls[0]!, 'leaver', people);
+  ensureStatusPresent(employees, payrolls[0]!, 'unknown', people);
 
   return { seed: options.seed, today: options.today, employers, payrolls, employees };
 }
+
+const payrollReference = (slot: number) => String(slot + 1).padStart(6, '0');
+const FIRST_REFERENCE = payrollReference(0);
 
 /** Someone with exactly one job, at another employer, who can take a second one on this payroll. */
 function pickSecondJobHolder(random: SeededRandom, employees: SandboxEmployee[], payroll: SandboxPayroll): SandboxEmployee | undefined {
@@ -290,20 +293,16 @@ function pickSecondJobHolder(random: SeededRandom, employees: SandboxEmployee[],
 }
 
 /**
- * A small directory drawn at random may lack a status; the slot-th employment of the first
- * payroll then takes it, so every kind of employee can be found. Slot 0 stays active.
+ * A small directory drawn at random may lack a status; the last active employment of the first
+ * payroll (never its first one, which stays active) then takes it, so every kind of employee can
+ * be found.
  */
-function ensureStatusPresent(
-  employees: SandboxEmployee[],
-  payroll: SandboxPayroll,
-  status: EmploymentStatus,
-  slot: number,
-  people: PeopleFactory,
-): void {
-  if (slot < 1) return;
+function ensureStatusPresent(employees: SandboxEmployee[], payroll: SandboxPayroll, status: EmploymentStatus, people: PeopleFactory): void {
   const jobs = employees.flatMap((employee) => employee.employments.map((employment) => ({ employee, employment })));
   if (jobs.some(({ employment }) => employment.employment_status === status)) return;
-  const job = jobs.filter(({ employment }) => employment.payroll_id === payroll.id)[slot];
+  const job = jobs
+    .filter(({ employment }) => employment.payroll_id === payroll.id && employment.payroll_reference !== FIRST_REFERENCE)
+    .findLast(({ employment }) => employment.employment_status === 'active');
   if (!job) return;
   Object.assign(job.employment, { employment_status: status, ...people.employmentDates(status, job.employee.date_of_birth) });
 }

@@ -1,0 +1,67 @@
+import { writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/config.ts';
+import { findInstructionFile } from '../deductions/instruction-repository.ts';
+import { runRerunNow } from '../deductions/rerun-runner.ts';
+import { openRuntime } from '../runtime/runtime.ts';
+import { parseDateOption } from './options.ts';
+
+export function registerDeductionCommands(program: Command): void {
+  program
+    .command('rerun')
+    .description("Re-run one payroll's pay date: a new snapshot version and instruction file, with an audit record")
+    .requiredOption('--payroll <id>', 'payroll id')
+    .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
+    .requiredOption('--reason <text>', 'why (kept in the audit record)')
+    .option('--by <name>', 'who asks (default: the OS user)')
+    .action(async (options: { payroll: string; payDate: string; reason: string; by?: string }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'rerun');
+      try {
+        const outcome = await runRerunNow(runtime, {
+          payrollId: options.payroll,
+          payDate: options.payDate,
+          reason: options.reason,
+          requestedBy: options.by ?? userInfo().username,
+        });
+        process.stdout.write(
+          [
+            `Re-run ${outcome.rerunId}`,
+            `  snapshot ${outcome.previousSnapshotId} superseded by ${outcome.snapshotId} (version ${outcome.snapshotVersion})`,
+            `  instruction file ${outcome.instructionFile}`,
+            '',
+          ].join('\n'),
+        );
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  const exportCommand = program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV files');
+  exportCommand
+    .command('instructions')
+    .description("Write a payroll pay date's instruction file (newest version unless --version)")
+    .requiredOption('--payroll <id>', 'payroll id')
+    .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
+    .option('--version <n>', 'file version', (v) => Number.parseInt(v, 10))
+    .option('--out <file>', 'output file (default: stdout)')
+    .action(async (options: { payroll: string; payDate: string; version?: number; out?: string }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      try {
+        const file = await findInstructionFile(runtime.db, options.payroll, options.payDate, options.version);
+        if (!file) {
+          process.stderr.write(`No instruction file for payroll ${options.payroll} on ${options.payDate}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        if (options.out) {
+          writeFileSync(options.out, file.content);
+          process.stderr.write(`Wrote ${file.file_name} (sha256 ${file.sha256}) to ${options.out}\n`);
+        } else {
+          process.stdout.write(file.content);
+        }
+      } finally {
+        await runtime.close();
+      }
+    });
+}

@@ -1,0 +1,425 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { AdapterFactory, PayrollProviderAdapter } from '../../src/payroll-providers/adapter.ts';
+import {
+  createBiller,
+  createEmployee,
+  createEmployer,
+  createEmploymentWorld,
+  createMandateRow,
+  createPayroll,
+  createPayrollProvider,
+  createProviderClient,
+  futureMonthlyPayDates,
+} from '../support/factories.ts';
+import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+
+// The full availability check response, written from the interface document's section 2 tables
+// (enumerations completed as DESIGN.md section 3 says), independently of the service's own schemas.
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'UUID');
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'date (YYYY-MM-DD)');
+const dateTimeWithOffset = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, 'date-time');
+const iso4217 = z.string().regex(/^[A-Z]{3}$/, 'ISO 4217');
+
+const payDateObject = z.strictObject({ pay_date: date, payroll_cutoff_date: date, pay_period: z.string() });
+const payroll = z.strictObject({
+  id: uuid,
+  employment_status: z.enum(['active', 'leaver', 'unknown']),
+  contract_type: z.enum(['full_time', 'part_time', 'fixed_term', 'zero_hours', 'unknown']),
+  payment_run_frequency: z.enum(['weekly', 'fortnightly', 'four_weekly', 'monthly', 'unknown']),
+  annualised_salary: z.number().int(),
+  pay_dates: z.array(payDateObject),
+});
+const employer = z.strictObject({
+  salary_deduction_opt_in_status: z.enum(['pending', 'opted_in', 'opted_out']),
+  name: z.string(),
+  sic_code: z.string(),
+  industry_name: z.string(),
+  id: z.string(),
+});
+const employment = z.strictObject({
+  employee_id: uuid,
+  start_date: dateTimeWithOffset,
+  currency: iso4217,
+  employer,
+  payrolls: z.array(z.strictObject({ payroll })),
+});
+const fullAvailabilityResponse = z.strictObject({
+  availability_check: z.strictObject({
+    availability_status: z.enum(['confirmed', 'not_found', 'not_eligible', 'pending_employer_opt_in']),
+    currency: iso4217,
+    employments: z.array(z.strictObject({ employment })),
+  }),
+});
+const lightAvailabilityResponse = z.strictObject({
+  availability_check: z.strictObject({
+    availability_status: z.enum(['confirmed', 'not_found', 'not_eligible', 'pending_employer_opt_in']),
+    employment_count: z.number().int().min(0),
+  }),
+});
+
+// Providers with an API are played by fakes; the rest of the directory is ours.
+const fakeAdapters = new Map<string, Partial<PayrollProviderAdapter>>();
+const adapterFor: AdapterFactory = (provider) => (fakeAdapters.get(provider.id) as PayrollProviderAdapter | undefined) ?? null;
+
+let t: TestApp;
+let headers: Record<string, string>;
+
+beforeAll(async () => {
+  t = await startTestApp({ adapterFor });
+  headers = await authHeaders(t.app, await createBiller(t.db));
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function fullCheck(body: Record<string, unknown>) {
+  const response = await injectJson(t.app, { method: 'POST', url: '/deductions/availability/full', headers, body: { availability_check: body } });
+  return { response, body: response.json() };
+}
+
+async function fullCheckValid(body: Record<string, unknown>) {
+  const { response, body: json } = await fullCheck(body);
+  expect(response.statusCode, response.body).toBe(200);
+  return fullAvailabilityResponse.parse(json).availability_check;
+}
+
+function yesterday(offsetDays = 1) {
+  return new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
+}
+
+describe('POST /deductions/availability/full', () => {
+  it('confirms an active employee of an opted-in employer, with employer, payroll and open pay dates', async () => {
+    const world = await createEmploymentWorld(t.db);
+    // A pay date whose lock has already run must not be offered.
+    const locked = { pay_date: yesterday(-5), payroll_cutoff_date: yesterday(-2), pay_period: '99-2026', lock_date: yesterday(1) };
+    await t.db.insertInto('pay_dates').values({ payroll_id: world.payroll.id, ...locked }).execute();
+
+    const check = await fullCheckValid({ national_registration_number: world.employee.national_registration_number });
+
+    expect(check.availability_status).toBe('confirmed');
+    expect(check.currency).toBe('GBP');
+    expect(check.employments).toHaveLength(1);
+    const found = check.employments[0]!.employment;
+    expect(found.employee_id).toBe(world.employee.id);
+    // Start date 2020-01-06 at midnight in Europe/London (GMT in January).
+    expect(found.start_date).toBe('2020-01-06T00:00:00+00:00');
+    expect(found.currency).toBe('GBP');
+    expect(found.employer).toEqual({
+      salary_deduction_opt_in_status: 'opted_in',
+      name: world.employer.name,
+      sic_code: '62020',
+      industry_name: 'Information technology consultancy',
+      id: world.employer.external_id,
+    });
+    expect(found.payrolls).toHaveLength(1);
+    const p = found.payrolls[0]!.payroll;
+    expect(p).toMatchObject({
+      id: world.payroll.id,
+      employment_status: 'active',
+      contract_type: 'full_time',
+      payment_run_frequency: 'monthly',
+      annualised_salary: 3_600_000,
+    });
+    const expected = futureMonthlyPayDates().map(({ pay_date, payroll_cutoff_date, pay_period }) => ({ pay_date, payroll_cutoff_date, pay_period }));
+    expect(p.pay_dates).toEqual(expected);
+    expect(p.pay_dates.map((d) => d.pay_date)).not.toContain(locked.pay_date);
+  });
+
+  it('finds a person by family name (any case) and date of birth, narrowed by postal code when given', async () => {
+    const world = await createEmploymentWorld(t.db);
+    const familyName = world.employee.family_name.toUpperCase();
+
+    const byName = await fullCheckValid({ family_name: familyName, date_of_birth: '1988-03-14', postal_code: 'sw1a1aa' });
+    expect(byName.availability_status).toBe('confirmed');
+    expect(byName.employments.map((e) => e.employment.employee_id)).toEqual([world.employee.id]);
+
+    const elsewhere = await fullCheckValid({ family_name: familyName, date_of_birth: '1988-03-14', postal_code: 'M1 1AE' });
+    expect(elsewhere).toEqual({ availability_status: 'not_found', currency: 'GBP', employments: [] });
+
+    const otherBirthday = await fullCheckValid({ family_name: familyName, date_of_birth: '1988-03-15' });
+    expect(otherBirthday.availability_status).toBe('not_found');
+  });
+
+  it('is pending_employer_opt_in when the employer has not opted in yet', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id, { optIn: 'pending' });
+    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates() });
+    const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+
+    const check = await fullCheckValid({ national_registration_number: employee.national_registration_number });
+    expect(check.availability_status).toBe('pending_employer_opt_in');
+    expect(check.employments[0]!.employment.employer.salary_deduction_opt_in_status).toBe('pending');
+  });
+
+  it('is not_eligible for a leaver, and still shows the employment', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id);
+    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates() });
+    const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id, status: 'leaver' });
+
+    const check = await fullCheckValid({ national_registration_number: employee.national_registration_number });
+    expect(check.availability_status).toBe('not_eligible');
+    expect(check.employments[0]!.employment.payrolls[0]!.payroll.employment_status).toBe('leaver');
+  });
+
+  it('is not_found for a person nobody knows', async () => {
+    const check = await fullCheckValid({ national_registration_number: 'ZZ999999Z', currency: 'GBP' });
+    expect(check).toEqual({ availability_status: 'not_found', currency: 'GBP', employments: [] });
+  });
+
+  it('answers in the requested currency, and only employments paid in it are usable', async () => {
+    const world = await createEmploymentWorld(t.db);
+    const nrn = world.employee.national_registration_number;
+
+    const inEuro = await fullCheckValid({ national_registration_number: nrn, currency: 'EUR' });
+    expect(inEuro.currency).toBe('EUR');
+    expect(inEuro.availability_status).toBe('not_eligible');
+    expect(inEuro.employments[0]!.employment.currency).toBe('GBP');
+
+    const inPounds = await fullCheckValid({ national_registration_number: nrn, currency: 'GBP' });
+    expect(inPounds.currency).toBe('GBP');
+    expect(inPounds.availability_status).toBe('confirmed');
+  });
+
+  it('refuses a request that cannot identify anyone, and unknown fields', async () => {
+    const vague = await fullCheck({ family_name: 'Taylor', postal_code: 'SW1A 1AA' });
+    expect(vague.response.statusCode).toBe(422);
+    expect(vague.body.type).toMatch(/insufficient-identity$/);
+    expect(vague.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/availability_check/date_of_birth');
+
+    const unknown = await fullCheck({ national_registration_number: 'QQ123456C', nickname: 'Al' });
+    expect(unknown.response.statusCode).toBe(422);
+    expect(unknown.body.errors).toContainEqual({ pointer: '/availability_check/nickname', detail: 'is not a known field' });
+  });
+
+  it('is for billers with availability:check only', async () => {
+    const provider = await createProviderClient(t.db);
+    const asProvider = await injectJson(t.app, {
+      method: 'POST',
+      url: '/deductions/availability/full',
+      headers: await authHeaders(t.app, provider),
+      body: { availability_check: { national_registration_number: 'QQ123456C' } },
+    });
+    expect(asProvider.statusCode).toBe(403);
+
+    const billerWithoutScope = await createBiller(t.db, ['payments:read']);
+    const withoutScope = await injectJson(t.app, {
+      method: 'POST',
+      url: '/deductions/availability/full',
+      headers: await authHeaders(t.app, billerWithoutScope),
+      body: { availability_check: { national_registration_number: 'QQ123456C' } },
+    });
+    expect(withoutScope.statusCode).toBe(403);
+  });
+});
+
+describe('POST /deductions/availability/full with providers that have an API', () => {
+  async function apiProvider() {
+    const provider = await createPayrollProvider(t.db);
+    await t.db.updateTable('payroll_providers').set({ api_base_url: 'https://provider.example' }).where('id', '=', provider.id).execute();
+    return provider;
+  }
+
+  it('keeps what the provider answered in the directory and answers from it', async () => {
+    const provider = await apiProvider();
+    const employeeId = crypto.randomUUID();
+    const payrollId = crypto.randomUUID();
+    const payDates = futureMonthlyPayDates(2).map(({ pay_date, payroll_cutoff_date, pay_period }) => ({ pay_date, payroll_cutoff_date, pay_period }));
+    const calls: unknown[] = [];
+    fakeAdapters.set(provider.id, {
+      fullAvailability: async (request) => {
+        calls.push(request);
+        return {
+          availability_check: {
+            availability_status: 'confirmed',
+            currency: 'GBP',
+            employments: [
+              {
+                employment: {
+                  employee_id: employeeId,
+                  start_date: '2024-07-01T00:00:00+01:00',
+                  currency: 'GBP',
+                  employer: { salary_deduction_opt_in_status: 'opted_in', name: 'Acme Retail plc', sic_code: '47110', industry_name: 'Retail', id: 'ACME-1' },
+                  payrolls: [
+                    {
+                      payroll: {
+                        id: payrollId,
+                        employment_status: 'active',
+                        contract_type: 'part_time',
+                        payment_run_frequency: 'monthly',
+                        annualised_salary: 2_400_000,
+                        pay_dates: payDates,
+                      },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        };
+      },
+    });
+
+    const person = { national_registration_number: 'AB 12 34 56 D', given_name: 'Sam', family_name: 'Okafor', date_of_birth: '1991-02-03' };
+    const check = await fullCheckValid(person);
+    fakeAdapters.delete(provider.id);
+
+    expect(calls).toEqual([{ availability_check: person }]);
+    expect(check.availability_status).toBe('confirmed');
+    const found = check.employments[0]!.employment;
+    expect(found).toMatchObject({ employee_id: employeeId, start_date: '2024-07-01T00:00:00+01:00', employer: { id: 'ACME-1', name: 'Acme Retail plc' } });
+    expect(found.payrolls[0]!.payroll).toMatchObject({ id: payrollId, contract_type: 'part_time', annualised_salary: 2_400_000, pay_dates: payDates });
+
+    const employee = await t.db.selectFrom('employees').selectAll().where('id', '=', employeeId).executeTakeFirstOrThrow();
+    expect(employee).toMatchObject({ payroll_provider_id: provider.id, national_registration_number: 'AB123456D', given_name: 'Sam', family_name: 'Okafor' });
+    const storedEmployment = await t.db.selectFrom('employments').selectAll().where('employee_id', '=', employeeId).executeTakeFirstOrThrow();
+    expect(storedEmployment).toMatchObject({ payroll_id: payrollId, start_date: '2024-07-01', employment_status: 'active', annualised_salary: 2_400_000 });
+    const storedPayDates = await t.db.selectFrom('pay_dates').selectAll().where('payroll_id', '=', payrollId).orderBy('pay_date').execute();
+    expect(storedPayDates.map((d) => d.pay_date)).toEqual(payDates.map((d) => d.pay_date));
+    // Lock dates are computed from the provider's lead time: two working days before the cutoff at most.
+    for (const d of storedPayDates) expect(d.lock_date < d.payroll_cutoff_date).toBe(true);
+
+    // Found again from the directory alone, by name and birth date, once the provider is gone.
+    const again = await fullCheckValid({ family_name: 'okafor', date_of_birth: '1991-02-03' });
+    expect(again.employments.map((e) => e.employment.employee_id)).toEqual([employeeId]);
+  });
+
+  it('a provider reporting a known employee as a leaver ends the mandates on that employment', async () => {
+    const world = await createEmploymentWorld(t.db);
+    const mandateBiller = await createBiller(t.db);
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: mandateBiller.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'active',
+    });
+    fakeAdapters.set(world.provider.id, {
+      fullAvailability: async () => ({
+        availability_check: {
+          availability_status: 'not_eligible',
+          currency: 'GBP',
+          employments: [
+            {
+              employment: {
+                employee_id: world.employee.id,
+                start_date: '2020-01-06T00:00:00+00:00',
+                currency: 'GBP',
+                employer: {
+                  salary_deduction_opt_in_status: 'opted_in',
+                  name: world.employer.name,
+                  sic_code: '62020',
+                  industry_name: 'Information technology consultancy',
+                  id: world.employer.external_id,
+                },
+                payrolls: [
+                  {
+                    payroll: {
+                      id: world.payroll.id,
+                      employment_status: 'leaver',
+                      contract_type: 'full_time',
+                      payment_run_frequency: 'monthly',
+                      annualised_salary: 3_600_000,
+                      pay_dates: [],
+                    },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      }),
+    });
+    try {
+      const check = await fullCheckValid({ national_registration_number: world.employee.national_registration_number });
+      expect(check.availability_status).toBe('not_eligible');
+    } finally {
+      fakeAdapters.delete(world.provider.id);
+    }
+
+    const stored = await t.db.selectFrom('mandates').select(['status', 'version']).where('id', '=', mandate.id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ status: 'expired', version: 2 });
+    const events = await t.db.selectFrom('events').select(['type', 'biller_client_id']).where('biller_client_id', '=', mandateBiller.clientId).orderBy('sequence').execute();
+    expect(events.map((e) => e.type)).toEqual(['employee.updated', 'mandate.updated']);
+    // The directory row kept its payroll reference: the availability answer has none to give.
+    const employment = await t.db.selectFrom('employments').selectAll().where('id', '=', world.employment.id).executeTakeFirstOrThrow();
+    expect(employment).toMatchObject({ employment_status: 'leaver', payroll_reference: world.employment.payroll_reference });
+  });
+
+  it('answers from the directory when a provider fails, and surfaces the failure when nothing is known', async () => {
+    const provider = await apiProvider();
+    const { ProviderError } = await import('../../src/payroll-providers/provider-errors.ts');
+    fakeAdapters.set(provider.id, {
+      fullAvailability: async () => {
+        throw new ProviderError({ failure: 'timeout', providerId: provider.id, operation: 'full availability', detail: 'The payroll provider did not answer in time' });
+      },
+      lightAvailability: async () => {
+        throw new ProviderError({ failure: 'unavailable', providerId: provider.id, operation: 'light availability', detail: 'The payroll provider is unavailable' });
+      },
+    });
+    try {
+      const world = await createEmploymentWorld(t.db);
+      const known = await fullCheckValid({ national_registration_number: world.employee.national_registration_number });
+      expect(known.availability_status).toBe('confirmed');
+
+      const { response, body } = await fullCheck({ national_registration_number: 'ZZ000001Z' });
+      expect(response.statusCode).toBe(504);
+      expect(body.type).toMatch(/provider-timeout$/);
+
+      const light = await injectJson(t.app, {
+        method: 'POST',
+        url: '/deductions/availability/light',
+        headers,
+        body: { availability_check: { national_registration_number: 'ZZ000001Z' } },
+      });
+      expect(light.statusCode).toBe(502);
+    } finally {
+      fakeAdapters.delete(provider.id);
+    }
+  });
+});
+
+describe('POST /deductions/availability/light', () => {
+  async function lightCheck(body: Record<string, unknown>) {
+    const response = await injectJson(t.app, { method: 'POST', url: '/deductions/availability/light', headers, body: { availability_check: body } });
+    expect(response.statusCode, response.body).toBe(200);
+    return lightAvailabilityResponse.parse(response.json()).availability_check;
+  }
+
+  it('gives the status and the number of employments, and nothing personal', async () => {
+    const world = await createEmploymentWorld(t.db);
+    // A second employment with another employer.
+    const otherEmployer = await createEmployer(t.db, world.provider.id, { optIn: 'pending' });
+    const otherPayroll = await createPayroll(t.db, { providerId: world.provider.id, employerId: otherEmployer.id, payDates: futureMonthlyPayDates() });
+    await t.db
+      .insertInto('employments')
+      .values({ employee_id: world.employee.id, employer_id: otherEmployer.id, payroll_id: otherPayroll.id, payroll_reference: 'SECOND-1' })
+      .execute();
+
+    expect(await lightCheck({ national_registration_number: world.employee.national_registration_number })).toEqual({
+      availability_status: 'confirmed',
+      employment_count: 2,
+    });
+    expect(await lightCheck({ family_name: world.employee.family_name, date_of_birth: '1988-03-14' })).toEqual({
+      availability_status: 'confirmed',
+      employment_count: 2,
+    });
+    expect(await lightCheck({ national_registration_number: 'ZZ999998Z' })).toEqual({ availability_status: 'not_found', employment_count: 0 });
+  });
+
+  it('takes the answer of a provider with an API for its own employees', async () => {
+    const provider = await createPayrollProvider(t.db);
+    await t.db.updateTable('payroll_providers').set({ api_base_url: 'https://provider.example' }).where('id', '=', provider.id).execute();
+    fakeAdapters.set(provider.id, {
+      lightAvailability: async () => ({ availability_check: { availability_status: 'pending_employer_opt_in', employment_count: 1 } }),
+    });
+    try {
+      expect(await lightCheck({ national_registration_number: 'ZZ999997Z' })).toEqual({
+        availability_status: 'pending_employer_opt_in',
+        employment_count: 1,
+      });
+    } finally {
+      fakeAdapters.delete(provider.id);
+    }
+  });
+});
