@@ -3,19 +3,22 @@ import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { lockPayDate } from '../src/deductions/lock-service.ts';
 import { writeInstructionFile } from '../src/deductions/instruction-service.ts';
+import { pushInstructionsToProvider } from '../src/deductions/provider-push-service.ts';
+import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 
 const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema });
 
 /**
- * Locks one payroll pay date, then writes its instruction file. A retry or a duplicate finds the
- * snapshot and the file and changes nothing; a crash between the two steps is mended by the retry.
+ * Locks one payroll pay date, writes its instruction file, and pushes changed items to a provider
+ * with an API. Each step is idempotent, so a retry (or a duplicate) redoes only what is missing.
  */
-export function lockPayDateProcessor(db: Database) {
+export function lockPayDateProcessor(db: Database, adapterFor: AdapterFactory) {
   return async (job: Job) => {
     const { payrollId, payDate } = payloadSchema.parse(job.data);
     const outcome = await lockPayDate(db, payrollId, payDate);
     const file = await writeInstructionFile(db, outcome.snapshotId);
-    return { ...outcome, instructionFile: file.fileName, instructionFileSha256: file.sha256 };
+    const pushes = await pushInstructionsToProvider(db, adapterFor, payrollId, payDate);
+    return { ...outcome, instructionFile: file.fileName, instructionFileSha256: file.sha256, providerPushes: pushes.sent };
   };
 }

@@ -61,3 +61,25 @@ export async function listPayDates(db: Executor, payrollId: string) {
     .orderBy('pay_date')
     .execute();
 }
+
+/** Payrolls whose provider has an API, with what an adapter needs to reach it. */
+export async function listPayrollsWithProviderApi(db: Executor) {
+  return db
+    .selectFrom('payrolls')
+    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
+    .select([
+      'payrolls.id as payroll_id',
+      'payroll_providers.id',
+      'payroll_providers.api_base_url',
+      'payroll_providers.api_token_url',
+      'payroll_providers.api_client_id',
+      'payroll_providers.api_client_secret',
+    ])
+    .where('payroll_providers.api_base_url', 'is not', null)
+    .orderBy('payrolls.id')
+    .execute();
+}
+
+export async function markCalendarSynced(db: Executor, payrollId: string): Promise<void> {
+  await db.updateTable('payrolls').set({ calendar_synced_at: new Date() }).where('id', '=', payrollId).execute();
+}

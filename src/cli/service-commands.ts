@@ -6,7 +6,7 @@ import { createDatabase } from '../db/connection.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { buildApp } from '../http/app.ts';
 import { routeModules } from '../http/routes.ts';
-import { noProviderApis } from '../payroll-providers/adapter.ts';
+import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { startWorkers } from '../queue/worker-host.ts';
 import { loadTokenIssuer, openRuntime } from '../runtime/runtime.ts';
 
@@ -25,7 +25,7 @@ async function serve(): Promise<() => Promise<void>> {
   const config = loadConfig();
   const runtime = await openRuntime(config, 'api');
   const tokens = await loadTokenIssuer(config);
-  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: noProviderApis }, routeModules);
+  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory() }, routeModules);
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {
     await app.close();

@@ -2,15 +2,50 @@ import { z } from 'zod';
 import type { RouteSpec } from './route.ts';
 import { problemDetailsSchema } from './problem.ts';
 
-function toSchema(schema: z.ZodType, io: 'input' | 'output') {
-  return z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' });
+type Json = unknown;
+
+/**
+ * zod writes named schemas (`.meta({ id })`) as local `#/definitions/X` references; OpenAPI wants
+ * them once under `components.schemas`. Moves them there and rewrites the references. An input
+ * shape that differs from the output shape of the same name is kept as `<name>Input`.
+ */
+class ComponentCollector {
+  readonly schemas: Record<string, Json> = {};
+
+  convert(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const json = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Record<string, Json>;
+    const definitions = (json.definitions ?? {}) as Record<string, Json>;
+    delete json.definitions;
+    const names = new Map<string, string>();
+    for (const [name, definition] of Object.entries(definitions)) {
+      const existing = this.schemas[name];
+      const target = existing === undefined || JSON.stringify(existing) === JSON.stringify(definition) ? name : `${name}Input`;
+      names.set(name, target);
+    }
+    const rewrite = (node: Json): Json => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (node && typeof node === 'object') {
+        const out: Record<string, Json> = {};
+        for (const [key, value] of Object.entries(node)) {
+          out[key] =
+            key === '$ref' && typeof value === 'string' && value.startsWith('#/definitions/')
+              ? `#/components/schemas/${names.get(value.slice('#/definitions/'.length)) ?? value.slice(14)}`
+              : rewrite(value);
+        }
+        return out;
+      }
+      return node;
+    };
+    for (const [name, definition] of Object.entries(definitions)) this.schemas[names.get(name)!] ??= rewrite(definition);
+    return rewrite(json);
+  }
 }
 
 function openApiPath(url: string): string {
   return url.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
-function parameters(spec: RouteSpec) {
+function parameters(spec: RouteSpec, toSchema: (schema: z.ZodType, io: 'input' | 'output') => any) {
   const out: unknown[] = [];
   for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
     if (!schema) continue;
@@ -32,6 +67,8 @@ function parameters(spec: RouteSpec) {
 
 /** OpenAPI 3.0 document built from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl: string) {
+  const components = new ComponentCollector();
+  const toSchema = (schema: z.ZodType, io: 'input' | 'output') => components.convert(schema, io) as any;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of specs) {
     const path = openApiPath(spec.url);
@@ -55,7 +92,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl: str
       operationId: spec.operationId,
       summary: spec.summary,
       tags: spec.tags,
-      parameters: parameters(spec),
+      parameters: parameters(spec, toSchema),
       ...(spec.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(spec.body, 'input') } } } }
         : {}),
@@ -76,6 +113,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl: str
     info: { title: 'Salary deduction and payment collection service', version: '1.0.0' },
     servers: [{ url: serverUrl }],
     components: {
+      schemas: components.schemas,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -1,5 +1,7 @@
 import { FlowProducer, Worker, type Job, type Processor } from 'bullmq';
 import type { Runtime } from '../runtime/runtime.ts';
+import type { AdapterFactory } from '../payroll-providers/adapter.ts';
+import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { producerConnection, workerConnection } from './connections.ts';
 import { createQueue, queueNames, type QueueName } from './queues.ts';
 import { lockPayDateJob, nightlyRunJob, nightlyTriggerJob, rerunPayDateJob } from '../deductions/nightly-flow.ts';
@@ -23,6 +25,8 @@ export interface WorkerHostOptions {
   /** How long a job's lock lives without renewal; a crashed worker's job is retried after it. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Reaches providers' APIs (calendar sync, employee pushes); the real HTTP adapter by default. */
+  adapterFor?: AdapterFactory;
 }
 
 type ProcessorTable = Record<string, Processor>;
@@ -39,6 +43,7 @@ function dispatch(queue: QueueName, table: ProcessorTable): Processor {
 export async function startWorkers(runtime: Runtime, options: WorkerHostOptions = {}): Promise<WorkerHost> {
   const { config, db, logger } = runtime;
   const prefix = config.QUEUE_PREFIX;
+  const adapterFor = options.adapterFor ?? httpAdapterFactory();
   const flows = new FlowProducer({ connection: producerConnection(config.REDIS_URL), prefix });
   const tables: Record<QueueName, { processors: ProcessorTable; concurrency: number }> = {
     [queueNames.maintenance]: {
@@ -47,13 +52,13 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
     },
     [queueNames.nightly]: {
       processors: {
-        [nightlyTriggerJob]: nightlyTriggerProcessor(db, flows, config.SERVICE_TIME_ZONE),
+        [nightlyTriggerJob]: nightlyTriggerProcessor(db, flows, adapterFor, config.SERVICE_TIME_ZONE, logger),
         [nightlyRunJob]: nightlyRunProcessor(),
       },
       concurrency: 1,
     },
     [queueNames.payDates]: {
-      processors: { [lockPayDateJob]: lockPayDateProcessor(db), [rerunPayDateJob]: rerunPayDateProcessor(db) },
+      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor) },
       concurrency: options.payDateConcurrency ?? 4,
     },
   };

@@ -55,14 +55,18 @@ export function applyPaging<DB, TB extends keyof DB & string, O>(
   }
   const createdAt = sql.ref(`${table}.created_at`);
   const id = sql.ref(`${table}.id`);
+  // JavaScript dates stop at milliseconds but Postgres keeps microseconds: compare with the cursor
+  // row's stored instant, and fall back to the cursor's own only if that row has gone.
+  const cursorInstant = (c: Cursor) =>
+    sql`coalesce((select created_at from ${sql.table(table)} where id = ${c.id}::uuid), ${c.createdAt}::timestamptz)`;
   let q = query as SelectQueryBuilder<any, any, any>;
   if (paging.after) {
     const c = decodeCursor(paging.after, 'after');
-    q = q.where(sql<boolean>`(${createdAt}, ${id}) < (${c.createdAt}::timestamptz, ${c.id}::uuid)`);
+    q = q.where(sql<boolean>`(${createdAt}, ${id}) < (${cursorInstant(c)}, ${c.id}::uuid)`);
   }
   if (paging.before) {
     const c = decodeCursor(paging.before, 'before');
-    q = q.where(sql<boolean>`(${createdAt}, ${id}) > (${c.createdAt}::timestamptz, ${c.id}::uuid)`);
+    q = q.where(sql<boolean>`(${createdAt}, ${id}) > (${cursorInstant(c)}, ${c.id}::uuid)`);
   }
   const direction = paging.before ? 'asc' : 'desc';
   return q.orderBy(createdAt, direction).orderBy(id, direction).limit(paging.limit + 1) as SelectQueryBuilder<DB, TB, O>;
