@@ -97,21 +97,30 @@ export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; 
     };
   };
 
-  for (const url of ['/oauth2/token', '/oauth/token']) {
-    defineRoute(app, {
-      method: 'POST',
-      url,
-      operationId: url === '/oauth2/token' ? 'issue_token' : 'issue_token_alias',
-      summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
-      tags: ['Authentication'],
-      auth: { kind: 'none' },
-      responses: {
-        200: { description: 'Access token', schema: tokenResponseSchema },
-        400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
-        401: { description: 'invalid_client', schema: tokenErrorSchema },
-      },
-      handler: issueToken,
-    });
+  // OAuth clients expect RFC 6749 errors whatever they send, so this scope accepts any body and
+  // lets the handler answer invalid_request, instead of the app-wide 415 problem.
+  app.register(async (scope) => {
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, _body, done) => done(null, undefined));
+    registerTokenEndpoints(scope);
+  });
+
+  function registerTokenEndpoints(scope: FastifyInstance) {
+    for (const url of ['/oauth2/token', '/oauth/token']) {
+      defineRoute(scope, {
+        method: 'POST',
+        url,
+        operationId: url === '/oauth2/token' ? 'issue_token' : 'issue_token_alias',
+        summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
+        tags: ['Authentication'],
+        auth: { kind: 'none' },
+        responses: {
+          200: { description: 'Access token', schema: tokenResponseSchema },
+          400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
+          401: { description: 'invalid_client', schema: tokenErrorSchema },
+        },
+        handler: issueToken,
+      });
+    }
   }
 
   defineRoute(app, {

@@ -35,7 +35,11 @@ async function world(employeeCount: number) {
   const employer = await createEmployer(t.db, provider.id);
   const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
   const biller = await createBiller(t.db);
-  const mandates = [];
+  const mandates: Array<{
+    mandate: Awaited<ReturnType<typeof createMandateRow>>;
+    employee: Awaited<ReturnType<typeof createEmployee>>['employee'];
+    employment: Awaited<ReturnType<typeof createEmployee>>['employment'];
+  }> = [];
   for (let i = 0; i < employeeCount; i++) {
     const { employee, employment } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
     const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
