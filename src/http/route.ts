@@ -17,6 +17,11 @@ export interface HttpResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * Runs once the effect's transaction has committed (and never on a replay): for enqueueing work
+   * that must see the committed rows. Not stored; a failure here is logged, not returned.
+   */
+  afterCommit?: () => Promise<void>;
 }
 
 export type AuthRequirement =

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import { HttpProblem, serializeProblem, type SerializedResponse } from '../http/problem.ts';
-import type { EffectRoute, RouteContext } from '../http/route.ts';
+import type { EffectRoute, HttpResult, RouteContext } from '../http/route.ts';
 import {
   completeKey,
   deleteClaim,
@@ -44,8 +44,9 @@ function send(reply: FastifyReply, response: SerializedResponse, replayed: boole
   return reply.send(response.body);
 }
 
-function serializeResult(result: { status: number; body: unknown; headers?: Record<string, string> }): SerializedResponse {
+function serializeResult(result: HttpResult): SerializedResponse & { afterCommit?: () => Promise<void> } {
   return {
+    ...(result.afterCommit ? { afterCommit: result.afterCommit } : {}),
     status: result.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...(result.headers ?? {}) },
     body: result.body === undefined ? '' : JSON.stringify(result.body),
@@ -66,8 +67,17 @@ function storable(response: SerializedResponse) {
 export function createEffectRunner(options: IdempotencyOptions) {
   const { db } = options;
 
+  async function afterCommit(ctx: RouteContext<any, any, any>, response: { afterCommit?: () => Promise<void> }) {
+    try {
+      await response.afterCommit?.();
+    } catch (error) {
+      ctx.request.log.error({ err: error }, 'after-commit work failed; the nightly sweep will pick it up');
+    }
+  }
+
   async function runWithoutKey(ctx: RouteContext<any, any, any>, spec: EffectRoute<any, any, any>) {
     const response = await db.transaction().execute(async (trx) => serializeResult(await spec.effect(ctx, trx)));
+    await afterCommit(ctx, response);
     return send(ctx.reply, response, false);
   }
 
@@ -120,7 +130,7 @@ export function createEffectRunner(options: IdempotencyOptions) {
       }
     }
 
-    let response: SerializedResponse;
+    let response: SerializedResponse & { afterCommit?: () => Promise<void> };
     try {
       response = await db.transaction().execute(async (trx) => {
         const result = serializeResult(await spec.effect(ctx, trx));
@@ -137,6 +147,7 @@ export function createEffectRunner(options: IdempotencyOptions) {
       throw error;
     }
     if (response.status >= 500) await deleteClaim(db, ref);
+    await afterCommit(ctx, response);
     return send(reply, response, false);
   };
 }
