@@ -7,6 +7,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { buildApp } from '../http/app.ts';
 import { routeModules } from '../http/routes.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { queueReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { startWorkers } from '../queue/worker-host.ts';
 import { loadTokenIssuer, openRuntime } from '../runtime/runtime.ts';
 
@@ -25,10 +26,12 @@ async function serve(): Promise<() => Promise<void>> {
   const config = loadConfig();
   const runtime = await openRuntime(config, 'api');
   const tokens = await loadTokenIssuer(config);
-  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory() }, routeModules);
+  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
+  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory(), reconciliation }, routeModules);
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {
     await app.close();
+    await reconciliation.close();
     await runtime.close();
   };
 }

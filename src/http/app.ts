@@ -7,6 +7,7 @@ import type { Database } from '../db/connection.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
 import type { TokenIssuer } from '../auth/token-issuer.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
+import type { ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { registerTokenRoutes } from '../auth/token-routes.ts';
 import { createEffectRunner } from '../idempotency/idempotency-service.ts';
 import { loggerOptions } from '../shared/logger.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
   tokens: TokenIssuer;
   /** Reaches payroll providers that implement the reference interface over HTTP. */
   adapterFor: AdapterFactory;
+  /** Queues (debounced) reconciliation once deduction records for a pay date are accepted. */
+  reconciliation: ReconciliationRequester;
 }
 
 /** Later areas plug their routes in here; each gets the same dependencies. */

@@ -5,6 +5,7 @@ import { parseConfig, type Config } from '../../src/config/config.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
 import { routeModules } from '../../src/http/routes.ts';
+import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { noProviderApis, type AdapterFactory } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -39,8 +40,9 @@ export async function startTestApp(
     ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
     externalJwksUrl: config.AUTH_JWKS_URL,
   });
+  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, Number(options.env?.RECONCILIATION_DEBOUNCE_MS ?? 200));
   const app = await buildApp(
-    { config, db: database.db, redis, tokens, adapterFor: options.adapterFor ?? noProviderApis },
+    { config, db: database.db, redis, tokens, adapterFor: options.adapterFor ?? noProviderApis, reconciliation },
     options.routeModules ?? routeModules,
   );
   await app.ready();
@@ -53,6 +55,7 @@ export async function startTestApp(
     tokens,
     async close() {
       await app.close();
+      await reconciliation.close();
       const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`);
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();
