@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
+import { registerDemoCommand } from './demo-command.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
 import { registerServiceCommands } from './service-commands.ts';
 
@@ -14,6 +15,7 @@ registerServiceCommands(program);
 registerClientCommands(program);
 registerNightlyCommand(program);
 registerDeductionCommands(program);
+registerDemoCommand(program);
 
 try {
   loadConfig();

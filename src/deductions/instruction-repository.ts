@@ -24,23 +24,26 @@ export async function findInstructionFileOfSnapshot(db: Executor, snapshotId: st
   return db.selectFrom('instruction_files').selectAll().where('snapshot_id', '=', snapshotId).executeTakeFirst();
 }
 
-/** What the payroll was last told before this pay date: the newest file of the latest earlier pay date. */
+/**
+ * What the payroll was told for the previous pay date: the lines of that pay date's current
+ * snapshot. Reading the frozen snapshot, not its file, keeps the answer right whichever order
+ * the files of two pay dates happen to be written in.
+ */
 export async function findPreviousInstructionItems(db: Executor, payrollId: string, payDate: string) {
-  const previous = await db
-    .selectFrom('instruction_files')
-    .select('id')
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '<', payDate)
-    .orderBy('pay_date', 'desc')
-    .orderBy('file_version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!previous) return [];
   return db
-    .selectFrom('instruction_items')
-    .select(['employee_id', 'amount', 'payroll_reference'])
-    .where('instruction_file_id', '=', previous.id)
-    .where('amount', '>', 0)
+    .selectFrom('deduction_lines')
+    .innerJoin('deduction_snapshots', 'deduction_snapshots.id', 'deduction_lines.snapshot_id')
+    .select(['deduction_lines.employee_id', 'deduction_lines.requested_amount as amount', 'deduction_lines.payroll_reference'])
+    .where('deduction_snapshots.payroll_id', '=', payrollId)
+    .where('deduction_snapshots.status', '!=', 'superseded')
+    .where('deduction_snapshots.pay_date', '=', (eb) =>
+      eb
+        .selectFrom('deduction_snapshots as previous')
+        .select((inner) => inner.fn.max('previous.pay_date').as('pay_date'))
+        .where('previous.payroll_id', '=', payrollId)
+        .where('previous.pay_date', '<', payDate)
+        .where('previous.status', '!=', 'superseded'),
+    )
     .execute();
 }
 

@@ -12,6 +12,27 @@ export interface PayDateToLock {
   currency: string;
 }
 
+/**
+ * Row-locks the payroll: every lock and re-run of one payroll's pay dates runs one after another,
+ * so two pay dates can never both claim the same pending payment request.
+ */
+export async function lockPayrollRow(db: Executor, payrollId: string): Promise<boolean> {
+  const row = await db.selectFrom('payrolls').select('id').where('id', '=', payrollId).forUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Earlier pay dates of the payroll that are due to lock no later than `lockDate` and are still open. */
+export async function findEarlierUnlockedPayDates(db: Executor, payrollId: string, payDate: string, lockDate: string) {
+  const result = await sql<PayDateToLock>`
+    select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency
+    from pay_dates pd join payrolls p on p.id = pd.payroll_id
+    where pd.payroll_id = ${payrollId} and pd.pay_date < ${payDate}::date
+      and pd.lock_date <= ${lockDate}::date and pd.locked_at is null
+    order by pd.pay_date
+  `.execute(db);
+  return result.rows;
+}
+
 /** Row-locks the pay date so two lock jobs (or a lock and a re-run) for it run one after the other. */
 export async function lockPayDateRow(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock | undefined> {
   const result = await sql<PayDateToLock>`
@@ -145,7 +166,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput) {
     update payment_requests pr
     set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
     from included i
-    where pr.id = i.id and i.status = 'pending'
+    where pr.id = i.id and i.status = 'pending' and pr.status = 'pending'
     returning pr.*
   `.execute(db);
   return result.rows;

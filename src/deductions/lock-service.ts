@@ -6,6 +6,8 @@ import {
   findCurrentSnapshot,
   freezeDeductionData,
   lockPayDateRow,
+  lockPayrollRow,
+  findEarlierUnlockedPayDates,
   markPayDateLocked,
   nextSnapshotVersion,
   supersedeSnapshot,
@@ -24,6 +26,8 @@ export interface LockOutcome {
   totalAmount: number;
   currency: string;
   paymentsInstructed: number;
+  /** Earlier pay dates of the payroll this job had to lock first (their own jobs then find them locked). */
+  earlier?: LockOutcome[];
 }
 
 export class LockError extends Error {}
@@ -80,6 +84,7 @@ async function freeze(trx: Executor, payDateRow: PayDateToLock, supersede: { sna
  */
 export async function lockPayDate(db: Database, payrollId: string, payDate: string): Promise<LockOutcome> {
   return db.transaction().execute(async (trx) => {
+    if (!(await lockPayrollRow(trx, payrollId))) throw new LockError(`payroll ${payrollId} does not exist`);
     const payDateRow = await lockPayDateRow(trx, payrollId, payDate);
     if (!payDateRow) throw new LockError(`payroll ${payrollId} has no pay date ${payDate}`);
     const existing = await findCurrentSnapshot(trx, payrollId, payDate);
@@ -96,7 +101,14 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
         paymentsInstructed: 0,
       };
     }
-    return freeze(trx, payDateRow, null);
+    // Pay dates must freeze in date order: a later one would otherwise take the payments due on
+    // an earlier one whose job has not run yet.
+    const earlier: LockOutcome[] = [];
+    for (const row of await findEarlierUnlockedPayDates(trx, payrollId, payDate, payDateRow.lock_date)) {
+      earlier.push(await freeze(trx, row, null));
+    }
+    const outcome = await freeze(trx, payDateRow, null);
+    return earlier.length > 0 ? { ...outcome, earlier } : outcome;
   });
 }
 
@@ -106,6 +118,7 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
  * again; new pending requests due by then join it.
  */
 export async function relockPayDate(trx: Executor, payrollId: string, payDate: string): Promise<LockOutcome & { previousSnapshotId: string }> {
+  await lockPayrollRow(trx, payrollId);
   const payDateRow = await lockPayDateRow(trx, payrollId, payDate);
   if (!payDateRow) throw new LockError(`payroll ${payrollId} has no pay date ${payDate}`);
   const current = await findCurrentSnapshot(trx, payrollId, payDate);

@@ -40,7 +40,7 @@ export function summarizeNightlyRun(
   let paymentsInstructed = 0;
   let payrollsLocked = 0;
   let alreadyLocked = 0;
-  for (const outcome of outcomes) {
+  for (const outcome of outcomes.flatMap((o) => [...(o.earlier ?? []), o])) {
     if (outcome.created) payrollsLocked++;
     else alreadyLocked++;
     employees += outcome.employeeCount;

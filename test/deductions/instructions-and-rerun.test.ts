@@ -155,6 +155,7 @@ describe('re-run', () => {
       .selectFrom('deduction_snapshots')
       .select(['id', 'status', 'snapshot_version', 'superseded_by', 'total_amount'])
       .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', '2026-11-27')
       .orderBy('snapshot_version')
       .execute();
     expect(snapshots).toMatchObject([
@@ -173,7 +174,13 @@ describe('re-run', () => {
     expect(audit).toMatchObject({ reason: 'employer corrected a payroll reference', requested_by: 'ops@example.com', new_snapshot_id: outcome.snapshotId });
     expect(audit.completed_at).toBeInstanceOf(Date);
 
-    const files = await t.db.selectFrom('instruction_files').select(['file_version', 'file_name']).where('payroll_id', '=', w.payroll.id).orderBy('file_version').execute();
+    const files = await t.db
+      .selectFrom('instruction_files')
+      .select(['file_version', 'file_name'])
+      .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', '2026-11-27')
+      .orderBy('file_version')
+      .execute();
     expect(files.map((f) => f.file_version)).toEqual([1, 2]);
     expect(files[1]!.file_name).toContain('-v2.csv');
 

@@ -78,6 +78,8 @@ describe('lockPayDate', () => {
 
     const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(outcome).toMatchObject({ created: true, employeeCount: 2, totalAmount: 17_549, currency: 'GBP', paymentsInstructed: 3 });
+    // The earlier pay date was due to lock first, so it froze first (empty) in the same job.
+    expect(outcome.earlier?.map((e) => [e.payDate, e.created, e.paymentsInstructed])).toEqual([['2026-10-30', true, 0]]);
 
     const snapshot = await t.db.selectFrom('deduction_snapshots').selectAll().where('id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
     expect(snapshot).toMatchObject({ status: 'locked', snapshot_version: 1, total_amount: 17_549, employee_count: 2, pay_period: '8-2026' });
@@ -113,6 +115,7 @@ describe('lockPayDate', () => {
       .selectFrom('deduction_snapshots')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', '2026-11-27')
       .executeTakeFirstOrThrow();
     expect(Number(counts.n)).toBe(1);
     const eventsAfter = await t.db.selectFrom('events').select('id').where('type', '=', 'payment_request.updated').execute();
@@ -153,6 +156,31 @@ describe('lockPayDate', () => {
     expect(outcome).toMatchObject({ created: true, employeeCount: 0, totalAmount: 0, paymentsInstructed: 0 });
     const remittance = await t.db.selectFrom('requested_payments').selectAll().where('snapshot_id', '=', outcome.snapshotId).execute();
     expect(remittance).toHaveLength(0);
+  });
+
+  it('never instructs a payment twice when two pay dates of one payroll lock at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const w = await world();
+      const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
+      const early = await payment(w, mandate, 1_000, { target: '2026-10-30', due: '2026-10-31' });
+      const later = await payment(w, mandate, 2_000, { target: '2026-11-27' });
+      const jobs = [lockPayDate(t.db, w.payroll.id, '2026-11-27'), lockPayDate(t.db, w.payroll.id, '2026-10-30')];
+      await Promise.all(round % 2 === 0 ? jobs : jobs.reverse());
+      const links = await t.db
+        .selectFrom('deduction_line_payments')
+        .innerJoin('deduction_snapshots', 'deduction_snapshots.id', 'deduction_line_payments.snapshot_id')
+        .select(['payment_request_id', 'deduction_snapshots.pay_date'])
+        .where('deduction_snapshots.payroll_id', '=', w.payroll.id)
+        .execute();
+      expect(links.map((l) => [l.payment_request_id, l.pay_date]).sort()).toEqual(
+        [
+          [early.id, '2026-10-30'],
+          [later.id, '2026-11-27'],
+        ].sort(),
+      );
+      const attempts = await t.db.selectFrom('payment_requests').select('attempts').where('mandate_id', '=', mandate.id).execute();
+      expect(attempts.map((a) => a.attempts)).toEqual([1, 1]);
+    }
   });
 
   it('serialises two concurrent locks of one pay date into one snapshot', async () => {

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { toMajorUnits } from '../money/major-units.ts';
+import { currencySchema, isoInstant, uuidSchema } from '../shared/schemas.ts';
+
+/** A whole pay date in one submission; benchmarked at this size, so the work per line is set-based. */
+export const MAX_CONFIRMATION_LINES = 100_000;
+
+const payPeriodSchema = z.string().regex(/^[0-9]+-[0-9]+$/, 'must be of the form <n>-<n>');
+
+export const confirmationSubmissionSchema = z
+  .strictObject({
+    confirmation: z.strictObject({
+      /** The id of the deduction data (snapshot) the provider pulled and deducted from. */
+      deduction_data_id: uuidSchema,
+      pay_period: payPeriodSchema,
+      currency: currencySchema,
+      /** Major units, like every amount payroll exchanges: 125.5 is GBP 125.50. */
+      total_amount: z.number().min(0),
+      deductions: z
+        .array(
+          z.strictObject({
+            employee_id: uuidSchema,
+            deducted_amount: z.number().min(0),
+            leaver: z.boolean().default(false),
+          }),
+        )
+        .min(1)
+        .max(MAX_CONFIRMATION_LINES),
+    }),
+  })
+  .meta({ id: 'SalaryDeductionConfirmationSubmission' });
+
+export type ConfirmationSubmission = z.infer<typeof confirmationSubmissionSchema>['confirmation'];
+
+export const confirmationResponseSchema = z
+  .object({
+    confirmation: z.object({
+      id: z.uuid(),
+      payroll_id: z.uuid(),
+      pay_date: z.iso.date(),
+      pay_period: z.string(),
+      deduction_data_id: z.uuid(),
+      currency: z.string(),
+      /** Major units. */
+      total_amount: z.number(),
+      employee_count: z.number().int(),
+      received_at: z.iso.datetime(),
+    }),
+  })
+  .meta({ id: 'SalaryDeductionConfirmationResponse' });
+
+export type ConfirmationResponse = z.infer<typeof confirmationResponseSchema>;
+
+export function toConfirmationResponse(row: {
+  id: string;
+  payroll_id: string;
+  pay_date: string;
+  pay_period: string;
+  deduction_data_id: string;
+  currency: string;
+  total_amount: number;
+  employee_count: number;
+  received_at: Date;
+}): ConfirmationResponse {
+  return {
+    confirmation: {
+      id: row.id,
+      payroll_id: row.payroll_id,
+      pay_date: row.pay_date,
+      pay_period: row.pay_period,
+      deduction_data_id: row.deduction_data_id,
+      currency: row.currency,
+      total_amount: toMajorUnits(row.total_amount, row.currency),
+      employee_count: row.employee_count,
+      received_at: isoInstant(row.received_at),
+    },
+  };
+}

@@ -1,0 +1,289 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { SingleBar, Presets } from 'cli-progress';
+import pg from 'pg';
+import { parseConfig, type Config } from '../config/config.ts';
+import { createClient, type IssuedCredentials } from '../auth/clients-service.ts';
+import { TokenIssuer } from '../auth/token-issuer.ts';
+import { insertHolidays } from '../calendars/calendar-repository.ts';
+import { serviceToday } from '../calendars/lock-date.ts';
+import { englandAndWalesBankHolidays } from '../calendars/uk-bank-holidays.ts';
+import { ensureDatabaseExists } from '../db/admin.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { runNightlyNow } from '../deductions/nightly-runner.ts';
+import { buildApp } from '../http/app.ts';
+import { routeModules } from '../http/routes.ts';
+import { formatMinorUnits } from '../money/major-units.ts';
+import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { generateSandboxDirectory, type SandboxEmployee } from '../payroll-providers/sandbox/sandbox-directory.ts';
+import { startSandboxProvider } from '../payroll-providers/sandbox/sandbox-server.ts';
+import { startWorkers } from '../queue/worker-host.ts';
+import { queueReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
+import { openRuntime, type Runtime } from '../runtime/runtime.ts';
+import { ApiClient, inParallel } from './api-client.ts';
+import {
+  firstOpenLockDates,
+  insertBeneficiaryAccount,
+  insertCollectionAccount,
+  insertPayrollProvider,
+  listInstructionFiles,
+  listLockedSnapshots,
+} from './demo-repository.ts';
+
+type Print = (line?: string) => void;
+
+/** The demo's own database and key prefix: it is reset on every run and never touches real data. */
+export function demoConfig(base: Config): Config {
+  const url = new URL(base.DATABASE_URL);
+  url.pathname = '/deductions_demo';
+  return parseConfig({
+    ...process.env,
+    DATABASE_URL: url.toString(),
+    QUEUE_PREFIX: 'deductions-demo',
+    LOG_LEVEL: process.env.DEMO_LOG_LEVEL ?? 'silent',
+    FILES_DIR: path.join(base.FILES_DIR, '..', 'demo'),
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMIT_PER_SECOND: '10000',
+    RATE_LIMIT_BURST: '10000',
+  });
+}
+
+async function resetDatabase(connectionString: string): Promise<void> {
+  const url = new URL(connectionString);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+  await ensureDatabaseExists(connectionString);
+}
+
+async function resetQueues(runtime: Runtime): Promise<void> {
+  const keys = await runtime.redis.keys(`${runtime.config.QUEUE_PREFIX}:*`);
+  for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
+}
+
+function progressBar(label: string): SingleBar {
+  return new SingleBar({ format: `  ${label.padEnd(26)} {bar} {value}/{total}`, hideCursor: true }, Presets.shades_classic);
+}
+
+const pounds = (minor: number) => `£${formatMinorUnits(minor, 'GBP')}`;
+
+interface Enrolled {
+  biller: ApiClient;
+  billerName: string;
+  mandateId: string;
+  payments: number;
+  amount: number;
+}
+
+/**
+ * A biller's day with one person: availability check, mandate, enablement, payment requests.
+ * Returns what was set up, or why not (the sandbox has leavers, opted-out employers and so on).
+ */
+async function enrol(
+  employee: SandboxEmployee,
+  index: number,
+  billers: Array<{ client: ApiClient; name: string }>,
+): Promise<Enrolled | { skipped: string }> {
+  const biller = billers[index % billers.length]!;
+  const check = await biller.client.expect<{
+    availability_check: {
+      availability_status: string;
+      employments: Array<{
+        employment: {
+          employee_id: string;
+          employer: { salary_deduction_opt_in_status: string };
+          payrolls: Array<{ payroll: { id: string; employment_status: string; pay_dates: unknown[] } }>;
+        };
+      }>;
+    };
+  }>('POST', '/deductions/availability/full', {
+    availability_check: {
+      national_registration_number: employee.national_registration_number,
+      given_name: employee.given_name,
+      family_name: employee.family_name,
+      date_of_birth: employee.date_of_birth,
+      postal_code: employee.postal_code,
+      currency: 'GBP',
+    },
+  });
+  if (check.availability_check.availability_status !== 'confirmed') return { skipped: check.availability_check.availability_status };
+  const usable = check.availability_check.employments
+    .map((e) => e.employment)
+    .filter((e) => e.employer.salary_deduction_opt_in_status === 'opted_in')
+    .flatMap((e) => e.payrolls.map((p) => ({ employeeId: e.employee_id, payroll: p.payroll })))
+    .find((p) => p.payroll.employment_status === 'active' && p.payroll.pay_dates.length > 0);
+  if (!usable) return { skipped: 'no usable payroll' };
+
+  const { mandate } = await biller.client.expect<{ mandate: { id: string } }>('POST', '/mandates', {
+    mandate_record: {
+      employee_id: usable.employeeId,
+      payroll_id: usable.payroll.id,
+      consumer: {
+        given_name: employee.given_name,
+        family_name: employee.family_name,
+        email_address: employee.email_address,
+        date_of_birth: employee.date_of_birth,
+        postal_code: employee.postal_code,
+      },
+      currency: 'GBP',
+      limitations: { max_amount_per_pay_date: 50_000 },
+      authorisation_source: { type: 'online', reference: `web-${index}`, authorised_at: new Date().toISOString() },
+      reference: `LOAN-${String(1000 + index)}`,
+    },
+  });
+  const enablement = await biller.client.expect<{ enablement: { status: string } }>('POST', '/deductions/enablement', {
+    enablement: { employee_id: usable.employeeId, payroll_id: usable.payroll.id, mandate_id: mandate.id },
+  });
+  if (enablement.enablement.status !== 'enabled') return { skipped: `enablement ${enablement.enablement.status}` };
+
+  // Amounts vary per person; every fifth takes a three-instalment schedule instead.
+  const amount = 2_000 + ((index * 7919) % 23_000);
+  if (index % 5 === 4) {
+    await biller.client.expect('POST', '/schedules', {
+      schedule_record: { mandate_id: mandate.id, amount, count: 3, interval: 'monthly', start_date: new Date().toISOString().slice(0, 10), allow_post_due_date_deduction: true },
+    });
+    return { biller: biller.client, billerName: biller.name, mandateId: mandate.id, payments: 3, amount: amount * 3 };
+  }
+  await biller.client.expect('POST', '/payments', {
+    payment_record: { mandate_id: mandate.id, amount, due_date: null, currency: 'GBP', allow_post_due_date_deduction: index % 3 === 0, metadata: { loan: `LOAN-${1000 + index}` } },
+  });
+  return { biller: biller.client, billerName: biller.name, mandateId: mandate.id, payments: 1, amount };
+}
+
+/**
+ * `npm run demo`: a full pay-date cycle against a sandbox payroll provider, through the real API
+ * over HTTP and the real BullMQ workers, on a database of its own.
+ */
+export async function runDemo(base: Config, print: Print): Promise<void> {
+  const config = demoConfig(base);
+  const filesDir = path.resolve(config.FILES_DIR);
+  const started = performance.now();
+  print('Salary deductions demo');
+  print(`  database ${new URL(config.DATABASE_URL).pathname.slice(1)} (reset), Redis prefix ${config.QUEUE_PREFIX}, files in ${filesDir}`);
+
+  await resetDatabase(config.DATABASE_URL);
+  const runtime = await openRuntime(config, 'demo');
+  await migrateToLatest(runtime.db);
+  await resetQueues(runtime);
+  rmSync(filesDir, { recursive: true, force: true });
+  mkdirSync(path.join(filesDir, 'instructions'), { recursive: true });
+
+  const today = serviceToday(new Date(), config.SERVICE_TIME_ZONE);
+  const directory = generateSandboxDirectory({ seed: 'demo', employers: 6, payrollsPerEmployer: 2, employeesPerPayroll: 30, today });
+  const sandboxCredentials = { clientId: 'demo-service', clientSecret: randomBytes(16).toString('hex') };
+  const sandbox = await startSandboxProvider({ directory, ...sandboxCredentials });
+  const adapterFor = httpAdapterFactory();
+
+  await insertHolidays(runtime.db, englandAndWalesBankHolidays);
+  await insertCollectionAccount(runtime.db, { currency: 'GBP', account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' });
+  const provider = await insertPayrollProvider(runtime.db, {
+    name: 'Sandbox Payroll Ltd',
+    api_base_url: sandbox.url,
+    api_token_url: sandbox.tokenUrl,
+    api_client_id: sandboxCredentials.clientId,
+    api_client_secret: sandboxCredentials.clientSecret,
+    lead_time_working_days: config.DEFAULT_PROVIDER_LEAD_DAYS,
+  });
+  const billerNames = ['Northwind Credit Union', 'Acme Lending'];
+  const billerCredentials: IssuedCredentials[] = [];
+  for (const [i, name] of billerNames.entries()) {
+    const issued = await createClient(runtime.db, { name, role: 'biller' });
+    billerCredentials.push(issued);
+    await insertBeneficiaryAccount(runtime.db, {
+      biller_client_id: issued.clientId,
+      currency: 'GBP',
+      account_number: `7000000${i}`,
+      sort_code: '20-00-00',
+      account_holder_name: name,
+    });
+  }
+  const providerCredentials = await createClient(runtime.db, { name: 'Sandbox Payroll Ltd', role: 'payroll_provider', payrollProviderId: provider.id });
+
+  const tokens = await TokenIssuer.generate({ issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS });
+  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
+  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation }, routeModules);
+  const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  const workers = await startWorkers(runtime, { schedule: false, adapterFor });
+  print(`  API on ${apiUrl}, sandbox payroll provider on ${sandbox.url}`);
+  print(`  sandbox directory: ${directory.employers.length} employers, ${directory.payrolls.length} payrolls (weekly, monthly, four-weekly), ${directory.employees.length} people`);
+
+  try {
+    print();
+    print('1. Billers enrol people through the API (availability, mandate, enablement, payment requests)');
+    const billers = billerCredentials.map((credentials, i) => ({ client: new ApiClient(apiUrl, credentials), name: billerNames[i]! }));
+    const bar = progressBar('people');
+    bar.start(directory.employees.length, 0);
+    let done = 0;
+    const results = await inParallel(directory.employees, 8, async (employee, index) => {
+      const result = await enrol(employee, index, billers);
+      bar.update(++done);
+      return result;
+    });
+    bar.stop();
+    const enrolled = results.filter((r): r is Enrolled => !('skipped' in r));
+    const skipped = new Map<string, number>();
+    for (const r of results) if ('skipped' in r) skipped.set(r.skipped, (skipped.get(r.skipped) ?? 0) + 1);
+    print(`  ${enrolled.length} mandates active, ${enrolled.reduce((n, e) => n + e.payments, 0)} payment requests (${pounds(enrolled.reduce((n, e) => n + e.amount, 0))})`);
+    print(`  not enrolled: ${[...skipped].map(([why, n]) => `${n} ${why}`).join(', ') || 'none'}`);
+
+    print();
+    const locks = await firstOpenLockDates(runtime.db, today);
+    const runDate = locks.map((l) => String(l.lock_date)).sort().at(-1) ?? today;
+    print(`2. The nightly run for ${runDate} (every payroll's next pay date has locked by then)`);
+    const nightlyBar = progressBar('payroll pay dates');
+    let barStarted = false;
+    const summary = await runNightlyNow(runtime, runDate, {
+      workers,
+      pollMs: 100,
+      onProgress: ({ done: finished, total }) => {
+        if (!barStarted) nightlyBar.start(total, finished);
+        barStarted = true;
+        nightlyBar.update(finished);
+      },
+    });
+    if (barStarted) nightlyBar.stop();
+    print(
+      `  ${summary.payrollsLocked} payroll pay dates locked, ${summary.employees} employees, ${summary.paymentsInstructed} payments instructed, ` +
+        `${Object.entries(summary.totalsByCurrency).map(([c, v]) => `${c} ${formatMinorUnits(v, c)}`).join(', ')}, ${summary.failures.length} failures`,
+    );
+
+    print();
+    print('3. The payroll provider pulls each frozen pay date (GET /deductions/{payroll_id})');
+    const providerClient = new ApiClient(apiUrl, providerCredentials);
+    const snapshots = await listLockedSnapshots(runtime.db);
+    for (const snapshot of snapshots) {
+      const data = await providerClient.expect<{ deduction_data_response: { total_amount: number; employee_count: number; pay_date: string } }>(
+        'GET',
+        `/deductions/${snapshot.payroll_id}?pay_date=${snapshot.pay_date}&pay_period=${snapshot.pay_period}`,
+      );
+      print(
+        `  ${snapshot.employer.padEnd(30)} ${snapshot.payment_run_frequency.padEnd(11)} ${data.deduction_data_response.pay_date}  ` +
+          `${String(data.deduction_data_response.employee_count).padStart(3)} employees  £${data.deduction_data_response.total_amount}`,
+      );
+    }
+    print(`  employee pushes received by the sandbox provider: ${sandbox.pushes.length}`);
+
+    print();
+    print('4. Instruction files (CSV, one item per employee, action against the previous pay date)');
+    for (const file of await listInstructionFiles(runtime.db)) {
+      const target = path.join(filesDir, 'instructions', file.file_name);
+      writeFileSync(target, file.content);
+      print(`  ${target}  ${file.item_count} items  sha256 ${file.sha256.slice(0, 16)}…`);
+    }
+  } finally {
+    await workers.close();
+    await app.close();
+    await reconciliation.close();
+    await sandbox.close();
+    await runtime.close();
+  }
+  print();
+  print(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+}

@@ -1,0 +1,246 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+
+/** One biller's money in one currency: payouts never mix either. */
+export interface PayoutGroup {
+  billerClientId: string;
+  currency: string;
+}
+
+export interface UnpaidLedgerTotal {
+  /** Signed minor units: collections minus reversals. */
+  net: number;
+  entries: number;
+}
+
+/**
+ * Every (biller, currency) with unpaid ledger entries settled by `cutoff`, with their net; the payout
+ * run then works each group in its own transaction. Reads the partial index of unpaid entries.
+ */
+export async function listUnpaidLedgerGroups(db: Executor, cutoff: string) {
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .select([
+      'biller_client_id',
+      'currency',
+      sql<number>`sum(amount)::bigint`.as('net'),
+      sql<number>`count(*)::bigint`.as('entries'),
+    ])
+    .where('payout_id', 'is', null)
+    .where('pay_date', '<=', cutoff)
+    .groupBy(['biller_client_id', 'currency'])
+    .orderBy('biller_client_id')
+    .orderBy('currency')
+    .execute();
+  return rows.map((row) => ({ billerClientId: row.biller_client_id, currency: row.currency, net: row.net, entries: row.entries }));
+}
+
+export async function sumUnpaidLedgerEntries(db: Executor, group: PayoutGroup, cutoff: string): Promise<UnpaidLedgerTotal> {
+  const row = await db
+    .selectFrom('ledger_entries')
+    .select([sql<number>`coalesce(sum(amount), 0)::bigint`.as('net'), sql<number>`count(*)::bigint`.as('entries')])
+    .where('biller_client_id', '=', group.billerClientId)
+    .where('currency', '=', group.currency)
+    .where('payout_id', 'is', null)
+    .where('pay_date', '<=', cutoff)
+    .executeTakeFirstOrThrow();
+  return { net: row.net, entries: row.entries };
+}
+
+export async function findPayoutOfDay(db: Executor, group: PayoutGroup, payoutDate: string) {
+  return db
+    .selectFrom('payouts')
+    .select(['id', 'reference', 'amount'])
+    .where('biller_client_id', '=', group.billerClientId)
+    .where('currency', '=', group.currency)
+    .where('payout_date', '=', payoutDate)
+    .executeTakeFirst();
+}
+
+export async function findActiveBeneficiaryAccount(db: Executor, group: PayoutGroup) {
+  return db
+    .selectFrom('beneficiary_accounts')
+    .select(['account_number', 'sort_code', 'account_holder_name'])
+    .where('biller_client_id', '=', group.billerClientId)
+    .where('currency', '=', group.currency)
+    .where('active', '=', true)
+    .executeTakeFirst();
+}
+
+export interface NewPayout extends PayoutGroup {
+  id: string;
+  amount: number;
+  payoutDate: string;
+  reference: string;
+  account: { account_number: string; sort_code: string; account_holder_name: string };
+}
+
+/**
+ * Undefined when this biller and currency already have a payout that day: the unique key, not a prior
+ * read, is what makes a concurrent or repeated run a no-op.
+ */
+export async function insertPayout(db: Executor, payout: NewPayout) {
+  return db
+    .insertInto('payouts')
+    .values({
+      id: payout.id,
+      biller_client_id: payout.billerClientId,
+      currency: payout.currency,
+      amount: payout.amount,
+      payout_date: payout.payoutDate,
+      reference: payout.reference,
+      account_number: payout.account.account_number,
+      sort_code: payout.account.sort_code,
+      account_holder_name: payout.account.account_holder_name,
+    })
+    .onConflict((oc) => oc.columns(['biller_client_id', 'currency', 'payout_date']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Set-based: links every unpaid, settled entry of the group to the payout and writes one signed item
+ * per entry, in one statement. Returns what was attached so the caller can check it against the payout.
+ */
+export async function attachUnpaidEntriesToPayout(
+  db: Executor,
+  payoutId: string,
+  group: PayoutGroup,
+  cutoff: string,
+): Promise<UnpaidLedgerTotal> {
+  const result = await sql<{ net: number; entries: number }>`
+    with linked as (
+      update ledger_entries
+      set payout_id = ${payoutId}::uuid
+      where biller_client_id = ${group.billerClientId}::uuid
+        and currency = ${group.currency}
+        and payout_id is null
+        and pay_date <= ${cutoff}::date
+      returning id, payment_request_id, kind, amount
+    ),
+    items as (
+      insert into payout_items (payout_id, ledger_entry_id, payment_request_id, kind, amount)
+      select ${payoutId}::uuid, id, payment_request_id, kind, amount from linked
+      returning amount
+    )
+    select coalesce(sum(amount), 0)::bigint as net, count(*)::bigint as entries from items
+  `.execute(db);
+  return result.rows[0]!;
+}
+
+/** paid_out_amount of every payment in the payout grows by that payment's (signed) items. */
+export async function addPaidOutAmounts(db: Executor, payoutId: string): Promise<void> {
+  await sql`
+    update payment_requests pr
+    set paid_out_amount = pr.paid_out_amount + s.amount, updated_at = now()
+    from (
+      select payment_request_id, sum(amount)::bigint as amount
+      from payout_items where payout_id = ${payoutId}::uuid
+      group by payment_request_id
+    ) s
+    where pr.id = s.payment_request_id and s.amount <> 0
+  `.execute(db);
+}
+
+/** collected -> paid_out for the payout's payments whose whole amount has now been paid out. Returns their ids. */
+export async function markFullyPaidOutPayments(db: Executor, payoutId: string): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    update payment_requests pr
+    set status = 'paid_out', version = pr.version + 1, updated_at = now()
+    where pr.id in (select payment_request_id from payout_items where payout_id = ${payoutId}::uuid)
+      and pr.status = 'collected'
+      and pr.paid_out_amount = pr.amount
+    returning pr.id
+  `.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
+export async function findPaymentsByIds(db: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('payment_requests').selectAll().where('id', 'in', ids).orderBy('id').execute();
+}
+
+/** Operators act on any biller's payout, so no tenant filter; the row lock serialises paid/failed. */
+export async function findPayoutForUpdate(db: Executor, payoutId: string) {
+  return db.selectFrom('payouts').selectAll().where('id', '=', payoutId).forUpdate().executeTakeFirst();
+}
+
+export async function setPayoutPaid(db: Executor, payoutId: string) {
+  return db
+    .updateTable('payouts')
+    .set({ status: 'paid', paid_at: sql`now()`, version: sql`version + 1` })
+    .where('id', '=', payoutId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function setPayoutFailed(db: Executor, payoutId: string, reason: string) {
+  return db
+    .updateTable('payouts')
+    .set({ status: 'failed', failed_at: sql`now()`, failure_reason: reason, version: sql`version + 1` })
+    .where('id', '=', payoutId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The reverse of addPaidOutAmounts, for a payout the bank did not make. */
+export async function subtractPaidOutAmounts(db: Executor, payoutId: string): Promise<void> {
+  await sql`
+    update payment_requests pr
+    set paid_out_amount = pr.paid_out_amount - s.amount, updated_at = now()
+    from (
+      select payment_request_id, sum(amount)::bigint as amount
+      from payout_items where payout_id = ${payoutId}::uuid
+      group by payment_request_id
+    ) s
+    where pr.id = s.payment_request_id and s.amount <> 0
+  `.execute(db);
+}
+
+/** paid_out -> collected for the payout's payments that are no longer fully paid out. Returns their ids. */
+export async function revertNoLongerPaidOutPayments(db: Executor, payoutId: string): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    update payment_requests pr
+    set status = 'collected', version = pr.version + 1, updated_at = now()
+    where pr.id in (select payment_request_id from payout_items where payout_id = ${payoutId}::uuid)
+      and pr.status = 'paid_out'
+      and pr.paid_out_amount < pr.amount
+    returning pr.id
+  `.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
+/**
+ * Hands a failed payout's entries back to the unpaid pool. Its items go: payout_items.ledger_entry_id is
+ * unique, so an entry can only sit in the payout that will actually pay it. The failed payout keeps its
+ * amount, reference and failure reason.
+ */
+export async function releasePayoutEntries(db: Executor, payoutId: string): Promise<number> {
+  const released = await db.updateTable('ledger_entries').set({ payout_id: null }).where('payout_id', '=', payoutId).executeTakeFirst();
+  await db.deleteFrom('payout_items').where('payout_id', '=', payoutId).execute();
+  return Number(released.numUpdatedRows);
+}
+
+/** The bank payment file's rows: every payout made on a date, with the biller's name. */
+export async function listPayoutsMadeOn(db: Executor, payoutDate: string) {
+  return db
+    .selectFrom('payouts')
+    .innerJoin('clients', 'clients.id', 'payouts.biller_client_id')
+    .select([
+      'payouts.id',
+      'payouts.reference',
+      'clients.name as biller',
+      'payouts.currency',
+      'payouts.amount',
+      'payouts.account_holder_name',
+      'payouts.sort_code',
+      'payouts.account_number',
+      'payouts.payout_date',
+      'payouts.status',
+    ])
+    .where('payouts.payout_date', '=', payoutDate)
+    .orderBy('clients.name')
+    .orderBy('payouts.currency')
+    .orderBy('payouts.id')
+    .execute();
+}
