@@ -3,7 +3,9 @@ import { ConfigError, loadConfig } from '../config/config.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
+import { registerExportCommands } from './export-commands.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
+import { registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
 
 const program = new Command()
@@ -16,6 +18,8 @@ registerClientCommands(program);
 registerNightlyCommand(program);
 registerDeductionCommands(program);
 registerDemoCommand(program);
+registerPayoutCommands(program);
+registerExportCommands(program);
 
 try {
   loadConfig();

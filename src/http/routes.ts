@@ -8,9 +8,12 @@ import { registerAvailabilityRoutes } from '../availability/availability-routes.
 import { registerEnablementRoutes } from '../enablement/enablement-routes.ts';
 import { registerPayrollRoutes } from '../payrolls/payroll-routes.ts';
 import { registerDeductionDataRoutes, registerInstructionFileRoutes } from '../deductions/deduction-data-routes.ts';
+import { registerEmployeePushRoutes } from '../deductions-in/push-routes.ts';
+import { registerConfirmationRoutes } from '../deductions-in/confirmation-routes.ts';
+import { registerReportRoutes } from '../reports/report-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
-  registerInstructionFileRoutes];
+  registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes];

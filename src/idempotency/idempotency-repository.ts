@@ -27,10 +27,10 @@ export async function findKey(db: Executor, ref: KeyRef) {
 }
 
 /** Takes over a claim whose request died mid-flight (process crash), if nobody else did first. */
-export async function reclaimAbandoned(db: Executor, ref: KeyRef, staleBefore: Date): Promise<boolean> {
+export async function reclaimAbandoned(db: Executor, ref: KeyRef, staleBefore: Date, expiresAt: Date): Promise<boolean> {
   const row = await db
     .updateTable('idempotency_keys')
-    .set({ created_at: sql`now()` as any })
+    .set({ created_at: sql`now()` as any, expires_at: expiresAt })
     .where('client_id', '=', ref.clientId)
     .where('idempotency_key', '=', ref.key)
     .where('status', '=', 'in_flight')

@@ -121,7 +121,7 @@ export function createEffectRunner(options: IdempotencyOptions) {
       const staleBefore = new Date(Date.now() - ABANDONED_AFTER_MS);
       // The row vanished (its request failed with a 5xx) or was abandoned: claim it afresh.
       const claimed = existing
-        ? await reclaimAbandoned(db, ref, staleBefore)
+        ? await reclaimAbandoned(db, ref, staleBefore, expiresAt)
         : await insertClaim(db, ref, fingerprint, expiresAt);
       if (!claimed) {
         throw new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly', {

@@ -5,6 +5,7 @@ import { defineRoute } from '../http/route.ts';
 import { pageOf, pagingQuerySchema } from '../shared/paging.ts';
 import { currencySchema } from '../shared/schemas.ts';
 import { findPayout, listPayoutItems, listPayouts } from './payout-repository.ts';
+import { markPayoutFailed, markPayoutPaid } from './payout-service.ts';
 import { payoutEnvelopeSchema, payoutsPageSchema, payoutStatusSchema, toPayoutResource } from './payout-resource.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -16,6 +17,10 @@ const listPayoutsQuery = pagingQuerySchema.extend({
   status: payoutStatusSchema.optional(),
   currency: currencySchema.optional(),
 });
+
+const markFailedBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(500) })
+  .meta({ id: 'MarkPayoutFailedRequest' });
 
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 
@@ -59,5 +64,44 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       const { items, paging: page } = pageOf(rows, paging);
       return { status: 200, body: { payouts: items.map((row) => toPayoutResource(row)), paging: page } };
     },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/payouts/:payout_id/paid',
+    operationId: 'mark_payout_paid',
+    summary: 'Operators: the bank made the transfer (pending -> paid)',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
+    params: payoutParams,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The payout, now paid', schema: payoutEnvelopeSchema },
+      404: { description: 'Payout not found', ...problem },
+      409: { description: 'The payout is not pending', ...problem },
+    },
+    effect: async (ctx, trx) => ({ status: 200, body: { payout: await markPayoutPaid(trx, ctx.params.payout_id) } }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/payouts/:payout_id/failed',
+    operationId: 'mark_payout_failed',
+    summary: "Operators: the bank rejected the transfer (pending -> failed); its payments are paid out again by the next run",
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
+    params: payoutParams,
+    body: markFailedBody,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The payout, now failed', schema: payoutEnvelopeSchema },
+      404: { description: 'Payout not found', ...problem },
+      409: { description: 'The payout is not pending', ...problem },
+      422: { description: 'Invalid body', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: { payout: await markPayoutFailed(trx, ctx.params.payout_id, ctx.body.reason) },
+    }),
   });
 };

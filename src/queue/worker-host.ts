@@ -6,6 +6,7 @@ import { producerConnection, workerConnection } from './connections.ts';
 import { createQueue, queueNames, type QueueName } from './queues.ts';
 import { lockPayDateJob, nightlyRunJob, nightlyTriggerJob, rerunPayDateJob } from '../deductions/nightly-flow.ts';
 import { purgeIdempotencyKeysJob, purgeIdempotencyKeysProcessor } from '../../jobs/purge-idempotency-keys.ts';
+import { runPayoutsCron, runPayoutsJob, runPayoutsProcessor } from '../../jobs/run-payouts.ts';
 import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';
 import { rerunPayDateProcessor } from '../../jobs/rerun-pay-date.ts';
 import { nightlyRunProcessor } from '../../jobs/nightly-run.ts';
@@ -47,7 +48,10 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   const flows = new FlowProducer({ connection: producerConnection(config.REDIS_URL), prefix });
   const tables: Record<QueueName, { processors: ProcessorTable; concurrency: number }> = {
     [queueNames.maintenance]: {
-      processors: { [purgeIdempotencyKeysJob]: purgeIdempotencyKeysProcessor(db) },
+      processors: {
+        [purgeIdempotencyKeysJob]: purgeIdempotencyKeysProcessor(db),
+        [runPayoutsJob]: runPayoutsProcessor(db, config, logger),
+      },
       concurrency: 1,
     },
     [queueNames.nightly]: {
@@ -101,6 +105,11 @@ export async function scheduleRecurringJobs(runtime: Runtime): Promise<void> {
       purgeIdempotencyKeysJob,
       { pattern: '30 3 * * *', tz: config.SERVICE_TIME_ZONE },
       { name: purgeIdempotencyKeysJob, data: {} },
+    );
+    await maintenance.upsertJobScheduler(
+      runPayoutsJob,
+      { pattern: runPayoutsCron, tz: config.SERVICE_TIME_ZONE },
+      { name: runPayoutsJob, data: {} },
     );
     await nightly.upsertJobScheduler(
       nightlyTriggerJob,

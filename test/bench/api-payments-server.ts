@@ -119,8 +119,19 @@ function statementLabel(text: string): string {
   return `sql ${normalized.split(/\s+/)[0]} ${table}`;
 }
 
+/**
+ * autocannon drops its sockets at the end of a run while requests are still in the server; wait
+ * for their queries to finish before destroying the pool, or they fail noisily on a closed driver.
+ */
+async function drained(pool: pg.Pool): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((pool.waitingCount > 0 || pool.idleCount < pool.totalCount) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** The project's pool, with every statement and every connection checkout timed when asked. */
-function benchDatabase(url: string, poolSize: number): Database {
+function benchDatabase(url: string, poolSize: number): { db: Database; pool: pg.Pool } {
   const pool = createPool(url, poolSize);
   if (options.breakdown) {
     pool.on('connect', (client: pg.PoolClient) => {
@@ -141,7 +152,7 @@ function benchDatabase(url: string, poolSize: number): Database {
     const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
     (pool as { connect: unknown }).connect = () => timer.time('pool checkout wait', connect);
   }
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
 
 const requestStarts = new WeakMap<FastifyRequest, { received: number; parsed?: number; authenticated?: number; handled?: number }>();
@@ -188,7 +199,7 @@ function benchConfig(): Config {
 }
 
 async function startApi(config: Config): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
-  const db = benchDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const { db, pool } = benchDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const redis = await connected(createProducerConnection(config.REDIS_URL));
   const tokens = await TokenIssuer.generate({
     issuer: config.AUTH_ISSUER,
@@ -209,6 +220,7 @@ async function startApi(config: Config): Promise<{ app: FastifyInstance; close: 
     app,
     async close() {
       await app.close();
+      await drained(pool);
       await reconciliation.close();
       const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`);
       if (keys.length > 0) await redis.del(...keys);
@@ -220,7 +232,7 @@ async function startApi(config: Config): Promise<{ app: FastifyInstance; close: 
 
 /** The floor: what any POST /payments must do at least (one idempotency row, one insert, one commit). */
 async function startBaseline(config: Config): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
-  const db = benchDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const { db, pool } = benchDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const { billerClientId, payrollId, employeeId, targetPayDate } = options.baseline;
   const retentionMs = config.IDEMPOTENCY_RETENTION_DAYS * 86_400_000;
   const app = Fastify({ logger: loggerOptions(config), genReqId: () => crypto.randomUUID() });
@@ -259,6 +271,7 @@ async function startBaseline(config: Config): Promise<{ app: FastifyInstance; cl
     app,
     async close() {
       await app.close();
+      await drained(pool);
       await db.destroy();
     },
   };

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon, { type AutocannonResult } from 'autocannon';
+import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { createClient } from '../../src/auth/clients-service.ts';
 import { ensureDatabaseExists } from '../../src/db/admin.ts';
@@ -160,6 +160,8 @@ function cpuTimes(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+type AutocannonResult = Awaited<ReturnType<typeof autocannon>>;
+
 interface Measurement {
   name: 'baseline' | 'api';
   result: AutocannonResult;
@@ -244,7 +246,7 @@ async function measure(name: Measurement['name'], world: World, round: number): 
   });
   try {
     const url = name === 'api' ? `${server.baseUrl}/payments` : `${server.baseUrl}/baseline/payments`;
-    const headers =
+    const headers: Record<string, string> =
       name === 'api' ? { authorization: `Bearer ${await accessToken(server.baseUrl, world)}`, 'x-api-key': world.apiKey } : {};
     await preflight(url, headers, world);
     await load(url, headers, world, warmupSeconds);

@@ -1,0 +1,45 @@
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Config } from '../src/config/config.ts';
+import type { Database } from '../src/db/connection.ts';
+import { serviceToday } from '../src/calendars/lock-date.ts';
+import { runPayoutsOn } from '../src/payouts/payout-service.ts';
+import { isoDateSchema } from '../src/shared/schemas.ts';
+
+export const runPayoutsJob = 'run-payouts';
+/** Daily, early enough for finance to send the bank file the same morning (service time zone). */
+export const runPayoutsCron = '0 6 * * *';
+
+const payloadSchema = z.object({ date: isoDateSchema.optional() });
+
+/**
+ * The daily payout run for today (or `date`). A group that failed makes the job fail, so BullMQ retries
+ * it; the groups already paid out are no-ops on the retry.
+ */
+export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_TIME_ZONE' | 'SETTLEMENT_DELAY_WORKING_DAYS'>, logger: Logger) {
+  return async (job: Job) => {
+    const { date } = payloadSchema.parse(job.data ?? {});
+    const today = date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
+    const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS });
+    const count = (outcome: string) => summary.groups.filter((group) => group.outcome === outcome).length;
+    for (const group of summary.groups) {
+      if (group.outcome === 'no_beneficiary_account') {
+        logger.warn({ biller: group.billerClientId, currency: group.currency, net: group.net }, 'payout skipped: no active beneficiary account');
+      }
+    }
+    const failures = summary.groups.flatMap((group) => (group.outcome === 'failed' ? [group] : []));
+    if (failures.length > 0) {
+      throw new Error(`payouts failed for ${failures.map((f) => `${f.billerClientId}/${f.currency}: ${f.error}`).join('; ')}`);
+    }
+    return {
+      payoutDate: summary.payoutDate,
+      settledThrough: summary.settledThrough,
+      payouts: count('paid_out'),
+      carriedOver: count('carried_over'),
+      noBeneficiaryAccount: count('no_beneficiary_account'),
+      alreadyPaidOutToday: count('already_paid_out_today'),
+      totalsByCurrency: summary.totalsByCurrency,
+    };
+  };
+}

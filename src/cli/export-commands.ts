@@ -1,0 +1,83 @@
+import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/config.ts';
+import type { Executor } from '../db/connection.ts';
+import { renderPayoutFile } from '../payouts/payout-file.ts';
+import { listPayoutsMadeOn } from '../payouts/payout-run-repository.ts';
+import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
+import { openRuntime } from '../runtime/runtime.ts';
+import { parseDateOption } from './options.ts';
+
+/** The bank payment CSV of the payouts made on `date`, to `out` or stdout. Returns how many payouts it holds. */
+export async function exportPayouts(db: Executor, options: { date: string; out?: string | undefined }): Promise<number> {
+  const rows = await listPayoutsMadeOn(db, options.date);
+  const csv = renderPayoutFile(rows);
+  if (options.out) await writeFile(options.out, csv, 'utf8');
+  else process.stdout.write(csv);
+  return rows.length;
+}
+
+/**
+ * The reconciliation CSV (or, with `summary`, its per-payroll summary) of a pay date, streamed to `out`
+ * or stdout: the same bytes as GET /reports/reconciliation answers an operator.
+ */
+export async function exportReconciliation(
+  db: Executor,
+  options: { payDate: string; payrollId?: string | undefined; summary?: boolean | undefined; out?: string | undefined },
+): Promise<void> {
+  const filter = { payDate: options.payDate, payrollId: options.payrollId };
+  const destination = options.out ? createWriteStream(options.out) : process.stdout;
+  const end = options.out !== undefined;
+  if (options.summary) await writeReconciliationSummaryCsv(db, filter, destination, { end });
+  else await writeReconciliationCsv(db, filter, destination, { end });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function registerExportCommands(program: Command): void {
+  const exportCommand =
+    program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV files');
+
+  exportCommand
+    .command('payouts')
+    .description('Write the bank payment CSV of the payouts made on a date')
+    .requiredOption('--date <date>', 'payout date (YYYY-MM-DD)', parseDateOption)
+    .option('--out <file>', 'output file (default: stdout)')
+    .action(async (options: { date: string; out?: string }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      try {
+        const count = await exportPayouts(runtime.db, options);
+        if (options.out) process.stderr.write(`Wrote ${count} payout(s) made on ${options.date} to ${options.out}\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  exportCommand
+    .command('reconciliation')
+    .description("Write a pay date's reconciliation CSV (one row per payment request per attempt), or with --summary its per-payroll totals")
+    .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
+    .option('--payroll <id>', 'only this payroll')
+    .option('--summary', 'write the per-payroll summary (requested, deducted, collected, shortfall, exceptions) instead')
+    .option('--out <file>', 'output file (default: stdout)')
+    .action(async (options: { payDate: string; payroll?: string; summary?: boolean; out?: string }) => {
+      if (options.payroll !== undefined && !UUID.test(options.payroll)) {
+        process.stderr.write(`--payroll must be a payroll id (UUID), got ${options.payroll}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      try {
+        await exportReconciliation(runtime.db, {
+          payDate: options.payDate,
+          payrollId: options.payroll,
+          summary: options.summary,
+          out: options.out,
+        });
+        if (options.out) process.stderr.write(`Wrote ${options.summary ? 'reconciliation summary' : 'reconciliation'} for ${options.payDate} to ${options.out}\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+}

@@ -1,0 +1,238 @@
+import type { Database, Executor } from '../db/connection.ts';
+import { loadHolidays } from '../calendars/calendar-repository.ts';
+import { subtractWorkingDays } from '../calendars/working-days.ts';
+import { recordEvents } from '../events/outbox.ts';
+import { conflict, notFound } from '../http/problem.ts';
+import { toPaymentResource } from '../payments/payment-resource.ts';
+import { assertTransition } from '../payments/payment-transitions.ts';
+import {
+  addPaidOutAmounts,
+  attachUnpaidEntriesToPayout,
+  findActiveBeneficiaryAccount,
+  findPaymentsByIds,
+  findPayoutForUpdate,
+  findPayoutOfDay,
+  insertPayout,
+  listUnpaidLedgerGroups,
+  markFullyPaidOutPayments,
+  releasePayoutEntries,
+  revertNoLongerPaidOutPayments,
+  setPayoutFailed,
+  setPayoutPaid,
+  subtractPaidOutAmounts,
+  sumUnpaidLedgerEntries,
+  type PayoutGroup,
+} from './payout-run-repository.ts';
+import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
+
+export interface PayoutRunOptions {
+  /** The payout date: today in the service time zone. */
+  today: string;
+  settlementDelayWorkingDays: number;
+  holidays: ReadonlySet<string>;
+}
+
+export type PayoutGroupOutcome = PayoutGroup &
+  (
+    | { outcome: 'paid_out'; payoutId: string; reference: string; amount: number; entries: number; paymentsPaidOut: number }
+    /** Net zero or negative: nothing is written, the entries wait for collections to outweigh them. */
+    | { outcome: 'carried_over'; net: number; entries: number }
+    /** Money is due but the biller has no active beneficiary account in this currency. */
+    | { outcome: 'no_beneficiary_account'; net: number; entries: number }
+    /** This biller and currency already had their payout today (a repeated or concurrent run). */
+    | { outcome: 'already_paid_out_today'; payoutId: string; reference: string }
+    | { outcome: 'failed'; error: string }
+  );
+
+export interface PayoutRunSummary {
+  payoutDate: string;
+  /** Entries with a pay date on or before this are settled and may be paid out. */
+  settledThrough: string;
+  groups: PayoutGroupOutcome[];
+  /** Minor units paid out by this run, per currency. */
+  totalsByCurrency: Record<string, number>;
+}
+
+/** Pay dates on or before the returned date are at least the settlement delay old on `today`. */
+export function settlementCutoff(today: string, settlementDelayWorkingDays: number, holidays: ReadonlySet<string>): string {
+  return subtractWorkingDays(today, settlementDelayWorkingDays, holidays);
+}
+
+export type PayoutDecision = 'pay' | 'carry_over' | 'no_beneficiary_account';
+
+/**
+ * A payout moves money to the biller, so only a positive net becomes one; a net of reversals is held
+ * back against future collections rather than claimed from the biller.
+ */
+export function payoutDecision(net: number, hasBeneficiaryAccount: boolean): PayoutDecision {
+  if (net <= 0) return 'carry_over';
+  return hasBeneficiaryAccount ? 'pay' : 'no_beneficiary_account';
+}
+
+/**
+ * 18 characters, the Bacs and Faster Payments reference limit: 'PO', the payout date as YYMMDD and ten
+ * hex digits of the payout id, so finance can find the payout from a bank statement line.
+ */
+export function payoutReference(payoutId: string, payoutDate: string): string {
+  const yymmdd = payoutDate.slice(2).replaceAll('-', '');
+  return `PO${yymmdd}${payoutId.replaceAll('-', '').slice(0, 10).toUpperCase()}`;
+}
+
+const EVENT_BATCH = 2_000;
+
+async function recordPaymentUpdates(trx: Executor, paymentIds: readonly string[]): Promise<void> {
+  // Batched: one biller's payout can move hundreds of thousands of payments, and a single INSERT
+  // carries at most 65,535 parameters.
+  for (let start = 0; start < paymentIds.length; start += EVENT_BATCH) {
+    const payments = await findPaymentsByIds(trx, paymentIds.slice(start, start + EVENT_BATCH));
+    await recordEvents(
+      trx,
+      payments.map((payment) => ({
+        type: 'payment_request.updated' as const,
+        billerClientId: payment.biller_client_id,
+        resourceType: 'payment_request',
+        resourceId: payment.id,
+        data: toPaymentResource(payment),
+      })),
+    );
+  }
+}
+
+// Serialization failures and deadlocks (against reconciliation updating the same payments) and a
+// clash of the random reference are all cured by running the group's transaction again.
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 5;
+
+function isRetryable(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
+  return (code !== undefined && RETRYABLE_SQLSTATES.has(code)) || (code === '23505' && constraint === 'payouts_reference_key');
+}
+
+async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string, cutoff: string): Promise<PayoutGroupOutcome> {
+  // Repeatable read: the sum, the entries attached and the payments updated all come from one snapshot,
+  // so an entry reconciliation posts meanwhile can never be half-included; it waits for the next run.
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx): Promise<PayoutGroupOutcome> => {
+      const existing = await findPayoutOfDay(trx, group, payoutDate);
+      if (existing) return { ...group, outcome: 'already_paid_out_today', payoutId: existing.id, reference: existing.reference };
+
+      const { net, entries } = await sumUnpaidLedgerEntries(trx, group, cutoff);
+      const account = await findActiveBeneficiaryAccount(trx, group);
+      const decision = payoutDecision(net, account !== undefined);
+      if (decision === 'carry_over') return { ...group, outcome: 'carried_over', net, entries };
+      if (decision === 'no_beneficiary_account' || !account) return { ...group, outcome: 'no_beneficiary_account', net, entries };
+
+      const payoutId = crypto.randomUUID();
+      const reference = payoutReference(payoutId, payoutDate);
+      const payout = await insertPayout(trx, { ...group, id: payoutId, amount: net, payoutDate, reference, account });
+      if (!payout) {
+        const winner = (await findPayoutOfDay(trx, group, payoutDate))!;
+        return { ...group, outcome: 'already_paid_out_today', payoutId: winner.id, reference: winner.reference };
+      }
+
+      const attached = await attachUnpaidEntriesToPayout(trx, payout.id, group, cutoff);
+      if (attached.net !== net || attached.entries !== entries) {
+        throw new Error(
+          `payout ${payout.id}: attached ${attached.entries} entries netting ${attached.net}, expected ${entries} netting ${net}`,
+        );
+      }
+      await addPaidOutAmounts(trx, payout.id);
+      assertTransition('collected', 'paid_out');
+      const paidOut = await markFullyPaidOutPayments(trx, payout.id);
+      await recordPaymentUpdates(trx, paidOut);
+      await recordEvents(trx, [
+        {
+          type: 'payout.created',
+          billerClientId: payout.biller_client_id,
+          resourceType: 'payout',
+          resourceId: payout.id,
+          data: toPayoutResource(payout),
+        },
+      ]);
+      return { ...group, outcome: 'paid_out', payoutId: payout.id, reference, amount: net, entries, paymentsPaidOut: paidOut.length };
+    });
+}
+
+async function withRetries<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.floor(Math.random() * 30)));
+    }
+  }
+}
+
+/**
+ * The daily payout: per biller and currency, in one transaction each, every unpaid ledger entry whose
+ * pay date is settled becomes one payout with a signed item per entry. Safe to run again the same day:
+ * the unique (biller, currency, payout date) makes the second run write nothing. One group failing does
+ * not stop the others; the summary names it.
+ */
+export async function runPayouts(db: Database, options: PayoutRunOptions): Promise<PayoutRunSummary> {
+  const cutoff = settlementCutoff(options.today, options.settlementDelayWorkingDays, options.holidays);
+  const groups = await listUnpaidLedgerGroups(db, cutoff);
+  const outcomes: PayoutGroupOutcome[] = [];
+  const totalsByCurrency: Record<string, number> = {};
+  for (const { billerClientId, currency } of groups) {
+    const group = { billerClientId, currency };
+    try {
+      const outcome = await withRetries(() => payOutGroup(db, group, options.today, cutoff));
+      if (outcome.outcome === 'paid_out') totalsByCurrency[currency] = (totalsByCurrency[currency] ?? 0) + outcome.amount;
+      outcomes.push(outcome);
+    } catch (error) {
+      outcomes.push({ ...group, outcome: 'failed', error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { payoutDate: options.today, settledThrough: cutoff, groups: outcomes, totalsByCurrency };
+}
+
+/** The job's and the CLI's entry: the configured bank holidays count as non-working days. */
+export async function runPayoutsOn(db: Database, options: Omit<PayoutRunOptions, 'holidays'>): Promise<PayoutRunSummary> {
+  return runPayouts(db, { ...options, holidays: await loadHolidays(db) });
+}
+
+// Marking payouts from the bank's answer ---------------------------------------------------------------
+
+export type PayoutStatus = PayoutRow['status'];
+
+/** A payout is settled once: the bank either made the transfer or did not. */
+export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): boolean {
+  return from === 'pending' && (to === 'paid' || to === 'failed');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'failed'): Promise<PayoutRow> {
+  const payout = UUID.test(payoutId) ? await findPayoutForUpdate(trx, payoutId) : undefined;
+  if (!payout) throw notFound(`Payout ${payoutId}`);
+  if (!canSettlePayout(payout.status, to)) {
+    throw conflict('payout-not-pending', `Payout ${payoutId} is ${payout.status}; only a pending payout can be marked ${to}`, {
+      payout_status: payout.status,
+    });
+  }
+  return payout;
+}
+
+/** The bank made the transfer. */
+export async function markPayoutPaid(trx: Executor, payoutId: string): Promise<PayoutResource> {
+  await payoutToSettle(trx, payoutId, 'paid');
+  return toPayoutResource(await setPayoutPaid(trx, payoutId));
+}
+
+/**
+ * The bank rejected the transfer: the payout's entries go back to the unpaid pool and its payments'
+ * paid-out amounts come back down (paid_out -> collected), so the next run pays them again.
+ */
+export async function markPayoutFailed(trx: Executor, payoutId: string, reason: string): Promise<PayoutResource> {
+  await payoutToSettle(trx, payoutId, 'failed');
+  await subtractPaidOutAmounts(trx, payoutId);
+  assertTransition('paid_out', 'collected');
+  const reverted = await revertNoLongerPaidOutPayments(trx, payoutId);
+  await recordPaymentUpdates(trx, reverted);
+  await releasePayoutEntries(trx, payoutId);
+  return toPayoutResource(await setPayoutFailed(trx, payoutId, reason));
+}

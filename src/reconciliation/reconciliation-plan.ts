@@ -1,0 +1,301 @@
+import type { AttemptOutcome } from '../db/tables.ts';
+import type { NewLedgerEntry } from '../ledger/ledger-repository.ts';
+import { postingsForAttempt } from '../ledger/ledger-postings.ts';
+import { assertTransition, type PaymentStatus } from '../payments/payment-transitions.ts';
+import { allocateDeduction } from './allocate-deduction.ts';
+import { decideCollectionOutcome } from './collection-outcome.ts';
+
+// Reconciling one payroll pay date, decided without I/O: given what the snapshot asked per payment,
+// what earlier reconciliations stored, and the latest record per employee, which attempts, ledger
+// entries, payment changes and exceptions to write. Deterministic, and a fixed point: planning again
+// over its own written result plans nothing.
+
+export interface StoredAttempt {
+  id: string;
+  attemptNumber: number;
+  requestedAmount: number;
+  deductedAmount: number | null;
+  collectedAmount: number;
+  shortfallAmount: number;
+  outcome: AttemptOutcome | null;
+  carriedToPayDate: string | null;
+  pushVersion: number | null;
+  revision: number;
+}
+
+export interface PaymentToReconcile {
+  id: string;
+  employeeId: string;
+  billerClientId: string;
+  scheduleId: string | null;
+  currency: string;
+  amount: number;
+  collectedAmount: number;
+  paidOutAmount: number;
+  status: PaymentStatus;
+  version: number;
+  attempts: number;
+  dueDate: string | null;
+  /** ISO 8601 with offset. */
+  createdAt: string;
+  allowPostDueDateDeduction: boolean;
+  targetPayDate: string;
+  mandateActive: boolean;
+  /** What the current snapshot asks of it; null when only an earlier snapshot of the pay date did. */
+  snapshotRequested: number | null;
+  /** This pay date's attempt, when an earlier reconciliation made one. */
+  attempt: StoredAttempt | null;
+  /** Highest attempt number over all the payment's attempts. */
+  highestAttemptNumber: number | null;
+  /**
+   * A later pay date has instructed or attempted it. Its status then belongs to that pay date;
+   * this one only corrects the money its own attempt collected.
+   */
+  claimedByLaterPayDate: boolean;
+}
+
+export interface LatestRecord {
+  employeeId: string;
+  version: number;
+  deductionAmount: number;
+  currency: string;
+}
+
+export interface ReconciliationPlanInput {
+  payDate: string;
+  currency: string;
+  /** Nightly, past the settlement window: an employee without a record counts as deducted 0. */
+  final: boolean;
+  nextOpenPayDate: string | null;
+  payments: readonly PaymentToReconcile[];
+  records: readonly LatestRecord[];
+  newId: () => string;
+}
+
+export interface AttemptWrite {
+  id: string;
+  paymentRequestId: string;
+  attemptNumber: number;
+  requestedAmount: number;
+  deductedAmount: number;
+  collectedAmount: number;
+  shortfallAmount: number;
+  outcome: AttemptOutcome;
+  carriedToPayDate: string | null;
+  pushVersion: number | null;
+  revision: number;
+}
+
+export interface PaymentWrite {
+  id: string;
+  /** Optimistic check: the write applies only to the row as it was read. */
+  expectedVersion: number;
+  collectedAmount: number;
+  status: PaymentStatus;
+  targetPayDate: string;
+  scheduleId: string | null;
+}
+
+export type ExceptionKind = 'unexpected_employee' | 'over_deduction' | 'missing_confirmation';
+
+export interface ExceptionDraft {
+  employeeId: string;
+  kind: ExceptionKind;
+  amount: number;
+  currency: string;
+  recordVersion: number | null;
+  detail: string;
+}
+
+export interface ReconciliationPlan {
+  attempts: AttemptWrite[];
+  ledgerEntries: Omit<NewLedgerEntry, 'payDate'>[];
+  payments: PaymentWrite[];
+  exceptions: ExceptionDraft[];
+  /** Employees reconciled (a record, or final mode). */
+  employees: number;
+  /** Minor units collected on this pay date by the reconciled employees' attempts. */
+  collected: number;
+  carried: number;
+  failed: number;
+  partially: number;
+  /** Every employee the current snapshot asked had a record (or final mode). */
+  everyLineRecorded: boolean;
+  anyLineRecorded: boolean;
+}
+
+function groupByEmployee(payments: readonly PaymentToReconcile[]): Map<string, PaymentToReconcile[]> {
+  const groups = new Map<string, PaymentToReconcile[]>();
+  for (const payment of payments) {
+    const group = groups.get(payment.employeeId);
+    if (group) group.push(payment);
+    else groups.set(payment.employeeId, [payment]);
+  }
+  return groups;
+}
+
+function requestedThisPayDate(payment: PaymentToReconcile): number {
+  // An attempt keeps what was asked when it was first reconciled: a re-run after that asks only for
+  // what was still outstanding, and re-reading the smaller figure would turn money payroll already
+  // deducted into an over-deduction.
+  const requested = payment.attempt?.requestedAmount ?? payment.snapshotRequested;
+  if (requested === null) throw new Error(`payment request ${payment.id} has neither a snapshot line nor an attempt`);
+  return requested;
+}
+
+function sameAttempt(stored: StoredAttempt, next: AttemptWrite): boolean {
+  return (
+    stored.deductedAmount === next.deductedAmount &&
+    stored.collectedAmount === next.collectedAmount &&
+    stored.shortfallAmount === next.shortfallAmount &&
+    stored.outcome === next.outcome &&
+    stored.carriedToPayDate === next.carriedToPayDate &&
+    stored.pushVersion === next.pushVersion
+  );
+}
+
+/** paid_out already says "collected, and the money has left": a re-read that changes nothing keeps it. */
+function statusToKeep(payment: PaymentToReconcile, decided: PaymentStatus, collectedAmount: number): PaymentStatus {
+  if (decided === 'collected' && payment.status === 'paid_out' && payment.paidOutAmount === collectedAmount) return 'paid_out';
+  return decided;
+}
+
+export function planReconciliation(input: ReconciliationPlanInput): ReconciliationPlan {
+  const plan: ReconciliationPlan = {
+    attempts: [],
+    ledgerEntries: [],
+    payments: [],
+    exceptions: [],
+    employees: 0,
+    collected: 0,
+    carried: 0,
+    failed: 0,
+    partially: 0,
+    everyLineRecorded: true,
+    anyLineRecorded: false,
+  };
+  const records = new Map(input.records.map((record) => [record.employeeId, record]));
+  const groups = groupByEmployee(input.payments);
+
+  for (const [employeeId, group] of groups) {
+    const record = records.get(employeeId);
+    const askedByCurrentSnapshot = group.some((payment) => payment.snapshotRequested !== null);
+    if (askedByCurrentSnapshot) {
+      if (record) plan.anyLineRecorded = true;
+      else if (!input.final) plan.everyLineRecorded = false;
+    }
+    if (!record && !input.final) continue;
+
+    plan.employees += 1;
+    if (!record) {
+      const expected = group.reduce((sum, payment) => sum + requestedThisPayDate(payment), 0);
+      plan.exceptions.push({
+        employeeId,
+        kind: 'missing_confirmation',
+        amount: expected,
+        currency: input.currency,
+        recordVersion: null,
+        detail: `No deduction record by the end of the settlement window; ${expected} minor units requested are treated as not deducted`,
+      });
+    }
+    const deducted = record?.deductionAmount ?? 0;
+
+    const byId = new Map(group.map((payment) => [payment.id, payment]));
+    const collectedElsewhere = (payment: PaymentToReconcile) => payment.collectedAmount - (payment.attempt?.collectedAmount ?? 0);
+    const allocation = allocateDeduction(
+      deducted,
+      group.map((payment) => ({
+        id: payment.id,
+        // Never more than is still outstanding, so no payment can collect beyond its amount
+        // however its attempts on different pay dates are corrected.
+        requested: Math.min(requestedThisPayDate(payment), Math.max(0, payment.amount - collectedElsewhere(payment))),
+        dueDate: payment.dueDate,
+        createdAt: payment.createdAt,
+      })),
+    );
+    if (allocation.unallocated > 0) {
+      plan.exceptions.push({
+        employeeId,
+        kind: 'over_deduction',
+        amount: allocation.unallocated,
+        currency: record?.currency ?? input.currency,
+        recordVersion: record?.version ?? null,
+        detail: `Payroll deducted ${deducted} minor units, ${allocation.unallocated} more than was requested; held, not paid out`,
+      });
+    }
+
+    for (const { id, allocated, shortfall } of allocation.allocations) {
+      const payment = byId.get(id)!;
+      const stored = payment.attempt;
+      const elsewhere = collectedElsewhere(payment);
+      const attemptNumber = stored?.attemptNumber ?? Math.max(payment.attempts, (payment.highestAttemptNumber ?? 0) + 1, 1);
+      const decision = decideCollectionOutcome({
+        amount: payment.amount,
+        collectedElsewhere: elsewhere,
+        requested: allocated + shortfall,
+        allocated,
+        attemptNumber,
+        allowPostDueDateDeduction: payment.allowPostDueDateDeduction,
+        mandateActive: payment.mandateActive,
+        nextOpenPayDate: input.nextOpenPayDate,
+        previouslyCarriedTo: stored?.outcome === 'carried' ? stored.carriedToPayDate : null,
+      });
+      const postings = postingsForAttempt(stored ? { collected: stored.collectedAmount, revision: stored.revision } : null, allocated);
+      const attempt: AttemptWrite = {
+        id: stored?.id ?? input.newId(),
+        paymentRequestId: payment.id,
+        attemptNumber,
+        requestedAmount: requestedThisPayDate(payment),
+        deductedAmount: allocated,
+        collectedAmount: allocated,
+        shortfallAmount: decision.shortfall,
+        outcome: decision.outcome,
+        carriedToPayDate: decision.carriedToPayDate,
+        pushVersion: record?.version ?? null,
+        revision: postings.revision,
+      };
+
+      plan.collected += allocated;
+      if (decision.outcome === 'carried') plan.carried += 1;
+      else if (decision.outcome === 'failed') plan.failed += 1;
+      else if (decision.outcome === 'partially_collected') plan.partially += 1;
+
+      if (!stored || !sameAttempt(stored, attempt)) plan.attempts.push(attempt);
+      for (const posting of postings.postings) {
+        plan.ledgerEntries.push({
+          billerClientId: payment.billerClientId,
+          paymentRequestId: payment.id,
+          collectionAttemptId: attempt.id,
+          revision: postings.revision,
+          kind: posting.kind,
+          amount: posting.amount,
+          currency: payment.currency,
+        });
+      }
+
+      const collectedAmount = elsewhere + allocated;
+      // Cancelled stands (late corrections of a cancelled request are money only), and a payment a
+      // later pay date has taken over gets its status from that pay date.
+      const ownsStatus = payment.status !== 'cancelled' && !payment.claimedByLaterPayDate;
+      const status = ownsStatus ? statusToKeep(payment, decision.paymentStatus, collectedAmount) : payment.status;
+      const targetPayDate = ownsStatus && decision.targetPayDate !== null ? decision.targetPayDate : payment.targetPayDate;
+      if (status !== payment.status) assertTransition(payment.status, status);
+      if (status !== payment.status || collectedAmount !== payment.collectedAmount || targetPayDate !== payment.targetPayDate) {
+        plan.payments.push({ id: payment.id, expectedVersion: payment.version, collectedAmount, status, targetPayDate, scheduleId: payment.scheduleId });
+      }
+    }
+  }
+
+  for (const record of input.records) {
+    if (groups.has(record.employeeId) || record.deductionAmount === 0) continue;
+    plan.exceptions.push({
+      employeeId: record.employeeId,
+      kind: 'unexpected_employee',
+      amount: record.deductionAmount,
+      currency: record.currency,
+      recordVersion: record.version,
+      detail: `Payroll deducted ${record.deductionAmount} minor units from an employee with nothing requested on this pay date; held, not paid out`,
+    });
+  }
+  return plan;
+}

@@ -1,0 +1,275 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+import type { AttemptOutcome, PaymentRequestsTable } from '../db/tables.ts';
+import type { PaymentStatus } from '../payments/payment-transitions.ts';
+import type { AttemptWrite, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
+
+export interface PayDateToReconcile {
+  pay_period: string;
+  currency: string;
+}
+
+/**
+ * Row-locks the pay date, as the lock and re-run jobs do: a re-run cannot swap the snapshot while a
+ * reconciliation reads it, and two reconciliations of one pay date run one after the other.
+ */
+export async function lockPayDateForReconciliation(db: Executor, payrollId: string, payDate: string) {
+  const result = await sql<PayDateToReconcile>`
+    select pd.pay_period, p.currency
+    from pay_dates pd join payrolls p on p.id = pd.payroll_id
+    where pd.payroll_id = ${payrollId} and pd.pay_date = ${payDate}
+    for update of pd
+  `.execute(db);
+  return result.rows[0];
+}
+
+export async function findCurrentSnapshotForUpdate(db: Executor, payrollId: string, payDate: string) {
+  return db
+    .selectFrom('deduction_snapshots')
+    .select(['id', 'status', 'snapshot_version'])
+    .where('payroll_id', '=', payrollId)
+    .where('pay_date', '=', payDate)
+    .where('status', '!=', 'superseded')
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export interface PaymentToReconcileRow {
+  id: string;
+  employee_id: string;
+  biller_client_id: string;
+  schedule_id: string | null;
+  currency: string;
+  amount: number;
+  collected_amount: number;
+  paid_out_amount: number;
+  status: PaymentStatus;
+  version: number;
+  attempts: number;
+  due_date: string | null;
+  created_at: Date;
+  allow_post_due_date_deduction: boolean;
+  target_pay_date: string;
+  mandate_active: boolean;
+  snapshot_requested: number | null;
+  attempt_id: string | null;
+  attempt_number: number | null;
+  attempt_requested: number | null;
+  attempt_deducted: number | null;
+  attempt_collected: number | null;
+  attempt_shortfall: number | null;
+  attempt_outcome: AttemptOutcome | null;
+  attempt_carried_to: string | null;
+  attempt_push_version: number | null;
+  attempt_revision: number | null;
+  highest_attempt_number: number | null;
+  claimed_by_later_pay_date: boolean;
+}
+
+/**
+ * Every payment request this pay date concerns, in one query: those the current snapshot asks for,
+ * plus those an earlier snapshot asked for and a reconciliation already attempted (a re-run drops
+ * requests it finds fully collected, but their attempt still stands), with the stored attempt.
+ */
+export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId: string; payrollId: string; payDate: string }) {
+  const result = await sql<PaymentToReconcileRow>`
+    with asked as (
+      select payment_request_id, requested_amount from deduction_line_payments where snapshot_id = ${input.snapshotId}
+    ),
+    attempted as (
+      select * from collection_attempts where payroll_id = ${input.payrollId} and pay_date = ${input.payDate}
+    ),
+    involved as (
+      select coalesce(asked.payment_request_id, a.payment_request_id) as payment_request_id,
+             asked.requested_amount as snapshot_requested,
+             a.id as attempt_id, a.attempt_number, a.requested_amount as attempt_requested,
+             a.deducted_amount as attempt_deducted, a.collected_amount as attempt_collected,
+             a.shortfall_amount as attempt_shortfall, a.outcome as attempt_outcome,
+             a.carried_to_pay_date as attempt_carried_to, a.push_version as attempt_push_version,
+             a.revision as attempt_revision
+      from asked full join attempted a on a.payment_request_id = asked.payment_request_id
+    )
+    select pr.id, pr.employee_id, pr.biller_client_id, pr.schedule_id, pr.currency, pr.amount, pr.collected_amount,
+           pr.paid_out_amount, pr.status, pr.version, pr.attempts, pr.due_date, pr.created_at,
+           pr.allow_post_due_date_deduction, pr.target_pay_date, m.status = 'active' as mandate_active,
+           i.snapshot_requested, i.attempt_id, i.attempt_number, i.attempt_requested, i.attempt_deducted,
+           i.attempt_collected, i.attempt_shortfall, i.attempt_outcome, i.attempt_carried_to,
+           i.attempt_push_version, i.attempt_revision,
+           (select max(x.attempt_number) from collection_attempts x where x.payment_request_id = pr.id) as highest_attempt_number,
+           (exists (select 1 from collection_attempts x where x.payment_request_id = pr.id and x.pay_date > ${input.payDate}::date)
+            or exists (select 1 from deduction_snapshots s
+                       join deduction_line_payments l on l.snapshot_id = s.id and l.payment_request_id = pr.id
+                       where s.payroll_id = ${input.payrollId} and s.pay_date > ${input.payDate}::date and s.status <> 'superseded'))
+             as claimed_by_later_pay_date
+    from involved i
+    join payment_requests pr on pr.id = i.payment_request_id
+    join mandates m on m.id = pr.mandate_id
+  `.execute(db);
+  return result.rows;
+}
+
+export interface LatestRecordRow {
+  employee_id: string;
+  version: number;
+  deduction_amount: number;
+  currency: string;
+}
+
+/** The highest version per employee for the pay date's pay period: the truth about what was deducted. */
+export async function loadLatestRecords(db: Executor, payrollId: string, payDate: string, payPeriod: string) {
+  const result = await sql<LatestRecordRow>`
+    select distinct on (employee_id) employee_id, version, deduction_amount, currency
+    from deduction_records
+    where payroll_id = ${payrollId} and pay_date = ${payDate} and pay_period = ${payPeriod}
+    order by employee_id, version desc
+  `.execute(db);
+  return result.rows;
+}
+
+/** Inserts new attempts and rewrites changed ones, in one statement. */
+export async function upsertCollectionAttempts(db: Executor, payrollId: string, payDate: string, attempts: readonly AttemptWrite[]): Promise<void> {
+  if (attempts.length === 0) return;
+  await sql`
+    insert into collection_attempts (id, payment_request_id, payroll_id, pay_date, attempt_number, requested_amount,
+      deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date, outcome, push_version, revision, reconciled_at)
+    select a.id, a.payment_request_id, ${payrollId}::uuid, ${payDate}::date, a.attempt_number, a.requested_amount,
+           a.deducted_amount, a.collected_amount, a.shortfall_amount, a.carried_to_pay_date, a.outcome, a.push_version, a.revision, now()
+    from unnest(
+      ${attempts.map((a) => a.id)}::uuid[],
+      ${attempts.map((a) => a.paymentRequestId)}::uuid[],
+      ${attempts.map((a) => a.attemptNumber)}::int[],
+      ${attempts.map((a) => a.requestedAmount)}::bigint[],
+      ${attempts.map((a) => a.deductedAmount)}::bigint[],
+      ${attempts.map((a) => a.collectedAmount)}::bigint[],
+      ${attempts.map((a) => a.shortfallAmount)}::bigint[],
+      ${attempts.map((a) => a.carriedToPayDate)}::date[],
+      ${attempts.map((a) => a.outcome)}::text[],
+      ${attempts.map((a) => a.pushVersion)}::bigint[],
+      ${attempts.map((a) => a.revision)}::int[]
+    ) as a(id, payment_request_id, attempt_number, requested_amount, deducted_amount, collected_amount,
+           shortfall_amount, carried_to_pay_date, outcome, push_version, revision)
+    on conflict (payment_request_id, pay_date) do update
+      set deducted_amount = excluded.deducted_amount,
+          collected_amount = excluded.collected_amount,
+          shortfall_amount = excluded.shortfall_amount,
+          carried_to_pay_date = excluded.carried_to_pay_date,
+          outcome = excluded.outcome,
+          push_version = excluded.push_version,
+          revision = excluded.revision,
+          reconciled_at = now()
+  `.execute(db);
+}
+
+/**
+ * Applies collected amounts, statuses and target pay dates in one statement, each only to the row
+ * version that was read; the caller compares the count, so a concurrent change (a payout, a lock of
+ * another pay date) fails the transaction for a retry instead of being overwritten.
+ */
+export async function applyPaymentWrites(db: Executor, writes: readonly PaymentWrite[]) {
+  if (writes.length === 0) return [];
+  const result = await sql<Selectable<PaymentRequestsTable>>`
+    update payment_requests pr
+    set collected_amount = w.collected_amount,
+        status = w.status,
+        target_pay_date = w.target_pay_date,
+        version = pr.version + 1,
+        updated_at = now()
+    from unnest(
+      ${writes.map((w) => w.id)}::uuid[],
+      ${writes.map((w) => w.expectedVersion)}::int[],
+      ${writes.map((w) => w.collectedAmount)}::bigint[],
+      ${writes.map((w) => w.status)}::text[],
+      ${writes.map((w) => w.targetPayDate)}::date[]
+    ) as w(id, expected_version, collected_amount, status, target_pay_date)
+    where pr.id = w.id and pr.version = w.expected_version
+    returning pr.*
+  `.execute(db);
+  return result.rows;
+}
+
+/** The unique index keeps each exception once per employee, kind and record version. */
+export async function insertExceptions(db: Executor, payrollId: string, payDate: string, exceptions: readonly ExceptionDraft[]): Promise<number> {
+  if (exceptions.length === 0) return 0;
+  const result = await sql`
+    insert into reconciliation_exceptions (payroll_id, pay_date, employee_id, kind, amount, currency, record_version, detail)
+    select ${payrollId}::uuid, ${payDate}::date, e.employee_id, e.kind, e.amount, e.currency, e.record_version, e.detail
+    from unnest(
+      ${exceptions.map((e) => e.employeeId)}::uuid[],
+      ${exceptions.map((e) => e.kind)}::text[],
+      ${exceptions.map((e) => e.amount)}::bigint[],
+      ${exceptions.map((e) => e.currency)}::char(3)[],
+      ${exceptions.map((e) => e.recordVersion)}::bigint[],
+      ${exceptions.map((e) => e.detail)}::text[]
+    ) as e(employee_id, kind, amount, currency, record_version, detail)
+    on conflict do nothing
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Forward only: locked -> confirmed -> reconciled; a re-run's superseding is not ours to undo. */
+export async function advanceSnapshotStatus(db: Executor, snapshotId: string, status: 'confirmed' | 'reconciled'): Promise<void> {
+  const from = status === 'reconciled' ? (['locked', 'confirmed'] as const) : (['locked'] as const);
+  await db
+    .updateTable('deduction_snapshots')
+    .set({ status })
+    .where('id', '=', snapshotId)
+    .where('status', 'in', [...from])
+    .execute();
+}
+
+/**
+ * Active schedules whose instalments are all collected or paid out complete; one with a failed
+ * instalment is errored. One statement over the schedules this reconciliation touched.
+ */
+export async function settleSchedules(db: Executor, scheduleIds: readonly string[]): Promise<number> {
+  if (scheduleIds.length === 0) return 0;
+  const result = await sql`
+    update schedules s
+    set status = t.next_status, version = s.version + 1, updated_at = now()
+    from (
+      select pr.schedule_id,
+             case when bool_or(pr.status = 'failed') then 'errored'
+                  when bool_and(pr.status in ('collected', 'paid_out')) then 'completed' end as next_status
+      from payment_requests pr
+      where pr.schedule_id = any(${scheduleIds}::uuid[])
+      group by pr.schedule_id
+    ) t
+    where s.id = t.schedule_id and s.status = 'active' and t.next_status is not null
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export interface PayDateDueForReconciliation {
+  payroll_id: string;
+  pay_date: string;
+  final: boolean;
+}
+
+/**
+ * Pay dates the nightly sweep should reconcile:
+ *  - final: the current snapshot is not reconciled and the pay date is on or before `finalOnOrBefore`
+ *    (its settlement window is over: whoever has not reported is taken as deducted 0);
+ *  - not final: the snapshot is not reconciled yet and has records (a re-run's new snapshot, or
+ *    records whose debounced job was lost), or a record arrived after the pay date's last
+ *    reconciliation wrote anything (within `lateRecordsSince`, to keep the scan bounded).
+ */
+export async function findPayDatesDueForReconciliation(db: Executor, finalOnOrBefore: string, lateRecordsSince: string) {
+  const result = await sql<PayDateDueForReconciliation>`
+    select s.payroll_id, s.pay_date, s.pay_date <= ${finalOnOrBefore}::date as final
+    from deduction_snapshots s
+    where s.status in ('locked', 'confirmed')
+      and (s.pay_date <= ${finalOnOrBefore}::date
+           or exists (select 1 from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date))
+    union all
+    select s.payroll_id, s.pay_date, false
+    from deduction_snapshots s
+    where s.status = 'reconciled' and s.pay_date >= ${lateRecordsSince}::date
+      and (select max(r.received_at) from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date)
+          > greatest(
+              (select max(a.reconciled_at) from collection_attempts a where a.payroll_id = s.payroll_id and a.pay_date = s.pay_date),
+              (select max(e.created_at) from reconciliation_exceptions e where e.payroll_id = s.payroll_id and e.pay_date = s.pay_date),
+              s.locked_at)
+    order by 1, 2
+  `.execute(db);
+  return result.rows;
+}

@@ -1,0 +1,219 @@
+import type { Database } from '../db/connection.ts';
+import { listPayDates, loadHolidays } from '../calendars/calendar-repository.ts';
+import { serviceToday } from '../calendars/lock-date.ts';
+import { isPayDateOpen } from '../calendars/target-pay-date.ts';
+import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
+import { recordEvents } from '../events/outbox.ts';
+import { insertLedgerEntries } from '../ledger/ledger-repository.ts';
+import { toPaymentResource } from '../payments/payment-resource.ts';
+import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
+import {
+  advanceSnapshotStatus,
+  applyPaymentWrites,
+  findCurrentSnapshotForUpdate,
+  findPayDatesDueForReconciliation,
+  insertExceptions,
+  loadLatestRecords,
+  loadPaymentsToReconcile,
+  lockPayDateForReconciliation,
+  settleSchedules,
+  upsertCollectionAttempts,
+  type PaymentToReconcileRow,
+} from './reconciliation-repository.ts';
+
+/** Working days after a pay date during which payroll may still report; then it is reconciled as final. */
+export const SETTLEMENT_WINDOW_WORKING_DAYS = 3;
+/** How far back the nightly sweep looks for records that arrived after a pay date was reconciled. */
+export const LATE_RECORD_LOOKBACK_DAYS = 90;
+/** DESIGN.md's default service time zone, for callers that do not pass `today`. */
+const DEFAULT_SERVICE_TIME_ZONE = 'Europe/London';
+// recordEvents writes one multi-row insert; batches keep it under Postgres's bind-parameter limit.
+const EVENT_BATCH = 5_000;
+
+export interface ReconcileOptions {
+  /** Past the settlement window: employees without a record count as deducted 0. */
+  final?: boolean;
+  /** The service's calendar date; decides which later pay date a shortfall can be carried to. */
+  today?: string;
+  timeZone?: string;
+}
+
+export interface ReconciliationSummary {
+  payrollId: string;
+  payDate: string;
+  /** Null when the pay date has no current snapshot (not locked): nothing was done. */
+  snapshotId: string | null;
+  snapshotStatus: 'locked' | 'confirmed' | 'reconciled' | null;
+  employees: number;
+  /** Minor units collected on this pay date by the reconciled employees. */
+  collected: number;
+  carried: number;
+  failed: number;
+  partially: number;
+  /** Exceptions newly recorded by this run. */
+  exceptions: number;
+  /** Ledger entries newly posted by this run. */
+  ledgerEntries: number;
+  paymentsUpdated: number;
+}
+
+/** A row changed between read and write; the transaction rolls back and the job retries. */
+export class ConcurrentReconciliationError extends Error {
+  override readonly name = 'ConcurrentReconciliationError';
+}
+
+function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
+  return {
+    id: row.id,
+    employeeId: row.employee_id,
+    billerClientId: row.biller_client_id,
+    scheduleId: row.schedule_id,
+    currency: row.currency,
+    amount: row.amount,
+    collectedAmount: row.collected_amount,
+    paidOutAmount: row.paid_out_amount,
+    status: row.status,
+    version: row.version,
+    attempts: row.attempts,
+    dueDate: row.due_date,
+    createdAt: row.created_at.toISOString(),
+    allowPostDueDateDeduction: row.allow_post_due_date_deduction,
+    targetPayDate: row.target_pay_date,
+    mandateActive: row.mandate_active,
+    snapshotRequested: row.snapshot_requested,
+    attempt:
+      row.attempt_id === null
+        ? null
+        : {
+            id: row.attempt_id,
+            attemptNumber: row.attempt_number!,
+            requestedAmount: row.attempt_requested!,
+            deductedAmount: row.attempt_deducted,
+            collectedAmount: row.attempt_collected!,
+            shortfallAmount: row.attempt_shortfall!,
+            outcome: row.attempt_outcome,
+            carriedToPayDate: row.attempt_carried_to,
+            pushVersion: row.attempt_push_version,
+            revision: row.attempt_revision!,
+          },
+    highestAttemptNumber: row.highest_attempt_number,
+    claimedByLaterPayDate: row.claimed_by_later_pay_date,
+  };
+}
+
+/**
+ * DESIGN.md section 2 step 6 for one payroll pay date, in one transaction and a handful of
+ * set-based statements: latest record per employee against the current snapshot, allocation,
+ * collection attempts, ledger postings (reversal plus new entry when a figure changes), payment
+ * statuses with their events, exceptions, snapshot and schedule statuses. Running it again over the
+ * same records writes nothing.
+ */
+export async function reconcilePayDate(db: Database, payrollId: string, payDate: string, options: ReconcileOptions = {}): Promise<ReconciliationSummary> {
+  const final = options.final ?? false;
+  const today = options.today ?? serviceToday(new Date(), options.timeZone ?? DEFAULT_SERVICE_TIME_ZONE);
+  return db.transaction().execute(async (trx) => {
+    const empty: ReconciliationSummary = {
+      payrollId,
+      payDate,
+      snapshotId: null,
+      snapshotStatus: null,
+      employees: 0,
+      collected: 0,
+      carried: 0,
+      failed: 0,
+      partially: 0,
+      exceptions: 0,
+      ledgerEntries: 0,
+      paymentsUpdated: 0,
+    };
+    const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
+    if (!payDateRow) return empty;
+    const snapshot = await findCurrentSnapshotForUpdate(trx, payrollId, payDate);
+    if (!snapshot || snapshot.status === 'superseded') return empty;
+
+    const calendar = await listPayDates(trx, payrollId);
+    const paymentRows = await loadPaymentsToReconcile(trx, { snapshotId: snapshot.id, payrollId, payDate });
+    const records = await loadLatestRecords(trx, payrollId, payDate, payDateRow.pay_period);
+    const nextOpenPayDate =
+      calendar.find(
+        (p) => p.pay_date > payDate && isPayDateOpen({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked_at !== null }, today),
+      )?.pay_date ?? null;
+
+    const plan = planReconciliation({
+      payDate,
+      currency: payDateRow.currency,
+      final,
+      nextOpenPayDate,
+      payments: paymentRows.map(toPaymentToReconcile),
+      records: records.map((r) => ({ employeeId: r.employee_id, version: r.version, deductionAmount: r.deduction_amount, currency: r.currency })),
+      newId: () => crypto.randomUUID(),
+    });
+
+    await upsertCollectionAttempts(trx, payrollId, payDate, plan.attempts);
+    await insertLedgerEntries(trx, plan.ledgerEntries.map((entry) => ({ ...entry, payDate })));
+    const updated = await applyPaymentWrites(trx, plan.payments);
+    if (updated.length !== plan.payments.length) {
+      throw new ConcurrentReconciliationError(
+        `payroll ${payrollId} pay date ${payDate}: ${plan.payments.length - updated.length} payment requests changed while reconciling`,
+      );
+    }
+    for (let i = 0; i < updated.length; i += EVENT_BATCH) {
+      await recordEvents(
+        trx,
+        updated.slice(i, i + EVENT_BATCH).map((payment) => ({
+          type: 'payment_request.updated' as const,
+          billerClientId: payment.biller_client_id,
+          resourceType: 'payment_request',
+          resourceId: payment.id,
+          data: toPaymentResource(payment),
+        })),
+      );
+    }
+    const exceptions = await insertExceptions(trx, payrollId, payDate, plan.exceptions);
+
+    let snapshotStatus = snapshot.status;
+    if (plan.everyLineRecorded && snapshot.status !== 'reconciled') snapshotStatus = 'reconciled';
+    else if (plan.anyLineRecorded && snapshot.status === 'locked') snapshotStatus = 'confirmed';
+    if (snapshotStatus !== snapshot.status) await advanceSnapshotStatus(trx, snapshot.id, snapshotStatus as 'confirmed' | 'reconciled');
+
+    const scheduleIds = [...new Set(plan.payments.flatMap((p) => (p.scheduleId ? [p.scheduleId] : [])))];
+    await settleSchedules(trx, scheduleIds);
+
+    return {
+      ...empty,
+      snapshotId: snapshot.id,
+      snapshotStatus,
+      employees: plan.employees,
+      collected: plan.collected,
+      carried: plan.carried,
+      failed: plan.failed,
+      partially: plan.partially,
+      exceptions,
+      ledgerEntries: plan.ledgerEntries.length,
+      paymentsUpdated: updated.length,
+    };
+  });
+}
+
+export interface PayDateToReconcile {
+  payrollId: string;
+  payDate: string;
+  final: boolean;
+}
+
+/**
+ * What the nightly sweep reconciles on `today`: pay dates whose settlement window of
+ * `settlementWindowDays` working days is over and that are not reconciled (final mode), and pay
+ * dates with records that no reconciliation has taken in yet.
+ */
+export async function findPayDatesToReconcile(
+  db: Database,
+  today: string,
+  settlementWindowDays: number = SETTLEMENT_WINDOW_WORKING_DAYS,
+): Promise<PayDateToReconcile[]> {
+  const holidays = await loadHolidays(db);
+  const finalOnOrBefore = subtractWorkingDays(today, settlementWindowDays, holidays);
+  const lookback = formatCalendarDate(parseCalendarDate(today).minus({ days: LATE_RECORD_LOOKBACK_DAYS }));
+  const rows = await findPayDatesDueForReconciliation(db, finalOnOrBefore, lookback);
+  return rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, final: row.final }));
+}

@@ -1,0 +1,150 @@
+import { Readable, pipeline as pipe, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { Executor } from '../db/connection.ts';
+import { formatMinorUnits } from '../money/major-units.ts';
+import {
+  findReconciliationPage,
+  findReconciliationSummary,
+  type ReconciliationFilter,
+  type ReconciliationRow,
+  type ReconciliationSummaryRow,
+} from './reconciliation-report-repository.ts';
+
+/** DESIGN.md section 6, in order: finance's spreadsheets address columns by position. */
+export const reconciliationColumns = [
+  'payroll_id',
+  'employer',
+  'pay_date',
+  'pay_period',
+  'employee_id',
+  'mandate_id',
+  'payment_id',
+  'biller',
+  'currency',
+  'requested',
+  'deducted',
+  'collected',
+  'shortfall',
+  'carried_to',
+  'status',
+  'push_version',
+  'payout_id',
+] as const;
+
+export const reconciliationSummaryColumns = [
+  'payroll_id',
+  'employer',
+  'pay_date',
+  'currency',
+  'requested',
+  'deducted',
+  'collected',
+  'shortfall',
+  'exceptions',
+] as const;
+
+/** An attempt reconciliation has not decided yet (no deduction data in) has no outcome. */
+export const UNRECONCILED_STATUS = 'unreconciled';
+
+/** Rows per database round trip: large enough to amortise the query, small enough to keep memory flat. */
+export const RECONCILIATION_PAGE_SIZE = 10_000;
+
+/** One CSV record: money as decimal strings in the row's currency, absent values as empty cells. */
+export function toReconciliationRecord(row: ReconciliationRow): string[] {
+  const money = (minor: number | null) => (minor === null ? '' : formatMinorUnits(minor, row.currency));
+  return [
+    row.payroll_id,
+    row.employer,
+    row.pay_date,
+    row.pay_period,
+    row.employee_id,
+    row.mandate_id,
+    row.payment_id,
+    row.biller,
+    row.currency,
+    money(row.requested_amount),
+    money(row.deducted_amount),
+    money(row.collected_amount),
+    money(row.shortfall_amount),
+    row.carried_to_pay_date ?? '',
+    row.outcome ?? UNRECONCILED_STATUS,
+    row.push_version === null ? '' : String(row.push_version),
+    row.payout_ids ?? '',
+  ];
+}
+
+export function toReconciliationSummaryRecord(row: ReconciliationSummaryRow): string[] {
+  return [
+    row.payroll_id,
+    row.employer,
+    row.pay_date,
+    row.currency,
+    formatMinorUnits(row.requested, row.currency),
+    formatMinorUnits(row.deducted, row.currency),
+    formatMinorUnits(row.collected, row.currency),
+    formatMinorUnits(row.shortfall, row.currency),
+    String(row.exceptions),
+  ];
+}
+
+/** The report's records, fetched a page at a time as the consumer asks for them (never all at once). */
+export async function* reconciliationRecords(db: Executor, filter: ReconciliationFilter, pageSize = RECONCILIATION_PAGE_SIZE) {
+  let after = null;
+  for (;;) {
+    const page = await findReconciliationPage(db, filter, after, pageSize);
+    for (const row of page) yield toReconciliationRecord(row);
+    if (page.length < pageSize) return;
+    const last = page[page.length - 1]!;
+    after = { payDate: last.pay_date, payrollId: last.payroll_id, attemptId: last.attempt_id };
+  }
+}
+
+/**
+ * The reconciliation CSV as a byte stream. Readable.from pulls the next record only when the
+ * stringifier wants one, and the stringifier only when its reader drains, so a slow client slows the
+ * database reads instead of filling memory. An error mid-way destroys the stream (the download is cut
+ * short rather than ending in a truncated file that looks complete), and a reader that goes away
+ * (client disconnect) stops the queries.
+ */
+export function reconciliationCsvStream(db: Executor, filter: ReconciliationFilter, pageSize = RECONCILIATION_PAGE_SIZE): Readable {
+  const csv = stringify({ header: true, columns: [...reconciliationColumns] });
+  // The error reaches whoever reads `csv` (it is destroyed with it); nothing more to do here.
+  return pipe(Readable.from(reconciliationRecords(db, filter, pageSize)), csv, () => {});
+}
+
+/**
+ * Streams the reconciliation CSV into a file or stdout; resolves once every byte is handed over. `end:
+ * false` leaves the destination open (stdout must not be ended).
+ */
+export async function writeReconciliationCsv(
+  db: Executor,
+  filter: ReconciliationFilter,
+  destination: Writable,
+  options: { end?: boolean } = {},
+): Promise<void> {
+  await pipeline(reconciliationCsvStream(db, filter), destination, { end: options.end ?? true });
+}
+
+export async function reconciliationSummary(db: Executor, filter: Omit<ReconciliationFilter, 'billerClientId'>) {
+  return findReconciliationSummary(db, filter);
+}
+
+export async function writeReconciliationSummaryCsv(
+  db: Executor,
+  filter: Omit<ReconciliationFilter, 'billerClientId'>,
+  destination: Writable,
+  options: { end?: boolean } = {},
+): Promise<void> {
+  const rows = await findReconciliationSummary(db, filter);
+  const csv = stringify({ header: true, columns: [...reconciliationSummaryColumns] });
+  await pipeline(Readable.from(rows.map(toReconciliationSummaryRecord)), csv, destination, { end: options.end ?? true });
+}
+
+export function reconciliationFileName(payDate: string): string {
+  return `reconciliation-${payDate}.csv`;
+}
+
+export function reconciliationSummaryFileName(payDate: string): string {
+  return `reconciliation-summary-${payDate}.csv`;
+}

@@ -1,0 +1,103 @@
+import type { Database } from '../db/connection.ts';
+import {
+  findEndpointById,
+  findEventById,
+  insertDeliveriesForEvents,
+  listEndpointsForEvent,
+  listPendingDeliveryIds,
+  lockUndispatchedEvents,
+  markEventsDispatched,
+  reopenDelivery,
+} from './webhook-repository.ts';
+
+export const DISPATCH_BATCH_SIZE = 500;
+/** Bounds one dispatcher run; whatever is left is the next run's (two seconds later). */
+const MAX_BATCHES_PER_RUN = 20;
+
+export type DeliveryEnqueuer = (deliveryIds: string[]) => Promise<void>;
+
+export interface DispatchSummary {
+  events: number;
+  deliveries: number;
+}
+
+/**
+ * Turns outbox events into deliveries, oldest first. The deliveries are committed before their
+ * jobs are queued (a job must find its row), and the events are marked dispatched only after the
+ * jobs are queued: a crash in between leaves the events undispatched, so the next run repeats the
+ * batch, and the unique (event, endpoint) rows plus one job id per delivery make that repeat a no-op.
+ */
+export async function dispatchPendingEvents(
+  db: Database,
+  enqueue: DeliveryEnqueuer,
+  batchSize = DISPATCH_BATCH_SIZE,
+): Promise<DispatchSummary> {
+  const summary: DispatchSummary = { events: 0, deliveries: 0 };
+  for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
+    const { eventIds, deliveryIds } = await db.transaction().execute(async (trx) => {
+      const ids = (await lockUndispatchedEvents(trx, batchSize)).map((event) => event.id);
+      await insertDeliveriesForEvents(trx, ids);
+      return { eventIds: ids, deliveryIds: await listPendingDeliveryIds(trx, ids) };
+    });
+    if (eventIds.length === 0) break;
+    await enqueue(deliveryIds);
+    await markEventsDispatched(db, eventIds);
+    summary.events += eventIds.length;
+    summary.deliveries += deliveryIds.length;
+    if (eventIds.length < batchSize) break;
+  }
+  return summary;
+}
+
+export class RedeliveryRefused extends Error {
+  override readonly name = 'RedeliveryRefused';
+}
+
+export interface Redelivery {
+  deliveryId: string;
+  endpointId: string;
+  url: string;
+}
+
+/**
+ * Sends an event again: to one endpoint, or to every enabled endpoint of its biller that takes its
+ * type (including endpoints registered after it happened). Each gets a fresh run of the retry
+ * schedule; the webhook-id stays the event id, so receivers that deduplicate see a repeat.
+ */
+export async function redeliverEvent(
+  db: Database,
+  enqueue: DeliveryEnqueuer,
+  request: { eventId: string; endpointId?: string | undefined },
+): Promise<Redelivery[]> {
+  const event = await findEventById(db, request.eventId);
+  if (!event) throw new RedeliveryRefused(`There is no event ${request.eventId}`);
+
+  let endpoints;
+  if (request.endpointId) {
+    const endpoint = await findEndpointById(db, request.endpointId);
+    // Another biller's endpoint must never receive this biller's event, even at an operator's request.
+    if (!endpoint || endpoint.biller_client_id !== event.biller_client_id) {
+      throw new RedeliveryRefused(`Endpoint ${request.endpointId} does not belong to the biller of event ${event.id}`);
+    }
+    if (endpoint.status !== 'enabled') {
+      throw new RedeliveryRefused(`Endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'})`);
+    }
+    if (endpoint.event_types.length > 0 && !endpoint.event_types.includes(event.type)) {
+      throw new RedeliveryRefused(`Endpoint ${endpoint.id} does not take ${event.type} events`);
+    }
+    endpoints = [endpoint];
+  } else {
+    endpoints = await listEndpointsForEvent(db, event.biller_client_id, event.type);
+    if (endpoints.length === 0) throw new RedeliveryRefused(`No enabled endpoint of the biller of event ${event.id} takes ${event.type} events`);
+  }
+
+  const redeliveries = await db.transaction().execute(async (trx) => {
+    const reopened: Redelivery[] = [];
+    for (const endpoint of endpoints) {
+      reopened.push({ deliveryId: await reopenDelivery(trx, event.id, endpoint.id), endpointId: endpoint.id, url: endpoint.url });
+    }
+    return reopened;
+  });
+  await enqueue(redeliveries.map((redelivery) => redelivery.deliveryId));
+  return redeliveries;
+}
