@@ -7,6 +7,10 @@ export const queueNames = {
   nightly: 'nightly',
   /** One job per (payroll, pay date): lock, then instruct. */
   payDates: 'pay-dates',
+  /** The outbox dispatcher (every 2 s): events into webhook deliveries. */
+  webhookDispatch: 'webhook-dispatch',
+  /** One job per webhook delivery, retried on the webhook schedule. */
+  webhookDeliveries: 'webhook-deliveries',
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];

@@ -1,4 +1,4 @@
-import { FlowProducer, Worker, type Job, type Processor } from 'bullmq';
+import { FlowProducer, Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
@@ -11,6 +11,10 @@ import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';
 import { rerunPayDateProcessor } from '../../jobs/rerun-pay-date.ts';
 import { nightlyRunProcessor } from '../../jobs/nightly-run.ts';
 import { nightlyTriggerProcessor } from '../../jobs/nightly-trigger.ts';
+import { dispatchEventsProcessor } from '../../jobs/dispatch-events.ts';
+import { deliverWebhookProcessor } from '../../jobs/deliver-webhook.ts';
+import { webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
+import { deliverWebhookJob, dispatchEventsJob, scheduleEventDispatch, webhookBackoffStrategy } from '../webhooks/webhook-jobs.ts';
 
 export interface WorkerHost {
   workers: Worker[];
@@ -28,6 +32,8 @@ export interface WorkerHostOptions {
   stalledIntervalMs?: number;
   /** Reaches providers' APIs (calendar sync, employee pushes); the real HTTP adapter by default. */
   adapterFor?: AdapterFactory;
+  /** Webhook delivery: concurrency, and for tests a scaled retry schedule, timeout or DNS resolver. */
+  webhooks?: Partial<Omit<WebhookDeliverySettings, 'allowPrivate'>> & { concurrency?: number };
 }
 
 type ProcessorTable = Record<string, Processor>;
@@ -46,7 +52,9 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   const prefix = config.QUEUE_PREFIX;
   const adapterFor = options.adapterFor ?? httpAdapterFactory();
   const flows = new FlowProducer({ connection: producerConnection(config.REDIS_URL), prefix });
-  const tables: Record<QueueName, { processors: ProcessorTable; concurrency: number }> = {
+  const webhookDeliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config.REDIS_URL), prefix);
+  const webhookSettings = webhookDeliverySettings(config, options.webhooks);
+  const tables: Record<QueueName, { processors: ProcessorTable; concurrency: number; settings?: WorkerOptions['settings'] }> = {
     [queueNames.maintenance]: {
       processors: {
         [purgeIdempotencyKeysJob]: purgeIdempotencyKeysProcessor(db),
@@ -65,13 +73,24 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor) },
       concurrency: options.payDateConcurrency ?? 4,
     },
+    [queueNames.webhookDispatch]: {
+      processors: { [dispatchEventsJob]: dispatchEventsProcessor(db, webhookDeliveries) },
+      concurrency: 1,
+    },
+    [queueNames.webhookDeliveries]: {
+      processors: { [deliverWebhookJob]: deliverWebhookProcessor(db, webhookSettings) },
+      // Mostly waiting on receivers' answers, so many at once.
+      concurrency: options.webhooks?.concurrency ?? 16,
+      settings: { backoffStrategy: webhookBackoffStrategy(webhookSettings.retryDelayScale, webhookSettings.random) },
+    },
   };
 
-  const workers = Object.entries(tables).map(([name, { processors, concurrency }]) => {
+  const workers = Object.entries(tables).map(([name, { processors, concurrency, settings }]) => {
     const worker = new Worker(name, dispatch(name as QueueName, processors), {
       connection: workerConnection(config.REDIS_URL),
       prefix,
       concurrency,
+      ...(settings ? { settings } : {}),
       ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
       ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
     });
@@ -90,6 +109,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       // Let active jobs finish; BullMQ hands unfinished ones to the next worker as stalled.
       await Promise.all(workers.map((worker) => worker.close()));
       await flows.close();
+      await webhookDeliveries.close();
     },
   };
 }
@@ -100,7 +120,9 @@ export async function scheduleRecurringJobs(runtime: Runtime): Promise<void> {
   const connection = producerConnection(config.REDIS_URL);
   const maintenance = createQueue(queueNames.maintenance, connection, config.QUEUE_PREFIX);
   const nightly = createQueue(queueNames.nightly, connection, config.QUEUE_PREFIX);
+  const webhookDispatch = createQueue(queueNames.webhookDispatch, connection, config.QUEUE_PREFIX);
   try {
+    await scheduleEventDispatch(webhookDispatch);
     await maintenance.upsertJobScheduler(
       purgeIdempotencyKeysJob,
       { pattern: '30 3 * * *', tz: config.SERVICE_TIME_ZONE },
@@ -117,6 +139,6 @@ export async function scheduleRecurringJobs(runtime: Runtime): Promise<void> {
       { name: nightlyTriggerJob, data: {} },
     );
   } finally {
-    await Promise.all([maintenance.close(), nightly.close()]);
+    await Promise.all([maintenance.close(), nightly.close(), webhookDispatch.close()]);
   }
 }

@@ -15,7 +15,7 @@ export interface ReceivedDelivery {
   /** Why verification failed. */
   error: string | undefined;
   receivedAt: number;
-  /** What the receiver answered. */
+  /** What the receiver answered (0: it cut the connection instead). */
   status: number;
 }
 
@@ -25,6 +25,8 @@ export interface ReceiverAnswer {
   body?: string;
   /** Hold the answer back this long (a slow receiver). */
   delayMs?: number;
+  /** Cut the connection without answering (a receiver, or a network, dying mid-request). */
+  drop?: boolean;
 }
 
 export interface WebhookReceiverOptions {
@@ -53,7 +55,7 @@ export interface WebhookReceiver {
   deliveries: ReceivedDelivery[];
   addSecret(secret: string): void;
   summary(): ReceiverSummary;
-  /** Resolves once `condition` holds (checked as requests arrive and every 20 ms); rejects after `timeoutMs`. */
+  /** Resolves once `condition` holds (checked every 20 ms); rejects after `timeoutMs`. */
   waitFor(condition: (receiver: WebhookReceiver) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -131,6 +133,11 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
       try {
         const answer = options.respond ? await options.respond(delivery) : { status: 204 };
         if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+        if (answer.drop) {
+          delivery.status = 0;
+          request.socket.destroy();
+          return;
+        }
         delivery.status = answer.status;
         if (!response.destroyed) response.writeHead(answer.status, answer.headers).end(answer.body);
       } catch (cause) {
