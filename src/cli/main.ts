@@ -7,6 +7,8 @@ import { registerExportCommands } from './export-commands.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
 import { registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
+import { registerStatusCommand } from './status-command.ts';
+import { registerWebhookCommands } from './webhook-commands.ts';
 
 const program = new Command()
   .name('deductions')
@@ -20,6 +22,8 @@ registerDeductionCommands(program);
 registerDemoCommand(program);
 registerPayoutCommands(program);
 registerExportCommands(program);
+registerWebhookCommands(program);
+registerStatusCommand(program);
 
 try {
   loadConfig();

@@ -84,8 +84,17 @@ export interface ConfirmationRecords {
   employeeIds: readonly string[];
   amounts: readonly number[];
   leavers: readonly boolean[];
-  contentHashes: readonly string[];
 }
+
+/**
+ * deductionContentHash (deduction-content.ts) of a confirmation line, in SQL so 100,000 lines
+ * are hashed where they are inserted: the same canonical JSON (keys sorted, amount in minor units,
+ * no requested payments), byte for byte. A test holds the two to each other.
+ */
+const lineContentHash = (currency: string) => sql`encode(sha256(convert_to(format(
+  '{"leaver":%s,"requested_payments":[],"salary_deduction":{"currency":"%s","deduction_amount":%s,"employee_id":"%s"}}',
+  case when line.leaver then 'true' else 'false' end, ${currency}::text, line.deduction_amount, line.employee_id
+), 'UTF8')), 'hex')`;
 
 /**
  * One statement for the whole pay date: every line becomes the next version of its employee's
@@ -96,8 +105,8 @@ export async function insertConfirmationRecords(db: Executor, records: Confirmat
   const result = await sql`
     with line as (
       select *
-      from unnest(${records.employeeIds}::uuid[], ${records.amounts}::int8[], ${records.leavers}::bool[], ${records.contentHashes}::text[])
-        as l (employee_id, deduction_amount, leaver, content_hash)
+      from unnest(${records.employeeIds}::uuid[], ${records.amounts}::int8[], ${records.leavers}::bool[])
+        as l (employee_id, deduction_amount, leaver)
     ),
     latest as (
       select employee_id, max(version) as version
@@ -111,7 +120,7 @@ export async function insertConfirmationRecords(db: Executor, records: Confirmat
     )
     select ${records.payrollId}::uuid, ${records.payPeriod}::text, ${records.payDate}::date, line.employee_id,
       ${records.confirmationId}::text, coalesce(latest.version, 0) + 1, line.deduction_amount, ${records.currency}::char(3),
-      line.leaver, '[]'::jsonb, line.content_hash, 'confirmation', ${records.confirmationId}::uuid, ${records.receivedByClientId}::uuid
+      line.leaver, '[]'::jsonb, ${lineContentHash(records.currency)}, 'confirmation', ${records.confirmationId}::uuid, ${records.receivedByClientId}::uuid
     from line left join latest using (employee_id)
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);

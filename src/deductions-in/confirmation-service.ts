@@ -14,7 +14,6 @@ import {
   markSnapshotConfirmed,
 } from './confirmation-repository.ts';
 import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
-import { deductionContentHash } from './deduction-content.ts';
 
 function listedErrors(errors: FieldError[], errorCount: number): string {
   return errorCount > errors.length ? ` (the first ${errors.length} of ${errorCount} are listed)` : '';
@@ -85,7 +84,6 @@ export async function submitConfirmation(
     employeeCount: employeeIds.length,
     currency: payroll.currency,
   });
-  const leavers = submission.deductions.map((line) => line.leaver);
   await insertConfirmationRecords(trx, {
     confirmationId: confirmation.id,
     payrollId: payroll.id,
@@ -95,16 +93,7 @@ export async function submitConfirmation(
     receivedByClientId: caller.clientId,
     employeeIds,
     amounts: check.amounts,
-    leavers,
-    contentHashes: employeeIds.map((employeeId, index) =>
-      deductionContentHash({
-        employeeId,
-        deductionAmount: check.amounts[index]!,
-        currency: payroll.currency,
-        leaver: leavers[index]!,
-        requestedPayments: [],
-      }),
-    ),
+    leavers: submission.deductions.map((line) => line.leaver),
   });
   await markSnapshotConfirmed(trx, snapshot.id);
 

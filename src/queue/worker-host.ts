@@ -11,6 +11,9 @@ import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';
 import { rerunPayDateProcessor } from '../../jobs/rerun-pay-date.ts';
 import { nightlyRunProcessor } from '../../jobs/nightly-run.ts';
 import { nightlyTriggerProcessor } from '../../jobs/nightly-trigger.ts';
+import { reconcilePayDateProcessor } from '../../jobs/reconcile-pay-date.ts';
+import { RECONCILE_SWEEP_CRON, reconcileSweepJob, reconcileSweepProcessor } from '../../jobs/reconcile-sweep.ts';
+import { reconcilePayDateJob } from '../reconciliation/reconciliation-requests.ts';
 import { dispatchEventsProcessor } from '../../jobs/dispatch-events.ts';
 import { deliverWebhookProcessor } from '../../jobs/deliver-webhook.ts';
 import { webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
@@ -66,11 +69,12 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       processors: {
         [nightlyTriggerJob]: nightlyTriggerProcessor(db, flows, adapterFor, config.SERVICE_TIME_ZONE, logger),
         [nightlyRunJob]: nightlyRunProcessor(),
+        [reconcileSweepJob]: reconcileSweepProcessor(db, flows, config.SERVICE_TIME_ZONE),
       },
       concurrency: 1,
     },
     [queueNames.payDates]: {
-      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor) },
+      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor), [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE) },
       concurrency: options.payDateConcurrency ?? 4,
     },
     [queueNames.webhookDispatch]: {
@@ -138,6 +142,7 @@ export async function scheduleRecurringJobs(runtime: Runtime): Promise<void> {
       { pattern: config.NIGHTLY_CRON, tz: config.SERVICE_TIME_ZONE },
       { name: nightlyTriggerJob, data: {} },
     );
+    await nightly.upsertJobScheduler(reconcileSweepJob, { pattern: RECONCILE_SWEEP_CRON, tz: config.SERVICE_TIME_ZONE }, { name: reconcileSweepJob, data: {} });
   } finally {
     await Promise.all([maintenance.close(), nightly.close(), webhookDispatch.close()]);
   }

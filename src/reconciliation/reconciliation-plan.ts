@@ -160,6 +160,20 @@ function statusToKeep(payment: PaymentToReconcile, decided: PaymentStatus, colle
   return decided;
 }
 
+const SETTLED_STATUSES: ReadonlySet<PaymentStatus> = new Set(['collected', 'paid_out', 'partially_collected', 'failed']);
+
+/**
+ * A later pay date has taken the payment over, so this pay date corrects only the money of its own
+ * attempt. While the later pay date has it pending or instructed, that pay date's reconciliation will
+ * decide the status with the corrected figure. Once it is settled there, the settled status follows
+ * the money. Cancelled stands: late corrections of a cancelled request are money only.
+ */
+function statusOfCorrectedEarlierAttempt(payment: PaymentToReconcile, collectedAmount: number): PaymentStatus {
+  if (!SETTLED_STATUSES.has(payment.status) || collectedAmount === payment.collectedAmount) return payment.status;
+  if (collectedAmount === payment.amount) return statusToKeep(payment, 'collected', collectedAmount);
+  return collectedAmount === 0 ? 'failed' : 'partially_collected';
+}
+
 export function planReconciliation(input: ReconciliationPlanInput): ReconciliationPlan {
   const plan: ReconciliationPlan = {
     attempts: [],
@@ -274,10 +288,10 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       }
 
       const collectedAmount = elsewhere + allocated;
-      // Cancelled stands (late corrections of a cancelled request are money only), and a payment a
-      // later pay date has taken over gets its status from that pay date.
       const ownsStatus = payment.status !== 'cancelled' && !payment.claimedByLaterPayDate;
-      const status = ownsStatus ? statusToKeep(payment, decision.paymentStatus, collectedAmount) : payment.status;
+      const status = ownsStatus
+        ? statusToKeep(payment, decision.paymentStatus, collectedAmount)
+        : statusOfCorrectedEarlierAttempt(payment, collectedAmount);
       const targetPayDate = ownsStatus && decision.targetPayDate !== null ? decision.targetPayDate : payment.targetPayDate;
       if (status !== payment.status) assertTransition(payment.status, status);
       if (status !== payment.status || collectedAmount !== payment.collectedAmount || targetPayDate !== payment.targetPayDate) {

@@ -63,7 +63,7 @@ function record(employeeId: string, version: number, amount: number, extra: Reco
   };
 }
 
-function push(body: unknown, options: { payroll?: string; headers?: Record<string, string> } = {}) {
+function push(body: object, options: { payroll?: string; headers?: Record<string, string> } = {}) {
   return injectJson(t.app, {
     method: 'POST',
     url: `/deductions/payroll/${options.payroll ?? payrollId}`,

@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config/config.ts';
+import { producerConnection } from '../queue/connections.ts';
+import { createQueue, queueNames } from '../queue/queues.ts';
+import { openRuntime, type Runtime } from '../runtime/runtime.ts';
+import { listTroubledEndpoints, outboxBacklog } from '../webhooks/webhook-repository.ts';
+
+const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** More than a screenful of broken endpoints is a different problem; the count says so. */
+const ENDPOINTS_SHOWN = 50;
+
+export interface StatusReport {
+  queues: Array<{ name: string } & Record<(typeof JOB_STATES)[number], number>>;
+  webhooks: {
+    undispatchedEvents: number;
+    pendingDeliveries: number;
+    troubledEndpoints: Array<{
+      id: string;
+      biller: string;
+      url: string;
+      status: 'enabled' | 'disabled';
+      disabledReason: string | null;
+      failingSince: string | null;
+      pendingDeliveries: number;
+    }>;
+  };
+}
+
+export async function collectStatus(runtime: Runtime): Promise<StatusReport> {
+  const { config, db } = runtime;
+  const connection = producerConnection(config.REDIS_URL);
+  const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
+  try {
+    const [counts, backlog, endpoints] = await Promise.all([
+      Promise.all(queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) }))),
+      outboxBacklog(db),
+      listTroubledEndpoints(db, ENDPOINTS_SHOWN),
+    ]);
+    return {
+      queues: counts.map(({ name, counts: byState }) => ({
+        name,
+        waiting: byState.waiting ?? 0,
+        active: byState.active ?? 0,
+        delayed: byState.delayed ?? 0,
+        failed: byState.failed ?? 0,
+      })),
+      webhooks: {
+        ...backlog,
+        troubledEndpoints: endpoints.map((endpoint) => ({
+          id: endpoint.id,
+          biller: endpoint.biller_name,
+          url: endpoint.url,
+          status: endpoint.status,
+          disabledReason: endpoint.disabled_reason,
+          failingSince: endpoint.failing_since ? endpoint.failing_since.toISOString() : null,
+          pendingDeliveries: Number(endpoint.pending_deliveries ?? 0),
+        })),
+      },
+    };
+  } finally {
+    await Promise.all(queues.map((queue) => queue.close()));
+  }
+}
+
+export function formatStatus(report: StatusReport): string {
+  const width = Math.max(...report.queues.map((queue) => queue.name.length));
+  const lines = ['Queues (waiting / active / delayed / failed)'];
+  for (const queue of report.queues) {
+    lines.push(`  ${queue.name.padEnd(width)}  ${queue.waiting} / ${queue.active} / ${queue.delayed} / ${queue.failed}`);
+  }
+  const { webhooks } = report;
+  lines.push('Webhooks', `  events not yet dispatched  ${webhooks.undispatchedEvents}`, `  deliveries pending         ${webhooks.pendingDeliveries}`);
+  if (webhooks.troubledEndpoints.length === 0) {
+    lines.push('  no failing or disabled endpoints');
+  } else {
+    lines.push('  Failing or disabled endpoints');
+    for (const endpoint of webhooks.troubledEndpoints) {
+      const state =
+        endpoint.status === 'disabled'
+          ? `DISABLED: ${endpoint.disabledReason ?? 'no reason recorded'}`
+          : `failing since ${endpoint.failingSince}`;
+      lines.push(`    ${endpoint.id}  ${endpoint.biller}  ${endpoint.url}`);
+      lines.push(`      ${state}; ${endpoint.pendingDeliveries} deliveries pending`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('Show queue counts, the webhook backlog and failing or disabled webhook endpoints')
+    .option('--json', 'print as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'status');
+      try {
+        const report = await collectStatus(runtime);
+        process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStatus(report)}\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+}

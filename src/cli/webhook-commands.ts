@@ -1,0 +1,44 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadConfig } from '../config/config.ts';
+import { producerConnection } from '../queue/connections.ts';
+import { createQueue, queueNames } from '../queue/queues.ts';
+import { openRuntime } from '../runtime/runtime.ts';
+import { redeliverEvent, RedeliveryRefused } from '../webhooks/webhook-dispatch-service.ts';
+import { enqueueDeliveries } from '../webhooks/webhook-jobs.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function parseUuidOption(value: string): string {
+  if (!UUID.test(value)) throw new InvalidArgumentError('expected a UUID');
+  return value.toLowerCase();
+}
+
+export function registerWebhookCommands(program: Command): void {
+  const webhooks = program.command('webhooks').description('Webhook deliveries');
+  webhooks
+    .command('redeliver')
+    .description("Send an event again to its biller's endpoints (or to one), each with a fresh retry schedule; the webhook-id stays the event id")
+    .requiredOption('--event <id>', 'event id', parseUuidOption)
+    .option('--endpoint <id>', 'only this endpoint (it must belong to the same biller)', parseUuidOption)
+    .action(async (options: { event: string; endpoint?: string }) => {
+      const config = loadConfig();
+      const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'webhooks');
+      const deliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
+      try {
+        const redeliveries = await redeliverEvent(
+          runtime.db,
+          (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds, { redelivery: true }),
+          { eventId: options.event, endpointId: options.endpoint },
+        );
+        const lines = redeliveries.map((r) => `  delivery ${r.deliveryId} -> endpoint ${r.endpointId} (${r.url})`);
+        process.stdout.write(`Queued event ${options.event} again:\n${lines.join('\n')}\n`);
+      } catch (error) {
+        if (!(error instanceof RedeliveryRefused)) throw error;
+        process.stderr.write(`${error.message}\n`);
+        process.exitCode = 1;
+      } finally {
+        await deliveries.close();
+        await runtime.close();
+      }
+    });
+}
