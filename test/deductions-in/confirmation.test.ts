@@ -195,6 +195,19 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     expect(stalePush.json().current_version).toBe(5);
   });
 
+  it('replays a retried submission with the same Idempotency-Key instead of storing new versions', async () => {
+    const body = confirmation([{ employee_id: employees[1]!, deducted_amount: 12 }], 12);
+    const key = crypto.randomUUID();
+    const first = await submit(body, { headers: { ...headers, 'idempotency-key': key } });
+    expect(first.statusCode, first.body).toBe(201);
+    const before = await recordCount();
+    const replay = await submit(body, { headers: { ...headers, 'idempotency-key': key } });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json().confirmation.id).toBe(first.json().confirmation.id);
+    expect(await recordCount()).toEqual(before);
+  });
+
   it('answers 422 confirmation-total-mismatch naming both totals, and stores nothing', async () => {
     const before = await recordCount();
     const response = await submit(

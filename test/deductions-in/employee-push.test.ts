@@ -166,6 +166,23 @@ describe('POST /deductions/payroll/{payroll_id}: versioning', () => {
     expect((await push(record(employeeId, 1, 10), { payroll: otherPayroll.id })).statusCode).toBe(200);
     const jobs = await reconcileJobs();
     expect(jobs.map((job) => job.data)).toEqual([{ payrollId: otherPayroll.id, payDate: '2026-11-27' }]);
+
+    await queue.obliterate({ force: true });
+    expect((await push(record(employeeId, 1, 10), { payroll: otherPayroll.id })).statusCode).toBe(200);
+    expect((await push(record(employeeId, 0, 10), { payroll: otherPayroll.id })).statusCode).toBe(409);
+    expect(await reconcileJobs()).toHaveLength(0);
+  });
+
+  it('replays the stored answer for a repeated Idempotency-Key without storing again', async () => {
+    const employeeId = await newEmployee();
+    const key = crypto.randomUUID();
+    const first = await push(record(employeeId, 1, 10), { headers: { ...headers, 'idempotency-key': key } });
+    const replay = await push(record(employeeId, 1, 10), { headers: { ...headers, 'idempotency-key': key } });
+    expect(first.statusCode).toBe(200);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    expect(await storedVersions(employeeId)).toHaveLength(1);
   });
 });
 

@@ -161,19 +161,8 @@ describe('ledger invariants', () => {
         const entries = await ledgerCount(w);
         for (const payDate of payDates) expect(await w.reconcile(payDate)).toMatchObject({ ledgerEntries: 0, paymentsUpdated: 0 });
         expect(await ledgerCount(w)).toBe(entries);
-        const st = await sql<{ two: number; rev: number; over: number; reruns: number; claimed: number }>`
-          select (select count(*) from (select payment_request_id from collection_attempts where payroll_id = ${w.payroll.id} group by 1 having count(*) > 1) x)::int as two,
-                 (select count(*) from ledger_entries le join collection_attempts a on a.id = le.collection_attempt_id where a.payroll_id = ${w.payroll.id} and le.kind = 'collection_reversed')::int as rev,
-                 (select count(*) from reconciliation_exceptions where payroll_id = ${w.payroll.id} and kind = 'over_deduction')::int as over,
-                 (select count(*) from reruns where payroll_id = ${w.payroll.id})::int as reruns,
-                 (select count(*) from collection_attempts a where a.payroll_id = ${w.payroll.id} and a.pay_date = ${PD1} and exists (select 1 from collection_attempts b where b.payment_request_id = a.payment_request_id and b.pay_date = ${PD2}) and a.revision > 0)::int as claimed
-        `.execute(t.db);
-        const r = st.rows[0]!;
-        (globalThis as any).stats ??= { two: 0, rev: 0, over: 0, reruns: 0, claimed: 0 };
-        for (const k of Object.keys(r)) (globalThis as any).stats[k] += (r as any)[k] > 0 ? 1 : 0;
       }),
-      { numRuns: 300 },
+      { numRuns: 40 },
     );
-    console.log(JSON.stringify((globalThis as any).stats));
-  }, 1_800_000);
+  }, 240_000);
 });
