@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import type { Executor } from '../db/connection.ts';
+import type { Database, Executor } from '../db/connection.ts';
 import { renderPayoutFile } from '../payouts/payout-file.ts';
 import { listPayoutsMadeOn } from '../payouts/payout-run-repository.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
@@ -23,7 +23,7 @@ export async function exportPayouts(db: Executor, options: { date: string; out?:
  * or stdout: the same bytes as GET /reports/reconciliation answers an operator.
  */
 export async function exportReconciliation(
-  db: Executor,
+  db: Database,
   options: { payDate: string; payrollId?: string | undefined; summary?: boolean | undefined; out?: string | undefined },
 ): Promise<void> {
   const filter = { payDate: options.payDate, payrollId: options.payrollId };

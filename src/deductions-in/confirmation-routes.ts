@@ -16,14 +16,11 @@ const payrollParams = z.strictObject({ payroll_id: z.string() });
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 
 export const registerConfirmationRoutes: RouteModule = (app, deps) => {
-  app.addHook('onRoute', (route) => {
-    if (route.config?.spec?.operationId === OPERATION_ID) route.bodyLimit = CONFIRMATION_BODY_LIMIT_BYTES;
-  });
-
   defineRoute(app, {
     method: 'POST',
     url: '/deductions/:payroll_id/confirmation',
     operationId: OPERATION_ID,
+    bodyLimit: CONFIRMATION_BODY_LIMIT_BYTES,
     summary: 'Salary Deduction Confirmation Submission: what payroll deducted for a whole pay date',
     tags: ['Salary deduction exchange'],
     auth: { kind: 'both', scope: 'deduction_data:submit', roles: ['payroll_provider'] },

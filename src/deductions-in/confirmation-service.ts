@@ -24,7 +24,7 @@ function totalMismatch(statedTotal: number, linesTotal: number | null, currency:
   const lines = linesTotal === null ? `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)}` : formatMinorUnits(linesTotal, currency);
   return new HttpProblem(422, 'confirmation-total-mismatch', `total_amount ${stated} ${currency} does not equal the sum of the deducted amounts, ${lines} ${currency}`, {
     errors: [{ pointer: '/confirmation/total_amount', detail: `must equal the sum of deductions[].deducted_amount (${lines})` }],
-    extensions: { total_amount: stated, deducted_total: lines },
+    extensions: { stated_total: stated, deducted_total: lines },
   });
 }
 
@@ -43,19 +43,8 @@ export async function submitConfirmation(
   const located = await findSnapshot(trx, submission.deduction_data_id);
   if (!located || located.payroll_id !== payroll.id) throw notFound(`Deduction data ${submission.deduction_data_id}`);
 
-  await lockPayDateForRecords(trx, payroll.id, located.pay_date);
-  // Read again under the lock: a re-run may have superseded it while we waited.
-  const snapshot = (await findSnapshot(trx, located.id))!;
-  if (snapshot.status === 'superseded') {
-    const currentId = await findCurrentSnapshotId(trx, payroll.id, snapshot.pay_date);
-    throw conflict(
-      'deduction-data-superseded',
-      `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,
-      { current_deduction_data_id: currentId ?? null },
-    );
-  }
-
-  const check = checkConfirmation(submission, { payPeriod: snapshot.pay_period, currency: payroll.currency });
+  // Checked before taking the pay date, which holds up pushes to it until this transaction ends.
+  const check = checkConfirmation(submission, { payPeriod: located.pay_period, currency: payroll.currency });
   if (check.kind === 'invalid') {
     throw new HttpProblem(422, 'confirmation-invalid', `The confirmation has ${check.errorCount} invalid field(s)${listedErrors(check.errors, check.errorCount)}`, {
       errors: check.errors,
@@ -73,6 +62,18 @@ export async function submitConfirmation(
     throw new HttpProblem(422, 'employee-not-on-payroll', `${strangers.length} employee(s) are not on payroll ${payroll.id}${listedErrors(errors, strangers.length)}`, {
       errors,
     });
+  }
+
+  await lockPayDateForRecords(trx, payroll.id, located.pay_date);
+  // Read again under the lock: a re-run may have superseded it while we waited.
+  const snapshot = (await findSnapshot(trx, located.id))!;
+  if (snapshot.status === 'superseded') {
+    const currentId = await findCurrentSnapshotId(trx, payroll.id, snapshot.pay_date);
+    throw conflict(
+      'deduction-data-superseded',
+      `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,
+      { current_deduction_data_id: currentId ?? null },
+    );
   }
 
   const confirmation = await insertConfirmation(trx, {

@@ -50,6 +50,8 @@ interface RouteBase<BS, QS, PS> {
   summary: string;
   tags: string[];
   auth: AuthRequirement;
+  /** Larger than the app-wide BODY_LIMIT_BYTES, for a route whose body is a whole batch. */
+  bodyLimit?: number;
   body?: BS;
   query?: QS;
   params?: PS;
@@ -133,6 +135,7 @@ export function defineRoute<BS extends Schema | undefined, QS extends Schema | u
     method: spec.method,
     url: spec.url,
     config: { spec: spec as RouteSpec },
+    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     handler: async (request, reply) => {
       if (spec.body && !isJson(request.headers['content-type'])) {
         throw new HttpProblem(415, 'unsupported-media-type', 'Send the body as application/json');

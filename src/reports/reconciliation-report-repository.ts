@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Executor } from '../db/connection.ts';
+import { CompiledQuery, sql, type InferResult } from 'kysely';
+import type { Database, Executor } from '../db/connection.ts';
 
 export interface ReconciliationFilter {
   payDate: string;
@@ -8,24 +8,26 @@ export interface ReconciliationFilter {
   billerClientId?: string | undefined;
 }
 
-/** Keyset position: the last row of the previous page, in (pay_date, payroll_id, attempt id) order. */
-export interface ReconciliationPosition {
-  payDate: string;
-  payrollId: string;
-  attemptId: string;
-}
-
 /**
- * One page of the reconciliation report: one row per payment request per collection attempt, with
- * everything a finance team needs beside it. Keyset paging keeps memory flat however large the pay
- * date is, and each page is an index range, not an OFFSET that rereads what came before.
+ * The reconciliation report's query: one row per payment request per collection attempt of the pay date,
+ * with everything a finance team needs beside it, in (pay_date, payroll_id, attempt id) order.
  */
-export async function findReconciliationPage(
-  db: Executor,
-  filter: ReconciliationFilter,
-  after: ReconciliationPosition | null,
-  limit: number,
-) {
+function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
+  let attemptsOfPayDate = db.selectFrom('collection_attempts').select('id').where('pay_date', '=', filter.payDate);
+  if (filter.payrollId !== undefined) attemptsOfPayDate = attemptsOfPayDate.where('payroll_id', '=', filter.payrollId);
+  // An attempt's collection and a later reversal can leave in different payouts, so all of them are
+  // listed. Aggregated once for the whole pay date and hash-joined: a lookup per row costs more than the
+  // rest of the report.
+  const payouts = db
+    .selectFrom('ledger_entries as le')
+    .select([
+      'le.collection_attempt_id',
+      sql<string>`string_agg(distinct le.payout_id::text, ' ' order by le.payout_id::text)`.as('payout_ids'),
+    ])
+    .where('le.payout_id', 'is not', null)
+    .where('le.collection_attempt_id', 'in', attemptsOfPayDate)
+    .groupBy('le.collection_attempt_id');
+
   let query = db
     .selectFrom('collection_attempts as ca')
     .innerJoin('payment_requests as pr', 'pr.id', 'ca.payment_request_id')
@@ -33,7 +35,8 @@ export async function findReconciliationPage(
     .innerJoin('employers as e', 'e.id', 'p.employer_id')
     .innerJoin('pay_dates as pd', (join) => join.onRef('pd.payroll_id', '=', 'ca.payroll_id').onRef('pd.pay_date', '=', 'ca.pay_date'))
     .innerJoin('clients as c', 'c.id', 'pr.biller_client_id')
-    .select((eb) => [
+    .leftJoin(payouts.as('lp'), 'lp.collection_attempt_id', 'ca.id')
+    .select([
       'ca.id as attempt_id',
       'ca.payroll_id',
       'e.name as employer',
@@ -51,26 +54,53 @@ export async function findReconciliationPage(
       'ca.carried_to_pay_date',
       'ca.outcome',
       'ca.push_version',
-      // An attempt's collection and a later reversal can leave in different payouts.
-      eb
-        .selectFrom('ledger_entries as le')
-        .select(sql<string>`string_agg(distinct le.payout_id::text, ' ' order by le.payout_id::text)`.as('ids'))
-        .whereRef('le.collection_attempt_id', '=', 'ca.id')
-        .where('le.payout_id', 'is not', null)
-        .as('payout_ids'),
+      'lp.payout_ids',
     ])
     .where('ca.pay_date', '=', filter.payDate);
   if (filter.payrollId !== undefined) query = query.where('ca.payroll_id', '=', filter.payrollId);
   if (filter.billerClientId !== undefined) query = query.where('pr.biller_client_id', '=', filter.billerClientId);
-  if (after) {
-    query = query.where((eb) =>
-      eb(eb.refTuple('ca.pay_date', 'ca.payroll_id', 'ca.id'), '>', eb.tuple(after.payDate, after.payrollId, after.attemptId)),
-    );
-  }
-  return query.orderBy('ca.pay_date').orderBy('ca.payroll_id').orderBy('ca.id').limit(limit).execute();
+  return query.orderBy('ca.pay_date').orderBy('ca.payroll_id').orderBy('ca.id');
 }
 
-export type ReconciliationRow = Awaited<ReturnType<typeof findReconciliationPage>>[number];
+export type ReconciliationRow = InferResult<ReturnType<typeof reconciliationQuery>>[number];
+
+/** How long a reader may pause between batches before Postgres gives the cursor's connection back. */
+const IDLE_READER_TIMEOUT = '120s';
+
+/**
+ * The report's rows in batches of `batchSize`, read through a server-side cursor (DECLARE / FETCH) in a
+ * read-only transaction: Postgres runs the query once, this process never holds more than one batch, and
+ * the next batch is fetched only when the consumer asks for it. The whole report reads one snapshot, so
+ * its totals agree even while reconciliation is running. Stopping early (return() on the iterator, as a
+ * destroyed stream does) closes the cursor and releases the connection.
+ */
+export async function* streamReconciliationRows(
+  db: Database,
+  filter: ReconciliationFilter,
+  batchSize: number,
+): AsyncGenerator<ReconciliationRow[], void, undefined> {
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
+  const trx = await db.startTransaction().setAccessMode('read only').execute();
+  let finished = false;
+  try {
+    // Plan for reading every row (hash joins, one sort), not for a quick first batch.
+    await sql`set local cursor_tuple_fraction = 1.0`.execute(trx);
+    await sql`select set_config('idle_in_transaction_session_timeout', ${IDLE_READER_TIMEOUT}, true)`.execute(trx);
+    const compiled = reconciliationQuery(trx, filter).compile();
+    await trx.executeQuery(CompiledQuery.raw(`declare reconciliation_rows no scroll cursor for ${compiled.sql}`, [...compiled.parameters]));
+    const fetchBatch = CompiledQuery.raw(`fetch forward ${batchSize} from reconciliation_rows`);
+    for (;;) {
+      const { rows } = await trx.executeQuery<ReconciliationRow>(fetchBatch);
+      if (rows.length === 0) break;
+      yield rows;
+      if (rows.length < batchSize) break;
+    }
+    finished = true;
+  } finally {
+    // Read only: commit and rollback are the same; a connection already lost must not mask the cause.
+    await (finished ? trx.commit() : trx.rollback()).execute().catch(() => {});
+  }
+}
 
 /**
  * Per payroll (and currency) totals of the same attempts as the detail report, plus the exceptions

@@ -1,11 +1,11 @@
 import { Readable, pipeline as pipe, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import type { Executor } from '../db/connection.ts';
+import type { Database, Executor } from '../db/connection.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import {
-  findReconciliationPage,
   findReconciliationSummary,
+  streamReconciliationRows,
   type ReconciliationFilter,
   type ReconciliationRow,
   type ReconciliationSummaryRow,
@@ -47,8 +47,8 @@ export const reconciliationSummaryColumns = [
 /** An attempt reconciliation has not decided yet (no deduction data in) has no outcome. */
 export const UNRECONCILED_STATUS = 'unreconciled';
 
-/** Rows per database round trip: large enough to amortise the query, small enough to keep memory flat. */
-export const RECONCILIATION_PAGE_SIZE = 10_000;
+/** Rows per FETCH: large enough to amortise the round trip, small enough to keep memory flat. */
+export const RECONCILIATION_BATCH_SIZE = 10_000;
 
 /** One CSV record: money as decimal strings in the row's currency, absent values as empty cells. */
 export function toReconciliationRecord(row: ReconciliationRow): string[] {
@@ -88,15 +88,10 @@ export function toReconciliationSummaryRecord(row: ReconciliationSummaryRow): st
   ];
 }
 
-/** The report's records, fetched a page at a time as the consumer asks for them (never all at once). */
-export async function* reconciliationRecords(db: Executor, filter: ReconciliationFilter, pageSize = RECONCILIATION_PAGE_SIZE) {
-  let after = null;
-  for (;;) {
-    const page = await findReconciliationPage(db, filter, after, pageSize);
-    for (const row of page) yield toReconciliationRecord(row);
-    if (page.length < pageSize) return;
-    const last = page[page.length - 1]!;
-    after = { payDate: last.pay_date, payrollId: last.payroll_id, attemptId: last.attempt_id };
+/** The report's records, fetched a batch at a time as the consumer asks for them (never all at once). */
+export async function* reconciliationRecords(db: Database, filter: ReconciliationFilter, batchSize = RECONCILIATION_BATCH_SIZE) {
+  for await (const rows of streamReconciliationRows(db, filter, batchSize)) {
+    for (const row of rows) yield toReconciliationRecord(row);
   }
 }
 
@@ -107,10 +102,10 @@ export async function* reconciliationRecords(db: Executor, filter: Reconciliatio
  * short rather than ending in a truncated file that looks complete), and a reader that goes away
  * (client disconnect) stops the queries.
  */
-export function reconciliationCsvStream(db: Executor, filter: ReconciliationFilter, pageSize = RECONCILIATION_PAGE_SIZE): Readable {
+export function reconciliationCsvStream(db: Database, filter: ReconciliationFilter, batchSize = RECONCILIATION_BATCH_SIZE): Readable {
   const csv = stringify({ header: true, columns: [...reconciliationColumns] });
   // The error reaches whoever reads `csv` (it is destroyed with it); nothing more to do here.
-  return pipe(Readable.from(reconciliationRecords(db, filter, pageSize)), csv, () => {});
+  return pipe(Readable.from(reconciliationRecords(db, filter, batchSize)), csv, () => {});
 }
 
 /**
@@ -118,7 +113,7 @@ export function reconciliationCsvStream(db: Executor, filter: ReconciliationFilt
  * false` leaves the destination open (stdout must not be ended).
  */
 export async function writeReconciliationCsv(
-  db: Executor,
+  db: Database,
   filter: ReconciliationFilter,
   destination: Writable,
   options: { end?: boolean } = {},

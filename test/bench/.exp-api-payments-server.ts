@@ -43,12 +43,24 @@ function inTransactionRunner(db: Database, retentionDays: number, fallback: Fast
     const fingerprint = requestFingerprint(ctx.request.method, ctx.request.url, ctx.request.rawBody);
     const expiresAt = new Date(Date.now() + retentionDays * 86_400_000);
     try {
+      const atEnd = experiments.has('idem-at-end');
       const response = await db.transaction().execute(async (trx) => {
-        if (!(await insertClaim(trx, ref, fingerprint, expiresAt))) throw new Duplicate();
+        if (!atEnd && !(await insertClaim(trx, ref, fingerprint, expiresAt))) throw new Duplicate();
         const result = await spec.effect(ctx, trx);
         const body = JSON.stringify(result.body);
         const headers = { 'content-type': 'application/json; charset=utf-8', ...(result.headers ?? {}) };
-        await completeKey(trx, ref, { status: result.status, headers: { 'content-type': headers['content-type'], ...(result.headers?.location ? { location: result.headers.location } : {}) }, body: Buffer.from(body) });
+        const stored = { 'content-type': headers['content-type'], ...(result.headers?.location ? { location: result.headers.location } : {}) };
+        if (atEnd) {
+          const row = await trx
+            .insertInto('idempotency_keys')
+            .values({ client_id: ref.clientId, idempotency_key: ref.key, fingerprint, expires_at: expiresAt, status: 'completed', response_status: result.status, response_headers: JSON.stringify(stored), response_body: Buffer.from(body) })
+            .onConflict((oc) => oc.columns(['client_id', 'idempotency_key']).doNothing())
+            .returning('client_id')
+            .executeTakeFirst();
+          if (!row) throw new Duplicate();
+        } else {
+          await completeKey(trx, ref, { status: result.status, headers: stored, body: Buffer.from(body) });
+        }
         return { status: result.status, headers, body };
       });
       ctx.reply.code(response.status);
@@ -253,7 +265,7 @@ async function startApi(config: Config): Promise<{ app: FastifyInstance; close: 
       return claims;
     };
   }
-  if (experiments.has('idem-in-tx')) app.runEffect = inTransactionRunner(db, config.IDEMPOTENCY_RETENTION_DAYS, app.runEffect);
+  if (experiments.has('idem-in-tx') || experiments.has('idem-at-end')) app.runEffect = inTransactionRunner(db, config.IDEMPOTENCY_RETENTION_DAYS, app.runEffect);
   if (options.breakdown) {
     const verify = tokens.verify.bind(tokens);
     tokens.verify = (token: string) => timer.time('2a JWT verify (ES256)', () => verify(token));

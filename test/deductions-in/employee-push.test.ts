@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fromMajorUnits } from '../../src/money/major-units.ts';
 import {
   createBiller,
   createEmployee,
@@ -219,7 +220,7 @@ describe('POST /deductions/payroll/{payroll_id}: concurrency', () => {
       const rows = await storedVersions(employeeId);
       expect(rows).toHaveLength(1);
       const winner = responses.find((response) => response.statusCode === 200)!;
-      expect(rows[0]!.deduction_amount).toBe(Math.round(winner.json().salary_deduction.deduction_amount * 100));
+      expect(rows[0]!.deduction_amount).toBe(fromMajorUnits(winner.json().salary_deduction.deduction_amount, 'GBP'));
     }
   });
 

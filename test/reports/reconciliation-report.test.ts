@@ -274,15 +274,15 @@ describe('GET /reports/reconciliation', () => {
 });
 
 describe('reconciliation records', () => {
-  it('pages by keyset without losing, repeating or reordering a row', async () => {
-    const collect = async (pageSize: number, billerClientId?: string) => {
+  it('reads batch by batch without losing, repeating or reordering a row', async () => {
+    const collect = async (batchSize: number, billerClientId?: string) => {
       const records: string[][] = [];
-      for await (const record of reconciliationRecords(t.db, { payDate: PAY_DATE, billerClientId }, pageSize)) records.push(record);
+      for await (const record of reconciliationRecords(t.db, { payDate: PAY_DATE, billerClientId }, batchSize)) records.push(record);
       return records;
     };
     const whole = await collect(10_000);
     expect(whole.length).toBe((await databaseTotals()).rows);
-    for (const pageSize of [1, 3, 7, whole.length]) expect(await collect(pageSize)).toEqual(whole);
+    for (const batchSize of [1, 3, 7, whole.length]) expect(await collect(batchSize)).toEqual(whole);
     expect(await collect(2, billerB.clientId)).toEqual(await collect(10_000, billerB.clientId));
     // Ordered by payroll, then attempt: each payroll's rows are contiguous.
     const payrollOrder = whole.map((record) => record[0]);

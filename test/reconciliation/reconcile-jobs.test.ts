@@ -1,0 +1,127 @@
+import { Queue, QueueEvents } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileSweepJob } from '../../jobs/reconcile-sweep.ts';
+import { producerConnection, workerConnection } from '../../src/queue/connections.ts';
+import { queueNames } from '../../src/queue/queues.ts';
+import { startWorkers } from '../../src/queue/worker-host.ts';
+import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
+import { findPayDatesToReconcile } from '../../src/reconciliation/reconciliation-service.ts';
+import { createCollectionAccount } from '../support/factories.ts';
+import { runtimeOf } from '../support/runtime.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { createWorld, paymentRow, PD1, PD2 } from './reconciliation-world.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  await createCollectionAccount(t.db);
+});
+afterAll(async () => t.close());
+
+// PD1 is Friday 2026-10-30: its three-working-day settlement window ends on Wednesday 2026-11-04.
+const INSIDE_WINDOW = '2026-11-03';
+const PAST_WINDOW = '2026-11-04';
+
+async function snapshotStatus(payrollId: string, payDate: string) {
+  const row = await t.db
+    .selectFrom('deduction_snapshots')
+    .select('status')
+    .where('payroll_id', '=', payrollId)
+    .where('pay_date', '=', payDate)
+    .where('status', '!=', 'superseded')
+    .executeTakeFirst();
+  return row?.status;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('findPayDatesToReconcile', () => {
+  it('picks unreconciled pay dates with records, final ones past the settlement window, and reconciled ones with late records', async () => {
+    const silent = await createWorld(t.db);
+    await silent.payment(0, 1_000);
+    await silent.lock(PD1);
+
+    const reporting = await createWorld(t.db);
+    await reporting.payment(0, 1_000);
+    await reporting.lock(PD1);
+    await reporting.push(reporting.people[0]!.employee.id, PD1, 1_000);
+
+    const done = await createWorld(t.db);
+    await done.payment(0, 1_000);
+    await done.lock(PD1);
+    await done.push(done.people[0]!.employee.id, PD1, 1_000);
+    await done.reconcile(PD1);
+
+    const notLocked = await createWorld(t.db);
+    await notLocked.payment(0, 1_000, { target: PD2 });
+
+    const mine = (rows: Awaited<ReturnType<typeof findPayDatesToReconcile>>) =>
+      rows.filter((r) => [silent, reporting, done, notLocked].some((w) => w.payroll.id === r.payrollId));
+
+    expect(mine(await findPayDatesToReconcile(t.db, INSIDE_WINDOW, 3))).toEqual([{ payrollId: reporting.payroll.id, payDate: PD1, final: false }]);
+    expect(mine(await findPayDatesToReconcile(t.db, PAST_WINDOW, 3)).sort((a, b) => a.payrollId.localeCompare(b.payrollId))).toEqual(
+      [
+        { payrollId: silent.payroll.id, payDate: PD1, final: true },
+        { payrollId: reporting.payroll.id, payDate: PD1, final: true },
+      ].sort((a, b) => a.payrollId.localeCompare(b.payrollId)),
+    );
+
+    // A correction after the pay date was reconciled brings it back, until it is reconciled again.
+    await done.push(done.people[0]!.employee.id, PD1, 400);
+    expect(mine(await findPayDatesToReconcile(t.db, INSIDE_WINDOW, 3))).toContainEqual({ payrollId: done.payroll.id, payDate: PD1, final: false });
+    await done.reconcile(PD1);
+    expect(mine(await findPayDatesToReconcile(t.db, INSIDE_WINDOW, 3)).map((r) => r.payrollId)).not.toContain(done.payroll.id);
+  });
+});
+
+describe('reconciliation jobs', () => {
+  it('a debounced request reconciles the pay date through the pay-dates worker', async () => {
+    const w = await createWorld(t.db);
+    const payment = await w.payment(0, 2_500);
+    await w.lock(PD1);
+    await w.push(w.people[0]!.employee.id, PD1, 2_500);
+
+    const host = await startWorkers(runtimeOf(t), { schedule: false });
+    const requester = queueReconciliationRequester(t.config.REDIS_URL, t.config.QUEUE_PREFIX, 50);
+    try {
+      await requester.request(w.payroll.id, PD1);
+      const row = await until(() => paymentRow(t.db, payment.id), (p) => p.status !== 'instructed');
+      expect(row).toMatchObject({ status: 'collected', collected_amount: 2_500 });
+      expect(await snapshotStatus(w.payroll.id, PD1)).toBe('reconciled');
+    } finally {
+      await requester.close();
+      await host.close();
+    }
+  });
+
+  it('the nightly sweep reconciles a silent pay date in final mode once its settlement window is over', async () => {
+    const w = await createWorld(t.db);
+    const payment = await w.payment(0, 2_500);
+    await w.lock(PD1);
+
+    const host = await startWorkers(runtimeOf(t), { schedule: false });
+    const queue = new Queue(queueNames.nightly, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
+    const events = new QueueEvents(queueNames.nightly, { connection: workerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add(reconcileSweepJob, { runDate: PAST_WINDOW });
+      const result = (await job.waitUntilFinished(events, 15_000)) as { queued: number; final: number };
+      expect(result.final).toBeGreaterThanOrEqual(1);
+      await until(() => snapshotStatus(w.payroll.id, PD1), (status) => status === 'reconciled');
+      expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'failed', collected_amount: 0 });
+      const exceptions = await t.db.selectFrom('reconciliation_exceptions').select('kind').where('payroll_id', '=', w.payroll.id).execute();
+      expect(exceptions).toEqual([{ kind: 'missing_confirmation' }]);
+    } finally {
+      await Promise.all([queue.close(), events.close()]);
+      await host.close();
+    }
+  });
+});
