@@ -55,3 +55,28 @@ export async function listLockedSnapshots(db: Executor) {
 export async function listInstructionFiles(db: Executor) {
   return db.selectFrom('instruction_files').select(['file_name', 'content', 'sha256', 'item_count']).orderBy('file_name').execute();
 }
+
+export async function countSnapshotsByStatus(db: Executor) {
+  const rows = await db
+    .selectFrom('deduction_snapshots')
+    .select(['status'])
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('employee_count', '>', 0)
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])) as Record<string, number>;
+}
+
+export async function countUndispatchedEvents(db: Executor): Promise<number> {
+  const row = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countEventsOf(db: Executor, billerClientIds: readonly string[]): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('biller_client_id', 'in', billerClientIds)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

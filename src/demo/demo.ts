@@ -21,8 +21,21 @@ import { startSandboxProvider } from '../payroll-providers/sandbox/sandbox-serve
 import { startWorkers } from '../queue/worker-host.ts';
 import { queueReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
+import { addWorkingDays } from '../calendars/working-days.ts';
+import { exportPayouts } from '../cli/export-commands.ts';
+import { runPayoutsOn } from '../payouts/payout-service.ts';
+import { sandboxConfirmation, type PulledDeductionData } from '../payroll-providers/sandbox/sandbox-confirmations.ts';
+import { producerConnection } from '../queue/connections.ts';
+import { createQueue, queueNames } from '../queue/queues.ts';
+import { reconciliationSummary, writeReconciliationCsv, writeReconciliationSummaryCsv, reconciliationFileName, reconciliationSummaryFileName } from '../reports/reconciliation-report.ts';
+import { requestEventDispatch } from '../webhooks/webhook-jobs.ts';
+import { startWebhookReceiver } from '../webhooks/webhook-receiver.ts';
+import { createWriteStream } from 'node:fs';
 import { ApiClient, inParallel } from './api-client.ts';
 import {
+  countEventsOf,
+  countSnapshotsByStatus,
+  countUndispatchedEvents,
   firstOpenLockDates,
   insertBeneficiaryAccount,
   insertCollectionAccount,
@@ -207,17 +220,28 @@ export async function runDemo(base: Config, print: Print): Promise<void> {
   const providerCredentials = await createClient(runtime.db, { name: 'Sandbox Payroll Ltd', role: 'payroll_provider', payrollProviderId: provider.id });
 
   const tokens = await TokenIssuer.generate({ issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS });
-  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
+  // A short quiet period: the demo waits for reconciliation right after the records arrive.
+  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, 500);
   const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation }, routeModules);
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const workers = await startWorkers(runtime, { schedule: false, adapterFor });
-  print(`  API on ${apiUrl}, sandbox payroll provider on ${sandbox.url}`);
+  const webhookDispatch = createQueue(queueNames.webhookDispatch, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
+  const payDatesQueue = createQueue(queueNames.payDates, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
+  const receiver = await startWebhookReceiver();
+  print(`  API on ${apiUrl}, sandbox payroll provider on ${sandbox.url}, webhook receiver on ${receiver.url}`);
   print(`  sandbox directory: ${directory.employers.length} employers, ${directory.payrolls.length} payrolls (weekly, monthly, four-weekly), ${directory.employees.length} people`);
 
   try {
     print();
     print('1. Billers enrol people through the API (availability, mandate, enablement, payment requests)');
     const billers = billerCredentials.map((credentials, i) => ({ client: new ApiClient(apiUrl, credentials), name: billerNames[i]! }));
+    for (const biller of billers) {
+      const { webhook_endpoint: endpoint } = await biller.client.expect<{ webhook_endpoint: { secret: string } }>('POST', '/webhook-endpoints', {
+        url: `${receiver.url}/hooks`,
+        description: `${biller.name} integration`,
+      });
+      receiver.addSecret(endpoint.secret);
+    }
     const bar = progressBar('people');
     bar.start(directory.employees.length, 0);
     let done = 0;
@@ -269,6 +293,11 @@ export async function runDemo(base: Config, print: Print): Promise<void> {
       );
     }
     print(`  employee pushes received by the sandbox provider: ${sandbox.pushes.length}`);
+    const pulled: Array<{ snapshot: (typeof snapshots)[number]; data: PulledDeductionData }> = [];
+    for (const snapshot of snapshots.filter((s) => s.employee_count > 0)) {
+      const data = await providerClient.expect<PulledDeductionData>('GET', `/deductions/${snapshot.payroll_id}?pay_date=${snapshot.pay_date}`);
+      pulled.push({ snapshot, data });
+    }
 
     print();
     print('4. Instruction files (CSV, one item per employee, action against the previous pay date)');
@@ -277,7 +306,93 @@ export async function runDemo(base: Config, print: Print): Promise<void> {
       writeFileSync(target, file.content);
       print(`  ${target}  ${file.item_count} items  sha256 ${file.sha256.slice(0, 16)}…`);
     }
+
+    print();
+    print('5. Payroll runs; the provider confirms what it deducted (POST /deductions/{payroll_id}/confirmation)');
+    const outcomeCounts: Record<string, number> = {};
+    let corrected: { payrollId: string; payPeriod: string; employeeId: string; amount: number } | undefined;
+    for (const { snapshot, data } of pulled) {
+      const { body, outcomes } = sandboxConfirmation(data, snapshot.pay_period, 'demo');
+      await providerClient.expect('POST', `/deductions/${snapshot.payroll_id}/confirmation`, body);
+      for (const [employeeId, outcome] of Object.entries(outcomes)) {
+        outcomeCounts[outcome] = (outcomeCounts[outcome] ?? 0) + 1;
+        if (outcome === 'partial' && !corrected) {
+          const line = data.deduction_data_response.deduction_data.find((l) => l.salary_deduction.employee_id === employeeId)!;
+          corrected = { payrollId: snapshot.payroll_id, payPeriod: snapshot.pay_period, employeeId, amount: line.salary_deduction.requested_deduction_amount };
+        }
+      }
+    }
+    print(`  ${pulled.length} pay dates confirmed: ${outcomeCounts.full ?? 0} deducted in full, ${outcomeCounts.partial ?? 0} partly, ${outcomeCounts.leaver ?? 0} leavers`);
+    if (corrected) {
+      // Payroll re-ran one employee after a query: a higher version replaces the confirmed one.
+      await providerClient.expect('POST', `/deductions/payroll/${corrected.payrollId}`, {
+        pay_period: corrected.payPeriod,
+        id: `correction-${corrected.employeeId.slice(0, 8)}`,
+        version: 2,
+        salary_deduction: { employee_id: corrected.employeeId, deduction_amount: corrected.amount, currency: 'GBP' },
+        requested_payments: [],
+      });
+      print(`  one late correction: employee ${corrected.employeeId.slice(0, 8)}… pushed version 2, deducted in full (£${corrected.amount})`);
+    }
+
+    print();
+    print('6. Reconciliation (debounced job per payroll pay date: latest version per employee vs the request)');
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const statuses = await countSnapshotsByStatus(runtime.db);
+      const counts = await payDatesQueue.getJobCounts('waiting', 'delayed', 'active');
+      const busy = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0);
+      if ((statuses.reconciled ?? 0) >= pulled.length && busy === 0) break;
+      if (Date.now() > deadline) throw new Error(`reconciliation did not finish: ${JSON.stringify(statuses)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const payDates = [...new Set(pulled.map((p) => p.snapshot.pay_date))].sort();
+    const summaryRows = (await Promise.all(payDates.map((payDate) => reconciliationSummary(runtime.db, { payDate })))).flat();
+    print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'deducted'.padStart(10)} ${'collected'.padStart(10)} ${'shortfall'.padStart(10)} exceptions`);
+    for (const row of summaryRows) {
+      print(
+        `  ${String(row.employer).padEnd(30)} ${row.pay_date} ${pounds(Number(row.requested)).padStart(10)} ${pounds(Number(row.deducted)).padStart(10)} ` +
+          `${pounds(Number(row.collected)).padStart(10)} ${pounds(Number(row.shortfall)).padStart(10)} ${row.exceptions}`,
+      );
+    }
+    mkdirSync(path.join(filesDir, 'reconciliation'), { recursive: true });
+    for (const payDate of payDates) {
+      const detail = path.join(filesDir, 'reconciliation', reconciliationFileName(payDate));
+      const summary = path.join(filesDir, 'reconciliation', reconciliationSummaryFileName(payDate));
+      await writeReconciliationCsv(runtime.db, { payDate }, createWriteStream(detail));
+      await writeReconciliationSummaryCsv(runtime.db, { payDate }, createWriteStream(summary));
+      print(`  ${detail}`);
+      print(`  ${summary}`);
+    }
+
+    print();
+    const payoutDate = addWorkingDays(payDates.at(-1)!, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set(englandAndWalesBankHolidays.map((h) => h.date)));
+    print(`7. Payouts on ${payoutDate} (settled collections, per biller and currency)`);
+    const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS });
+    const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));
+    for (const group of payouts.groups) {
+      const detail = group.outcome === 'paid_out' ? `${pounds(group.amount)} in ${group.entries} items, reference ${group.reference}` : group.outcome;
+      print(`  ${String(names.get(group.billerClientId) ?? group.billerClientId).padEnd(30)} ${group.currency} ${detail}`);
+    }
+    const payoutFile = path.join(filesDir, `payouts-${payoutDate}.csv`);
+    await exportPayouts(runtime.db, { date: payoutDate, out: payoutFile });
+    print(`  bank payment file ${payoutFile}`);
+
+    print();
+    print('8. Webhooks (signed per Standard Webhooks, verified by the receiver with the standardwebhooks package)');
+    const expected = await countEventsOf(runtime.db, billerCredentials.map((c) => c.clientId));
+    while ((await countUndispatchedEvents(runtime.db)) > 0) {
+      await requestEventDispatch(webhookDispatch);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await receiver.waitFor((r) => r.summary().verified >= expected, 60_000);
+    const received = receiver.summary();
+    print(`  ${received.verified} deliveries verified, ${received.rejected} rejected`);
+    for (const [type, count] of Object.entries(received.byType).sort()) print(`  ${type.padEnd(26)} ${count}`);
   } finally {
+    await receiver.close();
+    await webhookDispatch.close();
+    await payDatesQueue.close();
     await workers.close();
     await app.close();
     await reconciliation.close();

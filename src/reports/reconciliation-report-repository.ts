@@ -37,7 +37,6 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
     .innerJoin('clients as c', 'c.id', 'pr.biller_client_id')
     .leftJoin(payouts.as('lp'), 'lp.collection_attempt_id', 'ca.id')
     .select([
-      'ca.id as attempt_id',
       'ca.payroll_id',
       'e.name as employer',
       'ca.pay_date',
