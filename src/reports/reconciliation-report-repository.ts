@@ -10,7 +10,8 @@ export interface ReconciliationFilter {
 
 /**
  * The reconciliation report's query: one row per payment request per collection attempt of the pay date,
- * with everything a finance team needs beside it, in (pay_date, payroll_id, attempt id) order.
+ * in (pay_date, payroll_id, attempt id) order. Only what differs per row: the payroll's and the biller's
+ * names come from findReportLabels, since sending and parsing them a million times costs seconds.
  */
 function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
   let attemptsOfPayDate = db.selectFrom('collection_attempts').select('id').where('pay_date', '=', filter.payDate);
@@ -31,20 +32,14 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
   let query = db
     .selectFrom('collection_attempts as ca')
     .innerJoin('payment_requests as pr', 'pr.id', 'ca.payment_request_id')
-    .innerJoin('payrolls as p', 'p.id', 'ca.payroll_id')
-    .innerJoin('employers as e', 'e.id', 'p.employer_id')
-    .innerJoin('pay_dates as pd', (join) => join.onRef('pd.payroll_id', '=', 'ca.payroll_id').onRef('pd.pay_date', '=', 'ca.pay_date'))
-    .innerJoin('clients as c', 'c.id', 'pr.biller_client_id')
     .leftJoin(payouts.as('lp'), 'lp.collection_attempt_id', 'ca.id')
     .select([
       'ca.payroll_id',
-      'e.name as employer',
       'ca.pay_date',
-      'pd.pay_period',
       'pr.employee_id',
       'pr.mandate_id',
       'pr.id as payment_id',
-      'c.name as biller',
+      'pr.biller_client_id',
       'pr.currency',
       'ca.requested_amount',
       'ca.deducted_amount',
@@ -61,37 +56,73 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
   return query.orderBy('ca.pay_date').orderBy('ca.payroll_id').orderBy('ca.id');
 }
 
+export interface ReportLabels {
+  /** Per payroll with the pay date: its employer's name and the pay date's pay period. */
+  payrolls: Map<string, { employer: string; payPeriod: string }>;
+  /** Per biller: its name. */
+  billers: Map<string, string>;
+}
+
+/**
+ * The names the report prints beside ids. Bounded by the number of payrolls paying on the date and of
+ * billers (thousands at most), not by the number of rows.
+ */
+export async function findReportLabels(db: Executor, filter: ReconciliationFilter): Promise<ReportLabels> {
+  let payrollsQuery = db
+    .selectFrom('pay_dates as pd')
+    .innerJoin('payrolls as p', 'p.id', 'pd.payroll_id')
+    .innerJoin('employers as e', 'e.id', 'p.employer_id')
+    .select(['pd.payroll_id', 'pd.pay_period', 'e.name'])
+    .where('pd.pay_date', '=', filter.payDate);
+  if (filter.payrollId !== undefined) payrollsQuery = payrollsQuery.where('pd.payroll_id', '=', filter.payrollId);
+  let billersQuery = db.selectFrom('clients').select(['id', 'name']).where('role', '=', 'biller');
+  if (filter.billerClientId !== undefined) billersQuery = billersQuery.where('id', '=', filter.billerClientId);
+  const [payrolls, billers] = await Promise.all([payrollsQuery.execute(), billersQuery.execute()]);
+  return {
+    payrolls: new Map(payrolls.map((row) => [row.payroll_id, { employer: row.name, payPeriod: row.pay_period }])),
+    billers: new Map(billers.map((row) => [row.id, row.name])),
+  };
+}
+
 export type ReconciliationRow = InferResult<ReturnType<typeof reconciliationQuery>>[number];
 
 /** How long a reader may pause between batches before Postgres gives the cursor's connection back. */
 const IDLE_READER_TIMEOUT = '120s';
 
+export interface ReconciliationBatch {
+  rows: ReconciliationRow[];
+  /** The same object for every batch: read once, in the cursor's snapshot. */
+  labels: ReportLabels;
+}
+
 /**
  * The report's rows in batches of `batchSize`, read through a server-side cursor (DECLARE / FETCH) in a
- * read-only transaction: Postgres runs the query once, this process never holds more than one batch, and
- * the next batch is fetched only when the consumer asks for it. The whole report reads one snapshot, so
- * its totals agree even while reconciliation is running. Stopping early (return() on the iterator, as a
- * destroyed stream does) closes the cursor and releases the connection.
+ * read-only repeatable-read transaction: Postgres runs the query once, this process never holds more
+ * than one batch, and the next batch is fetched only when the consumer asks for it. Rows and labels
+ * come from one snapshot, so every row has its labels and the totals agree even while reconciliation is
+ * running. Stopping early (return() on the iterator, as a destroyed stream does) closes the cursor and
+ * releases the connection.
  */
 export async function* streamReconciliationRows(
   db: Database,
   filter: ReconciliationFilter,
   batchSize: number,
-): AsyncGenerator<ReconciliationRow[], void, undefined> {
+): AsyncGenerator<ReconciliationBatch, void, undefined> {
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
-  const trx = await db.startTransaction().setAccessMode('read only').execute();
+  const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
   let finished = false;
   try {
     // Plan for reading every row (hash joins, one sort), not for a quick first batch.
     await sql`set local cursor_tuple_fraction = 1.0`.execute(trx);
     await sql`select set_config('idle_in_transaction_session_timeout', ${IDLE_READER_TIMEOUT}, true)`.execute(trx);
+    const labels = await findReportLabels(trx, filter);
     const compiled = reconciliationQuery(trx, filter).compile();
     await trx.executeQuery(CompiledQuery.raw(`declare reconciliation_rows no scroll cursor for ${compiled.sql}`, [...compiled.parameters]));
     const fetchBatch = CompiledQuery.raw(`fetch forward ${batchSize} from reconciliation_rows`);
     for (;;) {
       const { rows } = await trx.executeQuery<ReconciliationRow>(fetchBatch);
       if (rows.length === 0) break;
-      yield rows;
+      yield { rows, labels };
       if (rows.length < batchSize) break;
     }
     finished = true;

@@ -6,6 +6,7 @@ import { formatMinorUnits } from '../money/major-units.ts';
 import {
   findReconciliationSummary,
   streamReconciliationRows,
+  type ReportLabels,
   type ReconciliationFilter,
   type ReconciliationRow,
   type ReconciliationSummaryRow,
@@ -51,17 +52,19 @@ export const UNRECONCILED_STATUS = 'unreconciled';
 export const RECONCILIATION_BATCH_SIZE = 5_000;
 
 /** One CSV record: money as decimal strings in the row's currency, absent values as empty cells. */
-export function toReconciliationRecord(row: ReconciliationRow): string[] {
+export function toReconciliationRecord(row: ReconciliationRow, labels: ReportLabels): string[] {
   const money = (minor: number | null) => (minor === null ? '' : formatMinorUnits(minor, row.currency));
+  // pay_dates is a foreign key of every attempt, and clients of every payment request: both are found.
+  const payroll = labels.payrolls.get(row.payroll_id)!;
   return [
     row.payroll_id,
-    row.employer,
+    payroll.employer,
     row.pay_date,
-    row.pay_period,
+    payroll.payPeriod,
     row.employee_id,
     row.mandate_id,
     row.payment_id,
-    row.biller,
+    labels.billers.get(row.biller_client_id)!,
     row.currency,
     money(row.requested_amount),
     money(row.deducted_amount),
@@ -90,8 +93,8 @@ export function toReconciliationSummaryRecord(row: ReconciliationSummaryRow): st
 
 /** The report's records, fetched a batch at a time as the consumer asks for them (never all at once). */
 export async function* reconciliationRecords(db: Database, filter: ReconciliationFilter, batchSize = RECONCILIATION_BATCH_SIZE) {
-  for await (const rows of streamReconciliationRows(db, filter, batchSize)) {
-    for (const row of rows) yield toReconciliationRecord(row);
+  for await (const { rows, labels } of streamReconciliationRows(db, filter, batchSize)) {
+    for (const row of rows) yield toReconciliationRecord(row, labels);
   }
 }
 
@@ -116,9 +119,9 @@ export function csvLine(fields: readonly string[]): string {
 /** The CSV text, one chunk per fetched batch, header first. */
 async function* reconciliationCsvChunks(db: Database, filter: ReconciliationFilter, batchSize: number) {
   yield csvLine(reconciliationColumns);
-  for await (const rows of streamReconciliationRows(db, filter, batchSize)) {
+  for await (const { rows, labels } of streamReconciliationRows(db, filter, batchSize)) {
     let chunk = '';
-    for (const row of rows) chunk += csvLine(toReconciliationRecord(row));
+    for (const row of rows) chunk += csvLine(toReconciliationRecord(row, labels));
     yield chunk;
   }
 }

@@ -1,0 +1,187 @@
+/**
+ * Reconciliation benchmark (a script, not a test): `npx tsx test/bench/reconcile.ts [--concurrency 6]`
+ *
+ * Runs on the database the nightly benchmark leaves behind (run `npx tsx test/bench/nightly.ts`
+ * first): submits a confirmation for every locked payroll pay date (500,000 employees at full
+ * scale; 90% deducted in full, 10% half), reconciles every payroll through the real BullMQ workers,
+ * runs payouts, and exports the reconciliation CSV (1,000,000 rows) in a fresh child process so
+ * its peak RSS is the export's own. In the same run it measures a floor: one INSERT ... SELECT of
+ * as many rows as there are payment requests. Prints each phase's wall time, rows/s, peak RSS and
+ * the ratio to the floor.
+ */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Queue } from 'bullmq';
+import { sql } from 'kysely';
+import { createClient } from '../../src/auth/clients-service.ts';
+import { addWorkingDays } from '../../src/calendars/working-days.ts';
+import { parseConfig } from '../../src/config/config.ts';
+import { createDatabase } from '../../src/db/connection.ts';
+import { submitConfirmation } from '../../src/deductions-in/confirmation-service.ts';
+import { insertBeneficiaryAccount } from '../../src/demo/demo-repository.ts';
+import { toMajorUnits } from '../../src/money/major-units.ts';
+import { runPayoutsOn } from '../../src/payouts/payout-service.ts';
+import { producerConnection } from '../../src/queue/connections.ts';
+import { defaultJobOptions, queueNames } from '../../src/queue/queues.ts';
+import { startWorkers } from '../../src/queue/worker-host.ts';
+import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
+import { writeReconciliationCsv } from '../../src/reports/reconciliation-report.ts';
+import { openRuntime } from '../../src/runtime/runtime.ts';
+import { inParallel } from '../../src/demo/api-client.ts';
+
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '6' },
+    database: { type: 'string', default: 'deductions_bench' },
+    only: { type: 'string' },
+    out: { type: 'string', default: '/tmp/bench-reconciliation.csv' },
+  },
+});
+const PAY_DATE = '2026-12-10';
+const config = parseConfig({
+  ...process.env,
+  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${values.database}`,
+  QUEUE_PREFIX: `bench-reconcile-${process.pid}`,
+  LOG_LEVEL: 'warn',
+  DATABASE_POOL_SIZE: '12',
+});
+
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en-GB');
+const megabytes = (kb: number) => `${Math.round(kb / 1024)} MB`;
+
+async function timed<T>(label: string, work: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const started = performance.now();
+  const result = await work();
+  const ms = performance.now() - started;
+  process.stdout.write(`  ${label.padEnd(40)} ${seconds(ms).padStart(8)} s\n`);
+  return { ms, result };
+}
+
+/** The export phase alone, in its own process: prints rows, ms and its own peak RSS as JSON. */
+async function exportOnly(): Promise<void> {
+  const db = createDatabase(config.DATABASE_URL, 2);
+  const started = performance.now();
+  await writeReconciliationCsv(db, { payDate: PAY_DATE }, createWriteStream(values.out!));
+  const ms = performance.now() - started;
+  await db.destroy();
+  process.stdout.write(`${JSON.stringify({ ms, bytes: statSync(values.out!).size, maxRssKb: process.resourceUsage().maxRSS })}\n`);
+}
+
+async function main(): Promise<void> {
+  const runtime = await openRuntime(config, 'bench');
+  const { db } = runtime;
+  const snapshots = (
+    await sql<{ id: string; payroll_id: string; pay_period: string; status: string }>`
+      select id, payroll_id, pay_period, status from deduction_snapshots where pay_date = ${PAY_DATE} and status <> 'superseded'
+    `.execute(db)
+  ).rows;
+  const payments = Number((await sql<{ n: number }>`select count(*)::int as n from payment_requests`.execute(db)).rows[0]!.n);
+  if (snapshots.length === 0 || snapshots.some((s) => s.status !== 'locked')) {
+    process.stderr.write('Run test/bench/nightly.ts first: this benchmark needs its freshly locked pay dates.\n');
+    process.exitCode = 1;
+    await runtime.close();
+    return;
+  }
+  process.stdout.write(`Reconciliation benchmark: ${snapshots.length} payroll pay dates, ${payments} payment requests\n`);
+
+  const floor = await timed(`floor: INSERT ... SELECT ${payments} rows`, () =>
+    sql`
+      create table bench_floor (like deduction_line_payments);
+      insert into bench_floor (snapshot_id, line_id, payment_request_id, requested_amount)
+      select gen_random_uuid(), gen_random_uuid(), id, amount from payment_requests;
+    `.execute(db),
+  );
+  await sql`drop table bench_floor`.execute(db);
+
+  const provider = await sql<{ id: string }>`select id from payroll_providers limit 1`.execute(db);
+  const providerClient = await createClient(db, { name: 'Bench provider client', role: 'payroll_provider', payrollProviderId: provider.rows[0]!.id });
+  const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: provider.rows[0]!.id };
+
+  const employees = Number((await sql<{ n: number }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(db)).rows[0]!.n);
+  const confirm = await timed(`confirmations (${employees} employees)`, () =>
+    inParallel(snapshots, Number(values.concurrency), async (snapshot, index) => {
+      const lines = (
+        await sql<{ employee_id: string; requested_amount: number }>`select employee_id, requested_amount from deduction_lines where snapshot_id = ${snapshot.id}`.execute(db)
+      ).rows;
+      let total = 0;
+      const deductions = lines.map((line, i) => {
+        const deducted = (index + i) % 10 === 0 ? Math.floor(line.requested_amount / 2) : line.requested_amount;
+        total += deducted;
+        return { employee_id: line.employee_id, deducted_amount: toMajorUnits(deducted, 'GBP'), leaver: false };
+      });
+      await db.transaction().execute((trx) =>
+        submitConfirmation(trx, caller, snapshot.payroll_id, {
+          deduction_data_id: snapshot.id,
+          pay_period: snapshot.pay_period,
+          currency: 'GBP',
+          total_amount: toMajorUnits(total, 'GBP'),
+          deductions,
+        }),
+      );
+    }),
+  );
+
+  const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
+  const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
+  const reconcile = await timed('reconciliation (BullMQ jobs, workers)', async () => {
+    for (let i = 0; i < snapshots.length; i += 1000) {
+      await queue.addBulk(
+        snapshots.slice(i, i + 1000).map((s) => ({
+          name: reconcilePayDateJob,
+          data: { payrollId: s.payroll_id, payDate: PAY_DATE },
+          opts: { ...defaultJobOptions, jobId: `bench.reconcile.${s.payroll_id}` },
+        })),
+      );
+    }
+    for (;;) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+      if ((counts.completed ?? 0) + (counts.failed ?? 0) >= snapshots.length) return counts;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  });
+  await workers.close();
+  await queue.close();
+  const reconciled = (await sql<{ attempts: number; collected: number; ledger: number }>`
+    select (select count(*)::int from collection_attempts) as attempts,
+           (select count(*)::int from payment_requests where status = 'collected') as collected,
+           (select count(*)::int from ledger_entries) as ledger
+  `.execute(db)).rows[0]!;
+
+  const biller = await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(db);
+  await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000001', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
+  const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
+  const payouts = await timed('payouts', () => runPayoutsOn(db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
+  const mainRss = process.resourceUsage().maxRSS;
+  const keys = await runtime.redis.keys(`${config.QUEUE_PREFIX}:*`);
+  for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
+  await runtime.close();
+
+  const child = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', 'export', '--database', values.database!, '--out', values.out!], {
+    encoding: 'utf8',
+  });
+  const exported = JSON.parse(child.trim().split('\n').at(-1)!) as { ms: number; bytes: number; maxRssKb: number };
+  process.stdout.write(`  ${'reconciliation CSV export (child process)'.padEnd(40)} ${seconds(exported.ms).padStart(8)} s\n`);
+
+  const failed = reconcile.result.failed ?? 0;
+  process.stdout.write(
+    [
+      '',
+      `Result (2 cores, concurrency ${values.concurrency})`,
+      `  confirmations     ${seconds(confirm.ms)} s, ${perSecond(employees, confirm.ms)} employees/s, ratio to floor ${(confirm.ms / floor.ms).toFixed(2)}x`,
+      `  reconciliation    ${seconds(reconcile.ms)} s, ${perSecond(payments, reconcile.ms)} payment requests/s, ratio to floor ${(reconcile.ms / floor.ms).toFixed(2)}x` +
+        ` (${reconciled.attempts} attempts, ${reconciled.collected} collected, ${reconciled.ledger} ledger entries, ${failed} failed jobs)`,
+      `  payouts           ${seconds(payouts.ms)} s, ${payouts.result.groups.length} payout groups, totals ${JSON.stringify(payouts.result.totalsByCurrency)}`,
+      `  CSV export        ${seconds(exported.ms)} s, ${perSecond(reconciled.attempts, exported.ms)} rows/s, ${Math.round(exported.bytes / 1_048_576)} MB file, peak RSS ${megabytes(exported.maxRssKb)}, ratio to floor ${(exported.ms / floor.ms).toFixed(2)}x`,
+      `  floor             ${seconds(floor.ms)} s (${perSecond(payments, floor.ms)} rows/s)`,
+      `  peak RSS (confirm, reconcile, payouts process) ${megabytes(mainRss)}`,
+      '',
+    ].join('\n'),
+  );
+  if (failed > 0 || reconciled.attempts !== payments) process.exitCode = 1;
+}
+
+if (values.only === 'export') await exportOnly();
+else await main();
