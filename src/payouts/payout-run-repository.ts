@@ -1,5 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import type { PaymentRequestsTable } from '../db/tables.ts';
+
+type PaymentRequestRow = Selectable<PaymentRequestsTable>;
 
 /** One biller's money in one currency: payouts never mix either. */
 export interface PayoutGroup {
@@ -128,36 +131,62 @@ export async function attachUnpaidEntriesToPayout(
   return result.rows[0]!;
 }
 
-/** paid_out_amount of every payment in the payout grows by that payment's (signed) items. */
-export async function addPaidOutAmounts(db: Executor, payoutId: string): Promise<void> {
+/**
+ * Stages the payout's net per payment in a temporary table (dropped at commit), so its payments can be
+ * updated a chunk at a time: one biller's payout can hold hundreds of thousands of them.
+ */
+export async function stagePayoutPayments(db: Executor, payoutId: string): Promise<void> {
+  await sql`drop table if exists payout_payments`.execute(db);
   await sql`
-    update payment_requests pr
-    set paid_out_amount = pr.paid_out_amount + s.amount, updated_at = now()
-    from (
-      select payment_request_id, sum(amount)::bigint as amount
-      from payout_items where payout_id = ${payoutId}::uuid
-      group by payment_request_id
-    ) s
-    where pr.id = s.payment_request_id and s.amount <> 0
+    create temp table payout_payments on commit drop as
+    select payment_request_id as id, sum(amount)::bigint as amount
+    from payout_items where payout_id = ${payoutId}::uuid
+    group by payment_request_id
   `.execute(db);
+  await sql`alter table payout_payments add primary key (id)`.execute(db);
 }
 
-/** collected -> paid_out for the payout's payments whose whole amount has now been paid out. Returns their ids. */
-export async function markFullyPaidOutPayments(db: Executor, payoutId: string): Promise<string[]> {
+/** The next chunk of staged payment ids after `after` (all of them from the start when null). */
+export async function nextStagedPayments(db: Executor, after: string | null, limit: number): Promise<string[]> {
   const result = await sql<{ id: string }>`
-    update payment_requests pr
-    set status = 'paid_out', version = pr.version + 1, updated_at = now()
-    where pr.id in (select payment_request_id from payout_items where payout_id = ${payoutId}::uuid)
-      and pr.status = 'collected'
-      and pr.paid_out_amount = pr.amount
-    returning pr.id
+    select id from payout_payments
+    where ${after === null ? sql`true` : sql`id > ${after}::uuid`}
+    order by id limit ${limit}
   `.execute(db);
   return result.rows.map((row) => row.id);
 }
 
-export async function findPaymentsByIds(db: Executor, ids: readonly string[]) {
+export type PaidOutDirection = 'pay' | 'release';
+
+/**
+ * Adds (pay) or takes back (release) the staged amounts of some payments, and moves the status in the
+ * same write: collected -> paid_out once the whole amount is paid out, paid_out -> collected once it is
+ * not any more. Returns the payments whose status moved, as they are now.
+ */
+export async function applyStagedPaidOutAmounts(db: Executor, ids: readonly string[], direction: PaidOutDirection) {
   if (ids.length === 0) return [];
-  return db.selectFrom('payment_requests').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  const delta = direction === 'pay' ? sql`chunk.amount` : sql`-chunk.amount`;
+  const to = direction === 'pay' ? 'paid_out' : 'collected';
+  const moves =
+    direction === 'pay'
+      ? sql`p.status = 'collected' and p.paid_out_amount + c.amount = p.amount`
+      : sql`p.status = 'paid_out' and p.paid_out_amount - c.amount < p.amount`;
+  const result = await sql<PaymentRequestRow & { moved: boolean }>`
+    with chunk as (
+      select c.id, c.amount, (${moves}) as moved
+      from payout_payments c join payment_requests p on p.id = c.id
+      where c.id = any(${[...ids]}::uuid[])
+    )
+    update payment_requests pr
+    set paid_out_amount = pr.paid_out_amount + ${delta},
+        status = case when chunk.moved then ${to} else pr.status end,
+        version = pr.version + case when chunk.moved then 1 else 0 end,
+        updated_at = now()
+    from chunk
+    where pr.id = chunk.id and (chunk.amount <> 0 or chunk.moved)
+    returning pr.*, chunk.moved
+  `.execute(db);
+  return result.rows.filter((row) => row.moved).map(({ moved: _moved, ...payment }) => payment);
 }
 
 /** Operators act on any biller's payout, so no tenant filter; the row lock serialises paid/failed. */
@@ -181,33 +210,6 @@ export async function setPayoutFailed(db: Executor, payoutId: string, reason: st
     .where('id', '=', payoutId)
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-/** The reverse of addPaidOutAmounts, for a payout the bank did not make. */
-export async function subtractPaidOutAmounts(db: Executor, payoutId: string): Promise<void> {
-  await sql`
-    update payment_requests pr
-    set paid_out_amount = pr.paid_out_amount - s.amount, updated_at = now()
-    from (
-      select payment_request_id, sum(amount)::bigint as amount
-      from payout_items where payout_id = ${payoutId}::uuid
-      group by payment_request_id
-    ) s
-    where pr.id = s.payment_request_id and s.amount <> 0
-  `.execute(db);
-}
-
-/** paid_out -> collected for the payout's payments that are no longer fully paid out. Returns their ids. */
-export async function revertNoLongerPaidOutPayments(db: Executor, payoutId: string): Promise<string[]> {
-  const result = await sql<{ id: string }>`
-    update payment_requests pr
-    set status = 'collected', version = pr.version + 1, updated_at = now()
-    where pr.id in (select payment_request_id from payout_items where payout_id = ${payoutId}::uuid)
-      and pr.status = 'paid_out'
-      and pr.paid_out_amount < pr.amount
-    returning pr.id
-  `.execute(db);
-  return result.rows.map((row) => row.id);
 }
 
 /**

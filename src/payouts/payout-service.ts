@@ -6,21 +6,20 @@ import { conflict, notFound } from '../http/problem.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
 import { assertTransition } from '../payments/payment-transitions.ts';
 import {
-  addPaidOutAmounts,
+  applyStagedPaidOutAmounts,
   attachUnpaidEntriesToPayout,
   findActiveBeneficiaryAccount,
-  findPaymentsByIds,
   findPayoutForUpdate,
   findPayoutOfDay,
   insertPayout,
   listUnpaidLedgerGroups,
-  markFullyPaidOutPayments,
+  nextStagedPayments,
   releasePayoutEntries,
-  revertNoLongerPaidOutPayments,
   setPayoutFailed,
   setPayoutPaid,
-  subtractPaidOutAmounts,
+  stagePayoutPayments,
   sumUnpaidLedgerEntries,
+  type PaidOutDirection,
   type PayoutGroup,
 } from './payout-run-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
@@ -78,13 +77,24 @@ export function payoutReference(payoutId: string, payoutDate: string): string {
   return `PO${yymmdd}${payoutId.replaceAll('-', '').slice(0, 10).toUpperCase()}`;
 }
 
-const EVENT_BATCH = 2_000;
+// Payments are updated and their events written a chunk at a time: one biller's payout can move
+// hundreds of thousands of payments, and a single INSERT carries at most 65,535 parameters.
+const PAYMENT_CHUNK = 2_000;
 
-async function recordPaymentUpdates(trx: Executor, paymentIds: readonly string[]): Promise<void> {
-  // Batched: one biller's payout can move hundreds of thousands of payments, and a single INSERT
-  // carries at most 65,535 parameters.
-  for (let start = 0; start < paymentIds.length; start += EVENT_BATCH) {
-    const payments = await findPaymentsByIds(trx, paymentIds.slice(start, start + EVENT_BATCH));
+/**
+ * Moves the payout's items into (pay) or out of (release) its payments' paid_out_amount, with the
+ * status changes that follow and a payment_request.updated event for each. Returns how many moved.
+ */
+async function settlePayoutPayments(trx: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
+  if (direction === 'pay') assertTransition('collected', 'paid_out');
+  else assertTransition('paid_out', 'collected');
+  await stagePayoutPayments(trx, payoutId);
+  let moved = 0;
+  let after: string | null = null;
+  for (;;) {
+    const ids = await nextStagedPayments(trx, after, PAYMENT_CHUNK);
+    if (ids.length === 0) break;
+    const payments = await applyStagedPaidOutAmounts(trx, ids, direction);
     await recordEvents(
       trx,
       payments.map((payment) => ({
@@ -95,7 +105,10 @@ async function recordPaymentUpdates(trx: Executor, paymentIds: readonly string[]
         data: toPaymentResource(payment),
       })),
     );
+    moved += payments.length;
+    after = ids[ids.length - 1]!;
   }
+  return moved;
 }
 
 // Serialization failures and deadlocks (against reconciliation updating the same payments) and a
@@ -138,10 +151,7 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
           `payout ${payout.id}: attached ${attached.entries} entries netting ${attached.net}, expected ${entries} netting ${net}`,
         );
       }
-      await addPaidOutAmounts(trx, payout.id);
-      assertTransition('collected', 'paid_out');
-      const paidOut = await markFullyPaidOutPayments(trx, payout.id);
-      await recordPaymentUpdates(trx, paidOut);
+      const paidOut = await settlePayoutPayments(trx, payout.id, 'pay');
       await recordEvents(trx, [
         {
           type: 'payout.created',
@@ -151,7 +161,7 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
           data: toPayoutResource(payout),
         },
       ]);
-      return { ...group, outcome: 'paid_out', payoutId: payout.id, reference, amount: net, entries, paymentsPaidOut: paidOut.length };
+      return { ...group, outcome: 'paid_out', payoutId: payout.id, reference, amount: net, entries, paymentsPaidOut: paidOut };
     });
 }
 
@@ -229,10 +239,7 @@ export async function markPayoutPaid(trx: Executor, payoutId: string): Promise<P
  */
 export async function markPayoutFailed(trx: Executor, payoutId: string, reason: string): Promise<PayoutResource> {
   await payoutToSettle(trx, payoutId, 'failed');
-  await subtractPaidOutAmounts(trx, payoutId);
-  assertTransition('paid_out', 'collected');
-  const reverted = await revertNoLongerPaidOutPayments(trx, payoutId);
-  await recordPaymentUpdates(trx, reverted);
+  await settlePayoutPayments(trx, payoutId, 'release');
   await releasePayoutEntries(trx, payoutId);
   return toPayoutResource(await setPayoutFailed(trx, payoutId, reason));
 }

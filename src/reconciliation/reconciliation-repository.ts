@@ -95,8 +95,8 @@ export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId:
            i.snapshot_requested, i.attempt_id, i.attempt_number, i.attempt_requested, i.attempt_deducted,
            i.attempt_collected, i.attempt_shortfall, i.attempt_outcome, i.attempt_carried_to,
            i.attempt_push_version, i.attempt_revision,
-           (select max(x.attempt_number) from collection_attempts x where x.payment_request_id = pr.id) as highest_attempt_number,
-           (exists (select 1 from collection_attempts x where x.payment_request_id = pr.id and x.pay_date > ${input.payDate}::date)
+           history.highest_attempt_number,
+           (coalesce(history.attempted_later, false)
             or exists (select 1 from deduction_snapshots s
                        join deduction_line_payments l on l.snapshot_id = s.id and l.payment_request_id = pr.id
                        where s.payroll_id = ${input.payrollId} and s.pay_date > ${input.payDate}::date and s.status <> 'superseded'))
@@ -104,6 +104,11 @@ export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId:
     from involved i
     join payment_requests pr on pr.id = i.payment_request_id
     join mandates m on m.id = pr.mandate_id
+    -- One probe of the payment's attempts answers both questions about its other pay dates.
+    cross join lateral (
+      select max(x.attempt_number) as highest_attempt_number, bool_or(x.pay_date > ${input.payDate}::date) as attempted_later
+      from collection_attempts x where x.payment_request_id = pr.id
+    ) history
   `.execute(db);
   return result.rows;
 }

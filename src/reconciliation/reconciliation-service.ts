@@ -43,7 +43,7 @@ export interface ReconciliationSummary {
   payDate: string;
   /** Null when the pay date has no current snapshot (not locked): nothing was done. */
   snapshotId: string | null;
-  snapshotStatus: 'locked' | 'confirmed' | 'reconciled' | null;
+  snapshotStatus: CurrentSnapshotStatus | null;
   employees: number;
   /** Minor units collected on this pay date by the reconciled employees. */
   collected: number;
@@ -56,6 +56,10 @@ export interface ReconciliationSummary {
   ledgerEntries: number;
   paymentsUpdated: number;
 }
+
+type CurrentSnapshotStatus = 'locked' | 'confirmed' | 'reconciled';
+/** Snapshot statuses only move forward; a later run with fewer records in hand never moves one back. */
+const SNAPSHOT_PROGRESS: Readonly<Record<CurrentSnapshotStatus, number>> = { locked: 0, confirmed: 1, reconciled: 2 };
 
 /** A row changed between read and write; the transaction rolls back and the job retries. */
 export class ConcurrentReconciliationError extends Error {
@@ -129,7 +133,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
     const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
     if (!payDateRow) return empty;
     const snapshot = await findCurrentSnapshotForUpdate(trx, payrollId, payDate);
-    if (!snapshot || snapshot.status === 'superseded') return empty;
+    if (!snapshot) return empty;
 
     const calendar = await listPayDates(trx, payrollId);
     const paymentRows = await loadPaymentsToReconcile(trx, { snapshotId: snapshot.id, payrollId, payDate });
@@ -171,10 +175,10 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
     }
     const exceptions = await insertExceptions(trx, payrollId, payDate, plan.exceptions);
 
-    let snapshotStatus = snapshot.status;
-    if (plan.everyLineRecorded && snapshot.status !== 'reconciled') snapshotStatus = 'reconciled';
-    else if (plan.anyLineRecorded && snapshot.status === 'locked') snapshotStatus = 'confirmed';
-    if (snapshotStatus !== snapshot.status) await advanceSnapshotStatus(trx, snapshot.id, snapshotStatus as 'confirmed' | 'reconciled');
+    const current = snapshot.status as CurrentSnapshotStatus;
+    const reached: CurrentSnapshotStatus = plan.everyLineRecorded ? 'reconciled' : plan.anyLineRecorded ? 'confirmed' : 'locked';
+    const snapshotStatus = SNAPSHOT_PROGRESS[reached] > SNAPSHOT_PROGRESS[current] ? reached : current;
+    if (snapshotStatus !== current && snapshotStatus !== 'locked') await advanceSnapshotStatus(trx, snapshot.id, snapshotStatus);
 
     const scheduleIds = [...new Set(plan.payments.flatMap((p) => (p.scheduleId ? [p.scheduleId] : [])))];
     await settleSchedules(trx, scheduleIds);

@@ -2,11 +2,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { exportReconciliation } from '../../src/cli/export-commands.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
-import { reconciliationColumns, reconciliationRecords, reconciliationSummaryColumns } from '../../src/reports/reconciliation-report.ts';
+import { csvLine, reconciliationColumns, reconciliationRecords, reconciliationSummaryColumns } from '../../src/reports/reconciliation-report.ts';
 import {
   createBiller,
   createEmployee,
@@ -270,6 +272,20 @@ describe('GET /reports/reconciliation', () => {
     const narrowed = await report(`pay_date=${PAY_DATE}`, await authHeaders(t.app, billerA, 'payments:read'));
     expect(narrowed.statusCode).toBe(403);
     expect(narrowed.headers['www-authenticate']).toContain('insufficient_scope');
+  });
+});
+
+describe('csvLine', () => {
+  it('writes exactly what csv-stringify writes, and csv-parse reads the fields back', () => {
+    const field = fc.oneof(fc.string(), fc.constantFrom('a,b', 'say "hi"', 'line\nbreak', 'cr\rlf', '"', ',', ' padded ', 'Zoë & Søn'));
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 2, maxLength: 8 }), (fields) => {
+        const line = csvLine(fields);
+        expect(line).toBe(stringify([fields]));
+        expect(parse(line)).toEqual([fields]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
