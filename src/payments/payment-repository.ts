@@ -94,15 +94,18 @@ export async function findPaymentForUpdate(db: Executor, billerClientId: string,
     .executeTakeFirst();
 }
 
+/** What cancelling a pending payment request writes, one request or a schedule's worth. */
+const cancellation = {
+  status: 'cancelled' as const,
+  version: sql<number>`version + 1`,
+  updated_at: sql<Date>`now()`,
+  cancelled_at: sql<Date>`now()`,
+};
+
 export async function markPaymentCancelled(db: Executor, paymentId: string) {
   return db
     .updateTable('payment_requests')
-    .set({
-      status: 'cancelled',
-      version: sql`version + 1`,
-      updated_at: sql`now()`,
-      cancelled_at: sql`now()`,
-    })
+    .set(cancellation)
     .where('id', '=', paymentId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -115,12 +118,7 @@ export async function markPaymentCancelled(db: Executor, paymentId: string) {
 export async function cancelPendingPaymentsOfSchedule(db: Executor, scheduleId: string) {
   return db
     .updateTable('payment_requests')
-    .set({
-      status: 'cancelled',
-      version: sql`version + 1`,
-      updated_at: sql`now()`,
-      cancelled_at: sql`now()`,
-    })
+    .set(cancellation)
     .where('schedule_id', '=', scheduleId)
     .where('status', '=', 'pending')
     .returningAll()

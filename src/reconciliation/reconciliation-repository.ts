@@ -71,31 +71,30 @@ export interface PaymentToReconcileRow {
  * plus those an earlier snapshot asked for and a reconciliation already attempted (a re-run drops
  * requests it finds fully collected, but their attempt still stands), with the stored attempt.
  */
-export async function loadPaymentsToReconcile(
-  db: Executor,
-  input: { snapshotId: string; snapshotVersion: number; payrollId: string; payDate: string },
-) {
+export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId: string; payrollId: string; payDate: string }) {
   const result = await sql<PaymentToReconcileRow>`
     with asked as (
       select payment_request_id, requested_amount from deduction_line_payments where snapshot_id = ${input.snapshotId}
     ),
+    attempted as (
+      select * from collection_attempts where payroll_id = ${input.payrollId} and pay_date = ${input.payDate}
+    ),
     involved as (
-      select payment_request_id, requested_amount as snapshot_requested from asked
-      union all
-      -- Only a re-run's snapshot can have dropped a payment this pay date already attempted.
-      select a.payment_request_id, null::bigint from collection_attempts a
-      where ${input.snapshotVersion}::int > 1 and a.payroll_id = ${input.payrollId} and a.pay_date = ${input.payDate}
-        and not exists (select 1 from asked where asked.payment_request_id = a.payment_request_id)
+      select coalesce(asked.payment_request_id, a.payment_request_id) as payment_request_id,
+             asked.requested_amount as snapshot_requested,
+             a.id as attempt_id, a.attempt_number, a.requested_amount as attempt_requested,
+             a.deducted_amount as attempt_deducted, a.collected_amount as attempt_collected,
+             a.shortfall_amount as attempt_shortfall, a.outcome as attempt_outcome,
+             a.carried_to_pay_date as attempt_carried_to, a.push_version as attempt_push_version,
+             a.revision as attempt_revision
+      from asked full join attempted a on a.payment_request_id = asked.payment_request_id
     )
     select pr.id, pr.employee_id, pr.biller_client_id, pr.schedule_id, pr.currency, pr.amount, pr.collected_amount,
            pr.paid_out_amount, pr.status, pr.version, pr.attempts, pr.due_date, pr.created_at,
            pr.allow_post_due_date_deduction, pr.target_pay_date, m.status = 'active' as mandate_active,
-           i.snapshot_requested,
-           a.id as attempt_id, a.attempt_number, a.requested_amount as attempt_requested,
-           a.deducted_amount as attempt_deducted, a.collected_amount as attempt_collected,
-           a.shortfall_amount as attempt_shortfall, a.outcome as attempt_outcome,
-           a.carried_to_pay_date as attempt_carried_to, a.push_version as attempt_push_version,
-           a.revision as attempt_revision,
+           i.snapshot_requested, i.attempt_id, i.attempt_number, i.attempt_requested, i.attempt_deducted,
+           i.attempt_collected, i.attempt_shortfall, i.attempt_outcome, i.attempt_carried_to,
+           i.attempt_push_version, i.attempt_revision,
            history.highest_attempt_number,
            (coalesce(history.attempted_later, false)
             or exists (select 1 from deduction_snapshots s
@@ -105,12 +104,7 @@ export async function loadPaymentsToReconcile(
     from involved i
     join payment_requests pr on pr.id = i.payment_request_id
     join mandates m on m.id = pr.mandate_id
-    -- Per payment lookups by its unique keys: they stay index probes even while the table's
-    -- statistics are stale (right after a bulk load, or with autovacuum off), where a join over
-    -- the pay date's attempts could be planned as a scan of the whole table.
-    left join lateral (
-      select * from collection_attempts x where x.payment_request_id = pr.id and x.pay_date = ${input.payDate}::date
-    ) a on true
+    -- One probe of the payment's attempts answers both questions about its other pay dates.
     cross join lateral (
       select max(x.attempt_number) as highest_attempt_number, bool_or(x.pay_date > ${input.payDate}::date) as attempted_later
       from collection_attempts x where x.payment_request_id = pr.id

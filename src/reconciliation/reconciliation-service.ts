@@ -136,7 +136,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
     if (!snapshot) return empty;
 
     const calendar = await listPayDates(trx, payrollId);
-    const paymentRows = await loadPaymentsToReconcile(trx, { snapshotId: snapshot.id, snapshotVersion: snapshot.snapshot_version, payrollId, payDate });
+    const paymentRows = await loadPaymentsToReconcile(trx, { snapshotId: snapshot.id, payrollId, payDate });
     const records = await loadLatestRecords(trx, payrollId, payDate, payDateRow.pay_period);
     const nextOpenPayDate =
       calendar.find(

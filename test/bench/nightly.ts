@@ -15,6 +15,7 @@ import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
+import { megabytes, perSecond, seconds, timed } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,17 +33,6 @@ const payments = employees * paymentsPerEmployee;
 const runDate = '2026-12-01';
 const payDate = '2026-12-10';
 
-const seconds = (ms: number) => (ms / 1000).toFixed(2);
-const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en-GB');
-const megabytes = (kb: number) => `${Math.round(kb / 1024)} MB`;
-
-async function timed<T>(label: string, work: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const started = performance.now();
-  const result = await work();
-  const ms = performance.now() - started;
-  process.stdout.write(`  ${label.padEnd(34)} ${seconds(ms).padStart(8)} s\n`);
-  return { ms, result };
-}
 
 async function generate(db: Database): Promise<void> {
   const statements = [

@@ -30,6 +30,9 @@ import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-req
 import { writeReconciliationCsv } from '../../src/reports/reconciliation-report.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
 import { inParallel } from '../../src/demo/api-client.ts';
+import { megabytes, perSecond, seconds, timed } from './bench-support.ts';
+
+const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, work, 40);
 
 const { values } = parseArgs({
   options: {
@@ -48,17 +51,6 @@ const config = parseConfig({
   DATABASE_POOL_SIZE: '12',
 });
 
-const seconds = (ms: number) => (ms / 1000).toFixed(2);
-const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en-GB');
-const megabytes = (kb: number) => `${Math.round(kb / 1024)} MB`;
-
-async function timed<T>(label: string, work: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const started = performance.now();
-  const result = await work();
-  const ms = performance.now() - started;
-  process.stdout.write(`  ${label.padEnd(40)} ${seconds(ms).padStart(8)} s\n`);
-  return { ms, result };
-}
 
 /** The export phase alone, in its own process: prints rows, ms and its own peak RSS as JSON. */
 async function exportOnly(): Promise<void> {
@@ -87,7 +79,7 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`Reconciliation benchmark: ${snapshots.length} payroll pay dates, ${payments} payment requests\n`);
 
-  const floor = await timed(`floor: INSERT ... SELECT ${payments} rows`, () =>
+  const floor = await timedPhase(`floor: INSERT ... SELECT ${payments} rows`, () =>
     sql`
       create table bench_floor (like deduction_line_payments);
       insert into bench_floor (snapshot_id, line_id, payment_request_id, requested_amount)
@@ -101,7 +93,7 @@ async function main(): Promise<void> {
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: provider.rows[0]!.id };
 
   const employees = Number((await sql<{ n: number }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(db)).rows[0]!.n);
-  const confirm = await timed(`confirmations (${employees} employees)`, () =>
+  const confirm = await timedPhase(`confirmations (${employees} employees)`, () =>
     inParallel(snapshots, Number(values.concurrency), async (snapshot, index) => {
       const lines = (
         await sql<{ employee_id: string; requested_amount: number }>`select employee_id, requested_amount from deduction_lines where snapshot_id = ${snapshot.id}`.execute(db)
@@ -126,7 +118,7 @@ async function main(): Promise<void> {
 
   const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
   const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
-  const reconcile = await timed('reconciliation (BullMQ jobs, workers)', async () => {
+  const reconcile = await timedPhase('reconciliation (BullMQ jobs, workers)', async () => {
     for (let i = 0; i < snapshots.length; i += 1000) {
       await queue.addBulk(
         snapshots.slice(i, i + 1000).map((s) => ({
@@ -153,7 +145,7 @@ async function main(): Promise<void> {
   const biller = await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(db);
   await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000001', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
   const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
-  const payouts = await timed('payouts', () => runPayoutsOn(db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
+  const payouts = await timedPhase('payouts', () => runPayoutsOn(db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
   const mainRss = process.resourceUsage().maxRSS;
   const keys = await runtime.redis.keys(`${config.QUEUE_PREFIX}:*`);
   for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
