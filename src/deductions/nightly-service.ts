@@ -40,9 +40,14 @@ export function summarizeNightlyRun(
   let paymentsInstructed = 0;
   let payrollsLocked = 0;
   let alreadyLocked = 0;
+  // A job that found its pay date already frozen (by a retry, or by a sibling that had to lock it
+  // first) reports the existing snapshot: count what was frozen once, where it was frozen.
   for (const outcome of outcomes.flatMap((o) => [...(o.earlier ?? []), o])) {
-    if (outcome.created) payrollsLocked++;
-    else alreadyLocked++;
+    if (!outcome.created) {
+      alreadyLocked++;
+      continue;
+    }
+    payrollsLocked++;
     employees += outcome.employeeCount;
     paymentsInstructed += outcome.paymentsInstructed;
     totalsByCurrency[outcome.currency] = (totalsByCurrency[outcome.currency] ?? 0) + outcome.totalAmount;

@@ -2,7 +2,8 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNightlyFlow, lockJobId, nightlyRunJobId } from '../../src/deductions/nightly-flow.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
-import { triggerNightlyRun } from '../../src/deductions/nightly-service.ts';
+import { summarizeNightlyRun, triggerNightlyRun } from '../../src/deductions/nightly-service.ts';
+import type { LockOutcome } from '../../src/deductions/lock-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
 import { queueNames } from '../../src/queue/queues.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
@@ -155,5 +156,29 @@ describe('the nightly run', () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe('summarizeNightlyRun', () => {
+  const outcome = (payDate: string, created: boolean, totalAmount: number, earlier?: LockOutcome[]): LockOutcome => ({
+    payrollId: 'p1',
+    payDate,
+    snapshotId: `s-${payDate}`,
+    snapshotVersion: 1,
+    created,
+    employeeCount: 2,
+    totalAmount,
+    currency: 'GBP',
+    paymentsInstructed: created ? 3 : 0,
+    ...(earlier ? { earlier } : {}),
+  });
+
+  it('counts each frozen pay date once, however many jobs report it', () => {
+    // Job B froze 27 Nov and, first, 30 Oct; job A (30 Oct) then found it frozen.
+    const jobA = outcome('2026-10-30', false, 1_000);
+    const jobB = outcome('2026-11-27', true, 5_000, [outcome('2026-10-30', true, 1_000)]);
+    const summary = summarizeNightlyRun('2026-11-18', [jobA, jobB], { 'bull:pay-dates:lock.x': 'boom' });
+    expect(summary).toMatchObject({ payrollsLocked: 2, alreadyLocked: 1, employees: 4, paymentsInstructed: 6, totalsByCurrency: { GBP: 6_000 } });
+    expect(summary.failures).toEqual([{ jobId: 'lock.x', reason: 'boom' }]);
   });
 });
