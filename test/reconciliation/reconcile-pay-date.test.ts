@@ -351,7 +351,7 @@ describe('reconcilePayDate', () => {
     expect(byId.get(bad.id)).toMatchObject({ status: 'errored', version: 2 });
   });
 
-  it('keeps paid_out when a later version changes nothing about the money', async () => {
+  it('keeps paid_out when a later version changes nothing about the money, and moves it back when one reduces it', async () => {
     const w = await createWorld(t.db);
     const employeeId = w.people[0]!.employee.id;
     const payment = await w.payment(0, 5_000);
@@ -365,6 +365,16 @@ describe('reconcilePayDate', () => {
     expect(await w.reconcile(PD1)).toMatchObject({ ledgerEntries: 0, paymentsUpdated: 0 });
     expect((await paymentRow(t.db, payment.id)).status).toBe('paid_out');
     expect(await attemptsOf(t.db, payment.id)).toEqual([expect.objectContaining({ push_version: 2, revision: 0 })]);
+
+    // The reversal is unpaid, for the next payout to claw back; paid_out_amount keeps what left.
+    await w.push(employeeId, PD1, 3_000);
+    expect(await w.reconcile(PD1)).toMatchObject({ ledgerEntries: 2, paymentsUpdated: 1 });
+    expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'partially_collected', collected_amount: 3_000, paid_out_amount: 5_000 });
+    const unpaid = await t.db.selectFrom('ledger_entries').select(['kind', 'amount']).where('payment_request_id', '=', payment.id).where('payout_id', 'is', null).where('revision', '=', 1).orderBy('kind').execute();
+    expect(unpaid).toEqual([
+      { kind: 'collection_reversed', amount: -5_000 },
+      { kind: 'payment_collected', amount: 3_000 },
+    ]);
   });
 
   it('does nothing for a pay date that is not locked', async () => {
