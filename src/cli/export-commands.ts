@@ -8,6 +8,7 @@ import { listPayoutsMadeOn } from '../payouts/payout-run-repository.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption } from './options.ts';
+import { isUuid } from '../shared/schemas.ts';
 
 /** The bank payment CSV of the payouts made on `date`, to `out` or stdout. Returns how many payouts it holds. */
 export async function exportPayouts(db: Executor, options: { date: string; out?: string | undefined }): Promise<number> {
@@ -33,7 +34,6 @@ export async function exportReconciliation(
   else await writeReconciliationCsv(db, filter, destination, { end });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function registerExportCommands(program: Command): void {
   const exportCommand =
@@ -62,7 +62,7 @@ export function registerExportCommands(program: Command): void {
     .option('--summary', 'write the per-payroll summary (requested, deducted, collected, shortfall, exceptions) instead')
     .option('--out <file>', 'output file (default: stdout)')
     .action(async (options: { payDate: string; payroll?: string; summary?: boolean; out?: string }) => {
-      if (options.payroll !== undefined && !UUID.test(options.payroll)) {
+      if (options.payroll !== undefined && !isUuid(options.payroll)) {
         process.stderr.write(`--payroll must be a payroll id (UUID), got ${options.payroll}\n`);
         process.exitCode = 2;
         return;

@@ -5,11 +5,11 @@ import { createQueue, queueNames } from '../queue/queues.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { redeliverEvent, RedeliveryRefused } from '../webhooks/webhook-dispatch-service.ts';
 import { enqueueDeliveries } from '../webhooks/webhook-jobs.ts';
+import { isUuid } from '../shared/schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseUuidOption(value: string): string {
-  if (!UUID.test(value)) throw new InvalidArgumentError('expected a UUID');
+  if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID');
   return value.toLowerCase();
 }
 

@@ -8,8 +8,8 @@ import { minorUnitsOrError } from './major-amount.ts';
 import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll, lockPayPeriodShared } from './push-repository.ts';
 import { toPushResponse } from './push-resource.ts';
 import { pushVersionDecision, type PushVersionDecision } from './push-version-decision.ts';
+import { isUuid } from '../shared/schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface PushOutcome {
   response: EmployeePushResponse;
@@ -31,7 +31,7 @@ async function validatePush(trx: Executor, payroll: { id: string; currency: stri
     errors.push({ pointer: '/pay_period', detail: `${record.pay_period} is not a pay period in the calendar of payroll ${payroll.id}` });
   }
   const { employee_id: employeeId, currency } = record.salary_deduction;
-  if (!UUID.test(employeeId) || !(await isEmployeeOnPayroll(trx, payroll.id, employeeId))) {
+  if (!isUuid(employeeId) || !(await isEmployeeOnPayroll(trx, payroll.id, employeeId))) {
     errors.push({ pointer: '/salary_deduction/employee_id', detail: `employee ${employeeId} is not on payroll ${payroll.id}` });
   }
   let deductionAmount = 0;

@@ -10,8 +10,8 @@ import {
   listRequestedPayments,
   listSnapshotLines,
 } from './deduction-data-repository.ts';
+import { isUuid } from '../shared/schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The data request's `pay_date` is an ISO 8601 timestamp or a plain date; either way it names a
@@ -27,7 +27,7 @@ export function calendarDateOf(value: string, timeZone: string): string | null {
 
 /** Only the provider that runs a payroll may read its deduction data; others see nothing there. */
 export async function requireProvidersPayroll(db: Executor, caller: Caller, payrollId: string) {
-  if (!UUID.test(payrollId)) throw notFound(`Payroll ${payrollId}`);
+  if (!isUuid(payrollId)) throw notFound(`Payroll ${payrollId}`);
   const payroll = await findPayrollForProvider(db, payrollId);
   if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw notFound(`Payroll ${payrollId}`);
   return payroll;

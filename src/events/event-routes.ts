@@ -3,11 +3,10 @@ import type { RouteModule } from '../http/app.ts';
 import { notFound, problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
 import { pageOf, pagingQuerySchema } from '../shared/paging.ts';
-import { uuidSchema } from '../shared/schemas.ts';
+import { uuidSchema, isUuid } from '../shared/schemas.ts';
 import { eventEnvelopeSchema, eventsPageSchema, eventTypeSchema, toEventResource } from './event-resource.ts';
 import { findEvent, listEvents } from './events-repository.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const eventParams = z.strictObject({ event_id: z.string() });
@@ -34,7 +33,7 @@ export const registerEventRoutes: RouteModule = (app, deps) => {
     },
     handler: async (ctx) => {
       const { event_id: eventId } = ctx.params;
-      const event = UUID.test(eventId) ? await findEvent(deps.db, ctx.caller.clientId, eventId) : undefined;
+      const event = isUuid(eventId) ? await findEvent(deps.db, ctx.caller.clientId, eventId) : undefined;
       if (!event) throw notFound(`Event ${eventId}`);
       return { status: 200, body: { event: toEventResource(event) } };
     },

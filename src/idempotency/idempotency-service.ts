@@ -12,8 +12,8 @@ import {
   reclaimAbandoned,
   type KeyRef,
 } from './idempotency-repository.ts';
+import { isUuid } from '../shared/schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A claim older than this belongs to a request that died; its key may be used again. */
 const ABANDONED_AFTER_MS = 5 * 60_000;
 /** Response headers worth replaying; the rest (dates, rate limits) describe the new request. */
@@ -29,7 +29,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined || raw.trim() === '') return undefined;
   const bare = raw.trim().replace(/^"(.*)"$/, '$1');
-  return UUID.test(bare) ? bare.toLowerCase() : null;
+  return isUuid(bare) ? bare.toLowerCase() : null;
 }
 
 export function requestFingerprint(method: string, url: string, rawBody: string | undefined): string {

@@ -18,13 +18,13 @@ import {
 } from './mandate-repository.ts';
 import { toMandateResource, type AuthorisationSource, type ConsumerData, type MandateResource } from './mandate-resource.ts';
 import { assertMandateTransition, isTerminalMandateStatus } from './mandate-transitions.ts';
+import { isUuid } from '../shared/schemas.ts';
 
 export const DEFAULT_MANDATE_CURRENCY = 'GBP';
 
 /** Clocks of billers' systems drift; an authorisation a few minutes "ahead" of ours is still real. */
 export const AUTHORISATION_CLOCK_SKEW_MS = 5 * 60_000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface NewMandateInput {
   billerClientId: string;
@@ -143,7 +143,7 @@ export async function createMandate(
 
 /** Another biller's mandate, or an id that is not even a UUID, is simply not found. */
 export async function getMandate(db: Executor, billerClientId: string, mandateId: string): Promise<MandateResource> {
-  const mandate = UUID.test(mandateId) ? await findMandate(db, billerClientId, mandateId) : undefined;
+  const mandate = isUuid(mandateId) ? await findMandate(db, billerClientId, mandateId) : undefined;
   if (!mandate) throw notFound(`Mandate ${mandateId}`);
   return toMandateResource(mandate);
 }
@@ -165,7 +165,7 @@ export interface MandateRevocation {
  * (cancelled, expired, failed) cannot be revoked.
  */
 export async function revokeMandate(trx: Executor, billerClientId: string, mandateId: string): Promise<MandateRevocation> {
-  const current = UUID.test(mandateId) ? await findMandate(trx, billerClientId, mandateId, { lock: true }) : undefined;
+  const current = isUuid(mandateId) ? await findMandate(trx, billerClientId, mandateId, { lock: true }) : undefined;
   if (!current) throw notFound(`Mandate ${mandateId}`);
 
   if (current.status === 'revoked') {

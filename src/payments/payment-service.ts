@@ -17,11 +17,11 @@ import {
 } from './payment-repository.ts';
 import { toPaymentResource, type PaymentResource } from './payment-resource.ts';
 import { assertTransition } from './payment-transitions.ts';
+import { isUuid } from '../shared/schemas.ts';
 
 /** Interface document section 2: a payment request without a currency is in GBP. */
 export const DEFAULT_CURRENCY = 'GBP';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A payment request may hang on a mandate that is live or about to be: anything else is over. */
 const PAYABLE_MANDATE_STATUSES: readonly MandateStatus[] = ['active', 'pending_enablement'];
@@ -203,7 +203,7 @@ function paymentNotFound(paymentId: string) {
 }
 
 export async function getPayment(db: Executor, billerClientId: string, paymentId: string): Promise<PaymentResource> {
-  const row = UUID.test(paymentId) ? await findPayment(db, billerClientId, paymentId) : undefined;
+  const row = isUuid(paymentId) ? await findPayment(db, billerClientId, paymentId) : undefined;
   if (!row) throw paymentNotFound(paymentId);
   return toPaymentResource(row);
 }
@@ -218,7 +218,7 @@ export async function listPaymentResources(db: Executor, billerClientId: string,
  * deduct. Cancelling twice is not an error, the second call just reports the cancellation.
  */
 export async function cancelPaymentRequest(trx: Executor, billerClientId: string, paymentId: string): Promise<PaymentResource> {
-  const row = UUID.test(paymentId) ? await findPaymentForUpdate(trx, billerClientId, paymentId) : undefined;
+  const row = isUuid(paymentId) ? await findPaymentForUpdate(trx, billerClientId, paymentId) : undefined;
   if (!row) throw paymentNotFound(paymentId);
   if (row.status === 'cancelled') return toPaymentResource(row);
   if (row.status !== 'pending') {

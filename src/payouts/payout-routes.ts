@@ -3,12 +3,11 @@ import type { RouteModule } from '../http/app.ts';
 import { notFound, problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
 import { pageOf, pagingQuerySchema } from '../shared/paging.ts';
-import { currencySchema } from '../shared/schemas.ts';
+import { currencySchema, isUuid } from '../shared/schemas.ts';
 import { findPayout, listPayoutItems, listPayouts } from './payout-repository.ts';
 import { markPayoutFailed, markPayoutPaid } from './payout-service.ts';
 import { payoutEnvelopeSchema, payoutsPageSchema, payoutStatusSchema, toPayoutResource } from './payout-resource.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const payoutParams = z.strictObject({ payout_id: z.string() });
@@ -39,7 +38,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     },
     handler: async (ctx) => {
       const { payout_id: payoutId } = ctx.params;
-      const payout = UUID.test(payoutId) ? await findPayout(deps.db, ctx.caller.clientId, payoutId) : undefined;
+      const payout = isUuid(payoutId) ? await findPayout(deps.db, ctx.caller.clientId, payoutId) : undefined;
       if (!payout) throw notFound(`Payout ${payoutId}`);
       const items = await listPayoutItems(deps.db, payout.id);
       return { status: 200, body: { payout: toPayoutResource(payout, items) } };

@@ -23,6 +23,7 @@ import {
   type PayoutGroup,
 } from './payout-run-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
+import { isUuid } from '../shared/schemas.ts';
 
 export interface PayoutRunOptions {
   /** The payout date: today in the service time zone. */
@@ -214,10 +215,9 @@ export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): bool
   return from === 'pending' && (to === 'paid' || to === 'failed');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'failed'): Promise<PayoutRow> {
-  const payout = UUID.test(payoutId) ? await findPayoutForUpdate(trx, payoutId) : undefined;
+  const payout = isUuid(payoutId) ? await findPayoutForUpdate(trx, payoutId) : undefined;
   if (!payout) throw notFound(`Payout ${payoutId}`);
   if (!canSettlePayout(payout.status, to)) {
     throw conflict('payout-not-pending', `Payout ${payoutId} is ${payout.status}; only a pending payout can be marked ${to}`, {

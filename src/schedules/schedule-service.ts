@@ -30,8 +30,8 @@ import {
   type ScheduleFilters,
 } from './schedule-repository.ts';
 import { toScheduleResource, type ScheduleResource } from './schedule-resource.ts';
+import { isUuid } from '../shared/schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The request body has been validated: exactly one of the two forms is present. */
 export type ScheduleRecord = {
@@ -196,7 +196,7 @@ function scheduleNotFound(scheduleId: string) {
 }
 
 export async function getSchedule(db: Executor, billerClientId: string, scheduleId: string): Promise<ScheduleResource> {
-  const row = UUID.test(scheduleId) ? await findSchedule(db, billerClientId, scheduleId) : undefined;
+  const row = isUuid(scheduleId) ? await findSchedule(db, billerClientId, scheduleId) : undefined;
   if (!row) throw scheduleNotFound(scheduleId);
   return toScheduleResource(row, await listPaymentsOfSchedules(db, [row.id]));
 }
@@ -229,7 +229,7 @@ export function canCancelSchedule(status: ScheduleStatus): boolean {
  * course (they cannot be recalled), and the schedule is marked cancelled. Idempotent.
  */
 export async function cancelSchedule(trx: Executor, billerClientId: string, scheduleId: string): Promise<ScheduleResource> {
-  const row = UUID.test(scheduleId) ? await findScheduleForUpdate(trx, billerClientId, scheduleId) : undefined;
+  const row = isUuid(scheduleId) ? await findScheduleForUpdate(trx, billerClientId, scheduleId) : undefined;
   if (!row) throw scheduleNotFound(scheduleId);
   if (row.status === 'cancelled') return toScheduleResource(row, await listPaymentsOfSchedules(trx, [row.id]));
   if (!canCancelSchedule(row.status)) {

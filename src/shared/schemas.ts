@@ -48,3 +48,10 @@ export const idParams = <K extends string>(name: K) => z.strictObject({ [name]: 
 export function isoInstant(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path id that is not a UUID names nothing: callers answer 404 rather than a validation error. */
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}

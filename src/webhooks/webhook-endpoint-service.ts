@@ -12,8 +12,8 @@ import {
 } from './webhook-repository.ts';
 import { generateWebhookSecret, SECRET_ROTATION_GRACE_MS } from './webhook-signature.ts';
 import { resolveWebhookTarget, WebhookTargetRefused, type TargetPolicy } from './webhook-target.ts';
+import { isUuid } from '../shared/schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface NewEndpointInput {
   billerClientId: string;
@@ -38,7 +38,7 @@ export async function createWebhookEndpoint(db: Executor, input: NewEndpointInpu
 }
 
 export async function getWebhookEndpoint(db: Executor, billerClientId: string, endpointId: string): Promise<WebhookEndpointResource> {
-  const row = UUID.test(endpointId) ? await findEndpoint(db, billerClientId, endpointId) : undefined;
+  const row = isUuid(endpointId) ? await findEndpoint(db, billerClientId, endpointId) : undefined;
   if (!row) throw notFound(`Webhook endpoint ${endpointId}`);
   return toWebhookEndpointResource(row);
 }
@@ -50,7 +50,7 @@ export async function listWebhookEndpoints(db: Executor, billerClientId: string,
 
 /** Deliveries still queued for it are abandoned when their turn comes. */
 export async function deleteWebhookEndpoint(db: Executor, billerClientId: string, endpointId: string): Promise<void> {
-  const deleted = UUID.test(endpointId) ? await markEndpointDeleted(db, billerClientId, endpointId) : undefined;
+  const deleted = isUuid(endpointId) ? await markEndpointDeleted(db, billerClientId, endpointId) : undefined;
   if (!deleted) throw notFound(`Webhook endpoint ${endpointId}`);
 }
 
@@ -66,7 +66,7 @@ export async function rotateWebhookSecret(
 ): Promise<WebhookEndpointWithSecret> {
   const secret = generateWebhookSecret();
   const graceUntil = new Date(now.getTime() + SECRET_ROTATION_GRACE_MS);
-  const row = UUID.test(endpointId) ? await replaceEndpointSecret(db, billerClientId, endpointId, secret, graceUntil) : undefined;
+  const row = isUuid(endpointId) ? await replaceEndpointSecret(db, billerClientId, endpointId, secret, graceUntil) : undefined;
   if (!row) throw notFound(`Webhook endpoint ${endpointId}`);
   return { ...toWebhookEndpointResource(row, now), secret };
 }
