@@ -34,6 +34,10 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, options: '-c timezone=UTC' });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Nor may a checked-out one's: pg emits 'error' on a lost connection even when the running query
+  // already failed with it, and the pool listens only while the client is idle. The query's caller
+  // sees the failure; the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

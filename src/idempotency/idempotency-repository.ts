@@ -6,45 +6,80 @@ export interface KeyRef {
   key: string;
 }
 
-/** Inserts an in-flight claim; returns false when the key already exists for this client. */
-export async function insertClaim(db: Executor, ref: KeyRef, fingerprint: string, expiresAt: Date): Promise<boolean> {
-  const row = await db
-    .insertInto('idempotency_keys')
-    .values({ client_id: ref.clientId, idempotency_key: ref.key, fingerprint, expires_at: expiresAt })
-    .onConflict((oc) => oc.columns(['client_id', 'idempotency_key']).doNothing())
-    .returning('client_id')
-    .executeTakeFirst();
-  return row !== undefined;
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
-export async function findKey(db: Executor, ref: KeyRef) {
+/** A committed key row: what a later request with the same key is judged against. */
+export interface StoredKey {
+  fingerprint: string;
+  status: 'in_flight' | 'completed';
+  response_status: number | null;
+  response_headers: unknown;
+  response_body: Buffer | null;
+}
+
+export interface Claim {
+  /** This transaction holds the key's advisory lock: no other request with the key is running. */
+  locked: boolean;
+  /** This transaction inserted the key's row (uncommitted, so invisible to everyone else). */
+  claimed: boolean;
+  /** The row committed before this statement began, if any. */
+  existing: StoredKey | undefined;
+}
+
+/**
+ * Advisory locks in the two-int4 form, so they never collide with the single-bigint locks other
+ * parts of the service may take; the first int names the use, the second hashes (client, key).
+ */
+const IDEMPOTENCY_LOCK_CLASS = 0x1de7;
+
+/**
+ * Claims a key inside the caller's transaction, in one round trip:
+ * - pg_try_advisory_xact_lock never waits: a duplicate of a running request is told so at once
+ *   (409) instead of holding a pooled connection until the first commits;
+ * - with the lock, the row is inserted uncommitted: it becomes visible only together with the
+ *   effect and its stored response, and vanishes with them on rollback or a crash;
+ * - ON CONFLICT sees rows committed after this statement's snapshot too, so a request that
+ *   committed a moment ago is never run again (the primary key is the last guard either way).
+ * The existing row comes from the statement's snapshot, so a replay needs no second statement.
+ */
+export async function claimKey(trx: Executor, ref: KeyRef, fingerprint: string, expiresAt: Date): Promise<Claim> {
+  const { rows } = await sql<{ locked: boolean; claimed: boolean } & { [K in keyof StoredKey]: StoredKey[K] | null }>`
+    with lock as materialized (
+      select pg_try_advisory_xact_lock(${sql.lit(IDEMPOTENCY_LOCK_CLASS)}, hashtext(${`${ref.clientId}:${ref.key}`}::text)) as locked
+    ), claim as (
+      insert into idempotency_keys (client_id, idempotency_key, fingerprint, expires_at)
+      select ${ref.clientId}::uuid, ${ref.key}::uuid, ${fingerprint}::text, ${expiresAt}::timestamptz from lock where locked
+      on conflict (client_id, idempotency_key) do nothing
+      returning 1
+    )
+    select lock.locked, exists (select from claim) as claimed,
+           k.fingerprint, k.status, k.response_status, k.response_headers, k.response_body
+    from lock
+    left join idempotency_keys k on k.client_id = ${ref.clientId}::uuid and k.idempotency_key = ${ref.key}::uuid
+  `.execute(trx);
+  const row = rows[0]!;
+  return {
+    locked: row.locked,
+    claimed: row.claimed,
+    existing: row.fingerprint === null ? undefined : (row as StoredKey),
+  };
+}
+
+export async function findKey(db: Executor, ref: KeyRef): Promise<StoredKey | undefined> {
   return db
     .selectFrom('idempotency_keys')
-    .selectAll()
+    .select(['fingerprint', 'status', 'response_status', 'response_headers', 'response_body'])
     .where('client_id', '=', ref.clientId)
     .where('idempotency_key', '=', ref.key)
     .executeTakeFirst();
 }
 
-/** Takes over a claim whose request died mid-flight (process crash), if nobody else did first. */
-export async function reclaimAbandoned(db: Executor, ref: KeyRef, staleBefore: Date, expiresAt: Date): Promise<boolean> {
-  const row = await db
-    .updateTable('idempotency_keys')
-    .set({ created_at: sql`now()` as any, expires_at: expiresAt })
-    .where('client_id', '=', ref.clientId)
-    .where('idempotency_key', '=', ref.key)
-    .where('status', '=', 'in_flight')
-    .where('created_at', '<', staleBefore)
-    .returning('client_id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function completeKey(
-  db: Executor,
-  ref: KeyRef,
-  response: { status: number; headers: Record<string, string>; body: Buffer },
-): Promise<void> {
+/** Turns this transaction's claim into the stored response, committed with the effect. */
+export async function completeKey(db: Executor, ref: KeyRef, response: StoredResponse): Promise<void> {
   await db
     .updateTable('idempotency_keys')
     .set({
@@ -58,6 +93,36 @@ export async function completeKey(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Stores an outcome reached without a claim (a 4xx whose transaction was rolled back). Returns
+ * false when another request with the key stored its own first; that one then stands.
+ */
+export async function insertCompletedKey(
+  db: Executor,
+  ref: KeyRef,
+  fingerprint: string,
+  expiresAt: Date,
+  response: StoredResponse,
+): Promise<boolean> {
+  const row = await db
+    .insertInto('idempotency_keys')
+    .values({
+      client_id: ref.clientId,
+      idempotency_key: ref.key,
+      fingerprint,
+      status: 'completed',
+      response_status: response.status,
+      response_headers: JSON.stringify(response.headers),
+      response_body: response.body,
+      expires_at: expiresAt,
+    })
+    .onConflict((oc) => oc.columns(['client_id', 'idempotency_key']).doNothing())
+    .returning('client_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Drops this transaction's claim (an effect that answered 5xx: the client may retry). */
 export async function deleteClaim(db: Executor, ref: KeyRef): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')

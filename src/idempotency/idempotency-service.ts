@@ -4,18 +4,17 @@ import type { Database } from '../db/connection.ts';
 import { HttpProblem, serializeProblem, type SerializedResponse } from '../http/problem.ts';
 import type { EffectRoute, HttpResult, RouteContext } from '../http/route.ts';
 import {
+  claimKey,
   completeKey,
   deleteClaim,
   deleteExpiredKeys,
   findKey,
-  insertClaim,
-  reclaimAbandoned,
+  insertCompletedKey,
   type KeyRef,
+  type StoredKey,
 } from './idempotency-repository.ts';
 import { isUuid } from '../shared/schemas.ts';
 
-/** A claim older than this belongs to a request that died; its key may be used again. */
-const ABANDONED_AFTER_MS = 5 * 60_000;
 /** Response headers worth replaying; the rest (dates, rate limits) describe the new request. */
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
@@ -58,11 +57,38 @@ function storable(response: SerializedResponse) {
   return { status: response.status, headers, body: Buffer.from(response.body, 'utf8') };
 }
 
+function inFlight(): HttpProblem {
+  return new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly', {
+    headers: { 'retry-after': '1' },
+  });
+}
+
+/** Answers a request whose key is already taken: replay, or say why not. */
+function answerFromStored(reply: FastifyReply, stored: StoredKey | undefined, fingerprint: string): FastifyReply {
+  if (stored && stored.fingerprint !== fingerprint) {
+    throw new HttpProblem(422, 'idempotency-key-reused', 'This Idempotency-Key was already used for a different request');
+  }
+  // Committed rows are completed: claims commit only together with their response. An in_flight
+  // one could only be left by the earlier two-commit design; it expires with the retention.
+  if (stored?.status !== 'completed') throw inFlight();
+  return send(
+    reply,
+    { status: stored.response_status!, headers: stored.response_headers as Record<string, string>, body: stored.response_body!.toString('utf8') },
+    true,
+  );
+}
+
+type Attempt =
+  | { ran: true; response: SerializedResponse & { afterCommit?: () => Promise<void> } }
+  | { ran: false; stored: StoredKey | undefined };
+
 /**
- * Runs a mutation's effect exactly once per (client, key). The claim is committed first so a
- * concurrent duplicate sees it and gets 409; the final response is stored in the effect's own
- * transaction; 4xx outcomes are stored too (the same request would fail the same way), 5xx are
- * not, so the caller can retry.
+ * Runs a mutation's effect exactly once per (client, key), with one transaction and one commit:
+ * the key is claimed by the transaction's first statement (see claimKey), the effect runs, and the
+ * response is stored before the commit, so the effect and its stored response commit or vanish
+ * together. A duplicate that arrives meanwhile gets 409 at once, one that arrives later the
+ * stored response. 4xx outcomes are stored too (the same request would fail the same way), 5xx
+ * are not, so the caller can retry.
  */
 export function createEffectRunner(options: IdempotencyOptions) {
   const { db } = options;
@@ -102,53 +128,31 @@ export function createEffectRunner(options: IdempotencyOptions) {
     const fingerprint = requestFingerprint(request.method, request.url, request.rawBody);
     const expiresAt = new Date(Date.now() + options.retentionDays * 86_400_000);
 
-    if (!(await insertClaim(db, ref, fingerprint, expiresAt))) {
-      const existing = await findKey(db, ref);
-      if (existing && existing.fingerprint !== fingerprint) {
-        throw new HttpProblem(422, 'idempotency-key-reused', 'This Idempotency-Key was already used for a different request');
-      }
-      if (existing?.status === 'completed') {
-        return send(
-          reply,
-          {
-            status: existing.response_status!,
-            headers: existing.response_headers as Record<string, string>,
-            body: existing.response_body!.toString('utf8'),
-          },
-          true,
-        );
-      }
-      const staleBefore = new Date(Date.now() - ABANDONED_AFTER_MS);
-      // The row vanished (its request failed with a 5xx) or was abandoned: claim it afresh.
-      const claimed = existing
-        ? await reclaimAbandoned(db, ref, staleBefore, expiresAt)
-        : await insertClaim(db, ref, fingerprint, expiresAt);
-      if (!claimed) {
-        throw new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly', {
-          headers: { 'retry-after': '1' },
-        });
-      }
-    }
-
-    let response: SerializedResponse & { afterCommit?: () => Promise<void> };
+    let attempt: Attempt;
     try {
-      response = await db.transaction().execute(async (trx) => {
-        const result = serializeResult(await spec.effect(ctx, trx));
-        if (result.status < 500) await completeKey(trx, ref, storable(result));
-        return result;
+      attempt = await db.transaction().execute(async (trx): Promise<Attempt> => {
+        const claim = await claimKey(trx, ref, fingerprint, expiresAt);
+        if (!claim.claimed) {
+          // Locked but not claimed: a row committed after this statement's snapshot; read it now.
+          const stored = claim.existing ?? (claim.locked ? await findKey(trx, ref) : undefined);
+          return { ran: false, stored };
+        }
+        const response = serializeResult(await spec.effect(ctx, trx));
+        if (response.status < 500) await completeKey(trx, ref, storable(response));
+        else await deleteClaim(trx, ref);
+        return { ran: true, response };
       });
     } catch (error) {
-      if (error instanceof HttpProblem && error.status < 500) {
-        const problem = serializeProblem(error, request.url);
-        await completeKey(db, ref, storable(problem));
-        return send(reply, problem, false);
-      }
-      await deleteClaim(db, ref);
-      throw error;
+      if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
+      // The rollback took the claim with it; store the 4xx on its own, unless a duplicate that
+      // ran meanwhile stored its outcome first: then that one is the answer, for both.
+      const problem = serializeProblem(error, request.url);
+      if (await insertCompletedKey(db, ref, fingerprint, expiresAt, storable(problem))) return send(reply, problem, false);
+      return answerFromStored(reply, await findKey(db, ref), fingerprint);
     }
-    if (response.status >= 500) await deleteClaim(db, ref);
-    await afterCommit(ctx, response);
-    return send(reply, response, false);
+    if (!attempt.ran) return answerFromStored(reply, attempt.stored, fingerprint);
+    await afterCommit(ctx, attempt.response);
+    return send(reply, attempt.response, false);
   };
 }
 

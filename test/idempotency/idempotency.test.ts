@@ -8,7 +8,7 @@ import type { RouteModule } from '../../src/http/app.ts';
 import { HttpProblem, PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { defineRoute } from '../../src/http/route.ts';
 import { deleteExpiredKeys } from '../../src/idempotency/idempotency-repository.ts';
-import { purgeExpiredIdempotencyKeys, requestFingerprint } from '../../src/idempotency/idempotency-service.ts';
+import { purgeExpiredIdempotencyKeys } from '../../src/idempotency/idempotency-service.ts';
 import { createBiller } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -23,6 +23,8 @@ const failOnceWith500 = new Set<string>();
 const widgetBody = z.strictObject({
   name: z.string(),
   delay_ms: z.number().optional(),
+  /** Like delay_ms, but spent in a statement of the effect's transaction (pg_sleep). */
+  db_sleep_ms: z.number().optional(),
   fail: z.enum(['422', '500']).optional(),
 });
 
@@ -51,6 +53,7 @@ const testRoutes: RouteModule = (app) => {
           .executeTakeFirstOrThrow();
         // Hold the transaction (and so the claim) open: a duplicate arrives while this is in flight.
         if (body.delay_ms) await sleep(body.delay_ms);
+        if (body.db_sleep_ms) await sql`select pg_sleep(${body.db_sleep_ms / 1000})`.execute(trx);
         if (body.fail === '422') throw new HttpProblem(422, 'widget-rejected', `Widget ${body.name} was rejected`);
         if (body.fail === '500' || failOnceWith500.delete(body.name)) {
           throw new Error('relation "consumers" violates something secret');
@@ -193,23 +196,25 @@ describe('idempotent effects', () => {
     expect(replay.body).toBe(first.body);
   });
 
-  it('lets exactly one of two concurrent requests with one key run; the other gets 409', async () => {
+  it('lets exactly one of two concurrent requests with one key run; the other gets 409 at once', async () => {
     const name = uniqueName();
     const key = randomUUID();
     // Same body (a different one would be 422): whichever claims first holds its transaction 500 ms.
     const body = { name, delay_ms: 500 };
     const started = Date.now();
-    const responses = await Promise.all([post('/test/widgets', body, key), post('/test/widgets', body, key)]);
-    const statuses = responses.map((r) => r.statusCode).sort();
+    const timed = () => post('/test/widgets', body, key).then((response) => ({ response, ms: Date.now() - started }));
+    const results = await Promise.all([timed(), timed()]);
+    const statuses = results.map((r) => r.response.statusCode).sort();
     expect(statuses).toEqual([201, 409]);
 
-    const conflict = responses.find((r) => r.statusCode === 409)!;
-    const winner = responses.find((r) => r.statusCode === 201)!;
-    const problem = expectProblem(conflict, 409, 'idempotency-key-in-flight');
+    const conflict = results.find((r) => r.response.statusCode === 409)!;
+    const winner = results.find((r) => r.response.statusCode === 201)!;
+    const problem = expectProblem(conflict.response, 409, 'idempotency-key-in-flight');
     expect(problem.detail).toEqual(expect.any(String));
-    expect(conflict.headers['retry-after']).toBe('1');
-    // The loser did not wait for the winner to commit.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(conflict.response.headers['retry-after']).toBe('1');
+    // The loser was told at once; it did not queue behind the winner's transaction.
+    expect(winner.ms).toBeGreaterThanOrEqual(450);
+    expect(conflict.ms).toBeLessThan(winner.ms - 200);
 
     expect(await rowsNamed(name)).toHaveLength(1);
     expect(effectRuns.get(name)).toBe(1);
@@ -217,45 +222,79 @@ describe('idempotent effects', () => {
     // Once the first finished, a retry replays its response.
     const retry = await post('/test/widgets', body, key);
     expect(retry.statusCode).toBe(201);
-    expect(retry.body).toBe(winner.body);
+    expect(retry.body).toBe(winner.response.body);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(effectRuns.get(name)).toBe(1);
   });
 
-  it('answers 409 to a duplicate of a recent in-flight claim (a live request, not an abandoned one)', async () => {
+  it('never runs the effect twice under a burst of concurrent duplicates: one 201, the rest 409 or its replay', async () => {
     const name = uniqueName();
     const key = randomUUID();
-    const raw = JSON.stringify({ name });
-    await sql`
-      insert into idempotency_keys (client_id, idempotency_key, fingerprint, created_at, expires_at)
-      values (${clientId}, ${key}, ${requestFingerprint('POST', '/test/widgets', raw)},
-              now() - interval '4 minutes', now() + interval '30 days')
-    `.execute(t.db);
-    const response = await post('/test/widgets', { name }, key);
-    expectProblem(response, 409, 'idempotency-key-in-flight');
-    expect(effectRuns.get(name)).toBeUndefined();
-    expect(await keyRow(key)).toMatchObject({ status: 'in_flight' });
+    const body = { name, delay_ms: 30 };
+    // Staggered so that some duplicates arrive while the first runs and some after it committed.
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => sleep(i * 10).then(() => post('/test/widgets', body, key))),
+    );
+    const fresh = responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(fresh).toHaveLength(1);
+    for (const response of responses) {
+      if (response === fresh[0]) continue;
+      if (response.statusCode === 409) {
+        expectProblem(response, 409, 'idempotency-key-in-flight');
+      } else {
+        expect(response.statusCode).toBe(201);
+        expect(response.headers['idempotent-replayed']).toBe('true');
+        expect(response.body).toBe(fresh[0]!.body);
+      }
+    }
+    expect(effectRuns.get(name)).toBe(1);
+    expect(await rowsNamed(name)).toHaveLength(1);
   });
 
-  it('reclaims an abandoned in-flight claim (older than 5 minutes) and runs the request', async () => {
+  it('keeps the claim invisible until the effect commits: nothing is stored while a request runs', async () => {
     const name = uniqueName();
     const key = randomUUID();
-    const raw = JSON.stringify({ name });
-    await sql`
-      insert into idempotency_keys (client_id, idempotency_key, fingerprint, created_at, expires_at)
-      values (${clientId}, ${key}, ${requestFingerprint('POST', '/test/widgets', raw)},
-              now() - interval '10 minutes', now() + interval '30 days')
-    `.execute(t.db);
-
-    const response = await post('/test/widgets', { name }, key);
-    expect(response.statusCode).toBe(201);
-    expect(response.headers['idempotent-replayed']).toBeUndefined();
+    const running = post('/test/widgets', { name, delay_ms: 400 }, key);
+    await sleep(200);
+    // Another session sees neither a claim nor the effect: they commit together or not at all.
+    expect(await keyRow(key)).toBeUndefined();
+    expect(await rowsNamed(name)).toHaveLength(0);
+    const first = await running;
+    expect(first.statusCode).toBe(201);
+    expect(await keyRow(key)).toMatchObject({ status: 'completed', response_status: 201 });
     expect(await rowsNamed(name)).toHaveLength(1);
-    expect(effectRuns.get(name)).toBe(1);
+  });
+
+  it('leaves nothing behind when a request dies mid-flight: the retry runs the effect', async () => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const dying = post('/test/widgets', { name, db_sleep_ms: 5_000 }, key);
+    // Kill the request's database session mid-effect, as the death of an API process would end it.
+    let killed = 0;
+    for (let i = 0; i < 100 && killed === 0; i++) {
+      await sleep(20);
+      const { rows } = await sql<{ killed: number }>`
+        select count(*)::int as killed from (
+          select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and query like 'select pg_sleep(%'
+        ) t
+      `.execute(t.db);
+      killed = rows[0]!.killed;
+    }
+    expect(killed).toBe(1);
+    expectProblem(await dying, 500, 'internal-error');
+    expect(await keyRow(key)).toBeUndefined();
+    expect(await rowsNamed(name)).toHaveLength(0);
+
+    const retry = await post('/test/widgets', { name }, key);
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(effectRuns.get(name)).toBe(2);
+    expect(await rowsNamed(name)).toHaveLength(1);
     expect(await keyRow(key)).toMatchObject({ status: 'completed', response_status: 201 });
 
     const replay = await post('/test/widgets', { name }, key);
-    expect(replay.body).toBe(response.body);
+    expect(replay.body).toBe(retry.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 
