@@ -22,6 +22,11 @@ export interface AccessTokenClaims {
   scopes: string[];
 }
 
+export interface VerifiedClaims extends AccessTokenClaims {
+  /** The token's `exp` in epoch seconds (tokens of an external issuer may have none). */
+  expiresAt: number | undefined;
+}
+
 export interface TokenIssuerOptions {
   issuer: string;
   audience: string;
@@ -85,7 +90,7 @@ export class TokenIssuer {
   }
 
   /** Throws (any jose error) when the token is not ours, expired, or for another audience. */
-  async verify(token: string): Promise<AccessTokenClaims> {
+  async verify(token: string): Promise<VerifiedClaims> {
     const { payload } = await jwtVerify(token, this.verificationKeys, {
       issuer: this.options.issuer,
       audience: this.options.audience,
@@ -94,6 +99,6 @@ export class TokenIssuer {
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : payload.sub;
     if (!clientId) throw new Error('token has no subject');
     const scope = typeof payload.scope === 'string' ? payload.scope : '';
-    return { clientId, scopes: scope.split(' ').filter(Boolean) };
+    return { clientId, scopes: scope.split(' ').filter(Boolean), expiresAt: payload.exp };
   }
 }

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -257,6 +258,59 @@ describe("auth kind 'both'", () => {
     await t.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('client_id', '=', client.clientId).execute();
     const response = await get('/test/protected', await authHeaders(t.app, client));
     expectProblem(response, 401, 'unauthorized');
+  });
+});
+
+describe('verified-token cache', () => {
+  /** Counts TokenIssuer.verify calls made by the app while `work` runs. */
+  async function countingVerifications(work: () => Promise<void>): Promise<number> {
+    const verify = t.tokens.verify;
+    let calls = 0;
+    t.tokens.verify = (token: string) => {
+      calls += 1;
+      return verify.call(t.tokens, token);
+    };
+    try {
+      await work();
+    } finally {
+      t.tokens.verify = verify;
+    }
+    return calls;
+  }
+
+  it('verifies a token once, then lets the same token in from the cache', async () => {
+    const token = await fetchToken(t.app, billerA, 'payments:read');
+    const headers = { authorization: `Bearer ${token}`, 'x-api-key': billerA.apiKey };
+    const calls = await countingVerifications(async () => {
+      for (let i = 0; i < 3; i++) {
+        const response = await get('/test/protected', headers);
+        expect(response.statusCode).toBe(200);
+        expect(response.json()).toMatchObject({ clientId: billerA.clientId, scopes: ['payments:read'] });
+      }
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('stops letting a cached token in once it expires', async () => {
+    // Issued so that it expires about 1.5 s from now (exp has whole seconds).
+    const ttlMs = t.tokens.ttlSeconds * 1000;
+    const token = await t.tokens.issue({ clientId: billerA.clientId, scopes: ['payments:read'] }, new Date(Date.now() - ttlMs + 1500));
+    const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
+    const headers = { authorization: `Bearer ${token}`, 'x-api-key': billerA.apiKey };
+    expect((await get('/test/protected', headers)).statusCode).toBe(200);
+    expect((await get('/test/protected', headers)).statusCode).toBe(200);
+    await sleep(exp * 1000 - Date.now() + 50);
+    expectInvalidToken(await get('/test/protected', headers));
+  });
+
+  it('refuses a tampered copy of a token that is in the cache', async () => {
+    const token = await fetchToken(t.app, billerA, 'payments:read');
+    expect((await get('/test/protected', { authorization: `Bearer ${token}`, 'x-api-key': billerA.apiKey })).statusCode).toBe(200);
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const widened = Buffer.from(JSON.stringify({ ...claims, scope: 'payments:read reports:read' })).toString('base64url');
+    const response = await get('/test/biller-only', { authorization: `Bearer ${header}.${widened}.${signature}`, 'x-api-key': billerA.apiKey });
+    expectInvalidToken(response);
   });
 });
 

@@ -317,7 +317,11 @@ describe('TokenIssuer.verify', () => {
     const options = { issuer: 'urn:a', audience: 'urn:api', ttlSeconds: 600 };
     const ours = await TokenIssuer.fromPrivateKey(privateKey, options);
     const claims = { clientId: crypto.randomUUID(), scopes: ['payments:read', 'mandates:read'] };
-    await expect(ours.verify(await ours.issue(claims))).resolves.toEqual(claims);
+    const verified = await ours.verify(await ours.issue(claims));
+    expect(verified).toMatchObject(claims);
+    // exp (epoch seconds) = issue time + ttl: what the verified-token cache bounds its entries by.
+    expect(verified.expiresAt! - Math.floor(Date.now() / 1000)).toBeGreaterThan(590);
+    expect(verified.expiresAt! - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(600);
 
     const otherAudience = await TokenIssuer.fromPrivateKey(privateKey, { ...options, audience: 'urn:elsewhere' });
     await expect(ours.verify(await otherAudience.issue(claims))).rejects.toThrow();

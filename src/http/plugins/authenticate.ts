@@ -4,12 +4,14 @@ import type { Executor } from '../../db/connection.ts';
 import { findClientByApiKeyHash, findClientById } from '../../auth/clients-repository.ts';
 import type { RateLimiter } from '../../auth/rate-limiter.ts';
 import { hashSecret } from '../../auth/secrets.ts';
-import type { TokenIssuer } from '../../auth/token-issuer.ts';
+import type { TokenIssuer, VerifiedClaims } from '../../auth/token-issuer.ts';
 import type { Client } from '../../db/tables.ts';
 import { HttpProblem } from '../problem.ts';
 import type { Caller } from '../route.ts';
 
 const CACHE_TTL_MS = 30_000;
+/** Verified tokens kept; a client sends the same token for its whole lifetime, so few are live. */
+const TOKEN_CACHE_SIZE = 10_000;
 
 function unauthorized(detail: string, tokenError = true): HttpProblem {
   return new HttpProblem(401, 'unauthorized', detail, {
@@ -25,6 +27,9 @@ function unauthorized(detail: string, tokenError = true): HttpProblem {
  * Resolves the bearer token and the x-api-key to one client, checks the route's scope and role,
  * then takes a rate-limit token for that client. Clients are cached briefly: every request would
  * otherwise cost two extra queries, and a disabled client stops within the cache lifetime.
+ * Verified tokens are cached too (an ES256 verification costs more CPU than the rest of the
+ * authentication): the token string is the key, so a changed byte is a miss and gets verified,
+ * and an entry never outlives the token's exp.
  */
 export const authenticatePlugin = fp(
   async (app: FastifyInstance, options: { db: Executor; tokens: TokenIssuer; rateLimiter: RateLimiter }) => {
@@ -39,10 +44,25 @@ export const authenticatePlugin = fp(
       return client;
     }
 
+    const verifiedTokens = new Map<string, { claims: VerifiedClaims; expires: number }>();
+
+    async function verified(token: string): Promise<VerifiedClaims> {
+      const now = Date.now();
+      const hit = verifiedTokens.get(token);
+      if (hit && hit.expires > now) return hit.claims;
+      if (hit) verifiedTokens.delete(token);
+      const claims = await options.tokens.verify(token);
+      const expires = Math.min(now + CACHE_TTL_MS, claims.expiresAt === undefined ? Infinity : claims.expiresAt * 1000);
+      // Oldest first out: Map iterates in insertion order.
+      if (verifiedTokens.size >= TOKEN_CACHE_SIZE) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+      verifiedTokens.set(token, { claims, expires });
+      return claims;
+    }
+
     async function clientOfToken(token: string) {
       let claims;
       try {
-        claims = await options.tokens.verify(token);
+        claims = await verified(token);
       } catch {
         throw unauthorized('The access token is invalid or expired');
       }
