@@ -1,6 +1,5 @@
-import { DateTime } from 'luxon';
 import {
-  parseCalendarDate,
+  assertCalendarDate,
   previousWorkingDayOnOrBefore,
   subtractWorkingDays,
 } from './working-days.ts';
@@ -33,22 +32,37 @@ export function lockDate(
  */
 export function isLockDue(lockDate: string, today: string): boolean {
   // Validated 'YYYY-MM-DD' strings order lexicographically exactly as they order in time.
-  parseCalendarDate(lockDate);
-  parseCalendarDate(today);
+  assertCalendarDate(lockDate);
+  assertCalendarDate(today);
   return lockDate <= today;
+}
+
+/** One formatter per zone: building an Intl.DateTimeFormat costs far more than using one. */
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = dayFormatters.get(timeZone);
+  if (!formatter) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    } catch {
+      throw new RangeError(`serviceToday: invalid time zone '${timeZone}'`);
+    }
+    dayFormatters.set(timeZone, formatter);
+  }
+  return formatter;
 }
 
 /**
  * The calendar date at instant `now` in the service time zone. "Today" for lock purposes is the
- * UK calendar day, so 23:30 UTC in summer (00:30 BST) is already tomorrow.
+ * UK calendar day, so 23:30 UTC in summer (00:30 BST) is already tomorrow. Every API write asks,
+ * so this uses Intl (the same IANA data luxon reads) with a cached formatter.
  */
 export function serviceToday(now: Date, timeZone: string): string {
   if (Number.isNaN(now.getTime())) {
     throw new RangeError('serviceToday: invalid Date');
   }
-  const local = DateTime.fromJSDate(now, { zone: timeZone });
-  if (!local.isValid) {
-    throw new RangeError(`serviceToday: invalid time zone '${timeZone}'`);
-  }
-  return local.toISODate();
+  const parts: Record<string, string> = {};
+  for (const part of dayFormatter(timeZone).formatToParts(now)) parts[part.type] = part.value;
+  return `${parts.year!.padStart(4, '0')}-${parts.month}-${parts.day}`;
 }

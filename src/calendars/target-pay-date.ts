@@ -1,4 +1,4 @@
-import { parseCalendarDate } from './working-days.ts';
+import { assertCalendarDate } from './working-days.ts';
 
 export interface CalendarPayDate {
   payDate: string;
@@ -48,11 +48,11 @@ export function isPayDateOpen(payDate: CalendarPayDate, today: string): boolean 
  */
 export function targetPayDate(input: TargetPayDateInput): TargetPayDateResult {
   const { dueDate, allowPostDueDateDeduction, today } = input;
-  parseCalendarDate(today);
-  if (dueDate !== null) parseCalendarDate(dueDate);
+  assertCalendarDate(today);
+  if (dueDate !== null) assertCalendarDate(dueDate);
   for (const p of input.payDates) {
-    parseCalendarDate(p.payDate);
-    parseCalendarDate(p.lockDate);
+    assertCalendarDate(p.payDate);
+    assertCalendarDate(p.lockDate);
   }
 
   // Providers do not promise any order; ISO strings sort chronologically.

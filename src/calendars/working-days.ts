@@ -4,15 +4,31 @@ import { DateTime } from 'luxon';
 // daylight-saving transition (or the host's local zone) can ever shift a date by a day.
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /**
- * Parses a 'YYYY-MM-DD' calendar date into a UTC-midnight luxon DateTime.
- * Throws a RangeError on anything else (including impossible dates such as 2026-02-30), because
- * a malformed date reaching a business rule is a programming error, not a business outcome.
+ * Throws a RangeError unless `date` is a real 'YYYY-MM-DD' calendar date (so not 2026-02-30),
+ * because a malformed date reaching a business rule is a programming error, not a business
+ * outcome. Plain arithmetic: rules that only compare dates (which, validated, order as strings)
+ * run on every API request, where building a luxon DateTime per date showed in profiles.
  */
-export function parseCalendarDate(date: string): DateTime<true> {
+export function assertCalendarDate(date: string): void {
   if (!ISO_DATE.test(date)) {
     throw new RangeError(`Expected a 'YYYY-MM-DD' calendar date, got '${date}'`);
   }
+  const year = Number(date.slice(0, 4));
+  const month = Number(date.slice(5, 7));
+  const day = Number(date.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const monthDays = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (monthDays === undefined || day < 1 || day > monthDays) {
+    throw new RangeError(`Not a valid calendar date: '${date}'`);
+  }
+}
+
+/** Parses a validated 'YYYY-MM-DD' calendar date (see assertCalendarDate) into a UTC-midnight luxon DateTime. */
+export function parseCalendarDate(date: string): DateTime<true> {
+  assertCalendarDate(date);
   const parsed = DateTime.fromISO(date, { zone: 'UTC' });
   if (!parsed.isValid) {
     throw new RangeError(`Not a valid calendar date: '${date}'`);

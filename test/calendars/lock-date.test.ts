@@ -1,5 +1,6 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { isLockDue, lockDate, serviceToday } from '../../src/calendars/lock-date.ts';
 import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holidays.ts';
 
@@ -145,6 +146,17 @@ describe('serviceToday', () => {
   it('rejects an unknown time zone and an invalid Date', () => {
     expect(() => serviceToday(new Date('2026-07-01T12:00:00Z'), 'Europe/Londn')).toThrow(RangeError);
     expect(() => serviceToday(new Date('not a date'), LONDON)).toThrow(RangeError);
+  });
+
+  it('property: agrees with luxon (the calendar library of the rest of the service) in any zone', () => {
+    const instants = fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2060, 0, 1) });
+    const zones = fc.constantFrom(LONDON, 'UTC', 'America/New_York', 'Asia/Kolkata', 'Pacific/Kiritimati', 'Pacific/Pago_Pago');
+    fc.assert(
+      fc.property(instants, zones, (ms, zone) => {
+        expect(serviceToday(new Date(ms), zone)).toBe(DateTime.fromMillis(ms, { zone }).toISODate());
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('property: in UTC it is the UTC date; in London it is that date or the next one', () => {

@@ -1,7 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import {
   addWorkingDays,
+  assertCalendarDate,
   isWorkingDay,
   previousWorkingDayOnOrBefore,
   subtractWorkingDays,
@@ -59,6 +61,42 @@ describe('isWorkingDay', () => {
     ['2026-04-08', new Set(['2026-04-08']), false, 'any configured holiday'],
   ])('%s -> %s (%s)', (date, holidays, expected) => {
     expect(isWorkingDay(date, holidays)).toBe(expected);
+  });
+
+  it.each([
+    ['2024-02-29', true, 'leap year'],
+    ['2000-02-29', true, 'century divisible by 400'],
+    ['2026-02-29', false, 'not a leap year'],
+    ['2100-02-29', false, 'century not divisible by 400'],
+    ['2026-04-30', true, 'last day of a 30-day month'],
+    ['2026-04-31', false, 'day 31 of a 30-day month'],
+    ['2026-12-31', true, 'last day of the year'],
+    ['2026-00-10', false, 'month 0'],
+    ['2026-13-10', false, 'month 13'],
+    ['2026-01-00', false, 'day 0'],
+    ['2026-01-32', false, 'day 32'],
+  ])('assertCalendarDate %s -> valid %s (%s)', (date, valid) => {
+    if (valid) expect(() => assertCalendarDate(date)).not.toThrow();
+    else expect(() => assertCalendarDate(date)).toThrow(RangeError);
+  });
+
+  it('property: assertCalendarDate accepts exactly the dates luxon accepts', () => {
+    const candidates = fc
+      .tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }))
+      .map(([y, m, d]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
+    fc.assert(
+      fc.property(candidates, (date) => {
+        const luxonValid = DateTime.fromISO(date, { zone: 'UTC' }).isValid;
+        let ours = true;
+        try {
+          assertCalendarDate(date);
+        } catch {
+          ours = false;
+        }
+        expect(ours).toBe(luxonValid);
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it.each(['2026-02-30', '2026-13-01', '2026-4-1', '20260401', '2026-04-01T00:00:00Z', '', ' 2026-04-01'])(
