@@ -1,7 +1,19 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 
-export async function findSnapshot(db: Executor, snapshotId: string) {
+/** The snapshot an instruction file is written for, with what its name and pushes depend on. */
+export interface SnapshotToInstruct {
+  id: string;
+  payroll_id: string;
+  pay_date: string;
+  pay_period: string;
+  snapshot_version: number;
+  currency: string;
+  payroll_external_id: string;
+  api_base_url: string | null;
+}
+
+export async function findSnapshotToInstruct(db: Executor, snapshotId: string): Promise<SnapshotToInstruct | undefined> {
   return db
     .selectFrom('deduction_snapshots')
     .innerJoin('payrolls', 'payrolls.id', 'deduction_snapshots.payroll_id')
@@ -24,56 +36,45 @@ export async function findInstructionFileOfSnapshot(db: Executor, snapshotId: st
   return db.selectFrom('instruction_files').selectAll().where('snapshot_id', '=', snapshotId).executeTakeFirst();
 }
 
+export interface InstructionLine {
+  employee_id: string;
+  payroll_reference: string;
+  /** Null when the employee is only on the previous instruction. */
+  amount: number | null;
+  /** Null when the employee was not on the previous instruction. */
+  previous_amount: number | null;
+  payment_reference: string | null;
+}
+
 /**
- * What the payroll was told for the previous pay date: the lines of that pay date's current
- * snapshot. Reading the frozen snapshot, not its file, keeps the answer right whichever order
- * the files of two pay dates happen to be written in.
+ * The snapshot's lines beside what the payroll was told for the previous pay date (the lines of
+ * that pay date's current snapshot), one row per employee on either. Reading the frozen snapshot,
+ * not its file, keeps the answer right whichever order the files of two pay dates are written in.
+ * An employee only on the previous instruction is named by their current payroll reference.
  */
-export async function findPreviousInstructionItems(db: Executor, payrollId: string, payDate: string) {
-  return db
-    .selectFrom('deduction_lines')
-    .innerJoin('deduction_snapshots', 'deduction_snapshots.id', 'deduction_lines.snapshot_id')
-    .select(['deduction_lines.employee_id', 'deduction_lines.requested_amount as amount', 'deduction_lines.payroll_reference'])
-    .where('deduction_snapshots.payroll_id', '=', payrollId)
-    .where('deduction_snapshots.status', '!=', 'superseded')
-    .where('deduction_snapshots.pay_date', '=', (eb) =>
-      eb
-        .selectFrom('deduction_snapshots as previous')
-        .select((inner) => inner.fn.max('previous.pay_date').as('pay_date'))
-        .where('previous.payroll_id', '=', payrollId)
-        .where('previous.pay_date', '<', payDate)
-        .where('previous.status', '!=', 'superseded'),
+export async function listInstructionLines(db: Executor, snapshot: Pick<SnapshotToInstruct, 'id' | 'payroll_id' | 'pay_date'>) {
+  const result = await sql<InstructionLine>`
+    with current_lines as (
+      select employee_id, payroll_reference, requested_amount, payment_reference
+      from deduction_lines where snapshot_id = ${snapshot.id}
+    ),
+    previous_lines as (
+      select l.employee_id, l.requested_amount
+      from deduction_snapshots s join deduction_lines l on l.snapshot_id = s.id
+      where s.payroll_id = ${snapshot.payroll_id} and s.status <> 'superseded'
+        and s.pay_date = (select max(pay_date) from deduction_snapshots
+                          where payroll_id = ${snapshot.payroll_id} and pay_date < ${snapshot.pay_date}::date and status <> 'superseded')
     )
-    .execute();
-}
-
-export async function nextInstructionFileVersion(db: Executor, payrollId: string, payDate: string): Promise<number> {
-  const row = await db
-    .selectFrom('instruction_files')
-    .select((eb) => eb.fn.coalesce(eb.fn.max('file_version'), eb.lit(0)).as('latest'))
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .executeTakeFirstOrThrow();
-  return Number(row.latest) + 1;
-}
-
-export async function listLinesForInstruction(db: Executor, snapshotId: string) {
-  return db
-    .selectFrom('deduction_lines')
-    .select(['employee_id', 'payroll_reference', 'requested_amount', 'payment_reference'])
-    .where('snapshot_id', '=', snapshotId)
-    .execute();
-}
-
-export async function payrollReferences(db: Executor, payrollId: string, employeeIds: readonly string[]) {
-  if (employeeIds.length === 0) return new Map<string, string>();
-  const rows = await db
-    .selectFrom('employments')
-    .select(['employee_id', 'payroll_reference'])
-    .where('payroll_id', '=', payrollId)
-    .where('employee_id', 'in', employeeIds)
-    .execute();
-  return new Map(rows.map((row) => [row.employee_id, row.payroll_reference]));
+    select coalesce(c.employee_id, p.employee_id) as employee_id,
+           coalesce(c.payroll_reference, e.payroll_reference, '') as payroll_reference,
+           c.requested_amount as amount,
+           p.requested_amount as previous_amount,
+           c.payment_reference
+    from current_lines c
+    full join previous_lines p on p.employee_id = c.employee_id
+    left join employments e on c.employee_id is null and e.employee_id = p.employee_id and e.payroll_id = ${snapshot.payroll_id}
+  `.execute(db);
+  return result.rows;
 }
 
 export interface NewInstructionItem {
@@ -87,43 +88,48 @@ export interface NewInstructionItem {
   action: 'new' | 'amend' | 'stop' | 'continue';
 }
 
+export interface NewInstructionFile {
+  snapshot_id: string;
+  payroll_id: string;
+  pay_date: string;
+  file_version: number;
+  file_name: string;
+  content: Buffer;
+  sha256: string;
+}
+
 /**
- * Stores the file and its items; returns undefined when the snapshot already has a file (a
- * repeated job), which the unique snapshot_id decides.
+ * Stores the file, its items and, for a provider with an API, one pending push per changed item,
+ * in one statement. Returns undefined when the snapshot already has a file (a repeated job), which
+ * the unique snapshot_id decides; nothing else is written then.
  */
-export async function insertInstructionFile(
-  db: Executor,
-  file: { snapshot_id: string; payroll_id: string; pay_date: string; file_version: number; file_name: string; content: Buffer; sha256: string },
-  items: readonly NewInstructionItem[],
-  pushToProvider: boolean,
-) {
-  const inserted = await db
-    .insertInto('instruction_files')
-    .values({ ...file, item_count: items.length })
-    .onConflict((oc) => oc.column('snapshot_id').doNothing())
-    .returning(['id', 'file_name', 'sha256', 'file_version'])
-    .executeTakeFirst();
-  if (!inserted || items.length === 0) return inserted;
-  const stored = await sql<{ id: string; employee_id: string; action: string }>`
-    insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
-    select ${inserted.id}::uuid, i.employee_id, i.payroll_reference, i.amount, i.previous_amount, i.currency, i.payment_reference, i.pay_period, i.action
-    from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as i(
-      employee_id uuid, payroll_reference text, amount bigint, previous_amount bigint, currency char(3),
-      payment_reference text, pay_period text, action text)
-    returning id, employee_id, action
+export async function insertInstructionFile(db: Executor, file: NewInstructionFile, items: readonly NewInstructionItem[], pushToProvider: boolean) {
+  const result = await sql<{ id: string }>`
+    with file as (
+      insert into instruction_files (snapshot_id, payroll_id, pay_date, file_version, file_name, content, sha256, item_count)
+      values (${file.snapshot_id}, ${file.payroll_id}, ${file.pay_date}::date, ${file.file_version}, ${file.file_name},
+              ${file.content}, ${file.sha256}, ${items.length})
+      on conflict (snapshot_id) do nothing
+      returning id
+    ),
+    items as (
+      insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
+      select file.id, i.employee_id, i.payroll_reference, i.amount, i.previous_amount, i.currency, i.payment_reference, i.pay_period, i.action
+      from file, jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as i(
+        employee_id uuid, payroll_reference text, amount bigint, previous_amount bigint, currency char(3),
+        payment_reference text, pay_period text, action text)
+      returning id, employee_id, action
+    ),
+    pushes as (
+      -- Only changes travel to a provider's API; continue means it already has the right amount.
+      insert into employee_deduction_pushes (instruction_item_id, payroll_id, employee_id)
+      select items.id, ${file.payroll_id}::uuid, items.employee_id
+      from items where ${pushToProvider} and items.action <> 'continue'
+      on conflict (instruction_item_id) do nothing
+    )
+    select id from file
   `.execute(db);
-  if (pushToProvider) {
-    // Only changes travel to a provider's API; `continue` means it already has the right amount.
-    const changed = stored.rows.filter((item) => item.action !== 'continue');
-    if (changed.length > 0) {
-      await db
-        .insertInto('employee_deduction_pushes')
-        .values(changed.map((item) => ({ instruction_item_id: item.id, payroll_id: file.payroll_id, employee_id: item.employee_id })))
-        .onConflict((oc) => oc.column('instruction_item_id').doNothing())
-        .execute();
-    }
-  }
-  return inserted;
+  return result.rows[0];
 }
 
 export async function findInstructionFile(db: Executor, payrollId: string, payDate: string, version?: number) {

@@ -1,15 +1,13 @@
-import type { Database } from '../db/connection.ts';
+import type { Database, Executor } from '../db/connection.ts';
 import { instructionItems } from './instruction-action.ts';
 import { instructionFileName, renderInstructionFile, sha256Hex } from './instruction-file.ts';
 import {
   findInstructionFileOfSnapshot,
-  findPreviousInstructionItems,
-  findSnapshot,
+  findSnapshotToInstruct,
   insertInstructionFile,
-  listLinesForInstruction,
-  nextInstructionFileVersion,
-  payrollReferences,
+  listInstructionLines,
   type NewInstructionItem,
+  type SnapshotToInstruct,
 } from './instruction-repository.ts';
 
 export interface InstructionFileOutcome {
@@ -21,54 +19,56 @@ export interface InstructionFileOutcome {
 }
 
 /**
- * Writes the instruction file of a locked snapshot: one item per employee with the action against
- * the previous pay date's instruction. One file per snapshot (a unique key), so a repeated job
- * returns the file that exists.
+ * Writes the instruction file of a snapshot just frozen, in the transaction that froze it: one item
+ * per employee with the action against the previous pay date's instruction. The file's version is
+ * the snapshot's, so a re-run's file is the next version. One file per snapshot (a unique key): if
+ * the snapshot already has one, that one is returned and nothing is written.
  */
-export async function writeInstructionFile(db: Database, snapshotId: string): Promise<InstructionFileOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const existing = await findInstructionFileOfSnapshot(trx, snapshotId);
-    if (existing) {
-      return { instructionFileId: existing.id, fileName: existing.file_name, sha256: existing.sha256, version: existing.file_version, created: false };
-    }
-    const snapshot = await findSnapshot(trx, snapshotId);
-    if (!snapshot) throw new Error(`deduction snapshot ${snapshotId} does not exist`);
-    const [lines, previous] = await Promise.all([
-      listLinesForInstruction(trx, snapshotId),
-      findPreviousInstructionItems(trx, snapshot.payroll_id, snapshot.pay_date),
-    ]);
-    const currentById = new Map(lines.map((line) => [line.employee_id, line]));
-    const stoppedReferences = await payrollReferences(
-      trx,
-      snapshot.payroll_id,
-      previous.filter((p) => !currentById.has(p.employee_id)).map((p) => p.employee_id),
-    );
-    const items: NewInstructionItem[] = instructionItems(
-      previous.map((p) => ({ employeeId: p.employee_id, amount: p.amount })),
-      lines.map((line) => ({ employeeId: line.employee_id, amount: line.requested_amount })),
-    ).map((item) => {
-      const line = currentById.get(item.employeeId);
-      return {
-        employee_id: item.employeeId,
-        payroll_reference: line?.payroll_reference ?? stoppedReferences.get(item.employeeId) ?? '',
-        amount: item.amount,
-        previous_amount: item.previousAmount,
-        currency: snapshot.currency,
-        payment_reference: line?.payment_reference ?? null,
-        pay_period: snapshot.pay_period,
-        action: item.action,
-      };
-    });
-    const content = renderInstructionFile(items);
-    const version = await nextInstructionFileVersion(trx, snapshot.payroll_id, snapshot.pay_date);
-    const fileName = instructionFileName(snapshot.payroll_external_id, snapshot.pay_date, version);
-    const sha256 = sha256Hex(content);
-    const inserted = await insertInstructionFile(
-      trx,
-      { snapshot_id: snapshotId, payroll_id: snapshot.payroll_id, pay_date: snapshot.pay_date, file_version: version, file_name: fileName, content, sha256 },
-      items,
-      snapshot.api_base_url !== null,
-    );
-    return { instructionFileId: inserted!.id, fileName, sha256, version, created: true };
+export async function writeInstructionFile(trx: Executor, snapshot: SnapshotToInstruct): Promise<InstructionFileOutcome> {
+  const lines = await listInstructionLines(trx, snapshot);
+  const byEmployee = new Map(lines.map((line) => [line.employee_id, line]));
+  const items: NewInstructionItem[] = instructionItems(
+    lines.filter((line) => line.previous_amount !== null).map((line) => ({ employeeId: line.employee_id, amount: line.previous_amount! })),
+    lines.filter((line) => line.amount !== null).map((line) => ({ employeeId: line.employee_id, amount: line.amount! })),
+  ).map((item) => {
+    const line = byEmployee.get(item.employeeId)!;
+    return {
+      employee_id: item.employeeId,
+      payroll_reference: line.payroll_reference,
+      amount: item.amount,
+      previous_amount: item.previousAmount,
+      currency: snapshot.currency,
+      payment_reference: line.payment_reference,
+      pay_period: snapshot.pay_period,
+      action: item.action,
+    };
   });
+  const content = renderInstructionFile(items);
+  const version = snapshot.snapshot_version;
+  const fileName = instructionFileName(snapshot.payroll_external_id, snapshot.pay_date, version);
+  const sha256 = sha256Hex(content);
+  const inserted = await insertInstructionFile(
+    trx,
+    { snapshot_id: snapshot.id, payroll_id: snapshot.payroll_id, pay_date: snapshot.pay_date, file_version: version, file_name: fileName, content, sha256 },
+    items,
+    snapshot.api_base_url !== null,
+  );
+  if (inserted) return { instructionFileId: inserted.id, fileName, sha256, version, created: true };
+  return existingFile((await findInstructionFileOfSnapshot(trx, snapshot.id))!);
+}
+
+function existingFile(file: { id: string; file_name: string; sha256: string; file_version: number }): InstructionFileOutcome {
+  return { instructionFileId: file.id, fileName: file.file_name, sha256: file.sha256, version: file.file_version, created: false };
+}
+
+/**
+ * The snapshot's instruction file, written now if it has none. Every lock and re-run writes its
+ * file with its snapshot; this covers a snapshot that reached the database some other way.
+ */
+export async function ensureInstructionFile(db: Database | Executor, snapshotId: string): Promise<InstructionFileOutcome> {
+  const existing = await findInstructionFileOfSnapshot(db, snapshotId);
+  if (existing) return existingFile(existing);
+  const snapshot = await findSnapshotToInstruct(db, snapshotId);
+  if (!snapshot) throw new Error(`deduction snapshot ${snapshotId} does not exist`);
+  return writeInstructionFile(db, snapshot);
 }

@@ -10,38 +10,73 @@ export interface PayDateToLock {
   lock_date: string;
   locked_at: Date | null;
   currency: string;
+  payroll_external_id: string;
+  /** Set when the payroll's provider takes employee pushes through its API. */
+  api_base_url: string | null;
 }
 
 /**
- * Row-locks the payroll: every lock and re-run of one payroll's pay dates runs one after another,
- * so two pay dates can never both claim the same pending payment request.
+ * Row-locks the payroll, then the pay date and every earlier pay date of it that is due to lock by
+ * then and still open, and returns those pay dates in date order (the requested one last).
+ *
+ * The payroll lock is taken first by every lock and re-run of the payroll, so they run one after
+ * another and two pay dates can never both claim the same pending payment request; the pay-date
+ * locks keep a calendar sync from rewriting a pay date while it freezes. An earlier pay date that a
+ * concurrent job locked meanwhile drops out: the lock rechecks `locked_at` on the newest row version.
  */
-export async function lockPayrollRow(db: Executor, payrollId: string): Promise<boolean> {
-  const row = await db.selectFrom('payrolls').select('id').where('id', '=', payrollId).forUpdate().executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Earlier pay dates of the payroll that are due to lock no later than `lockDate` and are still open. */
-export async function findEarlierUnlockedPayDates(db: Executor, payrollId: string, payDate: string, lockDate: string) {
+export async function lockPayDateAndEarlierOpenOnes(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock[]> {
   const result = await sql<PayDateToLock>`
-    select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency
-    from pay_dates pd join payrolls p on p.id = pd.payroll_id
-    where pd.payroll_id = ${payrollId} and pd.pay_date < ${payDate}::date
-      and pd.lock_date <= ${lockDate}::date and pd.locked_at is null
+    select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
+           p.external_id as payroll_external_id, pp.api_base_url
+    from payrolls p
+    join pay_dates pd on pd.payroll_id = p.id
+    join payroll_providers pp on pp.id = p.payroll_provider_id
+    where p.id = ${payrollId} and pd.pay_date <= ${payDate}::date
+      and (pd.pay_date = ${payDate}::date
+           or (pd.locked_at is null
+               and pd.lock_date <= (select lock_date from pay_dates where payroll_id = ${payrollId} and pay_date = ${payDate}::date)))
     order by pd.pay_date
+    for update of p, pd
   `.execute(db);
   return result.rows;
 }
 
-/** Row-locks the pay date so two lock jobs (or a lock and a re-run) for it run one after the other. */
-export async function lockPayDateRow(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock | undefined> {
-  const result = await sql<PayDateToLock>`
-    select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency
-    from pay_dates pd join payrolls p on p.id = pd.payroll_id
-    where pd.payroll_id = ${payrollId} and pd.pay_date = ${payDate}
-    for update of pd
+export async function payrollExists(db: Executor, payrollId: string): Promise<boolean> {
+  return (await db.selectFrom('payrolls').select('id').where('id', '=', payrollId).executeTakeFirst()) !== undefined;
+}
+
+export interface LockContext {
+  current: { id: string; snapshot_version: number; employee_count: number; total_amount: number; currency: string } | null;
+  collectionAccount: { account_number: string; sort_code: string; account_holder_name: string } | null;
+}
+
+/** What a lock needs to know besides the pay date, in one round trip: the current snapshot and where payroll pays the money. */
+export async function findLockContext(db: Executor, payrollId: string, payDate: string, currency: string): Promise<LockContext> {
+  const result = await sql<{
+    id: string | null;
+    snapshot_version: number | null;
+    employee_count: number | null;
+    total_amount: number | null;
+    currency: string | null;
+    account_number: string | null;
+    sort_code: string | null;
+    account_holder_name: string | null;
+  }>`
+    select s.id, s.snapshot_version, s.employee_count, s.total_amount, s.currency,
+           a.account_number, a.sort_code, a.account_holder_name
+    from (values (1)) as one (n)
+    left join deduction_snapshots s on s.payroll_id = ${payrollId} and s.pay_date = ${payDate}::date and s.status <> 'superseded'
+    left join collection_accounts a on a.currency = ${currency} and a.active
   `.execute(db);
-  return result.rows[0];
+  const row = result.rows[0]!;
+  return {
+    current:
+      row.id === null
+        ? null
+        : { id: row.id, snapshot_version: row.snapshot_version!, employee_count: row.employee_count!, total_amount: row.total_amount!, currency: row.currency! },
+    collectionAccount:
+      row.account_number === null ? null : { account_number: row.account_number, sort_code: row.sort_code!, account_holder_name: row.account_holder_name! },
+  };
 }
 
 export async function findCurrentSnapshot(db: Executor, payrollId: string, payDate: string) {
@@ -54,23 +89,8 @@ export async function findCurrentSnapshot(db: Executor, payrollId: string, payDa
     .executeTakeFirst();
 }
 
-export async function nextSnapshotVersion(db: Executor, payrollId: string, payDate: string): Promise<number> {
-  const row = await db
-    .selectFrom('deduction_snapshots')
-    .select((eb) => eb.fn.coalesce(eb.fn.max('snapshot_version'), eb.lit(0)).as('latest'))
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .executeTakeFirstOrThrow();
-  return Number(row.latest) + 1;
-}
-
-export async function findActiveCollectionAccount(db: Executor, currency: string) {
-  return db.selectFrom('collection_accounts').selectAll().where('currency', '=', currency).where('active', '=', true).executeTakeFirst();
-}
-
 export interface FreezeInput {
   snapshotId: string;
-  snapshotVersion: number;
   payrollId: string;
   payDate: string;
   payPeriod: string;
@@ -80,15 +100,29 @@ export interface FreezeInput {
   supersededSnapshotId: string | null;
 }
 
+export interface FrozenSnapshot {
+  snapshotVersion: number;
+  totalAmount: number;
+  employeeCount: number;
+  /** The payment requests this freeze moved to `instructed`, as they are now. */
+  instructed: Selectable<PaymentRequestsTable>[];
+}
+
+type FreezeRow = Partial<Selectable<PaymentRequestsTable>> & {
+  snapshot_version: number;
+  snapshot_total_amount: number;
+  snapshot_employee_count: number;
+};
+
 /**
  * Freezes one payroll pay date in a single statement: chooses the payment requests due on or
  * before it (new pending ones, plus on a re-run those the superseded snapshot had instructed),
  * applies mandate limitations in due-date order with window sums, aggregates per employee, writes
- * the snapshot, its lines, the line-to-payment links and the requested payment, and moves newly
- * included requests to `instructed`. Returns the payment requests whose state changed.
+ * the snapshot (the next version), its lines, the line-to-payment links and the requested payment,
+ * moves newly included requests to `instructed` and marks the pay date locked.
  */
-export async function freezeDeductionData(db: Executor, input: FreezeInput) {
-  const result = await sql<Selectable<PaymentRequestsTable>>`
+export async function freezeDeductionData(db: Executor, input: FreezeInput): Promise<FrozenSnapshot> {
+  const result = await sql<FreezeRow>`
     with chosen as (
       -- Two index-friendly branches rather than one OR: the partial lock index, and the
       -- superseded snapshot's links (only on a re-run).
@@ -104,7 +138,9 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput) {
       from chosen
       join payment_requests pr on pr.id = chosen.id
       join mandates m on m.id = pr.mandate_id
-      where m.status = 'active'
+      -- A re-run carries what is still instructed; whatever was settled or cancelled since stays out.
+      where pr.status in ('pending', 'instructed')
+        and m.status = 'active'
         and (m.valid_from is null or m.valid_from <= ${input.payDate}::date)
         and (m.valid_to is null or m.valid_to >= ${input.payDate}::date)
     ),
@@ -139,10 +175,12 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput) {
     snapshot as (
       insert into deduction_snapshots (id, payroll_id, pay_date, pay_period, snapshot_version, currency, total_amount, employee_count)
       select ${input.snapshotId}::uuid, ${input.payrollId}::uuid, ${input.payDate}::date, ${input.payPeriod},
-             ${input.snapshotVersion}, ${input.currency},
+             (select coalesce(max(snapshot_version), 0) + 1 from deduction_snapshots
+              where payroll_id = ${input.payrollId} and pay_date = ${input.payDate}::date),
+             ${input.currency},
              coalesce((select sum(requested_amount) from per_employee), 0)::bigint,
              (select count(*) from per_employee)
-      returning id, total_amount
+      returning id, snapshot_version, total_amount, employee_count
     ),
     lines as (
       insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
@@ -162,23 +200,34 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput) {
              s.total_amount, ${input.currency}, ${input.collectionAccount.account_number},
              ${input.collectionAccount.sort_code}, ${input.collectionAccount.account_holder_name}
       from snapshot s where s.total_amount > 0
+    ),
+    locked as (
+      update pay_dates set locked_at = now(), updated_at = now()
+      where payroll_id = ${input.payrollId} and pay_date = ${input.payDate}::date
+    ),
+    instructed as (
+      update payment_requests pr
+      set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
+      from included i
+      where pr.id = i.id and i.status = 'pending' and pr.status = 'pending'
+      returning pr.*
     )
-    update payment_requests pr
-    set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
-    from included i
-    where pr.id = i.id and i.status = 'pending' and pr.status = 'pending'
-    returning pr.*
+    -- The snapshot row always exists, so its figures come back even when nothing changed state.
+    select s.snapshot_version, s.total_amount as snapshot_total_amount, s.employee_count as snapshot_employee_count, u.*
+    from snapshot s left join instructed u on true
   `.execute(db);
-  return result.rows;
+  const first = result.rows[0]!;
+  return {
+    snapshotVersion: first.snapshot_version,
+    totalAmount: first.snapshot_total_amount,
+    employeeCount: first.snapshot_employee_count,
+    instructed: result.rows.filter((row) => row.id != null).map(paymentOfFreezeRow),
+  };
 }
 
-export async function markPayDateLocked(db: Executor, payrollId: string, payDate: string): Promise<void> {
-  await db
-    .updateTable('pay_dates')
-    .set({ locked_at: new Date(), updated_at: new Date() as never })
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .execute();
+function paymentOfFreezeRow(row: FreezeRow): Selectable<PaymentRequestsTable> {
+  const { snapshot_version: _version, snapshot_total_amount: _total, snapshot_employee_count: _employees, ...payment } = row;
+  return payment as Selectable<PaymentRequestsTable>;
 }
 
 /** Retires the current snapshot first: only one snapshot per pay date may be current at a time. */

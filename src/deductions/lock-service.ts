@@ -1,17 +1,14 @@
 import type { Database, Executor } from '../db/connection.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
+import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from './instruction-service.ts';
 import {
-  findActiveCollectionAccount,
-  findCurrentSnapshot,
+  findLockContext,
   freezeDeductionData,
-  lockPayDateRow,
-  lockPayrollRow,
-  findEarlierUnlockedPayDates,
-  markPayDateLocked,
-  nextSnapshotVersion,
-  supersedeSnapshot,
   linkSupersededSnapshot,
+  lockPayDateAndEarlierOpenOnes,
+  payrollExists,
+  supersedeSnapshot,
   type PayDateToLock,
 } from './lock-repository.ts';
 
@@ -26,35 +23,37 @@ export interface LockOutcome {
   totalAmount: number;
   currency: string;
   paymentsInstructed: number;
+  instructionFile: InstructionFileOutcome;
   /** Earlier pay dates of the payroll this job had to lock first (their own jobs then find them locked). */
   earlier?: LockOutcome[];
 }
 
 export class LockError extends Error {}
 
-async function freeze(trx: Executor, payDateRow: PayDateToLock, supersede: { snapshotId: string } | null): Promise<LockOutcome> {
-  const { payroll_id: payrollId, pay_date: payDate } = payDateRow;
-  const account = await findActiveCollectionAccount(trx, payDateRow.currency);
-  if (!account) throw new LockError(`no active collection account for ${payDateRow.currency}`);
-
-  const snapshotId = crypto.randomUUID();
-  const snapshotVersion = await nextSnapshotVersion(trx, payrollId, payDate);
+/**
+ * Freezes one pay date and writes its instruction file, in the caller's transaction: the snapshot,
+ * the state change of every payment request it instructs with that change's event, and the file
+ * that tells payroll about it commit together or not at all.
+ */
+async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapshotId: string } | null): Promise<LockOutcome> {
+  const { collectionAccount } = await findLockContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
+  if (!collectionAccount) throw new LockError(`no active collection account for ${payDate.currency}`);
   if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);
 
-  const instructed = await freezeDeductionData(trx, {
+  const snapshotId = crypto.randomUUID();
+  const frozen = await freezeDeductionData(trx, {
     snapshotId,
-    snapshotVersion,
-    payrollId,
-    payDate,
-    payPeriod: payDateRow.pay_period,
-    currency: payDateRow.currency,
-    collectionAccount: account,
+    payrollId: payDate.payroll_id,
+    payDate: payDate.pay_date,
+    payPeriod: payDate.pay_period,
+    currency: payDate.currency,
+    collectionAccount,
     supersededSnapshotId: supersede?.snapshotId ?? null,
   });
   if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
   await recordEvents(
     trx,
-    instructed.map((payment) => ({
+    frozen.instructed.map((payment) => ({
       type: 'payment_request.updated' as const,
       billerClientId: payment.biller_client_id,
       resourceType: 'payment_request',
@@ -62,67 +61,84 @@ async function freeze(trx: Executor, payDateRow: PayDateToLock, supersede: { sna
       data: toPaymentResource(payment),
     })),
   );
-  await markPayDateLocked(trx, payrollId, payDate);
-  const snapshot = (await findCurrentSnapshot(trx, payrollId, payDate))!;
+  const instructionFile = await writeInstructionFile(trx, {
+    id: snapshotId,
+    payroll_id: payDate.payroll_id,
+    pay_date: payDate.pay_date,
+    pay_period: payDate.pay_period,
+    snapshot_version: frozen.snapshotVersion,
+    currency: payDate.currency,
+    payroll_external_id: payDate.payroll_external_id,
+    api_base_url: payDate.api_base_url,
+  });
   return {
-    payrollId,
-    payDate,
+    payrollId: payDate.payroll_id,
+    payDate: payDate.pay_date,
     snapshotId,
-    snapshotVersion,
+    snapshotVersion: frozen.snapshotVersion,
     created: true,
-    employeeCount: snapshot.employee_count,
-    totalAmount: snapshot.total_amount,
-    currency: snapshot.currency,
-    paymentsInstructed: instructed.length,
+    employeeCount: frozen.employeeCount,
+    totalAmount: frozen.totalAmount,
+    currency: payDate.currency,
+    paymentsInstructed: frozen.instructed.length,
+    instructionFile,
   };
 }
 
+/** Locks the payroll and the pay date (with any earlier open ones), or says which of them does not exist. */
+async function lockRows(trx: Executor, payrollId: string, payDate: string): Promise<{ target: PayDateToLock; earlier: PayDateToLock[] }> {
+  const rows = await lockPayDateAndEarlierOpenOnes(trx, payrollId, payDate);
+  const target = rows.at(-1);
+  if (!target || target.pay_date !== payDate) {
+    if (!(await payrollExists(trx, payrollId))) throw new LockError(`payroll ${payrollId} does not exist`);
+    throw new LockError(`payroll ${payrollId} has no pay date ${payDate}`);
+  }
+  return { target, earlier: rows.slice(0, -1) };
+}
+
 /**
- * Locks one payroll pay date: freezes its deduction data and instructs its payment requests, in
- * one transaction. Safe to run twice: the pay-date row lock serialises concurrent runs and an
- * existing snapshot makes the second a no-op.
+ * Locks one payroll pay date: freezes its deduction data, instructs its payment requests and writes
+ * its instruction file, in one transaction. Safe to run twice: the payroll row lock serialises
+ * concurrent runs and an existing snapshot makes the second a no-op.
  */
 export async function lockPayDate(db: Database, payrollId: string, payDate: string): Promise<LockOutcome> {
   return db.transaction().execute(async (trx) => {
-    if (!(await lockPayrollRow(trx, payrollId))) throw new LockError(`payroll ${payrollId} does not exist`);
-    const payDateRow = await lockPayDateRow(trx, payrollId, payDate);
-    if (!payDateRow) throw new LockError(`payroll ${payrollId} has no pay date ${payDate}`);
-    const existing = await findCurrentSnapshot(trx, payrollId, payDate);
-    if (existing) {
-      return {
-        payrollId,
-        payDate,
-        snapshotId: existing.id,
-        snapshotVersion: existing.snapshot_version,
-        created: false,
-        employeeCount: existing.employee_count,
-        totalAmount: existing.total_amount,
-        currency: existing.currency,
-        paymentsInstructed: 0,
-      };
+    const { target, earlier } = await lockRows(trx, payrollId, payDate);
+    if (target.locked_at !== null) {
+      const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
+      if (current) {
+        return {
+          payrollId,
+          payDate,
+          snapshotId: current.id,
+          snapshotVersion: current.snapshot_version,
+          created: false,
+          employeeCount: current.employee_count,
+          totalAmount: current.total_amount,
+          currency: current.currency,
+          paymentsInstructed: 0,
+          instructionFile: await ensureInstructionFile(trx, current.id),
+        };
+      }
     }
     // Pay dates must freeze in date order: a later one would otherwise take the payments due on
     // an earlier one whose job has not run yet.
-    const earlier: LockOutcome[] = [];
-    for (const row of await findEarlierUnlockedPayDates(trx, payrollId, payDate, payDateRow.lock_date)) {
-      earlier.push(await freeze(trx, row, null));
-    }
-    const outcome = await freeze(trx, payDateRow, null);
-    return earlier.length > 0 ? { ...outcome, earlier } : outcome;
+    const frozenEarlier: LockOutcome[] = [];
+    for (const row of earlier) frozenEarlier.push(await freeze(trx, row, null));
+    const outcome = await freeze(trx, target, null);
+    return frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
   });
 }
 
 /**
- * Writes a new snapshot version that supersedes the current one. Requests the old snapshot had
- * instructed are carried into the new one without being instructed (or counted as an attempt)
- * again; new pending requests due by then join it.
+ * Writes a new snapshot version that supersedes the current one, with its instruction file.
+ * Requests the old snapshot had instructed are carried into the new one without being instructed
+ * (or counted as an attempt) again; new pending requests due by then join it.
  */
 export async function relockPayDate(trx: Executor, payrollId: string, payDate: string): Promise<LockOutcome & { previousSnapshotId: string }> {
-  await lockPayrollRow(trx, payrollId);
-  const payDateRow = await lockPayDateRow(trx, payrollId, payDate);
-  if (!payDateRow) throw new LockError(`payroll ${payrollId} has no pay date ${payDate}`);
-  const current = await findCurrentSnapshot(trx, payrollId, payDate);
+  const { target } = await lockRows(trx, payrollId, payDate);
+  const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
   if (!current) throw new LockError(`payroll ${payrollId} pay date ${payDate} has not been locked yet; nothing to re-run`);
-  const outcome = await freeze(trx, payDateRow, { snapshotId: current.id });
+  const outcome = await freeze(trx, target, { snapshotId: current.id });
   return { ...outcome, previousSnapshotId: current.id };
 }

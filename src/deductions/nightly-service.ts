@@ -29,10 +29,15 @@ export interface NightlySummary {
   failures: Array<{ jobId: string; reason: string }>;
 }
 
+/** What the summary needs of each lock job's result (and of the earlier pay dates it froze). */
+export type LockFigures = Pick<LockOutcome, 'created' | 'employeeCount' | 'paymentsInstructed' | 'currency' | 'totalAmount'> & {
+  earlier?: readonly LockFigures[];
+};
+
 /** Folds the children's results into the run summary (pure: no I/O). */
 export function summarizeNightlyRun(
   runDate: string,
-  outcomes: readonly LockOutcome[],
+  outcomes: readonly LockFigures[],
   failures: Record<string, string>,
 ): NightlySummary {
   const totalsByCurrency: Record<string, number> = {};
@@ -65,7 +70,7 @@ export function summarizeNightlyRun(
 }
 
 export async function collectNightlySummary(parent: Job): Promise<NightlySummary> {
-  const values = await parent.getChildrenValues<LockOutcome>();
+  const values = await parent.getChildrenValues<LockFigures>();
   const failures = await parent.getIgnoredChildrenFailures();
   return summarizeNightlyRun(parent.data.runDate, Object.values(values), failures);
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../db/connection.ts';
-import { writeInstructionFile } from './instruction-service.ts';
+import { ensureInstructionFile } from './instruction-service.ts';
 import { findCurrentSnapshot } from './lock-repository.ts';
 import { LockError, relockPayDate } from './lock-service.ts';
 import { completeRerun, insertRerun, lockRerun } from './rerun-repository.ts';
@@ -35,29 +35,34 @@ export interface RerunOutcome {
 }
 
 /**
- * Supersedes the pay date's snapshot with a new version and writes a new instruction file
- * version. Running the same re-run twice does it once: the re-run row is locked and completed in
- * the same transaction as the new snapshot.
+ * Supersedes the pay date's snapshot with a new version and its instruction file. Running the
+ * same re-run twice does it once: the re-run row is locked and completed in the same transaction
+ * as the new snapshot.
  */
 export async function performRerun(db: Database, rerunId: string): Promise<RerunOutcome> {
-  const result = await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const rerun = await lockRerun(trx, rerunId);
     if (!rerun) throw new LockError(`re-run ${rerunId} does not exist`);
     if (rerun.completed_at && rerun.new_snapshot_id) {
-      return { rerun, snapshotId: rerun.new_snapshot_id, created: false };
+      const file = await ensureInstructionFile(trx, rerun.new_snapshot_id);
+      return {
+        rerunId,
+        previousSnapshotId: rerun.previous_snapshot_id!,
+        snapshotId: rerun.new_snapshot_id,
+        snapshotVersion: file.version,
+        instructionFile: file.fileName,
+        created: false,
+      };
     }
     const outcome = await relockPayDate(trx, rerun.payroll_id, rerun.pay_date);
     await completeRerun(trx, rerun.id, outcome.snapshotId);
-    return { rerun, snapshotId: outcome.snapshotId, created: true };
+    return {
+      rerunId,
+      previousSnapshotId: outcome.previousSnapshotId,
+      snapshotId: outcome.snapshotId,
+      snapshotVersion: outcome.snapshotVersion,
+      instructionFile: outcome.instructionFile.fileName,
+      created: true,
+    };
   });
-  const file = await writeInstructionFile(db, result.snapshotId);
-  const snapshot = await db.selectFrom('deduction_snapshots').select('snapshot_version').where('id', '=', result.snapshotId).executeTakeFirstOrThrow();
-  return {
-    rerunId,
-    previousSnapshotId: result.rerun.previous_snapshot_id!,
-    snapshotId: result.snapshotId,
-    snapshotVersion: snapshot.snapshot_version,
-    instructionFile: file.fileName,
-    created: result.created,
-  };
 }

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeInstructionFile } from '../../src/deductions/instruction-service.ts';
+import { ensureInstructionFile } from '../../src/deductions/instruction-service.ts';
 import { sha256Hex } from '../../src/deductions/instruction-file.ts';
 import { lockPayDate } from '../../src/deductions/lock-service.ts';
 import { runRerunNow } from '../../src/deductions/rerun-runner.ts';
@@ -64,7 +64,7 @@ async function world(employeeCount: number) {
 
 async function lockAndInstruct(payrollId: string, payDate: string) {
   const lock = await lockPayDate(t.db, payrollId, payDate);
-  const file = await writeInstructionFile(t.db, lock.snapshotId);
+  const file = lock.instructionFile;
   const stored = await t.db.selectFrom('instruction_files').selectAll().where('id', '=', file.instructionFileId).executeTakeFirstOrThrow();
   const rows = parse(stored.content.toString('utf8'), { columns: true }) as Array<Record<string, string>>;
   return { lock, file, stored, rows };
@@ -105,9 +105,12 @@ describe('instruction files', () => {
       [c!.employee.id]: ['continue', '10.00', c!.employment.payroll_reference],
     });
 
-    // A repeated job returns the same file.
-    const again = await writeInstructionFile(t.db, third.lock.snapshotId);
-    expect(again).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
+    // A repeated job returns the same file and writes no other.
+    const again = await lockPayDate(t.db, w.payroll.id, '2026-12-24');
+    expect(again.instructionFile).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
+    expect(await ensureInstructionFile(t.db, third.lock.snapshotId)).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
+    const files = await t.db.selectFrom('instruction_files').select('id').where('payroll_id', '=', w.payroll.id).execute();
+    expect(files).toHaveLength(3);
   });
 
   it('is downloadable by the payroll provider with its name and digest', async () => {
@@ -139,9 +142,12 @@ describe('re-run', () => {
     const w = await world(2);
     const [a, b] = w.mandates;
     const early = await w.pay(a!, 4_000, '2026-11-27');
+    const settled = await w.pay(a!, 700, '2026-11-27');
     const first = await lockAndInstruct(w.payroll.id, '2026-11-27');
     // A late payment that the re-run should pick up, and a fix operators re-ran for.
     const late = await w.pay(b!, 1_500, '2026-11-27');
+    // Settled as failed since the lock (the employee left): the new version must not ask for it again.
+    await t.db.updateTable('payment_requests').set({ status: 'failed' }).where('id', '=', settled.id).execute();
 
     const outcome = await runRerunNow(runtimeOf(t), {
       payrollId: w.payroll.id,
@@ -159,7 +165,7 @@ describe('re-run', () => {
       .orderBy('snapshot_version')
       .execute();
     expect(snapshots).toMatchObject([
-      { id: first.lock.snapshotId, status: 'superseded', snapshot_version: 1, superseded_by: outcome.snapshotId, total_amount: 4_000 },
+      { id: first.lock.snapshotId, status: 'superseded', snapshot_version: 1, superseded_by: outcome.snapshotId, total_amount: 4_700 },
       { id: outcome.snapshotId, status: 'locked', snapshot_version: 2, total_amount: 5_500 },
     ]);
 
@@ -167,6 +173,8 @@ describe('re-run', () => {
     const byId = new Map(payments.map((p) => [p.id, p]));
     expect(byId.get(early.id)).toMatchObject({ status: 'instructed', attempts: 1, version: 2 });
     expect(byId.get(late.id)).toMatchObject({ status: 'instructed', attempts: 1 });
+    const carried = await t.db.selectFrom('deduction_line_payments').select('payment_request_id').where('snapshot_id', '=', outcome.snapshotId).execute();
+    expect(carried.map((l) => l.payment_request_id).sort()).toEqual([early.id, late.id].sort());
     const instructedEvents = await t.db.selectFrom('events').select('resource_id').where('resource_id', '=', early.id).execute();
     expect(instructedEvents).toHaveLength(1);
 

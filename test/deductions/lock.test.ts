@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockPayDate } from '../../src/deductions/lock-service.ts';
 import {
@@ -120,6 +121,51 @@ describe('lockPayDate', () => {
     expect(Number(counts.n)).toBe(1);
     const eventsAfter = await t.db.selectFrom('events').select('id').where('type', '=', 'payment_request.updated').execute();
     expect(eventsAfter).toHaveLength(events.length);
+  });
+
+  it('writes the instruction file with the snapshot and leaves no row pointing at nothing', async () => {
+    const w = await world();
+    const [alice, bob] = w.people;
+    const m1 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
+    const m2 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: bob!.employee.id, payrollId: w.payroll.id });
+    await payment(w, m1, 1_000);
+    await payment(w, m1, 2_000);
+    await payment(w, m2, 3_000);
+
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
+    expect(outcome.instructionFile).toMatchObject({ created: true, version: 1 });
+    const file = await t.db.selectFrom('instruction_files').selectAll().where('snapshot_id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
+    expect(file).toMatchObject({ id: outcome.instructionFile.instructionFileId, item_count: 2, file_version: 1 });
+
+    // The nightly tables keep their references without foreign keys (see the lean-nightly-writes
+    // migration); the statements that write them must still never write a dangling one.
+    const orphans = await sql<{ kind: string; n: number }>`
+      select 'line without snapshot' as kind, count(*)::int as n from deduction_lines l
+        where not exists (select 1 from deduction_snapshots s where s.id = l.snapshot_id)
+      union all select 'line without employee', count(*)::int from deduction_lines l
+        where not exists (select 1 from employees e where e.id = l.employee_id)
+      union all select 'link without line of its snapshot', count(*)::int from deduction_line_payments lp
+        where not exists (select 1 from deduction_lines l where l.id = lp.line_id and l.snapshot_id = lp.snapshot_id)
+      union all select 'link without payment request', count(*)::int from deduction_line_payments lp
+        where not exists (select 1 from payment_requests pr where pr.id = lp.payment_request_id)
+      union all select 'item without file', count(*)::int from instruction_items i
+        where not exists (select 1 from instruction_files f where f.id = i.instruction_file_id)
+      union all select 'item without employee', count(*)::int from instruction_items i
+        where not exists (select 1 from employees e where e.id = i.employee_id)
+      union all select 'event without biller', count(*)::int from events ev
+        where not exists (select 1 from clients c where c.id = ev.biller_client_id)
+    `.execute(t.db);
+    const links = await t.db.selectFrom('deduction_line_payments').select('payment_request_id').where('snapshot_id', '=', outcome.snapshotId).execute();
+    expect(links).toHaveLength(3);
+    expect(Object.fromEntries(orphans.rows.map((row) => [row.kind, row.n]))).toEqual({
+      'line without snapshot': 0,
+      'line without employee': 0,
+      'link without line of its snapshot': 0,
+      'link without payment request': 0,
+      'item without file': 0,
+      'item without employee': 0,
+      'event without biller': 0,
+    });
   });
 
   it('applies the per-pay-date limitation in due-date order and leaves the rest pending', async () => {

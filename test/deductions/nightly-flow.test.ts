@@ -2,8 +2,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNightlyFlow, lockJobId, nightlyRunJobId } from '../../src/deductions/nightly-flow.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
-import { summarizeNightlyRun, triggerNightlyRun } from '../../src/deductions/nightly-service.ts';
-import type { LockOutcome } from '../../src/deductions/lock-service.ts';
+import { summarizeNightlyRun, triggerNightlyRun, type LockFigures } from '../../src/deductions/nightly-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
 import { queueNames } from '../../src/queue/queues.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
@@ -160,11 +159,7 @@ describe('the nightly run', () => {
 });
 
 describe('summarizeNightlyRun', () => {
-  const outcome = (payDate: string, created: boolean, totalAmount: number, earlier?: LockOutcome[]): LockOutcome => ({
-    payrollId: 'p1',
-    payDate,
-    snapshotId: `s-${payDate}`,
-    snapshotVersion: 1,
+  const outcome = (_payDate: string, created: boolean, totalAmount: number, earlier?: LockFigures[]): LockFigures => ({
     created,
     employeeCount: 2,
     totalAmount,
