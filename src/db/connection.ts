@@ -29,9 +29,27 @@ export function setTypeParsers(): void {
   typeParsersSet = true;
 }
 
+const preparedMarker = /^\s*\/\* prepared: ([a-z_]+) \*\//;
+
+/**
+ * Runs a statement whose text starts with `/* prepared: <name> *\/` as a named prepared statement,
+ * so each connection parses and plans it once rather than on every call. Kept for the few
+ * statements the nightly run executes ten thousand times, whose planning costs as much as a
+ * quarter of their execution. The text must be the same on every call: values go in parameters.
+ */
+class PreparingClient extends pg.Client {
+  // pg's overloads cannot be restated on a subclass; every call shape passes through unchanged.
+  override query(...args: any[]): any {
+    const [text, values, callback] = args;
+    const name = typeof text === 'string' ? preparedMarker.exec(text)?.[1] : undefined;
+    if (name !== undefined) return super.query({ name, text, values }, callback);
+    return (super.query as (...rest: any[]) => any)(...args);
+  }
+}
+
 export function createPool(connectionString: string, max = 10): pg.Pool {
   setTypeParsers();
-  const pool = new pg.Pool({ connectionString, max, options: '-c timezone=UTC' });
+  const pool = new pg.Pool({ connectionString, max, options: '-c timezone=UTC', Client: PreparingClient });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   // Nor may a checked-out one's: pg emits 'error' on a lost connection even when the running query

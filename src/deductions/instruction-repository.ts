@@ -54,6 +54,7 @@ export interface InstructionLine {
  */
 export async function listInstructionLines(db: Executor, snapshot: Pick<SnapshotToInstruct, 'id' | 'payroll_id' | 'pay_date'>) {
   const result = await sql<InstructionLine>`
+    /* prepared: list_instruction_lines */
     with current_lines as (
       select employee_id, payroll_reference, requested_amount, payment_reference
       from deduction_lines where snapshot_id = ${snapshot.id}
@@ -105,6 +106,7 @@ export interface NewInstructionFile {
  */
 export async function insertInstructionFile(db: Executor, file: NewInstructionFile, items: readonly NewInstructionItem[], pushToProvider: boolean) {
   const result = await sql<{ id: string }>`
+    /* prepared: insert_instruction_file */
     with file as (
       insert into instruction_files (snapshot_id, payroll_id, pay_date, file_version, file_name, content, sha256, item_count)
       values (${file.snapshot_id}, ${file.payroll_id}, ${file.pay_date}::date, ${file.file_version}, ${file.file_name},

@@ -26,6 +26,7 @@ export interface PayDateToLock {
  */
 export async function lockPayDateAndEarlierOpenOnes(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock[]> {
   const result = await sql<PayDateToLock>`
+    /* prepared: lock_pay_date_and_earlier_open_ones */
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
            p.external_id as payroll_external_id, pp.api_base_url
     from payrolls p
@@ -62,6 +63,7 @@ export async function findLockContext(db: Executor, payrollId: string, payDate: 
     sort_code: string | null;
     account_holder_name: string | null;
   }>`
+    /* prepared: find_lock_context */
     select s.id, s.snapshot_version, s.employee_count, s.total_amount, s.currency,
            a.account_number, a.sort_code, a.account_holder_name
     from (values (1)) as one (n)
@@ -123,24 +125,27 @@ type FreezeRow = Partial<Selectable<PaymentRequestsTable>> & {
  */
 export async function freezeDeductionData(db: Executor, input: FreezeInput): Promise<FrozenSnapshot> {
   const result = await sql<FreezeRow>`
+    /* prepared: freeze_deduction_data */
     with chosen as (
-      -- Two index-friendly branches rather than one OR: the partial lock index, and the
-      -- superseded snapshot's links (only on a re-run).
-      select pr.id from payment_requests pr
+      -- Two index-friendly branches rather than one OR: the partial lock index, and on a re-run the
+      -- superseded snapshot's links. They cannot overlap: every pending request a snapshot includes
+      -- leaves pending in the same statement, and a re-run carries only what is still instructed
+      -- (whatever was settled or cancelled since stays out).
+      select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
+      from payment_requests pr
       where pr.payroll_id = ${input.payrollId} and pr.status = 'pending' and pr.target_pay_date <= ${input.payDate}::date
-      union
-      select payment_request_id from deduction_line_payments where snapshot_id = ${input.supersededSnapshotId}::uuid
+      union all
+      select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
+      from deduction_line_payments lp join payment_requests pr on pr.id = lp.payment_request_id
+      where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.status = 'instructed'
     ),
     candidates as (
-      select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at,
-             pr.amount - pr.collected_amount as remaining,
+      select c.id, c.mandate_id, c.employee_id, c.status, c.due_date, c.created_at,
+             c.amount - c.collected_amount as remaining,
              m.max_amount_per_pay_date, m.max_total_amount
-      from chosen
-      join payment_requests pr on pr.id = chosen.id
-      join mandates m on m.id = pr.mandate_id
-      -- A re-run carries what is still instructed; whatever was settled or cancelled since stays out.
-      where pr.status in ('pending', 'instructed')
-        and m.status = 'active'
+      from chosen c
+      join mandates m on m.id = c.mandate_id
+      where m.status = 'active'
         and (m.valid_from is null or m.valid_from <= ${input.payDate}::date)
         and (m.valid_to is null or m.valid_to >= ${input.payDate}::date)
     ),
