@@ -1,8 +1,6 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { PaymentRequestsTable } from '../db/tables.ts';
-
-type PaymentRequestRow = Selectable<PaymentRequestsTable>;
+import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 
 /** One biller's money in one currency: payouts never mix either. */
 export interface PayoutGroup {
@@ -131,62 +129,46 @@ export async function attachUnpaidEntriesToPayout(
   return result.rows[0]!;
 }
 
-/**
- * Stages the payout's net per payment in a temporary table (dropped at commit), so its payments can be
- * updated a chunk at a time: one biller's payout can hold hundreds of thousands of them.
- */
-export async function stagePayoutPayments(db: Executor, payoutId: string): Promise<void> {
-  await sql`drop table if exists payout_payments`.execute(db);
-  await sql`
-    create temp table payout_payments on commit drop as
-    select payment_request_id as id, sum(amount)::bigint as amount
-    from payout_items where payout_id = ${payoutId}::uuid
-    group by payment_request_id
-  `.execute(db);
-  await sql`alter table payout_payments add primary key (id)`.execute(db);
-}
-
-/** The next chunk of staged payment ids after `after` (all of them from the start when null). */
-export async function nextStagedPayments(db: Executor, after: string | null, limit: number): Promise<string[]> {
-  const result = await sql<{ id: string }>`
-    select id from payout_payments
-    where ${after === null ? sql`true` : sql`id > ${after}::uuid`}
-    order by id limit ${limit}
-  `.execute(db);
-  return result.rows.map((row) => row.id);
-}
-
 export type PaidOutDirection = 'pay' | 'release';
 
 /**
- * Adds (pay) or takes back (release) the staged amounts of some payments, and moves the status in the
- * same write: collected -> paid_out once the whole amount is paid out, paid_out -> collected once it is
- * not any more. Returns the payments whose status moved, as they are now.
+ * One statement for the whole payout, however many payments it holds: adds (pay) or takes back
+ * (release) each payment's net of the payout's items, moves the status in the same write (collected ->
+ * paid_out once the whole amount is paid out, paid_out -> collected once it is not any more), and
+ * writes a payment_request.updated event for each payment whose status moved. Returns how many moved.
  */
-export async function applyStagedPaidOutAmounts(db: Executor, ids: readonly string[], direction: PaidOutDirection) {
-  if (ids.length === 0) return [];
-  const delta = direction === 'pay' ? sql`chunk.amount` : sql`-chunk.amount`;
+export async function applyPayoutToPayments(db: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
+  const delta = direction === 'pay' ? sql`c.amount` : sql`-c.amount`;
   const to = direction === 'pay' ? 'paid_out' : 'collected';
   const moves =
     direction === 'pay'
-      ? sql`p.status = 'collected' and p.paid_out_amount + c.amount = p.amount`
-      : sql`p.status = 'paid_out' and p.paid_out_amount - c.amount < p.amount`;
-  const result = await sql<PaymentRequestRow & { moved: boolean }>`
-    with chunk as (
-      select c.id, c.amount, (${moves}) as moved
-      from payout_payments c join payment_requests p on p.id = c.id
-      where c.id = any(${[...ids]}::uuid[])
-    )
-    update payment_requests pr
-    set paid_out_amount = pr.paid_out_amount + ${delta},
-        status = case when chunk.moved then ${to} else pr.status end,
-        version = pr.version + case when chunk.moved then 1 else 0 end,
-        updated_at = now()
-    from chunk
-    where pr.id = chunk.id and (chunk.amount <> 0 or chunk.moved)
-    returning pr.*, chunk.moved
+      ? sql`p.status = 'collected' and p.paid_out_amount + n.amount = p.amount`
+      : sql`p.status = 'paid_out' and p.paid_out_amount - n.amount < p.amount`;
+  const result = await sql<{ moved: number }>`
+    with net as (
+      select payment_request_id as id, sum(amount)::bigint as amount
+      from payout_items where payout_id = ${payoutId}::uuid
+      group by payment_request_id
+    ),
+    change as (
+      select n.id, n.amount, (${moves}) as moved
+      from net n join payment_requests p on p.id = n.id
+    ),
+    updated as (
+      update payment_requests pr
+      set paid_out_amount = pr.paid_out_amount + ${delta},
+          status = case when c.moved then ${to} else pr.status end,
+          version = pr.version + case when c.moved then 1 else 0 end,
+          updated_at = now()
+      from change c
+      where pr.id = c.id and (c.amount <> 0 or c.moved)
+      returning pr.*, c.moved
+    ),
+    moved as (select * from updated where moved),
+    events as (${insertPaymentUpdatedEvents('moved')} returning 1)
+    select count(*)::int as moved from events
   `.execute(db);
-  return result.rows.filter((row) => row.moved).map(({ moved: _moved, ...payment }) => payment);
+  return result.rows[0]!.moved;
 }
 
 /** Operators act on any biller's payout, so no tenant filter; the row lock serialises paid/failed. */

@@ -3,21 +3,18 @@ import { loadHolidays } from '../calendars/calendar-repository.ts';
 import { subtractWorkingDays } from '../calendars/working-days.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { conflict, notFound } from '../http/problem.ts';
-import { toPaymentResource } from '../payments/payment-resource.ts';
 import { assertTransition } from '../payments/payment-transitions.ts';
 import {
-  applyStagedPaidOutAmounts,
+  applyPayoutToPayments,
   attachUnpaidEntriesToPayout,
   findActiveBeneficiaryAccount,
   findPayoutForUpdate,
   findPayoutOfDay,
   insertPayout,
   listUnpaidLedgerGroups,
-  nextStagedPayments,
   releasePayoutEntries,
   setPayoutFailed,
   setPayoutPaid,
-  stagePayoutPayments,
   sumUnpaidLedgerEntries,
   type PaidOutDirection,
   type PayoutGroup,
@@ -78,38 +75,15 @@ export function payoutReference(payoutId: string, payoutDate: string): string {
   return `PO${yymmdd}${payoutId.replaceAll('-', '').slice(0, 10).toUpperCase()}`;
 }
 
-// Payments are updated and their events written a chunk at a time: one biller's payout can move
-// hundreds of thousands of payments, and a single INSERT carries at most 65,535 parameters.
-const PAYMENT_CHUNK = 2_000;
-
 /**
  * Moves the payout's items into (pay) or out of (release) its payments' paid_out_amount, with the
- * status changes that follow and a payment_request.updated event for each. Returns how many moved.
+ * status changes that follow and a payment_request.updated event for each, in one statement whatever
+ * the payout's size. Returns how many payments changed status.
  */
 async function settlePayoutPayments(trx: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
   if (direction === 'pay') assertTransition('collected', 'paid_out');
   else assertTransition('paid_out', 'collected');
-  await stagePayoutPayments(trx, payoutId);
-  let moved = 0;
-  let after: string | null = null;
-  for (;;) {
-    const ids = await nextStagedPayments(trx, after, PAYMENT_CHUNK);
-    if (ids.length === 0) break;
-    const payments = await applyStagedPaidOutAmounts(trx, ids, direction);
-    await recordEvents(
-      trx,
-      payments.map((payment) => ({
-        type: 'payment_request.updated' as const,
-        billerClientId: payment.biller_client_id,
-        resourceType: 'payment_request',
-        resourceId: payment.id,
-        data: toPaymentResource(payment),
-      })),
-    );
-    moved += payments.length;
-    after = ids[ids.length - 1]!;
-  }
-  return moved;
+  return applyPayoutToPayments(trx, payoutId, direction);
 }
 
 // Serialization failures and deadlocks (against reconciliation updating the same payments) and a

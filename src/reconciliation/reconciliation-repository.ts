@@ -1,6 +1,8 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { AttemptOutcome, PaymentRequestsTable } from '../db/tables.ts';
+import type { AttemptOutcome } from '../db/tables.ts';
+import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repository.ts';
+import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import type { PaymentStatus } from '../payments/payment-transitions.ts';
 import type { AttemptWrite, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
 
@@ -131,95 +133,113 @@ export async function loadLatestRecords(db: Executor, payrollId: string, payDate
   return result.rows;
 }
 
-/** Inserts new attempts and rewrites changed ones, in one statement. */
-export async function upsertCollectionAttempts(db: Executor, payrollId: string, payDate: string, attempts: readonly AttemptWrite[]): Promise<void> {
-  if (attempts.length === 0) return;
-  await sql`
-    insert into collection_attempts (id, payment_request_id, payroll_id, pay_date, attempt_number, requested_amount,
-      deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date, outcome, push_version, revision, reconciled_at)
-    select a.id, a.payment_request_id, ${payrollId}::uuid, ${payDate}::date, a.attempt_number, a.requested_amount,
-           a.deducted_amount, a.collected_amount, a.shortfall_amount, a.carried_to_pay_date, a.outcome, a.push_version, a.revision, now()
-    from unnest(
-      ${attempts.map((a) => a.id)}::uuid[],
-      ${attempts.map((a) => a.paymentRequestId)}::uuid[],
-      ${attempts.map((a) => a.attemptNumber)}::int[],
-      ${attempts.map((a) => a.requestedAmount)}::bigint[],
-      ${attempts.map((a) => a.deductedAmount)}::bigint[],
-      ${attempts.map((a) => a.collectedAmount)}::bigint[],
-      ${attempts.map((a) => a.shortfallAmount)}::bigint[],
-      ${attempts.map((a) => a.carriedToPayDate)}::date[],
-      ${attempts.map((a) => a.outcome)}::text[],
-      ${attempts.map((a) => a.pushVersion)}::bigint[],
-      ${attempts.map((a) => a.revision)}::int[]
-    ) as a(id, payment_request_id, attempt_number, requested_amount, deducted_amount, collected_amount,
-           shortfall_amount, carried_to_pay_date, outcome, push_version, revision)
-    on conflict (payment_request_id, pay_date) do update
-      set deducted_amount = excluded.deducted_amount,
-          collected_amount = excluded.collected_amount,
-          shortfall_amount = excluded.shortfall_amount,
-          carried_to_pay_date = excluded.carried_to_pay_date,
-          outcome = excluded.outcome,
-          push_version = excluded.push_version,
-          revision = excluded.revision,
-          reconciled_at = now()
-  `.execute(db);
+/**
+ * Reconciliation reads with index lookups, a few hundred rows per pay date, but its estimates can pass
+ * jit_above_cost (a large payroll, or tables not analyzed yet): compiling the reads then took 0.5 s of
+ * a job that otherwise takes a few milliseconds. Nothing here runs long enough to repay compilation.
+ */
+export async function disableJit(db: Executor): Promise<void> {
+  await sql`set local jit = off`.execute(db);
+}
+
+export interface ReconciliationWrites {
+  payrollId: string;
+  payDate: string;
+  attempts: readonly AttemptWrite[];
+  ledgerEntries: readonly NewLedgerEntry[];
+  payments: readonly PaymentWrite[];
+  exceptions: readonly ExceptionDraft[];
+  /** The current snapshot and the status it moves forward to; null when it stays. */
+  snapshot: { id: string; status: 'confirmed' | 'reconciled' } | null;
 }
 
 /**
- * Applies collected amounts, statuses and target pay dates in one statement, each only to the row
- * version that was read; the caller compares the count, so a concurrent change (a payout, a lock of
- * another pay date) fails the transaction for a retry instead of being overwritten.
+ * Everything a reconciliation writes, in one statement (one round trip, one plan):
+ * - attempts: new ones inserted, changed ones rewritten (one per payment request per pay date);
+ * - ledger entries (ledgerEntriesInsert);
+ * - payments: collected amount, status and target pay date, each only to the row version that was
+ *   read, with a payment_request.updated event per payment built next to the row. The caller compares
+ *   the count, so a concurrent change (a payout, a lock of another pay date) fails the transaction for
+ *   a retry instead of being overwritten;
+ * - exceptions: the unique index keeps each once per employee, kind and record version;
+ * - the snapshot status, forward only (locked -> confirmed -> reconciled): a re-run's superseding is
+ *   not ours to undo.
+ * No part reads what another writes, so the one snapshot of the statement serves them all.
  */
-export async function applyPaymentWrites(db: Executor, writes: readonly PaymentWrite[]) {
-  if (writes.length === 0) return [];
-  const result = await sql<Selectable<PaymentRequestsTable>>`
-    update payment_requests pr
-    set collected_amount = w.collected_amount,
-        status = w.status,
-        target_pay_date = w.target_pay_date,
-        version = pr.version + 1,
-        updated_at = now()
-    from unnest(
-      ${writes.map((w) => w.id)}::uuid[],
-      ${writes.map((w) => w.expectedVersion)}::int[],
-      ${writes.map((w) => w.collectedAmount)}::bigint[],
-      ${writes.map((w) => w.status)}::text[],
-      ${writes.map((w) => w.targetPayDate)}::date[]
-    ) as w(id, expected_version, collected_amount, status, target_pay_date)
-    where pr.id = w.id and pr.version = w.expected_version
-    returning pr.*
+export async function writeReconciliation(db: Executor, w: ReconciliationWrites): Promise<{ paymentsUpdated: number; exceptions: number }> {
+  const { attempts, payments, exceptions } = w;
+  const snapshotFrom = w.snapshot?.status === 'reconciled' ? ['locked', 'confirmed'] : ['locked'];
+  const result = await sql<{ payments_updated: number; exceptions: number }>`
+    with attempts as (
+      insert into collection_attempts (id, payment_request_id, payroll_id, pay_date, attempt_number, requested_amount,
+        deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date, outcome, push_version, revision, reconciled_at)
+      select a.id, a.payment_request_id, ${w.payrollId}::uuid, ${w.payDate}::date, a.attempt_number, a.requested_amount,
+             a.deducted_amount, a.collected_amount, a.shortfall_amount, a.carried_to_pay_date, a.outcome, a.push_version, a.revision, now()
+      from unnest(
+        ${attempts.map((a) => a.id)}::uuid[],
+        ${attempts.map((a) => a.paymentRequestId)}::uuid[],
+        ${attempts.map((a) => a.attemptNumber)}::int[],
+        ${attempts.map((a) => a.requestedAmount)}::bigint[],
+        ${attempts.map((a) => a.deductedAmount)}::bigint[],
+        ${attempts.map((a) => a.collectedAmount)}::bigint[],
+        ${attempts.map((a) => a.shortfallAmount)}::bigint[],
+        ${attempts.map((a) => a.carriedToPayDate)}::date[],
+        ${attempts.map((a) => a.outcome)}::text[],
+        ${attempts.map((a) => a.pushVersion)}::bigint[],
+        ${attempts.map((a) => a.revision)}::int[]
+      ) as a(id, payment_request_id, attempt_number, requested_amount, deducted_amount, collected_amount,
+             shortfall_amount, carried_to_pay_date, outcome, push_version, revision)
+      on conflict (payment_request_id, pay_date) do update
+        set deducted_amount = excluded.deducted_amount,
+            collected_amount = excluded.collected_amount,
+            shortfall_amount = excluded.shortfall_amount,
+            carried_to_pay_date = excluded.carried_to_pay_date,
+            outcome = excluded.outcome,
+            push_version = excluded.push_version,
+            revision = excluded.revision,
+            reconciled_at = now()
+    ),
+    ledger as (${ledgerEntriesInsert(w.ledgerEntries)}),
+    payments as (
+      update payment_requests pr
+      set collected_amount = p.collected_amount,
+          status = p.status,
+          target_pay_date = p.target_pay_date,
+          version = pr.version + 1,
+          updated_at = now()
+      from unnest(
+        ${payments.map((p) => p.id)}::uuid[],
+        ${payments.map((p) => p.expectedVersion)}::int[],
+        ${payments.map((p) => p.collectedAmount)}::bigint[],
+        ${payments.map((p) => p.status)}::text[],
+        ${payments.map((p) => p.targetPayDate)}::date[]
+      ) as p(id, expected_version, collected_amount, status, target_pay_date)
+      where pr.id = p.id and pr.version = p.expected_version
+      returning pr.*
+    ),
+    events as (${insertPaymentUpdatedEvents('payments')}),
+    exceptions as (
+      insert into reconciliation_exceptions (payroll_id, pay_date, employee_id, kind, amount, currency, record_version, detail)
+      select ${w.payrollId}::uuid, ${w.payDate}::date, e.employee_id, e.kind, e.amount, e.currency, e.record_version, e.detail
+      from unnest(
+        ${exceptions.map((e) => e.employeeId)}::uuid[],
+        ${exceptions.map((e) => e.kind)}::text[],
+        ${exceptions.map((e) => e.amount)}::bigint[],
+        ${exceptions.map((e) => e.currency)}::char(3)[],
+        ${exceptions.map((e) => e.recordVersion)}::bigint[],
+        ${exceptions.map((e) => e.detail)}::text[]
+      ) as e(employee_id, kind, amount, currency, record_version, detail)
+      on conflict do nothing
+      returning 1
+    ),
+    snapshot as (
+      update deduction_snapshots set status = ${w.snapshot?.status ?? null}::text
+      where id = ${w.snapshot?.id ?? null}::uuid and status = any(${snapshotFrom}::text[])
+    )
+    select (select count(*) from payments)::int as payments_updated, (select count(*) from exceptions)::int as exceptions
   `.execute(db);
-  return result.rows;
-}
-
-/** The unique index keeps each exception once per employee, kind and record version. */
-export async function insertExceptions(db: Executor, payrollId: string, payDate: string, exceptions: readonly ExceptionDraft[]): Promise<number> {
-  if (exceptions.length === 0) return 0;
-  const result = await sql`
-    insert into reconciliation_exceptions (payroll_id, pay_date, employee_id, kind, amount, currency, record_version, detail)
-    select ${payrollId}::uuid, ${payDate}::date, e.employee_id, e.kind, e.amount, e.currency, e.record_version, e.detail
-    from unnest(
-      ${exceptions.map((e) => e.employeeId)}::uuid[],
-      ${exceptions.map((e) => e.kind)}::text[],
-      ${exceptions.map((e) => e.amount)}::bigint[],
-      ${exceptions.map((e) => e.currency)}::char(3)[],
-      ${exceptions.map((e) => e.recordVersion)}::bigint[],
-      ${exceptions.map((e) => e.detail)}::text[]
-    ) as e(employee_id, kind, amount, currency, record_version, detail)
-    on conflict do nothing
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}
-
-/** Forward only: locked -> confirmed -> reconciled; a re-run's superseding is not ours to undo. */
-export async function advanceSnapshotStatus(db: Executor, snapshotId: string, status: 'confirmed' | 'reconciled'): Promise<void> {
-  const from = status === 'reconciled' ? (['locked', 'confirmed'] as const) : (['locked'] as const);
-  await db
-    .updateTable('deduction_snapshots')
-    .set({ status })
-    .where('id', '=', snapshotId)
-    .where('status', 'in', [...from])
-    .execute();
+  const row = result.rows[0]!;
+  return { paymentsUpdated: row.payments_updated, exceptions: row.exceptions };
 }
 
 /**

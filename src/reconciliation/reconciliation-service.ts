@@ -3,21 +3,16 @@ import { listPayDates, loadHolidays } from '../calendars/calendar-repository.ts'
 import { serviceToday } from '../calendars/lock-date.ts';
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
-import { recordEvents } from '../events/outbox.ts';
-import { insertLedgerEntries } from '../ledger/ledger-repository.ts';
-import { toPaymentResource } from '../payments/payment-resource.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
-  advanceSnapshotStatus,
-  applyPaymentWrites,
+  disableJit,
   findCurrentSnapshotForUpdate,
   findPayDatesDueForReconciliation,
-  insertExceptions,
   loadLatestRecords,
   loadPaymentsToReconcile,
   lockPayDateForReconciliation,
   settleSchedules,
-  upsertCollectionAttempts,
+  writeReconciliation,
   type PaymentToReconcileRow,
 } from './reconciliation-repository.ts';
 
@@ -27,8 +22,6 @@ export const SETTLEMENT_WINDOW_WORKING_DAYS = 3;
 export const LATE_RECORD_LOOKBACK_DAYS = 90;
 /** DESIGN.md's default service time zone, for callers that do not pass `today`. */
 const DEFAULT_SERVICE_TIME_ZONE = 'Europe/London';
-// recordEvents writes one multi-row insert; batches keep it under Postgres's bind-parameter limit.
-const EVENT_BATCH = 5_000;
 
 export interface ReconcileOptions {
   /** Past the settlement window: employees without a record count as deducted 0. */
@@ -130,6 +123,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       ledgerEntries: 0,
       paymentsUpdated: 0,
     };
+    await disableJit(trx);
     const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
     if (!payDateRow) return empty;
     const snapshot = await findCurrentSnapshotForUpdate(trx, payrollId, payDate);
@@ -153,32 +147,23 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       newId: () => crypto.randomUUID(),
     });
 
-    await upsertCollectionAttempts(trx, payrollId, payDate, plan.attempts);
-    await insertLedgerEntries(trx, plan.ledgerEntries.map((entry) => ({ ...entry, payDate })));
-    const updated = await applyPaymentWrites(trx, plan.payments);
-    if (updated.length !== plan.payments.length) {
-      throw new ConcurrentReconciliationError(
-        `payroll ${payrollId} pay date ${payDate}: ${plan.payments.length - updated.length} payment requests changed while reconciling`,
-      );
-    }
-    for (let i = 0; i < updated.length; i += EVENT_BATCH) {
-      await recordEvents(
-        trx,
-        updated.slice(i, i + EVENT_BATCH).map((payment) => ({
-          type: 'payment_request.updated' as const,
-          billerClientId: payment.biller_client_id,
-          resourceType: 'payment_request',
-          resourceId: payment.id,
-          data: toPaymentResource(payment),
-        })),
-      );
-    }
-    const exceptions = await insertExceptions(trx, payrollId, payDate, plan.exceptions);
-
     const current = snapshot.status as CurrentSnapshotStatus;
     const reached: CurrentSnapshotStatus = plan.everyLineRecorded ? 'reconciled' : plan.anyLineRecorded ? 'confirmed' : 'locked';
     const snapshotStatus = SNAPSHOT_PROGRESS[reached] > SNAPSHOT_PROGRESS[current] ? reached : current;
-    if (snapshotStatus !== current && snapshotStatus !== 'locked') await advanceSnapshotStatus(trx, snapshot.id, snapshotStatus);
+    const written = await writeReconciliation(trx, {
+      payrollId,
+      payDate,
+      attempts: plan.attempts,
+      ledgerEntries: plan.ledgerEntries.map((entry) => ({ ...entry, payDate })),
+      payments: plan.payments,
+      exceptions: plan.exceptions,
+      snapshot: snapshotStatus !== current && snapshotStatus !== 'locked' ? { id: snapshot.id, status: snapshotStatus } : null,
+    });
+    if (written.paymentsUpdated !== plan.payments.length) {
+      throw new ConcurrentReconciliationError(
+        `payroll ${payrollId} pay date ${payDate}: ${plan.payments.length - written.paymentsUpdated} payment requests changed while reconciling`,
+      );
+    }
 
     const scheduleIds = [...new Set(plan.payments.flatMap((p) => (p.scheduleId ? [p.scheduleId] : [])))];
     await settleSchedules(trx, scheduleIds);
@@ -192,9 +177,9 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       carried: plan.carried,
       failed: plan.failed,
       partially: plan.partially,
-      exceptions,
+      exceptions: written.exceptions,
       ledgerEntries: plan.ledgerEntries.length,
-      paymentsUpdated: updated.length,
+      paymentsUpdated: written.paymentsUpdated,
     };
   });
 }

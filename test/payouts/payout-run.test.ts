@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { exportPayouts } from '../../src/cli/export-commands.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
+import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { payoutFileColumns } from '../../src/payouts/payout-file.ts';
 import {
   canSettlePayout,
@@ -158,6 +159,7 @@ async function expectPaidOutWithinCollected(billerClientId: string) {
   const paidOut = payouts.reduce((sum, payout) => sum + payout.amount, 0);
   expect(paidOut).toBeLessThanOrEqual(entries.reduce((sum, entry) => sum + entry.amount, 0));
   expect(paidOut).toBe(entries.filter((entry) => entry.payout_id !== null).reduce((sum, entry) => sum + entry.amount, 0));
+  expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
 }
 
 describe('payout rules', () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { performRerun, requestRerun } from '../../src/deductions/rerun-service.ts';
+import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { createWorld, PD1, PD2, type World } from './reconciliation-world.ts';
@@ -13,6 +14,7 @@ import { createWorld, PD1, PD2, type World } from './reconciliation-world.ts';
 //  - per attempt: its collected amount equals the sum of its entries, and no (revision, kind) twice;
 //  - nothing counted twice: per employee and pay date, what was collected plus what was reported as
 //    an exception equals exactly what the latest record says was deducted;
+//  - every attempt, entry and payout item references rows that exist and agree with it;
 //  - reconciling again over the same records posts nothing.
 
 let t: TestApp;
@@ -104,6 +106,10 @@ async function assertLedgerInvariants(w: World) {
     group by le.collection_attempt_id, le.revision, le.kind having count(*) > 1
   `.execute(t.db);
   expect(repeatedKeys.rows).toEqual([]);
+
+  // The keys the attempts and entries no longer have (migration 20261122030000), and more.
+  const payments = await t.db.selectFrom('payment_requests').select('id').where('payroll_id', '=', w.payroll.id).execute();
+  expect(await findBrokenLedgerLinks(t.db, payments.map((p) => p.id))).toEqual([]);
 }
 
 /** Collected + held as exceptions = deducted, per employee and pay date, for the latest version. */

@@ -1,0 +1,79 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
+import { toPaymentResource } from '../../src/payments/payment-resource.ts';
+import {
+  createBiller,
+  createEmployee,
+  createEmployer,
+  createMandateRow,
+  createPaymentRequestRow,
+  createPayroll,
+  createPayrollProvider,
+} from '../support/factories.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+// Reconciliation and payouts build payment_request.updated events in SQL; webhooks and the events
+// API must not be able to tell them from events recordEvents builds with toPaymentResource.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+describe('payment_request.updated events built in SQL', () => {
+  it('carry exactly toPaymentResource of the row, in the envelope recordEvents writes', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id);
+    const payroll = await createPayroll(t.db, {
+      providerId: provider.id,
+      employerId: employer.id,
+      payDates: [{ pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' }],
+    });
+    const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+    const biller = await createBiller(t.db);
+    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
+    const plain = await createPaymentRequestRow(t.db, { mandate, amount: 12_550 });
+    const rich = await createPaymentRequestRow(t.db, { mandate, status: 'cancelled', amount: 99_999_999_999 });
+    const schedule = await t.db
+      .insertInto('schedules')
+      .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, currency: 'GBP', total_amount: 1000, instalment_count: 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // Every nullable field set, instants with microseconds (node-pg truncates to milliseconds), a
+    // metadata object with nesting, unicode and a quote.
+    await sql`
+      update payment_requests
+      set schedule_id = ${schedule.id}, instalment_number = 1, due_date = '2026-12-20', allow_post_due_date_deduction = true,
+          metadata = ${JSON.stringify({ loan: 'L-1 "x"', nested: { n: 1.5, list: [1, null, 'é'] } })}::jsonb,
+          collected_amount = 7, paid_out_amount = 3, attempts = 2, version = 9,
+          created_at = '2026-11-01 10:00:00.999999+00', updated_at = '2026-11-02 23:59:59.000500+00',
+          cancelled_at = '2026-11-03 00:00:00.123456+00'
+      where id = ${rich.id}
+    `.execute(t.db);
+
+    const ids = [plain.id, rich.id];
+    expect(await recordPaymentUpdatedEvents(t.db, ids)).toBe(2);
+
+    const rows = await t.db.selectFrom('payment_requests').selectAll().where('id', 'in', ids).execute();
+    const events = await t.db.selectFrom('events').selectAll().where('resource_id', 'in', ids).execute();
+    expect(events).toHaveLength(2);
+    for (const row of rows) {
+      const event = events.find((candidate) => candidate.resource_id === row.id)!;
+      expect(event).toMatchObject({ type: 'payment_request.updated', biller_client_id: biller.clientId, resource_type: 'payment_request' });
+      expect(event.payload).toEqual({
+        id: event.id,
+        type: 'payment_request.updated',
+        created_at: event.created_at.toISOString(),
+        data: toPaymentResource(row),
+      });
+    }
+    const rich_ = events.find((candidate) => candidate.resource_id === rich.id)!.payload as { data: Record<string, unknown> };
+    expect(rich_.data).toMatchObject({ created_at: '2026-11-01T10:00:00.999Z', updated_at: '2026-11-02T23:59:59.000Z', cancelled_at: '2026-11-03T00:00:00.123Z' });
+  });
+
+  it('writes nothing for no payments', async () => {
+    expect(await recordPaymentUpdatedEvents(t.db, [])).toBe(0);
+  });
+});
