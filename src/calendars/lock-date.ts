@@ -53,16 +53,26 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** The last answer per zone and minute: the date can only change on a minute boundary. */
+const lastDay = new Map<string, { minute: number; date: string }>();
+
 /**
  * The calendar date at instant `now` in the service time zone. "Today" for lock purposes is the
  * UK calendar day, so 23:30 UTC in summer (00:30 BST) is already tomorrow. Every API write asks,
- * so this uses Intl (the same IANA data luxon reads) with a cached formatter.
+ * so this uses Intl (the same IANA data luxon reads) with a cached formatter, and remembers the
+ * answer for the rest of the minute (UTC offsets have been whole minutes everywhere since 1972).
  */
 export function serviceToday(now: Date, timeZone: string): string {
-  if (Number.isNaN(now.getTime())) {
+  const ms = now.getTime();
+  if (Number.isNaN(ms)) {
     throw new RangeError('serviceToday: invalid Date');
   }
+  const minute = Math.floor(ms / 60_000);
+  const last = lastDay.get(timeZone);
+  if (last?.minute === minute) return last.date;
   const parts: Record<string, string> = {};
   for (const part of dayFormatter(timeZone).formatToParts(now)) parts[part.type] = part.value;
-  return `${parts.year!.padStart(4, '0')}-${parts.month}-${parts.day}`;
+  const date = `${parts.year!.padStart(4, '0')}-${parts.month}-${parts.day}`;
+  lastDay.set(timeZone, { minute, date });
+  return date;
 }

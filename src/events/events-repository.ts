@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
 import type { PagingQuery } from '../shared/paging.ts';
@@ -14,9 +14,12 @@ export interface NewEvent {
   createdAt: Date;
 }
 
-/** One parameter however many events: a lock or a cascade writes hundreds in one statement. */
-export async function insertEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
+/**
+ * `insert into events` of any number of events through one parameter (a lock or a cascade writes
+ * hundreds at once): a statement of its own (insertEvents) or a WITH clause of the statement that
+ * makes the change, so the change and its events cost one round trip.
+ */
+export function insertEventsSql(events: readonly NewEvent[]): RawBuilder<unknown> {
   const rows = events.map((event) => ({
     id: event.id,
     type: event.type,
@@ -26,13 +29,18 @@ export async function insertEvents(db: Executor, events: readonly NewEvent[]): P
     payload: event.payload,
     created_at: event.createdAt.toISOString(),
   }));
-  await sql`
+  return sql`
     insert into events (id, type, biller_client_id, resource_type, resource_id, payload, created_at)
     select e.id, e.type, e.biller_client_id, e.resource_type, e.resource_id, e.payload, e.created_at
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(
       id uuid, type text, biller_client_id uuid, resource_type text, resource_id uuid, payload jsonb, created_at timestamptz)
     order by e.created_at
-  `.execute(db);
+  `;
+}
+
+export async function insertEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await insertEventsSql(events).execute(db);
 }
 
 export async function findEvent(db: Executor, billerClientId: string, eventId: string) {

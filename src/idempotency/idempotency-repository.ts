@@ -45,9 +45,11 @@ const IDEMPOTENCY_LOCK_CLASS = 0x1de7;
  * - ON CONFLICT sees rows committed after this statement's snapshot too, so a request that
  *   committed a moment ago is never run again (the primary key is the last guard either way).
  * The existing row comes from the statement's snapshot, so a replay needs no second statement.
+ * Prepared once per connection, like completeKey: every idempotent POST runs both.
  */
 export async function claimKey(trx: Executor, ref: KeyRef, fingerprint: string, expiresAt: Date): Promise<Claim> {
   const { rows } = await sql<{ locked: boolean; claimed: boolean } & { [K in keyof StoredKey]: StoredKey[K] | null }>`
+    /* prepared: idempotency_claim */
     with lock as materialized (
       select pg_try_advisory_xact_lock(${sql.lit(IDEMPOTENCY_LOCK_CLASS)}, hashtext(${`${ref.clientId}:${ref.key}`}::text)) as locked
     ), claim as (
@@ -80,17 +82,14 @@ export async function findKey(db: Executor, ref: KeyRef): Promise<StoredKey | un
 
 /** Turns this transaction's claim into the stored response, committed with the effect. */
 export async function completeKey(db: Executor, ref: KeyRef, response: StoredResponse): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      status: 'completed',
-      response_status: response.status,
-      response_headers: JSON.stringify(response.headers),
-      response_body: response.body,
-    })
-    .where('client_id', '=', ref.clientId)
-    .where('idempotency_key', '=', ref.key)
-    .executeTakeFirstOrThrow();
+  const result = await sql`
+    /* prepared: idempotency_complete */
+    update idempotency_keys
+    set status = 'completed', response_status = ${response.status}::integer,
+        response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${response.body}::bytea
+    where client_id = ${ref.clientId}::uuid and idempotency_key = ${ref.key}::uuid
+  `.execute(db);
+  if (result.numAffectedRows !== 1n) throw new Error(`idempotency claim ${ref.clientId}/${ref.key} vanished before completion`);
 }
 
 /**

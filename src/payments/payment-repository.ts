@@ -1,77 +1,74 @@
 import { sql } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../db/connection.ts';
-import type { PaymentStatus } from '../db/tables.ts';
+import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
+import { insertEventsSql, type NewEvent } from '../events/events-repository.ts';
 import { applyPaging, type PagingQuery } from '../shared/paging.ts';
-
-export interface NewPaymentRequest {
-  billerClientId: string;
-  mandateId: string;
-  scheduleId: string | null;
-  instalmentNumber: number | null;
-  payrollId: string;
-  employeeId: string;
-  currency: string;
-  amount: number;
-  dueDate: string | null;
-  allowPostDueDateDeduction: boolean;
-  targetPayDate: string;
-  metadata: unknown;
-}
+import type { PaymentRow } from './payment-resource.ts';
 
 /**
  * The mandate a new payment request hangs on, with its payroll's pay dates after `today` (a pay
  * date on or before today is locked already; the target rule decides about the rest), in one
  * round trip. FOR SHARE makes a concurrent revocation wait for this transaction, or this one see
  * the revocation, so a revoked mandate can never gain a pending payment its revocation missed.
+ * Prepared once per connection: every POST /payments and /schedules runs it.
  */
 export async function findMandateWithOpenPayDates(db: Executor, billerClientId: string, mandateId: string, today: string) {
-  return db
-    .selectFrom('mandates')
-    .select((eb) => [
-      'mandates.id',
-      'mandates.status',
-      'mandates.currency',
-      'mandates.payroll_id',
-      'mandates.employee_id',
-      jsonArrayFrom(
-        eb
-          .selectFrom('pay_dates')
-          .select(['pay_dates.pay_date', 'pay_dates.lock_date', sql<boolean>`pay_dates.locked_at is not null`.as('locked')])
-          .whereRef('pay_dates.payroll_id', '=', 'mandates.payroll_id')
-          .where('pay_dates.pay_date', '>', today)
-          .orderBy('pay_dates.pay_date'),
-      ).as('pay_dates'),
-    ])
-    .where('mandates.id', '=', mandateId)
-    .where('mandates.biller_client_id', '=', billerClientId)
-    .forShare()
-    .executeTakeFirst();
+  const { rows } = await sql<{
+    id: string;
+    status: MandateStatus;
+    currency: string;
+    payroll_id: string;
+    employee_id: string;
+    pay_dates: Array<{ pay_date: string; lock_date: string; locked: boolean }>;
+  }>`
+    /* prepared: find_mandate_with_open_pay_dates */
+    select m.id, m.status, m.currency, m.payroll_id, m.employee_id,
+           coalesce((
+             select json_agg(json_build_object('pay_date', d.pay_date, 'lock_date', d.lock_date, 'locked', d.locked_at is not null)
+                             order by d.pay_date)
+             from pay_dates d
+             where d.payroll_id = m.payroll_id and d.pay_date > ${today}::date
+           ), '[]') as pay_dates
+    from mandates m
+    where m.id = ${mandateId}::uuid and m.biller_client_id = ${billerClientId}::uuid
+    for share of m
+  `.execute(db);
+  return rows[0];
 }
 
-/** One statement for any number of requests (a schedule's instalments arrive together). */
-export async function insertPaymentRequests(db: Executor, requests: readonly NewPaymentRequest[]) {
-  if (requests.length === 0) return [];
-  return db
-    .insertInto('payment_requests')
-    .values(
-      requests.map((r) => ({
-        biller_client_id: r.billerClientId,
-        mandate_id: r.mandateId,
-        schedule_id: r.scheduleId,
-        instalment_number: r.instalmentNumber,
-        payroll_id: r.payrollId,
-        employee_id: r.employeeId,
-        currency: r.currency,
-        amount: r.amount,
-        due_date: r.dueDate,
-        allow_post_due_date_deduction: r.allowPostDueDateDeduction,
-        target_pay_date: r.targetPayDate,
-        metadata: r.metadata === null || r.metadata === undefined ? null : JSON.stringify(r.metadata),
-      })),
-    )
-    .returningAll()
-    .execute();
+/**
+ * New payment requests and their events in one statement, prepared once per connection: the write
+ * of POST /payments and POST /schedules. The rows come complete (ids, initial state, timestamps;
+ * see newPaymentRow), so events built from them carry exactly what is stored. Returned in
+ * instalment order.
+ */
+export async function insertPaymentRequestsWithEvents(
+  db: Executor,
+  rows: readonly PaymentRow[],
+  events: readonly NewEvent[],
+): Promise<PaymentRow[]> {
+  if (rows.length === 0) return [];
+  const { rows: inserted } = await sql<PaymentRow>`
+    /* prepared: insert_payment_requests_with_events */
+    with inserted as (
+      insert into payment_requests (
+        id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
+        amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,
+        metadata, version, created_at, updated_at, cancelled_at)
+      select r.id, r.biller_client_id, r.mandate_id, r.schedule_id, r.instalment_number, r.payroll_id, r.employee_id, r.status,
+             r.currency, r.amount, r.collected_amount, r.paid_out_amount, r.attempts, r.due_date, r.allow_post_due_date_deduction,
+             r.target_pay_date, r.metadata, r.version, r.created_at, r.updated_at, r.cancelled_at
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+        id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
+        employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
+        attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
+        version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
+      order by r.instalment_number
+      returning *
+    ), written_events as (${insertEventsSql(events)})
+    select * from inserted order by instalment_number
+  `.execute(db);
+  return inserted;
 }
 
 export async function findPayment(db: Executor, billerClientId: string, paymentId: string) {

@@ -1,6 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus } from '../db/tables.ts';
-import { recordEvents } from '../events/outbox.ts';
+import { buildEvent, recordEvents } from '../events/outbox.ts';
 import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-date.ts';
 import type { PagingQuery } from '../shared/paging.ts';
@@ -10,12 +10,12 @@ import {
   findMandateWithOpenPayDates,
   findPayment,
   findPaymentForUpdate,
-  insertPaymentRequests,
+  insertPaymentRequestsWithEvents,
   listPayments,
   markPaymentCancelled,
   type PaymentFilters,
 } from './payment-repository.ts';
-import { toPaymentResource, type PaymentResource } from './payment-resource.ts';
+import { toPaymentResource, type PaymentResource, type PaymentRow } from './payment-resource.ts';
 import { assertTransition } from './payment-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
@@ -154,8 +154,8 @@ export interface PaymentRecord {
 }
 
 /**
- * POST /payments. Three statements in the caller's transaction (mandate with calendar, insert,
- * event): this path carries the API's write load.
+ * POST /payments. Two statements in the caller's transaction (mandate with calendar; the insert
+ * with its event): this path carries the API's write load.
  */
 export async function createPaymentRequest(
   trx: Executor,
@@ -173,7 +173,7 @@ export async function createPaymentRequest(
   if (!timing.ok) {
     throw timingProblem(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
   }
-  const [row] = await insertPaymentRequests(trx, [
+  const [row] = await insertNewPaymentRequests(trx, [
     {
       billerClientId,
       mandateId: mandate.id,
@@ -189,9 +189,62 @@ export async function createPaymentRequest(
       metadata: record.metadata,
     },
   ]);
-  const payment = toPaymentResource(row!);
-  await recordEvents(trx, [paymentEvent('payment_request.created', billerClientId, payment)]);
-  return payment;
+  return toPaymentResource(row!);
+}
+
+export interface NewPaymentRequest {
+  billerClientId: string;
+  mandateId: string;
+  scheduleId: string | null;
+  instalmentNumber: number | null;
+  payrollId: string;
+  employeeId: string;
+  currency: string;
+  amount: number;
+  dueDate: string | null;
+  allowPostDueDateDeduction: boolean;
+  targetPayDate: string;
+  metadata: Metadata | null;
+}
+
+/** A payment request as it starts: pending, version 1, nothing collected, paid out or tried yet. */
+function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
+  return {
+    id: crypto.randomUUID(),
+    biller_client_id: request.billerClientId,
+    mandate_id: request.mandateId,
+    schedule_id: request.scheduleId,
+    instalment_number: request.instalmentNumber,
+    payroll_id: request.payrollId,
+    employee_id: request.employeeId,
+    status: 'pending',
+    currency: request.currency,
+    amount: request.amount,
+    collected_amount: 0,
+    paid_out_amount: 0,
+    attempts: 0,
+    due_date: request.dueDate,
+    allow_post_due_date_deduction: request.allowPostDueDateDeduction,
+    target_pay_date: request.targetPayDate,
+    metadata: request.metadata,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+    cancelled_at: null,
+  };
+}
+
+/**
+ * Writes new payment requests with their payment_request.created events, in one statement. The
+ * rows are built here in full, so each event is made from exactly the row that is stored.
+ */
+export async function insertNewPaymentRequests(trx: Executor, requests: readonly NewPaymentRequest[]): Promise<PaymentRow[]> {
+  const now = new Date();
+  const rows = requests.map((request) => newPaymentRow(request, now));
+  const events = rows.map((row) =>
+    buildEvent(paymentEvent('payment_request.created', row.biller_client_id, toPaymentResource(row)), now),
+  );
+  return insertPaymentRequestsWithEvents(trx, rows, events);
 }
 
 export function paymentEvent(type: 'payment_request.created' | 'payment_request.updated', billerClientId: string, payment: PaymentResource) {

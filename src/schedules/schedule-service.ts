@@ -3,15 +3,12 @@ import type { ScheduleStatus } from '../db/tables.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
-import {
-  cancelPendingPaymentsOfSchedule,
-  insertPaymentRequests,
-  listPaymentsOfSchedules,
-} from '../payments/payment-repository.ts';
+import { cancelPendingPaymentsOfSchedule, listPaymentsOfSchedules } from '../payments/payment-repository.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
 import {
   assertMandateCurrency,
   decidePaymentTiming,
+  insertNewPaymentRequests,
   loadPayableMandate,
   paymentEvent,
   type PaymentTimingRejection,
@@ -166,7 +163,8 @@ export async function createSchedule(
     instalmentCount: instalments.length,
     metadata: record.metadata,
   });
-  const payments = await insertPaymentRequests(
+  // In instalment order, each with its payment_request.created event.
+  const payments = await insertNewPaymentRequests(
     trx,
     instalments.map((instalment, index) => ({
       billerClientId,
@@ -182,11 +180,6 @@ export async function createSchedule(
       targetPayDate: targets[index]!,
       metadata: instalment.metadata,
     })),
-  );
-  const ordered = [...payments].sort((a, b) => a.instalment_number! - b.instalment_number!);
-  await recordEvents(
-    trx,
-    ordered.map((row) => paymentEvent('payment_request.created', billerClientId, toPaymentResource(row))),
   );
   return toScheduleResource(schedule, payments);
 }

@@ -159,6 +159,21 @@ describe('serviceToday', () => {
     );
   });
 
+  it('property: consecutive calls around a local midnight each get their own day (no stale answer)', () => {
+    const days = fc.integer({ min: 0, max: 365 * 30 });
+    const zones = fc.constantFrom(LONDON, 'America/New_York', 'Asia/Kolkata', 'Pacific/Kiritimati');
+    fc.assert(
+      fc.property(days, zones, (day, zone) => {
+        const midnight = DateTime.fromMillis(Date.UTC(2000, 0, 1) + day * DAY_MS, { zone }).startOf('day').plus({ days: 1 });
+        for (const offset of [-60_001, -1, 0, 1, 59_999, 60_000]) {
+          const ms = midnight.toMillis() + offset;
+          expect(serviceToday(new Date(ms), zone)).toBe(DateTime.fromMillis(ms, { zone }).toISODate());
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('property: in UTC it is the UTC date; in London it is that date or the next one', () => {
     const instants = fc.integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2029, 0, 1) });
     fc.assert(

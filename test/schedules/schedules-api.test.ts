@@ -116,6 +116,9 @@ describe('POST /schedules', () => {
     for (const event of events) {
       expect(event.type).toBe('payment_request.created');
       expect((event.payload as any).data).toMatchObject({ schedule_id: schedule.id, status: 'pending', version: 1 });
+      // Exactly the stored instalment, as GET /payments/{id} shows it.
+      const read = await injectJson(t.app, { method: 'GET', url: `/payments/${event.resource_id}`, headers: headersA });
+      expect((event.payload as any).data).toEqual(read.json().payment);
     }
     const stored = await t.db.selectFrom('schedules').selectAll().where('id', '=', schedule.id).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ status: 'active', total_amount: 6000, instalment_count: 3, biller_client_id: billerA.clientId });
