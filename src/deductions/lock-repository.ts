@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { PaymentRequestsTable } from '../db/tables.ts';
-import type { Selectable } from 'kysely';
+import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 
 export interface PayDateToLock {
   payroll_id: string;
@@ -106,25 +105,20 @@ export interface FrozenSnapshot {
   snapshotVersion: number;
   totalAmount: number;
   employeeCount: number;
-  /** The payment requests this freeze moved to `instructed`, as they are now. */
-  instructed: Selectable<PaymentRequestsTable>[];
+  /** How many payment requests this freeze moved to `instructed` (each with its event). */
+  paymentsInstructed: number;
 }
-
-type FreezeRow = Partial<Selectable<PaymentRequestsTable>> & {
-  snapshot_version: number;
-  snapshot_total_amount: number;
-  snapshot_employee_count: number;
-};
 
 /**
  * Freezes one payroll pay date in a single statement: chooses the payment requests due on or
  * before it (new pending ones, plus on a re-run those the superseded snapshot had instructed),
  * applies mandate limitations in due-date order with window sums, aggregates per employee, writes
  * the snapshot (the next version), its lines, the line-to-payment links and the requested payment,
- * moves newly included requests to `instructed` and marks the pay date locked.
+ * moves newly included requests to `instructed` with their payment_request.updated events, and
+ * marks the pay date locked.
  */
 export async function freezeDeductionData(db: Executor, input: FreezeInput): Promise<FrozenSnapshot> {
-  const result = await sql<FreezeRow>`
+  const result = await sql<{ snapshot_version: number; total_amount: number; employee_count: number; payments_instructed: number }>`
     /* prepared: freeze_deduction_data */
     with chosen as (
       -- Two index-friendly branches rather than one OR: the partial lock index, and on a re-run the
@@ -216,23 +210,13 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       from included i
       where pr.id = i.id and i.status = 'pending' and pr.status = 'pending'
       returning pr.*
-    )
-    -- The snapshot row always exists, so its figures come back even when nothing changed state.
-    select s.snapshot_version, s.total_amount as snapshot_total_amount, s.employee_count as snapshot_employee_count, u.*
-    from snapshot s left join instructed u on true
+    ),
+    events as (${insertPaymentUpdatedEvents('instructed')})
+    select s.snapshot_version, s.total_amount, s.employee_count, (select count(*) from instructed)::int as payments_instructed
+    from snapshot s
   `.execute(db);
-  const first = result.rows[0]!;
-  return {
-    snapshotVersion: first.snapshot_version,
-    totalAmount: first.snapshot_total_amount,
-    employeeCount: first.snapshot_employee_count,
-    instructed: result.rows.filter((row) => row.id != null).map(paymentOfFreezeRow),
-  };
-}
-
-function paymentOfFreezeRow(row: FreezeRow): Selectable<PaymentRequestsTable> {
-  const { snapshot_version: _version, snapshot_total_amount: _total, snapshot_employee_count: _employees, ...payment } = row;
-  return payment as Selectable<PaymentRequestsTable>;
+  const row = result.rows[0]!;
+  return { snapshotVersion: row.snapshot_version, totalAmount: row.total_amount, employeeCount: row.employee_count, paymentsInstructed: row.payments_instructed };
 }
 
 /** Retires the current snapshot first: only one snapshot per pay date may be current at a time. */

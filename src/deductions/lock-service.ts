@@ -1,6 +1,4 @@
 import type { Database, Executor } from '../db/connection.ts';
-import { recordEvents } from '../events/outbox.ts';
-import { toPaymentResource } from '../payments/payment-resource.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from './instruction-service.ts';
 import {
   findLockContext,
@@ -32,8 +30,8 @@ export class LockError extends Error {}
 
 /**
  * Freezes one pay date and writes its instruction file, in the caller's transaction: the snapshot,
- * the state change of every payment request it instructs with that change's event, and the file
- * that tells payroll about it commit together or not at all.
+ * the state change of every payment request it instructs with that change's event (written by the
+ * freeze statement itself), and the file that tells payroll about it commit together or not at all.
  */
 async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapshotId: string } | null): Promise<LockOutcome> {
   const { collectionAccount } = await findLockContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
@@ -51,16 +49,6 @@ async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapsh
     supersededSnapshotId: supersede?.snapshotId ?? null,
   });
   if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
-  await recordEvents(
-    trx,
-    frozen.instructed.map((payment) => ({
-      type: 'payment_request.updated' as const,
-      billerClientId: payment.biller_client_id,
-      resourceType: 'payment_request',
-      resourceId: payment.id,
-      data: toPaymentResource(payment),
-    })),
-  );
   const instructionFile = await writeInstructionFile(trx, {
     id: snapshotId,
     payroll_id: payDate.payroll_id,
@@ -80,7 +68,7 @@ async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapsh
     employeeCount: frozen.employeeCount,
     totalAmount: frozen.totalAmount,
     currency: payDate.currency,
-    paymentsInstructed: frozen.instructed.length,
+    paymentsInstructed: frozen.paymentsInstructed,
     instructionFile,
   };
 }

@@ -6,6 +6,7 @@
  * many rows as there are payment requests), then runs the whole nightly lock through real BullMQ
  * workers and queues, and prints wall time, rows/s, peak RSS and the ratio to the floor.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { parseConfig } from '../../src/config/config.ts';
@@ -13,6 +14,7 @@ import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
+import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
 import { megabytes, perSecond, seconds, timed } from './bench-support.ts';
@@ -22,6 +24,8 @@ const { values } = parseArgs({
     scale: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '6' },
     database: { type: 'string', default: 'deductions_bench' },
+    // Also time the lock's writes done all at once, to show what any per-pay-date design must exceed.
+    'write-bound': { type: 'boolean', default: false },
   },
 });
 const scale = Number(values.scale);
@@ -88,6 +92,100 @@ async function generate(db: Database): Promise<void> {
   await sql`analyze`.execute(db);
 }
 
+/** How much WAL the server has written and how many checkpoints it has made: the lock's write volume. */
+async function walPosition(db: Database): Promise<{ bytes: number; checkpoints: number }> {
+  const result = await sql<{ bytes: string; checkpoints: number }>`
+    select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes,
+           (checkpoints_timed + checkpoints_req)::int as checkpoints
+    from pg_stat_bgwriter
+  `.execute(db);
+  return { bytes: Number(result.rows[0]!.bytes), checkpoints: result.rows[0]!.checkpoints };
+}
+
+/**
+ * CPU time used so far by this database's server backends (the workers' pool connections, opened
+ * when the lock began): a figure that other load on the machine does not inflate the way it does
+ * wall time.
+ */
+async function backendCpuSeconds(db: Database): Promise<number> {
+  const result = await sql<{ pid: number }>`
+    select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+  `.execute(db);
+  let ticks = 0;
+  for (const { pid } of result.rows) {
+    try {
+      // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name: utime, stime.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Not on this machine (a remote server) or the backend has gone: count nothing.
+    }
+  }
+  return ticks / 100;
+}
+
+class RolledBack extends Error {}
+
+/**
+ * The rows the whole lock writes (snapshots, lines, line links, the payment requests' state change
+ * with its events, instruction files and items) written set-based for every payroll at once in one
+ * transaction, then rolled back: no queue, no per-pay-date statements, no mandate rules or actions.
+ * No design that locks pay date by pay date can write the same rows faster than this.
+ */
+async function allLockWritesAtOnce(db: Database): Promise<void> {
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`
+        with included as (
+          select id, payroll_id, employee_id, amount from payment_requests
+          where status = 'pending' and target_pay_date <= ${payDate}::date
+        ),
+        snapshots as (
+          insert into deduction_snapshots (id, payroll_id, pay_date, pay_period, snapshot_version, currency, total_amount, employee_count)
+          select gen_random_uuid(), p.id, ${payDate}::date, '9-2026', 1, 'GBP', 0, 0 from payrolls p
+          returning id, payroll_id
+        ),
+        per_employee as (
+          select i.payroll_id, i.employee_id, e.payroll_reference, sum(i.amount)::bigint as amount
+          from included i join employments e on e.employee_id = i.employee_id and e.payroll_id = i.payroll_id
+          group by 1, 2, 3
+        ),
+        lines as (
+          insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
+          select s.id, pe.employee_id, pe.payroll_reference, pe.amount, 'GBP', 'SD261210-' || pe.payroll_reference
+          from per_employee pe join snapshots s on s.payroll_id = pe.payroll_id
+          returning id, snapshot_id, employee_id, payroll_reference, requested_amount, payment_reference
+        ),
+        links as (
+          insert into deduction_line_payments (snapshot_id, line_id, payment_request_id, requested_amount)
+          select l.snapshot_id, l.id, i.id, i.amount from included i join lines l on l.employee_id = i.employee_id
+        ),
+        files as (
+          insert into instruction_files (snapshot_id, payroll_id, pay_date, file_version, file_name, content, sha256, item_count)
+          select s.id, s.payroll_id, ${payDate}::date, 1, 'bound-' || s.id || '.csv', decode('', 'hex'), repeat('0', 64), 50 from snapshots s
+          returning id, snapshot_id
+        ),
+        items as (
+          insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
+          select f.id, l.employee_id, l.payroll_reference, l.requested_amount, null, 'GBP', l.payment_reference, '9-2026', 'new'
+          from lines l join files f on f.snapshot_id = l.snapshot_id
+        ),
+        instructed as (
+          update payment_requests pr set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
+          from included i where pr.id = i.id
+          returning pr.*
+        ),
+        events as (${insertPaymentUpdatedEvents('instructed')})
+        select count(*) from instructed
+      `.execute(trx);
+      throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+}
+
 async function main(): Promise<void> {
   const config = parseConfig({
     ...process.env,
@@ -113,9 +211,12 @@ async function main(): Promise<void> {
     `.execute(db),
   );
   await sql`drop table bench_floor`.execute(db);
+  const bound = values['write-bound'] ? await timed('write bound: every lock write in one transaction', () => allLockWritesAtOnce(db)) : null;
   await db.destroy();
 
   const runtime = await openRuntime(config, 'bench');
+  const walBefore = await walPosition(runtime.db);
+  const cpuBefore = process.cpuUsage();
   const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
   let lastReported = -1;
   const lock = await timed('nightly lock (BullMQ flow, workers)', () =>
@@ -131,7 +232,10 @@ async function main(): Promise<void> {
       },
     }),
   );
+  const backendCpu = await backendCpuSeconds(runtime.db);
+  const nodeCpu = process.cpuUsage(cpuBefore);
   await workers.close();
+  const walAfter = await walPosition(runtime.db);
 
   const check = await sql<{ instructed: number; snapshots: number; lines: number; events: number }>`
     select (select count(*) from payment_requests where status = 'instructed')::int as instructed,
@@ -156,7 +260,12 @@ async function main(): Promise<void> {
       `  lock throughput            ${perSecond(counts.instructed, lock.ms)} payment requests/s`,
       `  floor wall time            ${seconds(floor.ms)} s (${perSecond(payments, floor.ms)} rows/s)`,
       `  ratio lock / floor         ${(lock.ms / floor.ms).toFixed(2)}x`,
+      ...(bound
+        ? [`  write bound wall time      ${seconds(bound.ms)} s (${(bound.ms / floor.ms).toFixed(2)}x the floor; the lock takes ${(lock.ms / bound.ms).toFixed(2)}x the bound)`]
+        : []),
       `  peak RSS (this process)    ${megabytes(rss)}`,
+      `  CPU during the lock        PostgreSQL backends ${backendCpu.toFixed(1)} s, this process ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(1)} s`,
+      `  WAL written by the lock    ${megabytes((walAfter.bytes - walBefore.bytes) / 1024)} (${walAfter.checkpoints - walBefore.checkpoints} checkpoints)`,
       '',
     ].join('\n'),
   );
