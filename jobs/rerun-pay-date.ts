@@ -4,16 +4,22 @@ import type { Database } from '../src/db/connection.ts';
 import { performRerun } from '../src/deductions/rerun-service.ts';
 import { pushInstructionsToProvider } from '../src/deductions/provider-push-service.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
+import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
 import { uuidSchema } from '../src/shared/schemas.ts';
 
 const payloadSchema = z.object({ rerunId: uuidSchema });
 
-/** Re-runs one payroll pay date; the re-run row makes a second delivery a no-op. */
-export function rerunPayDateProcessor(db: Database, adapterFor: AdapterFactory) {
+/**
+ * Re-runs one payroll pay date (the re-run row makes a second delivery a no-op), pushes the changed
+ * items, and asks for the pay date to be reconciled again against the new snapshot. The request is
+ * debounced and reconciliation is idempotent, so a repeated delivery asking again is harmless and
+ * covers a crash between the re-run's commit and the request.
+ */
+export function rerunPayDateProcessor(db: Database, adapterFor: AdapterFactory, reconciliation: ReconciliationRequester) {
   return async (job: Job) => {
     const outcome = await performRerun(db, payloadSchema.parse(job.data).rerunId);
-    const snapshot = await db.selectFrom('deduction_snapshots').select(['payroll_id', 'pay_date']).where('id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
-    const pushes = await pushInstructionsToProvider(db, adapterFor, snapshot.payroll_id, snapshot.pay_date);
+    const pushes = await pushInstructionsToProvider(db, adapterFor, outcome.payrollId, outcome.payDate);
+    await reconciliation.request(outcome.payrollId, outcome.payDate);
     return { ...outcome, providerPushes: pushes.sent };
   };
 }

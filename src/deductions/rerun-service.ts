@@ -27,6 +27,8 @@ export async function requestRerun(db: Database, request: RerunRequest) {
 
 export interface RerunOutcome {
   rerunId: string;
+  payrollId: string;
+  payDate: string;
   previousSnapshotId: string;
   snapshotId: string;
   snapshotVersion: number;
@@ -47,6 +49,8 @@ export async function performRerun(db: Database, rerunId: string): Promise<Rerun
       const file = await ensureInstructionFile(trx, rerun.new_snapshot_id);
       return {
         rerunId,
+        payrollId: rerun.payroll_id,
+        payDate: rerun.pay_date,
         previousSnapshotId: rerun.previous_snapshot_id!,
         snapshotId: rerun.new_snapshot_id,
         snapshotVersion: file.version,
@@ -58,6 +62,8 @@ export async function performRerun(db: Database, rerunId: string): Promise<Rerun
     await completeRerun(trx, rerun.id, outcome.snapshotId);
     return {
       rerunId,
+      payrollId: rerun.payroll_id,
+      payDate: rerun.pay_date,
       previousSnapshotId: outcome.previousSnapshotId,
       snapshotId: outcome.snapshotId,
       snapshotVersion: outcome.snapshotVersion,

@@ -13,7 +13,7 @@ import { nightlyRunProcessor } from '../../jobs/nightly-run.ts';
 import { nightlyTriggerProcessor } from '../../jobs/nightly-trigger.ts';
 import { reconcilePayDateProcessor } from '../../jobs/reconcile-pay-date.ts';
 import { RECONCILE_SWEEP_CRON, reconcileSweepJob, reconcileSweepProcessor } from '../../jobs/reconcile-sweep.ts';
-import { reconcilePayDateJob } from '../reconciliation/reconciliation-requests.ts';
+import { queueReconciliationRequester, reconcilePayDateJob } from '../reconciliation/reconciliation-requests.ts';
 import { dispatchEventsProcessor } from '../../jobs/dispatch-events.ts';
 import { deliverWebhookProcessor } from '../../jobs/deliver-webhook.ts';
 import { webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
@@ -56,6 +56,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   const adapterFor = options.adapterFor ?? httpAdapterFactory();
   const flows = new FlowProducer({ connection: producerConnection(config.REDIS_URL), prefix });
   const webhookDeliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config.REDIS_URL), prefix);
+  const reconciliation = queueReconciliationRequester(config.REDIS_URL, prefix);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
   const tables: Record<QueueName, { processors: ProcessorTable; concurrency: number; settings?: WorkerOptions['settings'] }> = {
     [queueNames.maintenance]: {
@@ -74,7 +75,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       concurrency: 1,
     },
     [queueNames.payDates]: {
-      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor), [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE) },
+      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation), [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE) },
       concurrency: options.payDateConcurrency ?? 4,
     },
     [queueNames.webhookDispatch]: {
@@ -114,6 +115,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       await Promise.all(workers.map((worker) => worker.close()));
       await flows.close();
       await webhookDeliveries.close();
+      await reconciliation.close();
     },
   };
 }

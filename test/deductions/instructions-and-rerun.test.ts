@@ -1,9 +1,13 @@
 import { parse } from 'csv-parse/sync';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstructionFile } from '../../src/deductions/instruction-service.ts';
 import { sha256Hex } from '../../src/deductions/instruction-file.ts';
 import { lockPayDate } from '../../src/deductions/lock-service.ts';
 import { runRerunNow } from '../../src/deductions/rerun-runner.ts';
+import { producerConnection } from '../../src/queue/connections.ts';
+import { queueNames } from '../../src/queue/queues.ts';
+import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
 import {
   createBiller,
   createCollectionAccount,
@@ -200,6 +204,16 @@ describe('re-run', () => {
     });
     expect(served.statusCode).toBe(200);
     expect(served.json().deduction_data_response).toMatchObject({ id: outcome.snapshotId, total_amount: 55, employee_count: 2 });
+
+    // The pay date is reconciled again against the new snapshot (a debounced job on the pay-dates queue).
+    const queue = new Queue(queueNames.payDates, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
+    try {
+      const jobs = await queue.getJobs(['delayed', 'waiting', 'active', 'completed']);
+      const reconcile = jobs.filter((job) => job.name === reconcilePayDateJob);
+      expect(reconcile.map((job) => job.data)).toEqual([{ payrollId: w.payroll.id, payDate: '2026-11-27' }]);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('refuses a pay date that was never locked', async () => {
