@@ -3,6 +3,7 @@ import * as initialSchema from './20261122000000_initial_schema.ts';
 import * as correctionsAfterPayout from './20261122010000_corrections_after_payout_and_lookup_indexes.ts';
 import * as leanNightlyWrites from './20261122020000_lean_nightly_writes.ts';
 import * as ledgerWritesWithoutRechecks from './20261122030000_ledger_writes_without_rechecks.ts';
+import * as deductionRecordsWithoutRechecks from './20261122031000_deduction_records_without_rechecks.ts';
 import * as eventsSequenceWithoutUniqueIndex from './20261122050000_events_sequence_without_unique_index.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
@@ -12,5 +13,6 @@ export const migrations: Record<string, Migration> = {
   '20261122010000_corrections_after_payout_and_lookup_indexes': correctionsAfterPayout,
   '20261122020000_lean_nightly_writes': leanNightlyWrites,
   '20261122030000_ledger_writes_without_rechecks': ledgerWritesWithoutRechecks,
+  '20261122031000_deduction_records_without_rechecks': deductionRecordsWithoutRechecks,
   '20261122050000_events_sequence_without_unique_index': eventsSequenceWithoutUniqueIndex,
 };

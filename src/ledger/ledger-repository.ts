@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { LedgerEntryKind } from '../db/tables.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 
 export interface NewLedgerEntry {
   billerClientId: string;
@@ -14,15 +15,16 @@ export interface NewLedgerEntry {
 }
 
 /**
- * The `insert into ledger_entries` of any number of entries, for a statement that writes them together
- * with the attempts they post for. No ON CONFLICT: a clash on (attempt, revision, kind) means a
+ * The `insert into ledger_entries` of any number of entries (time-ordered ids, see time-ordered-uuid.ts),
+ * for a statement that writes them together with the attempts they post for. No ON CONFLICT: a clash on (attempt, revision, kind) means a
  * revision was computed twice, and the transaction must fail rather than leave collected amounts out
  * of step with the ledger.
  */
 export function ledgerEntriesInsert(entries: readonly NewLedgerEntry[]): RawBuilder<unknown> {
   return sql`
-    insert into ledger_entries (biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
+    insert into ledger_entries (id, biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
     select * from unnest(
+      ${entries.map(() => timeOrderedUuid())}::uuid[],
       ${entries.map((e) => e.billerClientId)}::uuid[],
       ${entries.map((e) => e.paymentRequestId)}::uuid[],
       ${entries.map((e) => e.collectionAttemptId)}::uuid[],

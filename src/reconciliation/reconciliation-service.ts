@@ -3,6 +3,7 @@ import { listPayDates, loadHolidays } from '../calendars/calendar-repository.ts'
 import { serviceToday } from '../calendars/lock-date.ts';
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
   disableJit,
@@ -144,7 +145,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       nextOpenPayDate,
       payments: paymentRows.map(toPaymentToReconcile),
       records: records.map((r) => ({ employeeId: r.employee_id, version: r.version, deductionAmount: r.deduction_amount, currency: r.currency })),
-      newId: () => crypto.randomUUID(),
+      newId: () => timeOrderedUuid(),
     });
 
     const current = snapshot.status as CurrentSnapshotStatus;

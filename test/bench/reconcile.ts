@@ -198,9 +198,11 @@ async function main(): Promise<void> {
         })),
       );
     }
+    // Completed jobs are removed beyond the newest 1,000 (defaultJobOptions), so the run is over when
+    // nothing waits, runs or waits for a retry; jobs that failed for good stay listed.
     for (;;) {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
-      if ((counts.completed ?? 0) + (counts.failed ?? 0) >= snapshots.length) return counts;
+      const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+      if ((counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0) return counts;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   });

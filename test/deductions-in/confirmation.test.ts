@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { lockPayDate, relockPayDate } from '../../src/deductions/lock-service.ts';
 import { deductionContentHash } from '../../src/deductions-in/deduction-content.ts';
+import { findBrokenRecordLinks } from '../../src/deductions-in/record-links-repository.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
 import {
   createBiller,
@@ -193,6 +194,31 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     });
     expect(stalePush.statusCode).toBe(409);
     expect(stalePush.json().current_version).toBe(5);
+    // The records have no foreign keys (migration 20261122031000); this audit stands in for them.
+    expect(await findBrokenRecordLinks(t.db, payrollId)).toEqual([]);
+  });
+
+  it('audits records whose references were broken by hand', async () => {
+    const [first, second, third] = employees as [string, string, string];
+    const response = await submit(confirmation([{ employee_id: first, deducted_amount: 1 }, { employee_id: second, deducted_amount: 2 }, { employee_id: third, deducted_amount: 3 }], 6));
+    expect(response.statusCode, response.body).toBe(201);
+    const confirmationId = confirmationResponse.parse(response.json()).confirmation.id;
+    expect(await findBrokenRecordLinks(t.db, payrollId)).toEqual([]);
+    const records = await t.db.selectFrom('deduction_records').select(['id', 'employee_id']).where('confirmation_id', '=', confirmationId).execute();
+    const recordOf = (employeeId: string) => records.find((record) => record.employee_id === employeeId)!.id;
+    const elsewhere = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
+    const stranger = (await createEmployee(t.db, { providerId: provider.id, payrollId: elsewhere.id, employerId: employer.id })).employee.id;
+    await sql`update deduction_records set employee_id = ${stranger} where id = ${recordOf(first)}`.execute(t.db);
+    await sql`update deduction_records set pay_period = '9-2026' where id = ${recordOf(second)}`.execute(t.db);
+    await sql`update deduction_records set confirmation_id = ${crypto.randomUUID()} where id = ${recordOf(third)}`.execute(t.db);
+    expect((await findBrokenRecordLinks(t.db, payrollId)).map((broken) => [broken.id, broken.problem]).sort()).toEqual(
+      [
+        [recordOf(first), 'employee not on the payroll'],
+        [recordOf(second), "pay period is not the pay date's"],
+        [recordOf(third), 'confirmation missing'],
+      ].sort(),
+    );
+    await sql`delete from deduction_records where confirmation_id = ${confirmationId} or id = ${recordOf(third)}`.execute(t.db);
   });
 
   it('replays a retried submission with the same Idempotency-Key instead of storing new versions', async () => {

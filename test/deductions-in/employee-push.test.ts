@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { findBrokenRecordLinks } from '../../src/deductions-in/record-links-repository.ts';
 import { fromMajorUnits } from '../../src/money/major-units.ts';
 import {
   createBiller,
@@ -99,6 +100,8 @@ describe('POST /deductions/payroll/{payroll_id}: versioning', () => {
     const rows = await storedVersions(employeeId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ version: 1, deduction_amount: 12_550, source: 'push', pay_date: '2026-11-27' });
+    // The records have no foreign keys (migration 20261122031000); this audit stands in for them.
+    expect(await findBrokenRecordLinks(t.db, payrollId)).toEqual([]);
   });
 
   it('applies the versioning table: higher replaces, same-equal is idempotent, same-different and lower are 409', async () => {

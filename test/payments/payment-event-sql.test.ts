@@ -62,6 +62,9 @@ describe('payment_request.updated events built in SQL', () => {
     for (const row of rows) {
       const event = events.find((candidate) => candidate.resource_id === row.id)!;
       expect(event).toMatchObject({ type: 'payment_request.updated', biller_client_id: biller.clientId, resource_type: 'payment_request' });
+      // Time-ordered like timeOrderedUuid: version 7, RFC variant, this millisecond's clock in front.
+      expect(event.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(Math.abs(Number.parseInt(event.id.replace('-', '').slice(0, 12), 16) - Date.now())).toBeLessThan(60_000);
       expect(event.payload).toEqual({
         id: event.id,
         type: 'payment_request.updated',
