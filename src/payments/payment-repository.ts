@@ -39,36 +39,30 @@ export async function findMandateWithOpenPayDates(db: Executor, billerClientId: 
 /**
  * New payment requests and their events in one statement, prepared once per connection: the write
  * of POST /payments and POST /schedules. The rows come complete (ids, initial state, timestamps;
- * see newPaymentRow), so events built from them carry exactly what is stored. Returned in
- * instalment order.
+ * see newPaymentRow) and are stored as given, so nothing needs to come back.
  */
 export async function insertPaymentRequestsWithEvents(
   db: Executor,
   rows: readonly PaymentRow[],
   events: readonly NewEvent[],
-): Promise<PaymentRow[]> {
-  if (rows.length === 0) return [];
-  const { rows: inserted } = await sql<PaymentRow>`
+): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
     /* prepared: insert_payment_requests_with_events */
-    with inserted as (
-      insert into payment_requests (
-        id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
-        amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,
-        metadata, version, created_at, updated_at, cancelled_at)
-      select r.id, r.biller_client_id, r.mandate_id, r.schedule_id, r.instalment_number, r.payroll_id, r.employee_id, r.status,
-             r.currency, r.amount, r.collected_amount, r.paid_out_amount, r.attempts, r.due_date, r.allow_post_due_date_deduction,
-             r.target_pay_date, r.metadata, r.version, r.created_at, r.updated_at, r.cancelled_at
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
-        id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
-        employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
-        attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
-        version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
-      order by r.instalment_number
-      returning *
-    ), written_events as (${insertEventsSql(events)})
-    select * from inserted order by instalment_number
+    with written_events as (${insertEventsSql(events)})
+    insert into payment_requests (
+      id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
+      amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,
+      metadata, version, created_at, updated_at, cancelled_at)
+    select r.id, r.biller_client_id, r.mandate_id, r.schedule_id, r.instalment_number, r.payroll_id, r.employee_id, r.status,
+           r.currency, r.amount, r.collected_amount, r.paid_out_amount, r.attempts, r.due_date, r.allow_post_due_date_deduction,
+           r.target_pay_date, r.metadata, r.version, r.created_at, r.updated_at, r.cancelled_at
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+      id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
+      employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
+      attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
+      version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
   `.execute(db);
-  return inserted;
 }
 
 export async function findPayment(db: Executor, billerClientId: string, paymentId: string) {

@@ -235,8 +235,9 @@ function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
 }
 
 /**
- * Writes new payment requests with their payment_request.created events, in one statement. The
- * rows are built here in full, so each event is made from exactly the row that is stored.
+ * Writes new payment requests with their payment_request.created events, in one statement, and
+ * returns the rows as stored. The rows are built here in full, so the response and each event are
+ * made from exactly the row that is stored, without reading it back.
  */
 export async function insertNewPaymentRequests(trx: Executor, requests: readonly NewPaymentRequest[]): Promise<PaymentRow[]> {
   const now = new Date();
@@ -244,7 +245,8 @@ export async function insertNewPaymentRequests(trx: Executor, requests: readonly
   const events = rows.map((row) =>
     buildEvent(paymentEvent('payment_request.created', row.biller_client_id, toPaymentResource(row)), now),
   );
-  return insertPaymentRequestsWithEvents(trx, rows, events);
+  await insertPaymentRequestsWithEvents(trx, rows, events);
+  return rows;
 }
 
 export function paymentEvent(type: 'payment_request.created' | 'payment_request.updated', billerClientId: string, payment: PaymentResource) {
