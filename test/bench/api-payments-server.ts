@@ -108,6 +108,9 @@ const timer = new StageTimer();
 
 /** Names a statement by its verb and table, so the breakdown reads as the request path does. */
 function statementLabel(text: string): string {
+  // A prepared statement names itself (`/* prepared: <name> */`, see src/db/connection.ts).
+  const prepared = /^\s*\/\* prepared: ([a-z_]+) \*\//.exec(text)?.[1];
+  if (prepared) return `sql ${prepared}`;
   const normalized = text.trim().toLowerCase();
   if (normalized === 'begin' || normalized === 'commit' || normalized === 'rollback') return `sql ${normalized}`;
   const table =
