@@ -123,15 +123,16 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     with chosen as (
       -- Two index-friendly branches rather than one OR: the partial lock index, and on a re-run the
       -- superseded snapshot's links. They cannot overlap: every pending request a snapshot includes
-      -- leaves pending in the same statement, and a re-run carries only what is still instructed
-      -- (whatever was settled or cancelled since stays out).
+      -- leaves pending in the same statement, and a re-run carries only what is still owed on this
+      -- pay date, instructed or partly collected (whatever failed, was collected or was cancelled
+      -- since stays out).
       select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from payment_requests pr
       where pr.payroll_id = ${input.payrollId} and pr.status = 'pending' and pr.target_pay_date <= ${input.payDate}::date
       union all
       select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from deduction_line_payments lp join payment_requests pr on pr.id = lp.payment_request_id
-      where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.status = 'instructed'
+      where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.status in ('instructed', 'partially_collected')
     ),
     candidates as (
       select c.id, c.mandate_id, c.employee_id, c.status, c.due_date, c.created_at,
