@@ -364,6 +364,11 @@ export type AttemptOutcome = 'collected' | 'carried' | 'failed' | 'partially_col
 export interface CollectionAttemptsTable {
   id: Generated<string>;
   payment_request_id: string;
+  /** The payment request's, copied when the attempt is written (they never change): the report reads them here. */
+  employee_id: string;
+  mandate_id: string;
+  biller_client_id: string;
+  currency: string;
   payroll_id: string;
   pay_date: IsoDate;
   attempt_number: number;

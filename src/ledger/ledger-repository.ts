@@ -74,8 +74,9 @@ export interface BrokenLedgerLink {
 /**
  * Rows of the payments' attempts, ledger entries and payout items whose references do not hold. Their
  * foreign keys are gone (migration 20261122030000: the writing statements guarantee them), so this is
- * the check, and a stricter one than the keys were: an entry's payment and biller must be its
- * attempt's, an item must match its entry and sit in the payout the entry is linked to. Always empty
+ * the check, and a stricter one than the keys were: an attempt's copy of its payment's identity and an
+ * entry's payment and biller must agree with the payment, an item must match its entry and sit in the
+ * payout the entry is linked to. Always empty
  * unless something wrote these tables outside reconciliation and the payout run. For audits and the
  * invariant tests.
  */
@@ -84,11 +85,15 @@ export async function findBrokenLedgerLinks(db: Executor, paymentRequestIds: rea
   const ids = [...paymentRequestIds];
   const result = await sql<BrokenLedgerLink>`
     select 'collection_attempts' as "table", a.id,
-           case when pr.id is null then 'payment request missing' else 'pay date missing' end as problem
+           case when pr.id is null then 'payment request missing'
+                when pd.payroll_id is null then 'pay date missing'
+                else 'employee, mandate, biller or currency is not its payment''s' end as problem
     from collection_attempts a
     left join payment_requests pr on pr.id = a.payment_request_id
     left join pay_dates pd on pd.payroll_id = a.payroll_id and pd.pay_date = a.pay_date
-    where a.payment_request_id = any(${ids}::uuid[]) and (pr.id is null or pd.payroll_id is null)
+    where a.payment_request_id = any(${ids}::uuid[])
+      and (pr.id is null or pd.payroll_id is null
+           or (pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.currency) <> (a.employee_id, a.mandate_id, a.biller_client_id, a.currency))
     union all
     select 'ledger_entries', le.id,
            case when a.id is null then 'collection attempt missing'

@@ -155,7 +155,8 @@ export interface ReconciliationWrites {
 
 /**
  * Everything a reconciliation writes, in one statement (one round trip, one plan):
- * - attempts: new ones inserted, changed ones rewritten (one per payment request per pay date);
+ * - attempts: new ones inserted with their payment's identity, changed ones rewritten (one per payment
+ *   request per pay date);
  * - ledger entries (ledgerEntriesInsert);
  * - payments: collected amount, status and target pay date, each only to the row version that was
  *   read, with a payment_request.updated event per payment built next to the row. The caller compares
@@ -171,10 +172,12 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
   const snapshotFrom = w.snapshot?.status === 'reconciled' ? ['locked', 'confirmed'] : ['locked'];
   const result = await sql<{ payments_updated: number; exceptions: number }>`
     with attempts as (
-      insert into collection_attempts (id, payment_request_id, payroll_id, pay_date, attempt_number, requested_amount,
-        deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date, outcome, push_version, revision, reconciled_at)
-      select a.id, a.payment_request_id, ${w.payrollId}::uuid, ${w.payDate}::date, a.attempt_number, a.requested_amount,
-             a.deducted_amount, a.collected_amount, a.shortfall_amount, a.carried_to_pay_date, a.outcome, a.push_version, a.revision, now()
+      insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id,
+        pay_date, attempt_number, requested_amount, deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date,
+        outcome, push_version, revision, reconciled_at)
+      select a.id, a.payment_request_id, pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.currency, ${w.payrollId}::uuid,
+             ${w.payDate}::date, a.attempt_number, a.requested_amount, a.deducted_amount, a.collected_amount, a.shortfall_amount,
+             a.carried_to_pay_date, a.outcome, a.push_version, a.revision, now()
       from unnest(
         ${attempts.map((a) => a.id)}::uuid[],
         ${attempts.map((a) => a.paymentRequestId)}::uuid[],
@@ -189,6 +192,8 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
         ${attempts.map((a) => a.revision)}::int[]
       ) as a(id, payment_request_id, attempt_number, requested_amount, deducted_amount, collected_amount,
              shortfall_amount, carried_to_pay_date, outcome, push_version, revision)
+      -- The payment's identity, for the report (rows this transaction has just read, so no I/O).
+      join payment_requests pr on pr.id = a.payment_request_id
       on conflict (payment_request_id, pay_date) do update
         set deducted_amount = excluded.deducted_amount,
             collected_amount = excluded.collected_amount,

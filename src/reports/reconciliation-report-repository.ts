@@ -12,35 +12,34 @@ export interface ReconciliationFilter {
  * The reconciliation report's query: one row per payment request per collection attempt of the pay date,
  * in (pay_date, payroll_id, attempt id) order. Only what differs per row: the payroll's and the biller's
  * names come from findReportLabels, since sending and parsing them a million times costs seconds.
+ *
+ * Shaped to stream: the attempts come in report order from their index and carry their payment's
+ * identity, and each row's payouts are looked up by key (a lateral aggregate: a hash join would read
+ * every ledger entry before the first row). A cursor over it yields its first batch at once, and Postgres
+ * produces the next batch while this process writes the previous one.
  */
 function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
-  let attemptsOfPayDate = db.selectFrom('collection_attempts').select('id').where('pay_date', '=', filter.payDate);
-  if (filter.payrollId !== undefined) attemptsOfPayDate = attemptsOfPayDate.where('payroll_id', '=', filter.payrollId);
-  // An attempt's collection and a later reversal can leave in different payouts, so all of them are
-  // listed. Aggregated once for the whole pay date and hash-joined: a lookup per row costs more than the
-  // rest of the report.
-  const payouts = db
-    .selectFrom('ledger_entries as le')
-    .select([
-      'le.collection_attempt_id',
-      sql<string>`string_agg(distinct le.payout_id::text, ' ' order by le.payout_id::text)`.as('payout_ids'),
-    ])
-    .where('le.payout_id', 'is not', null)
-    .where('le.collection_attempt_id', 'in', attemptsOfPayDate)
-    .groupBy('le.collection_attempt_id');
-
   let query = db
     .selectFrom('collection_attempts as ca')
-    .innerJoin('payment_requests as pr', 'pr.id', 'ca.payment_request_id')
-    .leftJoin(payouts.as('lp'), 'lp.collection_attempt_id', 'ca.id')
+    // An attempt's collection and a later reversal can leave in different payouts, so all are listed.
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('ledger_entries as le')
+          .select(sql<string | null>`string_agg(distinct le.payout_id::text, ' ' order by le.payout_id::text)`.as('payout_ids'))
+          .whereRef('le.collection_attempt_id', '=', 'ca.id')
+          .where('le.payout_id', 'is not', null)
+          .as('lp'),
+      (join) => join.onTrue(),
+    )
     .select([
       'ca.payroll_id',
       'ca.pay_date',
-      'pr.employee_id',
-      'pr.mandate_id',
-      'pr.id as payment_id',
-      'pr.biller_client_id',
-      'pr.currency',
+      'ca.employee_id',
+      'ca.mandate_id',
+      'ca.payment_request_id as payment_id',
+      'ca.biller_client_id',
+      'ca.currency',
       'ca.requested_amount',
       'ca.deducted_amount',
       'ca.collected_amount',
@@ -52,7 +51,7 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
     ])
     .where('ca.pay_date', '=', filter.payDate);
   if (filter.payrollId !== undefined) query = query.where('ca.payroll_id', '=', filter.payrollId);
-  if (filter.billerClientId !== undefined) query = query.where('pr.biller_client_id', '=', filter.billerClientId);
+  if (filter.billerClientId !== undefined) query = query.where('ca.biller_client_id', '=', filter.billerClientId);
   return query.orderBy('ca.pay_date').orderBy('ca.payroll_id').orderBy('ca.id');
 }
 
@@ -97,11 +96,11 @@ export interface ReconciliationBatch {
 
 /**
  * The report's rows in batches of `batchSize`, read through a server-side cursor (DECLARE / FETCH) in a
- * read-only repeatable-read transaction: Postgres runs the query once, this process never holds more
- * than one batch, and the next batch is fetched only when the consumer asks for it. Rows and labels
- * come from one snapshot, so every row has its labels and the totals agree even while reconciliation is
- * running. Stopping early (return() on the iterator, as a destroyed stream does) closes the cursor and
- * releases the connection.
+ * read-only repeatable-read transaction: Postgres runs the query once and this process holds at most two
+ * batches, the one being consumed and the next, whose FETCH is sent before the current batch is handed
+ * over so that Postgres reads while the consumer writes. Rows and labels come from one snapshot, so
+ * every row has its labels and the totals agree even while reconciliation is running. Stopping early
+ * (return() on the iterator, as a destroyed stream does) closes the cursor and releases the connection.
  */
 export async function* streamReconciliationRows(
   db: Database,
@@ -111,22 +110,28 @@ export async function* streamReconciliationRows(
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
   const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
   let finished = false;
+  let next: Promise<{ rows: ReconciliationRow[] }> | undefined;
   try {
-    // Plan for reading every row (hash joins, one sort), not for a quick first batch.
-    await sql`set local cursor_tuple_fraction = 1.0`.execute(trx);
+    // Key lookups over a few million rows: compiling them would cost more than it saves.
+    await sql`set local jit = off`.execute(trx);
     await sql`select set_config('idle_in_transaction_session_timeout', ${IDLE_READER_TIMEOUT}, true)`.execute(trx);
     const labels = await findReportLabels(trx, filter);
     const compiled = reconciliationQuery(trx, filter).compile();
     await trx.executeQuery(CompiledQuery.raw(`declare reconciliation_rows no scroll cursor for ${compiled.sql}`, [...compiled.parameters]));
     const fetchBatch = CompiledQuery.raw(`fetch forward ${batchSize} from reconciliation_rows`);
+    next = trx.executeQuery<ReconciliationRow>(fetchBatch);
     for (;;) {
-      const { rows } = await trx.executeQuery<ReconciliationRow>(fetchBatch);
+      const { rows } = await next;
+      next = undefined;
       if (rows.length === 0) break;
+      if (rows.length === batchSize) next = trx.executeQuery<ReconciliationRow>(fetchBatch);
       yield { rows, labels };
-      if (rows.length < batchSize) break;
+      if (next === undefined) break;
     }
     finished = true;
   } finally {
+    // A prefetch still in flight when the consumer stops must settle before the transaction ends.
+    await next?.catch(() => {});
     // Read only: commit and rollback are the same; a connection already lost must not mask the cause.
     await (finished ? trx.commit() : trx.rollback()).execute().catch(() => {});
   }
@@ -152,15 +157,14 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
     exceptions: number;
   }>`
     with attempts as (
-      select ca.payroll_id, pr.currency,
+      select ca.payroll_id, ca.currency,
              sum(ca.requested_amount)::bigint as requested,
              coalesce(sum(ca.deducted_amount), 0)::bigint as deducted,
              sum(ca.collected_amount)::bigint as collected,
              sum(ca.shortfall_amount)::bigint as shortfall
       from collection_attempts ca
-      join payment_requests pr on pr.id = ca.payment_request_id
       where ca.pay_date = ${filter.payDate}::date ${attemptPayroll}
-      group by ca.payroll_id, pr.currency
+      group by ca.payroll_id, ca.currency
     ),
     exceptions as (
       select payroll_id, count(*)::bigint as exceptions

@@ -167,8 +167,8 @@ describe('schema constraints bite', () => {
       values (${ids.payment}, ${ids.biller}, ${ids.mandate}, ${ids.payroll}, ${ids.employee}, 'GBP', 1000, ${payDate})
     `.execute(db);
     await sql`
-      insert into collection_attempts (id, payment_request_id, payroll_id, pay_date, attempt_number, requested_amount)
-      values (${ids.attempt}, ${ids.payment}, ${ids.payroll}, ${payDate}, 1, 1000)
+      insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id, pay_date, attempt_number, requested_amount)
+      values (${ids.attempt}, ${ids.payment}, ${ids.employee}, ${ids.mandate}, ${ids.biller}, 'GBP', ${ids.payroll}, ${payDate}, 1, 1000)
     `.execute(db);
   });
 
@@ -204,8 +204,8 @@ describe('schema constraints bite', () => {
   it('collection attempts: one per payment request and pay date', async () => {
     await expect(
       sql`
-        insert into collection_attempts (payment_request_id, payroll_id, pay_date, attempt_number, requested_amount)
-        values (${ids.payment}, ${ids.payroll}, ${payDate}, 2, 1000)
+        insert into collection_attempts (payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id, pay_date, attempt_number, requested_amount)
+        values (${ids.payment}, ${ids.employee}, ${ids.mandate}, ${ids.biller}, 'GBP', ${ids.payroll}, ${payDate}, 2, 1000)
       `.execute(db),
     ).rejects.toMatchObject({ code: '23505', constraint: 'collection_attempts_payment_request_id_pay_date_key' });
   });

@@ -43,6 +43,7 @@ describe('findBrokenLedgerLinks', () => {
 
     // Each wrong in its own row, so each is reported once.
     await sql`update collection_attempts set pay_date = '2026-10-31' where id = ${attempt.id}`.execute(t.db);
+    await sql`update collection_attempts set currency = 'EUR' where id = ${other.collection_attempt_id}`.execute(t.db);
     await sql`update ledger_entries set biller_client_id = ${missing} where id = ${other.id}`.execute(t.db);
     await sql`update payout_items set amount = amount + 1 where id = ${item.id}`.execute(t.db);
     await sql`
@@ -58,6 +59,7 @@ describe('findBrokenLedgerLinks', () => {
     expect(broken.map(({ table, problem }) => [table, problem]).sort()).toEqual(
       [
         ['collection_attempts', 'pay date missing'],
+        ['collection_attempts', 'employee, mandate, biller or currency is not its payment\'s'],
         ['ledger_entries', 'biller or currency is not its payment\'s'],
         ['ledger_entries', 'collection attempt missing'],
         // The attempt's pay date moved, so its entry no longer agrees with it.

@@ -98,6 +98,10 @@ async function post(payment: Payment, payDate: string, amount: number, revision 
       .insertInto('collection_attempts')
       .values({
         payment_request_id: payment.id,
+        employee_id: payment.employee_id,
+        mandate_id: payment.mandate_id,
+        biller_client_id: payment.biller_client_id,
+        currency: payment.currency,
         payroll_id: payment.payroll_id,
         pay_date: payDate,
         attempt_number: (await t.db.selectFrom('collection_attempts').select('id').where('payment_request_id', '=', payment.id).execute()).length + 1,

@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { exportReconciliation } from '../../src/cli/export-commands.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
-import { csvLine, reconciliationColumns, reconciliationRecords, reconciliationSummaryColumns } from '../../src/reports/reconciliation-report.ts';
+import {
+  csvLine,
+  reconciliationColumns,
+  reconciliationCsvLine,
+  reconciliationRecords,
+  reconciliationSummaryColumns,
+  toCsvLabels,
+  toReconciliationRecord,
+} from '../../src/reports/reconciliation-report.ts';
 import {
   createBiller,
   createEmployee,
@@ -66,6 +74,10 @@ async function attempt(spec: AttemptSpec) {
     .insertInto('collection_attempts')
     .values({
       payment_request_id: payment.id,
+      employee_id: payment.employee_id,
+      mandate_id: payment.mandate_id,
+      biller_client_id: payment.biller_client_id,
+      currency: payment.currency,
       payroll_id: payroll.id,
       pay_date: payDate,
       attempt_number: 1,
@@ -285,6 +297,37 @@ describe('csvLine', () => {
         expect(parse(line)).toEqual([fields]);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('reconciliationCsvLine', () => {
+  it('writes exactly csvLine of toReconciliationRecord, whatever the names and values', () => {
+    const name = fc.oneof(fc.string(), fc.constantFrom('Acme, Ltd', 'say "hi"', 'line\nbreak', 'cr\rlf', 'Zoë & Søn'));
+    const minor = fc.integer({ min: 0, max: 999_999_999_999 });
+    const row = fc.record({
+      payroll_id: fc.uuid(),
+      pay_date: fc.constantFrom(PAY_DATE, NEXT_PAY_DATE),
+      employee_id: fc.uuid(),
+      mandate_id: fc.uuid(),
+      payment_id: fc.uuid(),
+      biller_client_id: fc.uuid(),
+      currency: fc.constantFrom('GBP', 'JPY', 'BHD', 'CLF'),
+      requested_amount: minor,
+      deducted_amount: fc.option(minor),
+      collected_amount: minor,
+      shortfall_amount: minor,
+      carried_to_pay_date: fc.option(fc.constant(NEXT_PAY_DATE)),
+      outcome: fc.constantFrom('collected', 'carried', 'failed', 'partially_collected', null),
+      push_version: fc.option(fc.integer({ min: 0, max: 2 ** 40 })),
+      payout_ids: fc.option(fc.array(fc.uuid(), { minLength: 1, maxLength: 3 }).map((ids) => ids.join(' '))),
+    });
+    fc.assert(
+      fc.property(row, name, name, fc.constantFrom('8-2026', '12-2026'), (r, employer, biller, payPeriod) => {
+        const labels = { payrolls: new Map([[r.payroll_id, { employer, payPeriod }]]), billers: new Map([[r.biller_client_id, biller]]) };
+        expect(reconciliationCsvLine(r, toCsvLabels(labels))).toBe(csvLine(toReconciliationRecord(r, labels)));
+      }),
+      { numRuns: 1_000 },
     );
   });
 });

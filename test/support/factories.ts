@@ -287,6 +287,10 @@ export async function createPayoutRow(
         .insertInto('collection_attempts')
         .values({
           payment_request_id: payment.id,
+          employee_id: payment.employee_id,
+          mandate_id: payment.mandate_id,
+          biller_client_id: payment.biller_client_id,
+          currency: payment.currency,
           payroll_id: payment.payroll_id,
           pay_date: payment.target_pay_date,
           attempt_number: 1,
