@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import type { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
 import { createQueue, queueNames } from '../../src/queue/queues.ts';
@@ -110,11 +110,17 @@ describe('delivery to a receiver that verifies with the standardwebhooks package
     expect(mandateEvent.data).toMatchObject({ id: created.json().mandate.id, status: 'pending_enablement', version: expect.any(Number) });
     expect(hooks.summary()).toEqual({ byType: { 'mandate.created': 1, 'payout.created': 1 }, verified: 2, duplicates: 0, rejected: 0 });
 
-    const rows = await deliveriesOfEndpoint(t.db, endpoint.id);
-    expect(rows.map((row) => [row.status, row.attempts, row.last_status_code])).toEqual([
-      ['succeeded', 1, 204],
-      ['succeeded', 1, 204],
-    ]);
+    // The receiver has answered; the sender records each answer just after, so wait for the records.
+    await vi.waitFor(
+      async () => {
+        const rows = await deliveriesOfEndpoint(t.db, endpoint.id);
+        expect(rows.map((row) => [row.status, row.attempts, row.last_status_code])).toEqual([
+          ['succeeded', 1, 204],
+          ['succeeded', 1, 204],
+        ]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect((await attemptsOfEndpoint(t.db, endpoint.id)).map((a) => [a.attempt_number, a.status_code, a.error])).toEqual([
       [1, 204, null],
       [1, 204, null],
