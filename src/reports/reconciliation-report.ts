@@ -51,6 +51,13 @@ export const UNRECONCILED_STATUS = 'unreconciled';
 /** Rows per FETCH: large enough to amortise the round trip, small enough to keep memory flat. */
 export const RECONCILIATION_BATCH_SIZE = 5_000;
 
+/** The payout_id cell: each payout of the attempt's ledger entries once, in id order, space separated. */
+export function payoutIdsCell(payoutIds: string | null): string {
+  if (payoutIds === null) return '';
+  if (!payoutIds.includes(' ')) return payoutIds;
+  return [...new Set(payoutIds.split(' '))].sort().join(' ');
+}
+
 /** One CSV record: money as decimal strings in the row's currency, absent values as empty cells. */
 export function toReconciliationRecord(row: ReconciliationRow, labels: ReportLabels): string[] {
   const money = (minor: number | null) => (minor === null ? '' : formatMinorUnits(minor, row.currency));
@@ -73,7 +80,7 @@ export function toReconciliationRecord(row: ReconciliationRow, labels: ReportLab
     row.carried_to_pay_date ?? '',
     row.outcome ?? UNRECONCILED_STATUS,
     row.push_version === null ? '' : String(row.push_version),
-    row.payout_ids ?? '',
+    payoutIdsCell(row.payout_ids),
   ];
 }
 
@@ -148,7 +155,7 @@ export function reconciliationCsvLine(row: ReconciliationRow, labels: CsvLabels)
     `${row.payment_id},${labels.billers.get(row.biller_client_id)!},${currency},${formatMinorUnits(row.requested_amount, currency)},` +
     `${row.deducted_amount === null ? '' : formatMinorUnits(row.deducted_amount, currency)},${formatMinorUnits(row.collected_amount, currency)},` +
     `${formatMinorUnits(row.shortfall_amount, currency)},${row.carried_to_pay_date ?? ''},${row.outcome ?? UNRECONCILED_STATUS},` +
-    `${row.push_version === null ? '' : row.push_version},${row.payout_ids ?? ''}\n`
+    `${row.push_version === null ? '' : row.push_version},${payoutIdsCell(row.payout_ids)}\n`
   );
 }
 

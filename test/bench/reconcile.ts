@@ -1,22 +1,22 @@
 /**
- * Reconciliation benchmark (a script, not a test): `npx tsx test/bench/reconcile.ts [--concurrency 6]`
+ * Reconciliation benchmark (a script, not a test):
+ * `npx tsx test/bench/reconcile.ts [--database deductions_bench] [--concurrency 6]`
  *
  * Runs on the database the nightly benchmark leaves behind (run `npx tsx test/bench/nightly.ts
- * [--database X]` first): submits a confirmation for every locked payroll pay date (500,000 employees at full
- * scale; 90% deducted in full, 10% half), reconciles every payroll through the real BullMQ workers,
- * runs payouts, and exports the reconciliation CSV (1,000,000 rows) in a fresh child process so
- * its peak RSS is the export's own. In the same run it measures a floor: one INSERT ... SELECT of
- * as many rows as there are payment requests. Prints each phase's wall time, rows/s, peak RSS and
- * the ratio to the floor.
+ * [--database X]` first): submits a confirmation for every locked payroll pay date (500,000 employees
+ * at full scale; 90% deducted in full, 10% half), reconciles every payroll through the real BullMQ
+ * workers, runs payouts, and exports the reconciliation CSV (1,000,000 rows) in a fresh child process
+ * (reconcile-export.ts) so its peak RSS is the export's own. In the same run it measures a floor: one
+ * INSERT ... SELECT of as many rows as there are payment requests. Prints each phase's wall time,
+ * rows/s, peak RSS and the ratio to the floor, and checks the money adds up.
  *
  * Re-runnable: the first run on a freshly locked database copies it to `<database>_locked` (a
- * template, a few tens of seconds); a later run finds the pay dates already reconciled and restores
- * the database from that copy before measuring. Pending migrations are applied after that, so the
- * figures are always for the current schema.
+ * template, a few seconds with FILE_COPY); a later run finds the pay dates already reconciled and
+ * restores the database from that copy before measuring. Pending migrations are applied after that,
+ * so the figures are always for the current schema.
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { createWriteStream, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
@@ -35,7 +35,6 @@ import { producerConnection } from '../../src/queue/connections.ts';
 import { defaultJobOptions, queueNames } from '../../src/queue/queues.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
 import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
-import { writeReconciliationCsv } from '../../src/reports/reconciliation-report.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
 import { inParallel } from '../../src/demo/api-client.ts';
 import { megabytes, perSecond, seconds, timed } from './bench-support.ts';
@@ -46,7 +45,6 @@ const { values } = parseArgs({
   options: {
     concurrency: { type: 'string', default: '6' },
     database: { type: 'string', default: 'deductions_bench' },
-    only: { type: 'string' },
     out: { type: 'string', default: '/tmp/bench-reconciliation.csv' },
   },
 });
@@ -59,16 +57,6 @@ const config = parseConfig({
   DATABASE_POOL_SIZE: '12',
 });
 
-
-/** The export phase alone, in its own process: prints rows, ms and its own peak RSS as JSON. */
-async function exportOnly(): Promise<void> {
-  const db = createDatabase(config.DATABASE_URL, 2);
-  const started = performance.now();
-  await writeReconciliationCsv(db, { payDate: PAY_DATE }, createWriteStream(values.out!));
-  const ms = performance.now() - started;
-  await db.destroy();
-  process.stdout.write(`${JSON.stringify({ ms, bytes: statSync(values.out!).size, maxRssKb: process.resourceUsage().maxRSS })}\n`);
-}
 
 const templateName = `${values.database}_locked`;
 
@@ -231,7 +219,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
   await runtime.close();
 
-  const child = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', 'export', '--database', values.database!, '--out', values.out!], {
+  const exportScript = fileURLToPath(new URL('./reconcile-export.ts', import.meta.url));
+  const child = execFileSync(process.execPath, ['--import', 'tsx', exportScript, '--database', values.database!, '--pay-date', PAY_DATE, '--out', values.out!], {
     encoding: 'utf8',
   });
   const exported = JSON.parse(child.trim().split('\n').at(-1)!) as { ms: number; bytes: number; maxRssKb: number };
@@ -263,5 +252,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (values.only === 'export') await exportOnly();
-else await main();
+await main();

@@ -12,6 +12,8 @@ import {
   csvLine,
   reconciliationColumns,
   reconciliationCsvLine,
+  payoutIdsCell,
+  reconciliationCsvStream,
   reconciliationRecords,
   reconciliationSummaryColumns,
   toCsvLabels,
@@ -301,6 +303,18 @@ describe('csvLine', () => {
   });
 });
 
+describe('payoutIdsCell', () => {
+  it('lists each payout once, in id order, whatever the order and repeats of the entries', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uuid(), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), (ids, picks) => {
+        const entries = picks.map((pick) => ids[pick % ids.length]!);
+        expect(payoutIdsCell(entries.join(' '))).toBe([...new Set(entries)].sort().join(' '));
+      }),
+    );
+    expect(payoutIdsCell(null)).toBe('');
+  });
+});
+
 describe('reconciliationCsvLine', () => {
   it('writes exactly csvLine of toReconciliationRecord, whatever the names and values', () => {
     const name = fc.oneof(fc.string(), fc.constantFrom('Acme, Ltd', 'say "hi"', 'line\nbreak', 'cr\rlf', 'Zoë & Søn'));
@@ -328,6 +342,89 @@ describe('reconciliationCsvLine', () => {
         expect(reconciliationCsvLine(r, toCsvLabels(labels))).toBe(csvLine(toReconciliationRecord(r, labels)));
       }),
       { numRuns: 1_000 },
+    );
+  });
+});
+
+describe('the streamed CSV', () => {
+  it('is exactly csvLine of toReconciliationRecord for every row: amounts in any exponent, absent values, names to quote', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id, { name: 'Line\nbreak, "quoted" & Søn' });
+    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
+    const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+    const mandate = await createMandateRow(t.db, { billerClientId: billerA.clientId, employeeId: employee.id, payrollId: payroll.id });
+    const cases: Array<{ currency: string; amounts: [number, number | null, number, number]; outcome: Outcome; carried?: string; push?: number; payouts?: number }> = [
+      { currency: 'GBP', amounts: [3, 0, 0, 3], outcome: 'failed', push: 1 },
+      { currency: 'GBP', amounts: [1, 9, 10, 99], outcome: 'collected', push: 2 ** 40, payouts: 2 },
+      { currency: 'GBP', amounts: [100, null, 101, 999_999_999_999_999], outcome: null },
+      { currency: 'JPY', amounts: [5, 0, 12_345, 1], outcome: 'carried', carried: NEXT_PAY_DATE, push: 3, payouts: 1 },
+      { currency: 'BHD', amounts: [1_234, 5, 1_000, 999], outcome: 'partially_collected', push: 1 },
+      { currency: 'CLF', amounts: [12_345_678, 1, 10_000, 9_999], outcome: 'collected', push: 1, payouts: 3 },
+    ];
+    // Three entries of one attempt in two payouts: the cell lists each payout once, in id order.
+    const [firstPayout, secondPayout] = [crypto.randomUUID(), crypto.randomUUID()].sort() as [string, string];
+    const payoutsOfEntries = [secondPayout, firstPayout, secondPayout];
+    for (const spec of cases) {
+      const payment = await createPaymentRequestRow(t.db, { mandate, amount: 1_000_000_000_000_000 - 1, targetPayDate: OTHER_PAY_DATE });
+      const [requested, deducted, collected, shortfall] = spec.amounts;
+      const row = await t.db
+        .insertInto('collection_attempts')
+        .values({
+          payment_request_id: payment.id,
+          employee_id: payment.employee_id,
+          mandate_id: payment.mandate_id,
+          biller_client_id: payment.biller_client_id,
+          currency: spec.currency,
+          payroll_id: payroll.id,
+          pay_date: OTHER_PAY_DATE,
+          attempt_number: 1,
+          requested_amount: requested,
+          deducted_amount: deducted,
+          collected_amount: collected,
+          shortfall_amount: shortfall,
+          carried_to_pay_date: spec.carried ?? null,
+          outcome: spec.outcome,
+          push_version: spec.push ?? null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      for (let i = 0; i < (spec.payouts ?? 0); i++) {
+        await t.db
+          .insertInto('ledger_entries')
+          .values({
+            biller_client_id: payment.biller_client_id,
+            payment_request_id: payment.id,
+            collection_attempt_id: row.id,
+            revision: i,
+            kind: 'payment_collected',
+            amount: 1,
+            currency: spec.currency,
+            pay_date: OTHER_PAY_DATE,
+            payout_id: spec.payouts === 3 ? payoutsOfEntries[i]! : crypto.randomUUID(),
+          })
+          .execute();
+      }
+    }
+
+    const filter = { payDate: OTHER_PAY_DATE, payrollId: payroll.id };
+    const records: string[][] = [];
+    for await (const record of reconciliationRecords(t.db, filter, 4)) records.push(record);
+    expect(records).toHaveLength(cases.length);
+    const chunks: Buffer[] = [];
+    for await (const chunk of reconciliationCsvStream(t.db, filter, 4)) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(csvLine(reconciliationColumns) + records.map(csvLine).join(''));
+    expect(records.find((record) => record[8] === 'CLF')![16]).toBe(`${firstPayout} ${secondPayout}`);
+    // And both are right: amounts in each currency's exponent, absent ones empty.
+    const amounts = records.map((record) => [record[8], ...record.slice(9, 13), record[14]]);
+    expect(amounts).toEqual(
+      expect.arrayContaining([
+        ['GBP', '0.03', '0.00', '0.00', '0.03', 'failed'],
+        ['GBP', '0.01', '0.09', '0.10', '0.99', 'collected'],
+        ['GBP', '1.00', '', '1.01', '9999999999999.99', 'unreconciled'],
+        ['JPY', '5', '0', '12345', '1', 'carried'],
+        ['BHD', '1.234', '0.005', '1.000', '0.999', 'partially_collected'],
+        ['CLF', '1234.5678', '0.0001', '1.0000', '0.9999', 'collected'],
+      ]),
     );
   });
 });
