@@ -45,11 +45,13 @@ export function insertPaymentUpdatedEvents(source: string): RawBuilder<unknown> 
   return sql`
     insert into events (id, type, biller_client_id, resource_type, resource_id, payload, created_at)
     select e.event_id, 'payment_request.updated', e.biller_client_id, 'payment_request', e.id,
-           jsonb_build_object('id', e.event_id, 'type', 'payment_request.updated', 'created_at', ${isoInstant(sql`now()`)},
+           jsonb_build_object('id', e.event_id, 'type', 'payment_request.updated', 'created_at', stamp.created_at,
                               'data', ${paymentResourceJsonb('e')}),
            now()
     from (select ${timeOrderedUuidSql(sql`r.random`)} as event_id, r.*
           from (select uuid_send(gen_random_uuid()) as random, p.* from ${sql.table(source)} p) r) e
+    -- The transaction's now(), formatted once rather than per event.
+    cross join (select ${isoInstant(sql`now()`)} as created_at) stamp
   `;
 }
 

@@ -26,6 +26,7 @@ export interface StoredAttempt {
 export interface PaymentToReconcile {
   id: string;
   employeeId: string;
+  mandateId: string;
   billerClientId: string;
   scheduleId: string | null;
   currency: string;
@@ -75,6 +76,11 @@ export interface ReconciliationPlanInput {
 export interface AttemptWrite {
   id: string;
   paymentRequestId: string;
+  /** The payment's identity, which the attempt carries for the report (written once, never changed). */
+  employeeId: string;
+  mandateId: string;
+  billerClientId: string;
+  currency: string;
   attemptNumber: number;
   requestedAmount: number;
   deductedAmount: number;
@@ -258,6 +264,10 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       const attempt: AttemptWrite = {
         id: stored?.id ?? input.newId(),
         paymentRequestId: payment.id,
+        employeeId: payment.employeeId,
+        mandateId: payment.mandateId,
+        billerClientId: payment.billerClientId,
+        currency: payment.currency,
         attemptNumber,
         requestedAmount: requestedThisPayDate(payment),
         deductedAmount: allocated,

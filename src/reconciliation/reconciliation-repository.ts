@@ -39,6 +39,7 @@ export async function findCurrentSnapshotForUpdate(db: Executor, payrollId: stri
 export interface PaymentToReconcileRow {
   id: string;
   employee_id: string;
+  mandate_id: string;
   biller_client_id: string;
   schedule_id: string | null;
   currency: string;
@@ -91,7 +92,7 @@ export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId:
              a.revision as attempt_revision
       from asked full join attempted a on a.payment_request_id = asked.payment_request_id
     )
-    select pr.id, pr.employee_id, pr.biller_client_id, pr.schedule_id, pr.currency, pr.amount, pr.collected_amount,
+    select pr.id, pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.schedule_id, pr.currency, pr.amount, pr.collected_amount,
            pr.paid_out_amount, pr.status, pr.version, pr.attempts, pr.due_date, pr.created_at,
            pr.allow_post_due_date_deduction, pr.target_pay_date, m.status = 'active' as mandate_active,
            i.snapshot_requested, i.attempt_id, i.attempt_number, i.attempt_requested, i.attempt_deducted,
@@ -175,12 +176,16 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
       insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id,
         pay_date, attempt_number, requested_amount, deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date,
         outcome, push_version, revision, reconciled_at)
-      select a.id, a.payment_request_id, pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.currency, ${w.payrollId}::uuid,
+      select a.id, a.payment_request_id, a.employee_id, a.mandate_id, a.biller_client_id, a.currency, ${w.payrollId}::uuid,
              ${w.payDate}::date, a.attempt_number, a.requested_amount, a.deducted_amount, a.collected_amount, a.shortfall_amount,
              a.carried_to_pay_date, a.outcome, a.push_version, a.revision, now()
       from unnest(
         ${attempts.map((a) => a.id)}::uuid[],
         ${attempts.map((a) => a.paymentRequestId)}::uuid[],
+        ${attempts.map((a) => a.employeeId)}::uuid[],
+        ${attempts.map((a) => a.mandateId)}::uuid[],
+        ${attempts.map((a) => a.billerClientId)}::uuid[],
+        ${attempts.map((a) => a.currency)}::char(3)[],
         ${attempts.map((a) => a.attemptNumber)}::int[],
         ${attempts.map((a) => a.requestedAmount)}::bigint[],
         ${attempts.map((a) => a.deductedAmount)}::bigint[],
@@ -190,10 +195,8 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
         ${attempts.map((a) => a.outcome)}::text[],
         ${attempts.map((a) => a.pushVersion)}::bigint[],
         ${attempts.map((a) => a.revision)}::int[]
-      ) as a(id, payment_request_id, attempt_number, requested_amount, deducted_amount, collected_amount,
-             shortfall_amount, carried_to_pay_date, outcome, push_version, revision)
-      -- The payment's identity, for the report (rows this transaction has just read, so no I/O).
-      join payment_requests pr on pr.id = a.payment_request_id
+      ) as a(id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, attempt_number, requested_amount,
+             deducted_amount, collected_amount, shortfall_amount, carried_to_pay_date, outcome, push_version, revision)
       on conflict (payment_request_id, pay_date) do update
         set deducted_amount = excluded.deducted_amount,
             collected_amount = excluded.collected_amount,

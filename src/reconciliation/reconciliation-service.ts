@@ -64,6 +64,7 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
   return {
     id: row.id,
     employeeId: row.employee_id,
+    mandateId: row.mandate_id,
     billerClientId: row.biller_client_id,
     scheduleId: row.schedule_id,
     currency: row.currency,
