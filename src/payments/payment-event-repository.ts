@@ -1,18 +1,11 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
 
 // payment_request.updated events written by the statement that changes the payments. Reconciliation
 // and payouts move up to a million payments in one run; returning every row to Node only to build its
 // event and send it back costs more than the update itself, and holding a payout's rows at once would
 // not fit in memory. So the event is built in SQL, next to the rows.
-
-/**
- * timeOrderedUuid (shared/time-ordered-uuid.ts) in SQL, for ids made where the rows are: the 16 bytes
- * of a version 4 UUID (`random`, a bytea) under the 48-bit millisecond clock, with the version 7 nibble.
- */
-const timeOrderedUuidSql = (random: RawBuilder<unknown>) => sql`encode(set_byte(
-    overlay(${random} placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::int8) from 3) from 1 for 6),
-    6, (get_byte(${random}, 6) & 15) | 112), 'hex')::uuid`;
 
 /** toISOString in SQL: UTC, milliseconds (truncated, as node-pg's Date is), 'Z'. */
 const isoInstant = (value: RawBuilder<unknown>) => sql`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

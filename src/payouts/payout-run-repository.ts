@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
+import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
 
 /** One biller's money in one currency: payouts never mix either. */
 export interface PayoutGroup {
@@ -101,7 +102,8 @@ export async function insertPayout(db: Executor, payout: NewPayout) {
 
 /**
  * Set-based: links every unpaid, settled entry of the group to the payout and writes one signed item
- * per entry, in one statement. Returns what was attached so the caller can check it against the payout.
+ * per entry (time-ordered ids, see time-ordered-uuid.ts), in one statement. Returns what was attached
+ * so the caller can check it against the payout.
  */
 export async function attachUnpaidEntriesToPayout(
   db: Executor,
@@ -120,8 +122,9 @@ export async function attachUnpaidEntriesToPayout(
       returning id, payment_request_id, kind, amount
     ),
     items as (
-      insert into payout_items (payout_id, ledger_entry_id, payment_request_id, kind, amount)
-      select ${payoutId}::uuid, id, payment_request_id, kind, amount from linked
+      insert into payout_items (id, payout_id, ledger_entry_id, payment_request_id, kind, amount)
+      select ${timeOrderedUuidSql(sql`l.random`)}, ${payoutId}::uuid, l.id, l.payment_request_id, l.kind, l.amount
+      from (select uuid_send(gen_random_uuid()) as random, linked.* from linked) l
       returning amount
     )
     select coalesce(sum(amount), 0)::bigint as net, count(*)::bigint as entries from items
