@@ -5,6 +5,7 @@ import * as leanNightlyWrites from './20261122020000_lean_nightly_writes.ts';
 import * as ledgerWritesWithoutRechecks from './20261122030000_ledger_writes_without_rechecks.ts';
 import * as deductionRecordsWithoutRechecks from './20261122031000_deduction_records_without_rechecks.ts';
 import * as attemptsInReportOrder from './20261122032000_attempts_in_report_order.ts';
+import * as failedPayoutsKeepTheirItems from './20261122033000_failed_payouts_keep_their_items.ts';
 import * as eventsSequenceWithoutUniqueIndex from './20261122050000_events_sequence_without_unique_index.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
@@ -16,5 +17,6 @@ export const migrations: Record<string, Migration> = {
   '20261122030000_ledger_writes_without_rechecks': ledgerWritesWithoutRechecks,
   '20261122031000_deduction_records_without_rechecks': deductionRecordsWithoutRechecks,
   '20261122032000_attempts_in_report_order': attemptsInReportOrder,
+  '20261122033000_failed_payouts_keep_their_items': failedPayoutsKeepTheirItems,
   '20261122050000_events_sequence_without_unique_index': eventsSequenceWithoutUniqueIndex,
 };

@@ -438,6 +438,8 @@ export interface PayoutItemsTable {
   payment_request_id: string;
   kind: LedgerEntryKind;
   amount: MinorUnits;
+  /** Set when the payout failed and its entries went back to the unpaid pool; the item stays as a record. */
+  released_at: Timestamp | null;
 }
 
 export type EventType =

@@ -76,7 +76,7 @@ export interface BrokenLedgerLink {
  * foreign keys are gone (migration 20261122030000: the writing statements guarantee them), so this is
  * the check, and a stricter one than the keys were: an attempt's copy of its payment's identity and an
  * entry's payment and biller must agree with the payment, an item must match its entry and sit in the
- * payout the entry is linked to. Always empty
+ * payout the entry is linked to (or, released, in a failed payout the entry has left). Always empty
  * unless something wrote these tables outside reconciliation and the payout run. For audits and the
  * invariant tests.
  */
@@ -114,13 +114,16 @@ export async function findBrokenLedgerLinks(db: Executor, paymentRequestIds: rea
     select 'payout_items', i.id,
            case when po.id is null then 'payout missing'
                 when le.id is null then 'ledger entry missing'
-                when le.payout_id is distinct from i.payout_id then 'ledger entry is not linked to its payout'
+                when i.released_at is null and le.payout_id is distinct from i.payout_id then 'ledger entry is not linked to its payout'
+                when i.released_at is not null and (po.status <> 'failed' or le.payout_id = i.payout_id) then 'released, yet its payout did not fail or still holds the entry'
                 else 'payment, kind or amount is not its ledger entry''s' end
     from payout_items i
     left join payouts po on po.id = i.payout_id
     left join ledger_entries le on le.id = i.ledger_entry_id
     where i.payment_request_id = any(${ids}::uuid[])
-      and (po.id is null or le.id is null or le.payout_id is distinct from i.payout_id
+      and (po.id is null or le.id is null
+           or (i.released_at is null and le.payout_id is distinct from i.payout_id)
+           or (i.released_at is not null and (po.status <> 'failed' or le.payout_id is not distinct from i.payout_id))
            or le.payment_request_id <> i.payment_request_id or le.kind <> i.kind or le.amount <> i.amount)
     order by 1, 2
   `.execute(db);

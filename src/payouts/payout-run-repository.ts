@@ -198,13 +198,13 @@ export async function setPayoutFailed(db: Executor, payoutId: string, reason: st
 }
 
 /**
- * Hands a failed payout's entries back to the unpaid pool. Its items go: payout_items.ledger_entry_id is
- * unique, so an entry can only sit in the payout that will actually pay it. The failed payout keeps its
- * amount, reference and failure reason.
+ * Hands a failed payout's entries back to the unpaid pool. Its items stay, marked released, as the
+ * record of what the failed transfer held: an entry may sit in only one unreleased item, so the next
+ * payout can take it again. The failed payout keeps its amount, reference and failure reason.
  */
 export async function releasePayoutEntries(db: Executor, payoutId: string): Promise<number> {
   const released = await db.updateTable('ledger_entries').set({ payout_id: null }).where('payout_id', '=', payoutId).executeTakeFirst();
-  await db.deleteFrom('payout_items').where('payout_id', '=', payoutId).execute();
+  await db.updateTable('payout_items').set({ released_at: sql`now()` }).where('payout_id', '=', payoutId).where('released_at', 'is', null).execute();
   return Number(released.numUpdatedRows);
 }
 

@@ -46,6 +46,7 @@ describe('findBrokenLedgerLinks', () => {
     await sql`update collection_attempts set currency = 'EUR' where id = ${other.collection_attempt_id}`.execute(t.db);
     await sql`update ledger_entries set biller_client_id = ${missing} where id = ${other.id}`.execute(t.db);
     await sql`update payout_items set amount = amount + 1 where id = ${item.id}`.execute(t.db);
+    await sql`update payout_items set released_at = now() where ledger_entry_id = ${other.id}`.execute(t.db);
     await sql`
       insert into ledger_entries (biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
       values (${w.biller.clientId}, ${first.id}, ${missing}, 0, 'payment_collected', 1, 'GBP', ${PD1})
@@ -65,6 +66,7 @@ describe('findBrokenLedgerLinks', () => {
         // The attempt's pay date moved, so its entry no longer agrees with it.
         ['ledger_entries', 'pay date is not its attempt\'s'],
         ['payout_items', 'ledger entry missing'],
+        ['payout_items', 'released, yet its payout did not fail or still holds the entry'],
         ['payout_items', 'payment, kind or amount is not its ledger entry\'s'],
       ].sort(),
     );

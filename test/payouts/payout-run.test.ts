@@ -402,6 +402,11 @@ describe('marking payouts paid and failed', () => {
     expect(await findPayment(payment.id)).toMatchObject({ status: 'collected', paid_out_amount: 0, version: versionPaidOut + 1 });
     const entries = await t.db.selectFrom('ledger_entries').select('payout_id').where('payment_request_id', '=', payment.id).execute();
     expect(entries).toEqual([{ payout_id: null }]);
+    // The failed payout keeps its items, released, as the record of what the bank rejected.
+    const kept = await t.db.selectFrom('payout_items').selectAll().where('payout_id', '=', first.payoutId).execute();
+    expect(kept).toEqual([expect.objectContaining({ payment_request_id: payment.id, kind: 'payment_collected', amount: 6000, released_at: expect.any(Date) })]);
+    const shown = await injectJson(t.app, { method: 'GET', url: `/payouts/${first.payoutId}`, headers: await authHeaders(t.app, biller) });
+    expect(shown.json().payout).toMatchObject({ status: 'failed', items: [{ payment_request_id: payment.id, kind: 'payment_collected', amount: 6000 }] });
     const events = await t.db.selectFrom('events').select('payload').where('resource_id', '=', payment.id).orderBy('sequence').execute();
     expect(events.map((event) => (event.payload as { data: { status: string } }).data.status)).toEqual(['paid_out', 'collected']);
     await expectPaidOutWithinCollected(biller.clientId);
@@ -410,6 +415,10 @@ describe('marking payouts paid and failed', () => {
     expect(again).toMatchObject({ outcome: 'paid_out', amount: 6000, entries: 1, paymentsPaidOut: 1 });
     expect((again as { payoutId: string }).payoutId).not.toBe(first.payoutId);
     expect(await findPayment(payment.id)).toMatchObject({ status: 'paid_out', paid_out_amount: 6000 });
+    // The same entry, now in the new payout's items too: only one of its items is unreleased.
+    const itemsOfEntry = await t.db.selectFrom('payout_items').select(['payout_id', 'released_at']).where('payment_request_id', '=', payment.id).execute();
+    expect(itemsOfEntry.filter((item) => item.released_at === null)).toEqual([{ payout_id: (again as { payoutId: string }).payoutId, released_at: null }]);
+    expect(itemsOfEntry).toHaveLength(2);
     await expectPaidOutWithinCollected(biller.clientId);
   });
 
