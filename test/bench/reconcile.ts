@@ -16,6 +16,7 @@
  * so the figures are always for the current schema.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -135,6 +136,29 @@ async function main(): Promise<void> {
   // has just filled before anyone reconciles.
   await timedPhase('analyze', () => sql`analyze`.execute(db));
   const rss = () => megabytes(process.resourceUsage().maxRSS);
+  // Where a phase's CPU goes: this process (workers included), the Postgres backends serving this
+  // database, and Redis. On two shared cores the wall time is mostly their sum divided by two.
+  const redisPid = Number(((await runtime.redis.info('server')).match(/process_id:(\d+)/) ?? [])[1] ?? 0);
+  const cpuOf = (pid: number) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      return 0; // the process has gone
+    }
+  };
+  const cpuNow = async () => {
+    const pids = (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db)).rows.map((r) => r.pid);
+    const usage = process.cpuUsage();
+    return { pids: new Map(pids.map((pid) => [pid, cpuOf(pid)])), node: (usage.user + usage.system) / 1000, redis: cpuOf(redisPid) };
+  };
+  const cpuSince = async (before: Awaited<ReturnType<typeof cpuNow>>) => {
+    const after = await cpuNow();
+    let postgres = 0;
+    for (const [pid, ms] of after.pids) postgres += ms - (before.pids.get(pid) ?? 0);
+    const s = (ms: number) => (ms / 1000).toFixed(0);
+    return `CPU: postgres backends ${s(postgres)} s, node ${s(after.node - before.node)} s, redis ${s(after.redis - before.redis)} s`;
+  };
 
   const floor = await timedPhase(`floor: INSERT ... SELECT ${payments} rows`, () =>
     sql`
@@ -150,6 +174,7 @@ async function main(): Promise<void> {
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: provider.rows[0]!.id };
 
   const employees = Number((await sql<{ n: number }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(db)).rows[0]!.n);
+  let cpuMark = await cpuNow();
   const confirm = await timedPhase(`confirmations (${employees} employees)`, () =>
     inParallel(snapshots, Number(values.concurrency), async (snapshot, index) => {
       const lines = (
@@ -173,9 +198,11 @@ async function main(): Promise<void> {
     }),
   );
   const confirmRss = rss();
+  const confirmCpu = await cpuSince(cpuMark);
 
   const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
   const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
+  cpuMark = await cpuNow();
   const reconcile = await timedPhase('reconciliation (BullMQ jobs, workers)', async () => {
     for (let i = 0; i < snapshots.length; i += 1000) {
       await queue.addBulk(
@@ -197,6 +224,7 @@ async function main(): Promise<void> {
   await workers.close();
   await queue.close();
   const reconcileRss = rss();
+  const reconcileCpu = await cpuSince(cpuMark);
   const reconciled = (await sql<{ attempts: number; collected: number; ledger: number; ledger_total: number; collected_total: number }>`
     select (select count(*)::int from collection_attempts) as attempts,
            (select count(*)::int from payment_requests where status = 'collected') as collected,
@@ -208,8 +236,10 @@ async function main(): Promise<void> {
   const biller = await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(db);
   await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000001', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
   const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
+  cpuMark = await cpuNow();
   const payouts = await timedPhase('payouts', () => runPayoutsOn(db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
   const payoutsRss = rss();
+  const payoutsCpu = await cpuSince(cpuMark);
   const paidOut = (await sql<{ items: number; paid_out: number; unpaid: number }>`
     select (select count(*)::int from payout_items) as items,
            (select count(*)::int from payment_requests where status = 'paid_out') as paid_out,
@@ -233,11 +263,11 @@ async function main(): Promise<void> {
     [
       '',
       `Result (2 cores, concurrency ${values.concurrency}, load average now ${loadavg().map((l) => l.toFixed(2)).join(' ')})`,
-      `  confirmations     ${seconds(confirm.ms)} s, ${perSecond(employees, confirm.ms)} employees/s, ratio to floor ${ratio(confirm.ms)}, peak RSS so far ${confirmRss}`,
-      `  reconciliation    ${seconds(reconcile.ms)} s, ${perSecond(payments, reconcile.ms)} payment requests/s, ratio to floor ${ratio(reconcile.ms)}, peak RSS so far ${reconcileRss}` +
+      `  confirmations     ${seconds(confirm.ms)} s, ${perSecond(employees, confirm.ms)} employees/s, ratio to floor ${ratio(confirm.ms)}, peak RSS so far ${confirmRss}; ${confirmCpu}`,
+      `  reconciliation    ${seconds(reconcile.ms)} s, ${perSecond(payments, reconcile.ms)} payment requests/s, ratio to floor ${ratio(reconcile.ms)}, peak RSS so far ${reconcileRss}; ${reconcileCpu}` +
         ` (${reconciled.attempts} attempts, ${reconciled.collected} collected, ${reconciled.ledger} ledger entries, ${failed} failed jobs;` +
         ` ledger ${reconciled.ledger_total} = collected ${reconciled.collected_total} minor units: ${reconciled.ledger_total === reconciled.collected_total})`,
-      `  payouts           ${seconds(payouts.ms)} s, ${perSecond(paidOut.items, payouts.ms)} ledger entries/s, ratio to floor ${ratio(payouts.ms)}, peak RSS so far ${payoutsRss}` +
+      `  payouts           ${seconds(payouts.ms)} s, ${perSecond(paidOut.items, payouts.ms)} ledger entries/s, ratio to floor ${ratio(payouts.ms)}, peak RSS so far ${payoutsRss}; ${payoutsCpu}` +
         ` (${payouts.result.groups.length} payout groups, ${paidOut.items} items, ${paidOut.paid_out} payments paid out, ${paidOut.unpaid} entries left unpaid, paid ${paidOutTotal} minor units)`,
       `  CSV export        ${seconds(exported.ms)} s, ${perSecond(reconciled.attempts, exported.ms)} rows/s, ${Math.round(exported.bytes / 1_048_576)} MB file, peak RSS ${megabytes(exported.maxRssKb)} (its own process), ratio to floor ${ratio(exported.ms)}`,
       `  floor             ${seconds(floor.ms)} s (${perSecond(payments, floor.ms)} rows/s)`,
