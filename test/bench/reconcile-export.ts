@@ -2,8 +2,8 @@
  * The reconciliation benchmark's export phase, run by test/bench/reconcile.ts in a process of its own so
  * that its peak RSS is the export's: it loads only what `deductions export reconciliation` needs to write
  * the file (configuration, the database pool and the report), not the benchmark's queues and workers.
- * `npx tsx test/bench/reconcile-export.ts --database X --pay-date D --out F` prints rows, ms, bytes and
- * peak RSS as JSON.
+ * `npx tsx test/bench/reconcile-export.ts --database X --pay-date D --out F` prints ms, bytes, peak RSS
+ * and CPU time as JSON.
  */
 import { createWriteStream, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -22,4 +22,5 @@ const started = performance.now();
 await writeReconciliationCsv(db, { payDate: values['pay-date']! }, createWriteStream(values.out!));
 const ms = performance.now() - started;
 await db.destroy();
-process.stdout.write(`${JSON.stringify({ ms, bytes: statSync(values.out!).size, maxRssKb: process.resourceUsage().maxRSS })}\n`);
+const cpu = process.cpuUsage();
+process.stdout.write(`${JSON.stringify({ ms, bytes: statSync(values.out!).size, maxRssKb: process.resourceUsage().maxRSS, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);

@@ -17,7 +17,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
@@ -147,17 +147,28 @@ async function main(): Promise<void> {
       return 0; // the process has gone
     }
   };
+  /** Busy CPU of the whole machine (every core, every process), ms. */
+  const machineBusyMs = () => {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return ((user! + nice! + system! + irq! + softirq! + steal!) * 1000) / 100;
+  };
   const cpuNow = async () => {
     const pids = (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db)).rows.map((r) => r.pid);
     const usage = process.cpuUsage();
-    return { pids: new Map(pids.map((pid) => [pid, cpuOf(pid)])), node: (usage.user + usage.system) / 1000, redis: cpuOf(redisPid) };
+    return { pids: new Map(pids.map((pid) => [pid, cpuOf(pid)])), node: (usage.user + usage.system) / 1000, redis: cpuOf(redisPid), machine: machineBusyMs(), at: performance.now() };
   };
   const cpuSince = async (before: Awaited<ReturnType<typeof cpuNow>>) => {
     const after = await cpuNow();
     let postgres = 0;
     for (const [pid, ms] of after.pids) postgres += ms - (before.pids.get(pid) ?? 0);
+    const node = after.node - before.node;
+    const redis = after.redis - before.redis;
+    // Everything else busy meanwhile: other engineers' work, and Postgres' WAL writer, checkpointer and
+    // background writer working for this run too.
+    const rest = after.machine - before.machine - postgres - node - redis;
     const s = (ms: number) => (ms / 1000).toFixed(0);
-    return `CPU: postgres backends ${s(postgres)} s, node ${s(after.node - before.node)} s, redis ${s(after.redis - before.redis)} s`;
+    const cores = (after.machine - before.machine) / (after.at - before.at);
+    return `CPU: postgres backends ${s(postgres)} s, node ${s(node)} s, redis ${s(redis)} s, all else ${s(rest)} s; machine busy ${cores.toFixed(2)} of ${cpus().length} cores`;
   };
 
   const floor = await timedPhase(`floor: INSERT ... SELECT ${payments} rows`, () =>
@@ -250,10 +261,12 @@ async function main(): Promise<void> {
   await runtime.close();
 
   const exportScript = fileURLToPath(new URL('./reconcile-export.ts', import.meta.url));
+  const exportStart = { machine: machineBusyMs(), at: performance.now() };
   const child = execFileSync(process.execPath, ['--import', 'tsx', exportScript, '--database', values.database!, '--pay-date', PAY_DATE, '--out', values.out!], {
     encoding: 'utf8',
   });
-  const exported = JSON.parse(child.trim().split('\n').at(-1)!) as { ms: number; bytes: number; maxRssKb: number };
+  const exported = JSON.parse(child.trim().split('\n').at(-1)!) as { ms: number; bytes: number; maxRssKb: number; cpuMs: number };
+  const exportBusy = `CPU: export process ${(exported.cpuMs / 1000).toFixed(0)} s; machine busy ${((machineBusyMs() - exportStart.machine) / (performance.now() - exportStart.at)).toFixed(2)} of ${cpus().length} cores`;
   process.stdout.write(`  ${'reconciliation CSV export (child process)'.padEnd(40)} ${seconds(exported.ms).padStart(8)} s\n`);
 
   const failed = reconcile.result.failed ?? 0;
@@ -269,7 +282,7 @@ async function main(): Promise<void> {
         ` ledger ${reconciled.ledger_total} = collected ${reconciled.collected_total} minor units: ${reconciled.ledger_total === reconciled.collected_total})`,
       `  payouts           ${seconds(payouts.ms)} s, ${perSecond(paidOut.items, payouts.ms)} ledger entries/s, ratio to floor ${ratio(payouts.ms)}, peak RSS so far ${payoutsRss}; ${payoutsCpu}` +
         ` (${payouts.result.groups.length} payout groups, ${paidOut.items} items, ${paidOut.paid_out} payments paid out, ${paidOut.unpaid} entries left unpaid, paid ${paidOutTotal} minor units)`,
-      `  CSV export        ${seconds(exported.ms)} s, ${perSecond(reconciled.attempts, exported.ms)} rows/s, ${Math.round(exported.bytes / 1_048_576)} MB file, peak RSS ${megabytes(exported.maxRssKb)} (its own process), ratio to floor ${ratio(exported.ms)}`,
+      `  CSV export        ${seconds(exported.ms)} s, ${perSecond(reconciled.attempts, exported.ms)} rows/s, ${Math.round(exported.bytes / 1_048_576)} MB file, peak RSS ${megabytes(exported.maxRssKb)} (its own process), ratio to floor ${ratio(exported.ms)}; ${exportBusy}`,
       `  floor             ${seconds(floor.ms)} s (${perSecond(payments, floor.ms)} rows/s)`,
       '',
     ].join('\n'),
