@@ -7,6 +7,7 @@ import * as deductionRecordsWithoutRechecks from './20261122031000_deduction_rec
 import * as attemptsInReportOrder from './20261122032000_attempts_in_report_order.ts';
 import * as failedPayoutsKeepTheirItems from './20261122033000_failed_payouts_keep_their_items.ts';
 import * as eventsSequenceWithoutUniqueIndex from './20261122050000_events_sequence_without_unique_index.ts';
+import * as paymentUpdatesInPlace from './20261122060000_payment_updates_in_place.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '20261122032000_attempts_in_report_order': attemptsInReportOrder,
   '20261122033000_failed_payouts_keep_their_items': failedPayoutsKeepTheirItems,
   '20261122050000_events_sequence_without_unique_index': eventsSequenceWithoutUniqueIndex,
+  '20261122060000_payment_updates_in_place': paymentUpdatesInPlace,
 };

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 
 // Table types in the style of Kysely's own example. Money columns are bigint minor units parsed to
 // safe integers (see ./connection.ts); `date` columns stay 'YYYY-MM-DD' strings.
@@ -228,6 +228,8 @@ export interface PaymentRequestsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   cancelled_at: Timestamp | null;
+  /** status = 'pending', stored: the lock index's predicate (see migration 20261122060000). */
+  awaiting_lock: GeneratedAlways<boolean>;
 }
 
 export type SnapshotStatus = 'locked' | 'confirmed' | 'reconciled' | 'superseded';

@@ -39,7 +39,8 @@ export const paymentsPageSchema = z
   .object({ payments: z.array(paymentResponseSchema), paging: pagingResponseSchema })
   .meta({ id: 'GetPaymentsPagedResponse' });
 
-export type PaymentRow = Selectable<PaymentRequestsTable>;
+/** A stored payment request; awaiting_lock is derived by the database for its lock index, never read. */
+export type PaymentRow = Omit<Selectable<PaymentRequestsTable>, 'awaiting_lock'>;
 
 /** The API's view of a payment request; also the `data` of its events, so webhooks match GETs. */
 export function toPaymentResource(row: PaymentRow): PaymentResource {
