@@ -1,6 +1,6 @@
 /**
  * Reconciliation benchmark (a script, not a test):
- * `npx tsx test/bench/reconcile.ts [--database deductions_bench] [--concurrency 6]`
+ * `npx tsx test/bench/reconcile.ts [--database deductions_bench] [--concurrency 6] [--write-bound]`
  *
  * Runs on the database the nightly benchmark leaves behind (run `npx tsx test/bench/nightly.ts
  * [--database X]` first): submits a confirmation for every locked payroll pay date (500,000 employees
@@ -8,7 +8,9 @@
  * workers, runs payouts, and exports the reconciliation CSV (1,000,000 rows) in a fresh child process
  * (reconcile-export.ts) so its peak RSS is the export's own. In the same run it measures a floor: one
  * INSERT ... SELECT of as many rows as there are payment requests. Prints each phase's wall time,
- * rows/s, peak RSS and the ratio to the floor, and checks the money adds up.
+ * rows/s, peak RSS and the ratio to the floor, and checks the money adds up. With --write-bound it
+ * times, in place of the jobs, the least that reconciliation must write (see
+ * allReconciliationWritesAtOnce) and stops there.
  *
  * Re-runnable: the first run on a freshly locked database copies it to `<database>_locked` (a
  * template, a few seconds with FILE_COPY); a later run finds the pay dates already reconciled and
@@ -21,12 +23,14 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { createClient } from '../../src/auth/clients-service.ts';
 import { addWorkingDays } from '../../src/calendars/working-days.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import pg from 'pg';
-import { createDatabase } from '../../src/db/connection.ts';
+import { createDatabase, type Database, type Executor } from '../../src/db/connection.ts';
+import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
+import { timeOrderedUuidSql } from '../../src/shared/time-ordered-uuid.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { submitConfirmation } from '../../src/deductions-in/confirmation-service.ts';
 import { insertBeneficiaryAccount } from '../../src/demo/demo-repository.ts';
@@ -47,6 +51,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '6' },
     database: { type: 'string', default: 'deductions_bench' },
     out: { type: 'string', default: '/tmp/bench-reconciliation.csv' },
+    'write-bound': { type: 'boolean', default: false },
   },
 });
 const PAY_DATE = '2026-12-10';
@@ -110,6 +115,70 @@ async function saveOrRestore(): Promise<void> {
   } finally {
     await db.destroy();
   }
+}
+
+class RolledBack extends Error {}
+
+/**
+ * What reconciliation must write at the least, timed part by part: every payment the pay date's
+ * snapshots ask for collected in full, with its attempt, ledger entry and payment_request.updated
+ * event, each part one set-based statement, all in one transaction that is rolled back. No job, no
+ * queue, no reads: how far the jobs are from the writes themselves.
+ */
+async function allReconciliationWritesAtOnce(db: Database): Promise<Record<string, number>> {
+  const parts: Record<string, number> = {};
+  const part = async (name: string, statement: RawBuilder<unknown>, trx: Executor) => {
+    const started = performance.now();
+    await statement.execute(trx);
+    parts[name] = performance.now() - started;
+  };
+  const timeOrderedId = timeOrderedUuidSql(sql`uuid_send(gen_random_uuid())`);
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`
+        create temp table asked on commit drop as
+        select s.payroll_id, lp.payment_request_id, lp.requested_amount, pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.currency, pr.attempts
+        from deduction_snapshots s
+        join deduction_line_payments lp on lp.snapshot_id = s.id
+        join payment_requests pr on pr.id = lp.payment_request_id
+        where s.pay_date = ${PAY_DATE}::date and s.status <> 'superseded'
+      `.execute(trx);
+      await sql`create temp table attempted (id uuid, payment_request_id uuid, biller_client_id uuid, currency char(3), amount bigint) on commit drop`.execute(trx);
+      await part('collection attempts', sql`
+        with written as (
+          insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id,
+            pay_date, attempt_number, requested_amount, deducted_amount, collected_amount, shortfall_amount, outcome, push_version,
+            revision, reconciled_at)
+          select ${timeOrderedId}, a.payment_request_id, a.employee_id, a.mandate_id, a.biller_client_id, a.currency, a.payroll_id,
+                 ${PAY_DATE}::date, a.attempts, a.requested_amount, a.requested_amount, a.requested_amount, 0, 'collected', 1, 1, now()
+          from asked a
+          returning id, payment_request_id, biller_client_id, currency, collected_amount
+        )
+        insert into attempted select * from written
+      `, trx);
+      await part('ledger entries', sql`
+        insert into ledger_entries (id, biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
+        select ${timeOrderedId}, a.biller_client_id, a.payment_request_id, a.id, 1, 'payment_collected', a.amount, a.currency, ${PAY_DATE}::date
+        from attempted a
+      `, trx);
+      await sql`create temp table settled on commit drop as select * from payment_requests limit 0`.execute(trx);
+      await part('payment requests to collected', sql`
+        with moved as (
+          update payment_requests pr
+          set collected_amount = a.requested_amount, status = 'collected', version = pr.version + 1, updated_at = now()
+          from asked a where pr.id = a.payment_request_id
+          returning pr.*
+        )
+        insert into settled select * from moved
+      `, trx);
+      await part('their events', insertPaymentUpdatedEvents('settled'), trx);
+      throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  return parts;
 }
 
 async function main(): Promise<void> {
@@ -210,6 +279,16 @@ async function main(): Promise<void> {
   );
   const confirmRss = rss();
   const confirmCpu = await cpuSince(cpuMark);
+
+  if (values['write-bound']) {
+    // Measured instead of the jobs: a rolled-back bulk write leaves its dead rows behind, which would
+    // slow the jobs measured after it.
+    const bound = await timedPhase('write bound: every reconciliation write at once', () => allReconciliationWritesAtOnce(db));
+    const parts = Object.entries(bound.result).map(([name, ms]) => `${name} ${seconds(ms)} s`).join(', ');
+    process.stdout.write(`\nWrite bound ${seconds(bound.ms)} s, ${(bound.ms / floor.ms).toFixed(2)}x the floor (${floor.ms.toFixed(0)} ms): ${parts}\n`);
+    await runtime.close();
+    return;
+  }
 
   const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
   const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
