@@ -1,6 +1,6 @@
 /**
  * Reconciliation benchmark (a script, not a test):
- * `npx tsx test/bench/reconcile.ts [--database deductions_bench] [--concurrency 6] [--write-bound]`
+ * `npx tsx test/bench/reconcile.ts [--database deductions_bench] [--concurrency 8] [--write-bound]`
  *
  * Runs on the database the nightly benchmark leaves behind (run `npx tsx test/bench/nightly.ts
  * [--database X]` first): submits a confirmation for every locked payroll pay date (500,000 employees
@@ -48,7 +48,8 @@ const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, w
 
 const { values } = parseArgs({
   options: {
-    concurrency: { type: 'string', default: '6' },
+    // 8 kept both cores busiest here (6 and 12 were 10-15 % slower; BENCHMARKS.md).
+    concurrency: { type: 'string', default: '8' },
     database: { type: 'string', default: 'deductions_bench' },
     out: { type: 'string', default: '/tmp/bench-reconciliation.csv' },
     'write-bound': { type: 'boolean', default: false },
