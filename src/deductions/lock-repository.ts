@@ -121,11 +121,11 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
   const result = await sql<{ snapshot_version: number; total_amount: number; employee_count: number; payments_instructed: number }>`
     /* prepared: freeze_deduction_data */
     with chosen as (
-      -- Two index-friendly branches rather than one OR: the partial lock index (awaiting_lock: status = 'pending'), and on a re-run the
-      -- superseded snapshot's links. They cannot overlap: every pending request a snapshot includes
-      -- leaves pending in the same statement, and a re-run carries only what is still owed on this
-      -- pay date, instructed or partly collected (whatever failed, was collected or was cancelled
-      -- since stays out).
+      -- Two index-friendly branches rather than one OR: the partial lock index (awaiting_lock, that
+      -- is status = 'pending'), and on a re-run the superseded snapshot's links. They cannot
+      -- overlap: every pending request a snapshot includes leaves pending in the same statement,
+      -- and a re-run carries only what is still owed on this pay date, instructed or partly
+      -- collected (whatever failed, was collected or was cancelled since stays out).
       select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from payment_requests pr
       where pr.payroll_id = ${input.payrollId} and pr.awaiting_lock and pr.target_pay_date <= ${input.payDate}::date
