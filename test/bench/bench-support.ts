@@ -1,4 +1,7 @@
 /** Shared by the benchmark scripts: formatting and phase timing. */
+import type { RawBuilder, Transaction } from 'kysely';
+import type { Database } from '../../src/db/connection.ts';
+import type { DB } from '../../src/db/tables.ts';
 
 export const seconds = (ms: number) => (ms / 1000).toFixed(2);
 export const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en-GB');
@@ -10,4 +13,31 @@ export async function timed<T>(label: string, work: () => Promise<T>, width = 34
   const ms = performance.now() - started;
   process.stdout.write(`  ${label.padEnd(width)} ${seconds(ms).padStart(8)} s\n`);
   return { ms, result };
+}
+
+class RolledBack extends Error {}
+
+/**
+ * Runs `work` in one transaction that is rolled back, timing each statement it runs through `part`:
+ * a write bound measures rows that must not stay. Returns each part's milliseconds by name.
+ */
+export async function timedPartsRolledBack(
+  db: Database,
+  work: (part: (name: string, statement: RawBuilder<unknown>) => Promise<void>, trx: Transaction<DB>) => Promise<void>,
+): Promise<Record<string, number>> {
+  const parts: Record<string, number> = {};
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await work(async (name, statement) => {
+        const started = performance.now();
+        await statement.execute(trx);
+        parts[name] = performance.now() - started;
+      }, trx);
+      throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  return parts;
 }

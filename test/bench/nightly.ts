@@ -8,16 +8,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { parseConfig } from '../../src/config/config.ts';
 import { ensureDatabaseExists } from '../../src/db/admin.ts';
-import { createDatabase, type Database, type Executor } from '../../src/db/connection.ts';
+import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
-import { megabytes, perSecond, seconds, timed } from './bench-support.ts';
+import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -124,8 +124,6 @@ async function backendCpuSeconds(db: Database): Promise<number> {
   return ticks / 100;
 }
 
-class RolledBack extends Error {}
-
 /**
  * The rows the whole lock writes (snapshots, lines, line links, the payment requests' state change
  * with its events, instruction files and items) written set-based for every payroll at once in one
@@ -134,66 +132,53 @@ class RolledBack extends Error {}
  * parts show which rows cost what.
  */
 async function allLockWritesAtOnce(db: Database): Promise<Record<string, number>> {
-  const parts: Record<string, number> = {};
-  const part = async (name: string, statement: RawBuilder<unknown>, trx: Executor) => {
-    const started = performance.now();
-    await statement.execute(trx);
-    parts[name] = performance.now() - started;
-  };
-  await db
-    .transaction()
-    .execute(async (trx) => {
-      await sql`
-        create temp table included on commit drop as
-        select id, payroll_id, employee_id, amount from payment_requests
-        where status = 'pending' and target_pay_date <= ${payDate}::date
-      `.execute(trx);
-      await part('snapshots and lines', sql`
-        with snapshots as (
-          insert into deduction_snapshots (id, payroll_id, pay_date, pay_period, snapshot_version, currency, total_amount, employee_count)
-          select gen_random_uuid(), p.id, ${payDate}::date, '9-2026', 1, 'GBP', 0, 0 from payrolls p
-          returning id, payroll_id
-        ),
-        per_employee as (
-          select i.payroll_id, i.employee_id, e.payroll_reference, sum(i.amount)::bigint as amount
-          from included i join employments e on e.employee_id = i.employee_id and e.payroll_id = i.payroll_id
-          group by 1, 2, 3
-        )
-        insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
-        select s.id, pe.employee_id, pe.payroll_reference, pe.amount, 'GBP', 'SD261210-' || pe.payroll_reference
-        from per_employee pe join snapshots s on s.payroll_id = pe.payroll_id
-      `, trx);
-      await part('line links', sql`
-        insert into deduction_line_payments (snapshot_id, line_id, payment_request_id, requested_amount)
-        select l.snapshot_id, l.id, i.id, i.amount from included i join deduction_lines l on l.employee_id = i.employee_id
-      `, trx);
-      await part('instruction files and items', sql`
-        with files as (
-          insert into instruction_files (snapshot_id, payroll_id, pay_date, file_version, file_name, content, sha256, item_count)
-          select s.id, s.payroll_id, ${payDate}::date, 1, 'bound-' || s.id || '.csv', decode('', 'hex'), repeat('0', 64), 50
-          from deduction_snapshots s
-          returning id, snapshot_id
-        )
-        insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
-        select f.id, l.employee_id, l.payroll_reference, l.requested_amount, null, 'GBP', l.payment_reference, '9-2026', 'new'
-        from deduction_lines l join files f on f.snapshot_id = l.snapshot_id
-      `, trx);
-      await sql`create temp table instructed on commit drop as select * from payment_requests limit 0`.execute(trx);
-      await part('payment requests to instructed', sql`
-        with moved as (
-          update payment_requests pr set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
-          from included i where pr.id = i.id
-          returning pr.*
-        )
-        insert into instructed select * from moved
-      `, trx);
-      await part('their events', insertPaymentUpdatedEvents('instructed'), trx);
-      throw new RolledBack();
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof RolledBack)) throw error;
-    });
-  return parts;
+  return timedPartsRolledBack(db, async (part, trx) => {
+    await sql`
+      create temp table included on commit drop as
+      select id, payroll_id, employee_id, amount from payment_requests
+      where status = 'pending' and target_pay_date <= ${payDate}::date
+    `.execute(trx);
+    await part('snapshots and lines', sql`
+      with snapshots as (
+        insert into deduction_snapshots (id, payroll_id, pay_date, pay_period, snapshot_version, currency, total_amount, employee_count)
+        select gen_random_uuid(), p.id, ${payDate}::date, '9-2026', 1, 'GBP', 0, 0 from payrolls p
+        returning id, payroll_id
+      ),
+      per_employee as (
+        select i.payroll_id, i.employee_id, e.payroll_reference, sum(i.amount)::bigint as amount
+        from included i join employments e on e.employee_id = i.employee_id and e.payroll_id = i.payroll_id
+        group by 1, 2, 3
+      )
+      insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
+      select s.id, pe.employee_id, pe.payroll_reference, pe.amount, 'GBP', 'SD261210-' || pe.payroll_reference
+      from per_employee pe join snapshots s on s.payroll_id = pe.payroll_id
+    `);
+    await part('line links', sql`
+      insert into deduction_line_payments (snapshot_id, line_id, payment_request_id, requested_amount)
+      select l.snapshot_id, l.id, i.id, i.amount from included i join deduction_lines l on l.employee_id = i.employee_id
+    `);
+    await part('instruction files and items', sql`
+      with files as (
+        insert into instruction_files (snapshot_id, payroll_id, pay_date, file_version, file_name, content, sha256, item_count)
+        select s.id, s.payroll_id, ${payDate}::date, 1, 'bound-' || s.id || '.csv', decode('', 'hex'), repeat('0', 64), 50
+        from deduction_snapshots s
+        returning id, snapshot_id
+      )
+      insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
+      select f.id, l.employee_id, l.payroll_reference, l.requested_amount, null, 'GBP', l.payment_reference, '9-2026', 'new'
+      from deduction_lines l join files f on f.snapshot_id = l.snapshot_id
+    `);
+    await sql`create temp table instructed on commit drop as select * from payment_requests limit 0`.execute(trx);
+    await part('payment requests to instructed', sql`
+      with moved as (
+        update payment_requests pr set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
+        from included i where pr.id = i.id
+        returning pr.*
+      )
+      insert into instructed select * from moved
+    `);
+    await part('their events', insertPaymentUpdatedEvents('instructed'));
+  });
 }
 
 async function main(): Promise<void> {

@@ -23,12 +23,12 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { createClient } from '../../src/auth/clients-service.ts';
 import { addWorkingDays } from '../../src/calendars/working-days.ts';
 import { parseConfig } from '../../src/config/config.ts';
 import pg from 'pg';
-import { createDatabase, type Database, type Executor } from '../../src/db/connection.ts';
+import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { timeOrderedUuidSql } from '../../src/shared/time-ordered-uuid.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
@@ -42,7 +42,7 @@ import { startWorkers } from '../../src/queue/worker-host.ts';
 import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
 import { inParallel } from '../../src/demo/api-client.ts';
-import { megabytes, perSecond, seconds, timed } from './bench-support.ts';
+import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, work, 40);
 
@@ -118,8 +118,6 @@ async function saveOrRestore(): Promise<void> {
   }
 }
 
-class RolledBack extends Error {}
-
 /**
  * What reconciliation must write at the least, timed part by part: every payment the pay date's
  * snapshots ask for collected in full, with its attempt, ledger entry and payment_request.updated
@@ -127,59 +125,46 @@ class RolledBack extends Error {}
  * queue, no reads: how far the jobs are from the writes themselves.
  */
 async function allReconciliationWritesAtOnce(db: Database): Promise<Record<string, number>> {
-  const parts: Record<string, number> = {};
-  const part = async (name: string, statement: RawBuilder<unknown>, trx: Executor) => {
-    const started = performance.now();
-    await statement.execute(trx);
-    parts[name] = performance.now() - started;
-  };
   const timeOrderedId = timeOrderedUuidSql(sql`uuid_send(gen_random_uuid())`);
-  await db
-    .transaction()
-    .execute(async (trx) => {
-      await sql`
-        create temp table asked on commit drop as
-        select s.payroll_id, lp.payment_request_id, lp.requested_amount, pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.currency, pr.attempts
-        from deduction_snapshots s
-        join deduction_line_payments lp on lp.snapshot_id = s.id
-        join payment_requests pr on pr.id = lp.payment_request_id
-        where s.pay_date = ${PAY_DATE}::date and s.status <> 'superseded'
-      `.execute(trx);
-      await sql`create temp table attempted (id uuid, payment_request_id uuid, biller_client_id uuid, currency char(3), amount bigint) on commit drop`.execute(trx);
-      await part('collection attempts', sql`
-        with written as (
-          insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id,
-            pay_date, attempt_number, requested_amount, deducted_amount, collected_amount, shortfall_amount, outcome, push_version,
-            revision, reconciled_at)
-          select ${timeOrderedId}, a.payment_request_id, a.employee_id, a.mandate_id, a.biller_client_id, a.currency, a.payroll_id,
-                 ${PAY_DATE}::date, a.attempts, a.requested_amount, a.requested_amount, a.requested_amount, 0, 'collected', 1, 1, now()
-          from asked a
-          returning id, payment_request_id, biller_client_id, currency, collected_amount
-        )
-        insert into attempted select * from written
-      `, trx);
-      await part('ledger entries', sql`
-        insert into ledger_entries (id, biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
-        select ${timeOrderedId}, a.biller_client_id, a.payment_request_id, a.id, 1, 'payment_collected', a.amount, a.currency, ${PAY_DATE}::date
-        from attempted a
-      `, trx);
-      await sql`create temp table settled on commit drop as select * from payment_requests limit 0`.execute(trx);
-      await part('payment requests to collected', sql`
-        with moved as (
-          update payment_requests pr
-          set collected_amount = a.requested_amount, status = 'collected', version = pr.version + 1, updated_at = now()
-          from asked a where pr.id = a.payment_request_id
-          returning pr.*
-        )
-        insert into settled select * from moved
-      `, trx);
-      await part('their events', insertPaymentUpdatedEvents('settled'), trx);
-      throw new RolledBack();
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof RolledBack)) throw error;
-    });
-  return parts;
+  return timedPartsRolledBack(db, async (part, trx) => {
+    await sql`
+      create temp table asked on commit drop as
+      select s.payroll_id, lp.payment_request_id, lp.requested_amount, pr.employee_id, pr.mandate_id, pr.biller_client_id, pr.currency, pr.attempts
+      from deduction_snapshots s
+      join deduction_line_payments lp on lp.snapshot_id = s.id
+      join payment_requests pr on pr.id = lp.payment_request_id
+      where s.pay_date = ${PAY_DATE}::date and s.status <> 'superseded'
+    `.execute(trx);
+    await sql`create temp table attempted (id uuid, payment_request_id uuid, biller_client_id uuid, currency char(3), amount bigint) on commit drop`.execute(trx);
+    await part('collection attempts', sql`
+      with written as (
+        insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id,
+          pay_date, attempt_number, requested_amount, deducted_amount, collected_amount, shortfall_amount, outcome, push_version,
+          revision, reconciled_at)
+        select ${timeOrderedId}, a.payment_request_id, a.employee_id, a.mandate_id, a.biller_client_id, a.currency, a.payroll_id,
+               ${PAY_DATE}::date, a.attempts, a.requested_amount, a.requested_amount, a.requested_amount, 0, 'collected', 1, 1, now()
+        from asked a
+        returning id, payment_request_id, biller_client_id, currency, collected_amount
+      )
+      insert into attempted select * from written
+    `);
+    await part('ledger entries', sql`
+      insert into ledger_entries (id, biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
+      select ${timeOrderedId}, a.biller_client_id, a.payment_request_id, a.id, 1, 'payment_collected', a.amount, a.currency, ${PAY_DATE}::date
+      from attempted a
+    `);
+    await sql`create temp table settled on commit drop as select * from payment_requests limit 0`.execute(trx);
+    await part('payment requests to collected', sql`
+      with moved as (
+        update payment_requests pr
+        set collected_amount = a.requested_amount, status = 'collected', version = pr.version + 1, updated_at = now()
+        from asked a where pr.id = a.payment_request_id
+        returning pr.*
+      )
+      insert into settled select * from moved
+    `);
+    await part('their events', insertPaymentUpdatedEvents('settled'));
+  });
 }
 
 async function main(): Promise<void> {

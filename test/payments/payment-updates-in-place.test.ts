@@ -14,6 +14,16 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** An employee's mandate on a payroll of its own, with one pay date. */
+async function mandateOnNewPayroll() {
+  const provider = await createPayrollProvider(t.db);
+  const employer = await createEmployer(t.db, provider.id);
+  const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates(1) });
+  const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+  const biller = await createBiller(t.db);
+  return createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
+}
+
 /** The columns a reconciliation or payout changes on a payment it settles. */
 const SETTLING_COLUMNS = ['status', 'collected_amount', 'paid_out_amount', 'version', 'updated_at'];
 
@@ -30,12 +40,7 @@ describe('settling payment requests updates them in place', () => {
   });
 
   it('collecting and paying out a payroll’s requests in one transaction each are heap-only updates', async () => {
-    const provider = await createPayrollProvider(t.db);
-    const employer = await createEmployer(t.db, provider.id);
-    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates(1) });
-    const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
-    const biller = await createBiller(t.db);
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
+    const mandate = await mandateOnNewPayroll();
     // Enough rows to fill several pages. Each transaction settles rows written before it, as a pay
     // date's do: a row's second in-place update needs its first one's old version pruned, which any
     // older transaction still running (another test file's, here) holds up.
@@ -75,12 +80,7 @@ describe('settling payment requests updates them in place', () => {
   });
 
   it('awaiting_lock follows the status: a request carried back to pending is found by the lock index again', async () => {
-    const provider = await createPayrollProvider(t.db);
-    const employer = await createEmployer(t.db, provider.id);
-    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates(1) });
-    const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
-    const biller = await createBiller(t.db);
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
+    const mandate = await mandateOnNewPayroll();
     const payment = await createPaymentRequestRow(t.db, { mandate, status: 'instructed' });
     const awaiting = () => t.db.selectFrom('payment_requests').select('awaiting_lock').where('id', '=', payment.id).executeTakeFirstOrThrow();
     expect(await awaiting()).toEqual({ awaiting_lock: false });

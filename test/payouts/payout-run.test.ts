@@ -21,6 +21,7 @@ import {
 import { runPayoutsProcessor } from '../../jobs/run-payouts.ts';
 import {
   createBiller,
+  createCollectionAttemptRow,
   createEmployee,
   createEmployer,
   createMandateRow,
@@ -94,25 +95,15 @@ async function post(payment: Payment, payDate: string, amount: number, revision 
       .where('payment_request_id', '=', payment.id)
       .where('pay_date', '=', payDate)
       .executeTakeFirst()) ??
-    (await t.db
-      .insertInto('collection_attempts')
-      .values({
-        payment_request_id: payment.id,
-        employee_id: payment.employee_id,
-        mandate_id: payment.mandate_id,
-        biller_client_id: payment.biller_client_id,
-        currency: payment.currency,
-        payroll_id: payment.payroll_id,
-        pay_date: payDate,
-        attempt_number: (await t.db.selectFrom('collection_attempts').select('id').where('payment_request_id', '=', payment.id).execute()).length + 1,
-        requested_amount: payment.amount,
-        deducted_amount: amount,
-        collected_amount: amount,
-        outcome: 'collected',
-        push_version: 1,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow());
+    (await createCollectionAttemptRow(t.db, payment, {
+      pay_date: payDate,
+      attempt_number: (await t.db.selectFrom('collection_attempts').select('id').where('payment_request_id', '=', payment.id).execute()).length + 1,
+      requested_amount: payment.amount,
+      deducted_amount: amount,
+      collected_amount: amount,
+      outcome: 'collected',
+      push_version: 1,
+    }));
   const entry = await t.db
     .insertInto('ledger_entries')
     .values({

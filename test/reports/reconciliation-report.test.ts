@@ -21,6 +21,7 @@ import {
 } from '../../src/reports/reconciliation-report.ts';
 import {
   createBiller,
+  createCollectionAttemptRow,
   createEmployee,
   createEmployer,
   createMandateRow,
@@ -72,28 +73,18 @@ async function attempt(spec: AttemptSpec) {
   const mandate = await createMandateRow(t.db, { billerClientId: spec.biller.clientId, employeeId: payroll.employees[spec.employee]!, payrollId: payroll.id });
   const status = spec.outcome === 'collected' ? 'collected' : spec.outcome === 'carried' ? 'pending' : spec.outcome ?? 'instructed';
   const payment = await createPaymentRequestRow(t.db, { mandate, status, amount: spec.requested, targetPayDate: payDate });
-  const row = await t.db
-    .insertInto('collection_attempts')
-    .values({
-      payment_request_id: payment.id,
-      employee_id: payment.employee_id,
-      mandate_id: payment.mandate_id,
-      biller_client_id: payment.biller_client_id,
-      currency: payment.currency,
-      payroll_id: payroll.id,
-      pay_date: payDate,
-      attempt_number: 1,
-      requested_amount: spec.requested,
-      deducted_amount: spec.deducted,
-      collected_amount: spec.collected,
-      shortfall_amount: spec.outcome === null ? 0 : spec.requested - spec.collected,
-      carried_to_pay_date: spec.carriedTo ?? null,
-      outcome: spec.outcome,
-      push_version: spec.pushVersion ?? (spec.outcome === null ? null : 1),
-      reconciled_at: spec.outcome === null ? null : new Date(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await createCollectionAttemptRow(t.db, payment, {
+    pay_date: payDate,
+    attempt_number: 1,
+    requested_amount: spec.requested,
+    deducted_amount: spec.deducted,
+    collected_amount: spec.collected,
+    shortfall_amount: spec.outcome === null ? 0 : spec.requested - spec.collected,
+    carried_to_pay_date: spec.carriedTo ?? null,
+    outcome: spec.outcome,
+    push_version: spec.pushVersion ?? (spec.outcome === null ? null : 1),
+    reconciled_at: spec.outcome === null ? null : new Date(),
+  });
   if (spec.collected > 0) {
     await t.db
       .insertInto('ledger_entries')
@@ -367,27 +358,18 @@ describe('the streamed CSV', () => {
     for (const spec of cases) {
       const payment = await createPaymentRequestRow(t.db, { mandate, amount: 1_000_000_000_000_000 - 1, targetPayDate: OTHER_PAY_DATE });
       const [requested, deducted, collected, shortfall] = spec.amounts;
-      const row = await t.db
-        .insertInto('collection_attempts')
-        .values({
-          payment_request_id: payment.id,
-          employee_id: payment.employee_id,
-          mandate_id: payment.mandate_id,
-          biller_client_id: payment.biller_client_id,
-          currency: spec.currency,
-          payroll_id: payroll.id,
-          pay_date: OTHER_PAY_DATE,
-          attempt_number: 1,
-          requested_amount: requested,
-          deducted_amount: deducted,
-          collected_amount: collected,
-          shortfall_amount: shortfall,
-          carried_to_pay_date: spec.carried ?? null,
-          outcome: spec.outcome,
-          push_version: spec.push ?? null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await createCollectionAttemptRow(t.db, payment, {
+        currency: spec.currency,
+        pay_date: OTHER_PAY_DATE,
+        attempt_number: 1,
+        requested_amount: requested,
+        deducted_amount: deducted,
+        collected_amount: collected,
+        shortfall_amount: shortfall,
+        carried_to_pay_date: spec.carried ?? null,
+        outcome: spec.outcome,
+        push_version: spec.push ?? null,
+      });
       for (let i = 0; i < (spec.payouts ?? 0); i++) {
         await t.db
           .insertInto('ledger_entries')

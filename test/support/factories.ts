@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { Database } from '../../src/db/connection.ts';
+import type { CollectionAttemptsTable } from '../../src/db/tables.ts';
 import { createClient, type IssuedCredentials } from '../../src/auth/clients-service.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 
@@ -235,6 +237,32 @@ export async function createPaymentRequestRow(
     .executeTakeFirstOrThrow();
 }
 
+type PaymentIdentity = 'payment_request_id' | 'employee_id' | 'mandate_id' | 'biller_client_id' | 'payroll_id' | 'currency';
+
+/**
+ * A collection attempt on a payment request (fixture): the payment's identity columns come from the
+ * payment (the currency unless given), the figures as given.
+ */
+export async function createCollectionAttemptRow(
+  db: Database,
+  payment: { id: string; employee_id: string; mandate_id: string; biller_client_id: string; payroll_id: string; currency: string },
+  values: Omit<Insertable<CollectionAttemptsTable>, PaymentIdentity> & { currency?: string },
+) {
+  return db
+    .insertInto('collection_attempts')
+    .values({
+      payment_request_id: payment.id,
+      employee_id: payment.employee_id,
+      mandate_id: payment.mandate_id,
+      biller_client_id: payment.biller_client_id,
+      payroll_id: payment.payroll_id,
+      currency: payment.currency,
+      ...values,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /**
  * A payout inserted directly (fixture). Each item gets the collection attempt and ledger entry a
  * real payout item stands on; the amount defaults to the items' sum (or 10000 without items).
@@ -283,22 +311,12 @@ export async function createPayoutRow(
         .where('payment_request_id', '=', payment.id)
         .where('pay_date', '=', payment.target_pay_date)
         .executeTakeFirst()) ??
-      (await db
-        .insertInto('collection_attempts')
-        .values({
-          payment_request_id: payment.id,
-          employee_id: payment.employee_id,
-          mandate_id: payment.mandate_id,
-          biller_client_id: payment.biller_client_id,
-          currency: payment.currency,
-          payroll_id: payment.payroll_id,
-          pay_date: payment.target_pay_date,
-          attempt_number: 1,
-          requested_amount: payment.amount,
-          outcome: 'collected',
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow());
+      (await createCollectionAttemptRow(db, payment, {
+        pay_date: payment.target_pay_date,
+        attempt_number: 1,
+        requested_amount: payment.amount,
+        outcome: 'collected',
+      }));
     const earlier = await db
       .selectFrom('ledger_entries')
       .select((eb) => eb.fn.countAll<number>().as('count'))
