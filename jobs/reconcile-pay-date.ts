@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { serviceToday } from '../src/calendars/lock-date.ts';
+import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
 import { reconcilePayDate } from '../src/reconciliation/reconciliation-service.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 
@@ -9,10 +10,16 @@ import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 // debounced request after accepted records never sets it.
 const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema, final: z.boolean().default(false) });
 
-/** Reconciles one payroll pay date; a repeat over the same records writes nothing. */
-export function reconcilePayDateProcessor(db: Database, timeZone: string) {
+/**
+ * Reconciles one payroll pay date; a repeat over the same records writes nothing. Later pay dates that
+ * have taken over a payment reconciled here build on what it collected, so they are asked to reconcile
+ * after it (debounced, and a no-op when nothing changed).
+ */
+export function reconcilePayDateProcessor(db: Database, timeZone: string, reconciliation: ReconciliationRequester) {
   return async (job: Job) => {
     const { payrollId, payDate, final } = payloadSchema.parse(job.data);
-    return reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone) });
+    const summary = await reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone) });
+    for (const later of summary.laterPayDatesToReconcile) await reconciliation.request(payrollId, later);
+    return summary;
   };
 }

@@ -397,6 +397,8 @@ export interface ReconciliationExceptionsTable {
   record_version: number | null;
   detail: string;
   created_at: Generated<Date>;
+  /** Set when a later reconciliation found a different figure; only the row without it counts. */
+  superseded_at: Generated<Date | null>;
 }
 
 export type LedgerEntryKind = 'payment_collected' | 'collection_reversed';

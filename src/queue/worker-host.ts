@@ -75,7 +75,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       concurrency: 1,
     },
     [queueNames.payDates]: {
-      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation), [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE) },
+      processors: { [lockPayDateJob]: lockPayDateProcessor(db, adapterFor), [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation), [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE, reconciliation) },
       concurrency: options.payDateConcurrency ?? 4,
     },
     [queueNames.webhookDispatch]: {

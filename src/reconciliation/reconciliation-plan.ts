@@ -49,10 +49,10 @@ export interface PaymentToReconcile {
   /** Highest attempt number over all the payment's attempts. */
   highestAttemptNumber: number | null;
   /**
-   * A later pay date has instructed or attempted it. Its status then belongs to that pay date;
-   * this one only corrects the money its own attempt collected.
+   * The first later pay date that has instructed or attempted it, if any. Its status then belongs to
+   * that pay date; this one only corrects the money its own attempt collected.
    */
-  claimedByLaterPayDate: boolean;
+  claimedByPayDate: string | null;
 }
 
 export interface LatestRecord {
@@ -60,6 +60,16 @@ export interface LatestRecord {
   version: number;
   deductionAmount: number;
   currency: string;
+}
+
+/** An exception an earlier reconciliation of this pay date recorded and no later one superseded. */
+export interface CurrentException {
+  id: string;
+  employeeId: string;
+  kind: ExceptionKind;
+  amount: number;
+  currency: string;
+  recordVersion: number | null;
 }
 
 export interface ReconciliationPlanInput {
@@ -70,6 +80,7 @@ export interface ReconciliationPlanInput {
   nextOpenPayDate: string | null;
   payments: readonly PaymentToReconcile[];
   records: readonly LatestRecord[];
+  currentExceptions: readonly CurrentException[];
   newId: () => string;
 }
 
@@ -117,7 +128,10 @@ export interface ReconciliationPlan {
   attempts: AttemptWrite[];
   ledgerEntries: Omit<NewLedgerEntry, 'payDate'>[];
   payments: PaymentWrite[];
+  /** New current exceptions: an employee's figure appeared or changed. */
   exceptions: ExceptionDraft[];
+  /** Current exceptions whose figure changed or no longer applies; superseded before the new ones go in. */
+  supersededExceptionIds: string[];
   /** Employees reconciled (a record, or final mode). */
   employees: number;
   /** Minor units collected on this pay date by the reconciled employees' attempts. */
@@ -125,6 +139,13 @@ export interface ReconciliationPlan {
   carried: number;
   failed: number;
   partially: number;
+  /**
+   * Later pay dates holding a payment this run reconciled an earlier attempt of. What they may still
+   * take of it follows what this pay date collected, so they are reconciled after it. Asked on every
+   * run, not only when money moved: a retry after a crash between the commit and the ask then asks
+   * again, and a reconciliation with nothing to change writes nothing.
+   */
+  laterPayDatesToReconcile: string[];
   /** Every employee the current snapshot asked had a record (or final mode). */
   everyLineRecorded: boolean;
   anyLineRecorded: boolean;
@@ -186,6 +207,8 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
     ledgerEntries: [],
     payments: [],
     exceptions: [],
+    supersededExceptionIds: [],
+    laterPayDatesToReconcile: [],
     employees: 0,
     collected: 0,
     carried: 0,
@@ -196,6 +219,9 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
   };
   const records = new Map(input.records.map((record) => [record.employeeId, record]));
   const groups = groupByEmployee(input.payments);
+  /** Employees whose figures this run decides; every other employee's exceptions stand as they are. */
+  const reconciledEmployees = new Set<string>(records.keys());
+  const exceptions: ExceptionDraft[] = [];
 
   for (const [employeeId, group] of groups) {
     const record = records.get(employeeId);
@@ -207,9 +233,10 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
     if (!record && !input.final) continue;
 
     plan.employees += 1;
+    reconciledEmployees.add(employeeId);
     if (!record) {
       const expected = group.reduce((sum, payment) => sum + requestedThisPayDate(payment), 0);
-      plan.exceptions.push({
+      exceptions.push({
         employeeId,
         kind: 'missing_confirmation',
         amount: expected,
@@ -234,7 +261,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       })),
     );
     if (allocation.unallocated > 0) {
-      plan.exceptions.push({
+      exceptions.push({
         employeeId,
         kind: 'over_deduction',
         amount: allocation.unallocated,
@@ -257,7 +284,8 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
         attemptNumber,
         allowPostDueDateDeduction: payment.allowPostDueDateDeduction,
         mandateActive: payment.mandateActive,
-        nextOpenPayDate: input.nextOpenPayDate,
+        // A later pay date already holds the payment: a shortfall found here can only go there.
+        nextOpenPayDate: payment.claimedByPayDate ?? input.nextOpenPayDate,
         previouslyCarriedTo: stored?.outcome === 'carried' ? stored.carriedToPayDate : null,
       });
       const postings = postingsForAttempt(stored ? { collected: stored.collectedAmount, revision: stored.revision } : null, allocated);
@@ -298,12 +326,15 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       }
 
       const collectedAmount = elsewhere + allocated;
-      const ownsStatus = payment.status !== 'cancelled' && !payment.claimedByLaterPayDate;
+      const ownsStatus = payment.status !== 'cancelled' && payment.claimedByPayDate === null;
       const status = ownsStatus
         ? statusToKeep(payment, decision.paymentStatus, collectedAmount)
         : statusOfCorrectedEarlierAttempt(payment, collectedAmount);
       const targetPayDate = ownsStatus && decision.targetPayDate !== null ? decision.targetPayDate : payment.targetPayDate;
       if (status !== payment.status) assertTransition(payment.status, status);
+      if (payment.claimedByPayDate !== null && !plan.laterPayDatesToReconcile.includes(payment.claimedByPayDate)) {
+        plan.laterPayDatesToReconcile.push(payment.claimedByPayDate);
+      }
       if (status !== payment.status || collectedAmount !== payment.collectedAmount || targetPayDate !== payment.targetPayDate) {
         plan.payments.push({ id: payment.id, expectedVersion: payment.version, collectedAmount, status, targetPayDate, scheduleId: payment.scheduleId });
       }
@@ -312,7 +343,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
 
   for (const record of input.records) {
     if (groups.has(record.employeeId) || record.deductionAmount === 0) continue;
-    plan.exceptions.push({
+    exceptions.push({
       employeeId: record.employeeId,
       kind: 'unexpected_employee',
       amount: record.deductionAmount,
@@ -321,5 +352,41 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       detail: `Payroll deducted ${record.deductionAmount} minor units from an employee with nothing requested on this pay date; held, not paid out`,
     });
   }
+  const revision = reviseExceptions(input.currentExceptions, exceptions, reconciledEmployees);
+  plan.exceptions = revision.recorded;
+  plan.supersededExceptionIds = revision.superseded;
   return plan;
+}
+
+const exceptionKey = (employeeId: string, kind: ExceptionKind) => `${employeeId}/${kind}`;
+
+/**
+ * What is held for an employee is decided afresh by every reconciliation that takes the employee in:
+ * the record, and what the employee's payment requests can still take, which a correction on another
+ * pay date may have changed. So the figure an exception holds is never trusted to stay: a current
+ * exception of a reconciled employee stands only while it says exactly what this run found; otherwise
+ * it is superseded, and a new one records the new figure. Employees this run did not take in (no record
+ * yet, not final) keep theirs. One current exception per employee and kind, so held money counts once.
+ */
+export function reviseExceptions(
+  current: readonly CurrentException[],
+  found: readonly ExceptionDraft[],
+  reconciledEmployees: ReadonlySet<string>,
+): { recorded: ExceptionDraft[]; superseded: string[] } {
+  const standing = new Map(current.map((exception) => [exceptionKey(exception.employeeId, exception.kind), exception]));
+  const recorded: ExceptionDraft[] = [];
+  const kept = new Set<string>();
+  for (const draft of found) {
+    const key = exceptionKey(draft.employeeId, draft.kind);
+    const existing = standing.get(key);
+    if (existing && existing.amount === draft.amount && existing.currency === draft.currency && existing.recordVersion === draft.recordVersion) {
+      kept.add(existing.id);
+    } else {
+      recorded.push(draft);
+    }
+  }
+  const superseded = current
+    .filter((exception) => reconciledEmployees.has(exception.employeeId) && !kept.has(exception.id))
+    .map((exception) => exception.id);
+  return { recorded, superseded };
 }

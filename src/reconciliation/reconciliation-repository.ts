@@ -4,7 +4,7 @@ import type { AttemptOutcome } from '../db/tables.ts';
 import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repository.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import type { PaymentStatus } from '../payments/payment-transitions.ts';
-import type { AttemptWrite, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
+import type { AttemptWrite, CurrentException, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
 
 export interface PayDateToReconcile {
   pay_period: string;
@@ -66,7 +66,7 @@ export interface PaymentToReconcileRow {
   attempt_push_version: number | null;
   attempt_revision: number | null;
   highest_attempt_number: number | null;
-  claimed_by_later_pay_date: boolean;
+  claimed_by_pay_date: string | null;
 }
 
 /**
@@ -101,17 +101,17 @@ export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId:
            i.attempt_collected, i.attempt_shortfall, i.attempt_outcome, i.attempt_carried_to,
            i.attempt_push_version, i.attempt_revision,
            history.highest_attempt_number,
-           (coalesce(history.attempted_later, false)
-            or exists (select 1 from deduction_snapshots s
-                       join deduction_line_payments l on l.snapshot_id = s.id and l.payment_request_id = pr.id
-                       where s.payroll_id = ${input.payrollId} and s.pay_date > ${input.payDate}::date and s.status <> 'superseded'))
-             as claimed_by_later_pay_date
+           least(history.attempted_later_on,
+                 (select min(s.pay_date) from deduction_snapshots s
+                  join deduction_line_payments l on l.snapshot_id = s.id and l.payment_request_id = pr.id
+                  where s.payroll_id = ${input.payrollId} and s.pay_date > ${input.payDate}::date and s.status <> 'superseded'))
+             as claimed_by_pay_date
     from involved i
     join payment_requests pr on pr.id = i.payment_request_id
     join mandates m on m.id = pr.mandate_id
     -- One probe of the payment's attempts answers both questions about its other pay dates.
     cross join lateral (
-      select max(x.attempt_number) as highest_attempt_number, bool_or(x.pay_date > ${input.payDate}::date) as attempted_later
+      select max(x.attempt_number) as highest_attempt_number, min(x.pay_date) filter (where x.pay_date > ${input.payDate}::date) as attempted_later_on
       from collection_attempts x where x.payment_request_id = pr.id
     ) history
   `.execute(db);
@@ -134,6 +134,39 @@ export async function loadLatestRecords(db: Executor, payrollId: string, payDate
     order by employee_id, version desc
   `.execute(db);
   return result.rows;
+}
+
+/** The pay date's exceptions no later reconciliation superseded: what is held now, per employee and kind. */
+export async function loadCurrentExceptions(db: Executor, payrollId: string, payDate: string): Promise<CurrentException[]> {
+  const rows = await db
+    .selectFrom('reconciliation_exceptions')
+    .select(['id', 'employee_id', 'kind', 'amount', 'currency', 'record_version'])
+    .where('payroll_id', '=', payrollId)
+    .where('pay_date', '=', payDate)
+    .where('superseded_at', 'is', null)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    employeeId: row.employee_id!,
+    kind: row.kind,
+    amount: row.amount ?? 0,
+    currency: row.currency ?? '',
+    recordVersion: row.record_version,
+  }));
+}
+
+/**
+ * Its own statement, before the new exceptions go in: within one statement the order of the parts is
+ * not defined, and the new row would meet the old one in the index of current exceptions.
+ */
+export async function supersedeExceptions(db: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('reconciliation_exceptions')
+    .set({ superseded_at: sql`now()` })
+    .where('id', 'in', ids)
+    .where('superseded_at', 'is', null)
+    .execute();
 }
 
 /**
@@ -165,7 +198,8 @@ export interface ReconciliationWrites {
  *   read, with a payment_request.updated event per payment built next to the row. The caller compares
  *   the count, so a concurrent change (a payout, a lock of another pay date) fails the transaction for
  *   a retry instead of being overwritten;
- * - exceptions: the unique index keeps each once per employee, kind and record version;
+ * - exceptions: the new current ones (supersedeExceptions has retired those they replace); the index of
+ *   current exceptions refuses a second one per employee and kind rather than let held money count twice;
  * - the snapshot status, forward only (locked -> confirmed -> reconciled): a re-run's superseding is
  *   not ours to undo.
  * No part reads what another writes, so the one snapshot of the statement serves them all. Its text
@@ -241,7 +275,6 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
         ${exceptions.map((e) => e.recordVersion)}::bigint[],
         ${exceptions.map((e) => e.detail)}::text[]
       ) as e(employee_id, kind, amount, currency, record_version, detail)
-      on conflict do nothing
       returning 1
     ),
     snapshot as (

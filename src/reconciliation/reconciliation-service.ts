@@ -9,10 +9,12 @@ import {
   disableJit,
   findCurrentSnapshotForUpdate,
   findPayDatesDueForReconciliation,
+  loadCurrentExceptions,
   loadLatestRecords,
   loadPaymentsToReconcile,
   lockPayDateForReconciliation,
   settleSchedules,
+  supersedeExceptions,
   writeReconciliation,
   type PaymentToReconcileRow,
 } from './reconciliation-repository.ts';
@@ -44,11 +46,15 @@ export interface ReconciliationSummary {
   carried: number;
   failed: number;
   partially: number;
-  /** Exceptions newly recorded by this run. */
+  /** Exceptions newly recorded by this run (new, or replacing one whose figure changed). */
   exceptions: number;
+  /** Earlier exceptions this run found no longer right: superseded, no longer counted. */
+  exceptionsSuperseded: number;
   /** Ledger entries newly posted by this run. */
   ledgerEntries: number;
   paymentsUpdated: number;
+  /** Later pay dates of the payroll to reconcile again: this run changed money they build on. */
+  laterPayDatesToReconcile: string[];
 }
 
 type CurrentSnapshotStatus = 'locked' | 'confirmed' | 'reconciled';
@@ -96,7 +102,7 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
             revision: row.attempt_revision!,
           },
     highestAttemptNumber: row.highest_attempt_number,
-    claimedByLaterPayDate: row.claimed_by_later_pay_date,
+    claimedByPayDate: row.claimed_by_pay_date,
   };
 }
 
@@ -122,8 +128,10 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       failed: 0,
       partially: 0,
       exceptions: 0,
+      exceptionsSuperseded: 0,
       ledgerEntries: 0,
       paymentsUpdated: 0,
+      laterPayDatesToReconcile: [],
     };
     await disableJit(trx);
     const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
@@ -134,6 +142,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
     const calendar = await listPayDates(trx, payrollId);
     const paymentRows = await loadPaymentsToReconcile(trx, { snapshotId: snapshot.id, payrollId, payDate });
     const records = await loadLatestRecords(trx, payrollId, payDate, payDateRow.pay_period);
+    const currentExceptions = await loadCurrentExceptions(trx, payrollId, payDate);
     const nextOpenPayDate =
       calendar.find(
         (p) => p.pay_date > payDate && isPayDateOpen({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked_at !== null }, today),
@@ -146,12 +155,14 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       nextOpenPayDate,
       payments: paymentRows.map(toPaymentToReconcile),
       records: records.map((r) => ({ employeeId: r.employee_id, version: r.version, deductionAmount: r.deduction_amount, currency: r.currency })),
+      currentExceptions,
       newId: () => timeOrderedUuid(),
     });
 
     const current = snapshot.status as CurrentSnapshotStatus;
     const reached: CurrentSnapshotStatus = plan.everyLineRecorded ? 'reconciled' : plan.anyLineRecorded ? 'confirmed' : 'locked';
     const snapshotStatus = SNAPSHOT_PROGRESS[reached] > SNAPSHOT_PROGRESS[current] ? reached : current;
+    await supersedeExceptions(trx, plan.supersededExceptionIds);
     const written = await writeReconciliation(trx, {
       payrollId,
       payDate,
@@ -180,8 +191,10 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       failed: plan.failed,
       partially: plan.partially,
       exceptions: written.exceptions,
+      exceptionsSuperseded: plan.supersededExceptionIds.length,
       ledgerEntries: plan.ledgerEntries.length,
       paymentsUpdated: written.paymentsUpdated,
+      laterPayDatesToReconcile: plan.laterPayDatesToReconcile,
     };
   });
 }

@@ -172,7 +172,7 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
     exceptions as (
       select payroll_id, count(*)::bigint as exceptions
       from reconciliation_exceptions
-      where pay_date = ${filter.payDate}::date ${exceptionPayroll}
+      where pay_date = ${filter.payDate}::date and superseded_at is null ${exceptionPayroll}
       group by payroll_id
     )
     select p.id as payroll_id, e.name as employer, ${filter.payDate}::date as pay_date,

@@ -102,6 +102,44 @@ describe('reconciliation jobs', () => {
     }
   });
 
+  it('a correction on an earlier pay date has the later pay date that holds the payment reconciled after it', async () => {
+    const w = await createWorld(t.db);
+    const payment = await w.payment(0, 500, { allowPostDue: true });
+    const employee = w.people[0]!.employee.id;
+    await w.lock(PD1);
+    await w.push(employee, PD1, 0);
+    await w.reconcile(PD1);
+    await w.push(employee, PD1, 500);
+    await w.lock(PD2);
+    await w.reconcile(PD1);
+    await w.push(employee, PD2, 500);
+    await w.reconcile(PD2);
+    // PD1 collected it, so PD2 could take nothing and holds its 500 as an over-deduction.
+    const heldOnPd2 = () =>
+      t.db
+        .selectFrom('reconciliation_exceptions')
+        .select(['kind', 'amount'])
+        .where('payroll_id', '=', w.payroll.id)
+        .where('pay_date', '=', PD2)
+        .where('superseded_at', 'is', null)
+        .execute();
+    expect(await heldOnPd2()).toEqual([{ kind: 'over_deduction', amount: 500 }]);
+
+    await w.push(employee, PD1, 0);
+    const host = await startWorkers(runtimeOf(t), { schedule: false });
+    const requester = queueReconciliationRequester(t.config.REDIS_URL, t.config.QUEUE_PREFIX, 50);
+    try {
+      await requester.request(w.payroll.id, PD1);
+      // Only PD1 was asked for; PD2 is reconciled after it and now collects the 500 it held.
+      const row = await until(() => paymentRow(t.db, payment.id), (p) => p.status === 'collected' && p.collected_amount === 500);
+      expect(row).toMatchObject({ status: 'collected', collected_amount: 500, target_pay_date: PD2 });
+      expect(await until(heldOnPd2, (rows) => rows.length === 0)).toEqual([]);
+    } finally {
+      await requester.close();
+      await host.close();
+    }
+  });
+
   it('the nightly sweep reconciles a silent pay date in final mode once its settlement window is over', async () => {
     const w = await createWorld(t.db);
     const payment = await w.payment(0, 2_500);
