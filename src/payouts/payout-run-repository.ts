@@ -138,7 +138,9 @@ export type PaidOutDirection = 'pay' | 'release';
  * One statement for the whole payout, however many payments it holds: adds (pay) or takes back
  * (release) each payment's net of the payout's items, moves the status in the same write (collected ->
  * paid_out once the whole amount is paid out, paid_out -> collected once it is not any more), and
- * writes a payment_request.updated event for each payment whose status moved. Returns how many moved.
+ * makes every payment whose money changed a new version with its payment_request.updated event, whether
+ * or not the status moved (a partly collected payment's paid_out_amount is news to the biller too).
+ * Returns how many payments changed status.
  */
 export async function applyPayoutToPayments(db: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
   const delta = direction === 'pay' ? sql`c.amount` : sql`-c.amount`;
@@ -161,15 +163,14 @@ export async function applyPayoutToPayments(db: Executor, payoutId: string, dire
       update payment_requests pr
       set paid_out_amount = pr.paid_out_amount + ${delta},
           status = case when c.moved then ${to} else pr.status end,
-          version = pr.version + case when c.moved then 1 else 0 end,
+          version = pr.version + 1,
           updated_at = now()
       from change c
       where pr.id = c.id and (c.amount <> 0 or c.moved)
       returning pr.*, c.moved
     ),
-    moved as (select * from updated where moved),
-    events as (${insertPaymentUpdatedEvents('moved')} returning 1)
-    select count(*)::int as moved from events
+    events as (${insertPaymentUpdatedEvents('updated')})
+    select count(*) filter (where moved)::int as moved from updated
   `.execute(db);
   return result.rows[0]!.moved;
 }

@@ -256,21 +256,21 @@ describe('runPayouts', () => {
     await expectPaidOutWithinCollected(biller.clientId);
   });
 
-  it('moves a payment paid out in full to paid_out, with its event; a partial one keeps its status', async () => {
+  it('moves a payment paid out in full to paid_out; every payment whose paid-out money changed is a new version with its event', async () => {
     const paidOut = await findPayment(full.id);
     expect(paidOut).toMatchObject({ status: 'paid_out', paid_out_amount: 4000, version: full.version + 1 });
     const partial = await findPayment(corrected.id);
-    expect(partial).toMatchObject({ status: 'partially_collected', paid_out_amount: 3000, collected_amount: 3000, version: corrected.version });
-    expect(await findPayment(fresh.id)).toMatchObject({ status: 'collected', paid_out_amount: 0 });
-    expect(await findPayment(twoPayDates.id)).toMatchObject({ status: 'collected', paid_out_amount: 2000, version: twoPayDates.version });
+    expect(partial).toMatchObject({ status: 'partially_collected', paid_out_amount: 3000, collected_amount: 3000, version: corrected.version + 1 });
+    expect(await findPayment(fresh.id)).toMatchObject({ status: 'collected', paid_out_amount: 0, version: fresh.version });
+    expect(await findPayment(twoPayDates.id)).toMatchObject({ status: 'collected', paid_out_amount: 2000, version: twoPayDates.version + 1 });
 
     const events = await t.db.selectFrom('events').selectAll().where('type', '=', 'payment_request.updated').where('biller_client_id', '=', biller.clientId).execute();
-    expect(events.map((event) => event.resource_id)).toEqual([full.id]);
-    expect((events[0]!.payload as { data: { status: string; version: number; paid_out_amount: number } }).data).toMatchObject({
-      status: 'paid_out',
-      version: full.version + 1,
-      paid_out_amount: 4000,
-    });
+    const latest = new Map(events.map((event) => [event.resource_id, (event.payload as { data: Record<string, unknown> }).data]));
+    expect([...latest.keys()].sort()).toEqual([full.id, corrected.id, twoPayDates.id].sort());
+    expect(latest.get(full.id)).toMatchObject({ status: 'paid_out', version: full.version + 1, paid_out_amount: 4000 });
+    // The event says what GET says: same version, same paid-out amount, even though the status stayed.
+    expect(latest.get(corrected.id)).toMatchObject({ status: 'partially_collected', version: corrected.version + 1, paid_out_amount: 3000 });
+    expect(latest.get(twoPayDates.id)).toMatchObject({ status: 'collected', version: twoPayDates.version + 1, paid_out_amount: 2000 });
   });
 
   it('writes payout.created with the payout as the API shows it', async () => {
@@ -306,7 +306,7 @@ describe('runPayouts', () => {
     const summary = await run(TOMORROW);
     expect(outcomeOf(summary.groups, biller.clientId)).toMatchObject({ outcome: 'paid_out', amount: 2500 + 1200 + 3000, entries: 3, paymentsPaidOut: 3 });
     expect(await findPayment(fresh.id)).toMatchObject({ status: 'paid_out', paid_out_amount: 2500 });
-    expect(await findPayment(twoPayDates.id)).toMatchObject({ status: 'paid_out', paid_out_amount: 5000, version: twoPayDates.version + 1 });
+    expect(await findPayment(twoPayDates.id)).toMatchObject({ status: 'paid_out', paid_out_amount: 5000, version: twoPayDates.version + 2 });
     const unpaid = await t.db.selectFrom('ledger_entries').select('id').where('biller_client_id', '=', biller.clientId).where('payout_id', 'is', null).execute();
     expect(unpaid).toEqual([]);
     await expectPaidOutWithinCollected(biller.clientId);
