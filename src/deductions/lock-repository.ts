@@ -111,8 +111,9 @@ export interface FrozenSnapshot {
 
 /**
  * Freezes one payroll pay date in a single statement: chooses the payment requests due on or
- * before it (new pending ones, plus on a re-run those the superseded snapshot had instructed),
- * applies mandate limitations in due-date order with window sums, aggregates per employee, writes
+ * before it (new pending ones, plus on a re-run those the superseded snapshot had instructed and
+ * those already reconciled, which keep what they were asked), applies mandate limitations in
+ * due-date order with window sums, aggregates per employee, writes
  * the snapshot (the next version), its lines, the line-to-payment links and the requested payment,
  * moves newly included requests to `instructed` with their payment_request.updated events, and
  * marks the pay date locked.
@@ -120,19 +121,34 @@ export interface FrozenSnapshot {
 export async function freezeDeductionData(db: Executor, input: FreezeInput): Promise<FrozenSnapshot> {
   const result = await sql<{ snapshot_version: number; total_amount: number; employee_count: number; payments_instructed: number }>`
     /* prepared: freeze_deduction_data */
-    with chosen as (
+    with settled as (
+      -- On a re-run, what this pay date has already reconciled: payroll was asked for it and answered,
+      -- so it is history, carried into the new version exactly as it was asked (never re-instructed,
+      -- never re-capped, never dropped), and the data request, the instruction file and the
+      -- reconciliation report go on telling the same story.
+      select a.payment_request_id as id, pr.mandate_id, pr.employee_id, a.requested_amount as requested
+      from collection_attempts a join payment_requests pr on pr.id = a.payment_request_id
+      where ${input.supersededSnapshotId}::uuid is not null
+        and a.payroll_id = ${input.payrollId} and a.pay_date = ${input.payDate}::date
+    ),
+    chosen as (
       -- Two index-friendly branches rather than one OR: the partial lock index (awaiting_lock, that
-      -- is status = 'pending'), and on a re-run the superseded snapshot's links. They cannot
-      -- overlap: every pending request a snapshot includes leaves pending in the same statement,
-      -- and a re-run carries only what is still owed on this pay date, instructed or partly
-      -- collected (whatever failed, was collected or was cancelled since stays out).
+      -- is status = 'pending'), and on a re-run the superseded snapshot's links not reconciled yet.
+      -- They cannot overlap: every pending request a snapshot includes leaves pending in the same
+      -- statement, and a re-run asks again only for what is still owed on this pay date, instructed
+      -- or partly collected (whatever failed, was collected or was cancelled since stays out).
       select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from payment_requests pr
       where pr.payroll_id = ${input.payrollId} and pr.awaiting_lock and pr.target_pay_date <= ${input.payDate}::date
+        and pr.id not in (select id from settled)
       union all
       select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from deduction_line_payments lp join payment_requests pr on pr.id = lp.payment_request_id
       where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.status in ('instructed', 'partially_collected')
+        and pr.id not in (select id from settled)
+    ),
+    settled_per_mandate as (
+      select mandate_id, sum(requested) as requested from settled group by mandate_id
     ),
     candidates as (
       select c.id, c.mandate_id, c.employee_id, c.status, c.due_date, c.created_at,
@@ -157,14 +173,19 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       select c.*,
              sum(c.remaining) over (partition by c.mandate_id order by c.due_date nulls last, c.created_at, c.id)
                - c.remaining as ahead,
-             least(coalesce(c.max_amount_per_pay_date, 9223372036854775807),
+             -- What this pay date already asked of the mandate for settled requests counts against its cap.
+             least(coalesce(c.max_amount_per_pay_date - coalesce(sm.requested, 0), 9223372036854775807),
                    coalesce(c.max_total_amount - coalesce(u.used, 0), 9223372036854775807)) as cap
-      from candidates c left join mandate_usage u on u.mandate_id = c.mandate_id
+      from candidates c
+      left join mandate_usage u on u.mandate_id = c.mandate_id
+      left join settled_per_mandate sm on sm.mandate_id = c.mandate_id
     ),
     included as (
       select id, employee_id, status, least(remaining, greatest(0, cap - ahead))::bigint as requested
       from ordered
       where least(remaining, greatest(0, cap - ahead)) > 0
+      union all
+      select id, employee_id, 'settled', requested from settled where requested > 0
     ),
     per_employee as (
       select i.employee_id, e.payroll_reference, sum(i.requested)::bigint as requested_amount

@@ -120,8 +120,9 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
 
 /**
  * Writes a new snapshot version that supersedes the current one, with its instruction file.
- * Requests the old snapshot had instructed are carried into the new one without being instructed
- * (or counted as an attempt) again; new pending requests due by then join it.
+ * Requests the pay date has already reconciled are carried unchanged, as they were asked; those the
+ * old snapshot had instructed and that are still owed are carried without being instructed (or
+ * counted as an attempt) again; new pending requests due by then join it.
  */
 export async function relockPayDate(trx: Executor, payrollId: string, payDate: string): Promise<LockOutcome & { previousSnapshotId: string }> {
   const { target } = await lockRows(trx, payrollId, payDate);
