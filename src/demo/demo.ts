@@ -348,11 +348,13 @@ export async function runDemo(base: Config, print: Print): Promise<void> {
     }
     const payDates = [...new Set(pulled.map((p) => p.snapshot.pay_date))].sort();
     const summaryRows = (await Promise.all(payDates.map((payDate) => reconciliationSummary(runtime.db, { payDate })))).flat();
-    print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'deducted'.padStart(10)} ${'collected'.padStart(10)} ${'shortfall'.padStart(10)} exceptions`);
+    // Payroll's figure is accounted for in full: collected for payment requests, or held.
+    print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'reported'.padStart(10)} ${'collected'.padStart(10)} ${'held'.padStart(10)} ${'shortfall'.padStart(10)} exceptions`);
     for (const row of summaryRows) {
+      const held = row.held_over_deductions + row.held_unexpected_employees;
       print(
-        `  ${String(row.employer).padEnd(30)} ${row.pay_date} ${pounds(Number(row.requested)).padStart(10)} ${pounds(Number(row.deducted)).padStart(10)} ` +
-          `${pounds(Number(row.collected)).padStart(10)} ${pounds(Number(row.shortfall)).padStart(10)} ${row.exceptions}`,
+        `  ${String(row.employer).padEnd(30)} ${row.pay_date} ${pounds(row.requested).padStart(10)} ${pounds(row.reported).padStart(10)} ` +
+          `${pounds(row.collected).padStart(10)} ${pounds(held).padStart(10)} ${pounds(row.shortfall).padStart(10)} ${row.exceptions}`,
       );
     }
     mkdirSync(path.join(filesDir, 'reconciliation'), { recursive: true });

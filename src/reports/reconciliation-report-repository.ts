@@ -141,13 +141,15 @@ export async function* streamReconciliationRows(
 }
 
 /**
- * Per payroll (and currency) totals of the same attempts as the detail report, plus the exceptions
- * recorded for the pay date. For operators only: exceptions are about a payroll, not about one biller.
- * One row per payroll, so built in one query.
+ * Per payroll (and currency) totals of the same attempts as the detail report, what payroll reported it
+ * deducted (the latest record per employee) and what is held as current exceptions, so finance can check
+ * that collected + held = reported. For operators only: exceptions are about a payroll, not about one
+ * biller. One row per payroll, so built in one query.
  */
 export async function findReconciliationSummary(db: Executor, filter: Omit<ReconciliationFilter, 'billerClientId'>) {
   const attemptPayroll = filter.payrollId === undefined ? sql`` : sql`and ca.payroll_id = ${filter.payrollId}::uuid`;
   const exceptionPayroll = filter.payrollId === undefined ? sql`` : sql`and payroll_id = ${filter.payrollId}::uuid`;
+  const recordPayroll = filter.payrollId === undefined ? sql`` : sql`and r.payroll_id = ${filter.payrollId}::uuid`;
   const result = await sql<{
     payroll_id: string;
     employer: string;
@@ -158,6 +160,9 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
     collected: number;
     shortfall: number;
     exceptions: number;
+    reported: number;
+    held_over_deductions: number;
+    held_unexpected_employees: number;
   }>`
     with attempts as (
       select ca.payroll_id, ca.currency,
@@ -170,21 +175,37 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
       group by ca.payroll_id, ca.currency
     ),
     exceptions as (
-      select payroll_id, count(*)::bigint as exceptions
+      select payroll_id, count(*)::bigint as exceptions,
+             coalesce(sum(amount) filter (where kind = 'over_deduction'), 0)::bigint as held_over_deductions,
+             coalesce(sum(amount) filter (where kind = 'unexpected_employee'), 0)::bigint as held_unexpected_employees
       from reconciliation_exceptions
       where pay_date = ${filter.payDate}::date and superseded_at is null ${exceptionPayroll}
       group by payroll_id
+    ),
+    reported as (
+      select latest.payroll_id, sum(latest.deduction_amount)::bigint as reported
+      from (
+        select distinct on (r.payroll_id, r.employee_id) r.payroll_id, r.deduction_amount
+        from deduction_records r
+        where r.pay_date = ${filter.payDate}::date ${recordPayroll}
+        order by r.payroll_id, r.employee_id, r.version desc
+      ) latest
+      group by latest.payroll_id
     )
     select p.id as payroll_id, e.name as employer, ${filter.payDate}::date as pay_date,
            coalesce(a.currency, p.currency) as currency,
            coalesce(a.requested, 0)::bigint as requested, coalesce(a.deducted, 0)::bigint as deducted,
            coalesce(a.collected, 0)::bigint as collected, coalesce(a.shortfall, 0)::bigint as shortfall,
-           coalesce(x.exceptions, 0)::bigint as exceptions
+           coalesce(x.exceptions, 0)::bigint as exceptions,
+           coalesce(r.reported, 0)::bigint as reported,
+           coalesce(x.held_over_deductions, 0)::bigint as held_over_deductions,
+           coalesce(x.held_unexpected_employees, 0)::bigint as held_unexpected_employees
     from payrolls p
     join employers e on e.id = p.employer_id
     left join attempts a on a.payroll_id = p.id
     left join exceptions x on x.payroll_id = p.id
-    where a.payroll_id is not null or x.payroll_id is not null
+    left join reported r on r.payroll_id = p.id
+    where a.payroll_id is not null or x.payroll_id is not null or r.payroll_id is not null
     order by p.id, currency
   `.execute(db);
   return result.rows;

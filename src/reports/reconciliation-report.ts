@@ -43,7 +43,19 @@ export const reconciliationSummaryColumns = [
   'collected',
   'shortfall',
   'exceptions',
+  'reported',
+  'held_over_deductions',
+  'held_unexpected_employees',
+  'unaccounted',
 ] as const;
+
+/**
+ * What payroll reported it deducted and the summary cannot place: neither collected for a payment request
+ * nor held as an exception. Zero once every record is reconciled; otherwise records await reconciliation.
+ */
+export function unaccountedAmount(row: Pick<ReconciliationSummaryRow, 'reported' | 'collected' | 'held_over_deductions' | 'held_unexpected_employees'>): number {
+  return row.reported - row.collected - row.held_over_deductions - row.held_unexpected_employees;
+}
 
 /** An attempt reconciliation has not decided yet (no deduction data in) has no outcome. */
 export const UNRECONCILED_STATUS = 'unreconciled';
@@ -95,6 +107,10 @@ export function toReconciliationSummaryRecord(row: ReconciliationSummaryRow): st
     formatMinorUnits(row.collected, row.currency),
     formatMinorUnits(row.shortfall, row.currency),
     String(row.exceptions),
+    formatMinorUnits(row.reported, row.currency),
+    formatMinorUnits(row.held_over_deductions, row.currency),
+    formatMinorUnits(row.held_unexpected_employees, row.currency),
+    formatMinorUnits(unaccountedAmount(row), row.currency),
   ];
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { exportReconciliation } from '../../src/cli/export-commands.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
+import { formatMinorUnits } from '../../src/money/major-units.ts';
 import {
   csvLine,
   reconciliationColumns,
@@ -461,10 +462,34 @@ describe('deductions export reconciliation', () => {
     }
     const exceptions = Object.fromEntries(rows.map((row) => [row.payroll_id, row.exceptions]));
     expect(exceptions).toEqual({ [payrolls[0]!.id]: '2', [payrolls[1]!.id]: '0', [exceptionOnlyPayrollId]: '1' });
+    // Held money is the current exceptions' amounts; these attempts were written without records, so
+    // payroll reported nothing and the summary says how much it cannot place.
+    const held = Object.fromEntries(rows.map((row) => [row.payroll_id, [row.reported, row.held_over_deductions, row.held_unexpected_employees, row.unaccounted]]));
+    const collectedOf = (payrollId: string) => minor(rows.find((row) => row.payroll_id === payrollId)!.collected);
+    const money = (minorUnits: number) => formatMinorUnits(minorUnits, 'GBP');
+    expect(held).toEqual({
+      [payrolls[0]!.id]: ['0.00', '1.00', '25.00', money(-(collectedOf(payrolls[0]!.id) + 2_600))],
+      [payrolls[1]!.id]: ['0.00', '0.00', '0.00', money(-collectedOf(payrolls[1]!.id))],
+      [exceptionOnlyPayrollId]: ['0.00', '0.00', '0.00', '0.00'],
+    });
     const onePayroll = join(dir, 'summary-one.csv');
     await exportReconciliation(t.db, { payDate: PAY_DATE, payrollId: exceptionOnlyPayrollId, summary: true, out: onePayroll });
     expect(parse(readFileSync(onePayroll, 'utf8'), { columns: true })).toEqual([
-      { payroll_id: exceptionOnlyPayrollId, employer: 'Northwind, "Foods" Ltd', pay_date: PAY_DATE, currency: 'GBP', requested: '0.00', deducted: '0.00', collected: '0.00', shortfall: '0.00', exceptions: '1' },
+      {
+        payroll_id: exceptionOnlyPayrollId,
+        employer: 'Northwind, "Foods" Ltd',
+        pay_date: PAY_DATE,
+        currency: 'GBP',
+        requested: '0.00',
+        deducted: '0.00',
+        collected: '0.00',
+        shortfall: '0.00',
+        exceptions: '1',
+        reported: '0.00',
+        held_over_deductions: '0.00',
+        held_unexpected_employees: '0.00',
+        unaccounted: '0.00',
+      },
     ]);
     const allRows = rowsOf((await report(`pay_date=${PAY_DATE}`, operatorHeaders)).body);
     const total = (column: 'collected' | 'requested') => rows.reduce((sum, row) => sum + minor(row[column]), 0);
