@@ -6,6 +6,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/property-seed.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: a couple of files at a time keeps Postgres and Redis responsive.
