@@ -9,6 +9,7 @@ import * as failedPayoutsKeepTheirItems from './20261122033000_failed_payouts_ke
 import * as eventsSequenceWithoutUniqueIndex from './20261122050000_events_sequence_without_unique_index.ts';
 import * as paymentUpdatesInPlace from './20261122060000_payment_updates_in_place.ts';
 import * as exceptionsHeldOnce from './20261123000000_exceptions_held_once.ts';
+import * as rerunRequestsJoinTheOpenRerun from './20261123200000_rerun_requests_join_the_open_rerun.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '20261122050000_events_sequence_without_unique_index': eventsSequenceWithoutUniqueIndex,
   '20261122060000_payment_updates_in_place': paymentUpdatesInPlace,
   '20261123000000_exceptions_held_once': exceptionsHeldOnce,
+  '20261123200000_rerun_requests_join_the_open_rerun': rerunRequestsJoinTheOpenRerun,
 };

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { ClientRole } from '../db/tables.ts';
+import { findProviderConnection } from '../payroll-providers/directory-repository.ts';
 import { insertApiKey, insertClient } from './clients-repository.ts';
 import { defaultScopesByRole, type Scope } from './scopes.ts';
 import { generateSecret, hashSecret, keyPrefix } from './secrets.ts';
@@ -19,8 +20,19 @@ export interface IssuedCredentials {
   scopes: string[];
 }
 
+export class UnknownPayrollProviderError extends Error {
+  override readonly name = 'UnknownPayrollProviderError';
+
+  constructor(readonly providerId: string) {
+    super(`Payroll provider ${providerId} does not exist`);
+  }
+}
+
 /** Creates a client with one API key. The plain secret and key exist only in the return value. */
 export async function createClient(db: Executor, request: NewClientRequest): Promise<IssuedCredentials> {
+  if (request.payrollProviderId && !(await findProviderConnection(db, request.payrollProviderId))) {
+    throw new UnknownPayrollProviderError(request.payrollProviderId);
+  }
   const clientSecret = generateSecret('cs');
   const apiKey = generateSecret('ak');
   const scopes = [...(request.scopes ?? defaultScopesByRole[request.role])];

@@ -4,6 +4,7 @@ import { createClient } from '../auth/clients-service.ts';
 import { scopes, scopeSchema, type Scope } from '../auth/scopes.ts';
 import { createDatabase } from '../db/connection.ts';
 import type { ClientRole } from '../db/tables.ts';
+import { parseUuidOption } from './options.ts';
 
 function parseScopes(value: string): Scope[] {
   return value.split(/[\s,]+/).filter(Boolean).map((scope) => scopeSchema.parse(scope));
@@ -17,7 +18,7 @@ export function registerClientCommands(program: Command): void {
     .requiredOption('--name <name>', 'display name')
     .addOption(new Option('--role <role>', 'client role').choices(['biller', 'payroll_provider', 'operator']).makeOptionMandatory())
     .option('--scopes <scopes>', `space- or comma-separated scopes (default: the role's); known: ${scopes.join(' ')}`, parseScopes)
-    .option('--payroll-provider <id>', 'payroll provider this client acts for (role payroll_provider)')
+    .option('--payroll-provider <id>', 'payroll provider this client acts for (role payroll_provider)', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { name: string; role: ClientRole; scopes?: Scope[]; payrollProvider?: string; json?: boolean }) => {
       if ((options.role === 'payroll_provider') !== Boolean(options.payrollProvider)) {

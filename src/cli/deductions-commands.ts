@@ -3,15 +3,29 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { findInstructionFile } from '../deductions/instruction-repository.ts';
-import { runRerunNow } from '../deductions/rerun-runner.ts';
+import { runRerunNow, type RerunResult } from '../deductions/rerun-runner.ts';
 import { openRuntime } from '../runtime/runtime.ts';
-import { parseDateOption } from './options.ts';
+import { parseDateOption, parseUuidOption } from './options.ts';
+
+/** What the operator sees: which re-run answered, who else asked for it and why, and what it wrote. */
+export function formatRerunResult(result: RerunResult): string {
+  const others = result.requests.length - 1;
+  const lines = [
+    result.joined
+      ? `Joined re-run ${result.rerunId} (${others} other request${others === 1 ? '' : 's'} for payroll ${result.payrollId} pay date ${result.payDate})`
+      : `Re-run ${result.rerunId} of payroll ${result.payrollId} pay date ${result.payDate}`,
+    ...result.requests.map((r) => `  requested by ${r.requestedBy} at ${r.requestedAt}: ${r.reason}`),
+    `  snapshot ${result.previousSnapshotId} superseded by ${result.snapshotId} (version ${result.snapshotVersion})`,
+    `  instruction file ${result.instructionFile}`,
+  ];
+  return lines.join('\n');
+}
 
 export function registerDeductionCommands(program: Command): void {
   program
     .command('rerun')
     .description("Re-run one payroll's pay date: a new snapshot version and instruction file, with an audit record")
-    .requiredOption('--payroll <id>', 'payroll id')
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
     .requiredOption('--reason <text>', 'why (kept in the audit record)')
     .option('--by <name>', 'who asks (default: the OS user)')
@@ -24,14 +38,7 @@ export function registerDeductionCommands(program: Command): void {
           reason: options.reason,
           requestedBy: options.by ?? userInfo().username,
         });
-        process.stdout.write(
-          [
-            `Re-run ${outcome.rerunId}`,
-            `  snapshot ${outcome.previousSnapshotId} superseded by ${outcome.snapshotId} (version ${outcome.snapshotVersion})`,
-            `  instruction file ${outcome.instructionFile}`,
-            '',
-          ].join('\n'),
-        );
+        process.stdout.write(`${formatRerunResult(outcome)}\n`);
       } finally {
         await runtime.close();
       }
@@ -41,7 +48,7 @@ export function registerDeductionCommands(program: Command): void {
   exportCommand
     .command('instructions')
     .description("Write a payroll pay date's instruction file (newest version unless --version)")
-    .requiredOption('--payroll <id>', 'payroll id')
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
     .option('--version <n>', 'file version', (v) => Number.parseInt(v, 10))
     .option('--out <file>', 'output file (default: stdout)')

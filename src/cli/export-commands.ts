@@ -7,8 +7,7 @@ import { renderPayoutFile } from '../payouts/payout-file.ts';
 import { listPayoutsMadeOn } from '../payouts/payout-run-repository.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
-import { parseDateOption } from './options.ts';
-import { isUuid } from '../shared/schemas.ts';
+import { parseDateOption, parseUuidOption } from './options.ts';
 
 /** The bank payment CSV of the payouts made on `date`, to `out` or stdout. Returns how many payouts it holds. */
 export async function exportPayouts(db: Executor, options: { date: string; out?: string | undefined }): Promise<number> {
@@ -34,7 +33,6 @@ export async function exportReconciliation(
   else await writeReconciliationCsv(db, filter, destination, { end });
 }
 
-
 export function registerExportCommands(program: Command): void {
   const exportCommand =
     program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV files');
@@ -58,15 +56,10 @@ export function registerExportCommands(program: Command): void {
     .command('reconciliation')
     .description("Write a pay date's reconciliation CSV (one row per payment request per attempt), or with --summary its per-payroll totals")
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
-    .option('--payroll <id>', 'only this payroll')
+    .option('--payroll <id>', 'only this payroll', parseUuidOption)
     .option('--summary', 'write the per-payroll summary (requested, deducted, collected, shortfall, exceptions) instead')
     .option('--out <file>', 'output file (default: stdout)')
     .action(async (options: { payDate: string; payroll?: string; summary?: boolean; out?: string }) => {
-      if (options.payroll !== undefined && !isUuid(options.payroll)) {
-        process.stderr.write(`--payroll must be a payroll id (UUID), got ${options.payroll}\n`);
-        process.exitCode = 2;
-        return;
-      }
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
         await exportReconciliation(runtime.db, {

@@ -1,19 +1,31 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { loadConfig, type Config } from '../config/config.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerExportCommands } from './export-commands.ts';
+import { describeFailure } from './failures.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
 import { registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
 import { registerStatusCommand } from './status-command.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command()
   .name('deductions')
   .description('Salary-deduction payments service: API, nightly pay-date worker and operator tools')
-  .showHelpAfterError();
+  .version(version)
+  // Program options only before the command, so `export instructions --version N` is the file's version.
+  .enablePositionalOptions()
+  // Every failure is one line on stderr; commander's own (unknown command, missing option) included.
+  .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) })
+  // Help and --version need no configuration; every command checks all of it before doing anything.
+  .hook('preAction', () => {
+    loadConfig();
+  });
 
 registerServiceCommands(program);
 registerClientCommands(program);
@@ -25,13 +37,22 @@ registerExportCommands(program);
 registerWebhookCommands(program);
 registerStatusCommand(program);
 
+function configIfValid(): Config | undefined {
+  try {
+    return loadConfig();
+  } catch {
+    return undefined;
+  }
+}
+
 try {
-  loadConfig();
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(78);
-  }
-  throw error;
+  const config = configIfValid();
+  const failure = describeFailure(error, config);
+  process.stderr.write(`${failure.message}\n`);
+  const logLevel = config?.LOG_LEVEL ?? process.env.LOG_LEVEL;
+  if ((logLevel === 'debug' || logLevel === 'trace') && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  // Connections a failed command opened would otherwise keep the process alive.
+  process.exit(failure.exitCode);
 }

@@ -1,8 +1,15 @@
 import { InvalidArgumentError } from 'commander';
+import { isUuid } from '../shared/schemas.ts';
 
 export function parseDateOption(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
     throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
   }
   return value;
+}
+
+/** Ids are UUIDs: a typo is named here rather than coming back as a database error. */
+export function parseUuidOption(value: string): string {
+  if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID');
+  return value.toLowerCase();
 }

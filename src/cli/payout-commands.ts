@@ -6,7 +6,7 @@ import { formatMinorUnits } from '../money/major-units.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
 import { markPayoutFailed, markPayoutPaid, runPayoutsOn, type PayoutRunSummary } from '../payouts/payout-service.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
-import { parseDateOption } from './options.ts';
+import { parseDateOption, parseUuidOption } from './options.ts';
 
 export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
   const lines = [`Payouts for ${summary.payoutDate} (ledger entries with pay dates up to ${summary.settledThrough})`];
@@ -79,7 +79,7 @@ export function registerPayoutCommands(program: Command): void {
   payouts
     .command('mark-paid')
     .description('The bank made the transfer: pending -> paid')
-    .requiredOption('--payout <id>', 'payout id')
+    .requiredOption('--payout <id>', 'payout id', parseUuidOption)
     .action(async (options: { payout: string }) => {
       await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutPaid(trx, options.payout)));
     });
@@ -87,7 +87,7 @@ export function registerPayoutCommands(program: Command): void {
   payouts
     .command('mark-failed')
     .description('The bank rejected the transfer: pending -> failed; the next run pays its payments again')
-    .requiredOption('--payout <id>', 'payout id')
+    .requiredOption('--payout <id>', 'payout id', parseUuidOption)
     .requiredOption('--reason <text>', "the bank's reason")
     .action(async (options: { payout: string; reason: string }) => {
       if (options.reason.trim() === '') {

@@ -1,17 +1,11 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { producerConnection } from '../queue/connections.ts';
 import { createQueue, queueNames } from '../queue/queues.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { redeliverEvent, RedeliveryRefused } from '../webhooks/webhook-dispatch-service.ts';
 import { enqueueDeliveries } from '../webhooks/webhook-jobs.ts';
-import { isUuid } from '../shared/schemas.ts';
-
-
-function parseUuidOption(value: string): string {
-  if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID');
-  return value.toLowerCase();
-}
+import { parseUuidOption } from './options.ts';
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('Webhook deliveries');

@@ -1,11 +1,28 @@
-import { z } from 'zod';
+import { getNextMillis } from 'bullmq';
 import { IANAZone } from 'luxon';
+import { z } from 'zod';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
 const timeZone = z.string().refine((zone) => IANAZone.isValidZone(zone), 'is not an IANA time zone');
+
+/**
+ * A cron pattern as BullMQ's job scheduler reads it (its own parser, through the function it computes
+ * the next run with), so a pattern the scheduler would reject fails at start-up, not at the first run.
+ */
+const cronPattern = z
+  .string()
+  .trim()
+  .min(1, 'is empty')
+  .superRefine((pattern, ctx) => {
+    try {
+      if (getNextMillis(Date.now(), { pattern }) === undefined) ctx.addIssue({ code: 'custom', message: 'never fires' });
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `is not a cron pattern: ${(error as Error).message}` });
+    }
+  });
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -31,7 +48,7 @@ export const configSchema = z.object({
   IDEMPOTENCY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   DEFAULT_PROVIDER_LEAD_DAYS: z.coerce.number().int().min(0).max(30).default(2),
   SETTLEMENT_DELAY_WORKING_DAYS: z.coerce.number().int().min(0).max(30).default(1),
-  NIGHTLY_CRON: z.string().default('0 1 * * *'),
+  NIGHTLY_CRON: cronPattern.default('0 1 * * *'),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   FILES_DIR: z.string().default('var/files'),
 });

@@ -277,16 +277,25 @@ export interface RequestedPaymentsTable {
   account_holder_name: string;
 }
 
+/** One freeze of a locked pay date; open (completed_at null) until it commits, at most one open per pay date. */
 export interface RerunsTable {
   id: Generated<string>;
   payroll_id: string;
   pay_date: IsoDate;
-  reason: string;
-  requested_by: string;
+  /** When the first request opened it. */
   requested_at: Generated<Date>;
   previous_snapshot_id: string | null;
   new_snapshot_id: string | null;
   completed_at: Timestamp | null;
+}
+
+/** Who asked for a re-run and why: every request that opened or joined it. */
+export interface RerunRequestsTable {
+  id: Generated<string>;
+  rerun_id: string;
+  reason: string;
+  requested_by: string;
+  requested_at: Generated<Date>;
 }
 
 export interface InstructionFilesTable {
@@ -539,6 +548,7 @@ export interface DB {
   deduction_line_payments: DeductionLinePaymentsTable;
   requested_payments: RequestedPaymentsTable;
   reruns: RerunsTable;
+  rerun_requests: RerunRequestsTable;
   instruction_files: InstructionFilesTable;
   instruction_items: InstructionItemsTable;
   employee_deduction_pushes: EmployeeDeductionPushesTable;

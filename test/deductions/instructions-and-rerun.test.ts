@@ -183,8 +183,10 @@ describe('re-run', () => {
     expect(instructedEvents).toHaveLength(1);
 
     const audit = await t.db.selectFrom('reruns').selectAll().where('id', '=', outcome.rerunId).executeTakeFirstOrThrow();
-    expect(audit).toMatchObject({ reason: 'employer corrected a payroll reference', requested_by: 'ops@example.com', new_snapshot_id: outcome.snapshotId });
+    expect(audit).toMatchObject({ previous_snapshot_id: first.lock.snapshotId, new_snapshot_id: outcome.snapshotId });
     expect(audit.completed_at).toBeInstanceOf(Date);
+    const asked = await t.db.selectFrom('rerun_requests').select(['reason', 'requested_by']).where('rerun_id', '=', outcome.rerunId).execute();
+    expect(asked).toEqual([{ reason: 'employer corrected a payroll reference', requested_by: 'ops@example.com' }]);
 
     const files = await t.db
       .selectFrom('instruction_files')
