@@ -71,7 +71,7 @@ async function runWorker(total: number, batch: number): Promise<void> {
     let done = 0;
     while (done < total) {
       const numRuns = Math.min(batch, total - done);
-      const details = await fc.check(ledgerProperty(db), { seed: randomInt(2 ** 31 - 1), numRuns, endOnFailure: true });
+      const details = await fc.check(ledgerProperty(db), { seed: randomInt(2 ** 31 - 1), numRuns });
       done += details.failed ? details.numRuns : numRuns;
       send({ kind: 'progress', scenarios: details.failed ? details.numRuns : numRuns });
       if (details.failed) send({ kind: 'failure', failure: failureOf(details) });

@@ -232,10 +232,10 @@ export async function checkLedgerInvariants(db: Database, model: LedgerModel): P
            or (pr.status = 'paid_out' and not (pr.collected_amount = pr.amount and pr.paid_out_amount = pr.amount))
            or (pr.status = 'collected' and pr.collected_amount <> pr.amount)
            or (pr.status = 'failed' and pr.collected_amount <> 0)
-           or (pr.status = 'partially_collected' and not (pr.collected_amount > 0 and pr.collected_amount < pr.amount))
-           -- Instructed may already be covered: a correction on an earlier pay date can collect it in full
-           -- after a later one instructed it; that pay date's reconciliation then settles it.
-           or (pr.status = 'pending' and pr.collected_amount >= pr.amount))
+           -- Pending or instructed may be covered in full for a while: a correction on an earlier pay date
+           -- can collect a payment a later pay date has attempted or instructed, and the status is that
+           -- later pay date's to settle when it reconciles next (settleAndCheck holds it to that).
+           or (pr.status = 'partially_collected' and not (pr.collected_amount > 0 and pr.collected_amount < pr.amount)))
   `.execute(db);
   expectNone('payments whose money or status disagree with the ledger', paymentsOutOfBalance.rows);
 
@@ -336,18 +336,26 @@ async function ledgerCount(db: Database, model: LedgerModel): Promise<number> {
 }
 
 /**
- * Every locked pay date reconciled over the latest records, once, in date order (as the sweep and the
- * follow-up requests of a correction do); then the end-state promises, and reconciling again writes
- * nothing.
+ * The end of every settlement window: each locked pay date reconciled in final mode over the latest
+ * records, once, in date order (as the nightly sweep does); then the end-state promises, and
+ * reconciling again writes nothing.
  */
 export async function settleAndCheck(db: Database, model: LedgerModel): Promise<void> {
   const locked = PAY_DATES.filter((payDate) => model.lockedPayDates.has(payDate));
-  for (const payDate of locked) await model.world.reconcile(payDate);
+  for (const payDate of locked) await model.world.reconcile(payDate, { final: true });
   await checkLedgerInvariants(db, model);
+  const coveredYetOpen = await db
+    .selectFrom('payment_requests')
+    .select(['id', 'status', 'amount', 'collected_amount', 'target_pay_date'])
+    .where('id', 'in', model.paymentIds)
+    .where('status', 'in', ['pending', 'instructed'])
+    .whereRef('collected_amount', '>=', 'amount')
+    .execute();
+  expectNone('payments collected in full, yet still pending or instructed once every pay date is reconciled', coveredYetOpen);
   for (const payDate of locked) await checkNothingCountedTwice(db, model, payDate);
   const entries = await ledgerCount(db, model);
   for (const payDate of locked) {
-    const summary = await model.world.reconcile(payDate);
+    const summary = await model.world.reconcile(payDate, { final: true });
     const wrote = summary.ledgerEntries + summary.paymentsUpdated + summary.exceptions + summary.exceptionsSuperseded > 0;
     expectNone(`a reconciliation of ${payDate} over the same records wrote`, wrote ? [summary] : []);
   }
