@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { parseConfig, type Config } from '../../src/config/config.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
@@ -22,7 +22,13 @@ export interface TestApp {
 
 /** A real app on a private database and a private Redis prefix; requests go through app.inject. */
 export async function startTestApp(
-  options: { env?: Record<string, string>; routeModules?: readonly RouteModule[]; adapterFor?: AdapterFactory } = {},
+  options: {
+    env?: Record<string, string>;
+    routeModules?: readonly RouteModule[];
+    adapterFor?: AdapterFactory;
+    /** Receives what the app logs (LOG_LEVEL is silent otherwise). */
+    logger?: FastifyBaseLogger;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = parseConfig({
@@ -42,7 +48,15 @@ export async function startTestApp(
   });
   const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, Number(options.env?.RECONCILIATION_DEBOUNCE_MS ?? 200));
   const app = await buildApp(
-    { config, db: database.db, redis, tokens, adapterFor: options.adapterFor ?? noProviderApis, reconciliation },
+    {
+      config,
+      db: database.db,
+      redis,
+      tokens,
+      adapterFor: options.adapterFor ?? noProviderApis,
+      reconciliation,
+      ...(options.logger ? { logger: options.logger } : {}),
+    },
     options.routeModules ?? routeModules,
   );
   await app.ready();
