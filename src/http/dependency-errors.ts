@@ -14,7 +14,7 @@ const names: Record<Dependency, string> = { postgres: 'The database (PostgreSQL)
  * dependency, never its address or the driver's message.
  */
 export function serviceUnavailable(dependency: Dependency): HttpProblem {
-  return new HttpProblem(503, 'service-unavailable', `${names[dependency]} is unreachable; retry later with the same Idempotency-Key`, {
+  return new HttpProblem(503, 'service-unavailable', `${names[dependency]} is unreachable; retry later (with the same Idempotency-Key a retry is safe)`, {
     headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
     extensions: { dependency },
   });
