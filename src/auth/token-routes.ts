@@ -100,6 +100,8 @@ export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; 
   // OAuth clients expect RFC 6749 errors whatever they send, so this scope accepts any body and
   // lets the handler answer invalid_request, instead of the app-wide 415 problem.
   app.register(async (scope) => {
+    // JSON included: a malformed JSON body is invalid_request here, not the app-wide malformed-json problem.
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, _body, done) => done(null, undefined));
     registerTokenEndpoints(scope);
   });

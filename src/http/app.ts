@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
@@ -13,7 +13,7 @@ import { createEffectRunner } from '../idempotency/idempotency-service.ts';
 import { loggerOptions } from '../shared/logger.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { authenticatePlugin } from './plugins/authenticate.ts';
-import { errorsPlugin } from './plugins/errors.ts';
+import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts';
 import { defineRoute } from './route.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -27,6 +27,8 @@ export interface AppDeps {
   adapterFor: AdapterFactory;
   /** Queues (debounced) reconciliation once deduction records for a pay date are accepted. */
   reconciliation: ReconciliationRequester;
+  /** A ready logger instead of one built from LOG_LEVEL (tests read what the app logs). */
+  logger?: FastifyBaseLogger;
 }
 
 /** Later areas plug their routes in here; each gets the same dependencies. */
@@ -34,10 +36,13 @@ export type RouteModule = (app: FastifyInstance, deps: AppDeps) => void;
 
 export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule[] = []): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(deps.config),
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(deps.config) }),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
+    // What the router and the HTTP parser reject is answered as problem+json too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
 
   app.decorate('routeSpecs', []);
@@ -70,6 +75,21 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   return app;
 }
 
+/** A probe must answer even when a dependency hangs rather than refuses (a partition, a full pool). */
+const READINESS_TIMEOUT_MS = 2_000;
+
+async function answersWithin(check: Promise<unknown>, timeoutMs: number): Promise<'ok' | 'unavailable'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'unavailable'>((resolve) => {
+    timer = setTimeout(() => resolve('unavailable'), timeoutMs);
+  });
+  try {
+    return await Promise.race([check.then(() => 'ok' as const, () => 'unavailable' as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
   defineRoute(app, {
     method: 'GET',
@@ -92,8 +112,8 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down' } },
     handler: async () => {
       const [postgres, redis] = await Promise.all([
-        sql`select 1`.execute(deps.db).then(() => 'ok', () => 'unavailable'),
-        deps.redis.ping().then(() => 'ok', () => 'unavailable'),
+        answersWithin(sql`select 1`.execute(deps.db), READINESS_TIMEOUT_MS),
+        answersWithin(deps.redis.ping(), READINESS_TIMEOUT_MS),
       ]);
       const ready = postgres === 'ok' && redis === 'ok';
       return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', checks: { postgres, redis } } };

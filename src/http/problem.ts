@@ -22,11 +22,15 @@ const titles: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
@@ -67,13 +71,14 @@ export class HttpProblem extends Error {
     this.headers = options.headers ?? {};
   }
 
-  toBody(instance: string): ProblemDetails {
+  /** `instance` is the request's URL; absent only when the request could not even be parsed. */
+  toBody(instance?: string): ProblemDetails {
     return {
       type: PROBLEM_TYPE_BASE + this.slug,
       title: this.title,
       status: this.status,
       ...(this.detail === undefined ? {} : { detail: this.detail }),
-      instance,
+      ...(instance === undefined ? {} : { instance }),
       ...(this.errors ? { errors: this.errors } : {}),
       ...this.extensions,
     };

@@ -3,7 +3,8 @@ import type { Transaction } from 'kysely';
 import { z } from 'zod';
 import type { ClientRole, DB } from '../db/tables.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { HttpProblem, fieldErrorsFromZod } from './problem.ts';
+import { unstorableInputErrors } from './input-safety.ts';
+import { HttpProblem, fieldErrorsFromZod, type FieldError } from './problem.ts';
 
 /** The authenticated client a request acts for. */
 export interface Caller {
@@ -93,14 +94,21 @@ declare module 'fastify' {
   }
 }
 
-function parsePart<S extends Schema | undefined>(schema: S, value: unknown, pointerPrefix: string, what: string) {
+/**
+ * Validates one part of the request: first what no field can hold (see unstorableInputErrors),
+ * then the route's schema. An invalid body is 422; invalid path or query parameters are 400, and
+ * their pointers are prefixed /path and /query.
+ */
+function parsePart<S extends Schema | undefined>(schema: S, value: unknown, what: 'path' | 'query' | 'body') {
   if (!schema) return undefined;
+  const pointerPrefix = what === 'body' ? '' : `/${what}`;
+  const invalid = (errors: FieldError[]) =>
+    new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, { title: 'Validation failed', errors });
+  const unstorable = unstorableInputErrors(value, pointerPrefix);
+  if (unstorable.length > 0) throw invalid(unstorable);
   const result = schema.safeParse(value ?? (what === 'body' ? undefined : {}));
   if (result.success) return result.data;
-  throw new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, {
-    title: 'Validation failed',
-    errors: fieldErrorsFromZod(result.error, pointerPrefix),
-  });
+  throw invalid(fieldErrorsFromZod(result.error, pointerPrefix));
 }
 
 export function sendResult(reply: FastifyReply, result: HttpResult): FastifyReply {
@@ -140,13 +148,19 @@ export function defineRoute<BS extends Schema | undefined, QS extends Schema | u
       if (spec.body && !isJson(request.headers['content-type'])) {
         throw new HttpProblem(415, 'unsupported-media-type', 'Send the body as application/json');
       }
-      const params = parsePart(spec.params, request.params, '', 'path');
-      const query = parsePart(spec.query, request.query, '', 'query');
-      const body = parsePart(spec.body, request.body, '', 'body');
+      const params = parsePart(spec.params, request.params, 'path');
+      const query = parsePart(spec.query, request.query, 'query');
+      const body = parsePart(spec.body, request.body, 'body');
       const ctx = { request, reply, body, query, params, caller: request.caller! } as RouteContext<any, any, any>;
       if (isEffectRoute(spec as RouteSpec)) return app.runEffect(ctx, spec as EffectRoute<any, any, any>);
-      const result: HttpResult | FastifyReply = await (spec as HandlerRoute<BS, QS, PS>).handler(ctx);
-      if ((result as unknown) === reply) return reply;
+      const result: HttpResult | FastifyReply | undefined = await (spec as HandlerRoute<BS, QS, PS>).handler(ctx);
+      // A handler that answered itself returns the reply, which is a thenable: awaiting it waited for
+      // the response to finish and gave undefined. Handing Fastify nothing then is what keeps it
+      // from answering twice (and a failed stream reaches the error handler as an error).
+      if (result === undefined || (result as unknown) === reply) {
+        if (reply.sent || reply.raw.headersSent) return;
+        throw new Error(`${spec.method} ${spec.url} returned without answering`);
+      }
       return sendResult(reply, result as HttpResult);
     },
   });

@@ -3,8 +3,13 @@ import { currencyCodeSchema } from '../money/currency.ts';
 
 export const uuidSchema = z.uuid({ message: 'must be a UUID' });
 
-/** A calendar date, YYYY-MM-DD, that really exists (no 2026-02-30). */
-export const isoDateSchema = z.iso.date({ message: 'must be a date as YYYY-MM-DD' });
+/**
+ * A calendar date, YYYY-MM-DD, that really exists (no 2026-02-30). Year 0000 matches the pattern
+ * but is no year PostgreSQL knows (1 BC precedes AD 1), so it is refused here, not by the database.
+ */
+export const isoDateSchema = z.iso
+  .date({ message: 'must be a date as YYYY-MM-DD' })
+  .refine((date) => !date.startsWith('0000-'), { message: 'must be a date as YYYY-MM-DD from year 0001' });
 
 export const currencySchema = currencyCodeSchema;
 

@@ -1,14 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { parseConfig, type Config } from '../../src/config/config.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
 import { routeModules } from '../../src/http/routes.ts';
-import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
+import { queueReconciliationRequester, type ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { noProviderApis, type AdapterFactory } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
+import { createDatabase } from '../../src/db/connection.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+
+function externalDatabase(url: string): TestDatabase {
+  const db = createDatabase(url, 5);
+  return { name: new URL(url).pathname.slice(1), url, db, drop: () => db.destroy() };
+}
 
 export interface TestApp {
   app: FastifyInstance;
@@ -17,14 +23,23 @@ export interface TestApp {
   db: TestDatabase['db'];
   redis: Redis;
   tokens: TokenIssuer;
+  reconciliation: ReconciliationRequester;
   close(): Promise<void>;
 }
 
 /** A real app on a private database and a private Redis prefix; requests go through app.inject. */
 export async function startTestApp(
-  options: { env?: Record<string, string>; routeModules?: readonly RouteModule[]; adapterFor?: AdapterFactory } = {},
+  options: {
+    env?: Record<string, string>;
+    routeModules?: readonly RouteModule[];
+    adapterFor?: AdapterFactory;
+    /** Receives what the app logs (LOG_LEVEL is silent otherwise). */
+    logger?: FastifyBaseLogger;
+    /** An already migrated database the test manages itself (e.g. a private server it stops). */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.databaseUrl ? externalDatabase(options.databaseUrl) : await createTestDatabase();
   const config = parseConfig({
     DATABASE_URL: database.url,
     QUEUE_PREFIX: `test-${randomBytes(4).toString('hex')}`,
@@ -42,7 +57,15 @@ export async function startTestApp(
   });
   const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, Number(options.env?.RECONCILIATION_DEBOUNCE_MS ?? 200));
   const app = await buildApp(
-    { config, db: database.db, redis, tokens, adapterFor: options.adapterFor ?? noProviderApis, reconciliation },
+    {
+      config,
+      db: database.db,
+      redis,
+      tokens,
+      adapterFor: options.adapterFor ?? noProviderApis,
+      reconciliation,
+      ...(options.logger ? { logger: options.logger } : {}),
+    },
     options.routeModules ?? routeModules,
   );
   await app.ready();
@@ -53,6 +76,7 @@ export async function startTestApp(
     db: database.db,
     redis,
     tokens,
+    reconciliation,
     async close() {
       await app.close();
       await reconciliation.close();

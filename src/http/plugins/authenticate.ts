@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../auth/rate-limiter.ts';
 import { hashSecret } from '../../auth/secrets.ts';
 import type { TokenIssuer, VerifiedClaims } from '../../auth/token-issuer.ts';
 import type { Client } from '../../db/tables.ts';
+import { DependencyUnavailable } from '../dependency-errors.ts';
 import { HttpProblem } from '../problem.ts';
 import type { Caller } from '../route.ts';
 
@@ -118,11 +119,25 @@ export const authenticatePlugin = fp(
       return { clientId: client.id, role: client.role, scopes: granted, payrollProviderId: client.payroll_provider_id };
     }
 
+    /**
+     * Fails closed: with Redis unreachable the limit cannot be enforced, and a payments API that
+     * stops limiting when its limiter is down invites exactly the floods the limit exists for. The
+     * caller gets 503 with Retry-After, and nothing was done, so a retry with the same
+     * Idempotency-Key is safe. (The producer connection has no offline queue, so this is immediate.)
+     */
+    async function takeRateLimitToken(clientId: string) {
+      try {
+        return await options.rateLimiter.take(clientId);
+      } catch (error) {
+        throw new DependencyUnavailable('redis', { cause: error });
+      }
+    }
+
     app.decorateRequest('caller', null);
     app.addHook('preHandler', async (request, reply) => {
       request.caller = await authenticate(request);
       if (!request.caller) return;
-      const decision = await options.rateLimiter.take(request.caller.clientId);
+      const decision = await takeRateLimitToken(request.caller.clientId);
       reply.header('ratelimit-limit', String(decision.limit));
       reply.header('ratelimit-remaining', String(Math.max(0, decision.remaining)));
       reply.header('ratelimit-reset', String(decision.resetSeconds));

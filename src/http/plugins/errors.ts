@@ -1,5 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { DependencyUnavailable, isPostgresDataException, isPostgresUnavailable, serviceUnavailable } from '../dependency-errors.ts';
 import { HttpProblem, serializeProblem } from '../problem.ts';
 
 /** Fastify's own errors, translated into problems a client can act on. */
@@ -14,34 +17,98 @@ function fromFastifyError(error: FastifyError): HttpProblem | undefined {
       return new HttpProblem(400, 'malformed-json', 'The request body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new HttpProblem(400, 'bad-request', 'The Content-Length does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return new HttpProblem(400, 'bad-url', 'The URL path is not valid (a malformed percent-encoding)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new HttpProblem(414, 'uri-too-long', 'A path parameter is longer than any identifier of this API');
     default:
       return undefined;
   }
+}
+
+/**
+ * The problem an error becomes. Dependency outages are 503 (retry is safe), data exceptions that
+ * slipped past validation 422 (logged at warn: the edge validation has a gap to close); anything
+ * else unexpected is a 500 logged with its stack.
+ */
+export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof DependencyUnavailable || isPostgresUnavailable(error)) {
+    const dependency = error instanceof DependencyUnavailable ? error.dependency : 'postgres';
+    const cause = error instanceof DependencyUnavailable ? error.cause : error;
+    // No stack: an outage fails every request the same way, and says all it has in one line.
+    log.warn({ dependency, reason: cause instanceof Error ? cause.message : String(cause) }, `${dependency} unavailable; answered 503`);
+    return serviceUnavailable(dependency);
+  }
+  const framework = fromFastifyError(error as FastifyError);
+  if (framework) return framework;
+  if (isPostgresDataException(error)) {
+    log.warn({ err: error, sqlState: error.code }, 'PostgreSQL refused a value the request validation let through');
+    return new HttpProblem(422, 'invalid-value', 'A value in the request is out of range or malformed', { title: 'Validation failed' });
+  }
+  const statusCode = (error as FastifyError).statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new HttpProblem(statusCode, 'bad-request', error.message);
+  }
+  log.error({ err: error }, 'unhandled error');
+  return new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it has been logged');
+}
+
+function sendProblem(reply: FastifyReply, problem: HttpProblem, instance: string): FastifyReply {
+  const response = serializeProblem(problem, instance);
+  return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never a stack or SQL. */
 export const errorsPlugin = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      let problem = error instanceof HttpProblem ? error : fromFastifyError(error);
-      if (!problem && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-        problem = new HttpProblem(error.statusCode, 'bad-request', error.message);
+      if (reply.sent || reply.raw.headersSent) {
+        // A streamed body failed after its status went out: the response can only be cut short
+        // (Fastify destroys it); answering again would fail with ERR_HTTP_HEADERS_SENT.
+        request.log.warn({ err: error }, 'response failed after its headers were sent; the body is cut short');
+        return;
       }
-      if (!problem) {
-        request.log.error({ err: error }, 'unhandled error');
-        problem = new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it has been logged');
-      }
-      const response = serializeProblem(problem, request.url);
-      reply.code(response.status).headers(response.headers).send(response.body);
+      sendProblem(reply, problemFor(error, request.log), request.url);
     });
 
     app.setNotFoundHandler((request, reply) => {
-      const response = serializeProblem(
-        new HttpProblem(404, 'not-found', `No route for ${request.method} ${request.url.split('?')[0]}`),
-        request.url,
-      );
-      reply.code(404).headers(response.headers).send(response.body);
+      sendProblem(reply, new HttpProblem(404, 'not-found', `No route for ${request.method} ${request.url.split('?')[0]}`), request.url);
     });
   },
   { name: 'errors' },
 );
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (400) or a path parameter over its
+ * length limit (414) never reaches a route or the error handler.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  sendProblem(reply, problemFor(error, request.log), request.url);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects (a request line or headers
+ * over the header limit, a malformed Content-Length, not HTTP at all) get a problem too, written
+ * straight to the socket because there is no request to reply to.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new HttpProblem(431, 'headers-too-large', 'The request line and headers are larger than this service accepts')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new HttpProblem(408, 'request-timeout', 'The request did not arrive in time')
+        : new HttpProblem(400, 'bad-request', 'The request is not valid HTTP/1.1');
+  this.log.debug({ code: error.code }, 'client error');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(problem.toBody());
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+      `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
