@@ -104,8 +104,11 @@ function parsePart<S extends Schema | undefined>(schema: S, value: unknown, what
   const pointerPrefix = what === 'body' ? '' : `/${what}`;
   const invalid = (errors: FieldError[]) =>
     new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, { title: 'Validation failed', errors });
+  // Wherever it was sent, text PostgreSQL cannot store is a value no schema can accept: 422.
   const unstorable = unstorableInputErrors(value, pointerPrefix);
-  if (unstorable.length > 0) throw invalid(unstorable);
+  if (unstorable.length > 0) {
+    throw new HttpProblem(422, 'validation-failed', `The request ${what} holds text that cannot be stored`, { title: 'Validation failed', errors: unstorable });
+  }
   const result = schema.safeParse(value ?? (what === 'body' ? undefined : {}));
   if (result.success) return result.data;
   throw invalid(fieldErrorsFromZod(result.error, pointerPrefix));

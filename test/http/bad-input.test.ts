@@ -114,13 +114,13 @@ describe('text PostgreSQL cannot store is refused at the edge, with a pointer to
     expect(problem.errors?.[0]?.detail).toMatch(/nested deeper than \d+ levels/);
   });
 
-  it('NUL in a query or path parameter: 400 like any invalid parameter, pointing at /query or /path', async () => {
+  it('NUL in a query or path parameter: 422, pointing at /query or /path', async () => {
     const query = await t.app.inject({ method: 'GET', url: '/payments?status=paid%00', headers });
-    expect(expectProblem(query, 400, 'validation-failed').errors).toEqual([
+    expect(expectProblem(query, 422, 'validation-failed').errors).toEqual([
       { pointer: '/query/status', detail: 'must not contain the NUL character (U+0000)' },
     ]);
     const path = await t.app.inject({ method: 'GET', url: `/payments/${randomUUID()}%00`, headers });
-    expect(expectProblem(path, 400, 'validation-failed').errors).toEqual([
+    expect(expectProblem(path, 422, 'validation-failed').errors).toEqual([
       { pointer: '/path/payment_id', detail: 'must not contain the NUL character (U+0000)' },
     ]);
   });
