@@ -199,6 +199,28 @@ export function reconciliationCsvStream(db: Database, filter: ReconciliationFilt
 }
 
 /**
+ * reconciliationCsvStream for an HTTP response: resolves once the first batch is read, so a database
+ * that cannot be reached fails the request (503) before any byte of a 200 has been sent.
+ */
+export async function openReconciliationCsvStream(db: Database, filter: ReconciliationFilter, batchSize = RECONCILIATION_BATCH_SIZE): Promise<Readable> {
+  const chunks = reconciliationCsvChunks(db, filter, batchSize);
+  const header = await chunks.next();
+  const first = await chunks.next();
+  async function* fromFirstBatch() {
+    try {
+      yield header.value as string;
+      if (first.done) return;
+      yield first.value;
+      yield* chunks;
+    } finally {
+      // A reader gone before the remaining batches were asked for still closes the cursor.
+      await chunks.return(undefined);
+    }
+  }
+  return Readable.from(fromFirstBatch(), { objectMode: false });
+}
+
+/**
  * Streams the reconciliation CSV into a file or stdout; resolves once every byte is handed over. `end:
  * false` leaves the destination open (stdout must not be ended).
  */

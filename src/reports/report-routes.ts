@@ -3,7 +3,7 @@ import type { RouteModule } from '../http/app.ts';
 import { problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
 import { isoDateSchema, uuidSchema } from '../shared/schemas.ts';
-import { reconciliationCsvStream, reconciliationFileName } from './reconciliation-report.ts';
+import { openReconciliationCsvStream, reconciliationFileName } from './reconciliation-report.ts';
 
 const reconciliationQuery = z.strictObject({ pay_date: isoDateSchema, payroll_id: uuidSchema.optional() });
 
@@ -30,11 +30,12 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
         // Operators reconcile the whole service; everyone else sees only their own payment requests.
         billerClientId: caller.role === 'operator' ? undefined : caller.clientId,
       };
+      const csv = await openReconciliationCsvStream(deps.db, filter);
       return reply
         .code(200)
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${reconciliationFileName(query.pay_date)}"`)
-        .send(reconciliationCsvStream(deps.db, filter));
+        .send(csv);
     },
   });
 };

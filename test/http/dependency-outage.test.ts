@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
-import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
+import { createBiller, createEmploymentWorld, createMandateRow, createOperator } from '../support/factories.ts';
 import { captureLogs } from '../support/log-capture.ts';
 import { createPrivatePostgres, createPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../support/private-servers.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
@@ -20,6 +20,7 @@ let postgres: PrivatePostgres | undefined;
 let redis: PrivateRedis | undefined;
 let t: TestApp | undefined;
 let headers: Record<string, string>;
+let operatorHeaders: Record<string, string>;
 let mandateId: string;
 const logs = captureLogs('warn');
 
@@ -35,6 +36,7 @@ beforeAll(async () => {
   const world = await createEmploymentWorld(t.db);
   const biller = await createBiller(t.db);
   headers = await authHeaders(t.app, biller);
+  operatorHeaders = await authHeaders(t.app, await createOperator(t.db));
   mandateId = (await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id })).id;
 }, 120_000);
 
@@ -93,11 +95,15 @@ describe('PostgreSQL unreachable', () => {
     // Several pooled connections open and idle when the server goes: they break with it.
     const warm = await Promise.all([1, 2, 3].map(() => t!.app.inject({ method: 'GET', url: '/payments', headers })));
     expect(warm.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    const report = () => t!.app.inject({ method: 'GET', url: '/reports/reconciliation?pay_date=2026-11-27', headers: operatorHeaders });
+    expect((await report()).statusCode).toBe(200);
 
     await postgres!.stop('immediate');
     const key = randomUUID();
     expectServiceUnavailable(await createPayment(key), 'postgres');
     expectServiceUnavailable(await t!.app.inject({ method: 'GET', url: '/payments', headers }), 'postgres');
+    // A streamed download reads its first batch before answering: 503, not a 200 cut short.
+    expectServiceUnavailable(await report(), 'postgres');
     expect(await readiness()).toEqual({ status: 503, body: { status: 'not_ready', checks: { postgres: 'unavailable', redis: 'ok' } } });
 
     await postgres!.start();
