@@ -8,6 +8,7 @@ import * as attemptsInReportOrder from './20261122032000_attempts_in_report_orde
 import * as failedPayoutsKeepTheirItems from './20261122033000_failed_payouts_keep_their_items.ts';
 import * as eventsSequenceWithoutUniqueIndex from './20261122050000_events_sequence_without_unique_index.ts';
 import * as paymentUpdatesInPlace from './20261122060000_payment_updates_in_place.ts';
+import * as nightlyRuns from './20261123100000_nightly_runs.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '20261122033000_failed_payouts_keep_their_items': failedPayoutsKeepTheirItems,
   '20261122050000_events_sequence_without_unique_index': eventsSequenceWithoutUniqueIndex,
   '20261122060000_payment_updates_in_place': paymentUpdatesInPlace,
+  '20261123100000_nightly_runs': nightlyRuns,
 };
