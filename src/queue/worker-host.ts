@@ -5,7 +5,7 @@ import { pingRedis, type Runtime } from '../runtime/runtime.ts';
 import { isConnectionError, monitorDependencies, type DependencyHealth } from '../runtime/dependency-health.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
-import { producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
+import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
 import { createQueue, LOCK_DURATION_MS, MAX_STALLED_COUNT, queueNames, STALLED_INTERVAL_MS, type QueueName } from './queues.ts';
 import { ensureSchedules, recurringSchedules } from './schedules.ts';
 import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
@@ -109,9 +109,14 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   const health =
     runtime.health ?? monitorDependencies(logger, { postgres: () => sql`select 1`.execute(db), redis: () => pingRedis(runtime.redis) });
   const adapterFor = options.adapterFor ?? httpAdapterFactory();
-  const queues = Object.fromEntries(
-    Object.values(queueNames).map((name) => [name, createQueue(name, producerConnection(config.REDIS_URL), prefix, health)]),
-  ) as Record<QueueName, Queue>;
+  // One producer connection for every queue the host adds to; the host closes it itself, so a
+  // shutdown without Redis drops the socket instead of waiting to send QUIT.
+  const producer = createProducerConnection(config.REDIS_URL);
+  reportRedisErrors(producer, health);
+  const queues = Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, producer, prefix, health)])) as Record<
+    QueueName,
+    Queue
+  >;
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
   const tables: Record<
@@ -231,9 +236,11 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       await watchdog.close();
       // Let active jobs finish; BullMQ hands unfinished ones to the next worker as stalled. With
       // Redis down a job could not be finished anyway, and a worker would wait for Redis to close.
-      const force = !health.isUp('redis');
-      await Promise.all(workers.map((worker) => worker.close(force)));
+      const redisDown = !health.isUp('redis');
+      await Promise.all(workers.map((worker) => worker.close(redisDown)));
       await Promise.all(Object.values(queues).map((queue) => queue.close()));
+      if (producer.status === 'ready') await producer.quit().catch(() => producer.disconnect());
+      else producer.disconnect();
       await reconciliation.close();
       if (ownHealth) health.close();
     },
