@@ -95,7 +95,7 @@ export function logJobFailure(logger: Logger, queue: QueueName, job: Job, error:
     const retryInMs = job.delay > 0 ? job.delay : 0;
     logger.warn(
       { ...context, willRetry: true, retryInMs, error: error.message },
-      `job failed (attempt ${job.attemptsMade} of ${attempts}); retrying in ${Math.round(retryInMs / 1000)} s`,
+      `job failed (attempt ${job.attemptsMade} of ${attempts}); retrying in ${(retryInMs / 1000).toFixed(1)} s`,
     );
   } else {
     logger.error({ ...context, willRetry: false, err: error }, `job failed (attempt ${job.attemptsMade} of ${attempts}); final, not retried`);
@@ -207,10 +207,11 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   const setRunning = (postgresUp: boolean) => {
     for (const worker of workers) {
       if (closing) return;
-      if (postgresUp && !worker.isRunning()) {
-        worker.run().catch((error: unknown) => logger.error({ queue: worker.name, err: error }, 'worker stopped'));
-      } else if (postgresUp && worker.isPaused()) {
+      if (postgresUp && worker.isPaused()) {
+        // Resumes the main loop, or starts it again if it ended while paused.
         void worker.resume();
+      } else if (postgresUp && !worker.isRunning()) {
+        worker.run().catch((error: unknown) => logger.error({ queue: worker.name, err: error }, 'worker stopped'));
       } else if (!postgresUp && worker.isRunning() && !worker.isPaused()) {
         void worker.pause(true);
       }
