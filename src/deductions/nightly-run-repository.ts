@@ -227,3 +227,32 @@ export async function hasPayDatesDueForLock(db: Executor, runDate: string): Prom
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The latest runs with how their pay dates stand: the start of a run history. */
+export async function listRecentRuns(db: Executor, limit: number) {
+  const result = await sql<{
+    id: string;
+    run_date: string;
+    trigger: NightlyRunTrigger;
+    triggered_by: string | null;
+    started_at: Date;
+    finished_at: Date | null;
+    pay_dates: number;
+    locked: number;
+    already_locked: number;
+    failed: number;
+    pending: number;
+  }>`
+    select r.id, r.run_date, r.trigger, r.triggered_by, r.started_at, r.finished_at,
+           count(p.pay_date)::int as pay_dates,
+           (count(*) filter (where p.outcome = 'locked'))::int as locked,
+           (count(*) filter (where p.outcome = 'already_locked'))::int as already_locked,
+           (count(*) filter (where p.outcome = 'failed'))::int as failed,
+           (count(*) filter (where p.outcome = 'pending'))::int as pending
+    from (select * from nightly_runs order by started_at desc limit ${limit}) r
+    left join nightly_run_pay_dates p on p.run_id = r.id
+    group by r.id, r.run_date, r.trigger, r.triggered_by, r.started_at, r.finished_at
+    order by r.started_at desc
+  `.execute(db);
+  return result.rows;
+}

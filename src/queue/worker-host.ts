@@ -24,7 +24,7 @@ import {
 } from '../reconciliation/reconciliation-requests.ts';
 import { dispatchEventsProcessor } from '../../jobs/dispatch-events.ts';
 import { deliverWebhookProcessor } from '../../jobs/deliver-webhook.ts';
-import { webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
+import { WebhookAttemptFailed, webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
 import { deliverWebhookJob, dispatchEventsJob, webhookBackoffStrategy } from '../webhooks/webhook-jobs.ts';
 
 export interface WorkerHost {
@@ -172,7 +172,8 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
       ...(settings ? { settings } : {}),
     });
     worker.on('failed', (job, error) => {
-      if (isConnectionError(error)) {
+      // A receiver that refuses a webhook says nothing of our own dependencies.
+      if (isConnectionError(error) && !(error instanceof WebhookAttemptFailed)) {
         health.noteFailure('postgres', error);
         health.noteFailure('redis', error);
       }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import type { NightlyRunPayDateRow, NightlyRunRow } from '../../src/deductions/nightly-run-repository.ts';
 import { lockJobId } from '../../src/deductions/nightly-flow.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
@@ -127,6 +128,11 @@ describe('the nightly run', () => {
       await host.close();
     }
     expect(await snapshotsByPair()).toHaveLength(2);
+
+    // `deductions status` shows the runs as recorded, newest first.
+    const status = await collectStatus(runtime);
+    expect(status.nightlyRuns.at(-1)).toMatchObject({ id: summary.runId, runDate: RUN_DATE, trigger: 'manual', triggeredBy: 'test', payDates: 2, locked: 2, alreadyLocked: 0, failed: 0, pending: 0 });
+    expect(formatStatus(status)).toContain(`${RUN_DATE}  manual by test, started ${summary.startedAt}, finished in`);
   });
 
   it('still locks every pair exactly once when a worker dies mid-run, and counts the pay dates it locked as locked', async () => {
