@@ -184,10 +184,15 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
     if (!running && !closed) void tick();
   }, settings.intervalMs);
   timer.unref();
-  // A dependency that comes back is the moment something may have been lost: look at once.
+  // A dependency that comes back, or a Redis connection that reconnects (a restart quick enough
+  // for no probe to see it down), is the moment something may have been lost: look at once.
   const stopListening = health.onChange((_dependency, status) => {
     if (status === 'up' && !closed) void tick();
   });
+  const onRedisReady = () => {
+    if (!closed && health.isUp('redis')) void tick();
+  };
+  redis.on('ready', onRedisReady);
   if (health.isUp('redis') && health.isUp('postgres')) void tick();
 
   return {
@@ -196,6 +201,7 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
       closed = true;
       clearInterval(timer);
       stopListening();
+      redis.off('ready', onRedisReady);
       await running;
     },
   };

@@ -22,7 +22,7 @@ const redisUp = (lines: ServiceProcess['lines']) => linesWith(lines, { event: 'd
 const noiseIn = (stderr: string[]) => stderr.join('').match(/\[ioredis\] Unhandled error event|^\s+at /m);
 
 describe('a worker started while Redis is down', () => {
-  it('waits with one line, works once Redis is there (one line), and says once when it goes again', async () => {
+  it('waits with one line, works once Redis is there (one line), says once when it goes again, and recovers when it comes back empty', async () => {
     const port = await freePort();
     worker = startService('work', { DATABASE_URL: t.database.url, REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_PREFIX: t.config.QUEUE_PREFIX });
 
@@ -57,7 +57,24 @@ describe('a worker started while Redis is down', () => {
     expect(noiseIn(worker.stderr)).toBeNull();
     expect(worker.stderr.join('')).toBe('');
 
-    // And it still stops cleanly on SIGTERM with Redis gone.
+    // Redis comes back empty (no persistence): the worker notices the loss, re-creates its
+    // schedules and dispatches again.
+    redis = startRedisServer(port);
+    await redis.ready;
+    await worker.waitForLine(() => redisUp(worker!.lines).length === 2);
+    await worker.waitForLine((line) => line.event === 'redis_data_lost');
+    await worker.waitForLine((line) => line.event === 'schedulers_recreated');
+    const later = await recordEvent(t.db, biller.clientId);
+    await until(
+      () => t.db.selectFrom('events').select('dispatched_at').where('id', '=', later).executeTakeFirstOrThrow(),
+      (event) => event.dispatched_at !== null,
+      20_000,
+    );
+
+    // And it stops cleanly on SIGTERM, with Redis gone as with Redis there.
+    await redis.stop();
+    await worker.waitForLine(() => redisDown(worker!.lines).length === 3);
     expect(await worker.kill('SIGTERM')).toBe(0);
+    expect(worker.stderr.join('')).toBe('');
   }, 60_000);
 });
