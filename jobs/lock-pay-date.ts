@@ -1,23 +1,34 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
-import { lockPayDate } from '../src/deductions/lock-service.ts';
+import { lockPayDateOfRun, recordPayDateFailure } from '../src/deductions/nightly-service.ts';
 import { pushInstructionsToProvider } from '../src/deductions/provider-push-service.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 
-const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema });
+const payloadSchema = z.object({ runId: uuidSchema.optional(), payrollId: uuidSchema, payDate: isoDateSchema });
 
 /**
- * Locks one payroll pay date with its instruction file, then pushes changed items to a provider
- * with an API. Each step is idempotent, so a retry (or a duplicate) redoes only what is missing.
+ * Locks one payroll pay date with its instruction file (recording the outcome against its nightly
+ * run in the same transaction), then pushes changed items to a provider with an API. Each step is
+ * idempotent, so a retry (or a duplicate) redoes only what is missing.
  */
 export function lockPayDateProcessor(db: Database, adapterFor: AdapterFactory) {
   return async (job: Job) => {
-    const { payrollId, payDate } = payloadSchema.parse(job.data);
-    const outcome = await lockPayDate(db, payrollId, payDate);
+    const { runId, payrollId, payDate } = payloadSchema.parse(job.data);
+    const outcome = await lockPayDateOfRun(db, runId, { payrollId, payDate });
     const { instructionFile, ...lock } = outcome;
     const pushes = await pushInstructionsToProvider(db, adapterFor, payrollId, payDate);
     return { ...lock, instructionFile: instructionFile.fileName, instructionFileSha256: instructionFile.sha256, providerPushes: pushes.sent };
+  };
+}
+
+/** A lock job that will not be retried again: its run records the pay date as failed. */
+export function lockPayDateFailedForGood(db: Database) {
+  return async (job: Job, error: Error) => {
+    const parsed = payloadSchema.safeParse(job.data);
+    if (!parsed.success || parsed.data.runId === undefined) return;
+    const { runId, payrollId, payDate } = parsed.data;
+    await recordPayDateFailure(db, runId, { payrollId, payDate }, error.message);
   };
 }

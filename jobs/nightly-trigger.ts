@@ -1,4 +1,4 @@
-import type { FlowProducer, Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { serviceToday } from '../src/calendars/lock-date.ts';
@@ -8,17 +8,26 @@ import { triggerNightlyRun } from '../src/deductions/nightly-service.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema } from '../src/shared/schemas.ts';
 
-const payloadSchema = z.object({ runDate: isoDateSchema.optional() });
+// Fired by the job scheduler (no data), or by the watchdog for a run date whose trigger never ran.
+const payloadSchema = z.object({ runDate: isoDateSchema.optional(), trigger: z.enum(['schedule', 'catch_up']).default('schedule') });
 
 /**
- * Fired by the job scheduler: refresh calendars from providers with an API, then add the run for
- * today (the service time zone's calendar date).
+ * Refreshes calendars from providers with an API, then starts the run for today (the service time
+ * zone's calendar date) or the given date. A repeat of the same trigger joins the run it started.
  */
-export function nightlyTriggerProcessor(db: Database, flows: FlowProducer, adapterFor: AdapterFactory, timeZone: string, logger: Logger) {
+export function nightlyTriggerProcessor(db: Database, payDates: Queue, adapterFor: AdapterFactory, timeZone: string, logger: Logger) {
   return async (job: Job) => {
-    const { runDate } = payloadSchema.parse(job.data ?? {});
+    const { runDate, trigger } = payloadSchema.parse(job.data ?? {});
     const calendars = await syncPayrollCalendars(db, adapterFor, logger);
-    const trigger = await triggerNightlyRun(db, flows, runDate ?? serviceToday(new Date(), timeZone));
-    return { ...trigger, calendarsSynced: calendars.synced, calendarSyncFailures: calendars.failed };
+    const { run, joined } = await triggerNightlyRun(db, payDates, runDate ?? serviceToday(new Date(), timeZone), { kind: trigger });
+    logger.info({ runId: run.id, runDate: run.run_date, trigger, joined, payDatesDue: run.pay_dates_due }, joined ? 'nightly run joined' : 'nightly run started');
+    return {
+      runId: run.id,
+      runDate: run.run_date,
+      joined,
+      payDatesDue: run.pay_dates_due,
+      calendarsSynced: calendars.synced,
+      calendarSyncFailures: calendars.failed,
+    };
   };
 }

@@ -1,10 +1,10 @@
-import type { FlowProducer, Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { serviceToday } from '../src/calendars/lock-date.ts';
 import { reconcilePayDateJob } from '../src/reconciliation/reconciliation-requests.ts';
 import { findPayDatesToReconcile } from '../src/reconciliation/reconciliation-service.ts';
-import { defaultJobOptions, queueNames } from '../src/queue/queues.ts';
+import { defaultJobOptions } from '../src/queue/queues.ts';
 import { isoDateSchema } from '../src/shared/schemas.ts';
 
 export const reconcileSweepJob = 'reconcile-sweep';
@@ -21,15 +21,14 @@ export const sweepReconcileJobId = (runDate: string, payrollId: string, payDate:
  * Finds the pay dates to reconcile today (final once the settlement window is over, otherwise those
  * with records not yet taken in) and queues one reconciliation job per payroll pay date.
  */
-export function reconcileSweepProcessor(db: Database, flows: FlowProducer, timeZone: string) {
+export function reconcileSweepProcessor(db: Database, payDates: Queue, timeZone: string) {
   return async (job: Job) => {
     const { runDate } = payloadSchema.parse(job.data ?? {});
     const today = runDate ?? serviceToday(new Date(), timeZone);
     const due = await findPayDatesToReconcile(db, today);
-    await flows.addBulk(
+    await payDates.addBulk(
       due.map((pair) => ({
         name: reconcilePayDateJob,
-        queueName: queueNames.payDates,
         data: pair,
         opts: { ...defaultJobOptions, jobId: sweepReconcileJobId(today, pair.payrollId, pair.payDate) },
       })),

@@ -9,6 +9,7 @@ import * as failedPayoutsKeepTheirItems from './20261122033000_failed_payouts_ke
 import * as eventsSequenceWithoutUniqueIndex from './20261122050000_events_sequence_without_unique_index.ts';
 import * as paymentUpdatesInPlace from './20261122060000_payment_updates_in_place.ts';
 import * as exceptionsHeldOnce from './20261123000000_exceptions_held_once.ts';
+import * as nightlyRuns from './20261123100000_nightly_runs.ts';
 import * as rerunRequestsJoinTheOpenRerun from './20261123200000_rerun_requests_join_the_open_rerun.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '20261122050000_events_sequence_without_unique_index': eventsSequenceWithoutUniqueIndex,
   '20261122060000_payment_updates_in_place': paymentUpdatesInPlace,
   '20261123000000_exceptions_held_once': exceptionsHeldOnce,
+  '20261123100000_nightly_runs': nightlyRuns,
   '20261123200000_rerun_requests_join_the_open_rerun': rerunRequestsJoinTheOpenRerun,
 };

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '../config/config.ts';
@@ -8,9 +9,18 @@ import { formatMinorUnits } from '../money/major-units.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption } from './options.ts';
 
+function durationOf(summary: NightlySummary): string {
+  if (summary.finishedAt === null) return 'still running';
+  return `${((Date.parse(summary.finishedAt) - Date.parse(summary.startedAt)) / 1000).toFixed(1)} s`;
+}
+
+/** The run as the database recorded it: what this run locked, what it found locked, what failed. */
 export function formatNightlySummary(summary: NightlySummary): string {
   const rows: Array<[string, string]> = [
     ['Run date', summary.runDate],
+    ['Run', `${summary.runId} (${summary.trigger}${summary.triggeredBy ? ` by ${summary.triggeredBy}` : ''})`],
+    ['Started', summary.startedAt],
+    ['Duration', durationOf(summary)],
     ['Payroll pay dates due', String(summary.pairs)],
     ['Payrolls locked', String(summary.payrollsLocked)],
     ['Already locked (no-op)', String(summary.alreadyLocked)],
@@ -23,7 +33,7 @@ export function formatNightlySummary(summary: NightlySummary): string {
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
-  for (const failure of summary.failures) lines.push(`  ! ${failure.jobId}: ${failure.reason}`);
+  for (const failure of summary.failures) lines.push(`  ! payroll ${failure.payrollId} pay date ${failure.payDate}: ${failure.reason}`);
   return lines.join('\n');
 }
 
@@ -43,6 +53,7 @@ export function registerNightlyCommand(program: Command): void {
       let started = false;
       try {
         const summary = await runNightlyNow(runtime, runDate, {
+          trigger: { kind: 'manual', by: `cli:${userInfo().username}` },
           onProgress: ({ done, total }) => {
             if (!started) {
               bar.start(total, done);

@@ -7,9 +7,8 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { buildApp } from '../http/app.ts';
 import { routeModules } from '../http/routes.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
-import { queueReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
-import { startWorkers } from '../queue/worker-host.ts';
-import { loadTokenIssuer, openRuntime } from '../runtime/runtime.ts';
+import { deferredReconciliationRequester, startWorkers } from '../queue/worker-host.ts';
+import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
 
 export async function runMigrations(): Promise<string[]> {
   const config = loadConfig();
@@ -22,27 +21,26 @@ export async function runMigrations(): Promise<string[]> {
   }
 }
 
-async function serve(): Promise<() => Promise<void>> {
-  const config = loadConfig();
-  const runtime = await openRuntime(config, 'api');
+/**
+ * The API. It starts and listens whatever is down: the runtime waits for PostgreSQL and Redis in the
+ * background (one log line when one goes, one when it is back) and `/readyz` says which is missing.
+ */
+async function serve(runtime: Runtime): Promise<() => Promise<void>> {
+  const { config } = runtime;
   const tokens = await loadTokenIssuer(config);
-  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
+  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
   const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory(), reconciliation }, routeModules);
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {
     await app.close();
     await reconciliation.close();
-    await runtime.close();
   };
 }
 
-async function work(): Promise<() => Promise<void>> {
-  const runtime = await openRuntime(loadConfig(), 'worker');
+/** The workers: they start at once and take jobs as soon as Redis and the database answer. */
+async function work(runtime: Runtime): Promise<() => Promise<void>> {
   const host = await startWorkers(runtime);
-  return async () => {
-    await host.close();
-    await runtime.close();
-  };
+  return () => host.close();
 }
 
 /** Finish in-flight requests and jobs on SIGTERM/SIGINT; a second signal or 30 s forces exit. */
@@ -65,15 +63,25 @@ export function registerServiceCommands(program: Command): void {
   program
     .command('serve')
     .description('Run the HTTP API')
-    .action(async () => closeOnSignal([await serve()]));
+    .action(async () => {
+      const runtime = await openRuntime(loadConfig(), 'api', { service: true });
+      closeOnSignal([await serve(runtime), runtime.close]);
+    });
 
   program
     .command('work')
     .description('Run the queue workers and the nightly scheduler')
-    .action(async () => closeOnSignal([await work()]));
+    .action(async () => {
+      const runtime = await openRuntime(loadConfig(), 'worker', { service: true });
+      closeOnSignal([await work(runtime), runtime.close]);
+    });
 
   program
     .command('start')
     .description('Run the API and the workers in one process (small installs)')
-    .action(async () => closeOnSignal([await serve(), await work()]));
+    .action(async () => {
+      // One runtime: one pool, one Redis connection and one health monitor for both.
+      const runtime = await openRuntime(loadConfig(), 'deductions', { service: true });
+      closeOnSignal([await serve(runtime), await work(runtime), runtime.close]);
+    });
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
+import { listRecentRuns } from '../deductions/nightly-run-repository.ts';
 import { producerConnection } from '../queue/connections.ts';
 import { createQueue, queueNames } from '../queue/queues.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
@@ -8,9 +9,26 @@ import { listTroubledEndpoints, outboxBacklog } from '../webhooks/webhook-reposi
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** More than a screenful of broken endpoints is a different problem; the count says so. */
 const ENDPOINTS_SHOWN = 50;
+const NIGHTLY_RUNS_SHOWN = 5;
+
+export interface NightlyRunStatus {
+  id: string;
+  runDate: string;
+  trigger: string;
+  triggeredBy: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  payDates: number;
+  locked: number;
+  alreadyLocked: number;
+  failed: number;
+  pending: number;
+}
 
 export interface StatusReport {
   queues: Array<{ name: string } & Record<(typeof JOB_STATES)[number], number>>;
+  /** The latest nightly runs as the database recorded them, newest first. */
+  nightlyRuns: NightlyRunStatus[];
   webhooks: {
     undispatchedEvents: number;
     pendingDeliveries: number;
@@ -31,10 +49,11 @@ export async function collectStatus(runtime: Runtime): Promise<StatusReport> {
   const connection = producerConnection(config.REDIS_URL);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
   try {
-    const [counts, backlog, endpoints] = await Promise.all([
+    const [counts, backlog, endpoints, runs] = await Promise.all([
       Promise.all(queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) }))),
       outboxBacklog(db),
       listTroubledEndpoints(db, ENDPOINTS_SHOWN),
+      listRecentRuns(db, NIGHTLY_RUNS_SHOWN),
     ]);
     return {
       queues: counts.map(({ name, counts: byState }) => ({
@@ -43,6 +62,19 @@ export async function collectStatus(runtime: Runtime): Promise<StatusReport> {
         active: byState.active ?? 0,
         delayed: byState.delayed ?? 0,
         failed: byState.failed ?? 0,
+      })),
+      nightlyRuns: runs.map((run) => ({
+        id: run.id,
+        runDate: run.run_date,
+        trigger: run.trigger,
+        triggeredBy: run.triggered_by,
+        startedAt: run.started_at.toISOString(),
+        finishedAt: run.finished_at ? run.finished_at.toISOString() : null,
+        payDates: run.pay_dates,
+        locked: run.locked,
+        alreadyLocked: run.already_locked,
+        failed: run.failed,
+        pending: run.pending,
       })),
       webhooks: {
         ...backlog,
@@ -67,6 +99,17 @@ export function formatStatus(report: StatusReport): string {
   const lines = ['Queues (waiting / active / delayed / failed)'];
   for (const queue of report.queues) {
     lines.push(`  ${queue.name.padEnd(width)}  ${queue.waiting} / ${queue.active} / ${queue.delayed} / ${queue.failed}`);
+  }
+  lines.push('Nightly runs (latest first)');
+  if (report.nightlyRuns.length === 0) lines.push('  none yet');
+  for (const run of report.nightlyRuns) {
+    const by = run.triggeredBy ? ` by ${run.triggeredBy}` : '';
+    const state =
+      run.finishedAt === null
+        ? `running, ${run.pending} of ${run.payDates} pay dates pending`
+        : `finished in ${((Date.parse(run.finishedAt) - Date.parse(run.startedAt)) / 1000).toFixed(1)} s`;
+    lines.push(`  ${run.runDate}  ${run.trigger}${by}, started ${run.startedAt}, ${state}`);
+    lines.push(`    ${run.payDates} due: ${run.locked} locked, ${run.alreadyLocked} already locked, ${run.failed} failed`);
   }
   const { webhooks } = report;
   lines.push('Webhooks', `  events not yet dispatched  ${webhooks.undispatchedEvents}`, `  deliveries pending         ${webhooks.pendingDeliveries}`);

@@ -249,6 +249,35 @@ export interface DeductionSnapshotsTable {
   superseded_by: string | null;
 }
 
+export type NightlyRunTrigger = 'schedule' | 'catch_up' | 'manual';
+
+export interface NightlyRunsTable {
+  id: string;
+  run_date: IsoDate;
+  trigger: NightlyRunTrigger;
+  triggered_by: string | null;
+  pay_dates_due: number;
+  started_at: Generated<Date>;
+  finished_at: Timestamp | null;
+}
+
+export type NightlyPayDateOutcome = 'pending' | 'locked' | 'already_locked' | 'failed';
+
+export interface NightlyRunPayDatesTable {
+  run_id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  outcome: Generated<NightlyPayDateOutcome>;
+  snapshot_id: string | null;
+  employee_count: number | null;
+  payments_instructed: number | null;
+  total_amount: MinorUnits | null;
+  currency: string | null;
+  failure_reason: string | null;
+  job_requeues: Generated<number>;
+  resolved_at: Timestamp | null;
+}
+
 export interface DeductionLinesTable {
   id: Generated<string>;
   snapshot_id: string;
@@ -545,6 +574,8 @@ export interface DB {
   payment_requests: PaymentRequestsTable;
   deduction_snapshots: DeductionSnapshotsTable;
   deduction_lines: DeductionLinesTable;
+  nightly_runs: NightlyRunsTable;
+  nightly_run_pay_dates: NightlyRunPayDatesTable;
   deduction_line_payments: DeductionLinePaymentsTable;
   requested_payments: RequestedPaymentsTable;
   reruns: RerunsTable;

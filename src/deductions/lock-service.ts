@@ -84,18 +84,26 @@ async function lockRows(trx: Executor, payrollId: string, payDate: string): Prom
   return { target, earlier: rows.slice(0, -1) };
 }
 
+export interface LockOptions {
+  /**
+   * Runs in the lock's transaction with what it did (the nightly run records the outcome this
+   * way), so the record and the lock commit together or not at all.
+   */
+  recordOutcome?: (trx: Executor, outcome: LockOutcome) => Promise<void>;
+}
+
 /**
  * Locks one payroll pay date: freezes its deduction data, instructs its payment requests and writes
  * its instruction file, in one transaction. Safe to run twice: the payroll row lock serialises
  * concurrent runs and an existing snapshot makes the second a no-op.
  */
-export async function lockPayDate(db: Database, payrollId: string, payDate: string): Promise<LockOutcome> {
+export async function lockPayDate(db: Database, payrollId: string, payDate: string, options: LockOptions = {}): Promise<LockOutcome> {
   return db.transaction().execute(async (trx) => {
     const { target, earlier } = await lockRows(trx, payrollId, payDate);
     if (target.locked_at !== null) {
       const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
       if (current) {
-        return {
+        const found: LockOutcome = {
           payrollId,
           payDate,
           snapshotId: current.id,
@@ -107,6 +115,8 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
           paymentsInstructed: 0,
           instructionFile: await ensureInstructionFile(trx, current.id),
         };
+        await options.recordOutcome?.(trx, found);
+        return found;
       }
     }
     // Pay dates must freeze in date order: a later one would otherwise take the payments due on
@@ -114,7 +124,9 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
     const frozenEarlier: LockOutcome[] = [];
     for (const row of earlier) frozenEarlier.push(await freeze(trx, row, null));
     const outcome = await freeze(trx, target, null);
-    return frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
+    const locked = frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
+    await options.recordOutcome?.(trx, locked);
+    return locked;
   });
 }
 

@@ -1,8 +1,4 @@
-import type { FlowJob } from 'bullmq';
-import { defaultJobOptions, queueNames } from '../queue/queues.ts';
-
 export const nightlyTriggerJob = 'nightly-trigger';
-export const nightlyRunJob = 'nightly-run';
 export const lockPayDateJob = 'lock-pay-date';
 export const rerunPayDateJob = 'rerun-pay-date';
 
@@ -11,28 +7,22 @@ export interface PayDatePair {
   payDate: string;
 }
 
-// BullMQ job ids may not contain ':' (its key separator), hence the dots.
-export const nightlyRunJobId = (runDate: string) => `nightly.${runDate}`;
-export const lockJobId = (pair: PayDatePair) => `lock.${pair.payrollId}.${pair.payDate}`;
-export const rerunJobId = (rerunId: string) => `rerun.${rerunId}`;
-
 /**
- * The nightly run as a BullMQ flow: a parent per run date, a child per due (payroll, pay date).
- * Ids are deterministic, so triggering the same date twice adds nothing; a failed child is
- * recorded on the parent instead of blocking it, so the run always finishes with its failures.
+ * What a lock job carries. `runId` names the nightly run (a database row) that the pay date's
+ * outcome is recorded against; a job without one (queued before runs were recorded) only locks.
  */
-export function buildNightlyFlow(runDate: string, pairs: readonly PayDatePair[]): FlowJob {
-  return {
-    name: nightlyRunJob,
-    queueName: queueNames.nightly,
-    data: { runDate, pairCount: pairs.length },
-    // The parent's result is the run's summary: keep it a month for `deductions status`.
-    opts: { jobId: nightlyRunJobId(runDate), removeOnComplete: { age: 30 * 86_400 }, removeOnFail: { age: 30 * 86_400 } },
-    children: pairs.map((pair) => ({
-      name: lockPayDateJob,
-      queueName: queueNames.payDates,
-      data: pair,
-      opts: { ...defaultJobOptions, jobId: lockJobId(pair), ignoreDependencyOnFailure: true },
-    })),
-  };
+export interface LockPayDateData extends PayDatePair {
+  runId?: string;
 }
+
+// BullMQ job ids may not contain ':' (its key separator), hence the dots.
+/**
+ * One id per run and pay date: a run is a database row with a generated id, so a job of another
+ * database state (a restored backup, a recreated database) can never stand in for this one. A
+ * job the watchdog queues again, because Redis no longer holds a live one, gets the next suffix.
+ */
+export const lockJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
+  `lock.${runId}.${pair.payrollId}.${pair.payDate}${requeues > 0 ? `.r${requeues}` : ''}`;
+export const rerunJobId = (rerunId: string) => `rerun.${rerunId}`;
+/** The watchdog's trigger for a run date whose scheduled trigger never ran. */
+export const catchUpTriggerJobId = (runDate: string) => `nightly-trigger.catch-up.${runDate}`;

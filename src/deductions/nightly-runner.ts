@@ -1,9 +1,7 @@
-import { Job, Queue } from 'bullmq';
 import type { Runtime } from '../runtime/runtime.ts';
-import { producerConnection } from '../queue/connections.ts';
-import { queueNames } from '../queue/queues.ts';
 import { startWorkers, type WorkerHost } from '../queue/worker-host.ts';
-import { triggerNightlyRun, type NightlySummary } from './nightly-service.ts';
+import { readRunProgress } from './nightly-run-repository.ts';
+import { loadNightlySummary, triggerNightlyRun, type NightlySummary, type RunTrigger } from './nightly-service.ts';
 
 export interface NightlyProgress {
   done: number;
@@ -11,34 +9,26 @@ export interface NightlyProgress {
 }
 
 /**
- * Runs the nightly cycle for one date now and waits for it: triggers the flow, works it with
- * in-process workers (any `deductions work` processes share the load), and reports progress as
- * pay dates finish. Returns the run's summary.
+ * Runs the nightly cycle for one date now and waits for it: starts the run (or joins the date's
+ * unfinished one), works it with in-process workers (any `deductions work` processes share the
+ * load), and reports progress as pay dates resolve. The summary is what the database says the run
+ * did, read once it has finished.
  */
 export async function runNightlyNow(
   runtime: Runtime,
   runDate: string,
-  options: { onProgress?: (progress: NightlyProgress) => void; pollMs?: number; workers?: WorkerHost } = {},
+  options: { onProgress?: (progress: NightlyProgress) => void; pollMs?: number; workers?: WorkerHost; trigger?: RunTrigger } = {},
 ): Promise<NightlySummary> {
   const host = options.workers ?? (await startWorkers(runtime, { schedule: false }));
-  const queue = new Queue(queueNames.nightly, { connection: producerConnection(runtime.config.REDIS_URL), prefix: runtime.config.QUEUE_PREFIX });
   try {
-    const trigger = await triggerNightlyRun(runtime.db, host.flows, runDate);
+    const { run } = await triggerNightlyRun(runtime.db, host.queues['pay-dates'], runDate, options.trigger ?? { kind: 'manual', by: 'cli' });
     for (;;) {
-      const parent = await Job.fromId(queue, trigger.parentJobId);
-      if (!parent) throw new Error(`nightly run ${trigger.parentJobId} disappeared from the queue`);
-      const counts = await parent.getDependenciesCount();
-      const unprocessed = counts.unprocessed ?? 0;
-      const total = (counts.processed ?? 0) + unprocessed + (counts.ignored ?? 0) + (counts.failed ?? 0);
-      options.onProgress?.({ done: total - unprocessed, total });
-      const state = await parent.getState();
-      // Re-read: the job object above may predate its completion and so lack the return value.
-      if (state === 'completed') return (await Job.fromId(queue, trigger.parentJobId))!.returnvalue as NightlySummary;
-      if (state === 'failed') throw new Error(`nightly run ${runDate} failed: ${parent.failedReason}`);
+      const progress = await readRunProgress(runtime.db, run.id);
+      options.onProgress?.({ done: progress.total - progress.pending, total: progress.total });
+      if (progress.finishedAt !== null) return await loadNightlySummary(runtime.db, run.id);
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
     }
   } finally {
-    await queue.close();
     if (!options.workers) await host.close();
   }
 }

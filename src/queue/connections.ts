@@ -1,5 +1,7 @@
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { DependencyHealth } from '../runtime/dependency-health.ts';
+import { isConnectionError } from '../runtime/dependency-health.ts';
 
 /**
  * BullMQ's production guide: workers block on Redis and must never give up a command
@@ -23,8 +25,40 @@ export function createProducerConnection(url: string): Redis {
 export async function connected(redis: Redis): Promise<Redis> {
   if (redis.status === 'ready') return redis;
   await new Promise<void>((resolve, reject) => {
-    redis.once('ready', () => resolve());
-    redis.once('error', reject);
+    const onError = (error: Error) => {
+      redis.off('ready', onReady);
+      reject(error);
+    };
+    const onReady = () => {
+      redis.off('error', onError);
+      resolve();
+    };
+    redis.once('ready', onReady);
+    redis.once('error', onError);
   });
   return redis;
+}
+
+/** Anything that emits a connection's 'error' events: an ioredis client, a BullMQ Queue or Worker. */
+export interface ErrorEmitter {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * Every Redis connection a process owns gets an 'error' listener: without one ioredis prints
+ * "[ioredis] Unhandled error event" with a stack for every reconnect attempt, and BullMQ prints the
+ * error itself. Connection errors go to the health monitor (which logs the outage once); anything
+ * else goes to `otherwise`, or is dropped when the caller has nothing to add.
+ */
+export function reportRedisErrors(emitter: ErrorEmitter, health: DependencyHealth | undefined, otherwise?: (error: Error) => void): void {
+  emitter.on('error', (error) => {
+    if (isConnectionError(error)) health?.noteFailure('redis', error);
+    else otherwise?.(error);
+  });
+}
+
+/** The health monitor's own Redis connection: its errors and its reconnects drive the probes. */
+export function watchRedisConnection(redis: Redis, health: DependencyHealth): void {
+  reportRedisErrors(redis, health);
+  redis.on('ready', () => health.noteSignOfLife('redis'));
 }

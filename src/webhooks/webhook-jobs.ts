@@ -1,5 +1,7 @@
-import type { BackoffStrategy, JobsOptions, Queue } from 'bullmq';
+import type { BackoffStrategy, JobsOptions, Queue, RepeatOptions } from 'bullmq';
+import type { Database } from '../db/connection.ts';
 import { WebhookAttemptFailed } from './webhook-delivery-service.ts';
+import { listPendingDeliveriesAfter, oldestUndispatchedEventAt } from './webhook-repository.ts';
 import { DELIVERY_ATTEMPTS, retryDelayMs } from './webhook-retry-schedule.ts';
 
 export const dispatchEventsJob = 'dispatch-events';
@@ -57,11 +59,52 @@ export async function requestEventDispatch(queue: Queue): Promise<void> {
   await queue.add(dispatchEventsJob, {}, { deduplication: { id: dispatchEventsJob }, removeOnComplete: true, removeOnFail: { count: 100 } });
 }
 
+/** The dispatcher's job scheduler: its id, when it repeats, and the job it adds. */
+export function eventDispatchSchedule(everyMs = DISPATCH_EVERY_MS) {
+  return {
+    id: dispatchEventsJob,
+    repeat: { every: everyMs } satisfies RepeatOptions,
+    template: { name: dispatchEventsJob, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
+  };
+}
+
 /** Upserted, so every worker process starting leaves exactly one schedule. */
 export async function scheduleEventDispatch(queue: Queue, everyMs = DISPATCH_EVERY_MS): Promise<void> {
-  await queue.upsertJobScheduler(
-    dispatchEventsJob,
-    { every: everyMs },
-    { name: dispatchEventsJob, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
-  );
+  const schedule = eventDispatchSchedule(everyMs);
+  await queue.upsertJobScheduler(schedule.id, schedule.repeat, schedule.template);
+}
+
+/**
+ * The outbox is the source of truth: an event still undispatched after `olderThan` means the
+ * dispatcher has not run (its schedule lost with Redis's data, or its job stuck), so ask for a
+ * run now. Returns whether it asked.
+ */
+export async function requestDispatchOfStaleEvents(db: Database, dispatch: Queue, olderThan: Date): Promise<boolean> {
+  const oldest = await oldestUndispatchedEventAt(db);
+  if (oldest === null || oldest > olderThan) return false;
+  await requestEventDispatch(dispatch);
+  return true;
+}
+
+const RECOVERY_PAGE = 500;
+
+/**
+ * After Redis lost its data, every pending delivery whose job is gone gets a job again (under the
+ * delivery's own job id, so two workers recovering at once still queue one). The database's
+ * pending rows are the list. A delivery whose job still exists is left alone, and so is one whose
+ * job finished: a pending delivery with a finished job has been reopened for redelivery, which
+ * runs under a job id of its own. Returns how many were queued again.
+ */
+export async function requeueLostDeliveries(db: Database, deliveries: Queue): Promise<number> {
+  let requeued = 0;
+  let after: string | null = null;
+  for (;;) {
+    const ids = await listPendingDeliveriesAfter(db, after, RECOVERY_PAGE);
+    if (ids.length === 0) return requeued;
+    const states = await Promise.all(ids.map((id) => deliveries.getJobState(deliveryJobId(id))));
+    const lost = ids.filter((_, i) => states[i] === 'unknown');
+    await enqueueDeliveries(deliveries, lost);
+    requeued += lost.length;
+    after = ids.at(-1)!;
+  }
 }

@@ -330,3 +330,25 @@ export async function outboxBacklog(db: Executor) {
   ]);
   return { undispatchedEvents: Number(events.count), pendingDeliveries: Number(deliveries.count) };
 }
+
+// Recovery -----------------------------------------------------------------------------------------
+
+/** When the oldest event still waiting for the dispatcher was written (null: the outbox is empty). */
+export async function oldestUndispatchedEventAt(db: Executor): Promise<Date | null> {
+  const row = await db
+    .selectFrom('events')
+    .select('created_at')
+    .where('dispatched_at', 'is', null)
+    .orderBy('sequence')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.created_at ?? null;
+}
+
+/** Pending deliveries in id order, a page at a time: what Redis should hold a job for. */
+export async function listPendingDeliveriesAfter(db: Executor, afterId: string | null, limit: number): Promise<string[]> {
+  let query = db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending');
+  if (afterId !== null) query = query.where('id', '>', afterId);
+  const rows = await query.orderBy('id').limit(limit).execute();
+  return rows.map((row) => row.id);
+}

@@ -1,9 +1,9 @@
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildNightlyFlow, lockJobId, nightlyRunJobId } from '../../src/deductions/nightly-flow.ts';
+import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
+import type { NightlyRunPayDateRow, NightlyRunRow } from '../../src/deductions/nightly-run-repository.ts';
+import { lockJobId } from '../../src/deductions/nightly-flow.ts';
 import { runNightlyNow } from '../../src/deductions/nightly-runner.ts';
-import { summarizeNightlyRun, triggerNightlyRun, type LockFigures } from '../../src/deductions/nightly-service.ts';
-import { producerConnection } from '../../src/queue/connections.ts';
+import { summarizeNightlyRun, triggerNightlyRun } from '../../src/deductions/nightly-service.ts';
 import { queueNames } from '../../src/queue/queues.ts';
 import { startWorkers } from '../../src/queue/worker-host.ts';
 import {
@@ -79,41 +79,63 @@ async function snapshotsByPair() {
   return rows.map((r) => `${r.payroll_id}/${r.pay_date}`).sort();
 }
 
-describe('buildNightlyFlow', () => {
-  it('gives the run and each pay date deterministic job ids', () => {
-    const flow = buildNightlyFlow('2026-11-18', [{ payrollId: 'p1', payDate: '2026-11-27' }]);
-    expect(flow.opts?.jobId).toBe(nightlyRunJobId('2026-11-18'));
-    expect(flow.children?.[0]?.opts?.jobId).toBe(lockJobId({ payrollId: 'p1', payDate: '2026-11-27' }));
-    expect(flow.children?.[0]?.opts?.jobId).not.toContain(':');
-    expect(flow.children?.[0]?.opts?.ignoreDependencyOnFailure).toBe(true);
+describe('lock job ids', () => {
+  it('name the run, the payroll and the pay date, with a suffix for each re-queue, and never contain a colon', () => {
+    const pair = { payrollId: 'p1', payDate: '2026-11-27' };
+    expect(lockJobId('run-a', pair)).toBe('lock.run-a.p1.2026-11-27');
+    expect(lockJobId('run-a', pair, 2)).toBe('lock.run-a.p1.2026-11-27.r2');
+    expect(lockJobId('run-b', pair)).not.toBe(lockJobId('run-a', pair));
+    expect(lockJobId('run-a', pair, 1)).not.toContain(':');
   });
 });
 
 describe('the nightly run', () => {
-  it('locks exactly the due pairs, and a second trigger for the date adds nothing', async () => {
+  it('locks exactly the due pairs, and a second run of the date finds nothing due and queues nothing', async () => {
     const payrolls = await threePayrolls();
     const runtime = runtimeOf(t);
-    const summary = await runNightlyNow(runtime, RUN_DATE, { pollMs: 50 });
-    expect(summary).toMatchObject({ runDate: RUN_DATE, pairs: 2, payrollsLocked: 2, paymentsInstructed: 2, failures: [] });
+    const summary = await runNightlyNow(runtime, RUN_DATE, { pollMs: 50, trigger: { kind: 'manual', by: 'test' } });
+    expect(summary).toMatchObject({
+      runDate: RUN_DATE,
+      trigger: 'manual',
+      triggeredBy: 'test',
+      pairs: 2,
+      payrollsLocked: 2,
+      alreadyLocked: 0,
+      pending: 0,
+      paymentsInstructed: 2,
+      failures: [],
+    });
+    expect(summary.finishedAt).not.toBeNull();
     expect(summary.totalsByCurrency).toEqual({ GBP: 2_000 });
     expect(await snapshotsByPair()).toEqual([`${payrolls.monthly}/2026-11-27`, `${payrolls.weekly}/2026-11-20`].sort());
 
-    const queue = new Queue(queueNames.payDates, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
     const host = await startWorkers(runtime, { schedule: false });
     try {
+      const queue = host.queues[queueNames.payDates];
       const before = await queue.getJobCountByTypes('completed', 'waiting', 'active', 'delayed', 'failed');
-      const again = await triggerNightlyRun(t.db, host.flows, RUN_DATE);
+      const again = await runNightlyNow(runtime, RUN_DATE, { pollMs: 50, workers: host });
       const after = await queue.getJobCountByTypes('completed', 'waiting', 'active', 'delayed', 'failed');
-      expect(again.parentJobId).toBe(nightlyRunJobId(RUN_DATE));
+      expect(again.runId).not.toBe(summary.runId);
+      expect(again).toMatchObject({ pairs: 0, payrollsLocked: 0, alreadyLocked: 0, failures: [] });
       expect(after).toBe(before);
+
+      // The scheduler's trigger of a date happens once: a repeat joins the run it started.
+      const scheduled = await triggerNightlyRun(t.db, queue, RUN_DATE, { kind: 'schedule' });
+      const repeated = await triggerNightlyRun(t.db, queue, RUN_DATE, { kind: 'schedule' });
+      expect(scheduled.joined).toBe(false);
+      expect(repeated).toMatchObject({ joined: true, run: { id: scheduled.run.id } });
     } finally {
       await host.close();
-      await queue.close();
     }
     expect(await snapshotsByPair()).toHaveLength(2);
+
+    // `deductions status` shows the runs as recorded, newest first.
+    const status = await collectStatus(runtime);
+    expect(status.nightlyRuns.at(-1)).toMatchObject({ id: summary.runId, runDate: RUN_DATE, trigger: 'manual', triggeredBy: 'test', payDates: 2, locked: 2, alreadyLocked: 0, failed: 0, pending: 0 });
+    expect(formatStatus(status)).toContain(`${RUN_DATE}  manual by test, started ${summary.startedAt}, finished in`);
   });
 
-  it('still locks every pair exactly once when a worker dies mid-run', async () => {
+  it('still locks every pair exactly once when a worker dies mid-run, and counts the pay dates it locked as locked', async () => {
     const fresh = await startTestApp();
     try {
       await createCollectionAccount(fresh.db);
@@ -131,23 +153,25 @@ describe('the nightly run', () => {
       const payDateWorker = first.workers.find((w) => w.name === queueNames.payDates)!;
       const killed = new Promise<void>((resolve) => {
         payDateWorker.once('active', () => {
-          // Force-close: the job stays active with nobody renewing its lock, as after a crash.
+          // Force-close: the job stays active with nobody renewing its lock, as after a crash. Its
+          // processor still commits the lock, but the job never completes: its retry finds the pay
+          // date locked, by this very run.
           void payDateWorker.close(true).then(resolve);
         });
       });
-      const trigger = triggerNightlyRun(fresh.db, first.flows, RUN_DATE);
+      const trigger = triggerNightlyRun(fresh.db, first.queues[queueNames.payDates], RUN_DATE, { kind: 'manual', by: 'test' });
       await killed;
-      await trigger;
+      const { run } = await trigger;
       const second = await startWorkers(runtime, options);
       const summary = await runNightlyNow(runtime, RUN_DATE, { pollMs: 100, workers: second });
       await Promise.all([first.close(), second.close()]);
 
+      expect(summary.runId).toBe(run.id);
       const rows = await fresh.db.selectFrom('deduction_snapshots').select(['payroll_id', 'pay_date']).execute();
       const pairs = rows.map((r) => `${r.payroll_id}/${r.pay_date}`);
       expect(pairs).toHaveLength(4);
       expect(new Set(pairs).size).toBe(4);
-      expect(summary.failures).toEqual([]);
-      expect(summary.payrollsLocked + summary.alreadyLocked).toBe(4);
+      expect(summary).toMatchObject({ pairs: 4, payrollsLocked: 4, alreadyLocked: 0, paymentsInstructed: 4, failures: [] });
       const instructed = await fresh.db.selectFrom('payment_requests').select('id').where('status', '=', 'instructed').execute();
       expect(instructed).toHaveLength(4);
       const attempts = await fresh.db.selectFrom('payment_requests').select('attempts').where('status', '=', 'instructed').execute();
@@ -159,21 +183,53 @@ describe('the nightly run', () => {
 });
 
 describe('summarizeNightlyRun', () => {
-  const outcome = (_payDate: string, created: boolean, totalAmount: number, earlier?: LockFigures[]): LockFigures => ({
-    created,
-    employeeCount: 2,
-    totalAmount,
-    currency: 'GBP',
-    paymentsInstructed: created ? 3 : 0,
-    ...(earlier ? { earlier } : {}),
+  const run: NightlyRunRow = {
+    id: 'run-1',
+    run_date: '2026-11-18',
+    trigger: 'schedule',
+    triggered_by: null,
+    pay_dates_due: 4,
+    started_at: new Date('2026-11-18T01:00:00Z'),
+    finished_at: new Date('2026-11-18T01:02:00Z'),
+  };
+  const row = (payDate: string, outcome: NightlyRunPayDateRow['outcome'], values: Partial<NightlyRunPayDateRow> = {}): NightlyRunPayDateRow => ({
+    run_id: run.id,
+    payroll_id: 'p1',
+    pay_date: payDate,
+    outcome,
+    snapshot_id: outcome === 'locked' || outcome === 'already_locked' ? `s-${payDate}` : null,
+    employee_count: null,
+    payments_instructed: null,
+    total_amount: null,
+    currency: null,
+    failure_reason: null,
+    job_requeues: 0,
+    resolved_at: outcome === 'pending' ? null : new Date(),
+    ...values,
   });
 
-  it('counts each frozen pay date once, however many jobs report it', () => {
-    // Job B froze 27 Nov and, first, 30 Oct; job A (30 Oct) then found it frozen.
-    const jobA = outcome('2026-10-30', false, 1_000);
-    const jobB = outcome('2026-11-27', true, 5_000, [outcome('2026-10-30', true, 1_000)]);
-    const summary = summarizeNightlyRun('2026-11-18', [jobA, jobB], { 'bull:pay-dates:lock.x': 'boom' });
-    expect(summary).toMatchObject({ payrollsLocked: 2, alreadyLocked: 1, employees: 4, paymentsInstructed: 6, totalsByCurrency: { GBP: 6_000 } });
-    expect(summary.failures).toEqual([{ jobId: 'lock.x', reason: 'boom' }]);
+  it('counts what this run froze, what it found frozen, what failed and what is still pending', () => {
+    const summary = summarizeNightlyRun(run, [
+      row('2026-10-30', 'locked', { employee_count: 2, payments_instructed: 3, total_amount: 1_000, currency: 'GBP' }),
+      row('2026-11-27', 'locked', { employee_count: 2, payments_instructed: 3, total_amount: 5_000, currency: 'GBP' }),
+      row('2026-11-28', 'locked', { employee_count: 1, payments_instructed: 1, total_amount: 700, currency: 'EUR' }),
+      row('2026-11-20', 'already_locked', { employee_count: 9, payments_instructed: 0, total_amount: 9_999, currency: 'GBP' }),
+      row('2026-11-21', 'failed', { failure_reason: 'boom' }),
+      row('2026-11-22', 'pending'),
+    ]);
+    expect(summary).toMatchObject({
+      runId: 'run-1',
+      trigger: 'schedule',
+      startedAt: '2026-11-18T01:00:00.000Z',
+      finishedAt: '2026-11-18T01:02:00.000Z',
+      pairs: 6,
+      payrollsLocked: 3,
+      alreadyLocked: 1,
+      pending: 1,
+      employees: 5,
+      paymentsInstructed: 7,
+      totalsByCurrency: { GBP: 6_000, EUR: 700 },
+    });
+    expect(summary.failures).toEqual([{ payrollId: 'p1', payDate: '2026-11-21', reason: 'boom' }]);
   });
 });

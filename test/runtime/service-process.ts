@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
+
+/** One JSON log line of a service process (pino), or the raw text of a line that is not JSON. */
+export type LogLine = Record<string, unknown> & { msg?: string; time?: number; raw?: string };
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** stdout, line by line, parsed. */
+  lines: LogLine[];
+  stderr: string[];
+  waitForLine(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Resolves with the exit code (or signal) once the process has gone. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  kill(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+/** `deductions <command>` as an operator starts it, with the given environment (over this process's). */
+export function startService(command: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [bin, command], {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: LogLine[] = [];
+  const stderr: string[] = [];
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const text of complete) {
+      if (text.trim() === '') continue;
+      try {
+        lines.push(JSON.parse(text) as LogLine);
+      } catch {
+        lines.push({ raw: text });
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  return {
+    child,
+    lines,
+    stderr,
+    exited,
+    async waitForLine(predicate, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = lines.find(predicate);
+        if (found) return found;
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`process exited (${child.exitCode ?? child.signalCode}) before the line; stderr: ${stderr.join('')}`);
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`no such line within ${timeoutMs} ms; lines: ${JSON.stringify(lines.map((l) => l.msg ?? l.raw))}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** A TCP port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A private redis-server (no persistence) this test can stop and start. */
+export function startRedisServer(port: number): { stop(): Promise<void>; ready: Promise<void> } {
+  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--bind', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    ready,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Log lines of a service carrying a given `msg`, or a given structured `event`. */
+export const linesWith = (lines: readonly LogLine[], match: { msg?: string; event?: string }) =>
+  lines.filter((line) => (match.msg === undefined || line.msg === match.msg) && (match.event === undefined || line.event === match.event));
