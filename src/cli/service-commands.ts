@@ -28,7 +28,7 @@ export async function runMigrations(): Promise<string[]> {
 async function serve(runtime: Runtime): Promise<() => Promise<void>> {
   const { config } = runtime;
   const tokens = await loadTokenIssuer(config);
-  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
+  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, runtime.health);
   const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory(), reconciliation }, routeModules);
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {

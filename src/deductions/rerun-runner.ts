@@ -43,6 +43,10 @@ export async function runRerunNow(runtime: Runtime, request: RerunRequest, optio
   const { REDIS_URL, QUEUE_PREFIX } = runtime.config;
   const queue = new Queue(queueNames.payDates, { connection: producerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
   const events = new QueueEvents(queueNames.payDates, { connection: workerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
+  // A lost connection fails the awaited calls below, which the command reports in one line; without a
+  // listener BullMQ would also print each connection error's stack.
+  queue.on('error', () => {});
+  events.on('error', () => {});
   const host = options.workers ?? (await startWorkers(runtime, { schedule: false }));
   try {
     await events.waitUntilReady();

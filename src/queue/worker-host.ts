@@ -19,6 +19,7 @@ import { reconcilePayDateProcessor } from '../../jobs/reconcile-pay-date.ts';
 import { reconcileSweepJob, reconcileSweepProcessor } from '../../jobs/reconcile-sweep.ts';
 import {
   queueReconciliationRequester,
+  RECONCILIATION_DEBOUNCE_MS,
   reconcilePayDateJob,
   type ReconciliationRequester,
 } from '../reconciliation/reconciliation-requests.ts';
@@ -69,10 +70,11 @@ function dispatch(queue: QueueName, table: ProcessorTable): Processor {
  * The re-run processor asks for reconciliation through a queue of its own; it is opened on first
  * use, so a process that starts while Redis is down holds no connection that would retry unheard.
  */
-export function deferredReconciliationRequester(redisUrl: string, prefix: string): ReconciliationRequester {
+export function deferredReconciliationRequester(redisUrl: string, prefix: string, health?: DependencyHealth): ReconciliationRequester {
   let requester: ReconciliationRequester | undefined;
   return {
-    request: (payrollId, payDate) => (requester ??= queueReconciliationRequester(redisUrl, prefix)).request(payrollId, payDate),
+    request: (payrollId, payDate) =>
+      (requester ??= queueReconciliationRequester(redisUrl, prefix, RECONCILIATION_DEBOUNCE_MS, health)).request(payrollId, payDate),
     close: async () => requester?.close(),
   };
 }
@@ -117,7 +119,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
     QueueName,
     Queue
   >;
-  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix);
+  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix, health);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
   const tables: Record<
     QueueName,

@@ -1,6 +1,6 @@
-import { Queue } from 'bullmq';
 import { producerConnection } from '../queue/connections.ts';
-import { defaultJobOptions, queueNames } from '../queue/queues.ts';
+import { createQueue, defaultJobOptions, queueNames } from '../queue/queues.ts';
+import type { DependencyHealth } from '../runtime/dependency-health.ts';
 
 export const reconcilePayDateJob = 'reconcile-pay-date';
 
@@ -22,8 +22,10 @@ export function queueReconciliationRequester(
   redisUrl: string,
   prefix: string,
   debounceMs = RECONCILIATION_DEBOUNCE_MS,
+  health?: DependencyHealth,
 ): ReconciliationRequester {
-  const queue = new Queue(queueNames.payDates, { connection: producerConnection(redisUrl), prefix });
+  // Its connection errors go to the health monitor (one line per outage), never printed per retry.
+  const queue = createQueue(queueNames.payDates, producerConnection(redisUrl), prefix, health);
   return {
     async request(payrollId, payDate) {
       await queue.add(
