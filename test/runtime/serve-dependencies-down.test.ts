@@ -4,19 +4,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { pause } from '../webhooks/webhook-test-kit.ts';
-import { freePort, linesWith, startRedisServer, startService, type ServiceProcess } from './service-process.ts';
+import { createPrivateRedis, freePort, type PrivateRedis } from '../support/private-servers.ts';
+import { linesWith, startService, type ServiceProcess } from './service-process.ts';
 
 let t: TestApp;
 const dir = mkdtempSync(join(tmpdir(), 'serve-deps-'));
 const processes: ServiceProcess[] = [];
-let redis: ReturnType<typeof startRedisServer> | undefined;
+let redis: PrivateRedis | undefined;
 
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
   for (const service of processes) await service.kill('SIGKILL');
-  await redis?.stop();
+  await redis?.destroy();
   await t?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -43,11 +44,11 @@ async function start(command: 'serve' | 'start', env: Record<string, string>) {
 
 describe('serve with its dependencies down', () => {
   it('listens anyway, says once that each is down, reports them in /readyz, and says once when Redis is back', async () => {
-    const redisPort = await freePort();
+    redis = await createPrivateRedis();
     const postgresPort = await freePort();
     const { service, url } = await start('serve', {
       DATABASE_URL: `postgres://postgres@127.0.0.1:${postgresPort}/deductions`,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_URL: redis.url,
     });
 
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -61,8 +62,7 @@ describe('serve with its dependencies down', () => {
     expect(String(downLines(service, 'postgres')[0]!.error)).toContain('ECONNREFUSED');
     expect(noiseIn(service.stderr)).toBeNull();
 
-    redis = startRedisServer(redisPort);
-    await redis.ready;
+    await redis.start();
     await service.waitForLine(() => upLines(service, 'redis').length === 1);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     expect(downLines(service, 'postgres')).toHaveLength(1);
@@ -70,7 +70,7 @@ describe('serve with its dependencies down', () => {
     expect(service.stderr.join('')).toBe('');
 
     expect(await service.kill('SIGTERM')).toBe(0);
-    await redis.stop();
+    await redis.destroy();
     redis = undefined;
   }, 40_000);
 

@@ -68,38 +68,6 @@ export function startService(command: string, env: Record<string, string>): Serv
   };
 }
 
-/** A TCP port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A private redis-server (no persistence) this test can stop and start. */
-export function startRedisServer(port: number): { stop(): Promise<void>; ready: Promise<void> } {
-  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--bind', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    ready,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
-
 /** Log lines of a service carrying a given `msg`, or a given structured `event`. */
 export const linesWith = (lines: readonly LogLine[], match: { msg?: string; event?: string }) =>
   lines.filter((line) => (match.msg === undefined || line.msg === match.msg) && (match.event === undefined || line.event === match.event));

@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { newBiller, pause, recordEvent, until } from '../webhooks/webhook-test-kit.ts';
-import { freePort, linesWith, startRedisServer, startService, type ServiceProcess } from './service-process.ts';
+import { createPrivateRedis, type PrivateRedis } from '../support/private-servers.ts';
+import { linesWith, startService, type ServiceProcess } from './service-process.ts';
 
 let t: TestApp;
 let worker: ServiceProcess | undefined;
-let redis: ReturnType<typeof startRedisServer> | undefined;
+let redis: PrivateRedis | undefined;
 
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
   await worker?.kill('SIGKILL');
-  await redis?.stop();
+  await redis?.destroy();
   await t?.close();
 });
 
@@ -23,8 +24,9 @@ const noiseIn = (stderr: string[]) => stderr.join('').match(/\[ioredis\] Unhandl
 
 describe('a worker started while Redis is down', () => {
   it('waits with one line, works once Redis is there (one line), says once when it goes again, and recovers when it comes back empty', async () => {
-    const port = await freePort();
-    worker = startService('work', { DATABASE_URL: t.database.url, REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_PREFIX: t.config.QUEUE_PREFIX });
+    // Its port is chosen, nothing listens on it yet.
+    redis = await createPrivateRedis();
+    worker = startService('work', { DATABASE_URL: t.database.url, REDIS_URL: redis.url, QUEUE_PREFIX: t.config.QUEUE_PREFIX });
 
     const down = await worker.waitForLine((line) => line.event === 'dependency_down' && line.dependency === 'redis');
     expect(down.msg).toMatch(/^redis unavailable/);
@@ -35,8 +37,7 @@ describe('a worker started while Redis is down', () => {
     expect(redisDown(worker.lines)).toHaveLength(1);
     expect(noiseIn(worker.stderr)).toBeNull();
 
-    redis = startRedisServer(port);
-    await redis.ready;
+    await redis.start();
     const up = await worker.waitForLine((line) => line.event === 'dependency_up' && line.dependency === 'redis');
     expect(up.msg).toBe('redis available again');
 
@@ -59,8 +60,7 @@ describe('a worker started while Redis is down', () => {
 
     // Redis comes back empty (no persistence): the worker notices the loss, re-creates its
     // schedules and dispatches again.
-    redis = startRedisServer(port);
-    await redis.ready;
+    await redis.start();
     await worker.waitForLine(() => redisUp(worker!.lines).length === 2);
     await worker.waitForLine((line) => line.event === 'redis_data_lost');
     await worker.waitForLine((line) => line.event === 'schedulers_recreated');
