@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import { formatMinorUnits } from '../money/major-units.ts';
+import { neutraliseFormula } from '../shared/csv-cells.ts';
 import type { NewInstructionItem } from './instruction-repository.ts';
 
 export const instructionFileColumns = [
@@ -18,11 +19,12 @@ export const instructionFileColumns = [
 export function renderInstructionFile(items: readonly NewInstructionItem[]): Buffer {
   const rows = items.map((item) => [
     item.employee_id,
-    item.payroll_reference,
+    // The provider's and the calendar's text: a payroll clerk opens this file in a spreadsheet.
+    neutraliseFormula(item.payroll_reference),
     formatMinorUnits(item.amount, item.currency),
     item.currency,
-    item.payment_reference ?? '',
-    item.pay_period,
+    neutraliseFormula(item.payment_reference ?? ''),
+    neutraliseFormula(item.pay_period),
     item.action,
     item.previous_amount === null ? '' : formatMinorUnits(item.previous_amount, item.currency),
   ]);

@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { formatMinorUnits } from '../money/major-units.ts';
+import { neutraliseFormula } from '../shared/csv-cells.ts';
 
 export const payoutFileColumns = [
   'payout_id',
@@ -36,10 +37,10 @@ export function renderPayoutFile(rows: readonly PayoutFileRow[]): string {
     rows.map((row) => [
       row.id,
       row.reference,
-      row.biller,
+      neutraliseFormula(row.biller),
       row.currency,
       formatMinorUnits(row.amount, row.currency),
-      row.account_holder_name,
+      neutraliseFormula(row.account_holder_name),
       row.sort_code,
       row.account_number,
       row.payout_date,

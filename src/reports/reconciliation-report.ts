@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Database, Executor } from '../db/connection.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
+import { neutraliseFormula } from '../shared/csv-cells.ts';
 import {
   findReconciliationSummary,
   streamReconciliationRows,
@@ -77,13 +78,13 @@ export function toReconciliationRecord(row: ReconciliationRow, labels: ReportLab
   const payroll = labels.payrolls.get(row.payroll_id)!;
   return [
     row.payroll_id,
-    payroll.employer,
+    neutraliseFormula(payroll.employer),
     row.pay_date,
-    payroll.payPeriod,
+    neutraliseFormula(payroll.payPeriod),
     row.employee_id,
     row.mandate_id,
     row.payment_id,
-    labels.billers.get(row.biller_client_id)!,
+    neutraliseFormula(labels.billers.get(row.biller_client_id)!),
     row.currency,
     money(row.requested_amount),
     money(row.deducted_amount),
@@ -99,7 +100,7 @@ export function toReconciliationRecord(row: ReconciliationRow, labels: ReportLab
 export function toReconciliationSummaryRecord(row: ReconciliationSummaryRow): string[] {
   return [
     row.payroll_id,
-    row.employer,
+    neutraliseFormula(row.employer),
     row.pay_date,
     row.currency,
     formatMinorUnits(row.requested, row.currency),
@@ -139,9 +140,10 @@ export function csvLine(fields: readonly string[]): string {
   return `${line}\n`;
 }
 
-/** A name as csvLine writes it: quoted when it holds a comma, a quote or a line break. */
+/** A name as csvLine writes it, once neutralised: quoted when it holds a comma, a quote or a line break. */
 function csvField(text: string): string {
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  const cell = neutraliseFormula(text);
+  return NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
 
 /** The report's labels as CSV fields, quoted once per payroll and biller rather than once per row. */
@@ -159,9 +161,9 @@ export function toCsvLabels(labels: ReportLabels): CsvLabels {
 
 /**
  * csvLine(toReconciliationRecord(row, labels)) without the array in between: the report's hot loop, a
- * million times for a large pay date. Only the names can hold a comma, a quote or a line break (ids,
- * dates, amounts, statuses and payout ids cannot), and those come quoted in `labels`. A test holds the
- * two to each other.
+ * million times for a large pay date. Only the names can hold a comma, a quote, a line break or a
+ * formula (ids, dates, amounts, statuses and payout ids cannot), and those come neutralised and quoted
+ * in `labels`. A test holds the two to each other.
  */
 export function reconciliationCsvLine(row: ReconciliationRow, labels: CsvLabels): string {
   const payroll = labels.payrolls.get(row.payroll_id)!;
