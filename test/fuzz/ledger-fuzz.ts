@@ -45,6 +45,14 @@ async function withFuzzDatabase<T>(work: (db: ReturnType<typeof createDatabase>)
   await admin.connect();
   await admin.query(`create database ${name}`);
   const db = createDatabase(databaseUrl(name), 4);
+  // Stopped early (Ctrl-C, kill): the database goes with the process rather than staying behind.
+  const dropOnSignal = (signal: NodeJS.Signals) => {
+    void db
+      .destroy()
+      .then(() => admin.query(`drop database if exists ${name} with (force)`))
+      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', dropOnSignal).once('SIGTERM', dropOnSignal);
   try {
     await migrateToLatest(db);
     await createCollectionAccount(db);
