@@ -1,26 +1,19 @@
-import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { PersonIdentity } from './person-identity.ts';
 
-/** Employees of the directory who are the person identified, optionally leaving out some providers. */
-export async function findMatchingEmployees(
+/**
+ * Employees of the directory holding this national registration number (normalised, as stored; one
+ * per provider at most), with what the matching rule compares next. Providers that answered for
+ * their own employees can be left out.
+ */
+export async function findEmployeesByNationalRegistrationNumber(
   db: Executor,
-  identity: PersonIdentity,
+  nationalRegistrationNumber: string,
   excludeProviderIds: readonly string[] = [],
-): Promise<Array<{ id: string; payroll_provider_id: string }>> {
-  let query = db.selectFrom('employees').select(['id', 'payroll_provider_id']);
-  if (identity.by === 'national_registration_number') {
-    // Stored normalised (see normaliseNationalRegistrationNumber), so equality is exact.
-    query = query.where('national_registration_number', '=', identity.nationalRegistrationNumber);
-  } else {
-    // lower(family_name), date_of_birth: the shape of employees_lookup_idx.
-    query = query
-      .where(sql<string>`lower(family_name)`, '=', identity.familyName.toLowerCase())
-      .where('date_of_birth', '=', identity.dateOfBirth);
-    if (identity.postalCode !== null) {
-      query = query.where(sql<string>`upper(replace(postal_code, ' ', ''))`, '=', identity.postalCode);
-    }
-  }
+) {
+  let query = db
+    .selectFrom('employees')
+    .select(['id', 'payroll_provider_id', 'date_of_birth', 'family_name'])
+    .where('national_registration_number', '=', nationalRegistrationNumber);
   if (excludeProviderIds.length > 0) query = query.where('payroll_provider_id', 'not in', excludeProviderIds);
   return query.orderBy('id').execute();
 }

@@ -1,13 +1,22 @@
 import { DateTime } from 'luxon';
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
-import type { FullAvailabilityResponse } from '../payroll-providers/reference-schemas.ts';
+import type {
+  FullAvailabilityRequest,
+  FullAvailabilityResponse,
+  LightAvailabilityRequest,
+} from '../payroll-providers/reference-schemas.ts';
 import type { EmploymentRow, PayDateRow } from './availability-repository.ts';
-import type { AvailabilityStatus } from './availability-status.ts';
+import { disclosedSalary, type AvailabilityStatus } from './availability-status.ts';
 
 export {
+  fullAvailabilityRequestSchema,
   fullAvailabilityResponseSchema,
+  lightAvailabilityRequestSchema,
   lightAvailabilityResponseSchema,
 } from '../payroll-providers/reference-schemas.ts';
+
+export type FullAvailabilityCheck = FullAvailabilityRequest['availability_check'];
+export type LightAvailabilityCheck = LightAvailabilityRequest['availability_check'];
 
 type EmploymentResource = FullAvailabilityResponse['availability_check']['employments'][number];
 
@@ -20,13 +29,13 @@ export function serviceMidnight(date: string, timeZone: string): string {
  * Our employments (one row per employee and payroll) as the reference interface shows them: one
  * `employment` per employee and employer, holding that employer's payrolls. Only pay dates that can
  * still take a deduction are listed, since those are what a biller can plan against. The employment
- * started on its earliest payroll's start date (when payroll never said: when we learnt of it). An
- * unknown salary is 0, because the shape has no null.
+ * started on its earliest payroll's start date (when payroll never said: when we learnt of it).
+ * Salaries are shown only where disclosedSalary allows.
  */
 export function toEmploymentResources(
   rows: readonly EmploymentRow[],
   payDates: readonly PayDateRow[],
-  context: { today: string; timeZone: string },
+  context: { today: string; timeZone: string; currency: string | null },
 ): EmploymentResource[] {
   const openPayDates = new Map<string, PayDateRow[]>();
   for (const d of payDates) {
@@ -63,7 +72,15 @@ export function toEmploymentResources(
             employment_status: r.employment_status,
             contract_type: r.contract_type,
             payment_run_frequency: r.payment_run_frequency,
-            annualised_salary: r.annualised_salary ?? 0,
+            annualised_salary: disclosedSalary(
+              {
+                employmentStatus: r.employment_status,
+                employerOptIn: r.employer_opt_in,
+                currency: r.currency,
+                annualisedSalary: r.annualised_salary,
+              },
+              context.currency,
+            ),
             pay_dates: (openPayDates.get(r.payroll_id) ?? []).map((d) => ({
               pay_date: d.pay_date,
               payroll_cutoff_date: d.payroll_cutoff_date,

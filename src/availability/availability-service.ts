@@ -1,18 +1,36 @@
+import type { Redis } from 'ioredis';
+import { RateLimiter } from '../auth/rate-limiter.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
-import type { Executor } from '../db/connection.ts';
-import { HttpProblem, unprocessable } from '../http/problem.ts';
+import type { Config } from '../config/config.ts';
+import type { Database, Executor } from '../db/connection.ts';
+import { DependencyUnavailable } from '../http/dependency-errors.ts';
+import { HttpProblem } from '../http/problem.ts';
 import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from '../payroll-providers/adapter.ts';
 import { listProviderConnections } from '../payroll-providers/directory-repository.ts';
-import { saveProviderAvailability, type PersonDetails } from '../payroll-providers/directory-service.ts';
-import type {
-  FullAvailabilityResponse,
-  LightAvailabilityRequest,
-  LightAvailabilityResponse,
-} from '../payroll-providers/reference-schemas.ts';
-import { findMatchingEmployees, listEmploymentsOfEmployees, listPayDatesOfPayrolls } from './availability-repository.ts';
-import { toEmploymentResources, toFullAvailabilityResource } from './availability-resource.ts';
+import { saveProviderAvailability } from '../payroll-providers/directory-service.ts';
+import type { FullAvailabilityResponse, LightAvailabilityResponse } from '../payroll-providers/reference-schemas.ts';
+import { insertAvailabilityLookup, type AvailabilityLookup } from './availability-lookups-repository.ts';
+import {
+  findEmployeesByNationalRegistrationNumber,
+  listEmploymentsOfEmployees,
+  listPayDatesOfPayrolls,
+} from './availability-repository.ts';
+import {
+  toEmploymentResources,
+  toFullAvailabilityResource,
+  type FullAvailabilityCheck,
+  type LightAvailabilityCheck,
+} from './availability-resource.ts';
 import { availabilityStatus, bestAvailabilityStatus, type AvailabilityStatus } from './availability-status.ts';
-import { personIdentity, type PersonIdentity } from './person-identity.ts';
+import { lookupLogKey, nationalRegistrationNumberHmac } from './lookup-key.ts';
+import {
+  isCompleteIdentity,
+  matchesPerson,
+  NOBODY,
+  normaliseNationalRegistrationNumber,
+  personIdentity,
+  type PersonIdentity,
+} from './person-identity.ts';
 
 export interface AvailabilityDeps {
   adapterFor: AdapterFactory;
@@ -24,31 +42,23 @@ export interface AvailabilityDeps {
 
 const DEFAULT_CURRENCY = 'GBP';
 
-function identityOrProblem(fields: Parameters<typeof personIdentity>[0]): PersonIdentity {
-  const identity = personIdentity(fields);
-  if (identity) return identity;
-  throw unprocessable(
-    'insufficient-identity',
-    'Identify the person by national_registration_number, or by family_name together with date_of_birth',
-    [
-      { pointer: '/availability_check/national_registration_number', detail: 'is required unless family_name and date_of_birth are given' },
-      ...(fields.family_name ? [] : [{ pointer: '/availability_check/family_name', detail: 'is required without national_registration_number' }]),
-      ...(fields.date_of_birth ? [] : [{ pointer: '/availability_check/date_of_birth', detail: 'is required without national_registration_number' }]),
-    ],
-  );
-}
-
 interface ProviderCall<T> {
   provider: ProviderConnection;
   outcome: PromiseSettledResult<T>;
 }
 
-/** Asks every provider that has an API at once; one provider's failure does not stop the others. */
+/**
+ * Asks every provider that has an API at once; one provider's failure does not stop the others. A
+ * check without all three identifiers is not_found whatever a provider says, so no provider is asked:
+ * none learns of it, and nothing a provider would answer is pulled into our directory.
+ */
 async function askProviders<T>(
   db: Executor,
   adapterFor: AdapterFactory,
+  identity: PersonIdentity,
   ask: (adapter: PayrollProviderAdapter) => Promise<T>,
 ): Promise<Array<ProviderCall<T>>> {
+  if (!isCompleteIdentity(identity)) return [];
   const reachable = (await listProviderConnections(db)).flatMap((provider) => {
     const adapter = adapterFor(provider);
     return adapter ? [{ provider, adapter }] : [];
@@ -77,41 +87,52 @@ function providerProblem(failure: unknown): HttpProblem {
 }
 
 /**
- * Full availability check: providers with an API are asked first and what they say is kept in our
- * directory; the answer then comes from the directory, so employees that providers without an API
- * pushed to us are found as well. The requested currency (GBP when not given) is the one the caller
- * wants to collect in: only employments paid in it count as usable when the caller names one.
+ * The directory's employees who are this person: found by the national registration number, then
+ * kept only when date of birth and family name match too (matchesPerson). When nobody holds the
+ * number, a stand-in is compared all the same: the work, and so the time, is the same whether the
+ * number is unknown, known with other details, or known with these.
+ */
+async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, excludeProviderIds: readonly string[] = []): Promise<string[]> {
+  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber, excludeProviderIds);
+  const compared = candidates.length > 0 ? candidates : [{ ...NOBODY, id: null }];
+  const matching: string[] = [];
+  for (const candidate of compared) {
+    const matches = matchesPerson(candidate, identity);
+    if (matches && candidate.id !== null) matching.push(candidate.id);
+  }
+  return matching;
+}
+
+/**
+ * Full availability check: providers with an API are asked first (with the same three identifiers),
+ * and what they say refreshes our directory; the answer then comes from the directory under the one
+ * matching rule, so a provider that matched on less cannot widen it, and employees that providers
+ * without an API pushed to us are found as well. The requested currency (GBP when not given) is the
+ * one the caller wants to collect in: only employments paid in it count as usable when the caller
+ * names one.
  */
 export async function fullAvailabilityCheck(
   trx: Executor,
-  person: PersonDetails,
+  person: FullAvailabilityCheck,
   deps: AvailabilityDeps,
 ): Promise<FullAvailabilityResponse> {
-  const identity = identityOrProblem(person);
-  const calls = await askProviders(trx, deps.adapterFor, (adapter) => adapter.fullAvailability({ availability_check: person }));
+  const identity = personIdentity(person);
+  const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }));
   const failures = failuresOf(calls, deps, 'full availability');
-
-  // Whoever a provider recognised is this person, even when our record is spelt differently.
-  const recognised = new Set<string>();
   for (const { provider, outcome } of calls) {
     if (outcome.status !== 'fulfilled') continue;
-    const kept = await saveProviderAvailability(trx, { providerId: provider.id, response: outcome.value, person, timeZone: deps.timeZone });
-    for (const id of kept) recognised.add(id);
+    await saveProviderAvailability(trx, { providerId: provider.id, response: outcome.value, person, timeZone: deps.timeZone });
   }
-  for (const employee of await findMatchingEmployees(trx, identity)) recognised.add(employee.id);
-  const employeeIds = [...recognised].sort();
+  const employeeIds = await matchingEmployeeIds(trx, identity);
 
   if (employeeIds.length === 0 && failures.length > 0) throw providerProblem(failures[0]);
 
+  const currency = person.currency ?? null;
   const rows = await listEmploymentsOfEmployees(trx, employeeIds);
   const payDates = await listPayDatesOfPayrolls(trx, rows.map((r) => r.payroll_id));
   const today = serviceToday(deps.now ?? new Date(), deps.timeZone);
-  const employments = toEmploymentResources(rows, payDates, { today, timeZone: deps.timeZone });
-  const status = availabilityStatus({
-    employeeFound: employeeIds.length > 0,
-    employments: rows.map(standingOf),
-    currency: person.currency ?? null,
-  });
+  const employments = toEmploymentResources(rows, payDates, { today, timeZone: deps.timeZone, currency });
+  const status = availabilityStatus({ employeeFound: employeeIds.length > 0, employments: rows.map(standingOf), currency });
   return toFullAvailabilityResource(status, person.currency ?? DEFAULT_CURRENCY, employments);
 }
 
@@ -122,11 +143,11 @@ export async function fullAvailabilityCheck(
  */
 export async function lightAvailabilityCheck(
   db: Executor,
-  person: LightAvailabilityRequest['availability_check'],
+  person: LightAvailabilityCheck,
   deps: AvailabilityDeps,
 ): Promise<LightAvailabilityResponse> {
-  const identity = identityOrProblem(person);
-  const calls = await askProviders(db, deps.adapterFor, (adapter) => adapter.lightAvailability({ availability_check: person }));
+  const identity = personIdentity(person);
+  const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }));
   const failures = failuresOf(calls, deps, 'light availability');
 
   const statuses: AvailabilityStatus[] = [];
@@ -139,9 +160,9 @@ export async function lightAvailabilityCheck(
     employmentCount += outcome.value.availability_check.employment_count;
   }
 
-  const employees = await findMatchingEmployees(db, identity, answered);
-  const rows = await listEmploymentsOfEmployees(db, employees.map((e) => e.id));
-  statuses.push(availabilityStatus({ employeeFound: employees.length > 0, employments: rows.map(standingOf), currency: null }));
+  const employeeIds = await matchingEmployeeIds(db, identity, answered);
+  const rows = await listEmploymentsOfEmployees(db, employeeIds);
+  statuses.push(availabilityStatus({ employeeFound: employeeIds.length > 0, employments: rows.map(standingOf), currency: null }));
   employmentCount += new Set(rows.map((r) => `${r.employee_id}/${r.employer_id}`)).size;
 
   const status = bestAvailabilityStatus(statuses);
@@ -151,4 +172,106 @@ export async function lightAvailabilityCheck(
 
 function standingOf(row: { employment_status: 'active' | 'leaver' | 'unknown'; employer_opt_in: 'pending' | 'opted_in' | 'opted_out'; currency: string }) {
   return { employmentStatus: row.employment_status, employerOptIn: row.employer_opt_in, currency: row.currency };
+}
+
+export type AvailabilityCheckKind = AvailabilityLookup['kind'];
+
+export interface AvailabilityChecksDeps {
+  db: Database;
+  redis: Redis;
+  config: Pick<
+    Config,
+    'QUEUE_PREFIX' | 'SERVICE_TIME_ZONE' | 'NODE_ENV' | 'AVAILABILITY_CHECKS_PER_MINUTE' | 'AVAILABILITY_CHECKS_BURST' | 'AVAILABILITY_LOG_KEY'
+  >;
+  adapterFor: AdapterFactory;
+  /** Start-up notices (an unconfigured log key). */
+  log: { warn(details: object, message: string): void };
+}
+
+/** One check as the API runs it: for a biller, of one kind, reporting to the request's log. */
+export interface CheckRequest<P> {
+  billerClientId: string;
+  person: P;
+  log: { warn(details: object, message: string): void };
+}
+
+/**
+ * Availability checks as the API offers them: limited per biller, and each one recorded. Every check
+ * takes a token from the biller's own bucket (beside the general per-client limit, and much smaller:
+ * checks are how someone would walk through people's details), and leaves one row in the lookup log
+ * with the biller, the time, the kind, the outcome and an HMAC of the national registration number,
+ * never the person's details in clear. An answer is recorded in the transaction that produced it, so
+ * nothing is disclosed unrecorded; a refused or failed check is recorded on its own afterwards.
+ */
+export function availabilityChecks(deps: AvailabilityChecksDeps) {
+  const { config } = deps;
+  const limiter = new RateLimiter(
+    deps.redis,
+    `${config.QUEUE_PREFIX}:availability`,
+    config.AVAILABILITY_CHECKS_PER_MINUTE / 60,
+    config.AVAILABILITY_CHECKS_BURST,
+  );
+  const { key, configured } = lookupLogKey(config);
+  if (!configured) {
+    deps.log.warn({}, 'AVAILABILITY_LOG_KEY is not set: the availability lookup log uses a key of this process only');
+  }
+
+  async function takeToken(billerClientId: string) {
+    try {
+      return await limiter.take(billerClientId);
+    } catch (error) {
+      // Fails closed, like the general limit: no limit, no checks.
+      throw new DependencyUnavailable('redis', { cause: error });
+    }
+  }
+
+  async function recordBestEffort(lookup: AvailabilityLookup, log: CheckRequest<unknown>['log']) {
+    try {
+      await insertAvailabilityLookup(deps.db, lookup);
+    } catch (error) {
+      log.warn({ err: error, outcome: lookup.outcome }, 'availability check could not be recorded');
+    }
+  }
+
+  async function run<R>(
+    kind: AvailabilityCheckKind,
+    request: CheckRequest<{ national_registration_number?: string | undefined }>,
+    check: (trx: Executor, availabilityDeps: AvailabilityDeps) => Promise<R>,
+    statusOf: (answer: R) => AvailabilityStatus,
+  ): Promise<R> {
+    const nationalNumber = normaliseNationalRegistrationNumber(request.person.national_registration_number ?? '');
+    const lookup = {
+      biller_client_id: request.billerClientId,
+      kind,
+      national_registration_number_hmac: nationalNumber === '' ? null : nationalRegistrationNumberHmac(key, nationalNumber),
+    };
+    const decision = await takeToken(request.billerClientId);
+    if (!decision.allowed) {
+      await recordBestEffort({ ...lookup, outcome: 'rate_limited' }, request.log);
+      throw new HttpProblem(
+        429,
+        'rate-limited',
+        `Too many availability checks: at most ${config.AVAILABILITY_CHECKS_PER_MINUTE} a minute, in bursts of up to ${config.AVAILABILITY_CHECKS_BURST}; retry after ${decision.retryAfterSeconds} s`,
+        { headers: { 'retry-after': String(decision.retryAfterSeconds) }, extensions: { rate_limit: 'availability_checks' } },
+      );
+    }
+    const availabilityDeps = { adapterFor: deps.adapterFor, timeZone: config.SERVICE_TIME_ZONE, log: request.log };
+    try {
+      return await deps.db.transaction().execute(async (trx) => {
+        const answer = await check(trx, availabilityDeps);
+        await insertAvailabilityLookup(trx, { ...lookup, outcome: statusOf(answer) });
+        return answer;
+      });
+    } catch (error) {
+      await recordBestEffort({ ...lookup, outcome: 'failed' }, request.log);
+      throw error;
+    }
+  }
+
+  return {
+    full: (request: CheckRequest<FullAvailabilityCheck>) =>
+      run('full', request, (trx, d) => fullAvailabilityCheck(trx, request.person, d), (a) => a.availability_check.availability_status),
+    light: (request: CheckRequest<LightAvailabilityCheck>) =>
+      run('light', request, (trx, d) => lightAvailabilityCheck(trx, request.person, d), (a) => a.availability_check.availability_status),
+  };
 }

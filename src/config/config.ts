@@ -49,6 +49,14 @@ export const configSchema = z.object({
   DEFAULT_PROVIDER_LEAD_DAYS: z.coerce.number().int().min(0).max(30).default(2),
   SETTLEMENT_DELAY_WORKING_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   NIGHTLY_CRON: cronPattern.default('0 1 * * *'),
+  /** Availability checks per biller: a token bucket of its own, beside the general per-client limit. */
+  AVAILABILITY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  AVAILABILITY_CHECKS_BURST: z.coerce.number().int().min(1).default(20),
+  /**
+   * Keys the HMAC under which the availability lookup log keeps national registration numbers. Required
+   * in production; elsewhere a random key per process stands in (lookups then link only within it).
+   */
+  AVAILABILITY_LOG_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   FILES_DIR: z.string().default('var/files'),
 });

@@ -544,6 +544,24 @@ export interface WebhookDeliveryAttemptsTable {
   attempted_at: Generated<Date>;
 }
 
+export type AvailabilityLookupOutcome =
+  | 'confirmed'
+  | 'not_found'
+  | 'not_eligible'
+  | 'pending_employer_opt_in'
+  | 'rate_limited'
+  | 'failed';
+
+export interface AvailabilityLookupsTable {
+  id: Generated<string>;
+  biller_client_id: string;
+  checked_at: Generated<Date>;
+  kind: 'light' | 'full';
+  outcome: AvailabilityLookupOutcome;
+  /** Hex HMAC-SHA256 of the normalised national registration number (never the number); null without one. */
+  national_registration_number_hmac: string | null;
+}
+
 export interface IdempotencyKeysTable {
   client_id: string;
   idempotency_key: string;
@@ -595,6 +613,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  availability_lookups: AvailabilityLookupsTable;
 }
 
 export type Client = Selectable<ClientsTable>;

@@ -59,6 +59,9 @@ export function demoConfig(base: Config): Config {
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_PER_SECOND: '10000',
     RATE_LIMIT_BURST: '10000',
+    // The demo enrols a whole sandbox directory at once, far beyond one biller's everyday pace.
+    AVAILABILITY_CHECKS_PER_MINUTE: '60000',
+    AVAILABILITY_CHECKS_BURST: '10000',
   });
 }
 

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   availabilityStatus,
   bestAvailabilityStatus,
+  canCarryDeduction,
+  disclosedSalary,
   type EmploymentStanding,
 } from '../../src/availability/availability-status.ts';
-import { personIdentity } from '../../src/availability/person-identity.ts';
+import { isCompleteIdentity, matchesPerson, NOBODY, normaliseFamilyName, personIdentity } from '../../src/availability/person-identity.ts';
 
 const standing = (overrides: Partial<EmploymentStanding> = {}): EmploymentStanding => ({
   employmentStatus: 'active',
@@ -64,27 +66,94 @@ describe('bestAvailabilityStatus', () => {
   });
 });
 
+describe('canCarryDeduction and disclosedSalary', () => {
+  const employment = (overrides: Partial<EmploymentStanding> = {}) => ({ ...standing(overrides), annualisedSalary: 3_600_000 });
+
+  it('shows the salary of an active employment at an employer that has not opted out, in the wanted currency', () => {
+    expect(disclosedSalary(employment(), null)).toBe(3_600_000);
+    expect(disclosedSalary(employment({ employerOptIn: 'pending' }), 'GBP')).toBe(3_600_000);
+    expect(canCarryDeduction(standing(), 'GBP')).toBe(true);
+  });
+
+  it.each([
+    ['a leaver', employment({ employmentStatus: 'leaver' }), null],
+    ['an unknown employment status', employment({ employmentStatus: 'unknown' }), null],
+    ['an opted-out employer', employment({ employerOptIn: 'opted_out' }), null],
+    ['a payroll in another currency', employment({ currency: 'GBP' }), 'EUR'],
+  ] as const)('withholds it (0) for %s', (_, e, currency) => {
+    expect(canCarryDeduction(e, currency)).toBe(false);
+    expect(disclosedSalary(e, currency)).toBe(0);
+  });
+
+  it('shows 0 for a salary payroll never gave', () => {
+    expect(disclosedSalary({ ...standing(), annualisedSalary: null }, null)).toBe(0);
+  });
+});
+
 describe('personIdentity', () => {
-  it('identifies by national registration number alone, normalised', () => {
-    expect(personIdentity({ national_registration_number: ' qq 12 34 56 c ', family_name: 'Other' })).toEqual({
-      by: 'national_registration_number',
+  it('normalises the national registration number (spaces, case) and the family name', () => {
+    expect(personIdentity({ national_registration_number: ' qq 12 34 56 c ', date_of_birth: '1988-03-14', family_name: " O'Brien-Núñez " })).toEqual({
       nationalRegistrationNumber: 'QQ123456C',
-    });
-  });
-
-  it('otherwise needs family name and date of birth, with the postal code normalised when given', () => {
-    expect(personIdentity({ family_name: 'Taylor', date_of_birth: '1988-03-14', postal_code: 'sw1a 1aa' })).toEqual({
-      by: 'name_and_birth_date',
-      familyName: 'Taylor',
       dateOfBirth: '1988-03-14',
-      postalCode: 'SW1A1AA',
+      familyName: 'obriennunez',
     });
-    expect(personIdentity({ family_name: 'Taylor', date_of_birth: '1988-03-14' })).toMatchObject({ postalCode: null });
+  });
+});
+
+describe('normaliseFamilyName', () => {
+  it.each([
+    ['TAYLOR', 'taylor'],
+    ['  van der  Berg ', 'vanderberg'],
+    ['Smith-Jones', 'smithjones'],
+    ['Smith – Jones', 'smithjones'],
+    ["O'Neill", 'oneill'],
+    ['O’Neill', 'oneill'],
+    ['Zoë Brontë', 'zoebronte'],
+    ['Müller', 'muller'],
+    ['Straße', 'strasse'],
+    ['Łukasz Wałęsa', 'lukaszwalesa'],
+    ['Søren Ærø', 'sorenaero'],
+    ['St. John', 'stjohn'],
+    ['Ｔａｙｌｏｒ', 'taylor'],
+  ])('%s -> %s', (name, normalised) => {
+    expect(normaliseFamilyName(name)).toBe(normalised);
   });
 
-  it('identifies nobody from less', () => {
-    expect(personIdentity({ family_name: 'Taylor' })).toBeNull();
-    expect(personIdentity({ date_of_birth: '1988-03-14', postal_code: 'SW1A 1AA' })).toBeNull();
-    expect(personIdentity({ national_registration_number: '   ', family_name: 'Taylor' })).toBeNull();
+  it('leaves nothing of a name without letters or digits', () => {
+    expect(normaliseFamilyName(" -' . ")).toBe('');
+  });
+});
+
+describe('matchesPerson', () => {
+  const identity = personIdentity({ national_registration_number: 'QQ123456C', date_of_birth: '1988-03-14', family_name: 'taylor' });
+
+  it('matches when date of birth and normalised family name are both equal', () => {
+    expect(matchesPerson({ date_of_birth: '1988-03-14', family_name: 'Taylor' }, identity)).toBe(true);
+    expect(matchesPerson({ date_of_birth: '1988-03-14', family_name: ' TAYLOR ' }, identity)).toBe(true);
+  });
+
+  it('does not match on one of the two alone', () => {
+    expect(matchesPerson({ date_of_birth: '1988-03-15', family_name: 'Taylor' }, identity)).toBe(false);
+    expect(matchesPerson({ date_of_birth: '1988-03-14', family_name: 'Tailor' }, identity)).toBe(false);
+  });
+
+  it('never matches a check that left an identifier out', () => {
+    const stored = { date_of_birth: '1988-03-14', family_name: 'Taylor' };
+    const withoutBirthDate = personIdentity({ national_registration_number: 'QQ123456C', family_name: 'Taylor' });
+    const withoutName = personIdentity({ national_registration_number: 'QQ123456C', date_of_birth: '1988-03-14' });
+    const withoutNumber = personIdentity({ date_of_birth: '1988-03-14', family_name: 'Taylor' });
+    for (const partial of [withoutBirthDate, withoutName, withoutNumber]) {
+      expect(isCompleteIdentity(partial)).toBe(false);
+      expect(matchesPerson(stored, partial)).toBe(false);
+    }
+    expect(isCompleteIdentity(identity)).toBe(true);
+  });
+
+  it('never matches what the directory does not know, nor an empty name', () => {
+    expect(matchesPerson({ date_of_birth: null, family_name: 'Taylor' }, identity)).toBe(false);
+    expect(matchesPerson({ date_of_birth: '1988-03-14', family_name: '' }, identity)).toBe(false);
+    const emptyName = personIdentity({ national_registration_number: 'QQ123456C', date_of_birth: '1988-03-14', family_name: "'" });
+    expect(matchesPerson({ date_of_birth: '1988-03-14', family_name: '-' }, emptyName)).toBe(false);
+    expect(matchesPerson(NOBODY, identity)).toBe(false);
   });
 });

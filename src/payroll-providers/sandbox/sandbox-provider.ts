@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
+import { normaliseFamilyName } from '../../availability/person-identity.ts';
 import { conflict, notFound, unprocessable, type FieldError } from '../../http/problem.ts';
 import { fromMajorUnits, TooManyDecimalsError } from '../../money/major-units.ts';
 import type {
@@ -239,7 +240,15 @@ export class SandboxPayrollProvider {
     const nationalNumber = fields.national_registration_number?.trim();
     const people = this.directory.employees;
     if (nationalNumber) {
-      return people.filter((person) => compact(person.national_registration_number) === compact(nationalNumber));
+      // Like a careful provider, every other identifier given must agree too: the number alone is
+      // no proof that the caller knows the person.
+      const familyName = fields.family_name === undefined ? undefined : normaliseFamilyName(fields.family_name);
+      return people.filter(
+        (person) =>
+          compact(person.national_registration_number) === compact(nationalNumber) &&
+          (fields.date_of_birth === undefined || person.date_of_birth === fields.date_of_birth) &&
+          (familyName === undefined || (familyName !== '' && normaliseFamilyName(person.family_name) === familyName)),
+      );
     }
     const familyName = fields.family_name?.trim().toLowerCase();
     if (!familyName || !fields.date_of_birth) {
