@@ -52,7 +52,7 @@ let casesSent = 0;
 
 beforeAll(async () => {
   t = await startTestApp({
-    env: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
+    env: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', AVAILABILITY_CHECKS_PER_MINUTE: '1000000', AVAILABILITY_CHECKS_BURST: '1000000', BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
     logger: logs.logger,
   });
   const world = await createEmploymentWorld(t.db);
