@@ -59,3 +59,70 @@ export class RateLimiter {
     };
   }
 }
+
+// Failure buckets for the token endpoint: checking reads without spending, and only a failed
+// client authentication spends, so clients that authenticate correctly never use them up. Every
+// bucket refills completely over one window. Returns how long (ms) until each bucket holds one
+// failure again; 0 means none of them is empty.
+const FAILURE_BUCKETS = `
+local charge = ARGV[1] == 'charge'
+local now_ms = tonumber(ARGV[2])
+local window_ms = tonumber(ARGV[3])
+local wait_ms = 0
+for i, key in ipairs(KEYS) do
+  local capacity = tonumber(ARGV[3 + i])
+  local per_ms = capacity / window_ms
+  local state = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens = tonumber(state[1]) or capacity
+  local at = tonumber(state[2]) or now_ms
+  tokens = math.min(capacity, tokens + (math.max(0, now_ms - at) * per_ms))
+  if charge then
+    tokens = math.max(0, tokens - 1)
+    redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now_ms))
+    redis.call('PEXPIRE', key, window_ms + 1000)
+  end
+  if tokens < 1 then
+    wait_ms = math.max(wait_ms, math.ceil((1 - tokens) / per_ms))
+  end
+end
+return wait_ms
+`;
+
+export interface FailureBucket {
+  key: string;
+  /** Failures allowed in a burst; the bucket refills at this many per window. */
+  capacity: number;
+}
+
+/** Counts failures (failed logins) per key in Redis token buckets and says when a key must wait. */
+export class FailureLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly windowSeconds: number,
+  ) {
+    redis.defineCommand('failureBuckets', { lua: FAILURE_BUCKETS });
+  }
+
+  /** Seconds the caller must wait because one of its buckets is empty; 0 when none is. */
+  async retryAfterSeconds(buckets: readonly FailureBucket[], now = Date.now()): Promise<number> {
+    return this.run('check', buckets, now);
+  }
+
+  async recordFailure(buckets: readonly FailureBucket[], now = Date.now()): Promise<void> {
+    await this.run('charge', buckets, now);
+  }
+
+  private async run(mode: 'check' | 'charge', buckets: readonly FailureBucket[], now: number): Promise<number> {
+    if (buckets.length === 0) return 0;
+    const waitMs = (await (this.redis as any).failureBuckets(
+      buckets.length,
+      ...buckets.map((bucket) => `${this.prefix}:${bucket.key}`),
+      mode,
+      now,
+      this.windowSeconds * 1000,
+      ...buckets.map((bucket) => bucket.capacity),
+    )) as number;
+    return Math.ceil(waitMs / 1000);
+  }
+}

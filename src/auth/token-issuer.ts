@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hkdfSync } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   SignJWT,
@@ -12,8 +13,10 @@ import {
   calculateJwkThumbprint,
   type CryptoKey,
   type JSONWebKeySet,
+  type JWK,
   type JWTVerifyGetKey,
 } from 'jose';
+import { ConfigError } from '../config/config.ts';
 
 const ALGORITHM = 'ES256';
 
@@ -35,25 +38,68 @@ export interface TokenIssuerOptions {
   externalJwksUrl?: string | undefined;
 }
 
-/** Signs our access tokens and verifies presented ones (ours, or an external issuer's). */
+/** One signing key pair as the JWKS and the derived secrets see it. */
+interface SigningKey {
+  privateKey: CryptoKey;
+  kid: string;
+  publicJwk: JWK;
+  /** PKCS#8 PEM: the input for secrets derived from this key (see derivedSecrets). */
+  pkcs8: string;
+}
+
+async function signingKey(privateKey: CryptoKey): Promise<SigningKey> {
+  const publicJwk = await exportJWK(privateKey);
+  delete publicJwk.d;
+  const kid = await calculateJwkThumbprint(publicJwk);
+  return { privateKey, kid, publicJwk: { ...publicJwk, kid, alg: ALGORITHM, use: 'sig' }, pkcs8: await exportPKCS8(privateKey) };
+}
+
+/**
+ * A private key file anyone but its owner can read is a leaked key, and one they can write is a
+ * key they can replace: refuse to start rather than sign with it. (Windows has no such modes.)
+ */
+export function assertKeyFileIsPrivate(file: string, variable: string): void {
+  if (process.platform === 'win32') return;
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    throw new ConfigError(
+      `${variable} ${file} is open to group or others (mode ${mode.toString(8).padStart(4, '0')}); restrict it with: chmod 600 ${file}`,
+    );
+  }
+}
+
+function readKeyFile(file: string, variable: string): Promise<CryptoKey> {
+  if (!existsSync(file)) throw new ConfigError(`${variable} ${file} does not exist`);
+  assertKeyFileIsPrivate(file, variable);
+  return importPKCS8(readFileSync(file, 'utf8'), ALGORITHM, { extractable: true });
+}
+
+/**
+ * Signs our access tokens and verifies presented ones (ours, or an external issuer's). During a
+ * key rotation it holds the previous key too: tokens that key signed keep verifying until they
+ * expire, and the JWKS lists both keys, each under its own `kid`; new tokens are signed with the
+ * current key only.
+ */
 export class TokenIssuer {
   private constructor(
-    private readonly privateKey: CryptoKey,
+    private readonly current: SigningKey,
+    private readonly previous: SigningKey | undefined,
     readonly jwks: JSONWebKeySet,
-    private readonly kid: string,
     private readonly options: TokenIssuerOptions,
     private readonly verificationKeys: JWTVerifyGetKey,
   ) {}
 
-  static async fromPrivateKey(privateKey: CryptoKey, options: TokenIssuerOptions): Promise<TokenIssuer> {
-    const publicJwk = await exportJWK(privateKey);
-    delete publicJwk.d;
-    const kid = await calculateJwkThumbprint(publicJwk);
-    const jwks: JSONWebKeySet = { keys: [{ ...publicJwk, kid, alg: ALGORITHM, use: 'sig' }] };
+  static async fromPrivateKey(privateKey: CryptoKey, options: TokenIssuerOptions, previousKey?: CryptoKey): Promise<TokenIssuer> {
+    const current = await signingKey(privateKey);
+    const previous = previousKey ? await signingKey(previousKey) : undefined;
+    if (previous?.kid === current.kid) {
+      throw new ConfigError('AUTH_PREVIOUS_SIGNING_KEY_FILE holds the same key as AUTH_SIGNING_KEY_FILE; put the new key in AUTH_SIGNING_KEY_FILE');
+    }
+    const jwks: JSONWebKeySet = { keys: [current.publicJwk, ...(previous ? [previous.publicJwk] : [])] };
     const verificationKeys = options.externalJwksUrl
       ? createRemoteJWKSet(new URL(options.externalJwksUrl))
       : createLocalJWKSet(jwks);
-    return new TokenIssuer(privateKey, jwks, kid, options, verificationKeys);
+    return new TokenIssuer(current, previous, jwks, options, verificationKeys);
   }
 
   static async generate(options: TokenIssuerOptions): Promise<TokenIssuer> {
@@ -61,15 +107,35 @@ export class TokenIssuer {
     return TokenIssuer.fromPrivateKey(privateKey, options);
   }
 
-  /** Loads the signing key from a PEM file, creating one (mode 0600) on first start. */
-  static async fromKeyFile(file: string, options: TokenIssuerOptions): Promise<TokenIssuer> {
+  /**
+   * Loads the signing key from a PEM file, creating one (mode 0600) on first start, and the
+   * previous key when a rotation is under way. Either file open to group or others is refused.
+   */
+  static async fromKeyFile(file: string, options: TokenIssuerOptions, previousFile?: string): Promise<TokenIssuer> {
     if (!existsSync(file)) {
       const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, await exportPKCS8(privateKey), { mode: 0o600, flag: 'wx' });
     }
-    const privateKey = await importPKCS8(readFileSync(file, 'utf8'), ALGORITHM, { extractable: true });
-    return TokenIssuer.fromPrivateKey(privateKey, options);
+    const privateKey = await readKeyFile(file, 'AUTH_SIGNING_KEY_FILE');
+    const previousKey = previousFile ? await readKeyFile(previousFile, 'AUTH_PREVIOUS_SIGNING_KEY_FILE') : undefined;
+    return TokenIssuer.fromPrivateKey(privateKey, options, previousKey);
+  }
+
+  /** The `kid` new tokens are signed under. */
+  get kid(): string {
+    return this.current.kid;
+  }
+
+  /**
+   * 32-byte secrets for `purpose` derived (HKDF-SHA256) from the signing keys, current first: every
+   * API process that shares the key file shares them, with nothing more to configure, and a
+   * rotation rotates them too while the previous key's secret still verifies.
+   */
+  derivedSecrets(purpose: string): Buffer[] {
+    return [this.current, ...(this.previous ? [this.previous] : [])].map((key) =>
+      Buffer.from(hkdfSync('sha256', key.pkcs8, 'salary-deductions', purpose, 32)),
+    );
   }
 
   get ttlSeconds(): number {
@@ -79,14 +145,14 @@ export class TokenIssuer {
   async issue(claims: AccessTokenClaims, now = new Date()): Promise<string> {
     const issuedAt = Math.floor(now.getTime() / 1000);
     return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
-      .setProtectedHeader({ alg: ALGORITHM, kid: this.kid, typ: 'at+jwt' })
+      .setProtectedHeader({ alg: ALGORITHM, kid: this.current.kid, typ: 'at+jwt' })
       .setIssuer(this.options.issuer)
       .setAudience(this.options.audience)
       .setSubject(claims.clientId)
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + this.options.ttlSeconds)
       .setJti(crypto.randomUUID())
-      .sign(this.privateKey);
+      .sign(this.current.privateKey);
   }
 
   /** Throws (any jose error) when the token is not ours, expired, or for another audience. */

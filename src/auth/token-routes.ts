@@ -6,6 +6,10 @@ import { findClientById } from './clients-repository.ts';
 import { grantScopes } from './scopes.ts';
 import { secretMatches } from './secrets.ts';
 import type { TokenIssuer } from './token-issuer.ts';
+import type { TokenThrottle } from './token-throttle.ts';
+
+/** A client_credentials form is a few hundred bytes; nothing larger is read before authentication. */
+export const TOKEN_BODY_LIMIT_BYTES = 8 * 1024;
 
 export const tokenResponseSchema = z
   .object({
@@ -57,8 +61,40 @@ function formDecode(value: string): string {
   }
 }
 
-export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; tokens: TokenIssuer }): void {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The client id a token request names (Basic or form), if it could name a client at all. */
+function namedClientId(request: FastifyRequest): string | undefined {
+  const body = request.body as Record<string, unknown> | undefined;
+  const named = basicCredentials(request)?.id ?? (typeof body?.client_id === 'string' ? body.client_id : undefined);
+  return named !== undefined && UUID.test(named) ? named.toLowerCase() : undefined;
+}
+
+export function registerTokenRoutes(
+  app: FastifyInstance,
+  deps: { db: Executor; tokens: TokenIssuer; tokenThrottle: TokenThrottle },
+): void {
+  /**
+   * Failed client authentications are counted per address and per client id; once either has
+   * used up its failures, every token request from it is answered 429 until the bucket refills,
+   * before its credentials are looked at.
+   */
   const issueToken = async ({ request }: { request: FastifyRequest }): Promise<HttpResult> => {
+    const retryAfter = await deps.tokenThrottle.retryAfterSeconds(request.ip, namedClientId(request));
+    if (retryAfter > 0) {
+      const result = oauthError(429, 'temporarily_unavailable', `Too many failed client authentications; retry after ${retryAfter} s`);
+      return { ...result, headers: { ...result.headers, 'retry-after': String(retryAfter) } };
+    }
+    const outcome = await authenticateAndIssue(request);
+    if ('failedClientId' in outcome) {
+      await deps.tokenThrottle.recordFailure(request.ip, outcome.failedClientId);
+      return outcome.result;
+    }
+    return outcome;
+  };
+
+  /** The token response, or the invalid_client refusal together with the existing client it named. */
+  const authenticateAndIssue = async (request: FastifyRequest): Promise<HttpResult | { result: HttpResult; failedClientId: string | undefined }> => {
     // Media types are case-insensitive (RFC 9110 8.3.1).
     if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
       return oauthError(400, 'invalid_request', 'The token request must be application/x-www-form-urlencoded');
@@ -79,11 +115,11 @@ export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; 
     const clientId = basic?.id ?? form.data.client_id;
     const secret = basic?.secret ?? form.data.client_secret;
     if (!clientId || !secret) {
-      return oauthError(401, 'invalid_client', 'Client authentication is required', !!basic);
+      return { result: oauthError(401, 'invalid_client', 'Client authentication is required', !!basic), failedClientId: undefined };
     }
-    const client = /^[0-9a-f-]{36}$/i.test(clientId) ? await findClientById(deps.db, clientId) : undefined;
+    const client = UUID.test(clientId) ? await findClientById(deps.db, clientId) : undefined;
     if (!client || client.disabled_at || !secretMatches(secret, client.secret_hash)) {
-      return oauthError(401, 'invalid_client', 'Client authentication failed', !!basic);
+      return { result: oauthError(401, 'invalid_client', 'Client authentication failed', !!basic), failedClientId: client?.id };
     }
     const granted = grantScopes(form.data.scope, client.scopes);
     if (!granted) {
@@ -115,10 +151,15 @@ export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; 
         summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
         tags: ['Authentication'],
         auth: { kind: 'none' },
+        bodyLimit: TOKEN_BODY_LIMIT_BYTES,
         responses: {
           200: { description: 'Access token', schema: tokenResponseSchema },
           400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
           401: { description: 'invalid_client', schema: tokenErrorSchema },
+          429: {
+            description: 'temporarily_unavailable: too many failed client authentications from this address or for this client id; see Retry-After',
+            schema: tokenErrorSchema,
+          },
         },
         handler: issueToken,
       });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { getNextMillis } from 'bullmq';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
@@ -24,6 +25,30 @@ const cronPattern = z
     }
   });
 
+/** Fastify's trustProxy: 'true'/'false', a number of hops, or a comma-separated list of addresses or CIDRs. */
+const trustProxy = z
+  .string()
+  .trim()
+  .min(1, 'is empty')
+  .transform((value): boolean | number | string[] => {
+    if (value === 'true' || value === 'false') return value === 'true';
+    if (/^\d+$/.test(value)) return Number(value);
+    return value.split(',').map((part) => part.trim()).filter(Boolean);
+  })
+  .refine(
+    (value) => !Array.isArray(value) || value.every(isTrustedProxyAddress),
+    "is not 'true', 'false', a hop count, or a list of addresses, CIDRs, loopback, linklocal or uniquelocal",
+  )
+  .or(z.boolean());
+
+function isTrustedProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/deductions'),
@@ -40,10 +65,25 @@ export const configSchema = z.object({
   AUTH_ISSUER: z.string().min(1).default('urn:salary-deductions'),
   AUTH_AUDIENCE: z.string().min(1).default('urn:salary-deductions:api'),
   AUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  /**
+   * During a signing-key rotation: the key that signed until now. Tokens it signed keep verifying
+   * and the JWKS lists it next to the current key, until it is unset again.
+   */
+  AUTH_PREVIOUS_SIGNING_KEY_FILE: z.string().min(1).optional(),
   /** When set, bearer tokens are verified against this external issuer's keys instead of ours. */
   AUTH_JWKS_URL: z.url().optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  /** Failed client authentications at the token endpoint per address, per TOKEN_FAILURE_WINDOW_SECONDS. */
+  TOKEN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  /** Failed client authentications naming one client id, from any address, per window. */
+  TOKEN_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).default(60),
+  TOKEN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the caller's address (the token endpoint's limit
+   * counts per address): false (the socket's peer), true (any), a hop count, or addresses/CIDRs.
+   */
+  TRUST_PROXY: trustProxy.default(false),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
   IDEMPOTENCY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   DEFAULT_PROVIDER_LEAD_DAYS: z.coerce.number().int().min(0).max(30).default(2),

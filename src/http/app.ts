@@ -1,21 +1,25 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
-import { RateLimiter } from '../auth/rate-limiter.ts';
+import { FailureLimiter, RateLimiter } from '../auth/rate-limiter.ts';
 import type { TokenIssuer } from '../auth/token-issuer.ts';
+import { TokenThrottle } from '../auth/token-throttle.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { registerTokenRoutes } from '../auth/token-routes.ts';
 import { createEffectRunner } from '../idempotency/idempotency-service.ts';
 import { loggerOptions } from '../shared/logger.ts';
+import { useCursorKeys } from '../shared/paging.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { authenticatePlugin } from './plugins/authenticate.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts';
-import { defineRoute } from './route.ts';
+import { defineRoute, NO_BODY_LIMIT_BYTES } from './route.ts';
 import { HttpProblem } from './problem.ts';
+import { requestIdOf } from './request-id.ts';
 
 export interface AppDeps {
   config: Config;
@@ -37,15 +41,21 @@ export type RouteModule = (app: FastifyInstance, deps: AppDeps) => void;
 export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule[] = []): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(deps.config) }),
-    bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => crypto.randomUUID(),
+    // Each route of defineRoute sets the limit its body needs (bodyLimitOf); this is for any other.
+    bodyLimit: NO_BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    trustProxy: trustedProxies(deps.config.TRUST_PROXY),
     // What the router and the HTTP parser reject is answered as problem+json too.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
 
+  // Cursors are signed with a secret every process sharing the signing key file derives alike.
+  useCursorKeys(deps.tokens.derivedSecrets('paging cursors'));
+
   app.decorate('routeSpecs', []);
+  app.decorate('largestBodyBytes', deps.config.BODY_LIMIT_BYTES);
   app.decorate('runEffect', createEffectRunner({ db: deps.db, retentionDays: deps.config.IDEMPOTENCY_RETENTION_DAYS }));
   app.decorateRequest('rawBody', undefined);
 
@@ -61,6 +71,8 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
     }
   });
   await app.register(formbody);
+  // First of the request hooks, so that every refusal carries these headers too.
+  await app.register(helmet, securityHeaders(deps.config));
   await app.register(errorsPlugin);
   await app.register(authenticatePlugin, {
     db: deps.db,
@@ -68,11 +80,33 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
     rateLimiter: new RateLimiter(deps.redis, deps.config.QUEUE_PREFIX, deps.config.RATE_LIMIT_PER_SECOND, deps.config.RATE_LIMIT_BURST),
   });
 
-  registerTokenRoutes(app, deps);
+  const tokenThrottle = new TokenThrottle(new FailureLimiter(deps.redis, deps.config.QUEUE_PREFIX, deps.config.TOKEN_FAILURE_WINDOW_SECONDS), {
+    perAddress: deps.config.TOKEN_FAILURES_PER_ADDRESS,
+    perClient: deps.config.TOKEN_FAILURES_PER_CLIENT,
+  });
+  registerTokenRoutes(app, { ...deps, tokenThrottle });
   registerOperationalRoutes(app, deps);
   for (const register of routeModules) register(app, deps);
 
   return app;
+}
+
+/** A hop count trusts that many proxies nearest the server (Fastify's types lack the number form). */
+function trustedProxies(setting: Config['TRUST_PROXY']) {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
+}
+
+/**
+ * Responses are JSON and files, never pages: no content sniffing, no framing, no script sources.
+ * HSTS only where the service is reached over TLS (a browser ignores it over plain HTTP, and
+ * sending it from a development host would pin that host name to HTTPS).
+ */
+function securityHeaders(config: Config) {
+  const overTls = new URL(config.PUBLIC_BASE_URL).protocol === 'https:';
+  return {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    hsts: overTls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  } as const;
 }
 
 /** A probe must answer even when a dependency hangs rather than refuses (a partition, a full pool). */

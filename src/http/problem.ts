@@ -37,6 +37,9 @@ const titles: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
+/** The members a problem's extensions may not set (RFC 9457 section 3.1, and our `errors`). */
+const RESERVED_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'instance', 'errors']);
+
 /**
  * Thrown anywhere below a route to answer with RFC 9457 problem+json. `slug` becomes the `type`
  * URI, so clients can branch on it without parsing prose.
@@ -71,16 +74,21 @@ export class HttpProblem extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** `instance` is the request's URL; absent only when the request could not even be parsed. */
+  /**
+   * `instance` is the request's URL; absent only when the request could not even be parsed.
+   * Extensions come first so that none can replace a member RFC 9457 defines (or `errors`): a
+   * resource's `status` goes in a member of its own, e.g. `payment_status`.
+   */
   toBody(instance?: string): ProblemDetails {
+    const extensions = Object.fromEntries(Object.entries(this.extensions).filter(([name]) => !RESERVED_MEMBERS.has(name)));
     return {
+      ...extensions,
       type: PROBLEM_TYPE_BASE + this.slug,
       title: this.title,
       status: this.status,
       ...(this.detail === undefined ? {} : { detail: this.detail }),
       ...(instance === undefined ? {} : { instance }),
       ...(this.errors ? { errors: this.errors } : {}),
-      ...this.extensions,
     };
   }
 }

@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { z } from 'zod';
 import type { ClientRole, DB } from '../db/tables.ts';
 import type { Scope } from '../auth/scopes.ts';
+import { metadataSchema } from '../shared/schemas.ts';
 import { unstorableInputErrors } from './input-safety.ts';
 import { HttpProblem, fieldErrorsFromZod, type FieldError } from './problem.ts';
 
@@ -51,7 +52,7 @@ interface RouteBase<BS, QS, PS> {
   summary: string;
   tags: string[];
   auth: AuthRequirement;
-  /** Larger than the app-wide BODY_LIMIT_BYTES, for a route whose body is a whole batch. */
+  /** A limit of its own (a batch larger than BODY_LIMIT_BYTES, a form smaller); see bodyLimitOf. */
   bodyLimit?: number;
   body?: BS;
   query?: QS;
@@ -83,6 +84,8 @@ export function isEffectRoute(spec: RouteSpec): spec is EffectRoute<any, any, an
 declare module 'fastify' {
   interface FastifyInstance {
     routeSpecs: RouteSpec[];
+    /** BODY_LIMIT_BYTES: the largest body a route of the usual kind accepts (see bodyLimitOf). */
+    largestBodyBytes: number;
     runEffect: EffectRunner;
   }
   interface FastifyRequest {
@@ -133,6 +136,49 @@ export type EffectRunner = (
   spec: EffectRoute<any, any, any>,
 ) => Promise<FastifyReply>;
 
+/** The body of a route that takes none: room for an empty `{}` and little else. */
+export const NO_BODY_LIMIT_BYTES = 1024;
+/**
+ * A JSON body without metadata: one resource of a few dozen fields; the largest of them, an
+ * employee push with its requested payments, stays well inside this.
+ */
+export const PLAIN_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Zod wrappers and containers a body schema can hold the metadata schema in. */
+function holdsSchema(schema: z.core.$ZodType, wanted: z.core.$ZodType, seen = new Set<unknown>()): boolean {
+  if (schema === wanted) return true;
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  const def = schema._zod.def as unknown as Record<string, unknown>;
+  const children = [
+    ...Object.values((def.shape as Record<string, z.core.$ZodType> | undefined) ?? {}),
+    def.innerType,
+    def.element,
+    def.valueType,
+    def.in,
+    def.out,
+    def.left,
+    def.right,
+    ...((def.options as unknown[] | undefined) ?? []),
+    ...((def.items as unknown[] | undefined) ?? []),
+  ].filter((child): child is z.core.$ZodType => typeof child === 'object' && child !== null && '_zod' in child);
+  return children.some((child) => holdsSchema(child, wanted, seen));
+}
+
+/**
+ * How many bytes of a route's body are read before it is refused with 413: as many as the route
+ * can use. Bodies that can carry biller metadata (3 items of up to 1 MB each) may be as large as
+ * BODY_LIMIT_BYTES; other JSON bodies PLAIN_BODY_LIMIT_BYTES; routes without a body almost nothing.
+ * A route's own bodyLimit wins (a batch, a form). Never more than BODY_LIMIT_BYTES unless the
+ * route says so.
+ */
+export function bodyLimitOf(spec: Pick<RouteSpec, 'bodyLimit' | 'body'>, largestBodyBytes: number): number {
+  if (spec.bodyLimit) return spec.bodyLimit;
+  if (!spec.body) return Math.min(NO_BODY_LIMIT_BYTES, largestBodyBytes);
+  if (holdsSchema(spec.body, metadataSchema)) return largestBodyBytes;
+  return Math.min(PLAIN_BODY_LIMIT_BYTES, largestBodyBytes);
+}
+
 /**
  * Registers a route whose body, query and params are validated by zod (unknown fields are the
  * schema's business: resource schemas are strict) and records it for the OpenAPI document.
@@ -146,7 +192,7 @@ export function defineRoute<BS extends Schema | undefined, QS extends Schema | u
     method: spec.method,
     url: spec.url,
     config: { spec: spec as RouteSpec },
-    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
+    bodyLimit: bodyLimitOf(spec, app.largestBodyBytes),
     handler: async (request, reply) => {
       if (spec.body && !isJson(request.headers['content-type'])) {
         throw new HttpProblem(415, 'unsupported-media-type', 'Send the body as application/json');

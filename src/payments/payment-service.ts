@@ -281,7 +281,7 @@ export async function cancelPaymentRequest(trx: Executor, billerClientId: string
       409,
       'payment-not-cancellable',
       `Payment ${paymentId} has been instructed to payroll for pay date ${row.target_pay_date} and is now ${row.status}; only pending payment requests can be cancelled`,
-      { extensions: { status: row.status, target_pay_date: row.target_pay_date } },
+      { extensions: { payment_status: row.status, target_pay_date: row.target_pay_date } },
     );
   }
   assertTransition(row.status, 'cancelled');

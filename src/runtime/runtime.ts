@@ -72,10 +72,14 @@ export async function openRuntime(config: Config, name = 'deductions', options: 
 }
 
 export function loadTokenIssuer(config: Config): Promise<TokenIssuer> {
-  return TokenIssuer.fromKeyFile(config.AUTH_SIGNING_KEY_FILE, {
-    issuer: config.AUTH_ISSUER,
-    audience: config.AUTH_AUDIENCE,
-    ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
-    externalJwksUrl: config.AUTH_JWKS_URL,
-  });
+  return TokenIssuer.fromKeyFile(
+    config.AUTH_SIGNING_KEY_FILE,
+    {
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
+      externalJwksUrl: config.AUTH_JWKS_URL,
+    },
+    config.AUTH_PREVIOUS_SIGNING_KEY_FILE,
+  );
 }

@@ -227,7 +227,7 @@ export async function cancelSchedule(trx: Executor, billerClientId: string, sche
   if (row.status === 'cancelled') return toScheduleResource(row, await listPaymentsOfSchedules(trx, [row.id]));
   if (!canCancelSchedule(row.status)) {
     throw new HttpProblem(409, 'schedule-not-cancellable', `Schedule ${scheduleId} is ${row.status} and can no longer be cancelled`, {
-      extensions: { status: row.status },
+      extensions: { schedule_status: row.status },
     });
   }
   assertTransition('pending', 'cancelled');

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { HttpProblem } from '../http/problem.ts';
@@ -23,21 +24,54 @@ export interface Cursor {
   id: string;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** 128 bits of HMAC-SHA256: forging one is out of reach, and cursors stay short. */
+const TAG_BYTES = 16;
+
+/**
+ * Cursors are signed (HMAC) so that only a cursor this API issued is followed: a made-up one can
+ * neither reach the database with an id that is no UUID, nor ask whether another tenant's row
+ * exists (the keyset comparison reads the cursor row's instant). The first key signs; every key
+ * verifies, so cursors survive a signing-key rotation. buildApp sets the keys (derived from the
+ * token signing key, which every API process shares); this random key only serves code that pages
+ * without an app.
+ */
+let cursorKeys: readonly Buffer[] = [randomBytes(32)];
+
+export function useCursorKeys(keys: readonly Buffer[]): void {
+  if (keys.length === 0) throw new Error('at least one cursor key is needed');
+  cursorKeys = keys;
+}
+
+function cursorTag(key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest().subarray(0, TAG_BYTES);
+}
+
 export function encodeCursor(row: { created_at: Date; id: string }): string {
-  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
+  const payload = Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
+  return `${payload}.${cursorTag(cursorKeys[0]!, payload).toString('base64url')}`;
+}
+
+function verifiedPayload(cursor: string): string | undefined {
+  const [payload, tagText, ...rest] = cursor.split('.');
+  if (!payload || !tagText || rest.length > 0) return undefined;
+  const tag = Buffer.from(tagText, 'base64url');
+  if (tag.length !== TAG_BYTES) return undefined;
+  return cursorKeys.some((key) => timingSafeEqual(cursorTag(key, payload), tag)) ? payload : undefined;
 }
 
 export function decodeCursor(cursor: string, parameter: 'after' | 'before'): Cursor {
+  const payload = verifiedPayload(cursor);
   try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    if (typeof createdAt === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(createdAt))) {
+    const [createdAt, id] = payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [unknown, unknown]) : [];
+    if (typeof createdAt === 'string' && typeof id === 'string' && UUID.test(id) && !Number.isNaN(Date.parse(createdAt))) {
       return { createdAt, id };
     }
   } catch {
     // fall through to the problem below
   }
   throw new HttpProblem(400, 'invalid-cursor', `The ${parameter} cursor is not one this API issued`, {
-    errors: [{ pointer: `/query/${parameter}`, detail: 'is not a valid cursor' }],
+    errors: [{ pointer: `/query/${parameter}`, detail: 'is not a valid cursor (use the after or before value of a page, unchanged)' }],
   });
 }
 

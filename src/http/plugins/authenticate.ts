@@ -26,8 +26,9 @@ function unauthorized(detail: string, tokenError = true): HttpProblem {
 
 /**
  * Resolves the bearer token and the x-api-key to one client, checks the route's scope and role,
- * then takes a rate-limit token for that client. Clients are cached briefly: every request would
- * otherwise cost two extra queries, and a disabled client stops within the cache lifetime.
+ * then takes a rate-limit token for that client, all before the request body is read. Clients are
+ * cached briefly: every request would otherwise cost two extra queries, and a disabled client
+ * stops within the cache lifetime.
  * Verified tokens are cached too (an ES256 verification costs more CPU than the rest of the
  * authentication): the token string is the key, so a changed byte is a miss and gets verified,
  * and an entry never outlives the token's exp.
@@ -134,7 +135,13 @@ export const authenticatePlugin = fp(
     }
 
     app.decorateRequest('caller', null);
-    app.addHook('preHandler', async (request, reply) => {
+    // onRequest runs before the body is read: a caller without valid credentials is answered
+    // without its body being received or parsed (the error handler closes the connection on it).
+    app.addHook('onRequest', async (request, reply) => {
+      const auth = request.routeOptions.config.spec?.auth;
+      // Whatever an authenticated route answers is about a client's own business (people, pay,
+      // bank details): nothing may keep a copy, refusals included.
+      if (auth && auth.kind !== 'none') reply.header('cache-control', 'no-store');
       request.caller = await authenticate(request);
       if (!request.caller) return;
       const decision = await takeRateLimitToken(request.caller.clientId);

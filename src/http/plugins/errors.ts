@@ -56,6 +56,10 @@ export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger):
 
 function sendProblem(reply: FastifyReply, problem: HttpProblem, instance: string): FastifyReply {
   const response = serializeProblem(problem, instance);
+  // Refused before its body was read (no credentials, rate-limited): keeping the connection would
+  // mean receiving and discarding the rest of that body first, which is what refusing it early
+  // avoids. Closing also tells the client to stop sending.
+  if (reply.request.raw.complete === false) reply.header('connection', 'close');
   return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
@@ -72,8 +76,13 @@ export const errorsPlugin = fp(
       sendProblem(reply, problemFor(error, request.log), request.url);
     });
 
+    const noRoute = (request: FastifyRequest) => new HttpProblem(404, 'not-found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+    // Answered before any body is read: nothing would use it, and a large one would only cost.
+    app.addHook('onRequest', async (request) => {
+      if (request.is404) throw noRoute(request);
+    });
     app.setNotFoundHandler((request, reply) => {
-      sendProblem(reply, new HttpProblem(404, 'not-found', `No route for ${request.method} ${request.url.split('?')[0]}`), request.url);
+      sendProblem(reply, noRoute(request), request.url);
     });
   },
   { name: 'errors' },
