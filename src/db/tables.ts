@@ -148,6 +148,8 @@ export interface BeneficiaryAccountsTable {
   account_holder_name: string;
   active: Generated<boolean>;
   created_at: Generated<Date>;
+  /** When a newer account replaced this one; rows are never changed otherwise (see migration 20261124320000). */
+  deactivated_at: Timestamp | null;
 }
 
 export type MandateStatus =
@@ -556,6 +558,23 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+export type AuditActorKind = 'client' | 'cli';
+
+/** One money-moving or credential-changing action: append-only, written with the action itself. */
+export interface AuditLogTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  actor_kind: AuditActorKind;
+  /** The API client's id, or the name of the person at the CLI. */
+  actor: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  reason: string | null;
+  before: Json | null;
+  after: Json | null;
+}
+
 export interface DB {
   payroll_providers: PayrollProvidersTable;
   clients: ClientsTable;
@@ -595,6 +614,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  audit_log: AuditLogTable;
 }
 
 export type Client = Selectable<ClientsTable>;
