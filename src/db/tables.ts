@@ -31,6 +31,8 @@ export interface ClientsTable {
   payroll_provider_id: string | null;
   created_at: Generated<Date>;
   disabled_at: Timestamp | null;
+  /** Raised by each secret rotation; tokens issued against an older version stop working. */
+  secret_version: Generated<number>;
 }
 
 export interface ApiKeysTable {
