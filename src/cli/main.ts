@@ -10,6 +10,7 @@ import { describeFailure } from './failures.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
 import { registerBeneficiaryAccountCommands, registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
+import { registerSecretsCommands } from './secrets-command.ts';
 import { registerStatusCommand } from './status-command.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
@@ -39,6 +40,7 @@ registerExportCommands(program);
 registerWebhookCommands(program);
 registerStatusCommand(program);
 registerAuditCommand(program);
+registerSecretsCommands(program);
 
 function configIfValid(): Config | undefined {
   try {
