@@ -12,6 +12,9 @@ import * as exceptionsHeldOnce from './20261123000000_exceptions_held_once.ts';
 import * as nightlyRuns from './20261123100000_nightly_runs.ts';
 import * as rerunRequestsJoinTheOpenRerun from './20261123200000_rerun_requests_join_the_open_rerun.ts';
 import * as availabilityLookups from './20261124100000_availability_lookups.ts';
+import * as auditLog from './20261124300000_audit_log.ts';
+import * as clientSecretVersions from './20261124310000_client_secret_versions.ts';
+import * as beneficiaryAccountHistory from './20261124320000_beneficiary_account_history.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -29,4 +32,7 @@ export const migrations: Record<string, Migration> = {
   '20261123100000_nightly_runs': nightlyRuns,
   '20261123200000_rerun_requests_join_the_open_rerun': rerunRequestsJoinTheOpenRerun,
   '20261124100000_availability_lookups': availabilityLookups,
+  '20261124300000_audit_log': auditLog,
+  '20261124310000_client_secret_versions': clientSecretVersions,
+  '20261124320000_beneficiary_account_history': beneficiaryAccountHistory,
 };

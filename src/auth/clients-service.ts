@@ -1,7 +1,21 @@
+import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
-import type { ClientRole } from '../db/tables.ts';
+import type { Client, ClientRole } from '../db/tables.ts';
+import { conflict, notFound, unprocessable } from '../http/problem.ts';
 import { findProviderConnection } from '../payroll-providers/directory-repository.ts';
-import { insertApiKey, insertClient } from './clients-repository.ts';
+import { pageOf, type PagingQuery } from '../shared/paging.ts';
+import { isUuid } from '../shared/schemas.ts';
+import { toClientResource, type ClientResource } from './client-resource.ts';
+import {
+  findClientForUpdate,
+  insertApiKey,
+  insertClient,
+  listActiveApiKeys,
+  listClients,
+  replaceClientSecret,
+  revokeApiKeys,
+  setClientDisabled,
+} from './clients-repository.ts';
 import { defaultScopesByRole, type Scope } from './scopes.ts';
 import { generateSecret, hashSecret, keyPrefix } from './secrets.ts';
 
@@ -45,4 +59,122 @@ export async function createClient(db: Executor, request: NewClientRequest): Pro
   });
   await insertApiKey(db, client.id, hashSecret(apiKey), keyPrefix(apiKey));
   return { clientId: client.id, clientSecret, apiKey, role: client.role, scopes };
+}
+
+// Managing clients: list, disable and enable, rotate the secret or the API key ---------------------
+//
+// Each change is audited in its own transaction and reaches every API process within the
+// authentication cache's lifetime (CLIENT_CACHE_TTL_MS, see ./revocation.ts).
+
+export interface ClientChange {
+  actor: Actor;
+  reason: string;
+}
+
+export async function listClientResources(db: Executor, paging: PagingQuery) {
+  const { items, paging: page } = pageOf(await listClients(db, paging), paging);
+  const keys = await listActiveApiKeys(db, items.map((client) => client.id));
+  return {
+    clients: items.map((client) => toClientResource(client, keys.filter((key) => key.client_id === client.id))),
+    paging: page,
+  };
+}
+
+async function clientToChange(trx: Executor, clientId: string, change: ClientChange): Promise<{ client: Client; reason: string }> {
+  const reason = change.reason.trim();
+  if (reason === '') throw unprocessable('reason-required', 'A change to a client needs a reason', [{ pointer: '/reason', detail: 'is required' }]);
+  const client = isUuid(clientId) ? await findClientForUpdate(trx, clientId) : undefined;
+  if (!client) throw notFound(`Client ${clientId}`);
+  return { client, reason };
+}
+
+async function resourceOf(trx: Executor, client: Client): Promise<ClientResource> {
+  return toClientResource(client, await listActiveApiKeys(trx, [client.id]));
+}
+
+/** What the audit log keeps of a client: its state, never a credential or a hash of one. */
+function clientSummary(client: Client, apiKeyPrefixes?: readonly string[]) {
+  return {
+    name: client.name,
+    role: client.role,
+    disabled_at: client.disabled_at,
+    secret_version: client.secret_version,
+    ...(apiKeyPrefixes ? { api_keys: apiKeyPrefixes } : {}),
+  };
+}
+
+/** Its tokens and API keys stop working and it gets no new token; nothing is deleted. */
+export async function disableClient(trx: Executor, clientId: string, change: ClientChange): Promise<ClientResource> {
+  const { client, reason } = await clientToChange(trx, clientId, change);
+  if (client.disabled_at) throw conflict('client-already-disabled', `Client ${clientId} is already disabled`);
+  const disabled = await setClientDisabled(trx, client.id, true);
+  await recordAction(trx, {
+    actor: change.actor,
+    action: 'client.disabled',
+    resourceType: 'client',
+    resourceId: client.id,
+    reason,
+    before: clientSummary(client),
+    after: clientSummary(disabled),
+  });
+  return resourceOf(trx, disabled);
+}
+
+/** Undoes a disable: its current secret, unrevoked keys and tokens of the current secret work again. */
+export async function enableClient(trx: Executor, clientId: string, change: ClientChange): Promise<ClientResource> {
+  const { client, reason } = await clientToChange(trx, clientId, change);
+  if (!client.disabled_at) throw conflict('client-not-disabled', `Client ${clientId} is not disabled`);
+  const enabled = await setClientDisabled(trx, client.id, false);
+  await recordAction(trx, {
+    actor: change.actor,
+    action: 'client.enabled',
+    resourceType: 'client',
+    resourceId: client.id,
+    reason,
+    before: clientSummary(client),
+    after: clientSummary(enabled),
+  });
+  return resourceOf(trx, enabled);
+}
+
+/**
+ * A new client secret, shown this once. The old secret gets no token from now on, and tokens issued
+ * against it are refused (they carry the secret version they were issued for).
+ */
+export async function rotateClientSecret(
+  trx: Executor,
+  clientId: string,
+  change: ClientChange,
+): Promise<{ client: ClientResource; clientSecret: string }> {
+  const { client, reason } = await clientToChange(trx, clientId, change);
+  const clientSecret = generateSecret('cs');
+  const rotated = await replaceClientSecret(trx, client.id, hashSecret(clientSecret));
+  await recordAction(trx, {
+    actor: change.actor,
+    action: 'client.secret_rotated',
+    resourceType: 'client',
+    resourceId: client.id,
+    reason,
+    before: clientSummary(client),
+    after: clientSummary(rotated),
+  });
+  return { client: await resourceOf(trx, rotated), clientSecret };
+}
+
+/** A new API key, shown this once; every key the client had is revoked. */
+export async function rotateClientApiKey(trx: Executor, clientId: string, change: ClientChange): Promise<{ client: ClientResource; apiKey: string }> {
+  const { client, reason } = await clientToChange(trx, clientId, change);
+  const apiKey = generateSecret('ak');
+  const revoked = await revokeApiKeys(trx, client.id);
+  const issued = await insertApiKey(trx, client.id, hashSecret(apiKey), keyPrefix(apiKey));
+  await recordAction(trx, {
+    actor: change.actor,
+    action: 'client.api_key_rotated',
+    resourceType: 'client',
+    resourceId: client.id,
+    reason,
+    before: clientSummary(client, revoked),
+    after: clientSummary(client, [issued.key_prefix]),
+  });
+  return { client: await resourceOf(trx, client), apiKey };
 }

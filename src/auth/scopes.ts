@@ -15,6 +15,9 @@ export const scopes = [
   'deduction_data:request',
   'deduction_data:submit',
   'payroll_data:write',
+  /** Operators: see and manage clients (list; disable, enable, rotate secrets and API keys). */
+  'admin:read',
+  'admin:write',
 ] as const;
 
 export const scopeSchema = z.enum(scopes);
@@ -34,7 +37,7 @@ export const defaultScopesByRole: Record<ClientRole, readonly Scope[]> = {
     'reports:read',
   ],
   payroll_provider: ['availability:check', 'deduction_data:request', 'deduction_data:submit', 'payroll_data:write'],
-  operator: ['payouts:read', 'payouts:write', 'reports:read'],
+  operator: ['payouts:read', 'payouts:write', 'reports:read', 'admin:read', 'admin:write'],
 };
 
 /** RFC 6749 scope strings are space-delimited; order and repeats carry no meaning. */

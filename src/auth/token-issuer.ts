@@ -23,6 +23,8 @@ const ALGORITHM = 'ES256';
 export interface AccessTokenClaims {
   clientId: string;
   scopes: string[];
+  /** The client's secret version at issue (claim `sv`): rotating the secret ends older tokens. */
+  secretVersion?: number | undefined;
 }
 
 export interface VerifiedClaims extends AccessTokenClaims {
@@ -144,7 +146,11 @@ export class TokenIssuer {
 
   async issue(claims: AccessTokenClaims, now = new Date()): Promise<string> {
     const issuedAt = Math.floor(now.getTime() / 1000);
-    return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
+    return new SignJWT({
+      scope: claims.scopes.join(' '),
+      client_id: claims.clientId,
+      ...(claims.secretVersion === undefined ? {} : { sv: claims.secretVersion }),
+    })
       .setProtectedHeader({ alg: ALGORITHM, kid: this.current.kid, typ: 'at+jwt' })
       .setIssuer(this.options.issuer)
       .setAudience(this.options.audience)
@@ -165,6 +171,7 @@ export class TokenIssuer {
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : payload.sub;
     if (!clientId) throw new Error('token has no subject');
     const scope = typeof payload.scope === 'string' ? payload.scope : '';
-    return { clientId, scopes: scope.split(' ').filter(Boolean), expiresAt: payload.exp };
+    const secretVersion = Number.isSafeInteger(payload.sv) ? (payload.sv as number) : undefined;
+    return { clientId, scopes: scope.split(' ').filter(Boolean), expiresAt: payload.exp, secretVersion };
   }
 }

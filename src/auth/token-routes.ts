@@ -125,7 +125,7 @@ export function registerTokenRoutes(
     if (!granted) {
       return oauthError(400, 'invalid_scope', 'The requested scope exceeds the scopes granted to this client');
     }
-    const accessToken = await deps.tokens.issue({ clientId: client.id, scopes: granted });
+    const accessToken = await deps.tokens.issue({ clientId: client.id, scopes: granted, secretVersion: client.secret_version });
     return {
       status: 200,
       body: { access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds, scope: granted.join(' ') },

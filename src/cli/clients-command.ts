@@ -1,14 +1,49 @@
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import { createClient } from '../auth/clients-service.ts';
+import { cliActor } from '../audit/audit-service.ts';
+import type { ClientResource } from '../auth/client-resource.ts';
+import {
+  createClient,
+  disableClient,
+  enableClient,
+  listClientResources,
+  rotateClientApiKey,
+  rotateClientSecret,
+  type ClientChange,
+} from '../auth/clients-service.ts';
+import { CLIENT_CACHE_TTL_MS } from '../auth/revocation.ts';
 import { scopes, scopeSchema, type Scope } from '../auth/scopes.ts';
-import { createDatabase } from '../db/connection.ts';
+import { createDatabase, type Database } from '../db/connection.ts';
 import type { ClientRole } from '../db/tables.ts';
-import { parseUuidOption } from './options.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { MAX_PAGE_SIZE } from '../shared/paging.ts';
+import { operatorName, parseUuidOption } from './options.ts';
 
 function parseScopes(value: string): Scope[] {
   return value.split(/[\s,]+/).filter(Boolean).map((scope) => scopeSchema.parse(scope));
 }
+
+export function formatClientLine(client: ClientResource): string {
+  const state = client.disabled_at ? `disabled since ${client.disabled_at}` : 'enabled';
+  const keys = client.api_keys.map((key) => `${key.key_prefix}...`).join(' ') || 'no API key';
+  return `${client.id}  ${client.role.padEnd(16)} ${state.padEnd(40)} secret v${client.secret_version}  ${keys}  ${client.name}`;
+}
+
+/** One database connection for one command; a refusal (unknown client, already disabled) is one line and exit code 1. */
+async function withDatabase(work: (db: Database) => Promise<void>): Promise<void> {
+  const db = createDatabase(loadConfig().DATABASE_URL, 1);
+  try {
+    await work(db);
+  } catch (error) {
+    if (!(error instanceof HttpProblem)) throw error;
+    process.stderr.write(`${error.detail ?? error.title}\n`);
+    process.exitCode = 1;
+  } finally {
+    await db.destroy();
+  }
+}
+
+const takesEffect = `Takes effect on every API process within ${CLIENT_CACHE_TTL_MS / 1000} s.`;
 
 export function registerClientCommands(program: Command): void {
   const clients = program.command('clients').description('Manage API clients');
@@ -52,4 +87,61 @@ export function registerClientCommands(program: Command): void {
         await db.destroy();
       }
     });
+
+  clients
+    .command('list')
+    .description('Every client: id, role, enabled or disabled, secret version, API key prefixes, name')
+    .option('--json', 'print as JSON')
+    .action(async (options: { json?: boolean }) => {
+      await withDatabase(async (db) => {
+        const all: ClientResource[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await listClientResources(db, { limit: MAX_PAGE_SIZE, ...(after ? { after } : {}) });
+          all.push(...page.clients);
+          if (!page.paging.after) break;
+          after = page.paging.after;
+        }
+        process.stdout.write(options.json ? `${JSON.stringify(all, null, 2)}\n` : all.map((client) => `${formatClientLine(client)}\n`).join(''));
+      });
+    });
+
+  const changeCommand = (name: string, description: string, run: (db: Database, clientId: string, change: ClientChange) => Promise<string>) =>
+    clients
+      .command(name)
+      .description(description)
+      .requiredOption('--client <id>', 'client id', parseUuidOption)
+      .requiredOption('--reason <text>', 'why (kept in the audit log)')
+      .option('--by <name>', 'who makes the change (default: the OS user)')
+      .action(async (options: { client: string; reason: string; by?: string }) => {
+        if (options.reason.trim() === '') {
+          process.stderr.write('--reason must not be empty\n');
+          process.exitCode = 2;
+          return;
+        }
+        await withDatabase(async (db) => {
+          const output = await run(db, options.client, { actor: cliActor(operatorName(options.by)), reason: options.reason });
+          process.stdout.write(output);
+        });
+      });
+
+  changeCommand('disable', `Disable a client: its tokens and API keys stop working and it gets no new token. ${takesEffect}`, async (db, id, change) => {
+    const client = await db.transaction().execute((trx) => disableClient(trx, id, change));
+    return `${formatClientLine(client)}\n`;
+  });
+
+  changeCommand('enable', 'Enable a disabled client again', async (db, id, change) => {
+    const client = await db.transaction().execute((trx) => enableClient(trx, id, change));
+    return `${formatClientLine(client)}\n`;
+  });
+
+  changeCommand('rotate-secret', `Issue a new client secret (shown once); the old one and its tokens stop working. ${takesEffect}`, async (db, id, change) => {
+    const { client, clientSecret } = await db.transaction().execute((trx) => rotateClientSecret(trx, id, change));
+    return [formatClientLine(client), `client_secret: ${clientSecret}`, '', 'Store the secret now: it is kept hashed and cannot be shown again.', ''].join('\n');
+  });
+
+  changeCommand('rotate-api-key', `Issue a new API key (shown once); every older key stops working. ${takesEffect}`, async (db, id, change) => {
+    const { client, apiKey } = await db.transaction().execute((trx) => rotateClientApiKey(trx, id, change));
+    return [formatClientLine(client), `api_key: ${apiKey}`, '', 'Store the key now: it is kept hashed and cannot be shown again.', ''].join('\n');
+  });
 }

@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { findInstructionFile } from '../deductions/instruction-repository.ts';
 import { runRerunNow, type RerunResult } from '../deductions/rerun-runner.ts';
 import { openRuntime } from '../runtime/runtime.ts';
-import { parseDateOption, parseUuidOption } from './options.ts';
+import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
 /** What the operator sees: which re-run answered, who else asked for it and why, and what it wrote. */
 export function formatRerunResult(result: RerunResult): string {
@@ -36,7 +35,7 @@ export function registerDeductionCommands(program: Command): void {
           payrollId: options.payroll,
           payDate: options.payDate,
           reason: options.reason,
-          requestedBy: options.by ?? userInfo().username,
+          requestedBy: operatorName(options.by),
         });
         process.stdout.write(`${formatRerunResult(outcome)}\n`);
       } finally {

@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
+import { registerAuditCommand } from './audit-command.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerExportCommands } from './export-commands.ts';
 import { describeFailure } from './failures.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
-import { registerPayoutCommands } from './payout-commands.ts';
+import { registerBeneficiaryAccountCommands, registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
+import { registerSecretsCommands } from './secrets-command.ts';
 import { registerStatusCommand } from './status-command.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
@@ -33,9 +35,12 @@ registerNightlyCommand(program);
 registerDeductionCommands(program);
 registerDemoCommand(program);
 registerPayoutCommands(program);
+registerBeneficiaryAccountCommands(program);
 registerExportCommands(program);
 registerWebhookCommands(program);
 registerStatusCommand(program);
+registerAuditCommand(program);
+registerSecretsCommands(program);
 
 function configIfValid(): Config | undefined {
   try {

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import { isUuid } from '../shared/schemas.ts';
 
@@ -12,4 +13,9 @@ export function parseDateOption(value: string): string {
 export function parseUuidOption(value: string): string {
   if (!isUuid(value)) throw new InvalidArgumentError('expected a UUID');
   return value.toLowerCase();
+}
+
+/** Who is at the CLI, for the audit log: --by when given, else the OS user. */
+export function operatorName(by: string | undefined): string {
+  return by?.trim() || userInfo().username;
 }

@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
+import { cliActor } from '../audit/audit-service.ts';
 import { loadConfig } from '../config/config.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
+import { listBeneficiaryAccounts } from '../payouts/beneficiary-account-repository.ts';
+import { replaceBeneficiaryAccount, type BeneficiaryAccountRow } from '../payouts/beneficiary-account-service.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
 import { markPayoutFailed, markPayoutPaid, runPayoutsOn, type PayoutRunSummary } from '../payouts/payout-service.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
-import { parseDateOption, parseUuidOption } from './options.ts';
+import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
 export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
   const lines = [`Payouts for ${summary.payoutDate} (ledger entries with pay dates up to ${summary.settledThrough})`];
@@ -78,23 +81,83 @@ export function registerPayoutCommands(program: Command): void {
 
   payouts
     .command('mark-paid')
-    .description('The bank made the transfer: pending -> paid')
+    .description('The bank made the transfer: pending -> paid (recorded in the audit log with who and why)')
     .requiredOption('--payout <id>', 'payout id', parseUuidOption)
-    .action(async (options: { payout: string }) => {
-      await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutPaid(trx, options.payout)));
+    .option('--reason <text>', 'e.g. the bank statement line that shows the transfer')
+    .option('--by <name>', 'who records it (default: the OS user)')
+    .action(async (options: { payout: string; reason?: string; by?: string }) => {
+      const settlement = { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null };
+      await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutPaid(trx, options.payout, settlement)));
     });
 
   payouts
     .command('mark-failed')
-    .description('The bank rejected the transfer: pending -> failed; the next run pays its payments again')
+    .description('The bank rejected the transfer: pending -> failed; the next run pays its payments again (recorded in the audit log)')
     .requiredOption('--payout <id>', 'payout id', parseUuidOption)
     .requiredOption('--reason <text>', "the bank's reason")
-    .action(async (options: { payout: string; reason: string }) => {
+    .option('--by <name>', 'who records it (default: the OS user)')
+    .action(async (options: { payout: string; reason: string; by?: string }) => {
       if (options.reason.trim() === '') {
         process.stderr.write('--reason must not be empty\n');
         process.exitCode = 2;
         return;
       }
-      await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutFailed(trx, options.payout, options.reason)));
+      const settlement = { actor: cliActor(operatorName(options.by)), reason: options.reason };
+      await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutFailed(trx, options.payout, settlement)));
+    });
+}
+
+function describeAccount(account: BeneficiaryAccountRow): string {
+  const state = account.active ? 'active' : `replaced ${account.deactivated_at?.toISOString() ?? '(before history was kept)'}`;
+  return `  ${account.currency} ${account.sort_code} ${account.account_number} ${account.account_holder_name} (${account.id}, added ${account.created_at.toISOString()}, ${state})`;
+}
+
+export function registerBeneficiaryAccountCommands(program: Command): void {
+  const accounts = program.command('beneficiary-accounts').description("Where billers' payouts are paid: changes keep their history");
+
+  accounts
+    .command('set')
+    .description("Pay a biller's payouts in a currency to a new account; the old one is kept, deactivated, and the change audited")
+    .requiredOption('--biller <id>', 'biller client id', parseUuidOption)
+    .requiredOption('--currency <code>', 'ISO 4217 code, e.g. GBP')
+    .requiredOption('--account-number <digits>', 'account number')
+    .requiredOption('--sort-code <NN-NN-NN>', 'sort code')
+    .requiredOption('--holder <name>', 'account holder name')
+    .requiredOption('--reason <text>', 'why (kept in the audit log), e.g. the signed change request')
+    .option('--by <name>', 'who makes the change (default: the OS user)')
+    .action(async (options: { biller: string; currency: string; accountNumber: string; sortCode: string; holder: string; reason: string; by?: string }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
+      try {
+        const { previous, current } = await runtime.db.transaction().execute((trx) =>
+          replaceBeneficiaryAccount(
+            trx,
+            options.biller,
+            { currency: options.currency, account_number: options.accountNumber, sort_code: options.sortCode, account_holder_name: options.holder },
+            { actor: cliActor(operatorName(options.by)), reason: options.reason },
+          ),
+        );
+        process.stdout.write(`Biller ${options.biller} ${current.currency} payouts now go to\n${describeAccount(current)}\n`);
+        if (previous) process.stdout.write(`instead of\n${describeAccount(previous)}\n`);
+      } catch (error) {
+        if (!(error instanceof HttpProblem)) throw error;
+        process.stderr.write(`${error.detail ?? error.title}\n`);
+        process.exitCode = 1;
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  accounts
+    .command('list')
+    .description("A biller's accounts, the active one and every one it replaced")
+    .requiredOption('--biller <id>', 'biller client id', parseUuidOption)
+    .action(async (options: { biller: string }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
+      try {
+        const rows = await listBeneficiaryAccounts(runtime.db, options.biller);
+        process.stdout.write(rows.length === 0 ? `No beneficiary accounts for ${options.biller}\n` : `${rows.map(describeAccount).join('\n')}\n`);
+      } finally {
+        await runtime.close();
+      }
     });
 }

@@ -7,15 +7,22 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { buildApp } from '../http/app.ts';
 import { routeModules } from '../http/routes.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { secretBoxFor } from '../shared/secret-box.ts';
+import { formatResealSummary, sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
 import { deferredReconciliationRequester, startWorkers } from '../queue/worker-host.ts';
 import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
 
-export async function runMigrations(): Promise<string[]> {
+/**
+ * The schema, then the stored secrets: a migration cannot seal them (it must not import application
+ * code, and the key may live in a file the application manages), so this step does, every time.
+ */
+export async function runMigrations(): Promise<{ applied: string[]; secrets: ResealSummary }> {
   const config = loadConfig();
   await ensureDatabaseExists(config.DATABASE_URL);
   const db = createDatabase(config.DATABASE_URL, 1);
   try {
-    return await migrateToLatest(db);
+    const applied = await migrateToLatest(db);
+    return { applied, secrets: await sealStoredSecrets(db, secretBoxFor(config)) };
   } finally {
     await db.destroy();
   }
@@ -29,7 +36,7 @@ async function serve(runtime: Runtime): Promise<() => Promise<void>> {
   const { config } = runtime;
   const tokens = await loadTokenIssuer(config);
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, runtime.health);
-  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory(), reconciliation }, routeModules);
+  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory({ secrets: secretBoxFor(config) }), reconciliation }, routeModules);
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {
     await app.close();
@@ -56,8 +63,9 @@ export function registerServiceCommands(program: Command): void {
     .command('migrate')
     .description('Create the database if missing and apply every pending migration')
     .action(async () => {
-      const applied = await runMigrations();
+      const { applied, secrets } = await runMigrations();
       process.stdout.write(applied.length ? `${applied.join('\n')}\n` : 'Database is up to date\n');
+      process.stdout.write(`${formatResealSummary(secrets)}\n`);
     });
 
   program

@@ -7,6 +7,14 @@ const booleanString = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** A master key for stored secrets: base64 of exactly 32 random bytes (`openssl rand -base64 32`). */
+const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;
+const secretsKey = z.string().trim().regex(BASE64_KEY, 'must be base64 of 32 random bytes (openssl rand -base64 32)');
+const secretsKeyList = z
+  .string()
+  .transform((value) => value.split(',').map((key) => key.trim()).filter(Boolean))
+  .pipe(z.array(secretsKey));
+
 const timeZone = z.string().refine((zone) => IANAZone.isValidZone(zone), 'is not an IANA time zone');
 
 /**
@@ -99,11 +107,27 @@ export const configSchema = z.object({
   AVAILABILITY_LOG_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   FILES_DIR: z.string().default('var/files'),
+  /**
+   * The master key that wraps the key of every stored secret (webhook signing secrets, payroll
+   * providers' client secrets). Required in production; in development and test a key is generated
+   * into SECRETS_KEY_FILE on first use.
+   */
+  SECRETS_KEY: secretsKey.optional(),
+  /** Earlier master keys, comma-separated: still opened during a rotation, until `deductions secrets encrypt` re-wraps. */
+  SECRETS_PREVIOUS_KEYS: secretsKeyList.default([]),
+  SECRETS_KEY_FILE: z.string().default('var/secrets-key'),
+}).superRefine((config, ctx) => {
+  if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)' });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
+
+/** Never echoed in a configuration error: the message may end up in a log. */
+const SECRET_VARIABLES = new Set(['SECRETS_KEY', 'SECRETS_PREVIOUS_KEYS']);
 
 /** Parses the environment; the message names the first bad variable so an operator can fix it in one go. */
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -112,7 +136,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const issue = result.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'environment');
   const given = env[variable];
-  const shown = given === undefined ? 'missing' : `got ${JSON.stringify(given)}`;
+  const shown = given === undefined ? 'missing' : SECRET_VARIABLES.has(variable) ? `got ${given.length} characters` : `got ${JSON.stringify(given)}`;
   throw new ConfigError(`Invalid configuration: ${variable} ${issue.message} (${shown})`);
 }
 

@@ -31,6 +31,8 @@ export interface ClientsTable {
   payroll_provider_id: string | null;
   created_at: Generated<Date>;
   disabled_at: Timestamp | null;
+  /** Raised by each secret rotation; tokens issued against an older version stop working. */
+  secret_version: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -148,6 +150,8 @@ export interface BeneficiaryAccountsTable {
   account_holder_name: string;
   active: Generated<boolean>;
   created_at: Generated<Date>;
+  /** When a newer account replaced this one; rows are never changed otherwise (see migration 20261124320000). */
+  deactivated_at: Timestamp | null;
 }
 
 export type MandateStatus =
@@ -574,6 +578,23 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+export type AuditActorKind = 'client' | 'cli';
+
+/** One money-moving or credential-changing action: append-only, written with the action itself. */
+export interface AuditLogTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  actor_kind: AuditActorKind;
+  /** The API client's id, or the name of the person at the CLI. */
+  actor: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  reason: string | null;
+  before: Json | null;
+  after: Json | null;
+}
+
 export interface DB {
   payroll_providers: PayrollProvidersTable;
   clients: ClientsTable;
@@ -614,6 +635,7 @@ export interface DB {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   availability_lookups: AvailabilityLookupsTable;
+  audit_log: AuditLogTable;
 }
 
 export type Client = Selectable<ClientsTable>;

@@ -1,3 +1,4 @@
+import { cliActor, recordAction } from '../audit/audit-service.ts';
 import type { Database } from '../db/connection.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { ensureInstructionFile } from './instruction-service.ts';
@@ -39,6 +40,16 @@ export async function requestRerun(db: Database, request: RerunRequest): Promise
     }
     const rerun = await openOrJoinRerun(trx, request.payrollId, request.payDate);
     const recorded = await insertRerunRequest(trx, { rerun_id: rerun.id, reason, requested_by: request.requestedBy });
+    // rerun_requests keeps the re-run's own story; the audit log lists it beside every other money action.
+    await recordAction(trx, {
+      actor: cliActor(request.requestedBy),
+      action: 'rerun.requested',
+      resourceType: 'rerun',
+      resourceId: rerun.id,
+      reason,
+      before: { payroll_id: request.payrollId, pay_date: request.payDate, snapshot_id: target.current_snapshot_id },
+      after: { rerun_request_id: recorded.id, joined: !rerun.opened },
+    });
     return { id: rerun.id, requestId: recorded.id, joined: !rerun.opened };
   });
 }

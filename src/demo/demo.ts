@@ -16,6 +16,8 @@ import { buildApp } from '../http/app.ts';
 import { routeModules } from '../http/routes.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { registerPayrollProvider } from '../payroll-providers/provider-credentials.ts';
+import { secretBoxFor } from '../shared/secret-box.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../payroll-providers/sandbox/sandbox-directory.ts';
 import { startSandboxProvider } from '../payroll-providers/sandbox/sandbox-server.ts';
 import { startWorkers } from '../queue/worker-host.ts';
@@ -39,7 +41,6 @@ import {
   firstOpenLockDates,
   insertBeneficiaryAccount,
   insertCollectionAccount,
-  insertPayrollProvider,
   listInstructionFiles,
   listLockedSnapshots,
 } from './demo-repository.ts';
@@ -195,17 +196,18 @@ export async function runDemo(base: Config, print: Print): Promise<void> {
   const directory = generateSandboxDirectory({ seed: 'demo', employers: 6, payrollsPerEmployer: 2, employeesPerPayroll: 30, today });
   const sandboxCredentials = { clientId: 'demo-service', clientSecret: randomBytes(16).toString('hex') };
   const sandbox = await startSandboxProvider({ directory, ...sandboxCredentials });
-  const adapterFor = httpAdapterFactory();
+  const secrets = secretBoxFor(config);
+  const adapterFor = httpAdapterFactory({ secrets });
 
   await insertHolidays(runtime.db, englandAndWalesBankHolidays);
   await insertCollectionAccount(runtime.db, { currency: 'GBP', account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' });
-  const provider = await insertPayrollProvider(runtime.db, {
+  const provider = await registerPayrollProvider(runtime.db, secrets, {
     name: 'Sandbox Payroll Ltd',
-    api_base_url: sandbox.url,
-    api_token_url: sandbox.tokenUrl,
-    api_client_id: sandboxCredentials.clientId,
-    api_client_secret: sandboxCredentials.clientSecret,
-    lead_time_working_days: config.DEFAULT_PROVIDER_LEAD_DAYS,
+    apiBaseUrl: sandbox.url,
+    apiTokenUrl: sandbox.tokenUrl,
+    apiClientId: sandboxCredentials.clientId,
+    apiClientSecret: sandboxCredentials.clientSecret,
+    leadTimeWorkingDays: config.DEFAULT_PROVIDER_LEAD_DAYS,
   });
   const billerNames = ['Northwind Credit Union', 'Acme Lending'];
   const billerCredentials: IssuedCredentials[] = [];

@@ -12,10 +12,11 @@ import { registerEmployeePushRoutes } from '../deductions-in/push-routes.ts';
 import { registerConfirmationRoutes } from '../deductions-in/confirmation-routes.ts';
 import { registerReportRoutes } from '../reports/report-routes.ts';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-routes.ts';
+import { registerClientRoutes } from '../auth/client-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
-  registerWebhookEndpointRoutes];
+  registerWebhookEndpointRoutes, registerClientRoutes];

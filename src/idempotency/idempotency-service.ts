@@ -13,6 +13,7 @@ import {
   type KeyRef,
   type StoredKey,
 } from './idempotency-repository.ts';
+import { redactUrlCredentials } from '../shared/logger.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 /** Response headers worth replaying; the rest (dates, rate limits) describe the new request. */
@@ -52,9 +53,47 @@ function serializeResult(result: HttpResult): SerializedResponse & { afterCommit
   };
 }
 
+/**
+ * Response fields that hold a credential shown once (a webhook endpoint's signing secret, a client's
+ * rotated secret or API key). Stored responses live for IDEMPOTENCY_RETENTION_DAYS, so these are
+ * stored masked: a replay repeats the outcome, not the secret. Whoever lost it rotates again.
+ */
+const CREDENTIAL_FIELDS = new Set(['secret', 'client_secret', 'api_key', 'access_token']);
+const MIGHT_HOLD_CREDENTIALS = /"(?:secret|client_secret|api_key|access_token)"\s*:|"instance"\s*:\s*"[^"]*\?/;
+
+/** `whsec_Zm9v...` -> `whsec_********`: the kind of credential stays recognisable, nothing of its value. */
+export function maskCredential(value: string): string {
+  return `${/^[a-z]+_/.exec(value)?.[0] ?? ''}********`;
+}
+
+function maskValue(value: unknown, key: string | undefined): unknown {
+  if (typeof value === 'string') {
+    if (key !== undefined && CREDENTIAL_FIELDS.has(key)) return maskCredential(value);
+    // A problem's instance is the request URL, which a careless client may have put a credential in.
+    return key === 'instance' ? redactUrlCredentials(value) : value;
+  }
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, undefined));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskValue(item, name)]));
+  }
+  return value;
+}
+
+/** The response body as stored for replay: credentials masked, anything else byte for byte. */
+export function replayableBody(body: string): string {
+  if (!MIGHT_HOLD_CREDENTIALS.test(body)) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  return JSON.stringify(maskValue(parsed, undefined));
+}
+
 function storable(response: SerializedResponse) {
   const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => REPLAYED_HEADERS.includes(name)));
-  return { status: response.status, headers, body: Buffer.from(response.body, 'utf8') };
+  return { status: response.status, headers, body: Buffer.from(replayableBody(response.body), 'utf8') };
 }
 
 function inFlight(): HttpProblem {

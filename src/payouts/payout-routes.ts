@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientActor } from '../audit/audit-service.ts';
 import type { RouteModule } from '../http/app.ts';
 import { notFound, problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
@@ -69,7 +70,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payouts/:payout_id/paid',
     operationId: 'mark_payout_paid',
-    summary: 'Operators: the bank made the transfer (pending -> paid)',
+    summary: 'Operators: the bank made the transfer (pending -> paid); the audit log records the operator',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,
@@ -79,14 +80,18 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       404: { description: 'Payout not found', ...problem },
       409: { description: 'The payout is not pending', ...problem },
     },
-    effect: async (ctx, trx) => ({ status: 200, body: { payout: await markPayoutPaid(trx, ctx.params.payout_id) } }),
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: { payout: await markPayoutPaid(trx, ctx.params.payout_id, { actor: clientActor(ctx.caller.clientId) }) },
+    }),
   });
 
   defineRoute(app, {
     method: 'POST',
     url: '/payouts/:payout_id/failed',
     operationId: 'mark_payout_failed',
-    summary: "Operators: the bank rejected the transfer (pending -> failed); its payments are paid out again by the next run",
+    summary:
+      "Operators: the bank rejected the transfer (pending -> failed), with the reason; its payments are paid out again by the next run; the audit log records the operator",
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,
@@ -100,7 +105,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     },
     effect: async (ctx, trx) => ({
       status: 200,
-      body: { payout: await markPayoutFailed(trx, ctx.params.payout_id, ctx.body.reason) },
+      body: { payout: await markPayoutFailed(trx, ctx.params.payout_id, { actor: clientActor(ctx.caller.clientId), reason: ctx.body.reason }) },
     }),
   });
 };

@@ -1,8 +1,9 @@
+import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Database, Executor } from '../db/connection.ts';
 import { loadHolidays } from '../calendars/calendar-repository.ts';
 import { subtractWorkingDays } from '../calendars/working-days.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { conflict, notFound } from '../http/problem.ts';
+import { conflict, notFound, unprocessable } from '../http/problem.ts';
 import { assertTransition } from '../payments/payment-transitions.ts';
 import {
   applyPayoutToPayments,
@@ -201,19 +202,62 @@ async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'fai
   return payout;
 }
 
+/** Who records the bank's answer, and why (required for a failure, which makes the money due again). */
+export interface PayoutSettlement {
+  actor: Actor;
+  reason?: string | null;
+}
+
+/** What the audit record keeps of a payout: enough to see what a mistaken mark changed. */
+function payoutSummary(payout: PayoutRow) {
+  return {
+    status: payout.status,
+    amount: payout.amount,
+    currency: payout.currency,
+    reference: payout.reference,
+    biller_client_id: payout.biller_client_id,
+    version: payout.version,
+  };
+}
+
 /** The bank made the transfer. */
-export async function markPayoutPaid(trx: Executor, payoutId: string): Promise<PayoutResource> {
-  await payoutToSettle(trx, payoutId, 'paid');
-  return toPayoutResource(await setPayoutPaid(trx, payoutId));
+export async function markPayoutPaid(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
+  const before = await payoutToSettle(trx, payoutId, 'paid');
+  const paid = await setPayoutPaid(trx, payoutId);
+  await recordAction(trx, {
+    actor: settlement.actor,
+    action: 'payout.marked_paid',
+    resourceType: 'payout',
+    resourceId: paid.id,
+    reason: settlement.reason ?? null,
+    before: payoutSummary(before),
+    after: payoutSummary(paid),
+  });
+  return toPayoutResource(paid);
 }
 
 /**
  * The bank rejected the transfer: the payout's entries go back to the unpaid pool and its payments'
- * paid-out amounts come back down (paid_out -> collected), so the next run pays them again.
+ * paid-out amounts come back down (paid_out -> collected), so the next run pays them again. That
+ * makes the money due a second time, so it takes a reason, and the record says who gave it.
  */
-export async function markPayoutFailed(trx: Executor, payoutId: string, reason: string): Promise<PayoutResource> {
-  await payoutToSettle(trx, payoutId, 'failed');
-  await settlePayoutPayments(trx, payoutId, 'release');
-  await releasePayoutEntries(trx, payoutId);
-  return toPayoutResource(await setPayoutFailed(trx, payoutId, reason));
+export async function markPayoutFailed(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
+  const reason = settlement.reason?.trim() ?? '';
+  if (reason === '') {
+    throw unprocessable('reason-required', 'Marking a payout failed needs the reason', [{ pointer: '/reason', detail: 'is required' }]);
+  }
+  const before = await payoutToSettle(trx, payoutId, 'failed');
+  const paymentsReleased = await settlePayoutPayments(trx, payoutId, 'release');
+  const entriesReleased = await releasePayoutEntries(trx, payoutId);
+  const failed = await setPayoutFailed(trx, payoutId, reason);
+  await recordAction(trx, {
+    actor: settlement.actor,
+    action: 'payout.marked_failed',
+    resourceType: 'payout',
+    resourceId: failed.id,
+    reason,
+    before: payoutSummary(before),
+    after: { ...payoutSummary(failed), entries_released: entriesReleased, payments_released: paymentsReleased },
+  });
+  return toPayoutResource(failed);
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { jsonPointer } from '../http/problem.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from './adapter.ts';
+import { openProviderClientSecret } from './provider-credentials.ts';
 import { ProviderError, ProviderNotFoundError, type ProviderFailure } from './provider-errors.ts';
 import {
   employeePushResponseSchema,
@@ -37,6 +39,8 @@ export interface HttpAdapterOptions {
   fetch?: typeof fetch;
   /** First back-off wait in ms; doubles per retry (capped at 5 s), with jitter. Default 200. */
   backoffBaseMs?: number;
+  /** Opens the provider's sealed client secret (needed for any provider whose secret is sealed). */
+  secrets?: SecretBox;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -139,7 +143,7 @@ export function createHttpAdapter(connection: ProviderConnection, options: HttpA
   const baseUrl = connection.api_base_url.replace(/\/+$/, '');
   const tokenUrl = connection.api_token_url;
   const clientId = connection.api_client_id;
-  const clientSecret = connection.api_client_secret;
+  const clientSecret = openProviderClientSecret(connection.api_client_secret, options.secrets, providerId);
 
   let cachedToken: { value: string; refreshAt: number } | undefined;
   let tokenRequest: Promise<string> | undefined;

@@ -5,6 +5,7 @@ import { pingRedis, type Runtime } from '../runtime/runtime.ts';
 import { isConnectionError, monitorDependencies, type DependencyHealth } from '../runtime/dependency-health.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { secretBoxFor } from '../shared/secret-box.ts';
 import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
 import { createQueue, LOCK_DURATION_MS, MAX_STALLED_COUNT, queueNames, STALLED_INTERVAL_MS, type QueueName } from './queues.ts';
 import { ensureSchedules, recurringSchedules } from './schedules.ts';
@@ -110,7 +111,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   const ownHealth = runtime.health === undefined;
   const health =
     runtime.health ?? monitorDependencies(logger, { postgres: () => sql`select 1`.execute(db), redis: () => pingRedis(runtime.redis) });
-  const adapterFor = options.adapterFor ?? httpAdapterFactory();
+  const adapterFor = options.adapterFor ?? httpAdapterFactory({ secrets: secretBoxFor(config) });
   // One producer connection for every queue the host adds to; the host closes it itself, so a
   // shutdown without Redis drops the socket instead of waiting to send QUIT.
   const producer = createProducerConnection(config.REDIS_URL);

@@ -1,7 +1,9 @@
 import type { Config } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
 import { recordEvents } from '../events/outbox.ts';
+import { secretBoxFor, type SecretBox } from '../shared/secret-box.ts';
 import { toWebhookEndpointResource, type WebhookEndpointRow } from './webhook-endpoint-resource.ts';
+import { openEndpointSecrets } from './webhook-endpoint-service.ts';
 import {
   clearEndpointFailing,
   disableEndpoint,
@@ -29,11 +31,14 @@ export interface WebhookDeliverySettings {
   /** Multiplies the retry schedule; 1 in production. */
   retryDelayScale: number;
   random: () => number;
+  /** Opens the endpoints' sealed signing secrets. */
+  secrets: SecretBox;
 }
 
 export function webhookDeliverySettings(config: Config, overrides: Partial<WebhookDeliverySettings> = {}): WebhookDeliverySettings {
   return {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    secrets: secretBoxFor(config),
     resolveHost: systemResolver,
     timeoutMs: DELIVERY_TIMEOUT_MS,
     retryDelayScale: 1,
@@ -121,7 +126,7 @@ export async function attemptDelivery(
   let result: WebhookPostResult;
   try {
     const target = await resolveWebhookTarget(delivery.url, settings);
-    const headers = webhookHeaders(signingSecrets(delivery, sentAt), delivery.event_id, sentAt, body);
+    const headers = webhookHeaders(signingSecrets(openEndpointSecrets(delivery, settings.secrets), sentAt), delivery.event_id, sentAt, body);
     result = await postWebhook({ target, headers: { ...headers }, body, timeoutMs: settings.timeoutMs });
   } catch (error) {
     if (!(error instanceof WebhookTargetRefused)) throw error;

@@ -7,12 +7,15 @@ import {
   findEndpoint,
   insertEndpoint,
   listEndpoints,
+  lockAllEndpointSecrets,
   markEndpointDeleted,
   replaceEndpointSecret,
+  updateEndpointSecrets,
 } from './webhook-repository.ts';
 import { generateWebhookSecret, SECRET_ROTATION_GRACE_MS } from './webhook-signature.ts';
 import { resolveWebhookTarget, WebhookTargetRefused, type TargetPolicy } from './webhook-target.ts';
 import { isUuid } from '../shared/schemas.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
 
 
 export interface NewEndpointInput {
@@ -24,8 +27,25 @@ export interface NewEndpointInput {
 
 export type WebhookEndpointWithSecret = WebhookEndpointResource & { secret: string };
 
+/** How endpoint secrets are stored: sealed (src/shared/secret-box.ts); the plain secret is only ever in the answer. */
+const SECRET_PURPOSE = 'webhook-endpoint-secret';
+
+/** The secrets that sign a delivery now, opened from their sealed storage. */
+export function openEndpointSecrets<E extends { secret: string; previous_secret: string | null }>(endpoint: E, secrets: SecretBox): E {
+  return {
+    ...endpoint,
+    secret: secrets.open(endpoint.secret, SECRET_PURPOSE),
+    previous_secret: endpoint.previous_secret === null ? null : secrets.open(endpoint.previous_secret, SECRET_PURPOSE),
+  };
+}
+
 /** The URL is checked (and its host resolved) now; every delivery checks it again. */
-export async function createWebhookEndpoint(db: Executor, input: NewEndpointInput, policy: TargetPolicy): Promise<WebhookEndpointWithSecret> {
+export async function createWebhookEndpoint(
+  db: Executor,
+  input: NewEndpointInput,
+  policy: TargetPolicy,
+  secrets: SecretBox,
+): Promise<WebhookEndpointWithSecret> {
   try {
     await resolveWebhookTarget(input.url, policy);
   } catch (error) {
@@ -33,7 +53,7 @@ export async function createWebhookEndpoint(db: Executor, input: NewEndpointInpu
     throw unprocessable('webhook-url-not-allowed', error.message, [{ pointer: '/url', detail: error.message }]);
   }
   const secret = generateWebhookSecret();
-  const row = await insertEndpoint(db, { ...input, eventTypes: [...new Set(input.eventTypes)], secret });
+  const row = await insertEndpoint(db, { ...input, eventTypes: [...new Set(input.eventTypes)], secret: secrets.seal(secret, SECRET_PURPOSE) });
   return { ...toWebhookEndpointResource(row), secret };
 }
 
@@ -62,11 +82,32 @@ export async function rotateWebhookSecret(
   db: Executor,
   billerClientId: string,
   endpointId: string,
+  secrets: SecretBox,
   now = new Date(),
 ): Promise<WebhookEndpointWithSecret> {
   const secret = generateWebhookSecret();
   const graceUntil = new Date(now.getTime() + SECRET_ROTATION_GRACE_MS);
-  const row = isUuid(endpointId) ? await replaceEndpointSecret(db, billerClientId, endpointId, secret, graceUntil) : undefined;
+  const sealed = secrets.seal(secret, SECRET_PURPOSE);
+  const row = isUuid(endpointId) ? await replaceEndpointSecret(db, billerClientId, endpointId, sealed, graceUntil) : undefined;
   if (!row) throw notFound(`Webhook endpoint ${endpointId}`);
   return { ...toWebhookEndpointResource(row, now), secret };
+}
+
+/**
+ * Brings every stored endpoint secret under the current master key: plain text (stored before
+ * secrets were encrypted) is sealed, a value sealed under an earlier key is re-wrapped. Returns how
+ * many endpoints changed; a second run changes none.
+ */
+export async function resealWebhookSecrets(trx: Executor, secrets: SecretBox): Promise<number> {
+  let changed = 0;
+  for (const row of await lockAllEndpointSecrets(trx)) {
+    const stale = secrets.needsResealing(row.secret) || (row.previous_secret !== null && secrets.needsResealing(row.previous_secret));
+    if (!stale) continue;
+    await updateEndpointSecrets(trx, row.id, {
+      secret: secrets.reseal(row.secret, SECRET_PURPOSE),
+      previous_secret: row.previous_secret === null ? null : secrets.reseal(row.previous_secret, SECRET_PURPOSE),
+    });
+    changed += 1;
+  }
+  return changed;
 }

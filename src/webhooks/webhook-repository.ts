@@ -85,6 +85,15 @@ export async function replaceEndpointSecret(
     .executeTakeFirst();
 }
 
+/** Every endpoint's stored secrets, row-locked: for re-sealing them under the current master key. */
+export async function lockAllEndpointSecrets(db: Executor) {
+  return db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).orderBy('id').forUpdate().execute();
+}
+
+export async function updateEndpointSecrets(db: Executor, endpointId: string, secrets: { secret: string; previous_secret: string | null }) {
+  await db.updateTable('webhook_endpoints').set(secrets).where('id', '=', endpointId).execute();
+}
+
 /** A success ends a failing streak. */
 export async function clearEndpointFailing(db: Executor, endpointId: string): Promise<void> {
   await db

@@ -4,6 +4,7 @@ import { problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
 import { EVENT_TYPES, eventTypeSchema } from '../events/event-resource.ts';
 import { pagingQuerySchema } from '../shared/paging.ts';
+import { secretBoxFor } from '../shared/secret-box.ts';
 import {
   webhookEndpointEnvelopeSchema,
   webhookEndpointSecretEnvelopeSchema,
@@ -60,6 +61,7 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
             eventTypes: ctx.body.event_types ?? [],
           },
           { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE, resolveHost },
+          secretBoxFor(deps.config),
         );
         return { status: 201, headers: { location: `/webhook-endpoints/${endpoint.id}` }, body: { webhook_endpoint: endpoint } };
       },
@@ -131,7 +133,7 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       },
       effect: async (ctx, trx) => ({
         status: 200,
-        body: { webhook_endpoint: await rotateWebhookSecret(trx, ctx.caller.clientId, ctx.params.endpoint_id) },
+        body: { webhook_endpoint: await rotateWebhookSecret(trx, ctx.caller.clientId, ctx.params.endpoint_id, secretBoxFor(deps.config)) },
       }),
     });
   };

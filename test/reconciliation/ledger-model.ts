@@ -7,6 +7,7 @@ import { HttpProblem } from '../../src/http/problem.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { cancelPaymentRequest, getPayment, insertNewPaymentRequests } from '../../src/payments/payment-service.ts';
+import { cliActor } from '../../src/audit/audit-service.ts';
 import { markPayoutFailed, markPayoutPaid, runPayouts } from '../../src/payouts/payout-service.ts';
 import { createWorld, PD1, PD2, PD3, type World } from './reconciliation-world.ts';
 
@@ -208,12 +209,12 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
     }
     case 'payoutFailed': {
       const payout = await latestPendingPayout(db, model);
-      if (payout) await db.transaction().execute((trx) => markPayoutFailed(trx, payout.id, 'account closed'));
+      if (payout) await db.transaction().execute((trx) => markPayoutFailed(trx, payout.id, { actor: cliActor('ledger-model'), reason: 'account closed' }));
       return;
     }
     case 'payoutPaid': {
       const payout = await latestPendingPayout(db, model);
-      if (payout) await db.transaction().execute((trx) => markPayoutPaid(trx, payout.id));
+      if (payout) await db.transaction().execute((trx) => markPayoutPaid(trx, payout.id, { actor: cliActor('ledger-model') }));
       return;
     }
   }

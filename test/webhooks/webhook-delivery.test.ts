@@ -8,6 +8,7 @@ import { producerConnection } from '../../src/queue/connections.ts';
 import { createQueue, queueNames } from '../../src/queue/queues.ts';
 import { scheduleRecurringJobs, startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
 import { redeliverEvent, RedeliveryRefused } from '../../src/webhooks/webhook-dispatch-service.ts';
+import { secretBoxFor } from '../../src/shared/secret-box.ts';
 import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoint-service.ts';
 import { enqueueDeliveries, requestEventDispatch } from '../../src/webhooks/webhook-jobs.ts';
 import { startWebhookReceiver, type ReceiverAnswer, type ReceivedDelivery, type WebhookReceiver } from '../../src/webhooks/webhook-receiver.ts';
@@ -385,6 +386,7 @@ describe('private addresses at delivery time (WEBHOOK_ALLOW_PRIVATE=false)', () 
       t.db,
       { billerClientId: biller.clientId, url: `https://rebind.biller.test:${port}/hooks`, description: null, eventTypes: [] },
       { allowPrivate: false, resolveHost },
+      secretBoxFor(t.config),
     );
     answer = '127.0.0.1';
 

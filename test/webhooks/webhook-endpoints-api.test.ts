@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBiller, createOperator } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { secretBoxFor } from '../../src/shared/secret-box.ts';
+import { openEndpointSecrets } from '../../src/webhooks/webhook-endpoint-service.ts';
 import { webhookEndpointRoutes } from '../../src/webhooks/webhook-routes.ts';
 import { systemResolver, type HostResolver } from '../../src/webhooks/webhook-target.ts';
 
@@ -139,7 +141,9 @@ describe('GET, DELETE, rotate', () => {
     expect(graceEnds - before).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000);
     expect(graceEnds - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
     const row = await t.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ secret: endpoint.secret, previous_secret: created.secret });
+    // Stored sealed, and each opens to the secret shown.
+    expect(openEndpointSecrets(row, secretBoxFor(t.config))).toMatchObject({ secret: endpoint.secret, previous_secret: created.secret });
+    expect(row.secret).not.toContain(endpoint.secret.slice(6));
   });
 
   it("never shows, deletes or rotates another biller's endpoint (404), nor a non-UUID id", async () => {
@@ -157,7 +161,7 @@ describe('GET, DELETE, rotate', () => {
     }
     expect((await injectJson(t.app, { method: 'GET', url: '/webhook-endpoints', headers: other })).json().webhook_endpoints).toEqual([]);
     const row = await t.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ deleted_at: null, secret: created.secret, previous_secret: null });
+    expect(openEndpointSecrets(row, secretBoxFor(t.config))).toMatchObject({ deleted_at: null, secret: created.secret, previous_secret: null });
   });
 });
 

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { Executor } from '../../db/connection.ts';
 import { findClientByApiKeyHash, findClientById } from '../../auth/clients-repository.ts';
 import type { RateLimiter } from '../../auth/rate-limiter.ts';
+import { CLIENT_CACHE_TTL_MS, tokenStillHonoured } from '../../auth/revocation.ts';
 import { hashSecret } from '../../auth/secrets.ts';
 import type { TokenIssuer, VerifiedClaims } from '../../auth/token-issuer.ts';
 import type { Client } from '../../db/tables.ts';
@@ -10,7 +11,8 @@ import { DependencyUnavailable } from '../dependency-errors.ts';
 import { HttpProblem } from '../problem.ts';
 import type { Caller } from '../route.ts';
 
-const CACHE_TTL_MS = 30_000;
+/** A verified token's claims never change; only the client's state does, and that is re-read sooner. */
+const TOKEN_CACHE_TTL_MS = 30_000;
 /** Verified tokens kept; a client sends the same token for its whole lifetime, so few are live. */
 const TOKEN_CACHE_SIZE = 10_000;
 
@@ -27,8 +29,8 @@ function unauthorized(detail: string, tokenError = true): HttpProblem {
 /**
  * Resolves the bearer token and the x-api-key to one client, checks the route's scope and role,
  * then takes a rate-limit token for that client, all before the request body is read. Clients are
- * cached briefly: every request would otherwise cost two extra queries, and a disabled client
- * stops within the cache lifetime.
+ * cached briefly: every request would otherwise cost two extra queries, and a disabled client, a
+ * rotated secret's tokens and a revoked API key stop within the cache lifetime (CLIENT_CACHE_TTL_MS).
  * Verified tokens are cached too (an ES256 verification costs more CPU than the rest of the
  * authentication): the token string is the key, so a changed byte is a miss and gets verified,
  * and an entry never outlives the token's exp.
@@ -42,7 +44,7 @@ export const authenticatePlugin = fp(
       if (hit && hit.expires > Date.now()) return hit.client;
       const client = await load();
       if (cache.size > 10_000) cache.clear();
-      cache.set(key, { client, expires: Date.now() + CACHE_TTL_MS });
+      cache.set(key, { client, expires: Date.now() + CLIENT_CACHE_TTL_MS });
       return client;
     }
 
@@ -54,7 +56,7 @@ export const authenticatePlugin = fp(
       if (hit && hit.expires > now) return hit.claims;
       if (hit) verifiedTokens.delete(token);
       const claims = await options.tokens.verify(token);
-      const expires = Math.min(now + CACHE_TTL_MS, claims.expiresAt === undefined ? Infinity : claims.expiresAt * 1000);
+      const expires = Math.min(now + TOKEN_CACHE_TTL_MS, claims.expiresAt === undefined ? Infinity : claims.expiresAt * 1000);
       // Oldest first out: Map iterates in insertion order.
       if (verifiedTokens.size >= TOKEN_CACHE_SIZE) verifiedTokens.delete(verifiedTokens.keys().next().value!);
       verifiedTokens.set(token, { claims, expires });
@@ -71,7 +73,9 @@ export const authenticatePlugin = fp(
       const client = await cached(`id:${claims.clientId}`, () =>
         /^[0-9a-f-]{36}$/i.test(claims.clientId) ? findClientById(options.db, claims.clientId) : Promise.resolve(undefined),
       );
-      if (!client || client.disabled_at) throw unauthorized('The access token names an unknown or disabled client');
+      if (!client || !tokenStillHonoured(client, claims.secretVersion)) {
+        throw unauthorized('The access token names an unknown or disabled client, or was issued against a replaced secret');
+      }
       return { client, scopes: claims.scopes };
     }
 

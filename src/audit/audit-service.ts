@@ -1,0 +1,51 @@
+import type { Executor } from '../db/connection.ts';
+import { insertAuditEntry, listAuditEntries, type AuditFilters } from './audit-repository.ts';
+
+/** Who did it: an API client (its id; operators act through the API as clients) or a person at the CLI. */
+export type Actor = { kind: 'client'; clientId: string } | { kind: 'cli'; user: string };
+
+export const clientActor = (clientId: string): Actor => ({ kind: 'client', clientId });
+export const cliActor = (user: string): Actor => ({ kind: 'cli', user });
+
+export function describeActor(actor: Actor): string {
+  return actor.kind === 'client' ? `client ${actor.clientId}` : actor.user;
+}
+
+export type AuditAction =
+  | 'payout.marked_paid'
+  | 'payout.marked_failed'
+  | 'rerun.requested'
+  | 'beneficiary_account.replaced'
+  | 'client.disabled'
+  | 'client.enabled'
+  | 'client.secret_rotated'
+  | 'client.api_key_rotated';
+
+export interface AuditedAction {
+  actor: Actor;
+  action: AuditAction;
+  resourceType: string;
+  resourceId: string;
+  reason: string | null;
+  /** A summary of the resource before and after: what changed, never a credential. */
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Call inside the action's own transaction: the record and the action commit or vanish together. */
+export async function recordAction(trx: Executor, action: AuditedAction): Promise<void> {
+  await insertAuditEntry(trx, {
+    actorKind: action.actor.kind,
+    actor: action.actor.kind === 'client' ? action.actor.clientId : action.actor.user,
+    action: action.action,
+    resourceType: action.resourceType,
+    resourceId: action.resourceId,
+    reason: action.reason?.trim() ? action.reason.trim() : null,
+    before: action.before,
+    after: action.after,
+  });
+}
+
+export async function auditTrail(db: Executor, filters: AuditFilters) {
+  return listAuditEntries(db, filters);
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { Client } from '../db/tables.ts';
+import { pagingResponseSchema } from '../shared/paging.ts';
+import { isoInstant } from '../shared/schemas.ts';
+
+export const clientApiKeySchema = z
+  .object({ id: z.uuid(), key_prefix: z.string(), created_at: z.iso.datetime() })
+  .meta({ id: 'ClientApiKey' });
+
+/** What operators see of a client: never its secret or keys, which are stored hashed anyway. */
+export const clientResponseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    role: z.enum(['biller', 'payroll_provider', 'operator']),
+    scopes: z.array(z.string()),
+    payroll_provider_id: z.uuid().nullable(),
+    created_at: z.iso.datetime(),
+    disabled_at: z.iso.datetime().nullable(),
+    /** Raised by each secret rotation; tokens issued against an older secret are refused. */
+    secret_version: z.number().int(),
+    /** Its API keys in use, by prefix. */
+    api_keys: z.array(clientApiKeySchema),
+  })
+  .meta({ id: 'Client' });
+
+export type ClientResource = z.infer<typeof clientResponseSchema>;
+
+export const clientEnvelopeSchema = z.object({ client: clientResponseSchema }).meta({ id: 'ClientEnvelope' });
+export const clientsPageSchema = z
+  .object({ clients: z.array(clientResponseSchema), paging: pagingResponseSchema })
+  .meta({ id: 'ListClientsResponse' });
+/** Only the answer to the rotation carries the new secret; a replay of it shows it masked. */
+export const clientSecretRotationSchema = z
+  .object({ client: clientResponseSchema, client_secret: z.string() })
+  .meta({ id: 'ClientSecretRotation' });
+export const clientApiKeyRotationSchema = z
+  .object({ client: clientResponseSchema, api_key: z.string() })
+  .meta({ id: 'ClientApiKeyRotation' });
+
+export type ClientRow = Pick<
+  Client,
+  'id' | 'name' | 'role' | 'scopes' | 'payroll_provider_id' | 'created_at' | 'disabled_at' | 'secret_version'
+>;
+
+export function toClientResource(
+  row: ClientRow,
+  apiKeys: ReadonlyArray<{ id: string; key_prefix: string; created_at: Date }>,
+): ClientResource {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    scopes: row.scopes,
+    payroll_provider_id: row.payroll_provider_id,
+    created_at: isoInstant(row.created_at),
+    disabled_at: row.disabled_at === null ? null : isoInstant(row.disabled_at),
+    secret_version: row.secret_version,
+    api_keys: apiKeys.map((key) => ({ id: key.id, key_prefix: key.key_prefix, created_at: isoInstant(key.created_at) })),
+  };
+}

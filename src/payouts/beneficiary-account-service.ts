@@ -1,0 +1,81 @@
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import { recordAction, type Actor } from '../audit/audit-service.ts';
+import type { Executor } from '../db/connection.ts';
+import type { BeneficiaryAccountsTable } from '../db/tables.ts';
+import { conflict, notFound, unprocessable } from '../http/problem.ts';
+import { currencySchema } from '../shared/schemas.ts';
+import {
+  deactivateBeneficiaryAccount,
+  findBillerClient,
+  insertBeneficiaryAccount,
+  lockActiveBeneficiaryAccount,
+} from './beneficiary-account-repository.ts';
+
+export type BeneficiaryAccountRow = Selectable<BeneficiaryAccountsTable>;
+
+export const newBeneficiaryAccountSchema = z.strictObject({
+  currency: currencySchema,
+  account_number: z.string().regex(/^[0-9]{6,10}$/, 'must be 6 to 10 digits'),
+  sort_code: z.string().regex(/^[0-9]{2}-[0-9]{2}-[0-9]{2}$/, 'must be NN-NN-NN'),
+  account_holder_name: z.string().trim().min(1).max(140),
+});
+
+export type NewBeneficiaryAccount = z.infer<typeof newBeneficiaryAccountSchema>;
+
+/** An account number in an audit record: enough to tell two accounts apart, not enough to pay into. */
+export function maskedAccountNumber(accountNumber: string): string {
+  return `****${accountNumber.slice(-4)}`;
+}
+
+function accountSummary(account: BeneficiaryAccountRow) {
+  return {
+    account_id: account.id,
+    currency: account.currency,
+    sort_code: account.sort_code,
+    account_number: maskedAccountNumber(account.account_number),
+    account_holder_name: account.account_holder_name,
+  };
+}
+
+export interface AccountReplacement {
+  previous: BeneficiaryAccountRow | undefined;
+  current: BeneficiaryAccountRow;
+}
+
+/**
+ * Where a biller's money goes from now on, in one currency. The account it replaces is deactivated,
+ * never overwritten, so every payout's destination stays traceable; the change is audited with who
+ * made it and why. Payouts already made keep the account they were made to (copied onto the payout).
+ */
+export async function replaceBeneficiaryAccount(
+  trx: Executor,
+  billerClientId: string,
+  details: NewBeneficiaryAccount,
+  action: { actor: Actor; reason: string },
+): Promise<AccountReplacement> {
+  const parsed = newBeneficiaryAccountSchema.safeParse(details);
+  if (!parsed.success) {
+    throw unprocessable('validation-failed', parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
+  }
+  const reason = action.reason.trim();
+  if (reason === '') throw unprocessable('reason-required', 'Changing where a biller is paid needs a reason');
+  const biller = await findBillerClient(trx, billerClientId);
+  if (!biller) throw notFound(`Client ${billerClientId}`);
+  if (biller.role !== 'biller') throw conflict('not-a-biller', `Client ${billerClientId} is a ${biller.role}; only billers are paid out`);
+
+  const { currency, ...account } = parsed.data;
+  const previous = await lockActiveBeneficiaryAccount(trx, billerClientId, currency);
+  const retired = previous ? await deactivateBeneficiaryAccount(trx, previous.id) : undefined;
+  const current = await insertBeneficiaryAccount(trx, billerClientId, currency, account);
+  await recordAction(trx, {
+    actor: action.actor,
+    action: 'beneficiary_account.replaced',
+    resourceType: 'biller',
+    resourceId: billerClientId,
+    reason,
+    before: retired ? accountSummary(retired) : null,
+    after: accountSummary(current),
+  });
+  return { previous: retired, current };
+}
