@@ -200,7 +200,11 @@ export interface NightlySummary {
   pending: number;
   employees: number;
   paymentsInstructed: number;
-  totalsByCurrency: Record<string, number>;
+  /**
+   * Minor units per currency, exact: one pay date's total is at most 15 digits, but thousands of
+   * them together pass 2^53, where a number would start rounding.
+   */
+  totalsByCurrency: Record<string, bigint>;
   failures: Array<{ payrollId: string; payDate: string; reason: string }>;
 }
 
@@ -228,7 +232,7 @@ export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly Night
         summary.payrollsLocked += 1;
         summary.employees += row.employee_count ?? 0;
         summary.paymentsInstructed += row.payments_instructed ?? 0;
-        summary.totalsByCurrency[row.currency!] = (summary.totalsByCurrency[row.currency!] ?? 0) + (row.total_amount ?? 0);
+        summary.totalsByCurrency[row.currency!] = (summary.totalsByCurrency[row.currency!] ?? 0n) + BigInt(row.total_amount ?? 0);
         break;
       case 'already_locked':
         summary.alreadyLocked += 1;
