@@ -11,6 +11,8 @@ import * as paymentUpdatesInPlace from './20261122060000_payment_updates_in_plac
 import * as exceptionsHeldOnce from './20261123000000_exceptions_held_once.ts';
 import * as nightlyRuns from './20261123100000_nightly_runs.ts';
 import * as rerunRequestsJoinTheOpenRerun from './20261123200000_rerun_requests_join_the_open_rerun.ts';
+import * as paymentStatusReason from './20261124000000_payment_status_reason.ts';
+import * as pendingRequestsByMandate from './20261124010000_pending_requests_by_mandate.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -27,4 +29,6 @@ export const migrations: Record<string, Migration> = {
   '20261123000000_exceptions_held_once': exceptionsHeldOnce,
   '20261123100000_nightly_runs': nightlyRuns,
   '20261123200000_rerun_requests_join_the_open_rerun': rerunRequestsJoinTheOpenRerun,
+  '20261124000000_payment_status_reason': paymentStatusReason,
+  '20261124010000_pending_requests_by_mandate': pendingRequestsByMandate,
 };

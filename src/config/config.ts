@@ -1,6 +1,7 @@
 import { getNextMillis } from 'bullmq';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0'])
@@ -23,6 +24,16 @@ const cronPattern = z
       ctx.addIssue({ code: 'custom', message: `is not a cron pattern: ${(error as Error).message}` });
     }
   });
+
+/** GBP 1,000,000.00: far above any salary deduction, far below where totals stop being exact. */
+export const DEFAULT_MAX_PAYMENT_AMOUNT_MINOR = 100_000_000;
+export const DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR = 100_000_000;
+
+/**
+ * An amount limit in minor units. At most 15 digits, the largest amount a payment request may carry
+ * at all (and a JSON number carries exactly), so limits never need more than a safe integer.
+ */
+const amountLimit = z.coerce.number().int().min(1).max(MAX_EXACT_MINOR_UNITS);
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -51,6 +62,19 @@ export const configSchema = z.object({
   NIGHTLY_CRON: cronPattern.default('0 1 * * *'),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   FILES_DIR: z.string().default('var/files'),
+  /** The most one payment request (or schedule instalment) may be, in minor units of its currency. */
+  MAX_PAYMENT_AMOUNT_MINOR: amountLimit.default(DEFAULT_MAX_PAYMENT_AMOUNT_MINOR),
+  /** The most one mandate may ask of payroll on one pay date, all its payment requests together. */
+  MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR: amountLimit.default(DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR),
+}).superRefine((config, ctx) => {
+  // A single request at the per-request limit must fit its mandate's pay date, or the larger limit is a lie.
+  if (config.MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR < config.MAX_PAYMENT_AMOUNT_MINOR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR'],
+      message: `must be at least MAX_PAYMENT_AMOUNT_MINOR (${config.MAX_PAYMENT_AMOUNT_MINOR})`,
+    });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;

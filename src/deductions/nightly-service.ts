@@ -1,6 +1,7 @@
 import { Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { NightlyRunTrigger } from '../db/tables.ts';
+import type { AmountLimits } from '../payments/amount-limits.ts';
 import { defaultJobOptions } from '../queue/queues.ts';
 import { isConnectionError } from '../runtime/dependency-health.ts';
 import { lockPayDate, type LockOutcome } from './lock-service.ts';
@@ -108,9 +109,10 @@ function outcomesOf(outcome: LockOutcome) {
  * Locks one pay date of a run and records the outcome in the lock's transaction (with any earlier
  * pay date of the payroll it had to lock first), then finishes the run if that was its last.
  */
-export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair): Promise<LockOutcome> {
-  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate);
+export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<LockOutcome> {
+  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits });
   const outcome = await lockPayDate(db, pair.payrollId, pair.payDate, {
+    limits,
     recordOutcome: (trx, locked) => recordPayDateOutcomes(trx, runId, outcomesOf(locked)),
   });
   await finishRunIfResolved(db, runId);

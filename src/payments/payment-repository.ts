@@ -7,9 +7,15 @@ import type { PaymentRow } from './payment-resource.ts';
 
 /**
  * The mandate a new payment request hangs on, with its payroll's pay dates after `today` (a pay
- * date on or before today is locked already; the target rule decides about the rest), in one
- * round trip. FOR SHARE makes a concurrent revocation wait for this transaction, or this one see
- * the revocation, so a revoked mandate can never gain a pending payment its revocation missed.
+ * date on or before today is locked already; the target rule decides about the rest) and what its
+ * pending payment requests already ask on each pay date (what is still owed of each, as exact
+ * decimal text: amounts stored before the limits existed may sum past 2^53), in one round trip.
+ *
+ * The mandate row is locked FOR NO KEY UPDATE: a concurrent revocation waits for this transaction
+ * (or this one sees the revocation), so a revoked mandate can never gain a pending payment its
+ * revocation missed; and two requests on the same mandate run one after the other, so the second
+ * sees the first's amount when the per-pay-date limit is checked. Inserting payment requests takes
+ * only a key-share lock on the mandate, which this lock does not block.
  * Prepared once per connection: every POST /payments and /schedules runs it.
  */
 export async function findMandateWithOpenPayDates(db: Executor, billerClientId: string, mandateId: string, today: string) {
@@ -20,6 +26,7 @@ export async function findMandateWithOpenPayDates(db: Executor, billerClientId: 
     payroll_id: string;
     employee_id: string;
     pay_dates: Array<{ pay_date: string; lock_date: string; locked: boolean }>;
+    pending_by_pay_date: Record<string, string>;
   }>`
     /* prepared: find_mandate_with_open_pay_dates */
     select m.id, m.status, m.currency, m.payroll_id, m.employee_id,
@@ -28,10 +35,20 @@ export async function findMandateWithOpenPayDates(db: Executor, billerClientId: 
                              order by d.pay_date)
              from pay_dates d
              where d.payroll_id = m.payroll_id and d.pay_date > ${today}::date
-           ), '[]') as pay_dates
+           ), '[]') as pay_dates,
+           coalesce((
+             select json_object_agg(to_char(p.target_pay_date, 'YYYY-MM-DD'), p.requested)
+             -- awaiting_lock, not status = 'pending': the predicate of the index that holds only pending requests.
+             from (
+               select pr.target_pay_date, sum(pr.amount - pr.collected_amount)::text as requested
+               from payment_requests pr
+               where pr.mandate_id = m.id and pr.awaiting_lock
+               group by pr.target_pay_date
+             ) p
+           ), '{}') as pending_by_pay_date
     from mandates m
     where m.id = ${mandateId}::uuid and m.biller_client_id = ${billerClientId}::uuid
-    for share of m
+    for no key update of m
   `.execute(db);
   return rows[0];
 }

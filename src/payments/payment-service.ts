@@ -7,6 +7,13 @@ import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
 import {
+  mandatePayDateOverLimitProblem,
+  paymentAmountOverLimitProblem,
+  paymentAmountsOverLimit,
+  payDatesOverMandateLimit,
+  type AmountLimits,
+} from './amount-limits.ts';
+import {
   findMandateWithOpenPayDates,
   findPayment,
   findPaymentForUpdate,
@@ -32,6 +39,8 @@ export interface PayableMandate {
   payrollId: string;
   employeeId: string;
   payDates: CalendarPayDate[];
+  /** What the mandate's pending payment requests already ask on each pay date (minor units). */
+  pendingByPayDate: Map<string, bigint>;
 }
 
 /**
@@ -61,6 +70,7 @@ export async function loadPayableMandate(
     payrollId: mandate.payroll_id,
     employeeId: mandate.employee_id,
     payDates: mandate.pay_dates.map((p) => ({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked })),
+    pendingByPayDate: new Map(Object.entries(mandate.pending_by_pay_date).map(([payDate, amount]) => [payDate, BigInt(amount)])),
   };
 }
 
@@ -153,15 +163,41 @@ export interface PaymentRecord {
   allow_post_due_date_deduction: boolean;
 }
 
+/** Refuses (422) any amount of a request body over MAX_PAYMENT_AMOUNT_MINOR; checked before any I/O. */
+export function assertPaymentAmountsWithinLimit(
+  amounts: ReadonlyArray<{ pointer: string; amount: number }>,
+  limits: AmountLimits,
+  currency: string,
+): void {
+  const over = paymentAmountsOverLimit(amounts, limits);
+  if (over.length > 0) throw paymentAmountOverLimitProblem(over, limits, currency);
+}
+
+/**
+ * Refuses (422) a body that would have the mandate ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR
+ * on a pay date, with what its pending requests already ask there; checked once each amount's
+ * target pay date is known.
+ */
+export function assertMandatePayDateTotalsWithinLimit(
+  mandate: PayableMandate,
+  additions: ReadonlyArray<{ payDate: string; amount: number; pointer: string }>,
+  limits: AmountLimits,
+  currency: string,
+): void {
+  const over = payDatesOverMandateLimit(additions, mandate.pendingByPayDate, limits);
+  if (over.length > 0) throw mandatePayDateOverLimitProblem(mandate.id, over, limits, currency);
+}
+
 /**
  * POST /payments. Two statements in the caller's transaction (mandate with calendar; the insert
  * with its event): this path carries the API's write load.
  */
 export async function createPaymentRequest(
   trx: Executor,
-  input: { billerClientId: string; record: PaymentRecord; today: string },
+  input: { billerClientId: string; record: PaymentRecord; today: string; limits: AmountLimits },
 ): Promise<PaymentResource> {
-  const { record, billerClientId, today } = input;
+  const { record, billerClientId, today, limits } = input;
+  assertPaymentAmountsWithinLimit([{ pointer: '/payment_record/amount', amount: record.amount }], limits, record.currency);
   const mandate = await loadPayableMandate(trx, billerClientId, record.mandate_id, today, '/payment_record/mandate_id');
   assertMandateCurrency(record.currency, mandate, '/payment_record/currency');
   const timing = decidePaymentTiming({
@@ -173,6 +209,12 @@ export async function createPaymentRequest(
   if (!timing.ok) {
     throw timingProblem(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
   }
+  assertMandatePayDateTotalsWithinLimit(
+    mandate,
+    [{ payDate: timing.targetPayDate, amount: record.amount, pointer: '/payment_record/amount' }],
+    limits,
+    record.currency,
+  );
   const [row] = await insertNewPaymentRequests(trx, [
     {
       billerClientId,
@@ -231,6 +273,7 @@ function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
     created_at: now,
     updated_at: now,
     cancelled_at: null,
+    status_reason: null,
   };
 }
 

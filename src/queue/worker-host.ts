@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { pingRedis, type Runtime } from '../runtime/runtime.ts';
 import { isConnectionError, monitorDependencies, type DependencyHealth } from '../runtime/dependency-health.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
+import { amountLimitsOf } from '../payments/amount-limits.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
 import { createQueue, LOCK_DURATION_MS, MAX_STALLED_COUNT, queueNames, STALLED_INTERVAL_MS, type QueueName } from './queues.ts';
@@ -121,6 +122,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   >;
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix, health);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
+  const amountLimits = amountLimitsOf(config);
   const tables: Record<
     QueueName,
     { processors: ProcessorTable; concurrency: number; settings?: WorkerOptions['settings']; finalFailure?: Record<string, FinalFailureHandler> }
@@ -141,8 +143,8 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
     },
     [queueNames.payDates]: {
       processors: {
-        [lockPayDateJob]: lockPayDateProcessor(db, adapterFor),
-        [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation),
+        [lockPayDateJob]: lockPayDateProcessor(db, adapterFor, amountLimits),
+        [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation, amountLimits),
         [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE, reconciliation),
       },
       concurrency: options.payDateConcurrency ?? 4,
