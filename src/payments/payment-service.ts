@@ -18,6 +18,7 @@ import {
   findPayment,
   findPaymentForUpdate,
   insertPaymentRequestsWithEvents,
+  type PendingOnPayDate,
   listPayments,
   markPaymentCancelled,
   type PaymentFilters,
@@ -39,8 +40,6 @@ export interface PayableMandate {
   payrollId: string;
   employeeId: string;
   payDates: CalendarPayDate[];
-  /** What the mandate's pending payment requests already ask on each pay date (minor units). */
-  pendingByPayDate: Map<string, bigint>;
 }
 
 /**
@@ -70,7 +69,6 @@ export async function loadPayableMandate(
     payrollId: mandate.payroll_id,
     employeeId: mandate.employee_id,
     payDates: mandate.pay_dates.map((p) => ({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked })),
-    pendingByPayDate: new Map(Object.entries(mandate.pending_by_pay_date).map(([payDate, amount]) => [payDate, BigInt(amount)])),
   };
 }
 
@@ -174,18 +172,28 @@ export function assertPaymentAmountsWithinLimit(
 }
 
 /**
- * Refuses (422) a body that would have the mandate ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR
- * on a pay date, with what its pending requests already ask there; checked once each amount's
- * target pay date is known.
+ * Writes new payment requests of one mandate (with their events), then refuses (422) the body if the
+ * mandate would ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR on a pay date, with what its
+ * pending requests already asked there. The caller's transaction, which holds the mandate lock
+ * (loadPayableMandate), rolls the write back with the refusal; writing first keeps the check and
+ * the insert one statement, read after the lock was granted, so two requests at once cannot both
+ * take the last of a pay date's room.
  */
-export function assertMandatePayDateTotalsWithinLimit(
-  mandate: PayableMandate,
-  additions: ReadonlyArray<{ payDate: string; amount: number; pointer: string }>,
+export async function insertNewPaymentRequestsWithinLimit(
+  trx: Executor,
+  requests: readonly NewPaymentRequest[],
+  /** Where in the request body each request's amount was given, for the field errors of a refusal. */
+  amountPointers: readonly string[],
   limits: AmountLimits,
-  currency: string,
-): void {
-  const over = payDatesOverMandateLimit(additions, mandate.pendingByPayDate, limits);
-  if (over.length > 0) throw mandatePayDateOverLimitProblem(mandate.id, over, limits, currency);
+): Promise<PaymentRow[]> {
+  if (requests.length === 0) return [];
+  const { rows, pendingBefore } = await writeNewPaymentRequests(trx, requests);
+  const mandateId = requests[0]!.mandateId;
+  const alreadyRequested = new Map(pendingBefore.filter((p) => p.mandate_id === mandateId).map((p) => [p.pay_date, BigInt(p.pending)]));
+  const additions = requests.map((request, index) => ({ payDate: request.targetPayDate, amount: request.amount, pointer: amountPointers[index]! }));
+  const over = payDatesOverMandateLimit(additions, alreadyRequested, limits);
+  if (over.length > 0) throw mandatePayDateOverLimitProblem(mandateId, over, limits, requests[0]!.currency);
+  return rows;
 }
 
 /**
@@ -209,28 +217,21 @@ export async function createPaymentRequest(
   if (!timing.ok) {
     throw timingProblem(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
   }
-  assertMandatePayDateTotalsWithinLimit(
-    mandate,
-    [{ payDate: timing.targetPayDate, amount: record.amount, pointer: '/payment_record/amount' }],
-    limits,
-    record.currency,
-  );
-  const [row] = await insertNewPaymentRequests(trx, [
-    {
-      billerClientId,
-      mandateId: mandate.id,
-      scheduleId: null,
-      instalmentNumber: null,
-      payrollId: mandate.payrollId,
-      employeeId: mandate.employeeId,
-      currency: record.currency,
-      amount: record.amount,
-      dueDate: record.due_date,
-      allowPostDueDateDeduction: record.allow_post_due_date_deduction,
-      targetPayDate: timing.targetPayDate,
-      metadata: record.metadata,
-    },
-  ]);
+  const request: NewPaymentRequest = {
+    billerClientId,
+    mandateId: mandate.id,
+    scheduleId: null,
+    instalmentNumber: null,
+    payrollId: mandate.payrollId,
+    employeeId: mandate.employeeId,
+    currency: record.currency,
+    amount: record.amount,
+    dueDate: record.due_date,
+    allowPostDueDateDeduction: record.allow_post_due_date_deduction,
+    targetPayDate: timing.targetPayDate,
+    metadata: record.metadata,
+  };
+  const [row] = await insertNewPaymentRequestsWithinLimit(trx, [request], ['/payment_record/amount'], limits);
   return toPaymentResource(row!);
 }
 
@@ -279,17 +280,25 @@ function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
 
 /**
  * Writes new payment requests with their payment_request.created events, in one statement, and
- * returns the rows as stored. The rows are built here in full, so the response and each event are
- * made from exactly the row that is stored, without reading it back.
+ * returns the rows as stored with what their mandates' pending requests asked on the same pay dates
+ * before them. The rows are built here in full, so the response and each event are made from
+ * exactly the row that is stored, without reading it back.
  */
-export async function insertNewPaymentRequests(trx: Executor, requests: readonly NewPaymentRequest[]): Promise<PaymentRow[]> {
+async function writeNewPaymentRequests(
+  trx: Executor,
+  requests: readonly NewPaymentRequest[],
+): Promise<{ rows: PaymentRow[]; pendingBefore: PendingOnPayDate[] }> {
   const now = new Date();
   const rows = requests.map((request) => newPaymentRow(request, now));
   const events = rows.map((row) =>
     buildEvent(paymentEvent('payment_request.created', row.biller_client_id, toPaymentResource(row)), now),
   );
-  await insertPaymentRequestsWithEvents(trx, rows, events);
-  return rows;
+  return { rows, pendingBefore: await insertPaymentRequestsWithEvents(trx, rows, events) };
+}
+
+/** Writes new payment requests with their events, without the amount limits (fixtures of tests that build ledgers). */
+export async function insertNewPaymentRequests(trx: Executor, requests: readonly NewPaymentRequest[]): Promise<PaymentRow[]> {
+  return (await writeNewPaymentRequests(trx, requests)).rows;
 }
 
 export function paymentEvent(type: 'payment_request.created' | 'payment_request.updated', billerClientId: string, payment: PaymentResource) {

@@ -8,10 +8,9 @@ import { toPaymentResource } from '../payments/payment-resource.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
 import {
   assertMandateCurrency,
-  assertMandatePayDateTotalsWithinLimit,
   assertPaymentAmountsWithinLimit,
   decidePaymentTiming,
-  insertNewPaymentRequests,
+  insertNewPaymentRequestsWithinLimit,
   loadPayableMandate,
   paymentEvent,
   type PaymentTimingRejection,
@@ -169,12 +168,6 @@ export async function createSchedule(
     else rejections.push({ instalment, rejection: timing.rejection });
   }
   if (rejections.length > 0) throw instalmentsProblem(rejections, instalments.length);
-  assertMandatePayDateTotalsWithinLimit(
-    mandate,
-    instalments.map((instalment, index) => ({ payDate: targets[index]!, amount: instalment.amount, pointer: instalment.amountPointer })),
-    limits,
-    record.currency,
-  );
 
   const schedule = await insertSchedule(trx, {
     billerClientId,
@@ -184,8 +177,9 @@ export async function createSchedule(
     instalmentCount: instalments.length,
     metadata: record.metadata,
   });
-  // In instalment order, each with its payment_request.created event.
-  const payments = await insertNewPaymentRequests(
+  // In instalment order, each with its payment_request.created event; the instalments landing on
+  // one pay date count together against the mandate's limit there.
+  const payments = await insertNewPaymentRequestsWithinLimit(
     trx,
     instalments.map((instalment, index) => ({
       billerClientId,
@@ -201,6 +195,8 @@ export async function createSchedule(
       targetPayDate: targets[index]!,
       metadata: instalment.metadata,
     })),
+    instalments.map((instalment) => instalment.amountPointer),
+    limits,
   );
   return toScheduleResource(schedule, payments);
 }

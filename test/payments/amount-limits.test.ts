@@ -126,13 +126,17 @@ describe('POST /payments amount limits', () => {
   });
 
   it('lets only one of two concurrent requests take the last of a pay date’s room', async () => {
-    const mandateId = await newMandate();
-    const responses = await Promise.all([
-      postPayment({ mandate_id: mandateId, amount: 60_000_000 }),
-      postPayment({ mandate_id: mandateId, amount: 60_000_000 }),
-    ]);
-    expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 422]);
-    expect((await storedFor(mandateId)).payments).toBe(1);
+    const mandateIds = [await newMandate(), await newMandate(), await newMandate(), await newMandate()];
+    const responses = await Promise.all(
+      mandateIds.flatMap((mandateId) => [
+        postPayment({ mandate_id: mandateId, amount: 60_000_000 }),
+        postPayment({ mandate_id: mandateId, amount: 60_000_000 }),
+      ]),
+    );
+    for (const [i, mandateId] of mandateIds.entries()) {
+      expect(responses.slice(2 * i, 2 * i + 2).map((r) => r.statusCode).sort()).toEqual([201, 422]);
+      expect((await storedFor(mandateId)).payments).toBe(1);
+    }
   });
 
   it('counts amounts stored before the limits existed exactly, past 2^53', async () => {
