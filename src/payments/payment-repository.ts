@@ -44,18 +44,18 @@ export async function findMandateWithOpenPayDates(db: Executor, billerClientId: 
 
 /** What pending payment requests of a mandate already ask on one pay date: exact decimal text. */
 export interface PendingOnPayDate {
-  mandate_id: string;
   pay_date: string;
   /** Sum of amount - collected_amount; text, since amounts stored before the limits may sum past 2^53. */
   pending: string;
 }
 
 /**
- * New payment requests and their events in one statement, prepared once per connection: the write
- * of POST /payments and POST /schedules. The rows come complete (ids, initial state, timestamps;
- * see newPaymentRow) and are stored as given. Returns what the mandates' pending requests already
- * asked on the new rows' pay dates before them (the statement cannot see its own inserts), read with
- * this statement's snapshot, so after the mandate lock of findMandateWithOpenPayDates was granted.
+ * New payment requests of one mandate and their events in one statement, prepared once per
+ * connection: the write of POST /payments and POST /schedules. The rows come complete (ids, initial
+ * state, timestamps; see newPaymentRow) and are stored as given. Returns what the mandate's pending
+ * requests already asked on the new rows' pay dates before them (the statement cannot see its own
+ * inserts), read with this statement's snapshot, so after the mandate lock of
+ * findMandateWithOpenPayDates was granted.
  */
 export async function insertPaymentRequestsWithEvents(
   db: Executor,
@@ -63,16 +63,12 @@ export async function insertPaymentRequestsWithEvents(
   events: readonly NewEvent[],
 ): Promise<PendingOnPayDate[]> {
   if (rows.length === 0) return [];
+  const mandateId = rows[0]!.mandate_id;
+  if (rows.some((row) => row.mandate_id !== mandateId)) throw new Error('payment requests are written one mandate at a time');
+  const payDates = [...new Set(rows.map((row) => row.target_pay_date))];
   const result = await sql<PendingOnPayDate>`
     /* prepared: insert_payment_requests_with_events */
     with written_events as (${insertEventsSql(events)}),
-    new_rows as (
-      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
-        id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
-        employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
-        attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
-        version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
-    ),
     written as (
       insert into payment_requests (
         id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
@@ -81,13 +77,17 @@ export async function insertPaymentRequestsWithEvents(
       select r.id, r.biller_client_id, r.mandate_id, r.schedule_id, r.instalment_number, r.payroll_id, r.employee_id, r.status,
              r.currency, r.amount, r.collected_amount, r.paid_out_amount, r.attempts, r.due_date, r.allow_post_due_date_deduction,
              r.target_pay_date, r.metadata, r.version, r.created_at, r.updated_at, r.cancelled_at
-      from new_rows r
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+        id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
+        employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
+        attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
+        version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
     )
     -- awaiting_lock, not status = 'pending': the predicate of the index that holds only pending requests.
-    select p.mandate_id, to_char(p.target_pay_date, 'YYYY-MM-DD') as pay_date, sum(p.amount - p.collected_amount)::text as pending
+    select to_char(p.target_pay_date, 'YYYY-MM-DD') as pay_date, sum(p.amount - p.collected_amount)::text as pending
     from payment_requests p
-    where p.awaiting_lock and (p.mandate_id, p.target_pay_date) in (select distinct mandate_id, target_pay_date from new_rows)
-    group by p.mandate_id, p.target_pay_date
+    where p.mandate_id = ${mandateId}::uuid and p.awaiting_lock and p.target_pay_date = any(${payDates}::date[])
+    group by p.target_pay_date
   `.execute(db);
   return result.rows;
 }

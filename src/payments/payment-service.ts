@@ -189,7 +189,7 @@ export async function insertNewPaymentRequestsWithinLimit(
   if (requests.length === 0) return [];
   const { rows, pendingBefore } = await writeNewPaymentRequests(trx, requests);
   const mandateId = requests[0]!.mandateId;
-  const alreadyRequested = new Map(pendingBefore.filter((p) => p.mandate_id === mandateId).map((p) => [p.pay_date, BigInt(p.pending)]));
+  const alreadyRequested = new Map(pendingBefore.map((p) => [p.pay_date, BigInt(p.pending)]));
   const additions = requests.map((request, index) => ({ payDate: request.targetPayDate, amount: request.amount, pointer: amountPointers[index]! }));
   const over = payDatesOverMandateLimit(additions, alreadyRequested, limits);
   if (over.length > 0) throw mandatePayDateOverLimitProblem(mandateId, over, limits, requests[0]!.currency);
