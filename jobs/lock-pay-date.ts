@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { lockPayDateOfRun, recordPayDateFailure } from '../src/deductions/nightly-service.ts';
 import { pushInstructionsToProvider } from '../src/deductions/provider-push-service.ts';
+import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 
@@ -13,10 +14,10 @@ const payloadSchema = z.object({ runId: uuidSchema.optional(), payrollId: uuidSc
  * run in the same transaction), then pushes changed items to a provider with an API. Each step is
  * idempotent, so a retry (or a duplicate) redoes only what is missing.
  */
-export function lockPayDateProcessor(db: Database, adapterFor: AdapterFactory) {
+export function lockPayDateProcessor(db: Database, adapterFor: AdapterFactory, limits: AmountLimits) {
   return async (job: Job) => {
     const { runId, payrollId, payDate } = payloadSchema.parse(job.data);
-    const outcome = await lockPayDateOfRun(db, runId, { payrollId, payDate });
+    const outcome = await lockPayDateOfRun(db, runId, { payrollId, payDate }, limits);
     const { instructionFile, ...lock } = outcome;
     const pushes = await pushInstructionsToProvider(db, adapterFor, payrollId, payDate);
     return { ...lock, instructionFile: instructionFile.fileName, instructionFileSha256: instructionFile.sha256, providerPushes: pushes.sent };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { performRerun } from '../src/deductions/rerun-service.ts';
 import { pushInstructionsToProvider } from '../src/deductions/provider-push-service.ts';
+import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
 import { uuidSchema } from '../src/shared/schemas.ts';
@@ -15,9 +16,14 @@ const payloadSchema = z.object({ rerunId: uuidSchema });
  * debounced and reconciliation is idempotent, so a repeated delivery asking again is harmless and
  * covers a crash between the re-run's commit and the request.
  */
-export function rerunPayDateProcessor(db: Database, adapterFor: AdapterFactory, reconciliation: ReconciliationRequester) {
+export function rerunPayDateProcessor(
+  db: Database,
+  adapterFor: AdapterFactory,
+  reconciliation: ReconciliationRequester,
+  limits: AmountLimits,
+) {
   return async (job: Job) => {
-    const outcome = await performRerun(db, payloadSchema.parse(job.data).rerunId);
+    const outcome = await performRerun(db, payloadSchema.parse(job.data).rerunId, limits);
     const pushes = await pushInstructionsToProvider(db, adapterFor, outcome.payrollId, outcome.payDate);
     await reconciliation.request(outcome.payrollId, outcome.payDate);
     return { ...outcome, providerPushes: pushes.sent };

@@ -11,6 +11,8 @@ import * as paymentUpdatesInPlace from './20261122060000_payment_updates_in_plac
 import * as exceptionsHeldOnce from './20261123000000_exceptions_held_once.ts';
 import * as nightlyRuns from './20261123100000_nightly_runs.ts';
 import * as rerunRequestsJoinTheOpenRerun from './20261123200000_rerun_requests_join_the_open_rerun.ts';
+import * as paymentStatusReason from './20261124000000_payment_status_reason.ts';
+import * as pendingRequestsByMandate from './20261124010000_pending_requests_by_mandate.ts';
 import * as availabilityLookups from './20261124100000_availability_lookups.ts';
 import * as auditLog from './20261124300000_audit_log.ts';
 import * as clientSecretVersions from './20261124310000_client_secret_versions.ts';
@@ -31,6 +33,8 @@ export const migrations: Record<string, Migration> = {
   '20261123000000_exceptions_held_once': exceptionsHeldOnce,
   '20261123100000_nightly_runs': nightlyRuns,
   '20261123200000_rerun_requests_join_the_open_rerun': rerunRequestsJoinTheOpenRerun,
+  '20261124000000_payment_status_reason': paymentStatusReason,
+  '20261124010000_pending_requests_by_mandate': pendingRequestsByMandate,
   '20261124100000_availability_lookups': availabilityLookups,
   '20261124300000_audit_log': auditLog,
   '20261124310000_client_secret_versions': clientSecretVersions,

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { getNextMillis } from 'bullmq';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0'])
@@ -56,6 +57,16 @@ function isTrustedProxyAddress(entry: string): boolean {
   if (version === 0 || rest.length > 0) return false;
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
 }
+
+/** GBP 1,000,000.00: far above any salary deduction, far below where totals stop being exact. */
+export const DEFAULT_MAX_PAYMENT_AMOUNT_MINOR = 100_000_000;
+export const DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR = 100_000_000;
+
+/**
+ * An amount limit in minor units. At most 15 digits, the largest amount a payment request may carry
+ * at all (and a JSON number carries exactly), so limits never need more than a safe integer.
+ */
+const amountLimit = z.coerce.number().int().min(1).max(MAX_EXACT_MINOR_UNITS);
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -116,9 +127,21 @@ export const configSchema = z.object({
   /** Earlier master keys, comma-separated: still opened during a rotation, until `deductions secrets encrypt` re-wraps. */
   SECRETS_PREVIOUS_KEYS: secretsKeyList.default([]),
   SECRETS_KEY_FILE: z.string().default('var/secrets-key'),
+  /** The most one payment request (or schedule instalment) may be, in minor units of its currency. */
+  MAX_PAYMENT_AMOUNT_MINOR: amountLimit.default(DEFAULT_MAX_PAYMENT_AMOUNT_MINOR),
+  /** The most one mandate may ask of payroll on one pay date, all its payment requests together. */
+  MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR: amountLimit.default(DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR),
 }).superRefine((config, ctx) => {
   if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {
     ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)' });
+  }
+  // A single request at the per-request limit must fit its mandate's pay date, or the larger limit is a lie.
+  if (config.MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR < config.MAX_PAYMENT_AMOUNT_MINOR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR'],
+      message: `must be at least MAX_PAYMENT_AMOUNT_MINOR (${config.MAX_PAYMENT_AMOUNT_MINOR})`,
+    });
   }
 });
 

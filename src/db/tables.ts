@@ -232,6 +232,8 @@ export interface PaymentRequestsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   cancelled_at: Timestamp | null;
+  /** Why the request is in its status, where the status alone does not say (failed at the lock: over the amount limit). */
+  status_reason: string | null;
   /** status = 'pending', stored: the lock index's predicate (see migration 20261122060000). */
   awaiting_lock: GeneratedAlways<boolean>;
 }

@@ -99,6 +99,14 @@ export interface FreezeInput {
   collectionAccount: { account_number: string; sort_code: string; account_holder_name: string };
   /** Payment requests already instructed for this pay date by the snapshot a re-run replaces. */
   supersededSnapshotId: string | null;
+  /** MAX_PAYMENT_AMOUNT_MINOR: a pending request over it is refused (failed) rather than asked of payroll. */
+  maxPaymentAmount: number;
+  /** MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR: caps what one mandate asks on this pay date, like a mandate's own limit. */
+  maxMandateAmountPerPayDate: number;
+  /** The largest total the snapshot may have: what is left out beyond it waits for the next pay date. */
+  maxSnapshotTotal: number;
+  /** status_reason of a request refused for its amount. */
+  refusalReason: string;
 }
 
 export interface FrozenSnapshot {
@@ -107,19 +115,38 @@ export interface FrozenSnapshot {
   employeeCount: number;
   /** How many payment requests this freeze moved to `instructed` (each with its event). */
   paymentsInstructed: number;
+  /**
+   * Pending requests refused for an amount over the per-request limit: moved to `failed` (or
+   * `partially_collected` when an earlier attempt collected some), each with its event.
+   */
+  paymentsRefused: number;
+  /** Pending requests left pending because the snapshot total would otherwise pass its largest. */
+  paymentsHeldBack: number;
 }
 
 /**
  * Freezes one payroll pay date in a single statement: chooses the payment requests due on or
  * before it (new pending ones, plus on a re-run those the superseded snapshot had instructed and
- * those already reconciled, which keep what they were asked), applies mandate limitations in
- * due-date order with window sums, aggregates per employee, writes
+ * those already reconciled, which keep what they were asked), refuses pending ones whose amount is
+ * over the per-request limit, applies mandate limitations (the mandate's own and the service's
+ * per-pay-date one) in due-date order with window sums, keeps the snapshot total within what the
+ * data response carries exactly, aggregates per employee, writes
  * the snapshot (the next version), its lines, the line-to-payment links and the requested payment,
- * moves newly included requests to `instructed` with their payment_request.updated events, and
- * marks the pay date locked.
+ * moves newly included requests to `instructed` and refused ones to `failed` (erroring their
+ * schedules) with their payment_request.updated events, and marks the pay date locked.
+ *
+ * One request's bad amount never fails the statement: every sum is numeric until it is known to
+ * fit a bigint, and no total it returns or stores can pass `maxSnapshotTotal`.
  */
 export async function freezeDeductionData(db: Executor, input: FreezeInput): Promise<FrozenSnapshot> {
-  const result = await sql<{ snapshot_version: number; total_amount: number; employee_count: number; payments_instructed: number }>`
+  const result = await sql<{
+    snapshot_version: number;
+    total_amount: number;
+    employee_count: number;
+    payments_instructed: number;
+    payments_refused: number;
+    payments_held_back: number;
+  }>`
     /* prepared: freeze_deduction_data */
     with settled as (
       -- On a re-run, what this pay date has already reconciled: payroll was asked for it and answered,
@@ -147,18 +174,31 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.status in ('instructed', 'partially_collected')
         and pr.id not in (select id from settled)
     ),
+    over_limit as (
+      -- Stored before the limit existed or written around the API: payroll is never asked for it,
+      -- whatever its mandate's state. What payroll was already asked for (a re-run's) stays. Read
+      -- from the lock index again rather than from chosen, which then stays inlined in candidates.
+      select pr.id
+      from payment_requests pr
+      where pr.payroll_id = ${input.payrollId} and pr.awaiting_lock and pr.target_pay_date <= ${input.payDate}::date
+        and pr.amount > ${input.maxPaymentAmount}::bigint
+        and pr.id not in (select id from settled)
+    ),
     settled_per_mandate as (
       select mandate_id, sum(requested) as requested from settled group by mandate_id
     ),
     candidates as (
       select c.id, c.mandate_id, c.employee_id, c.status, c.due_date, c.created_at,
              c.amount - c.collected_amount as remaining,
-             m.max_amount_per_pay_date, m.max_total_amount
+             -- least() skips nulls: the service's per-pay-date limit applies to every mandate.
+             least(m.max_amount_per_pay_date, ${input.maxMandateAmountPerPayDate}::bigint) as max_amount_per_pay_date,
+             m.max_total_amount
       from chosen c
       join mandates m on m.id = c.mandate_id
       where m.status = 'active'
         and (m.valid_from is null or m.valid_from <= ${input.payDate}::date)
         and (m.valid_to is null or m.valid_to >= ${input.payDate}::date)
+        and not (c.status = 'pending' and c.amount > ${input.maxPaymentAmount}::bigint)
     ),
     mandate_usage as (
       -- Lifetime caps count what was collected plus what other pay dates have instructed and not settled.
@@ -174,16 +214,37 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
              sum(c.remaining) over (partition by c.mandate_id order by c.due_date nulls last, c.created_at, c.id)
                - c.remaining as ahead,
              -- What this pay date already asked of the mandate for settled requests counts against its cap.
-             least(coalesce(c.max_amount_per_pay_date - coalesce(sm.requested, 0), 9223372036854775807),
+             least(c.max_amount_per_pay_date - coalesce(sm.requested, 0),
                    coalesce(c.max_total_amount - coalesce(u.used, 0), 9223372036854775807)) as cap
       from candidates c
       left join mandate_usage u on u.mandate_id = c.mandate_id
       left join settled_per_mandate sm on sm.mandate_id = c.mandate_id
     ),
-    included as (
+    capped as (
       select id, employee_id, status, least(remaining, greatest(0, cap - ahead))::bigint as requested
       from ordered
       where least(remaining, greatest(0, cap - ahead)) > 0
+    ),
+    room as (
+      -- What the snapshot may still take once its history (a re-run's settled requests) is in, and
+      -- whether everything capped fits: the usual case, which then needs no sort.
+      select ${input.maxSnapshotTotal}::bigint - coalesce((select sum(requested) from settled), 0) as left_for_capped,
+             coalesce((select sum(requested) from capped), 0) as capped_total
+    ),
+    admitted as (
+      select id, employee_id, status, requested from capped
+      where (select capped_total <= left_for_capped from room)
+      union all
+      -- Past the largest total the data response carries exactly, requests are taken smallest first
+      -- (those a re-run carries, which payroll was already asked for, before any new one), and the
+      -- rest stay pending for the next pay date: the outliers wait, every other request goes ahead.
+      select id, employee_id, status, requested
+      from (select c.*, sum(c.requested) over (order by c.status = 'pending', c.requested, c.id) as running from capped c) w
+      where (select capped_total > left_for_capped from room)
+        and w.running <= (select left_for_capped from room)
+    ),
+    included as (
+      select id, employee_id, status, requested from admitted
       union all
       select id, employee_id, 'settled', requested from settled where requested > 0
     ),
@@ -233,12 +294,40 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       where pr.id = i.id and i.status = 'pending' and pr.status = 'pending'
       returning pr.*
     ),
-    events as (${insertPaymentUpdatedEvents('instructed')})
-    select s.snapshot_version, s.total_amount, s.employee_count, (select count(*) from instructed)::int as payments_instructed
+    refused as (
+      -- What an earlier attempt collected of a carried request stays collected: that one ends partly so.
+      update payment_requests pr
+      set status = case when pr.collected_amount > 0 then 'partially_collected' else 'failed' end,
+          status_reason = ${input.refusalReason}, version = pr.version + 1, updated_at = now()
+      -- An array of ids, not a join: whatever the statistics say, the (usually empty) refused set
+      -- drives the lookup and the pay date's requests are never scanned once per refused row.
+      where pr.id = any(array(select id from over_limit)) and pr.status = 'pending'
+      returning pr.*
+    ),
+    errored_schedules as (
+      -- A schedule with a failed instalment is errored, as when reconciliation fails one. Driven
+      -- by the refused rows (usually none), so schedules are looked up by key, never scanned.
+      update schedules s set status = 'errored', version = s.version + 1, updated_at = now()
+      from (select distinct schedule_id from refused where schedule_id is not null) r
+      where s.id = r.schedule_id and s.status = 'active'
+    ),
+    changed as (select * from instructed union all select * from refused),
+    events as (${insertPaymentUpdatedEvents('changed')})
+    select s.snapshot_version, s.total_amount, s.employee_count,
+           (select count(*) from instructed)::int as payments_instructed,
+           (select count(*) from refused)::int as payments_refused,
+           (select count(*) from capped)::int - (select count(*) from admitted)::int as payments_held_back
     from snapshot s
   `.execute(db);
   const row = result.rows[0]!;
-  return { snapshotVersion: row.snapshot_version, totalAmount: row.total_amount, employeeCount: row.employee_count, paymentsInstructed: row.payments_instructed };
+  return {
+    snapshotVersion: row.snapshot_version,
+    totalAmount: row.total_amount,
+    employeeCount: row.employee_count,
+    paymentsInstructed: row.payments_instructed,
+    paymentsRefused: row.payments_refused,
+    paymentsHeldBack: row.payments_held_back,
+  };
 }
 
 /** Retires the current snapshot first: only one snapshot per pay date may be current at a time. */

@@ -1,4 +1,6 @@
 import type { Database, Executor } from '../db/connection.ts';
+import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
+import { DEFAULT_AMOUNT_LIMITS, PAYMENT_LIMIT_NAME, type AmountLimits } from '../payments/amount-limits.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from './instruction-service.ts';
 import {
   findLockContext,
@@ -21,6 +23,10 @@ export interface LockOutcome {
   totalAmount: number;
   currency: string;
   paymentsInstructed: number;
+  /** Pending requests refused for an amount over MAX_PAYMENT_AMOUNT_MINOR: failed, with their events. */
+  paymentsRefused: number;
+  /** Pending requests left for the next pay date because the snapshot total would pass MAX_EXACT_MINOR_UNITS. */
+  paymentsHeldBack: number;
   instructionFile: InstructionFileOutcome;
   /** Earlier pay dates of the payroll this job had to lock first (their own jobs then find them locked). */
   earlier?: LockOutcome[];
@@ -29,11 +35,27 @@ export interface LockOutcome {
 export class LockError extends Error {}
 
 /**
+ * Why a request the lock refused failed: said in the payroll's currency, with the limit's name, since
+ * the biller reads it on the payment and an operator finds the setting by it.
+ */
+export function refusalReason(limits: AmountLimits, currency: string): string {
+  return (
+    `amount over ${formatMinorUnits(limits.maxPaymentAmount, currency)} ${currency}, the most a payment request may be ` +
+    `(${PAYMENT_LIMIT_NAME}); payroll was not asked for it`
+  );
+}
+
+/**
  * Freezes one pay date and writes its instruction file, in the caller's transaction: the snapshot,
  * the state change of every payment request it instructs with that change's event (written by the
  * freeze statement itself), and the file that tells payroll about it commit together or not at all.
  */
-async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapshotId: string } | null): Promise<LockOutcome> {
+async function freeze(
+  trx: Executor,
+  payDate: PayDateToLock,
+  supersede: { snapshotId: string } | null,
+  limits: AmountLimits,
+): Promise<LockOutcome> {
   const { collectionAccount } = await findLockContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
   if (!collectionAccount) throw new LockError(`no active collection account for ${payDate.currency}`);
   if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);
@@ -47,6 +69,11 @@ async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapsh
     currency: payDate.currency,
     collectionAccount,
     supersededSnapshotId: supersede?.snapshotId ?? null,
+    maxPaymentAmount: limits.maxPaymentAmount,
+    maxMandateAmountPerPayDate: limits.maxMandateAmountPerPayDate,
+    // The data response carries the total as a JSON number: beyond this it would not be exact.
+    maxSnapshotTotal: MAX_EXACT_MINOR_UNITS,
+    refusalReason: refusalReason(limits, payDate.currency),
   });
   if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
   const instructionFile = await writeInstructionFile(trx, {
@@ -69,6 +96,8 @@ async function freeze(trx: Executor, payDate: PayDateToLock, supersede: { snapsh
     totalAmount: frozen.totalAmount,
     currency: payDate.currency,
     paymentsInstructed: frozen.paymentsInstructed,
+    paymentsRefused: frozen.paymentsRefused,
+    paymentsHeldBack: frozen.paymentsHeldBack,
     instructionFile,
   };
 }
@@ -90,6 +119,8 @@ export interface LockOptions {
    * way), so the record and the lock commit together or not at all.
    */
   recordOutcome?: (trx: Executor, outcome: LockOutcome) => Promise<void>;
+  /** The configured amount limits (amountLimitsOf(config)); the configuration's defaults when not given. */
+  limits?: AmountLimits;
 }
 
 /**
@@ -113,6 +144,8 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
           totalAmount: current.total_amount,
           currency: current.currency,
           paymentsInstructed: 0,
+          paymentsRefused: 0,
+          paymentsHeldBack: 0,
           instructionFile: await ensureInstructionFile(trx, current.id),
         };
         await options.recordOutcome?.(trx, found);
@@ -121,9 +154,10 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
     }
     // Pay dates must freeze in date order: a later one would otherwise take the payments due on
     // an earlier one whose job has not run yet.
+    const limits = options.limits ?? DEFAULT_AMOUNT_LIMITS;
     const frozenEarlier: LockOutcome[] = [];
-    for (const row of earlier) frozenEarlier.push(await freeze(trx, row, null));
-    const outcome = await freeze(trx, target, null);
+    for (const row of earlier) frozenEarlier.push(await freeze(trx, row, null, limits));
+    const outcome = await freeze(trx, target, null, limits);
     const locked = frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
     await options.recordOutcome?.(trx, locked);
     return locked;
@@ -136,10 +170,15 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
  * old snapshot had instructed and that are still owed are carried without being instructed (or
  * counted as an attempt) again; new pending requests due by then join it.
  */
-export async function relockPayDate(trx: Executor, payrollId: string, payDate: string): Promise<LockOutcome & { previousSnapshotId: string }> {
+export async function relockPayDate(
+  trx: Executor,
+  payrollId: string,
+  payDate: string,
+  limits: AmountLimits = DEFAULT_AMOUNT_LIMITS,
+): Promise<LockOutcome & { previousSnapshotId: string }> {
   const { target } = await lockRows(trx, payrollId, payDate);
   const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
   if (!current) throw new LockError(`payroll ${payrollId} pay date ${payDate} has not been locked yet; nothing to re-run`);
-  const outcome = await freeze(trx, target, { snapshotId: current.id });
+  const outcome = await freeze(trx, target, { snapshotId: current.id }, limits);
   return { ...outcome, previousSnapshotId: current.id };
 }

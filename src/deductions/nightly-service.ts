@@ -1,6 +1,7 @@
 import { Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { NightlyRunTrigger } from '../db/tables.ts';
+import type { AmountLimits } from '../payments/amount-limits.ts';
 import { defaultJobOptions } from '../queue/queues.ts';
 import { isConnectionError } from '../runtime/dependency-health.ts';
 import { lockPayDate, type LockOutcome } from './lock-service.ts';
@@ -108,9 +109,10 @@ function outcomesOf(outcome: LockOutcome) {
  * Locks one pay date of a run and records the outcome in the lock's transaction (with any earlier
  * pay date of the payroll it had to lock first), then finishes the run if that was its last.
  */
-export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair): Promise<LockOutcome> {
-  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate);
+export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<LockOutcome> {
+  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits });
   const outcome = await lockPayDate(db, pair.payrollId, pair.payDate, {
+    limits,
     recordOutcome: (trx, locked) => recordPayDateOutcomes(trx, runId, outcomesOf(locked)),
   });
   await finishRunIfResolved(db, runId);
@@ -200,7 +202,11 @@ export interface NightlySummary {
   pending: number;
   employees: number;
   paymentsInstructed: number;
-  totalsByCurrency: Record<string, number>;
+  /**
+   * Minor units per currency, exact: one pay date's total is at most 15 digits, but thousands of
+   * them together pass 2^53, where a number would start rounding.
+   */
+  totalsByCurrency: Record<string, bigint>;
   failures: Array<{ payrollId: string; payDate: string; reason: string }>;
 }
 
@@ -228,7 +234,7 @@ export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly Night
         summary.payrollsLocked += 1;
         summary.employees += row.employee_count ?? 0;
         summary.paymentsInstructed += row.payments_instructed ?? 0;
-        summary.totalsByCurrency[row.currency!] = (summary.totalsByCurrency[row.currency!] ?? 0) + (row.total_amount ?? 0);
+        summary.totalsByCurrency[row.currency!] = (summary.totalsByCurrency[row.currency!] ?? 0n) + BigInt(row.total_amount ?? 0);
         break;
       case 'already_locked':
         summary.alreadyLocked += 1;

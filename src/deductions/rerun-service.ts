@@ -1,5 +1,6 @@
 import { cliActor, recordAction } from '../audit/audit-service.ts';
 import type { Database } from '../db/connection.ts';
+import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../payments/amount-limits.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { ensureInstructionFile } from './instruction-service.ts';
 import { LockError, relockPayDate } from './lock-service.ts';
@@ -79,7 +80,7 @@ export interface RerunOutcome {
  * as the new snapshot. Holding that lock for the whole freeze is what makes a late request wait
  * and open the next re-run rather than join one whose data was already read.
  */
-export async function performRerun(db: Database, rerunId: string): Promise<RerunOutcome> {
+export async function performRerun(db: Database, rerunId: string, limits: AmountLimits = DEFAULT_AMOUNT_LIMITS): Promise<RerunOutcome> {
   return db.transaction().execute(async (trx) => {
     const rerun = await lockRerun(trx, rerunId);
     if (!rerun) throw new LockError(`re-run ${rerunId} does not exist`);
@@ -102,7 +103,7 @@ export async function performRerun(db: Database, rerunId: string): Promise<Rerun
         created: false,
       };
     }
-    const outcome = await relockPayDate(trx, rerun.payroll_id, rerun.pay_date);
+    const outcome = await relockPayDate(trx, rerun.payroll_id, rerun.pay_date, limits);
     await completeRerun(trx, rerun.id, { previous: outcome.previousSnapshotId, current: outcome.snapshotId });
     return {
       rerunId,

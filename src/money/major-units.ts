@@ -41,11 +41,13 @@ function assertExactMinorUnits(minor: number): void {
 }
 
 /** Sign and digits of |minor| split at the currency's decimal point; `fraction` has exactly `exponent` digits. */
-function splitMinorUnits(minor: number, exponent: number): { negative: boolean; whole: string; fraction: string } {
-  // String() of an integer below 1e21 is plain digits, so this is digit manipulation, not arithmetic.
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+function splitMinorUnits(minor: number | bigint, exponent: number): { negative: boolean; whole: string; fraction: string } {
+  // String() of a bigint, or of an integer number below 1e21, is plain digits, so this is digit
+  // manipulation, not arithmetic.
+  const negative = minor < 0;
+  const digits = String(negative ? -minor : minor).padStart(exponent + 1, '0');
   const cut = digits.length - exponent;
-  return { negative: minor < 0, whole: digits.slice(0, cut), fraction: digits.slice(cut) };
+  return { negative, whole: digits.slice(0, cut), fraction: digits.slice(cut) };
 }
 
 /** Exact major-unit JSON number for an integer amount of minor units: 12550 GBP -> 125.5, 1234 BHD -> 1.234. */
@@ -59,11 +61,14 @@ export function toMajorUnits(minor: number, currency: string): number {
   return Number(decimal);
 }
 
-/** Fixed-point decimal string for CSVs and messages: 12550 GBP -> "125.50", 5 JPY -> "5", -1 GBP -> "-0.01". */
-export function formatMinorUnits(minor: number, currency: string): string {
+/**
+ * Fixed-point decimal string for CSVs and messages: 12550 GBP -> "125.50", 5 JPY -> "5", -1 GBP -> "-0.01".
+ * Takes a bigint too, for totals over many amounts, which can pass the safe-integer range.
+ */
+export function formatMinorUnits(minor: number | bigint, currency: string): string {
   const exponent = currencyExponent(currency);
-  // No 15-digit cap here: a string is exact at any size, only a safe integer is required.
-  if (!Number.isSafeInteger(minor)) {
+  // No 15-digit cap here: a string is exact at any size; a number must only be a safe integer.
+  if (typeof minor === 'number' && !Number.isSafeInteger(minor)) {
     throw new RangeError(`Minor units must be a safe integer, got ${String(minor)}`);
   }
   const { negative, whole, fraction } = splitMinorUnits(minor, exponent);

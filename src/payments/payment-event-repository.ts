@@ -19,7 +19,8 @@ export function paymentResourceJsonb(alias: string): RawBuilder<unknown> {
   const c = (column: string) => sql.ref(`${alias}.${column}`);
   return sql`jsonb_build_object(
     'id', ${c('id')}, 'mandate_id', ${c('mandate_id')}, 'schedule_id', ${c('schedule_id')},
-    'instalment_number', ${c('instalment_number')}, 'status', ${c('status')}, 'amount', ${c('amount')},
+    'instalment_number', ${c('instalment_number')}, 'status', ${c('status')}, 'status_reason', ${c('status_reason')},
+    'amount', ${c('amount')},
     'currency', ${c('currency')}, 'collected_amount', ${c('collected_amount')}, 'paid_out_amount', ${c('paid_out_amount')},
     'attempts', ${c('attempts')}, 'due_date', ${c('due_date')}, 'target_pay_date', ${c('target_pay_date')},
     'allow_post_due_date_deduction', ${c('allow_post_due_date_deduction')}, 'metadata', ${c('metadata')},

@@ -8,8 +8,14 @@ import type { PaymentRow } from './payment-resource.ts';
 /**
  * The mandate a new payment request hangs on, with its payroll's pay dates after `today` (a pay
  * date on or before today is locked already; the target rule decides about the rest), in one
- * round trip. FOR SHARE makes a concurrent revocation wait for this transaction, or this one see
- * the revocation, so a revoked mandate can never gain a pending payment its revocation missed.
+ * round trip.
+ *
+ * The mandate row is locked FOR NO KEY UPDATE until the transaction ends: a concurrent revocation
+ * waits for it (or this one sees the revocation), so a revoked mandate can never gain a pending
+ * payment its revocation missed; and requests on the same mandate are written one after the other,
+ * so the insert below (a later statement, with a snapshot taken once the lock is held) sees every
+ * pending amount the per-pay-date limit must count. Inserting payment requests takes only a
+ * key-share lock on the mandate, which this lock does not block.
  * Prepared once per connection: every POST /payments and /schedules runs it.
  */
 export async function findMandateWithOpenPayDates(db: Executor, billerClientId: string, mandateId: string, today: string) {
@@ -31,38 +37,59 @@ export async function findMandateWithOpenPayDates(db: Executor, billerClientId: 
            ), '[]') as pay_dates
     from mandates m
     where m.id = ${mandateId}::uuid and m.biller_client_id = ${billerClientId}::uuid
-    for share of m
+    for no key update of m
   `.execute(db);
   return rows[0];
 }
 
+/** What pending payment requests of a mandate already ask on one pay date: exact decimal text. */
+export interface PendingOnPayDate {
+  pay_date: string;
+  /** Sum of amount - collected_amount; text, since amounts stored before the limits may sum past 2^53. */
+  pending: string;
+}
+
 /**
- * New payment requests and their events in one statement, prepared once per connection: the write
- * of POST /payments and POST /schedules. The rows come complete (ids, initial state, timestamps;
- * see newPaymentRow) and are stored as given, so nothing needs to come back.
+ * New payment requests of one mandate and their events in one statement, prepared once per
+ * connection: the write of POST /payments and POST /schedules. The rows come complete (ids, initial
+ * state, timestamps; see newPaymentRow) and are stored as given. Returns what the mandate's pending
+ * requests already asked on the new rows' pay dates before them (the statement cannot see its own
+ * inserts), read with this statement's snapshot, so after the mandate lock of
+ * findMandateWithOpenPayDates was granted.
  */
 export async function insertPaymentRequestsWithEvents(
   db: Executor,
   rows: readonly PaymentRow[],
   events: readonly NewEvent[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await sql`
+): Promise<PendingOnPayDate[]> {
+  if (rows.length === 0) return [];
+  const mandateId = rows[0]!.mandate_id;
+  if (rows.some((row) => row.mandate_id !== mandateId)) throw new Error('payment requests are written one mandate at a time');
+  const payDates = [...new Set(rows.map((row) => row.target_pay_date))];
+  const result = await sql<PendingOnPayDate>`
     /* prepared: insert_payment_requests_with_events */
-    with written_events as (${insertEventsSql(events)})
-    insert into payment_requests (
-      id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
-      amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,
-      metadata, version, created_at, updated_at, cancelled_at)
-    select r.id, r.biller_client_id, r.mandate_id, r.schedule_id, r.instalment_number, r.payroll_id, r.employee_id, r.status,
-           r.currency, r.amount, r.collected_amount, r.paid_out_amount, r.attempts, r.due_date, r.allow_post_due_date_deduction,
-           r.target_pay_date, r.metadata, r.version, r.created_at, r.updated_at, r.cancelled_at
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
-      id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
-      employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
-      attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
-      version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
+    with written_events as (${insertEventsSql(events)}),
+    written as (
+      insert into payment_requests (
+        id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
+        amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,
+        metadata, version, created_at, updated_at, cancelled_at)
+      select r.id, r.biller_client_id, r.mandate_id, r.schedule_id, r.instalment_number, r.payroll_id, r.employee_id, r.status,
+             r.currency, r.amount, r.collected_amount, r.paid_out_amount, r.attempts, r.due_date, r.allow_post_due_date_deduction,
+             r.target_pay_date, r.metadata, r.version, r.created_at, r.updated_at, r.cancelled_at
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+        id uuid, biller_client_id uuid, mandate_id uuid, schedule_id uuid, instalment_number integer, payroll_id uuid,
+        employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
+        attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
+        version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
+    )
+    -- awaiting_lock, not status = 'pending': the predicate of the index that holds only pending requests.
+    select to_char(p.target_pay_date, 'YYYY-MM-DD') as pay_date, sum(p.amount - p.collected_amount)::text as pending
+    from payment_requests p
+    where p.mandate_id = ${mandateId}::uuid and p.awaiting_lock and p.target_pay_date = any(${payDates}::date[])
+    group by p.target_pay_date
   `.execute(db);
+  return result.rows;
 }
 
 export async function findPayment(db: Executor, billerClientId: string, paymentId: string) {

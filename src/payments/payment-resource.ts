@@ -14,6 +14,11 @@ export const paymentResponseSchema = z
     schedule_id: z.uuid().nullable(),
     instalment_number: z.number().int().nullable(),
     status: paymentStatusSchema,
+    /**
+     * Why the request is in its status where the status alone does not say; set when the lock refused
+     * it (failed without payroll being asked: its amount is over the per-request limit).
+     */
+    status_reason: z.string().nullable(),
     /** Integer minor units, like every amount of a payment request. */
     amount: z.number().int(),
     currency: z.string(),
@@ -50,6 +55,7 @@ export function toPaymentResource(row: PaymentRow): PaymentResource {
     schedule_id: row.schedule_id,
     instalment_number: row.instalment_number,
     status: row.status,
+    status_reason: row.status_reason,
     amount: row.amount,
     currency: row.currency,
     collected_amount: row.collected_amount,

@@ -5,6 +5,7 @@ import { problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
 import { pagingQuerySchema } from '../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../shared/schemas.ts';
+import { amountLimitsOf } from './amount-limits.ts';
 import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema } from './payment-resource.ts';
 import {
   cancelPaymentRequest,
@@ -53,13 +54,19 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     responses: {
       201: { description: 'Payment request created', schema: paymentEnvelopeSchema },
       404: { description: 'Mandate not found', ...problem },
-      422: { description: 'Invalid body, mandate not active, currency mismatch, or due date unreachable', ...problem },
+      422: {
+        description:
+          'Invalid body, mandate not active, currency mismatch, due date unreachable, or an amount over a limit ' +
+          '(type amount-over-limit: MAX_PAYMENT_AMOUNT_MINOR per request, MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR per mandate and pay date)',
+        ...problem,
+      },
     },
     effect: async (ctx, trx) => {
       const record = ctx.body.payment_record;
       const payment = await createPaymentRequest(trx, {
         billerClientId: ctx.caller.clientId,
         today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
+        limits: amountLimitsOf(deps.config),
         record: {
           mandate_id: record.mandate_id,
           amount: record.amount,

@@ -7,10 +7,18 @@ import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
 import {
+  mandatePayDateOverLimitProblem,
+  paymentAmountOverLimitProblem,
+  paymentAmountsOverLimit,
+  payDatesOverMandateLimit,
+  type AmountLimits,
+} from './amount-limits.ts';
+import {
   findMandateWithOpenPayDates,
   findPayment,
   findPaymentForUpdate,
   insertPaymentRequestsWithEvents,
+  type PendingOnPayDate,
   listPayments,
   markPaymentCancelled,
   type PaymentFilters,
@@ -153,15 +161,51 @@ export interface PaymentRecord {
   allow_post_due_date_deduction: boolean;
 }
 
+/** Refuses (422) any amount of a request body over MAX_PAYMENT_AMOUNT_MINOR; checked before any I/O. */
+export function assertPaymentAmountsWithinLimit(
+  amounts: ReadonlyArray<{ pointer: string; amount: number }>,
+  limits: AmountLimits,
+  currency: string,
+): void {
+  const over = paymentAmountsOverLimit(amounts, limits);
+  if (over.length > 0) throw paymentAmountOverLimitProblem(over, limits, currency);
+}
+
+/**
+ * Writes new payment requests of one mandate (with their events), then refuses (422) the body if the
+ * mandate would ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR on a pay date, with what its
+ * pending requests already asked there. The caller's transaction, which holds the mandate lock
+ * (loadPayableMandate), rolls the write back with the refusal; writing first keeps the check and
+ * the insert one statement, read after the lock was granted, so two requests at once cannot both
+ * take the last of a pay date's room.
+ */
+export async function insertNewPaymentRequestsWithinLimit(
+  trx: Executor,
+  requests: readonly NewPaymentRequest[],
+  /** Where in the request body each request's amount was given, for the field errors of a refusal. */
+  amountPointers: readonly string[],
+  limits: AmountLimits,
+): Promise<PaymentRow[]> {
+  if (requests.length === 0) return [];
+  const { rows, pendingBefore } = await writeNewPaymentRequests(trx, requests);
+  const mandateId = requests[0]!.mandateId;
+  const alreadyRequested = new Map(pendingBefore.map((p) => [p.pay_date, BigInt(p.pending)]));
+  const additions = requests.map((request, index) => ({ payDate: request.targetPayDate, amount: request.amount, pointer: amountPointers[index]! }));
+  const over = payDatesOverMandateLimit(additions, alreadyRequested, limits);
+  if (over.length > 0) throw mandatePayDateOverLimitProblem(mandateId, over, limits, requests[0]!.currency);
+  return rows;
+}
+
 /**
  * POST /payments. Two statements in the caller's transaction (mandate with calendar; the insert
  * with its event): this path carries the API's write load.
  */
 export async function createPaymentRequest(
   trx: Executor,
-  input: { billerClientId: string; record: PaymentRecord; today: string },
+  input: { billerClientId: string; record: PaymentRecord; today: string; limits: AmountLimits },
 ): Promise<PaymentResource> {
-  const { record, billerClientId, today } = input;
+  const { record, billerClientId, today, limits } = input;
+  assertPaymentAmountsWithinLimit([{ pointer: '/payment_record/amount', amount: record.amount }], limits, record.currency);
   const mandate = await loadPayableMandate(trx, billerClientId, record.mandate_id, today, '/payment_record/mandate_id');
   assertMandateCurrency(record.currency, mandate, '/payment_record/currency');
   const timing = decidePaymentTiming({
@@ -173,22 +217,21 @@ export async function createPaymentRequest(
   if (!timing.ok) {
     throw timingProblem(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
   }
-  const [row] = await insertNewPaymentRequests(trx, [
-    {
-      billerClientId,
-      mandateId: mandate.id,
-      scheduleId: null,
-      instalmentNumber: null,
-      payrollId: mandate.payrollId,
-      employeeId: mandate.employeeId,
-      currency: record.currency,
-      amount: record.amount,
-      dueDate: record.due_date,
-      allowPostDueDateDeduction: record.allow_post_due_date_deduction,
-      targetPayDate: timing.targetPayDate,
-      metadata: record.metadata,
-    },
-  ]);
+  const request: NewPaymentRequest = {
+    billerClientId,
+    mandateId: mandate.id,
+    scheduleId: null,
+    instalmentNumber: null,
+    payrollId: mandate.payrollId,
+    employeeId: mandate.employeeId,
+    currency: record.currency,
+    amount: record.amount,
+    dueDate: record.due_date,
+    allowPostDueDateDeduction: record.allow_post_due_date_deduction,
+    targetPayDate: timing.targetPayDate,
+    metadata: record.metadata,
+  };
+  const [row] = await insertNewPaymentRequestsWithinLimit(trx, [request], ['/payment_record/amount'], limits);
   return toPaymentResource(row!);
 }
 
@@ -231,22 +274,31 @@ function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
     created_at: now,
     updated_at: now,
     cancelled_at: null,
+    status_reason: null,
   };
 }
 
 /**
  * Writes new payment requests with their payment_request.created events, in one statement, and
- * returns the rows as stored. The rows are built here in full, so the response and each event are
- * made from exactly the row that is stored, without reading it back.
+ * returns the rows as stored with what their mandates' pending requests asked on the same pay dates
+ * before them. The rows are built here in full, so the response and each event are made from
+ * exactly the row that is stored, without reading it back.
  */
-export async function insertNewPaymentRequests(trx: Executor, requests: readonly NewPaymentRequest[]): Promise<PaymentRow[]> {
+async function writeNewPaymentRequests(
+  trx: Executor,
+  requests: readonly NewPaymentRequest[],
+): Promise<{ rows: PaymentRow[]; pendingBefore: PendingOnPayDate[] }> {
   const now = new Date();
   const rows = requests.map((request) => newPaymentRow(request, now));
   const events = rows.map((row) =>
     buildEvent(paymentEvent('payment_request.created', row.biller_client_id, toPaymentResource(row)), now),
   );
-  await insertPaymentRequestsWithEvents(trx, rows, events);
-  return rows;
+  return { rows, pendingBefore: await insertPaymentRequestsWithEvents(trx, rows, events) };
+}
+
+/** Writes new payment requests with their events, without the amount limits (fixtures of tests that build ledgers). */
+export async function insertNewPaymentRequests(trx: Executor, requests: readonly NewPaymentRequest[]): Promise<PaymentRow[]> {
+  return (await writeNewPaymentRequests(trx, requests)).rows;
 }
 
 export function paymentEvent(type: 'payment_request.created' | 'payment_request.updated', billerClientId: string, payment: PaymentResource) {

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { pingRedis, type Runtime } from '../runtime/runtime.ts';
 import { isConnectionError, monitorDependencies, type DependencyHealth } from '../runtime/dependency-health.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
+import { amountLimitsOf } from '../payments/amount-limits.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
@@ -122,6 +123,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   >;
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix, health);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
+  const amountLimits = amountLimitsOf(config);
   const tables: Record<
     QueueName,
     { processors: ProcessorTable; concurrency: number; settings?: WorkerOptions['settings']; finalFailure?: Record<string, FinalFailureHandler> }
@@ -142,8 +144,8 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
     },
     [queueNames.payDates]: {
       processors: {
-        [lockPayDateJob]: lockPayDateProcessor(db, adapterFor),
-        [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation),
+        [lockPayDateJob]: lockPayDateProcessor(db, adapterFor, amountLimits),
+        [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation, amountLimits),
         [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE, reconciliation),
       },
       concurrency: options.payDateConcurrency ?? 4,

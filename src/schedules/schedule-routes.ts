@@ -3,6 +3,7 @@ import { serviceToday } from '../calendars/lock-date.ts';
 import type { RouteModule } from '../http/app.ts';
 import { problemDetailsSchema } from '../http/problem.ts';
 import { defineRoute } from '../http/route.ts';
+import { amountLimitsOf } from '../payments/amount-limits.ts';
 import { DEFAULT_CURRENCY } from '../payments/payment-service.ts';
 import { pagingQuerySchema } from '../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../shared/schemas.ts';
@@ -114,12 +115,18 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     responses: {
       201: { description: 'Schedule created with all its instalments', schema: scheduleEnvelopeSchema },
       404: { description: 'Mandate not found', ...problem },
-      422: { description: 'Invalid body, or an instalment cannot be accepted (nothing is created)', ...problem },
+      422: {
+        description:
+          'Invalid body, or an instalment cannot be accepted (nothing is created); type amount-over-limit when an instalment ' +
+          'is over MAX_PAYMENT_AMOUNT_MINOR or the mandate would ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR on a pay date',
+        ...problem,
+      },
     },
     effect: async (ctx, trx) => {
       const schedule = await createSchedule(trx, {
         billerClientId: ctx.caller.clientId,
         today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
+        limits: amountLimitsOf(deps.config),
         record: toScheduleRecord(ctx.body.schedule_record),
       });
       return { status: 201, headers: { location: `/schedules/${schedule.id}` }, body: { schedule } };

@@ -5,10 +5,12 @@ import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import { cancelPendingPaymentsOfSchedule, listPaymentsOfSchedules } from '../payments/payment-repository.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
+import type { AmountLimits } from '../payments/amount-limits.ts';
 import {
   assertMandateCurrency,
+  assertPaymentAmountsWithinLimit,
   decidePaymentTiming,
-  insertNewPaymentRequests,
+  insertNewPaymentRequestsWithinLimit,
   loadPayableMandate,
   paymentEvent,
   type PaymentTimingRejection,
@@ -49,6 +51,8 @@ export interface PlannedInstalment {
   metadata: Metadata | null;
   /** Where a problem with this instalment's due date points in the request body. */
   dueDatePointer: string;
+  /** Where a problem with its amount points. */
+  amountPointer: string;
 }
 
 /** Both request forms become one list of numbered instalments (numbers start at 1). */
@@ -60,6 +64,7 @@ export function planInstalments(record: ScheduleRecord): PlannedInstalment[] {
       dueDate: instalment.due_date,
       metadata: instalment.metadata,
       dueDatePointer: `/schedule_record/instalments/${index}/due_date`,
+      amountPointer: `/schedule_record/instalments/${index}/amount`,
     }));
   }
   return instalmentDueDates(record.start_date, record.interval, record.count).map((dueDate, index) => ({
@@ -68,6 +73,7 @@ export function planInstalments(record: ScheduleRecord): PlannedInstalment[] {
     dueDate,
     metadata: null,
     dueDatePointer: '/schedule_record/start_date',
+    amountPointer: '/schedule_record/amount',
   }));
 }
 
@@ -91,6 +97,13 @@ export function scheduleTotal(instalments: readonly PlannedInstalment[], statedT
     });
   }
   return total;
+}
+
+/** One entry per place in the body an amount was given: the generated form states one amount for all. */
+function uniqueAmountPointers(instalments: readonly PlannedInstalment[]): Array<{ pointer: string; amount: number }> {
+  const byPointer = new Map<string, number>();
+  for (const instalment of instalments) byPointer.set(instalment.amountPointer, instalment.amount);
+  return [...byPointer].map(([pointer, amount]) => ({ pointer, amount }));
 }
 
 interface InstalmentRejection {
@@ -133,10 +146,11 @@ function instalmentsProblem(rejections: readonly InstalmentRejection[], count: n
  */
 export async function createSchedule(
   trx: Executor,
-  input: { billerClientId: string; record: ScheduleRecord; today: string },
+  input: { billerClientId: string; record: ScheduleRecord; today: string; limits: AmountLimits },
 ): Promise<ScheduleResource> {
-  const { billerClientId, record, today } = input;
+  const { billerClientId, record, today, limits } = input;
   const instalments = planInstalments(record);
+  assertPaymentAmountsWithinLimit(uniqueAmountPointers(instalments), limits, record.currency);
   const totalAmount = scheduleTotal(instalments, record.total_amount);
   const mandate = await loadPayableMandate(trx, billerClientId, record.mandate_id, today, '/schedule_record/mandate_id');
   assertMandateCurrency(record.currency, mandate, '/schedule_record/currency');
@@ -163,8 +177,9 @@ export async function createSchedule(
     instalmentCount: instalments.length,
     metadata: record.metadata,
   });
-  // In instalment order, each with its payment_request.created event.
-  const payments = await insertNewPaymentRequests(
+  // In instalment order, each with its payment_request.created event; the instalments landing on
+  // one pay date count together against the mandate's limit there.
+  const payments = await insertNewPaymentRequestsWithinLimit(
     trx,
     instalments.map((instalment, index) => ({
       billerClientId,
@@ -180,6 +195,8 @@ export async function createSchedule(
       targetPayDate: targets[index]!,
       metadata: instalment.metadata,
     })),
+    instalments.map((instalment) => instalment.amountPointer),
+    limits,
   );
   return toScheduleResource(schedule, payments);
 }

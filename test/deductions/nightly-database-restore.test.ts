@@ -96,7 +96,7 @@ describe('the database, not Redis, says what a nightly run does', () => {
     const afterReset = await runNightlyNow(runtimeOn(beforeAnyRun.url, beforeAnyRun.db), RUN_DATE, { pollMs: 50 });
     expect(afterReset.runId).not.toBe(started.id);
     expect(afterReset).toMatchObject({ pairs: 3, payrollsLocked: 3, alreadyLocked: 0, paymentsInstructed: payments, failures: [] });
-    expect(afterReset.totalsByCurrency).toEqual({ GBP: payments * 1_000 });
+    expect(afterReset.totalsByCurrency).toEqual({ GBP: BigInt(payments * 1_000) });
     await expectLockedOnce(beforeAnyRun.db, payrollIds, payments);
 
     // Restored from mid-run: the same run, still pending in the database, whose jobs Redis has

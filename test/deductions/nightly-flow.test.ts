@@ -106,7 +106,7 @@ describe('the nightly run', () => {
       failures: [],
     });
     expect(summary.finishedAt).not.toBeNull();
-    expect(summary.totalsByCurrency).toEqual({ GBP: 2_000 });
+    expect(summary.totalsByCurrency).toEqual({ GBP: 2_000n });
     expect(await snapshotsByPair()).toEqual([`${payrolls.monthly}/2026-11-27`, `${payrolls.weekly}/2026-11-20`].sort());
 
     const host = await startWorkers(runtime, { schedule: false });
@@ -228,7 +228,7 @@ describe('summarizeNightlyRun', () => {
       pending: 1,
       employees: 5,
       paymentsInstructed: 7,
-      totalsByCurrency: { GBP: 6_000, EUR: 700 },
+      totalsByCurrency: { GBP: 6_000n, EUR: 700n },
     });
     expect(summary.failures).toEqual([{ payrollId: 'p1', payDate: '2026-11-21', reason: 'boom' }]);
   });

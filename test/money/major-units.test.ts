@@ -361,4 +361,27 @@ describe('formatMinorUnits', () => {
       { numRuns: 2000 },
     );
   });
+  it('formats a bigint total exactly, past the safe-integer range and past bigint columns alike', () => {
+    // 2^53 + 1: the smallest integer no number holds.
+    expect(formatMinorUnits(9_007_199_254_740_993n, 'GBP')).toBe('90071992547409.93');
+    expect(formatMinorUnits(10n * 999_999_999_999_999n + 1n, 'GBP')).toBe('99999999999999.91');
+    expect(formatMinorUnits(-(2n ** 70n), 'JPY')).toBe('-1180591620717411303424');
+    expect(formatMinorUnits(-5n, 'BHD')).toBe('-0.005');
+    expect(formatMinorUnits(0n, 'GBP')).toBe('0.00');
+  });
+
+  it('property: a bigint formats as the same number of minor units does, and beyond it digit for digit', () => {
+    fc.assert(
+      fc.property(anySafeInteger, anyCurrency, (minor, currency) => {
+        expect(formatMinorUnits(BigInt(minor), currency)).toBe(formatMinorUnits(minor, currency));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }), anyCurrency, (minor, currency) => {
+        expect(BigInt(formatMinorUnits(minor, currency).replace('.', ''))).toBe(minor);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });

@@ -47,7 +47,7 @@ describe('payment_request.updated events built in SQL', () => {
       update payment_requests
       set schedule_id = ${schedule.id}, instalment_number = 1, due_date = '2026-12-20', allow_post_due_date_deduction = true,
           metadata = ${JSON.stringify({ loan: 'L-1 "x"', nested: { n: 1.5, list: [1, null, 'é'] } })}::jsonb,
-          collected_amount = 7, paid_out_amount = 3, attempts = 2, version = 9,
+          collected_amount = 7, paid_out_amount = 3, attempts = 2, version = 9, status_reason = 'over the "limit" é',
           created_at = '2026-11-01 10:00:00.999999+00', updated_at = '2026-11-02 23:59:59.000500+00',
           cancelled_at = '2026-11-03 00:00:00.123456+00'
       where id = ${rich.id}

@@ -72,6 +72,7 @@ describe('POST /payments', () => {
       schedule_id: null,
       instalment_number: null,
       status: 'pending',
+      status_reason: null,
       amount: 12550,
       currency: 'GBP',
       collected_amount: 0,

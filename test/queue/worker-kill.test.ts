@@ -80,7 +80,7 @@ describe('a worker process killed mid nightly run', () => {
       pending: 0,
       employees: payments,
       paymentsInstructed: payments,
-      totalsByCurrency: { GBP: payments * 1_000 },
+      totalsByCurrency: { GBP: BigInt(payments * 1_000) },
       failures: [],
     });
     expect(await snapshotCounts(t.db, payrollIds)).toEqual(Array(PAYROLLS).fill(1));
