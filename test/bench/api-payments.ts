@@ -23,9 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { createClient } from '../../src/auth/clients-service.ts';
-import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import {
@@ -36,6 +34,7 @@ import {
   futureMonthlyPayDates,
 } from '../support/factories.ts';
 import type { ServerMessage, ServerOptions, WindowStats } from './api-payments-server.ts';
+import { recreateDatabase } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -105,20 +104,6 @@ async function seed(db: Database): Promise<World> {
   };
 }
 
-/**
- * A fresh database each run: migrating a kept one down and up again breaks whenever the migration
- * list it was built with has changed meanwhile (a branch, a renamed migration).
- */
-async function recreateDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: new URL('/postgres', databaseUrl).toString() });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${values.database}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-  await ensureDatabaseExists(databaseUrl);
-}
 
 interface RunningServer {
   child: ChildProcess;
@@ -326,7 +311,7 @@ async function main(): Promise<void> {
       `${mandateCount} mandates, pool ${poolSize} per server, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}\n` +
       `load average before: ${loadText(loadBefore)}\n`,
   );
-  await recreateDatabase();
+  await recreateDatabase(databaseUrl);
   const db = createDatabase(databaseUrl, 2);
   let world: World;
   try {

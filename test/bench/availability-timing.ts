@@ -12,12 +12,10 @@
  * comparison (it does more: the employments, pay dates and salary it returns).
  */
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { createClient } from '../../src/auth/clients-service.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { parseConfig } from '../../src/config/config.ts';
-import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -26,6 +24,7 @@ import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { createEmployer, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../support/factories.ts';
+import { recreateDatabase } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,16 +37,6 @@ const employeeCount = Number(values.employees);
 const rounds = Number(values.rounds);
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/${values.database}`;
 
-async function recreateDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: new URL('/postgres', databaseUrl).toString() });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${values.database}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-  await ensureDatabaseExists(databaseUrl);
-}
 
 const config = parseConfig({
   ...process.env,
@@ -61,7 +50,7 @@ const config = parseConfig({
   AVAILABILITY_LOG_KEY: 'bench-availability-log-key-0123456789abcdef',
 });
 
-await recreateDatabase();
+await recreateDatabase(databaseUrl);
 const db = createDatabase(databaseUrl, 5);
 await migrateToLatest(db);
 const provider = await createPayrollProvider(db);

@@ -1,5 +1,7 @@
-/** Shared by the benchmark scripts: formatting and phase timing. */
+/** Shared by the benchmark scripts: formatting, phase timing and fresh databases. */
 import type { RawBuilder, Transaction } from 'kysely';
+import pg from 'pg';
+import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import type { Database } from '../../src/db/connection.ts';
 import type { DB } from '../../src/db/tables.ts';
 
@@ -40,4 +42,20 @@ export async function timedPartsRolledBack(
       if (!(error instanceof RolledBack)) throw error;
     });
   return parts;
+}
+
+/**
+ * A fresh database each run: migrating a kept one down and up again breaks whenever the migration
+ * list it was built with has changed meanwhile (a branch, a renamed migration).
+ */
+export async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: new URL('/postgres', databaseUrl).toString() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+  await ensureDatabaseExists(databaseUrl);
 }

@@ -11,7 +11,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import { findClientByApiKeyHash, findClientById } from '../../src/auth/clients-repository.ts';
 import { createClient, disableClient, enableClient } from '../../src/auth/clients-service.ts';
@@ -19,7 +18,6 @@ import { CLIENT_CACHE_TTL_MS } from '../../src/auth/revocation.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { parseConfig } from '../../src/config/config.ts';
-import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -27,6 +25,7 @@ import { routeModules } from '../../src/http/routes.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import type { ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
+import { recreateDatabase } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,20 +39,10 @@ const rounds = Number(values.rounds);
 const intervalMs = Number(values.interval);
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/${values.database}`;
 
-async function recreateDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: new URL('/postgres', databaseUrl).toString() });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${values.database}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-  await ensureDatabaseExists(databaseUrl);
-}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-await recreateDatabase();
+await recreateDatabase(databaseUrl);
 const config = parseConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', QUEUE_PREFIX: 'bench-revocation', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' });
 const db = createDatabase(databaseUrl, 5);
 const cli = createDatabase(databaseUrl, 1);
