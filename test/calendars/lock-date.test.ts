@@ -1,5 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
 import { DateTime } from 'luxon';
 import { isLockDue, lockDate, serviceToday } from '../../src/calendars/lock-date.ts';
 import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holidays.ts';

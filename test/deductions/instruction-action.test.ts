@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
 import { instructionAction, instructionItems } from '../../src/deductions/instruction-action.ts';
 import type { InstructionAmount, InstructionItem } from '../../src/deductions/instruction-action.ts';
 

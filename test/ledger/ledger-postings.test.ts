@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
 import { describe, expect, it } from 'vitest';
 import { postingsForAttempt } from '../../src/ledger/ledger-postings.ts';
 

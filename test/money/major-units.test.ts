@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
 import { SUPPORTED_CURRENCIES, UnknownCurrencyError, currencyExponent } from '../../src/money/currency.ts';
 import {
   MAX_EXACT_MINOR_UNITS,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
 import { allocateDeduction } from '../../src/reconciliation/allocate-deduction.ts';
 import type { DeductionRequest } from '../../src/reconciliation/allocate-deduction.ts';
 

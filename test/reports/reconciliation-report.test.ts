@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { exportReconciliation } from '../../src/cli/export-commands.ts';
