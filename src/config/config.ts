@@ -150,7 +150,15 @@ export type Config = z.infer<typeof configSchema>;
 export class ConfigError extends Error {}
 
 /** Never echoed in a configuration error: the message may end up in a log. */
-const SECRET_VARIABLES = new Set(['SECRETS_KEY', 'SECRETS_PREVIOUS_KEYS']);
+const SECRET_VARIABLES = new Set(['SECRETS_KEY', 'SECRETS_PREVIOUS_KEYS', 'AVAILABILITY_LOG_KEY']);
+/** The password of a connection URL (`scheme://user:password@host`), however malformed the rest. */
+const URL_PASSWORD = /(\/\/[^/:@\s]*:)[^@\s]*@/g;
+
+/** What a configuration error may show of a value: secrets by length only, URLs without their password. */
+function shownValue(variable: string, given: string): string {
+  if (SECRET_VARIABLES.has(variable)) return `got ${given.length} characters`;
+  return `got ${JSON.stringify(given.replace(URL_PASSWORD, '$1***@'))}`;
+}
 
 /** Parses the environment; the message names the first bad variable so an operator can fix it in one go. */
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -159,7 +167,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const issue = result.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'environment');
   const given = env[variable];
-  const shown = given === undefined ? 'missing' : SECRET_VARIABLES.has(variable) ? `got ${given.length} characters` : `got ${JSON.stringify(given)}`;
+  const shown = given === undefined ? 'missing' : shownValue(variable, given);
   throw new ConfigError(`Invalid configuration: ${variable} ${issue.message} (${shown})`);
 }
 
