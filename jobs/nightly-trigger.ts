@@ -4,7 +4,7 @@ import type { Database } from '../src/db/connection.ts';
 import { serviceToday } from '../src/calendars/lock-date.ts';
 import type { Logger } from 'pino';
 import { syncPayrollCalendars } from '../src/calendars/calendar-sync-service.ts';
-import { triggerNightlyRun } from '../src/deductions/nightly-service.ts';
+import { triggerNightlyRun } from '../src/nightly/nightly-service.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema } from '../src/shared/schemas.ts';
 

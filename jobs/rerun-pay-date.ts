@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
-import { performRerun } from '../src/deductions/rerun-service.ts';
-import { pushInstructionsToProvider } from '../src/deductions/provider-push-service.ts';
+import { performRerun } from '../src/reruns/rerun-service.ts';
+import { pushInstructionsToProvider } from '../src/instructions/provider-push-service.ts';
 import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';

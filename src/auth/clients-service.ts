@@ -2,7 +2,7 @@ import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { Client, ClientRole } from '../db/tables.ts';
 import { conflict, notFound, unprocessable } from '../http/problem.ts';
-import { findProviderConnection } from '../payroll-providers/directory-repository.ts';
+import { findProviderConnection } from '../payrolls/directory-repository.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { toClientResource, type ClientResource } from './client-resource.ts';

@@ -6,8 +6,8 @@ import type { Database, Executor } from '../db/connection.ts';
 import { DependencyUnavailable } from '../http/dependency-errors.ts';
 import { HttpProblem } from '../http/problem.ts';
 import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from '../payroll-providers/adapter.ts';
-import { listProviderConnections } from '../payroll-providers/directory-repository.ts';
-import { saveProviderAvailability } from '../payroll-providers/directory-service.ts';
+import { listProviderConnections } from '../payrolls/directory-repository.ts';
+import { saveProviderAvailability } from '../payrolls/directory-service.ts';
 import type { FullAvailabilityResponse, LightAvailabilityResponse } from '../payroll-providers/reference-schemas.ts';
 import { insertAvailabilityLookup, type AvailabilityLookup } from './availability-lookups-repository.ts';
 import {

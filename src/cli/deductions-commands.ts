@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import { findInstructionFile } from '../deductions/instruction-repository.ts';
-import { runRerunNow, type RerunResult } from '../deductions/rerun-runner.ts';
+import { findInstructionFile } from '../instructions/instruction-repository.ts';
+import { runRerunNow, type RerunResult } from '../reruns/rerun-runner.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import { listRecentRuns } from '../deductions/nightly-run-repository.ts';
+import { listRecentRuns } from '../nightly/nightly-run-repository.ts';
 import { producerConnection } from '../queue/connections.ts';
 import { createQueue, queueNames } from '../queue/queues.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';

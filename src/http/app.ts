@@ -10,7 +10,7 @@ import type { TokenIssuer } from '../auth/token-issuer.ts';
 import { TokenThrottle } from '../auth/token-throttle.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
-import { registerTokenRoutes } from '../auth/token-routes.ts';
+import { registerTokenRoutes } from './routes/token-routes.ts';
 import { createEffectRunner } from '../idempotency/idempotency-service.ts';
 import { loggerOptions } from '../shared/logger.ts';
 import { useCursorKeys } from '../shared/paging.ts';

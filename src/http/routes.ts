@@ -1,18 +1,18 @@
 import type { RouteModule } from './app.ts';
-import { registerPaymentRoutes } from '../payments/payment-routes.ts';
-import { registerScheduleRoutes } from '../schedules/schedule-routes.ts';
-import { registerMandateRoutes } from '../mandates/mandate-routes.ts';
-import { registerPayoutRoutes } from '../payouts/payout-routes.ts';
-import { registerEventRoutes } from '../events/event-routes.ts';
-import { registerAvailabilityRoutes } from '../availability/availability-routes.ts';
-import { registerEnablementRoutes } from '../enablement/enablement-routes.ts';
-import { registerPayrollRoutes } from '../payrolls/payroll-routes.ts';
-import { registerDeductionDataRoutes, registerInstructionFileRoutes } from '../deductions/deduction-data-routes.ts';
-import { registerEmployeePushRoutes } from '../deductions-in/push-routes.ts';
-import { registerConfirmationRoutes } from '../deductions-in/confirmation-routes.ts';
-import { registerReportRoutes } from '../reports/report-routes.ts';
-import { registerWebhookEndpointRoutes } from '../webhooks/webhook-routes.ts';
-import { registerClientRoutes } from '../auth/client-routes.ts';
+import { registerPaymentRoutes } from './routes/payment-routes.ts';
+import { registerScheduleRoutes } from './routes/schedule-routes.ts';
+import { registerMandateRoutes } from './routes/mandate-routes.ts';
+import { registerPayoutRoutes } from './routes/payout-routes.ts';
+import { registerEventRoutes } from './routes/event-routes.ts';
+import { registerAvailabilityRoutes } from './routes/availability-routes.ts';
+import { registerEnablementRoutes } from './routes/enablement-routes.ts';
+import { registerPayrollRoutes } from './routes/payroll-routes.ts';
+import { registerDeductionDataRoutes, registerInstructionFileRoutes } from './routes/deduction-data-routes.ts';
+import { registerEmployeePushRoutes } from './routes/push-routes.ts';
+import { registerConfirmationRoutes } from './routes/confirmation-routes.ts';
+import { registerReportRoutes } from './routes/report-routes.ts';
+import { registerWebhookEndpointRoutes } from './routes/webhook-routes.ts';
+import { registerClientRoutes } from './routes/client-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EmployeeOnPayroll } from '../payroll-providers/directory-repository.ts';
+import type { EmployeeOnPayroll } from './directory-repository.ts';
 import { contractTypeSchema, employmentStatusSchema } from '../payroll-providers/reference-schemas.ts';
 import { currencySchema, isoDateSchema, isoInstant, uuidSchema } from '../shared/schemas.ts';
 

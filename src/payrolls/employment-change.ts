@@ -5,7 +5,7 @@ import { findMandatesWithConsumers } from '../mandates/mandate-repository.ts';
 import { toMandateResource } from '../mandates/mandate-resource.ts';
 import { assertTransition } from '../payments/payment-transitions.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
-import { findEmployeeOnPayroll } from '../payroll-providers/directory-repository.ts';
+import { findEmployeeOnPayroll } from './directory-repository.ts';
 import { employeeUpdateDiffers, toEmployeeUpdatePayload, type EmployeeUpdatePayload } from './employee-resource.ts';
 import {
   cancelPendingPaymentsOfMandates,

@@ -16,9 +16,9 @@ import {
   updateEmployment,
   type EmployeeFields,
   type EmploymentFields,
-} from '../payroll-providers/directory-repository.ts';
+} from './directory-repository.ts';
 import type { PayrollScheduleResponse } from '../payroll-providers/reference-schemas.ts';
-import { changedFields } from '../payroll-providers/directory-service.ts';
+import { changedFields } from './directory-service.ts';
 import { uuidSchema } from '../shared/schemas.ts';
 import { toEmployeeResource, toEmployeeUpdatePayload, type EmployeeRecord, type EmployeeResource } from './employee-resource.ts';
 import { followEmploymentChange } from './employment-change.ts';

@@ -1,6 +1,6 @@
 import type { Queue, RepeatOptions } from 'bullmq';
 import type { Config } from '../config/config.ts';
-import { nightlyTriggerJob } from '../deductions/nightly-flow.ts';
+import { nightlyTriggerJob } from '../nightly/nightly-flow.ts';
 import { eventDispatchSchedule } from '../webhooks/webhook-jobs.ts';
 import { purgeIdempotencyKeysJob } from '../../jobs/purge-idempotency-keys.ts';
 import { reconcileSweepJob, RECONCILE_SWEEP_CRON } from '../../jobs/reconcile-sweep.ts';

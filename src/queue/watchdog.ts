@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
-import { catchUpMissedRun, recoverUnfinishedRuns, type RunsRecovery } from '../deductions/nightly-recovery.ts';
+import { catchUpMissedRun, recoverUnfinishedRuns, type RunsRecovery } from '../nightly/nightly-recovery.ts';
 import { isConnectionError, type DependencyHealth } from '../runtime/dependency-health.ts';
 import { requestDispatchOfStaleEvents, requeueLostDeliveries } from '../webhooks/webhook-jobs.ts';
 import type { QueueName } from './queues.ts';

@@ -11,7 +11,7 @@ import { createProducerConnection, producerConnection, reportRedisErrors, worker
 import { createQueue, LOCK_DURATION_MS, MAX_STALLED_COUNT, queueNames, STALLED_INTERVAL_MS, type QueueName } from './queues.ts';
 import { ensureSchedules, recurringSchedules } from './schedules.ts';
 import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
-import { lockPayDateJob, nightlyTriggerJob, rerunPayDateJob } from '../deductions/nightly-flow.ts';
+import { lockPayDateJob, nightlyTriggerJob, rerunPayDateJob } from '../nightly/nightly-flow.ts';
 import { purgeIdempotencyKeysJob, purgeIdempotencyKeysProcessor } from '../../jobs/purge-idempotency-keys.ts';
 import { runPayoutsJob, runPayoutsProcessor } from '../../jobs/run-payouts.ts';
 import { lockPayDateFailedForGood, lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';

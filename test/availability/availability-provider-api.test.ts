@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayrollProvider } from '../../src/demo/demo-repository.ts';
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
-import { generateSandboxDirectory, type SandboxEmployee } from '../../src/payroll-providers/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/payroll-providers/sandbox/sandbox-server.ts';
+import { generateSandboxDirectory, type SandboxEmployee } from '../../src/sandbox/sandbox-directory.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
 import { createBiller } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 

@@ -32,7 +32,7 @@ import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { timeOrderedUuidSql } from '../../src/shared/time-ordered-uuid.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { submitConfirmation } from '../../src/deductions-in/confirmation-service.ts';
+import { submitConfirmation } from '../../src/deduction-records/confirmation-service.ts';
 import { insertBeneficiaryAccount } from '../../src/demo/demo-repository.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
 import { runPayoutsOn } from '../../src/payouts/payout-service.ts';

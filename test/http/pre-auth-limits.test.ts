@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
-import { TOKEN_BODY_LIMIT_BYTES } from '../../src/auth/token-routes.ts';
+import { TOKEN_BODY_LIMIT_BYTES } from '../../src/http/routes/token-routes.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { bodyLimitOf, NO_BODY_LIMIT_BYTES, PLAIN_BODY_LIMIT_BYTES } from '../../src/http/route.ts';
-import { CONFIRMATION_BODY_LIMIT_BYTES } from '../../src/deductions-in/confirmation-routes.ts';
+import { CONFIRMATION_BODY_LIMIT_BYTES } from '../../src/http/routes/confirmation-routes.ts';
 import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 

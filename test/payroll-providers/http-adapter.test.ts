@@ -13,8 +13,8 @@ import {
   type EmployeePushRecord,
   type PayrollScheduleResponse,
 } from '../../src/payroll-providers/reference-schemas.ts';
-import { generateSandboxDirectory } from '../../src/payroll-providers/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/payroll-providers/sandbox/sandbox-server.ts';
+import { generateSandboxDirectory } from '../../src/sandbox/sandbox-directory.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
 
 const CLIENT_SECRET = 'sandbox-client-secret-1234';
 const directory = generateSandboxDirectory({ seed: 'http-adapter-tests', employers: 3, payrollsPerEmployer: 2, employeesPerPayroll: 6, today: '2026-11-22' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRunProgress } from '../../src/deductions/nightly-run-repository.ts';
-import { loadNightlySummary, triggerNightlyRun } from '../../src/deductions/nightly-service.ts';
+import { readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
+import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
 import { createQueue, queueNames } from '../../src/queue/queues.ts';
 import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';

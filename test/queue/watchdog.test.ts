@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lastScheduledTrigger } from '../../src/deductions/nightly-recovery.ts';
-import { findLatestRun, readRunProgress } from '../../src/deductions/nightly-run-repository.ts';
-import { loadNightlySummary, triggerNightlyRun } from '../../src/deductions/nightly-service.ts';
+import { lastScheduledTrigger } from '../../src/nightly/nightly-recovery.ts';
+import { findLatestRun, readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
+import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
 import { createQueue, queueNames } from '../../src/queue/queues.ts';
 import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';

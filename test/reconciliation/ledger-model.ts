@@ -2,7 +2,7 @@ import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/connection.ts';
-import { performRerun, requestRerun } from '../../src/deductions/rerun-service.ts';
+import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { HttpProblem } from '../../src/http/problem.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';

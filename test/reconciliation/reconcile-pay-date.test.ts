@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { performRerun, requestRerun } from '../../src/deductions/rerun-service.ts';
+import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { findLedgerDiscrepancies } from '../../src/ledger/ledger-repository.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/connection.ts';
-import { lockPayDate } from '../../src/deductions/lock-service.ts';
+import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
 import { reconcilePayDate, type ReconcileOptions } from '../../src/reconciliation/reconciliation-service.ts';
 import {
   createBiller,

@@ -3,7 +3,7 @@ import { createBiller, createOperator } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 import { secretBoxFor } from '../../src/shared/secret-box.ts';
 import { openEndpointSecrets } from '../../src/webhooks/webhook-endpoint-service.ts';
-import { webhookEndpointRoutes } from '../../src/webhooks/webhook-routes.ts';
+import { webhookEndpointRoutes } from '../../src/http/routes/webhook-routes.ts';
 import { systemResolver, type HostResolver } from '../../src/webhooks/webhook-target.ts';
 
 let t: TestApp;

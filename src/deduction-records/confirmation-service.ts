@@ -1,0 +1,112 @@
+import type { Executor } from '../db/connection.ts';
+import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
+import { conflict, HttpProblem, notFound, type FieldError } from '../http/problem.ts';
+import type { Caller } from '../http/route.ts';
+import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
+import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
+import {
+  findCurrentSnapshotId,
+  findPositionsNotOnPayroll,
+  findSnapshot,
+  insertConfirmation,
+  insertConfirmationRecords,
+  lockPayDateForRecords,
+  markSnapshotConfirmed,
+} from './confirmation-repository.ts';
+import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
+
+function listedErrors(errors: FieldError[], errorCount: number): string {
+  return errorCount > errors.length ? ` (the first ${errors.length} of ${errorCount} are listed)` : '';
+}
+
+function totalMismatch(statedTotal: number, linesTotal: number | null, currency: string): HttpProblem {
+  const stated = formatMinorUnits(statedTotal, currency);
+  const lines = linesTotal === null ? `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)}` : formatMinorUnits(linesTotal, currency);
+  return new HttpProblem(422, 'confirmation-total-mismatch', `total_amount ${stated} ${currency} does not equal the sum of the deducted amounts, ${lines} ${currency}`, {
+    errors: [{ pointer: '/confirmation/total_amount', detail: `must equal the sum of deductions[].deducted_amount (${lines})` }],
+    extensions: { stated_total: stated, deducted_total: lines },
+  });
+}
+
+/**
+ * Confirmation submission: what payroll deducted for a whole pay date, stored in one transaction as
+ * one new record version per employee (set-based, whatever the number of lines), after which the
+ * snapshot it answers is confirmed.
+ */
+export async function submitConfirmation(
+  trx: Executor,
+  caller: Caller,
+  payrollId: string,
+  submission: ConfirmationSubmission,
+): Promise<ConfirmationResponse> {
+  const payroll = await requireProvidersPayroll(trx, caller, payrollId);
+  const located = await findSnapshot(trx, submission.deduction_data_id);
+  if (!located || located.payroll_id !== payroll.id) throw notFound(`Deduction data ${submission.deduction_data_id}`);
+
+  // Checked before taking the pay date, which holds up pushes to it until this transaction ends.
+  const check = checkConfirmation(submission, { payPeriod: located.pay_period, currency: payroll.currency });
+  if (check.kind === 'invalid') {
+    throw new HttpProblem(422, 'confirmation-invalid', `The confirmation has ${check.errorCount} invalid field(s)${listedErrors(check.errors, check.errorCount)}`, {
+      errors: check.errors,
+    });
+  }
+  if (check.kind === 'total-mismatch') throw totalMismatch(check.statedTotal, check.linesTotal, payroll.currency);
+
+  const employeeIds = submission.deductions.map((line) => line.employee_id.toLowerCase());
+  const strangers = await findPositionsNotOnPayroll(trx, payroll.id, employeeIds);
+  if (strangers.length > 0) {
+    const errors = strangers.slice(0, MAX_LISTED_ERRORS).map((position) => ({
+      pointer: `/confirmation/deductions/${position}/employee_id`,
+      detail: `employee ${employeeIds[position]} is not on payroll ${payroll.id}`,
+    }));
+    throw new HttpProblem(422, 'employee-not-on-payroll', `${strangers.length} employee(s) are not on payroll ${payroll.id}${listedErrors(errors, strangers.length)}`, {
+      errors,
+    });
+  }
+
+  await lockPayDateForRecords(trx, payroll.id, located.pay_date);
+  // Read again under the lock: a re-run may have superseded it while we waited.
+  const snapshot = (await findSnapshot(trx, located.id))!;
+  if (snapshot.status === 'superseded') {
+    const currentId = await findCurrentSnapshotId(trx, payroll.id, snapshot.pay_date);
+    throw conflict(
+      'deduction-data-superseded',
+      `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,
+      { current_deduction_data_id: currentId ?? null },
+    );
+  }
+
+  const confirmation = await insertConfirmation(trx, {
+    payrollId: payroll.id,
+    payDate: snapshot.pay_date,
+    deductionDataId: snapshot.id,
+    submittedByClientId: caller.clientId,
+    totalAmount: check.total,
+    employeeCount: employeeIds.length,
+    currency: payroll.currency,
+  });
+  await insertConfirmationRecords(trx, {
+    confirmationId: confirmation.id,
+    payrollId: payroll.id,
+    payPeriod: snapshot.pay_period,
+    payDate: snapshot.pay_date,
+    currency: payroll.currency,
+    receivedByClientId: caller.clientId,
+    employeeIds,
+    amounts: check.amounts,
+    leavers: submission.deductions.map((line) => line.leaver),
+  });
+  await markSnapshotConfirmed(trx, snapshot.id);
+
+  return toConfirmationResponse({
+    id: confirmation.id,
+    payroll_id: payroll.id,
+    pay_date: snapshot.pay_date,
+    pay_period: snapshot.pay_period,
+    deduction_data_id: snapshot.id,
+    currency: payroll.currency,
+    total_amount: check.total,
+    employee_count: employeeIds.length,
+    received_at: confirmation.received_at,
+  });
+}

@@ -1,0 +1,131 @@
+import type { Executor } from '../db/connection.ts';
+import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
+import { conflict, HttpProblem, type FieldError } from '../http/problem.ts';
+import type { Caller } from '../http/route.ts';
+import type { EmployeePushRecord, EmployeePushResponse } from '../payroll-providers/reference-schemas.ts';
+import { deductionContentHash, type StoredRequestedPayment } from './deduction-content.ts';
+import { minorUnitsOrError } from './major-amount.ts';
+import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll, lockPayPeriodShared } from './push-repository.ts';
+import { toPushResponse } from './push-resource.ts';
+import { pushVersionDecision, type PushVersionDecision } from './push-version-decision.ts';
+import { isUuid } from '../shared/schemas.ts';
+
+
+export interface PushOutcome {
+  response: EmployeePushResponse;
+  /** The pay date to reconcile when a new version was stored; null for an idempotent re-send. */
+  storedForPayDate: string | null;
+}
+
+interface ValidatedPush {
+  payDate: string;
+  employeeId: string;
+  deductionAmount: number;
+  requestedPayments: StoredRequestedPayment[];
+}
+
+async function validatePush(trx: Executor, payroll: { id: string; currency: string }, record: EmployeePushRecord): Promise<ValidatedPush> {
+  const errors: FieldError[] = [];
+  const calendarEntry = await lockPayPeriodShared(trx, payroll.id, record.pay_period);
+  if (!calendarEntry) {
+    errors.push({ pointer: '/pay_period', detail: `${record.pay_period} is not a pay period in the calendar of payroll ${payroll.id}` });
+  }
+  const { employee_id: employeeId, currency } = record.salary_deduction;
+  if (!isUuid(employeeId) || !(await isEmployeeOnPayroll(trx, payroll.id, employeeId))) {
+    errors.push({ pointer: '/salary_deduction/employee_id', detail: `employee ${employeeId} is not on payroll ${payroll.id}` });
+  }
+  let deductionAmount = 0;
+  const requestedPayments: StoredRequestedPayment[] = [];
+  if (currency !== payroll.currency) {
+    errors.push({ pointer: '/salary_deduction/currency', detail: `must be ${payroll.currency}, the currency of payroll ${payroll.id}` });
+  } else {
+    const amount = minorUnitsOrError(record.salary_deduction.deduction_amount, currency, '/salary_deduction/deduction_amount');
+    if (amount.error) errors.push(amount.error);
+    else deductionAmount = amount.minor;
+    record.requested_payments.forEach(({ payment_information: information }, index) => {
+      const paymentAmount = minorUnitsOrError(
+        information.payment_amount,
+        currency,
+        `/requested_payments/${index}/payment_information/payment_amount`,
+      );
+      if (paymentAmount.error) return void errors.push(paymentAmount.error);
+      requestedPayments.push({
+        payment_information: {
+          payment_reference: information.payment_reference,
+          payment_amount: paymentAmount.minor,
+          payment_account: {
+            account_number: information.payment_account.account_number,
+            sort_code: information.payment_account.sort_code,
+            account_holder_name: information.payment_account.account_holder_name,
+          },
+        },
+      });
+    });
+  }
+  if (errors.length > 0) {
+    throw new HttpProblem(422, 'deduction-record-rejected', errors.map((error) => error.detail).join('; '), { errors });
+  }
+  return { payDate: calendarEntry!.pay_date, employeeId: employeeId.toLowerCase(), deductionAmount, requestedPayments };
+}
+
+function versionConflict(decision: Extract<PushVersionDecision, { kind: 'conflict' }>, record: EmployeePushRecord): HttpProblem {
+  const about = `employee ${record.salary_deduction.employee_id} in pay period ${record.pay_period}`;
+  const detail =
+    decision.reason === 'lower-version'
+      ? `Version ${record.version} is lower than the current version ${decision.currentVersion} for ${about}; push a version above ${decision.currentVersion}`
+      : `Version ${record.version} was already accepted with different content for ${about}; the current version is ${decision.currentVersion}, push a version above it to replace it`;
+  return conflict('deduction-version-conflict', detail, { current_version: decision.currentVersion });
+}
+
+/**
+ * Employee push: stores the record as a new version per (payroll, pay period, employee) when it is
+ * higher than the current one. Correct under concurrency without locks on the records: the unique
+ * version key decides between two pushes of one version, and "current" is always the highest.
+ */
+export async function acceptEmployeePush(
+  trx: Executor,
+  caller: Caller,
+  payrollId: string,
+  record: EmployeePushRecord,
+): Promise<PushOutcome> {
+  const payroll = await requireProvidersPayroll(trx, caller, payrollId);
+  const push = await validatePush(trx, payroll, record);
+  const incoming = {
+    version: record.version,
+    contentHash: deductionContentHash({
+      employeeId: push.employeeId,
+      deductionAmount: push.deductionAmount,
+      currency: record.salary_deduction.currency,
+      leaver: false,
+      requestedPayments: push.requestedPayments,
+    }),
+  };
+  const response = toPushResponse(payroll.id, record);
+
+  const decide = async () => {
+    const current = await findLatestRecord(trx, payroll.id, record.pay_period, push.employeeId);
+    return pushVersionDecision(current ? { version: current.version, contentHash: current.content_hash } : null, incoming);
+  };
+  let decision = await decide();
+  if (decision.kind === 'insert') {
+    const inserted = await insertPushRecord(trx, {
+      payrollId: payroll.id,
+      payPeriod: record.pay_period,
+      payDate: push.payDate,
+      employeeId: push.employeeId,
+      recordId: record.id,
+      version: record.version,
+      deductionAmount: push.deductionAmount,
+      currency: record.salary_deduction.currency,
+      requestedPayments: push.requestedPayments,
+      contentHash: incoming.contentHash,
+      receivedByClientId: caller.clientId,
+    });
+    if (inserted) return { response, storedForPayDate: push.payDate };
+    // Another request stored this very version between our read and our insert: judge against it.
+    decision = await decide();
+    if (decision.kind === 'insert') throw new Error(`version ${record.version} exists yet is not current; refusing to guess`);
+  }
+  if (decision.kind === 'conflict') throw versionConflict(decision, record);
+  return { response, storedForPayDate: null };
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import type { RouteModule } from '../app.ts';
+import { problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { confirmationResponseSchema, confirmationSubmissionSchema } from '../../deduction-records/confirmation-resource.ts';
+import { submitConfirmation } from '../../deduction-records/confirmation-service.ts';
+
+const OPERATION_ID = 'submit_deduction_confirmation';
+/**
+ * 100,000 lines of about 90 bytes each are ~9 MB of JSON, over the general body limit; this one
+ * route takes whole pay dates, so it gets room for them.
+ */
+export const CONFIRMATION_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+const payrollParams = z.strictObject({ payroll_id: z.string() });
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerConfirmationRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/deductions/:payroll_id/confirmation',
+    operationId: OPERATION_ID,
+    bodyLimit: CONFIRMATION_BODY_LIMIT_BYTES,
+    summary: 'Salary Deduction Confirmation Submission: what payroll deducted for a whole pay date',
+    tags: ['Salary deduction exchange'],
+    auth: { kind: 'both', scope: 'deduction_data:submit', roles: ['payroll_provider'] },
+    idempotencyKey: 'optional',
+    params: payrollParams,
+    body: confirmationSubmissionSchema,
+    responses: {
+      201: { description: 'Stored: one new record version per employee', schema: confirmationResponseSchema },
+      404: { description: 'Unknown payroll or deduction data, or another provider’s', ...problem },
+      409: { description: 'The deduction data was superseded by a re-run; `current_deduction_data_id` names the current one', ...problem },
+      413: { description: 'Body over 32 MB', ...problem },
+      422: {
+        description: 'Invalid fields, pay period or currency other than the deduction data’s, duplicate or unknown employees, or a total that is not the sum of the lines',
+        ...problem,
+      },
+    },
+    effect: async (ctx, trx) => {
+      const body = await submitConfirmation(trx, ctx.caller, ctx.params.payroll_id, ctx.body.confirmation);
+      const { payroll_id: payrollId, pay_date: payDate } = body.confirmation;
+      return { status: 201, body, afterCommit: () => deps.reconciliation.request(payrollId, payDate) };
+    },
+  });
+};

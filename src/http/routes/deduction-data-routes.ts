@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { RouteModule } from '../app.ts';
+import { defineRoute } from '../route.ts';
+import { deductionDataResponseSchema } from '../../deduction-data/deduction-data-resource.ts';
+import { getDeductionData, requireProvidersPayroll } from '../../deduction-data/deduction-data-service.ts';
+import { findInstructionFile } from '../../instructions/instruction-repository.ts';
+import { notFound } from '../problem.ts';
+import { isoDateSchema } from '../../shared/schemas.ts';
+
+export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/deductions/:payroll_id',
+    operationId: 'get_salary_deduction_data',
+    summary: 'Salary Deduction Data Request: the frozen deductions of a payroll pay date',
+    tags: ['Salary deduction exchange'],
+    // The interface document shows the API key and the bearer token as alternatives here.
+    auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
+    params: z.object({ payroll_id: z.string() }),
+    query: z.strictObject({
+      pay_date: z.string({ message: 'is required (ISO 8601 date or timestamp)' }).min(1),
+      pay_period: z.string().regex(/^[0-9]+-[0-9]+$/, 'must be of the form <n>-<n>').optional(),
+    }),
+    responses: {
+      200: { description: 'The deduction data', schema: deductionDataResponseSchema },
+      404: { description: 'Unknown payroll or pay date, or a payroll of another provider' },
+      409: { description: 'Not final yet: the pay date has not been locked' },
+      422: { description: 'Pay period does not match the calendar, or a malformed pay_date' },
+    },
+    handler: async ({ params, query, caller }) => ({
+      status: 200,
+      body: await getDeductionData(
+        deps.db,
+        caller,
+        { payrollId: params.payroll_id, payDate: query.pay_date, payPeriod: query.pay_period },
+        deps.config.SERVICE_TIME_ZONE,
+      ),
+    }),
+  });
+};
+
+export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/deductions/:payroll_id/instruction-file',
+    operationId: 'get_instruction_file',
+    summary: "Download a payroll pay date's instruction file (CSV; newest version unless `version`)",
+    tags: ['Salary deduction exchange'],
+    auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
+    params: z.object({ payroll_id: z.string() }),
+    query: z.strictObject({ pay_date: isoDateSchema, version: z.coerce.number().int().positive().optional() }),
+    responses: {
+      200: { description: 'The instruction file', schema: z.string(), contentType: 'text/csv' },
+      404: { description: 'No such payroll, pay date or file' },
+    },
+    handler: async ({ params, query, caller, reply }) => {
+      await requireProvidersPayroll(deps.db, caller, params.payroll_id);
+      const file = await findInstructionFile(deps.db, params.payroll_id, query.pay_date, query.version);
+      if (!file) throw notFound(`Instruction file for ${query.pay_date}`);
+      return reply
+        .code(200)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${file.file_name}"`)
+        .header('digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`)
+        .send(file.content);
+    },
+  });
+};

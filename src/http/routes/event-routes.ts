@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { RouteModule } from '../app.ts';
+import { notFound, problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
+import { uuidSchema, isUuid } from '../../shared/schemas.ts';
+import { eventEnvelopeSchema, eventsPageSchema, eventTypeSchema, toEventResource } from '../../events/event-resource.ts';
+import { findEvent, listEvents } from '../../events/events-repository.ts';
+
+
+// A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
+const eventParams = z.strictObject({ event_id: z.string() });
+
+const listEventsQuery = pagingQuerySchema.extend({
+  type: eventTypeSchema.optional(),
+  resource_id: uuidSchema.optional(),
+});
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerEventRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/events/:event_id',
+    operationId: 'get_event',
+    summary: 'Get one event: the payload its webhook carries',
+    tags: ['Events'],
+    auth: { kind: 'both', scope: 'events:read', roles: ['biller'] },
+    params: eventParams,
+    responses: {
+      200: { description: 'The event', schema: eventEnvelopeSchema },
+      404: { description: 'Event not found', ...problem },
+    },
+    handler: async (ctx) => {
+      const { event_id: eventId } = ctx.params;
+      const event = isUuid(eventId) ? await findEvent(deps.db, ctx.caller.clientId, eventId) : undefined;
+      if (!event) throw notFound(`Event ${eventId}`);
+      return { status: 200, body: { event: toEventResource(event) } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/events',
+    operationId: 'list_events',
+    summary: 'List events, newest first, optionally by type and resource; lets a webhook receiver catch up',
+    tags: ['Events'],
+    auth: { kind: 'both', scope: 'events:read', roles: ['biller'] },
+    query: listEventsQuery,
+    responses: {
+      200: { description: 'A page of events', schema: eventsPageSchema },
+      400: { description: 'Invalid query or cursor', ...problem },
+    },
+    handler: async (ctx) => {
+      const { type, resource_id, ...paging } = ctx.query;
+      const rows = await listEvents(deps.db, ctx.caller.clientId, { type, resourceId: resource_id }, paging);
+      const { items, paging: page } = pageOf(rows, paging);
+      return { status: 200, body: { events: items.map(toEventResource), paging: page } };
+    },
+  });
+};

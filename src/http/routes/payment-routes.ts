@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { serviceToday } from '../../calendars/lock-date.ts';
+import type { RouteModule } from '../app.ts';
+import { problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { pagingQuerySchema } from '../../shared/paging.ts';
+import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../shared/schemas.ts';
+import { amountLimitsOf } from '../../payments/amount-limits.ts';
+import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema } from '../../payments/payment-resource.ts';
+import {
+  cancelPaymentRequest,
+  createPaymentRequest,
+  DEFAULT_CURRENCY,
+  getPayment,
+  listPaymentResources,
+} from '../../payments/payment-service.ts';
+import { PAYMENT_STATUSES } from '../../payments/payment-transitions.ts';
+
+const paymentRecordSchema = z
+  .strictObject({
+    mandate_id: uuidSchema,
+    amount: minorUnitsSchema,
+    due_date: isoDateSchema.nullable().optional(),
+    currency: currencySchema.nullable().optional(),
+    metadata: metadataSchema.nullable().optional(),
+    allow_post_due_date_deduction: z.boolean().optional(),
+  })
+  .meta({ id: 'PaymentRecordRequest' });
+
+const createPaymentBody = z.strictObject({ payment_record: paymentRecordSchema }).meta({ id: 'PaymentRequestCreation' });
+
+// A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
+const paymentParams = z.strictObject({ payment_id: z.string() });
+
+const listPaymentsQuery = pagingQuerySchema.extend({
+  status: z.enum(PAYMENT_STATUSES).optional(),
+  mandate_id: uuidSchema.optional(),
+  target_pay_date: isoDateSchema.optional(),
+  schedule_id: uuidSchema.optional(),
+});
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerPaymentRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/payments',
+    operationId: 'create_new_payment_request',
+    summary: 'Create a payment request on a mandate; it is targeted at a pay date of the employee payroll',
+    tags: ['Payments'],
+    auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
+    idempotencyKey: 'required',
+    body: createPaymentBody,
+    responses: {
+      201: { description: 'Payment request created', schema: paymentEnvelopeSchema },
+      404: { description: 'Mandate not found', ...problem },
+      422: {
+        description:
+          'Invalid body, mandate not active, currency mismatch, due date unreachable, or an amount over a limit ' +
+          '(type amount-over-limit: MAX_PAYMENT_AMOUNT_MINOR per request, MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR per mandate and pay date)',
+        ...problem,
+      },
+    },
+    effect: async (ctx, trx) => {
+      const record = ctx.body.payment_record;
+      const payment = await createPaymentRequest(trx, {
+        billerClientId: ctx.caller.clientId,
+        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
+        limits: amountLimitsOf(deps.config),
+        record: {
+          mandate_id: record.mandate_id,
+          amount: record.amount,
+          due_date: record.due_date ?? null,
+          currency: record.currency ?? DEFAULT_CURRENCY,
+          metadata: record.metadata ?? null,
+          allow_post_due_date_deduction: record.allow_post_due_date_deduction ?? false,
+        },
+      });
+      return { status: 201, headers: { location: `/payments/${payment.id}` }, body: { payment } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/payments/:payment_id/cancel',
+    operationId: 'cancel_payment_request',
+    summary: 'Cancel a payment request that has not been instructed to payroll yet',
+    tags: ['Payments'],
+    auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
+    idempotencyKey: 'optional',
+    params: paymentParams,
+    responses: {
+      200: { description: 'Cancelled (or already cancelled)', schema: paymentCancelResponseSchema },
+      404: { description: 'Payment not found', ...problem },
+      409: { description: 'Already instructed to payroll', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: { payment: await cancelPaymentRequest(trx, ctx.caller.clientId, ctx.params.payment_id) },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/payments/:payment_id',
+    operationId: 'get_payment',
+    summary: 'Get a payment request',
+    tags: ['Payments'],
+    auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
+    params: paymentParams,
+    responses: {
+      200: { description: 'The payment request', schema: paymentEnvelopeSchema },
+      404: { description: 'Payment not found', ...problem },
+    },
+    handler: async (ctx) => ({
+      status: 200,
+      body: { payment: await getPayment(deps.db, ctx.caller.clientId, ctx.params.payment_id) },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/payments',
+    operationId: 'get_payments',
+    summary: 'List payment requests, newest first',
+    tags: ['Payments'],
+    auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
+    query: listPaymentsQuery,
+    responses: { 200: { description: 'A page of payment requests', schema: paymentsPageSchema } },
+    handler: async (ctx) => {
+      const { status, mandate_id, target_pay_date, schedule_id, ...paging } = ctx.query;
+      return {
+        status: 200,
+        body: await listPaymentResources(
+          deps.db,
+          ctx.caller.clientId,
+          { status, mandateId: mandate_id, targetPayDate: target_pay_date, scheduleId: schedule_id },
+          paging,
+        ),
+      };
+    },
+  });
+};

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { clientActor } from '../../audit/audit-service.ts';
+import type { RouteModule } from '../app.ts';
+import { notFound, problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
+import { currencySchema, isUuid } from '../../shared/schemas.ts';
+import { findPayout, listPayoutItems, listPayouts } from '../../payouts/payout-repository.ts';
+import { markPayoutFailed, markPayoutPaid } from '../../payouts/payout-service.ts';
+import { payoutEnvelopeSchema, payoutsPageSchema, payoutStatusSchema, toPayoutResource } from '../../payouts/payout-resource.ts';
+
+
+// A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
+const payoutParams = z.strictObject({ payout_id: z.string() });
+
+const listPayoutsQuery = pagingQuerySchema.extend({
+  status: payoutStatusSchema.optional(),
+  currency: currencySchema.optional(),
+});
+
+const markFailedBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(500) })
+  .meta({ id: 'MarkPayoutFailedRequest' });
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerPayoutRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/payouts/:payout_id',
+    operationId: 'get_payout',
+    summary: 'Get a payout with its items (collections and reversals per payment request)',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
+    params: payoutParams,
+    responses: {
+      200: { description: 'The payout', schema: payoutEnvelopeSchema },
+      404: { description: 'Payout not found', ...problem },
+    },
+    handler: async (ctx) => {
+      const { payout_id: payoutId } = ctx.params;
+      const payout = isUuid(payoutId) ? await findPayout(deps.db, ctx.caller.clientId, payoutId) : undefined;
+      if (!payout) throw notFound(`Payout ${payoutId}`);
+      const items = await listPayoutItems(deps.db, payout.id);
+      return { status: 200, body: { payout: toPayoutResource(payout, items) } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/payouts',
+    operationId: 'list_payouts',
+    summary: 'List payouts, newest first, optionally by status and currency (items are on GET /payouts/{id})',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
+    query: listPayoutsQuery,
+    responses: {
+      200: { description: 'A page of payouts', schema: payoutsPageSchema },
+      400: { description: 'Invalid query or cursor', ...problem },
+    },
+    handler: async (ctx) => {
+      const { status, currency, ...paging } = ctx.query;
+      const rows = await listPayouts(deps.db, ctx.caller.clientId, { status, currency }, paging);
+      const { items, paging: page } = pageOf(rows, paging);
+      return { status: 200, body: { payouts: items.map((row) => toPayoutResource(row)), paging: page } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/payouts/:payout_id/paid',
+    operationId: 'mark_payout_paid',
+    summary: 'Operators: the bank made the transfer (pending -> paid); the audit log records the operator',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
+    params: payoutParams,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The payout, now paid', schema: payoutEnvelopeSchema },
+      404: { description: 'Payout not found', ...problem },
+      409: { description: 'The payout is not pending', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: { payout: await markPayoutPaid(trx, ctx.params.payout_id, { actor: clientActor(ctx.caller.clientId) }) },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/payouts/:payout_id/failed',
+    operationId: 'mark_payout_failed',
+    summary:
+      "Operators: the bank rejected the transfer (pending -> failed), with the reason; its payments are paid out again by the next run; the audit log records the operator",
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
+    params: payoutParams,
+    body: markFailedBody,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The payout, now failed', schema: payoutEnvelopeSchema },
+      404: { description: 'Payout not found', ...problem },
+      409: { description: 'The payout is not pending', ...problem },
+      422: { description: 'Invalid body', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: { payout: await markPayoutFailed(trx, ctx.params.payout_id, { actor: clientActor(ctx.caller.clientId), reason: ctx.body.reason }) },
+    }),
+  });
+};

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { RouteModule } from '../app.ts';
+import { problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { employeePushRecordSchema } from '../../payroll-providers/reference-schemas.ts';
+import { employeePushResponseSchema } from '../../deduction-records/push-resource.ts';
+import { acceptEmployeePush } from '../../deduction-records/push-service.ts';
+
+// A malformed payroll id names nothing: the service answers 404, not a validation error.
+const payrollParams = z.strictObject({ payroll_id: z.string() });
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerEmployeePushRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/deductions/payroll/:payroll_id',
+    operationId: 'push_employee_deduction',
+    summary: 'Salary Deduction Employee Data Push: what payroll deducted from one employee, versioned',
+    tags: ['Salary deduction exchange'],
+    auth: { kind: 'both', scope: 'deduction_data:submit', roles: ['payroll_provider'] },
+    idempotencyKey: 'optional',
+    params: payrollParams,
+    body: employeePushRecordSchema,
+    responses: {
+      200: { description: 'Accepted: stored as a new version, or the same version and content again', schema: employeePushResponseSchema },
+      404: { description: 'Unknown payroll, or another provider’s', ...problem },
+      409: { description: 'A lower version, or the current version with other content; `current_version` names it', ...problem },
+      422: { description: 'Pay period not in the calendar, employee not on the payroll, wrong currency, or too many decimals', ...problem },
+    },
+    effect: async (ctx, trx) => {
+      const outcome = await acceptEmployeePush(trx, ctx.caller, ctx.params.payroll_id, ctx.body);
+      const payDate = outcome.storedForPayDate;
+      return {
+        status: 200,
+        body: outcome.response,
+        ...(payDate === null ? {} : { afterCommit: () => deps.reconciliation.request(outcome.response.payroll_id, payDate) }),
+      };
+    },
+  });
+};

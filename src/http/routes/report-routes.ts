@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import type { RouteModule } from '../app.ts';
+import { problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { isoDateSchema, uuidSchema } from '../../shared/schemas.ts';
+import { openReconciliationCsvStream, reconciliationFileName } from '../../reports/reconciliation-report.ts';
+
+const reconciliationQuery = z.strictObject({ pay_date: isoDateSchema, payroll_id: uuidSchema.optional() });
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+
+export const registerReportRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/reports/reconciliation',
+    operationId: 'get_reconciliation_report',
+    summary:
+      'Reconciliation CSV of a pay date (optionally one payroll): one row per payment request per collection attempt, money as decimal strings; streamed. A biller gets its own payment requests only.',
+    tags: ['Reports'],
+    auth: { kind: 'both', scope: 'reports:read', roles: ['biller', 'operator'] },
+    query: reconciliationQuery,
+    responses: {
+      200: { description: 'The reconciliation CSV (attachment)', schema: z.string(), contentType: 'text/csv' },
+      400: { description: 'Invalid query', ...problem },
+    },
+    handler: async ({ query, caller, reply }) => {
+      const filter = {
+        payDate: query.pay_date,
+        payrollId: query.payroll_id,
+        // Operators reconcile the whole service; everyone else sees only their own payment requests.
+        billerClientId: caller.role === 'operator' ? undefined : caller.clientId,
+      };
+      const csv = await openReconciliationCsvStream(deps.db, filter);
+      return reply
+        .code(200)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${reconciliationFileName(query.pay_date)}"`)
+        .send(csv);
+    },
+  });
+};

@@ -1,0 +1,179 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Executor } from '../../db/connection.ts';
+import { defineRoute, type HttpResult } from '../route.ts';
+import { findClientById } from '../../auth/clients-repository.ts';
+import { grantScopes } from '../../auth/scopes.ts';
+import { secretMatches } from '../../auth/secrets.ts';
+import type { TokenIssuer } from '../../auth/token-issuer.ts';
+import type { TokenThrottle } from '../../auth/token-throttle.ts';
+
+/** A client_credentials form is a few hundred bytes; nothing larger is read before authentication. */
+export const TOKEN_BODY_LIMIT_BYTES = 8 * 1024;
+
+export const tokenResponseSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    scope: z.string(),
+  })
+  .meta({ id: 'TokenResponse' });
+
+export const tokenErrorSchema = z
+  .object({ error: z.string(), error_description: z.string() })
+  .meta({ id: 'OAuthError' });
+
+const tokenRequestSchema = z.object({
+  grant_type: z.string().optional(),
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+  scope: z.string().optional(),
+});
+
+const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+/** RFC 6749 section 5.2: token errors are {error, error_description}, not problem+json. */
+function oauthError(status: number, error: string, description: string, basic = false): HttpResult {
+  return {
+    status,
+    body: { error, error_description: description },
+    headers: { ...noStore, ...(basic ? { 'www-authenticate': 'Basic realm="token"' } : {}) },
+  };
+}
+
+function basicCredentials(request: FastifyRequest): { id: string; secret: string } | undefined {
+  const match = request.headers.authorization?.match(/^Basic\s+(\S+)$/i);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // RFC 6749 2.3.1: both parts are form-urlencoded before Basic encoding.
+  return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+}
+
+/** A malformed escape (`%zz`) must fail authentication, not throw a URIError into a 500. */
+function formDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return value;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The client id a token request names (Basic or form), if it could name a client at all. */
+function namedClientId(request: FastifyRequest): string | undefined {
+  const body = request.body as Record<string, unknown> | undefined;
+  const named = basicCredentials(request)?.id ?? (typeof body?.client_id === 'string' ? body.client_id : undefined);
+  return named !== undefined && UUID.test(named) ? named.toLowerCase() : undefined;
+}
+
+export function registerTokenRoutes(
+  app: FastifyInstance,
+  deps: { db: Executor; tokens: TokenIssuer; tokenThrottle: TokenThrottle },
+): void {
+  /**
+   * Failed client authentications are counted per address and per client id; once either has
+   * used up its failures, every token request from it is answered 429 until the bucket refills,
+   * before its credentials are looked at.
+   */
+  const issueToken = async ({ request }: { request: FastifyRequest }): Promise<HttpResult> => {
+    const retryAfter = await deps.tokenThrottle.retryAfterSeconds(request.ip, namedClientId(request));
+    if (retryAfter > 0) {
+      const result = oauthError(429, 'temporarily_unavailable', `Too many failed client authentications; retry after ${retryAfter} s`);
+      return { ...result, headers: { ...result.headers, 'retry-after': String(retryAfter) } };
+    }
+    const outcome = await authenticateAndIssue(request);
+    if ('failedClientId' in outcome) {
+      await deps.tokenThrottle.recordFailure(request.ip, outcome.failedClientId);
+      return outcome.result;
+    }
+    return outcome;
+  };
+
+  /** The token response, or the invalid_client refusal together with the existing client it named. */
+  const authenticateAndIssue = async (request: FastifyRequest): Promise<HttpResult | { result: HttpResult; failedClientId: string | undefined }> => {
+    // Media types are case-insensitive (RFC 9110 8.3.1).
+    if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+      return oauthError(400, 'invalid_request', 'The token request must be application/x-www-form-urlencoded');
+    }
+    const form = tokenRequestSchema.safeParse(request.body);
+    if (!form.success) return oauthError(400, 'invalid_request', 'Malformed token request');
+    const basic = basicCredentials(request);
+    if (basic && form.data.client_secret) {
+      return oauthError(400, 'invalid_request', 'Use one client authentication method, not two');
+    }
+    if (!form.data.grant_type) {
+      // RFC 6749 5.2: a missing required parameter is invalid_request, not an unsupported grant.
+      return oauthError(400, 'invalid_request', 'The grant_type parameter is required');
+    }
+    if (form.data.grant_type !== 'client_credentials') {
+      return oauthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported');
+    }
+    const clientId = basic?.id ?? form.data.client_id;
+    const secret = basic?.secret ?? form.data.client_secret;
+    if (!clientId || !secret) {
+      return { result: oauthError(401, 'invalid_client', 'Client authentication is required', !!basic), failedClientId: undefined };
+    }
+    const client = UUID.test(clientId) ? await findClientById(deps.db, clientId) : undefined;
+    if (!client || client.disabled_at || !secretMatches(secret, client.secret_hash)) {
+      return { result: oauthError(401, 'invalid_client', 'Client authentication failed', !!basic), failedClientId: client?.id };
+    }
+    const granted = grantScopes(form.data.scope, client.scopes);
+    if (!granted) {
+      return oauthError(400, 'invalid_scope', 'The requested scope exceeds the scopes granted to this client');
+    }
+    const accessToken = await deps.tokens.issue({ clientId: client.id, scopes: granted, secretVersion: client.secret_version });
+    return {
+      status: 200,
+      body: { access_token: accessToken, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds, scope: granted.join(' ') },
+      headers: noStore,
+    };
+  };
+
+  // OAuth clients expect RFC 6749 errors whatever they send, so this scope accepts any body and
+  // lets the handler answer invalid_request, instead of the app-wide 415 problem.
+  app.register(async (scope) => {
+    // JSON included: a malformed JSON body is invalid_request here, not the app-wide malformed-json problem.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, _body, done) => done(null, undefined));
+    registerTokenEndpoints(scope);
+  });
+
+  function registerTokenEndpoints(scope: FastifyInstance) {
+    for (const url of ['/oauth2/token', '/oauth/token']) {
+      defineRoute(scope, {
+        method: 'POST',
+        url,
+        operationId: url === '/oauth2/token' ? 'issue_token' : 'issue_token_alias',
+        summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
+        tags: ['Authentication'],
+        auth: { kind: 'none' },
+        bodyLimit: TOKEN_BODY_LIMIT_BYTES,
+        responses: {
+          200: { description: 'Access token', schema: tokenResponseSchema },
+          400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
+          401: { description: 'invalid_client', schema: tokenErrorSchema },
+          429: {
+            description: 'temporarily_unavailable: too many failed client authentications from this address or for this client id; see Retry-After',
+            schema: tokenErrorSchema,
+          },
+        },
+        handler: issueToken,
+      });
+    }
+  }
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/.well-known/jwks.json',
+    operationId: 'get_signing_keys',
+    summary: 'Public keys that verify access tokens',
+    tags: ['Authentication'],
+    auth: { kind: 'none' },
+    responses: { 200: { description: 'JSON Web Key Set' } },
+    handler: async () => ({ status: 200, body: deps.tokens.jwks, headers: { 'cache-control': 'public, max-age=300' } }),
+  });
+}

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import type { RouteModule } from '../app.ts';
+import { problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { EVENT_TYPES, eventTypeSchema } from '../../events/event-resource.ts';
+import { pagingQuerySchema } from '../../shared/paging.ts';
+import { secretBoxFor } from '../../shared/secret-box.ts';
+import {
+  webhookEndpointEnvelopeSchema,
+  webhookEndpointSecretEnvelopeSchema,
+  webhookEndpointsPageSchema,
+} from '../../webhooks/webhook-endpoint-resource.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookSecret,
+} from '../../webhooks/webhook-endpoint-service.ts';
+import { systemResolver, type HostResolver } from '../../webhooks/webhook-target.ts';
+
+const createEndpointBody = z
+  .strictObject({
+    url: z.string().min(1).max(2048),
+    /** Omitted or empty: every event type. */
+    event_types: z.array(eventTypeSchema).max(EVENT_TYPES.length).optional(),
+    description: z.string().max(500).nullish(),
+  })
+  .meta({ id: 'WebhookEndpointCreation' });
+
+// A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
+const endpointParams = z.strictObject({ endpoint_id: z.string() });
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+const auth = { kind: 'both', scope: 'webhooks:manage', roles: ['biller'] } as const;
+
+/** The host resolver is injectable so tests can answer DNS themselves. */
+export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = {}): RouteModule {
+  const resolveHost = options.resolveHost ?? systemResolver;
+  return (app, deps) => {
+    defineRoute(app, {
+      method: 'POST',
+      url: '/webhook-endpoints',
+      operationId: 'create_webhook_endpoint',
+      summary: 'Register a webhook endpoint; the answer carries its whsec_ signing secret, shown this once',
+      tags: ['Webhooks'],
+      auth,
+      idempotencyKey: 'optional',
+      body: createEndpointBody,
+      responses: {
+        201: { description: 'Endpoint registered', schema: webhookEndpointSecretEnvelopeSchema },
+        422: { description: 'Invalid body, or a URL that is not https or reaches a private address', ...problem },
+      },
+      effect: async (ctx, trx) => {
+        const endpoint = await createWebhookEndpoint(
+          trx,
+          {
+            billerClientId: ctx.caller.clientId,
+            url: ctx.body.url,
+            description: ctx.body.description ?? null,
+            eventTypes: ctx.body.event_types ?? [],
+          },
+          { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE, resolveHost },
+          secretBoxFor(deps.config),
+        );
+        return { status: 201, headers: { location: `/webhook-endpoints/${endpoint.id}` }, body: { webhook_endpoint: endpoint } };
+      },
+    });
+
+    defineRoute(app, {
+      method: 'GET',
+      url: '/webhook-endpoints',
+      operationId: 'list_webhook_endpoints',
+      summary: 'List webhook endpoints, newest first (never their secrets)',
+      tags: ['Webhooks'],
+      auth,
+      query: pagingQuerySchema,
+      responses: {
+        200: { description: 'A page of endpoints', schema: webhookEndpointsPageSchema },
+        400: { description: 'Invalid query or cursor', ...problem },
+      },
+      handler: async (ctx) => ({ status: 200, body: await listWebhookEndpoints(deps.db, ctx.caller.clientId, ctx.query) }),
+    });
+
+    defineRoute(app, {
+      method: 'GET',
+      url: '/webhook-endpoints/:endpoint_id',
+      operationId: 'get_webhook_endpoint',
+      summary: 'Get a webhook endpoint (never its secret)',
+      tags: ['Webhooks'],
+      auth,
+      params: endpointParams,
+      responses: {
+        200: { description: 'The endpoint', schema: webhookEndpointEnvelopeSchema },
+        404: { description: 'Endpoint not found', ...problem },
+      },
+      handler: async (ctx) => ({
+        status: 200,
+        body: { webhook_endpoint: await getWebhookEndpoint(deps.db, ctx.caller.clientId, ctx.params.endpoint_id) },
+      }),
+    });
+
+    defineRoute(app, {
+      method: 'DELETE',
+      url: '/webhook-endpoints/:endpoint_id',
+      operationId: 'delete_webhook_endpoint',
+      summary: 'Delete a webhook endpoint; deliveries still queued for it are dropped',
+      tags: ['Webhooks'],
+      auth,
+      params: endpointParams,
+      responses: {
+        204: { description: 'Endpoint deleted' },
+        404: { description: 'Endpoint not found', ...problem },
+      },
+      handler: async (ctx) => {
+        await deps.db.transaction().execute((trx) => deleteWebhookEndpoint(trx, ctx.caller.clientId, ctx.params.endpoint_id));
+        return { status: 204, body: undefined };
+      },
+    });
+
+    defineRoute(app, {
+      method: 'POST',
+      url: '/webhook-endpoints/:endpoint_id/rotate-secret',
+      operationId: 'rotate_webhook_endpoint_secret',
+      summary: 'Issue a new signing secret; the previous one keeps signing beside it for 24 hours',
+      tags: ['Webhooks'],
+      auth,
+      idempotencyKey: 'optional',
+      params: endpointParams,
+      responses: {
+        200: { description: 'The endpoint with its new secret', schema: webhookEndpointSecretEnvelopeSchema },
+        404: { description: 'Endpoint not found', ...problem },
+      },
+      effect: async (ctx, trx) => ({
+        status: 200,
+        body: { webhook_endpoint: await rotateWebhookSecret(trx, ctx.caller.clientId, ctx.params.endpoint_id, secretBoxFor(deps.config)) },
+      }),
+    });
+  };
+}
+
+export const registerWebhookEndpointRoutes: RouteModule = webhookEndpointRoutes();

@@ -1,0 +1,259 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+import type { ContractType, EmploymentStatus, PayrollProvidersTable } from '../db/tables.ts';
+import type { Insertable } from 'kysely';
+import type { ProviderConnection } from '../payroll-providers/adapter.ts';
+
+// The employee directory: employers, payrolls, employees and employments as payroll providers
+// describe them (pulled through their API or pushed to us).
+
+export async function listProviderConnections(db: Executor): Promise<ProviderConnection[]> {
+  return db
+    .selectFrom('payroll_providers')
+    .select(['id', 'api_base_url', 'api_token_url', 'api_client_id', 'api_client_secret'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** The caller seals api_client_secret first (see provider-credentials.ts). */
+export async function insertPayrollProvider(db: Executor, provider: Insertable<PayrollProvidersTable>) {
+  return db.insertInto('payroll_providers').values(provider).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Providers' stored client secrets, row-locked: for re-sealing them under the current master key. */
+export async function lockProviderClientSecrets(db: Executor) {
+  return db
+    .selectFrom('payroll_providers')
+    .select(['id', 'api_client_secret'])
+    .where('api_client_secret', 'is not', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export async function updateProviderClientSecret(db: Executor, providerId: string, apiClientSecret: string) {
+  await db.updateTable('payroll_providers').set({ api_client_secret: apiClientSecret }).where('id', '=', providerId).execute();
+}
+
+export async function findProviderConnection(db: Executor, providerId: string): Promise<ProviderConnection | undefined> {
+  return db
+    .selectFrom('payroll_providers')
+    .select(['id', 'api_base_url', 'api_token_url', 'api_client_id', 'api_client_secret'])
+    .where('id', '=', providerId)
+    .executeTakeFirst();
+}
+
+export interface EmployerDetails {
+  externalId: string;
+  name: string;
+  sicCode: string | null;
+  industryName: string | null;
+  optIn: 'pending' | 'opted_in' | 'opted_out';
+}
+
+/** The provider's word on its employer replaces ours; gives our employer id. */
+export async function upsertEmployer(db: Executor, providerId: string, employer: EmployerDetails): Promise<string> {
+  const row = await db
+    .insertInto('employers')
+    .values({
+      payroll_provider_id: providerId,
+      external_id: employer.externalId,
+      name: employer.name,
+      sic_code: employer.sicCode,
+      industry_name: employer.industryName,
+      salary_deduction_opt_in_status: employer.optIn,
+    })
+    .onConflict((oc) =>
+      oc.columns(['payroll_provider_id', 'external_id']).doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        sic_code: eb.ref('excluded.sic_code'),
+        industry_name: eb.ref('excluded.industry_name'),
+        salary_deduction_opt_in_status: eb.ref('excluded.salary_deduction_opt_in_status'),
+        updated_at: eb.fn<Date>('now'),
+      })),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export interface ProviderPayroll {
+  id: string;
+  providerId: string;
+  employerId: string;
+  name: string;
+  frequency: 'weekly' | 'fortnightly' | 'four_weekly' | 'monthly' | 'unknown';
+  currency: string;
+}
+
+/**
+ * Creates or refreshes a payroll under the provider's own UUID (also its external id). A payroll id
+ * that already belongs to another provider is left alone: false. The currency of an existing payroll
+ * never changes here, since mandates and payment requests were made in it.
+ */
+export async function upsertProviderPayroll(db: Executor, payroll: ProviderPayroll): Promise<boolean> {
+  const row = await db
+    .insertInto('payrolls')
+    .values({
+      id: payroll.id,
+      employer_id: payroll.employerId,
+      payroll_provider_id: payroll.providerId,
+      external_id: payroll.id,
+      name: payroll.name,
+      payment_run_frequency: payroll.frequency,
+      currency: payroll.currency,
+      calendar_synced_at: sql<Date>`now()`,
+    })
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet((eb) => ({
+          employer_id: eb.ref('excluded.employer_id'),
+          payment_run_frequency: eb.ref('excluded.payment_run_frequency'),
+          calendar_synced_at: eb.ref('excluded.calendar_synced_at'),
+        }))
+        .where('payrolls.payroll_provider_id', '=', payroll.providerId),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findPayrollWithEmployer(db: Executor, payrollId: string) {
+  return db
+    .selectFrom('payrolls')
+    .innerJoin('employers', 'employers.id', 'payrolls.employer_id')
+    .select([
+      'payrolls.id',
+      'payrolls.name',
+      'payrolls.payroll_provider_id',
+      'payrolls.payment_run_frequency',
+      'payrolls.currency',
+      'payrolls.employer_id',
+      'employers.external_id as employer_external_id',
+    ])
+    .where('payrolls.id', '=', payrollId)
+    .executeTakeFirst();
+}
+
+export async function findEmployee(db: Executor, employeeId: string, options: { lock?: boolean } = {}) {
+  let query = db.selectFrom('employees').selectAll().where('id', '=', employeeId);
+  if (options.lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function findEmployeeIdByNationalRegistrationNumber(
+  db: Executor,
+  providerId: string,
+  nationalRegistrationNumber: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('employees')
+    .select('id')
+    .where('payroll_provider_id', '=', providerId)
+    .where('national_registration_number', '=', nationalRegistrationNumber)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export interface EmployeeFields {
+  national_registration_number: string | null;
+  date_of_birth: string | null;
+  given_name: string;
+  family_name: string;
+  email_address: string | null;
+  phone_number: string | null;
+  postal_code: string | null;
+}
+
+export async function insertEmployee(db: Executor, employee: EmployeeFields & { id: string; payroll_provider_id: string }) {
+  return db.insertInto('employees').values(employee).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateEmployee(db: Executor, employeeId: string, fields: Partial<EmployeeFields>) {
+  return db
+    .updateTable('employees')
+    .set((eb) => ({ ...fields, updated_at: eb.fn<Date>('now') }))
+    .where('id', '=', employeeId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findEmployment(db: Executor, employeeId: string, payrollId: string, options: { lock?: boolean } = {}) {
+  let query = db
+    .selectFrom('employments')
+    .selectAll()
+    .where('employee_id', '=', employeeId)
+    .where('payroll_id', '=', payrollId);
+  if (options.lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** Who else on the payroll already carries this payroll reference (it is unique per payroll). */
+export async function findEmployeeIdByPayrollReference(db: Executor, payrollId: string, payrollReference: string) {
+  const row = await db
+    .selectFrom('employments')
+    .select('employee_id')
+    .where('payroll_id', '=', payrollId)
+    .where('payroll_reference', '=', payrollReference)
+    .executeTakeFirst();
+  return row?.employee_id;
+}
+
+export interface EmploymentFields {
+  employer_id: string;
+  payroll_reference: string;
+  start_date: string | null;
+  end_date: string | null;
+  employment_status: EmploymentStatus;
+  contract_type: ContractType;
+  annualised_salary: number | null;
+  currency: string;
+}
+
+export async function insertEmployment(db: Executor, employment: EmploymentFields & { employee_id: string; payroll_id: string }) {
+  return db.insertInto('employments').values(employment).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateEmployment(db: Executor, employmentId: string, fields: Partial<EmploymentFields>) {
+  return db
+    .updateTable('employments')
+    .set((eb) => ({ ...fields, updated_at: eb.fn<Date>('now') }))
+    .where('id', '=', employmentId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** One employee as a member of one payroll: the employee row and that employment together. */
+export async function findEmployeeOnPayroll(db: Executor, employeeId: string, payrollId: string) {
+  return db
+    .selectFrom('employments')
+    .innerJoin('employees', 'employees.id', 'employments.employee_id')
+    .select([
+      'employees.id',
+      'employments.payroll_id',
+      'employees.payroll_provider_id',
+      'employees.given_name',
+      'employees.family_name',
+      'employees.national_registration_number',
+      'employees.date_of_birth',
+      'employees.email_address',
+      'employees.phone_number',
+      'employees.postal_code',
+      'employments.payroll_reference',
+      'employments.start_date',
+      'employments.end_date',
+      'employments.employment_status',
+      'employments.contract_type',
+      'employments.annualised_salary',
+      'employments.currency',
+      'employments.created_at',
+      sql<Date>`greatest(employees.updated_at, employments.updated_at)`.as('updated_at'),
+    ])
+    .where('employments.employee_id', '=', employeeId)
+    .where('employments.payroll_id', '=', payrollId)
+    .executeTakeFirst();
+}
+
+export type EmployeeOnPayroll = NonNullable<Awaited<ReturnType<typeof findEmployeeOnPayroll>>>;

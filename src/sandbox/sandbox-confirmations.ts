@@ -1,0 +1,55 @@
+import { fromMajorUnits, toMajorUnits } from '../money/major-units.ts';
+import { seededRandom } from './seeded-random.ts';
+
+export interface PulledDeductionData {
+  deduction_data_response: {
+    id: string;
+    currency: string;
+    deduction_data: Array<{ salary_deduction: { employee_id: string; requested_deduction_amount: number } }>;
+  };
+}
+
+export interface ConfirmationBody {
+  confirmation: {
+    deduction_data_id: string;
+    pay_period: string;
+    currency: string;
+    total_amount: number;
+    deductions: Array<{ employee_id: string; deducted_amount: number; leaver: boolean }>;
+  };
+}
+
+export type DeductionOutcome = 'full' | 'partial' | 'leaver';
+
+/**
+ * What a real payroll run does with a pulled instruction: most employees are deducted in full,
+ * some only partly (net pay too low after statutory deductions), a few have left. Deterministic
+ * for a seed. Amounts are worked in minor units and converted exactly.
+ */
+export function sandboxConfirmation(pulled: PulledDeductionData, payPeriod: string, seed: string): { body: ConfirmationBody; outcomes: Record<string, DeductionOutcome> } {
+  const random = seededRandom(`${seed}|${pulled.deduction_data_response.id}`);
+  const currency = pulled.deduction_data_response.currency;
+  const outcomes: Record<string, DeductionOutcome> = {};
+  let total = 0;
+  const deductions = pulled.deduction_data_response.deduction_data.map(({ salary_deduction: line }) => {
+    const requested = fromMajorUnits(line.requested_deduction_amount, currency);
+    const roll = random.next();
+    const outcome: DeductionOutcome = roll < 0.05 ? 'leaver' : roll < 0.15 ? 'partial' : 'full';
+    const deducted = outcome === 'full' ? requested : outcome === 'partial' ? Math.floor(requested / 2) : 0;
+    outcomes[line.employee_id] = outcome;
+    total += deducted;
+    return { employee_id: line.employee_id, deducted_amount: toMajorUnits(deducted, currency), leaver: outcome === 'leaver' };
+  });
+  return {
+    body: {
+      confirmation: {
+        deduction_data_id: pulled.deduction_data_response.id,
+        pay_period: payPeriod,
+        currency,
+        total_amount: toMajorUnits(total, currency),
+        deductions,
+      },
+    },
+    outcomes,
+  };
+}

@@ -1,0 +1,227 @@
+import { parse } from 'csv-parse/sync';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureInstructionFile } from '../../src/instructions/instruction-service.ts';
+import { sha256Hex } from '../../src/instructions/instruction-file.ts';
+import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
+import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
+import { producerConnection } from '../../src/queue/connections.ts';
+import { queueNames } from '../../src/queue/queues.ts';
+import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
+import {
+  createBiller,
+  createCollectionAccount,
+  createEmployee,
+  createEmployer,
+  createMandateRow,
+  createPayroll,
+  createPayrollProvider,
+  createProviderClient,
+} from '../support/factories.ts';
+import { runtimeOf } from '../support/runtime.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  await createCollectionAccount(t.db);
+});
+afterAll(async () => t.close());
+
+const calendar = [
+  { pay_date: '2026-10-30', payroll_cutoff_date: '2026-10-23', pay_period: '7-2026', lock_date: '2026-10-21' },
+  { pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' },
+  { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
+];
+
+async function world(employeeCount: number) {
+  const provider = await createPayrollProvider(t.db);
+  const employer = await createEmployer(t.db, provider.id);
+  const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
+  const biller = await createBiller(t.db);
+  const mandates: Array<{
+    mandate: Awaited<ReturnType<typeof createMandateRow>>;
+    employee: Awaited<ReturnType<typeof createEmployee>>['employee'];
+    employment: Awaited<ReturnType<typeof createEmployee>>['employment'];
+  }> = [];
+  for (let i = 0; i < employeeCount; i++) {
+    const { employee, employment } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
+    mandates.push({ mandate, employee, employment });
+  }
+  const pay = (m: (typeof mandates)[number], amount: number, payDate: string) =>
+    t.db
+      .insertInto('payment_requests')
+      .values({
+        biller_client_id: biller.clientId,
+        mandate_id: m.mandate.id,
+        payroll_id: payroll.id,
+        employee_id: m.employee.id,
+        currency: 'GBP',
+        amount,
+        target_pay_date: payDate,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  return { provider, payroll, biller, mandates, pay };
+}
+
+async function lockAndInstruct(payrollId: string, payDate: string) {
+  const lock = await lockPayDate(t.db, payrollId, payDate);
+  const file = lock.instructionFile;
+  const stored = await t.db.selectFrom('instruction_files').selectAll().where('id', '=', file.instructionFileId).executeTakeFirstOrThrow();
+  const rows = parse(stored.content.toString('utf8'), { columns: true }) as Array<Record<string, string>>;
+  return { lock, file, stored, rows };
+}
+
+describe('instruction files', () => {
+  it('carry new, continue, amend and stop across three consecutive pay dates', async () => {
+    const w = await world(3);
+    const [a, b, c] = w.mandates;
+    // Pay date 1: A 50.00 and B 20.00 are new.
+    await w.pay(a!, 5_000, '2026-10-30');
+    await w.pay(b!, 2_000, '2026-10-30');
+    const first = await lockAndInstruct(w.payroll.id, '2026-10-30');
+    const action1 = Object.fromEntries(first.rows.map((r) => [r.employee_id, r.action]));
+    expect(action1).toEqual({ [a!.employee.id]: 'new', [b!.employee.id]: 'new' });
+    expect(first.stored.sha256).toBe(sha256Hex(first.stored.content));
+    expect(first.rows.find((r) => r.employee_id === a!.employee.id)).toMatchObject({ amount: '50.00', currency: 'GBP', pay_period: '7-2026' });
+
+    // Pay date 2: A same (continue), B changes (amend), C appears (new).
+    await w.pay(a!, 5_000, '2026-11-27');
+    await w.pay(b!, 2_500, '2026-11-27');
+    await w.pay(c!, 1_000, '2026-11-27');
+    const second = await lockAndInstruct(w.payroll.id, '2026-11-27');
+    const action2 = Object.fromEntries(second.rows.map((r) => [r.employee_id, [r.action, r.amount, r.previous_amount]]));
+    expect(action2).toEqual({
+      [a!.employee.id]: ['continue', '50.00', '50.00'],
+      [b!.employee.id]: ['amend', '25.00', '20.00'],
+      [c!.employee.id]: ['new', '10.00', ''],
+    });
+
+    // Pay date 3: only C continues; A and B stop.
+    await w.pay(c!, 1_000, '2026-12-24');
+    const third = await lockAndInstruct(w.payroll.id, '2026-12-24');
+    const action3 = Object.fromEntries(third.rows.map((r) => [r.employee_id, [r.action, r.amount, r.payroll_reference]]));
+    expect(action3).toEqual({
+      [a!.employee.id]: ['stop', '0.00', a!.employment.payroll_reference],
+      [b!.employee.id]: ['stop', '0.00', b!.employment.payroll_reference],
+      [c!.employee.id]: ['continue', '10.00', c!.employment.payroll_reference],
+    });
+
+    // A repeated job returns the same file and writes no other.
+    const again = await lockPayDate(t.db, w.payroll.id, '2026-12-24');
+    expect(again.instructionFile).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
+    expect(await ensureInstructionFile(t.db, third.lock.snapshotId)).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
+    const files = await t.db.selectFrom('instruction_files').select('id').where('payroll_id', '=', w.payroll.id).execute();
+    expect(files).toHaveLength(3);
+  });
+
+  it('is downloadable by the payroll provider with its name and digest', async () => {
+    const w = await world(1);
+    await w.pay(w.mandates[0]!, 1_234, '2026-10-30');
+    const { stored } = await lockAndInstruct(w.payroll.id, '2026-10-30');
+    const provider = await createProviderClient(t.db, w.provider.id);
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/deductions/${w.payroll.id}/instruction-file?pay_date=2026-10-30`,
+      headers: { 'x-api-key': provider.apiKey },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/csv');
+    expect(response.headers['content-disposition']).toContain(stored.file_name);
+    expect(response.rawPayload.equals(stored.content)).toBe(true);
+    const other = await createProviderClient(t.db);
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: `/deductions/${w.payroll.id}/instruction-file?pay_date=2026-10-30`,
+      headers: { 'x-api-key': other.apiKey },
+    });
+    expect(foreign.statusCode).toBe(404);
+  });
+});
+
+describe('re-run', () => {
+  it('supersedes the snapshot, serves the new version, and instructs nothing twice', async () => {
+    const w = await world(2);
+    const [a, b] = w.mandates;
+    const early = await w.pay(a!, 4_000, '2026-11-27');
+    const settled = await w.pay(a!, 700, '2026-11-27');
+    const first = await lockAndInstruct(w.payroll.id, '2026-11-27');
+    // A late payment that the re-run should pick up, and a fix operators re-ran for.
+    const late = await w.pay(b!, 1_500, '2026-11-27');
+    // Settled as failed since the lock (the employee left): the new version must not ask for it again.
+    await t.db.updateTable('payment_requests').set({ status: 'failed' }).where('id', '=', settled.id).execute();
+
+    const outcome = await runRerunNow(runtimeOf(t), {
+      payrollId: w.payroll.id,
+      payDate: '2026-11-27',
+      reason: 'employer corrected a payroll reference',
+      requestedBy: 'ops@example.com',
+    });
+    expect(outcome).toMatchObject({ previousSnapshotId: first.lock.snapshotId, snapshotVersion: 2, created: true });
+
+    const snapshots = await t.db
+      .selectFrom('deduction_snapshots')
+      .select(['id', 'status', 'snapshot_version', 'superseded_by', 'total_amount'])
+      .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', '2026-11-27')
+      .orderBy('snapshot_version')
+      .execute();
+    expect(snapshots).toMatchObject([
+      { id: first.lock.snapshotId, status: 'superseded', snapshot_version: 1, superseded_by: outcome.snapshotId, total_amount: 4_700 },
+      { id: outcome.snapshotId, status: 'locked', snapshot_version: 2, total_amount: 5_500 },
+    ]);
+
+    const payments = await t.db.selectFrom('payment_requests').select(['id', 'status', 'attempts', 'version']).execute();
+    const byId = new Map(payments.map((p) => [p.id, p]));
+    expect(byId.get(early.id)).toMatchObject({ status: 'instructed', attempts: 1, version: 2 });
+    expect(byId.get(late.id)).toMatchObject({ status: 'instructed', attempts: 1 });
+    const carried = await t.db.selectFrom('deduction_line_payments').select('payment_request_id').where('snapshot_id', '=', outcome.snapshotId).execute();
+    expect(carried.map((l) => l.payment_request_id).sort()).toEqual([early.id, late.id].sort());
+    const instructedEvents = await t.db.selectFrom('events').select('resource_id').where('resource_id', '=', early.id).execute();
+    expect(instructedEvents).toHaveLength(1);
+
+    const audit = await t.db.selectFrom('reruns').selectAll().where('id', '=', outcome.rerunId).executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ previous_snapshot_id: first.lock.snapshotId, new_snapshot_id: outcome.snapshotId });
+    expect(audit.completed_at).toBeInstanceOf(Date);
+    const asked = await t.db.selectFrom('rerun_requests').select(['reason', 'requested_by']).where('rerun_id', '=', outcome.rerunId).execute();
+    expect(asked).toEqual([{ reason: 'employer corrected a payroll reference', requested_by: 'ops@example.com' }]);
+
+    const files = await t.db
+      .selectFrom('instruction_files')
+      .select(['file_version', 'file_name'])
+      .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', '2026-11-27')
+      .orderBy('file_version')
+      .execute();
+    expect(files.map((f) => f.file_version)).toEqual([1, 2]);
+    expect(files[1]!.file_name).toContain('-v2.csv');
+
+    const provider = await createProviderClient(t.db, w.provider.id);
+    const served = await t.app.inject({
+      method: 'GET',
+      url: `/deductions/${w.payroll.id}?pay_date=2026-11-27`,
+      headers: { 'x-api-key': provider.apiKey },
+    });
+    expect(served.statusCode).toBe(200);
+    expect(served.json().deduction_data_response).toMatchObject({ id: outcome.snapshotId, total_amount: 55, employee_count: 2 });
+
+    // The pay date is reconciled again against the new snapshot (a debounced job on the pay-dates queue).
+    const queue = new Queue(queueNames.payDates, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
+    try {
+      const jobs = await queue.getJobs(['delayed', 'waiting', 'active', 'completed']);
+      const reconcile = jobs.filter((job) => job.name === reconcilePayDateJob);
+      expect(reconcile.map((job) => job.data)).toEqual([{ payrollId: w.payroll.id, payDate: '2026-11-27' }]);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('refuses a pay date that was never locked', async () => {
+    const w = await world(1);
+    await expect(
+      runRerunNow(runtimeOf(t), { payrollId: w.payroll.id, payDate: '2026-12-24', reason: 'x', requestedBy: 'ops' }),
+    ).rejects.toThrow(/has not been locked/);
+  });
+});

@@ -1,0 +1,181 @@
+import { Queue } from 'bullmq';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/connection.ts';
+import { rerunPayDateJob } from '../../src/nightly/nightly-flow.ts';
+import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
+import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
+import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
+import { producerConnection } from '../../src/queue/connections.ts';
+import { queueNames } from '../../src/queue/queues.ts';
+import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import {
+  createBiller,
+  createCollectionAccount,
+  createEmployee,
+  createEmployer,
+  createMandateRow,
+  createPayroll,
+  createPayrollProvider,
+} from '../support/factories.ts';
+import { runtimeOf } from '../support/runtime.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+const PAY_DATE = '2026-11-27';
+
+let t: TestApp;
+let host: WorkerHost;
+let payDates: Queue;
+/** A second pool: these tests hold transactions open while others queue behind them. */
+let side: Database;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await createCollectionAccount(t.db);
+  host = await startWorkers(runtimeOf(t), { schedule: false });
+  payDates = new Queue(queueNames.payDates, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
+  side = createDatabase(t.database.url, 8);
+});
+afterAll(async () => {
+  await side.destroy();
+  await payDates.close();
+  await host.close();
+  await t.close();
+});
+
+/** A payroll whose pay date is locked (snapshot version 1) with one payment on it. */
+async function lockedPayDate() {
+  const provider = await createPayrollProvider(t.db);
+  const employer = await createEmployer(t.db, provider.id);
+  const payroll = await createPayroll(t.db, {
+    providerId: provider.id,
+    employerId: employer.id,
+    payDates: [{ pay_date: PAY_DATE, payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' }],
+  });
+  const biller = await createBiller(t.db);
+  const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+  const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
+  await t.db
+    .insertInto('payment_requests')
+    .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: employee.id, currency: 'GBP', amount: 2_500, target_pay_date: PAY_DATE })
+    .execute();
+  await lockPayDate(t.db, payroll.id, PAY_DATE);
+  return payroll.id;
+}
+
+async function versionsOf(payrollId: string) {
+  const snapshots = await t.db.selectFrom('deduction_snapshots').select('snapshot_version').where('payroll_id', '=', payrollId).orderBy('snapshot_version').execute();
+  const files = await t.db.selectFrom('instruction_files').select('file_version').where('payroll_id', '=', payrollId).orderBy('file_version').execute();
+  return { snapshots: snapshots.map((s) => s.snapshot_version), files: files.map((f) => f.file_version) };
+}
+
+async function requestsOf(payrollId: string) {
+  return t.db
+    .selectFrom('rerun_requests as q')
+    .innerJoin('reruns as r', 'r.id', 'q.rerun_id')
+    .select(['q.rerun_id', 'q.reason', 'q.requested_by'])
+    .where('r.payroll_id', '=', payrollId)
+    .orderBy('q.requested_by')
+    .execute();
+}
+
+/** Polls until the condition holds; the test's timeout bounds the wait. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Backends of this test database running a statement like `pattern` and waiting for a lock another transaction holds. */
+async function waitingForLocks(pattern: string): Promise<number> {
+  const { rows } = await sql<{ waiting: number }>`
+    select count(*)::int as waiting from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock' and query like ${pattern}
+  `.execute(side);
+  return rows[0]!.waiting;
+}
+
+describe('concurrent re-runs of one pay date', () => {
+  it('merge while queued: five requests make one new version, with every reason and requester', async () => {
+    const payrollId = await lockedPayDate();
+    // Paused, the queue holds the re-run's job as an idle worker would: queued, not yet freezing.
+    await payDates.pause();
+    const runs = Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: `fix ${n}`, requestedBy: `operator-${n}` }, { workers: host }),
+      ),
+    );
+    await until(async () => (await requestsOf(payrollId)).length === 5);
+    await payDates.resume();
+    const outcomes = await runs;
+
+    const rerunId = outcomes[0]!.rerunId;
+    expect(outcomes.map((o) => o.rerunId)).toEqual(Array(5).fill(rerunId));
+    expect(outcomes.map((o) => o.snapshotVersion)).toEqual(Array(5).fill(2));
+    expect(outcomes.filter((o) => !o.joined)).toHaveLength(1);
+    expect(outcomes[0]!.requests.map((r) => [r.requestedBy, r.reason]).sort()).toEqual([1, 2, 3, 4, 5].map((n) => [`operator-${n}`, `fix ${n}`]));
+    expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2], files: [1, 2] });
+    expect(await requestsOf(payrollId)).toEqual([1, 2, 3, 4, 5].map((n) => ({ rerun_id: rerunId, reason: `fix ${n}`, requested_by: `operator-${n}` })));
+    const reruns = await t.db.selectFrom('reruns').selectAll().where('payroll_id', '=', payrollId).execute();
+    expect(reruns).toHaveLength(1);
+    expect(reruns[0]!.completed_at).toBeInstanceOf(Date);
+    const jobs = (await payDates.getJobs(['completed', 'failed', 'active', 'waiting', 'delayed'])).filter((job) => job.name === rerunPayDateJob);
+    expect(jobs.filter((job) => job.data.rerunId === rerunId)).toHaveLength(1);
+
+    // Once it has completed, a request is a new re-run and a new version.
+    const later = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'late payment', requestedBy: 'operator-6' }, { workers: host });
+    expect(later).toMatchObject({ joined: false, snapshotVersion: 3, previousSnapshotId: outcomes[0]!.snapshotId });
+    expect(later.rerunId).not.toBe(rerunId);
+    expect(later.requests).toEqual([expect.objectContaining({ reason: 'late payment', requestedBy: 'operator-6' })]);
+    expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2, 3], files: [1, 2, 3] });
+  });
+
+  it('queue one follow-up once the freeze has begun: later requests join the follow-up, not the freeze', async () => {
+    const payrollId = await lockedPayDate();
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'before the freeze', requestedBy: 'early' });
+
+    let freezing: ReturnType<typeof performRerun> | undefined;
+    let arriving: Promise<Array<Awaited<ReturnType<typeof requestRerun>>>> | undefined;
+    await side.transaction().execute(async (trx) => {
+      // Holding the payroll stops the freeze after it has taken its re-run, as a long freeze would.
+      await sql`select id from payrolls where id = ${payrollId} for update`.execute(trx);
+      freezing = performRerun(side, first.id);
+      await until(async () => (await waitingForLocks('%lock_pay_date_and_earlier_open_ones%')) === 1);
+      arriving = Promise.all(
+        [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the freeze ${n}`, requestedBy: `late-${n}` })),
+      );
+      // They wait for the freeze's re-run rather than join it.
+      await until(async () => (await waitingForLocks('%insert into "reruns"%')) === 3);
+    });
+    const frozen = await freezing!;
+    const late = await arriving!;
+
+    expect(frozen).toMatchObject({ rerunId: first.id, snapshotVersion: 2, created: true });
+    expect(frozen.requests.map((r) => r.requestedBy)).toEqual(['early']);
+    const followUp = late[0]!.id;
+    expect(followUp).not.toBe(first.id);
+    expect(late.map((r) => r.id)).toEqual([followUp, followUp, followUp]);
+    expect(late.filter((r) => !r.joined)).toHaveLength(1);
+
+    const next = await performRerun(t.db, followUp);
+    expect(next).toMatchObject({ snapshotVersion: 3, previousSnapshotId: frozen.snapshotId });
+    expect(next.requests.map((r) => r.requestedBy).sort()).toEqual(['late-1', 'late-2', 'late-3']);
+    expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2, 3], files: [1, 2, 3] });
+  });
+
+  it('run a re-run whose job failed for good again when another request joins it', async () => {
+    const payrollId = await lockedPayDate();
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'first try', requestedBy: 'early' });
+    // Without a collection account the freeze refuses; one attempt makes that final.
+    await t.db.updateTable('collection_accounts').set({ active: false }).where('currency', '=', 'GBP').execute();
+    try {
+      const job = await payDates.add(rerunPayDateJob, { rerunId: first.id }, { jobId: `rerun.${first.id}`, attempts: 1 });
+      await until(async () => (await job.getState()) === 'failed');
+    } finally {
+      await t.db.updateTable('collection_accounts').set({ active: true }).where('currency', '=', 'GBP').execute();
+    }
+
+    const retried = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'account fixed', requestedBy: 'later' }, { workers: host });
+    expect(retried).toMatchObject({ rerunId: first.id, joined: true, snapshotVersion: 2 });
+    expect(retried.requests.map((r) => r.requestedBy)).toEqual(['early', 'later']);
+    expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2], files: [1, 2] });
+  });
+});
