@@ -1,0 +1,35 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readSourceFiles } from './import-graph.ts';
+import { areasImportingHttp, folderLoops, processorsThatAreNotLeaves, sqlOutsideRepositories, srcImportingJobs } from './import-rules.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const files = readSourceFiles(root, ['src', 'jobs', 'bin', 'test']);
+const describeViolations = (violations: { file: string; detail: string }[]) => violations.map((v) => `${v.file}: ${v.detail}`);
+
+describe('the layout the README describes', () => {
+  it('reads the whole tree', () => {
+    expect(files.filter((f) => f.path.startsWith('src/')).length).toBeGreaterThan(100);
+    expect(files.some((f) => f.path === 'jobs/index.ts')).toBe(true);
+  });
+
+  it('no area imports src/http: services throw domain errors, and only the edges speak HTTP', () => {
+    expect(describeViolations(areasImportingHttp(files))).toEqual([]);
+  });
+
+  it('src/ never imports jobs/', () => {
+    expect(describeViolations(srcImportingJobs(files))).toEqual([]);
+  });
+
+  it('processors are leaves: only the registry in jobs/index.ts imports them', () => {
+    expect(describeViolations(processorsThatAreNotLeaves(files))).toEqual([]);
+  });
+
+  it('only repositories (and the database plumbing) talk SQL', () => {
+    expect(describeViolations(sqlOutsideRepositories(files))).toEqual([]);
+  });
+
+  it('no folders of src/ import each other in a loop', () => {
+    expect(describeViolations(folderLoops(files))).toEqual([]);
+  });
+});

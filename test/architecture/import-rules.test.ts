@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { importsOf, type SourceFile } from './import-graph.ts';
+import {
+  allViolations,
+  areasImportingHttp,
+  folderLoops,
+  processorsThatAreNotLeaves,
+  sqlOutsideRepositories,
+  srcImportingJobs,
+  talksSql,
+} from './import-rules.ts';
+
+/** A made-up file: its imports are read from its text, as for the real tree. */
+function file(path: string, text: string): SourceFile {
+  return { path, text, ...importsOf(path, text) };
+}
+
+describe('the import graph', () => {
+  it('reads static, type-only, re-exported and dynamic imports, resolved from the importing file', () => {
+    const { imports, packages } = importsOf(
+      'src/payments/payment-service.ts',
+      [
+        "import { z } from 'zod';",
+        "import type { Caller } from '../shared/caller.ts';",
+        "import {\n  a,\n  b,\n} from './payment-repository.ts';",
+        "export { c } from '../ledger/ledger-postings.ts';",
+        "const lazy = await import('../../jobs/index.ts');",
+        "import './side-effect.ts';",
+      ].join('\n'),
+    );
+    expect(imports).toEqual([
+      'src/shared/caller.ts',
+      'src/payments/payment-repository.ts',
+      'src/ledger/ledger-postings.ts',
+      'jobs/index.ts',
+      'src/payments/side-effect.ts',
+    ]);
+    expect(packages).toEqual(['zod']);
+  });
+});
+
+describe('each layout rule fails on a graph that breaks it', () => {
+  it('an area importing src/http', () => {
+    const files = [file('src/payments/payment-service.ts', "import { conflict } from '../http/problem.ts';")];
+    expect(areasImportingHttp(files)).toEqual([{ rule: 'area-imports-http', file: 'src/payments/payment-service.ts', detail: 'imports src/http/problem.ts' }]);
+    // The edges themselves may.
+    expect(areasImportingHttp([file('src/cli/main.ts', "import { x } from '../http/app.ts';")])).toEqual([]);
+    expect(areasImportingHttp([file('src/http/routes/payment-routes.ts', "import { x } from '../route.ts';")])).toEqual([]);
+  });
+
+  it('src importing jobs/', () => {
+    const files = [file('src/queue/worker-host.ts', "import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';")];
+    expect(srcImportingJobs(files)).toHaveLength(1);
+    expect(srcImportingJobs([file('bin/composition.ts', "import { processors } from '../jobs/index.ts';")])).toEqual([]);
+  });
+
+  it('a processor imported by anything but the registry and tests', () => {
+    expect(processorsThatAreNotLeaves([file('jobs/run-payouts.ts', "import { x } from './lock-pay-date.ts';")])).toHaveLength(1);
+    expect(processorsThatAreNotLeaves([file('bin/composition.ts', "import { x } from '../jobs/lock-pay-date.ts';")])).toHaveLength(1);
+    expect(processorsThatAreNotLeaves([file('jobs/index.ts', "import { x } from './lock-pay-date.ts';")])).toEqual([]);
+    expect(processorsThatAreNotLeaves([file('test/jobs/x.test.ts', "import { x } from '../../jobs/lock-pay-date.ts';")])).toEqual([]);
+  });
+
+  it('SQL outside a repository', () => {
+    for (const text of [
+      "await db.selectFrom('payment_requests').selectAll().execute();",
+      "await trx.updateTable('payouts').set({ status: 'paid' }).execute();",
+      'await sql`select 1`.execute(db);',
+      'const rows = sql<{ id: string }>`select id from events`;',
+      "await client.query('select 1');",
+      "db.insertInto('events')",
+    ]) {
+      expect(talksSql(text), text).toBe(true);
+      expect(sqlOutsideRepositories([file('src/payments/payment-service.ts', text)])).toHaveLength(1);
+      expect(sqlOutsideRepositories([file('jobs/run-payouts.ts', text)])).toHaveLength(1);
+      expect(sqlOutsideRepositories([file('src/payments/payment-repository.ts', text)])).toEqual([]);
+      expect(sqlOutsideRepositories([file('src/db/connection.ts', text)])).toEqual([]);
+    }
+    expect(talksSql("import type { Kysely } from 'kysely';\nconst sqlState = '23505';")).toBe(false);
+  });
+
+  it('a folder loop, however long', () => {
+    const files = [
+      file('src/a/x.ts', "import { y } from '../b/y.ts';"),
+      file('src/b/y.ts', "import { z } from '../c/z.ts';"),
+      file('src/c/z.ts', "import { x } from '../a/x.ts';"),
+      file('src/d/w.ts', "import { x } from '../a/x.ts';"),
+    ];
+    expect(folderLoops(files)).toEqual([{ rule: 'folder-loop', file: 'src/{a,b,c}', detail: 'a, b, c import each other' }]);
+    expect(folderLoops(files.slice(0, 2))).toEqual([]);
+  });
+
+  it('a clean graph has no violations', () => {
+    const files = [
+      file('src/http/routes/payment-routes.ts', "import { createPayment } from '../../payments/payment-service.ts';"),
+      file('src/payments/payment-service.ts', "import { insertPayment } from './payment-repository.ts';\nimport { NotFound } from '../shared/domain-errors.ts';"),
+      file('src/payments/payment-repository.ts', "export const insertPayment = (db) => db.insertInto('payment_requests');"),
+      file('jobs/index.ts', "import { runPayoutsProcessor } from './run-payouts.ts';"),
+      file('jobs/run-payouts.ts', "import { runPayouts } from '../src/payouts/payout-service.ts';"),
+      file('bin/composition.ts', "import { processors } from '../jobs/index.ts';"),
+    ];
+    expect(allViolations(files)).toEqual([]);
+  });
+});
