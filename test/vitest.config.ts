@@ -1,16 +1,34 @@
 import { defineConfig } from 'vitest/config';
+import { unitTestFiles } from './unit-project.ts';
 
+// Two projects. `unit`: the pure rules listed in test/unit-project.ts, no database, no Redis, no
+// global setup (`npm run test:unit`, seconds). `db`: every other test file, on a private clone of
+// the template database the global setup migrates once, and a private Redis prefix (`npm run test:db`).
+// `npm test` runs both. Options here apply to both projects.
 export default defineConfig({
   test: {
     root: new URL('..', import.meta.url).pathname,
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
-    globalSetup: ['test/support/global-setup.ts'],
+    // Property tests run with one fixed seed in both projects.
     setupFiles: ['test/support/property-seed.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: a couple of files at a time keeps Postgres and Redis responsive.
     maxWorkers: 3,
     env: { LOG_LEVEL: 'silent', NODE_ENV: 'test' },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: [...unitTestFiles] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'db',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/bench/**', 'node_modules/**', ...unitTestFiles],
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

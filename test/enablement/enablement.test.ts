@@ -1,17 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterFactory, PayrollProviderAdapter } from '../../src/payroll-providers/adapter.ts';
 import { enablementResponseSchema } from '../../src/payroll-providers/reference-schemas.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createEmploymentWorld,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-  futureMonthlyPayDates,
-} from '../support/factories.ts';
+import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { buildWorld } from '../support/world.ts';
 
 const fakeAdapters = new Map<string, Partial<PayrollProviderAdapter>>();
 const adapterFor: AdapterFactory = (provider) => (fakeAdapters.get(provider.id) as PayrollProviderAdapter | undefined) ?? null;
@@ -39,19 +31,6 @@ const requestOf = (mandate: { id: string; employee_id: string; payroll_id: strin
   payroll_id: mandate.payroll_id,
   mandate_id: mandate.id,
 });
-
-async function worldWith(options: { status?: 'active' | 'leaver' | 'unknown'; optIn?: 'pending' | 'opted_in' | 'opted_out' }) {
-  const provider = await createPayrollProvider(t.db);
-  const employer = await createEmployer(t.db, provider.id, { optIn: options.optIn ?? 'opted_in' });
-  const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates() });
-  const { employee } = await createEmployee(t.db, {
-    providerId: provider.id,
-    payrollId: payroll.id,
-    employerId: employer.id,
-    status: options.status ?? 'active',
-  });
-  return { provider, employer, payroll, employee };
-}
 
 const mandateEvents = (mandateId: string) =>
   t.db.selectFrom('events').selectAll().where('resource_id', '=', mandateId).where('type', '=', 'mandate.updated').execute();
@@ -87,7 +66,7 @@ describe('POST /deductions/enablement without a provider API', () => {
   });
 
   it('rejects enablement for a leaver: the mandate fails with the reason', async () => {
-    const world = await worldWith({ status: 'leaver' });
+    const world = await buildWorld(t.db, { employmentStatus: 'leaver' });
     const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
 
     const { response, body } = await enable(requestOf(mandate));
@@ -102,14 +81,14 @@ describe('POST /deductions/enablement without a provider API', () => {
   });
 
   it('rejects enablement when the employer opted out', async () => {
-    const world = await worldWith({ optIn: 'opted_out' });
+    const world = await buildWorld(t.db, { optIn: 'opted_out' });
     const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
     const { body } = await enable(requestOf(mandate));
     expect(body.enablement).toMatchObject({ status: 'rejected', reason: expect.stringContaining('opted out') });
   });
 
   it('keeps the mandate waiting while the employer has not opted in yet', async () => {
-    const world = await worldWith({ optIn: 'pending' });
+    const world = await buildWorld(t.db, { optIn: 'pending' });
     const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
 
     const { response, body } = await enable(requestOf(mandate));

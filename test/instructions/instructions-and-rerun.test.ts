@@ -8,18 +8,10 @@ import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
 import { queueNames } from '../../src/queue/queues.ts';
 import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
-import {
-  createBiller,
-  createCollectionAccount,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-  createProviderClient,
-} from '../support/factories.ts';
+import { createCollectionAccount, createProviderClient } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { buildWorld, type World, type WorldOptions } from '../support/world.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,37 +26,24 @@ const calendar = [
   { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
 ];
 
-async function world(employeeCount: number) {
-  const provider = await createPayrollProvider(t.db);
-  const employer = await createEmployer(t.db, provider.id);
-  const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
-  const biller = await createBiller(t.db);
-  const mandates: Array<{
-    mandate: Awaited<ReturnType<typeof createMandateRow>>;
-    employee: Awaited<ReturnType<typeof createEmployee>>['employee'];
-    employment: Awaited<ReturnType<typeof createEmployee>>['employment'];
-  }> = [];
-  for (let i = 0; i < employeeCount; i++) {
-    const { employee, employment } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
-    mandates.push({ mandate, employee, employment });
-  }
-  const pay = (m: (typeof mandates)[number], amount: number, payDate: string) =>
-    t.db
-      .insertInto('payment_requests')
-      .values({
-        biller_client_id: biller.clientId,
-        mandate_id: m.mandate.id,
-        payroll_id: payroll.id,
-        employee_id: m.employee.id,
-        currency: 'GBP',
-        amount,
-        target_pay_date: payDate,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  return { provider, payroll, biller, mandates, pay };
-}
+/** A payroll on `calendar`, one biller, and `employees` employees each with an active mandate of it. */
+const mandated = (employees: number): WorldOptions => ({ payDates: calendar, billers: 1, employees, mandates: true });
+
+/** A payment request on one of the world's mandates, inserted directly. */
+const pay = (w: World, m: World['mandates'][number], amount: number, payDate: string) =>
+  t.db
+    .insertInto('payment_requests')
+    .values({
+      biller_client_id: w.biller.clientId,
+      mandate_id: m.mandate.id,
+      payroll_id: w.payroll.id,
+      employee_id: m.employee.id,
+      currency: 'GBP',
+      amount,
+      target_pay_date: payDate,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 
 async function lockAndInstruct(payrollId: string, payDate: string) {
   const lock = await lockPayDate(t.db, payrollId, payDate);
@@ -76,11 +55,11 @@ async function lockAndInstruct(payrollId: string, payDate: string) {
 
 describe('instruction files', () => {
   it('carry new, continue, amend and stop across three consecutive pay dates', async () => {
-    const w = await world(3);
+    const w = await buildWorld(t.db, mandated(3));
     const [a, b, c] = w.mandates;
     // Pay date 1: A 50.00 and B 20.00 are new.
-    await w.pay(a!, 5_000, '2026-10-30');
-    await w.pay(b!, 2_000, '2026-10-30');
+    await pay(w, a!, 5_000, '2026-10-30');
+    await pay(w, b!, 2_000, '2026-10-30');
     const first = await lockAndInstruct(w.payroll.id, '2026-10-30');
     const action1 = Object.fromEntries(first.rows.map((r) => [r.employee_id, r.action]));
     expect(action1).toEqual({ [a!.employee.id]: 'new', [b!.employee.id]: 'new' });
@@ -88,9 +67,9 @@ describe('instruction files', () => {
     expect(first.rows.find((r) => r.employee_id === a!.employee.id)).toMatchObject({ amount: '50.00', currency: 'GBP', pay_period: '7-2026' });
 
     // Pay date 2: A same (continue), B changes (amend), C appears (new).
-    await w.pay(a!, 5_000, '2026-11-27');
-    await w.pay(b!, 2_500, '2026-11-27');
-    await w.pay(c!, 1_000, '2026-11-27');
+    await pay(w, a!, 5_000, '2026-11-27');
+    await pay(w, b!, 2_500, '2026-11-27');
+    await pay(w, c!, 1_000, '2026-11-27');
     const second = await lockAndInstruct(w.payroll.id, '2026-11-27');
     const action2 = Object.fromEntries(second.rows.map((r) => [r.employee_id, [r.action, r.amount, r.previous_amount]]));
     expect(action2).toEqual({
@@ -100,7 +79,7 @@ describe('instruction files', () => {
     });
 
     // Pay date 3: only C continues; A and B stop.
-    await w.pay(c!, 1_000, '2026-12-24');
+    await pay(w, c!, 1_000, '2026-12-24');
     const third = await lockAndInstruct(w.payroll.id, '2026-12-24');
     const action3 = Object.fromEntries(third.rows.map((r) => [r.employee_id, [r.action, r.amount, r.payroll_reference]]));
     expect(action3).toEqual({
@@ -118,8 +97,8 @@ describe('instruction files', () => {
   });
 
   it('is downloadable by the payroll provider with its name and digest', async () => {
-    const w = await world(1);
-    await w.pay(w.mandates[0]!, 1_234, '2026-10-30');
+    const w = await buildWorld(t.db, mandated(1));
+    await pay(w, w.mandates[0]!, 1_234, '2026-10-30');
     const { stored } = await lockAndInstruct(w.payroll.id, '2026-10-30');
     const provider = await createProviderClient(t.db, w.provider.id);
     const response = await t.app.inject({
@@ -143,13 +122,13 @@ describe('instruction files', () => {
 
 describe('re-run', () => {
   it('supersedes the snapshot, serves the new version, and instructs nothing twice', async () => {
-    const w = await world(2);
+    const w = await buildWorld(t.db, mandated(2));
     const [a, b] = w.mandates;
-    const early = await w.pay(a!, 4_000, '2026-11-27');
-    const settled = await w.pay(a!, 700, '2026-11-27');
+    const early = await pay(w, a!, 4_000, '2026-11-27');
+    const settled = await pay(w, a!, 700, '2026-11-27');
     const first = await lockAndInstruct(w.payroll.id, '2026-11-27');
     // A late payment that the re-run should pick up, and a fix operators re-ran for.
-    const late = await w.pay(b!, 1_500, '2026-11-27');
+    const late = await pay(w, b!, 1_500, '2026-11-27');
     // Settled as failed since the lock (the employee left): the new version must not ask for it again.
     await t.db.updateTable('payment_requests').set({ status: 'failed' }).where('id', '=', settled.id).execute();
 
@@ -219,7 +198,7 @@ describe('re-run', () => {
   });
 
   it('refuses a pay date that was never locked', async () => {
-    const w = await world(1);
+    const w = await buildWorld(t.db, mandated(1));
     await expect(
       runRerunNow(runtimeOf(t), { payrollId: w.payroll.id, payDate: '2026-12-24', reason: 'x', requestedBy: 'ops' }),
     ).rejects.toThrow(/has not been locked/);

@@ -5,16 +5,9 @@ import { insertRunWithDuePayDates, type NightlyRunPayDateRow, type NightlyRunRow
 import { loadNightlySummary, lockPayDateOfRun, summarizeNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../src/money/major-units.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../../src/payments/amount-limits.ts';
-import {
-  createBiller,
-  createCollectionAccount,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../support/factories.ts';
+import { createCollectionAccount, createMandateRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { buildWorld, type World, type WorldOptions } from '../support/world.ts';
 
 // One biller's oversized payment requests, stored before the limits existed or written around the
 // API, used to make the freeze statement fail on every retry (node-pg refuses an int8 total past
@@ -33,29 +26,18 @@ const HUGE = 999_999_999_999_999;
 /** Limits as high as configuration allows, for tests of what the lock does beyond them. */
 const HIGHEST_LIMITS: AmountLimits = { maxPaymentAmount: MAX_EXACT_MINOR_UNITS, maxMandateAmountPerPayDate: MAX_EXACT_MINOR_UNITS };
 
-let worlds = 0;
-/** A payroll with one pay date due to lock on `lockDate`, three employees and two billers. */
-async function world(lockDate = '2026-11-18') {
-  worlds += 1;
-  const provider = await createPayrollProvider(t.db);
-  const employer = await createEmployer(t.db, provider.id);
-  const payroll = await createPayroll(t.db, {
-    providerId: provider.id,
-    employerId: employer.id,
-    payDates: [
-      { pay_date: PAY_DATE, payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: lockDate },
-      { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
-    ],
-  });
-  const people = [];
-  for (let i = 0; i < 3; i++) people.push((await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id })).employee);
-  return { payroll, people, billers: [await createBiller(t.db), await createBiller(t.db)] };
-}
-
-type World = Awaited<ReturnType<typeof world>>;
+/** A payroll with one pay date due to lock on `lockDate`, two billers and three employees. */
+const lockingOn = (lockDate = '2026-11-18'): WorldOptions => ({
+  payDates: [
+    { pay_date: PAY_DATE, payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: lockDate },
+    { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
+  ],
+  billers: 2,
+  employees: 3,
+});
 
 async function mandate(w: World, biller: number, person: number) {
-  return createMandateRow(t.db, { billerClientId: w.billers[biller]!.clientId, employeeId: w.people[person]!.id, payrollId: w.payroll.id });
+  return createMandateRow(t.db, { billerClientId: w.billers[biller]!.clientId, employeeId: w.people[person]!.employee.id, payrollId: w.payroll.id });
 }
 
 /** Inserted directly, as rows from before the limits or written by SQL would be. */
@@ -102,7 +84,7 @@ async function updatedEventsOf(ids: readonly string[]) {
 
 describe('a payroll with oversized payment requests stored', () => {
   it('still locks: every other biller’s request is instructed, the oversized ones fail with their events and reason', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, lockingOn());
     const honest = await mandate(w, 0, 0);
     const hostile = await mandate(w, 1, 1);
     const otherHonest = await mandate(w, 0, 2);
@@ -155,9 +137,9 @@ describe('a payroll with oversized payment requests stored', () => {
     // The snapshot and its file hold the good requests only, in amounts every reader carries exactly.
     const lines = await t.db.selectFrom('deduction_lines').select(['employee_id', 'requested_amount']).where('snapshot_id', '=', outcome.snapshotId).execute();
     expect(Object.fromEntries(lines.map((l) => [l.employee_id, l.requested_amount]))).toEqual({
-      [w.people[0]!.id]: 12_550 + atLimit.amount,
-      [w.people[1]!.id]: 4_000,
-      [w.people[2]!.id]: 999,
+      [w.people[0]!.employee.id]: 12_550 + atLimit.amount,
+      [w.people[1]!.employee.id]: 4_000,
+      [w.people[2]!.employee.id]: 999,
     });
     const links = await t.db.selectFrom('deduction_line_payments').select('payment_request_id').where('snapshot_id', '=', outcome.snapshotId).execute();
     expect(links.map((l) => l.payment_request_id).sort()).toEqual([...good, atLimit].map((p) => p.id).sort());
@@ -171,7 +153,7 @@ describe('a payroll with oversized payment requests stored', () => {
   });
 
   it('ends a refused request that an earlier attempt partly collected as partially_collected, keeping what it collected', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, lockingOn());
     const carried = await payment(w, await mandate(w, 1, 1), HUGE);
     // Carried back to pending by reconciliation after a first attempt collected some of it.
     await t.db.updateTable('payment_requests').set({ collected_amount: 5_000, attempts: 1, version: 3 }).where('id', '=', carried.id).execute();
@@ -186,7 +168,7 @@ describe('a payroll with oversized payment requests stored', () => {
   });
 
   it('refuses the same way on a re-run, carrying what payroll was already asked for', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, lockingOn());
     const good = await payment(w, await mandate(w, 0, 0), 12_550);
     const first = await lockPayDate(t.db, w.payroll.id, PAY_DATE);
     expect(first).toMatchObject({ paymentsInstructed: 1, totalAmount: 12_550 });
@@ -201,7 +183,7 @@ describe('a payroll with oversized payment requests stored', () => {
   });
 
   it('refuses against the configured limit, and caps a mandate’s pay date at the configured per-pay-date limit', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, lockingOn());
     const m = await mandate(w, 0, 0);
     const limits: AmountLimits = { maxPaymentAmount: 10_000, maxMandateAmountPerPayDate: 15_000 };
     // Three requests within the per-request limit, made while the mandate could not be collected,
@@ -231,7 +213,7 @@ describe('a payroll with oversized payment requests stored', () => {
   });
 
   it('keeps the snapshot total within what the data response carries exactly: the largest requests wait for the next pay date', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, lockingOn());
     const small = await payment(w, await mandate(w, 0, 0), 1_000);
     const big = await payment(w, await mandate(w, 1, 1), 600_000_000_000_000);
     const bigger = await payment(w, await mandate(w, 1, 2), 600_000_000_000_001);
@@ -250,7 +232,7 @@ describe('a payroll with oversized payment requests stored', () => {
   });
 
   it('never fails the statement whatever is stored: ten thousand requests past every bigint total still lock the rest', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, lockingOn());
     const hostile = await mandate(w, 1, 1);
     const honest = await payment(w, await mandate(w, 0, 0), 2_500);
     // 10,000 x 999,999,999,999,999 is past 2^63: any sum of them cast to bigint would overflow.
@@ -271,7 +253,7 @@ describe('a payroll with oversized payment requests stored', () => {
     expect(left.rows).toEqual([{ status: 'pending', n: 10_000 }]);
 
     // At the default limits every one of them is refused, with its event, and the honest one still goes.
-    const again = await world();
+    const again = await buildWorld(t.db, lockingOn());
     const hostileAgain = await mandate(again, 1, 1);
     const honestAgain = await payment(again, await mandate(again, 0, 0), 2_500);
     await sql`
@@ -295,7 +277,7 @@ describe('nightly totals', () => {
     const runDate = '2026-11-10';
     const payrolls = [];
     for (const amount of [...Array<number>(10).fill(HUGE), 1]) {
-      const w = await world(runDate);
+      const w = await buildWorld(t.db, lockingOn(runDate));
       await payment(w, await mandate(w, 0, 0), amount);
       payrolls.push(w.payroll.id);
     }

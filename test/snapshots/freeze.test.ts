@@ -1,16 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
-import {
-  createBiller,
-  createCollectionAccount,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../support/factories.ts';
+import { createCollectionAccount, createMandateRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { buildWorld, type World, type WorldOptions } from '../support/world.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,21 +17,11 @@ const calendar = [
   { pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' },
   { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
 ];
-
-async function world() {
-  const provider = await createPayrollProvider(t.db);
-  const employer = await createEmployer(t.db, provider.id);
-  const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
-  const biller = await createBiller(t.db);
-  const people = [];
-  for (let i = 0; i < 3; i++) {
-    people.push(await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id }));
-  }
-  return { provider, employer, payroll, biller, people };
-}
+/** A payroll on `calendar`, one biller and three employees. */
+const threePeople: WorldOptions = { payDates: calendar, billers: 1, employees: 3 };
 
 async function payment(
-  w: Awaited<ReturnType<typeof world>>,
+  w: World,
   mandate: { id: string; employee_id: string },
   amount: number,
   overrides: { status?: 'pending' | 'cancelled'; target?: string; due?: string } = {},
@@ -62,7 +45,7 @@ async function payment(
 
 describe('lockPayDate', () => {
   it('freezes the due payments per employee and instructs them, once', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, threePeople);
     const [alice, bob, carol] = w.people;
     const m1 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
     const m2 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: bob!.employee.id, payrollId: w.payroll.id });
@@ -124,7 +107,7 @@ describe('lockPayDate', () => {
   });
 
   it('writes the instruction file with the snapshot and leaves no row pointing at nothing', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, threePeople);
     const [alice, bob] = w.people;
     const m1 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
     const m2 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: bob!.employee.id, payrollId: w.payroll.id });
@@ -169,7 +152,7 @@ describe('lockPayDate', () => {
   });
 
   it('applies the per-pay-date limitation in due-date order and leaves the rest pending', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, threePeople);
     const employee = w.people[0]!.employee;
     const mandate = await createMandateRow(t.db, {
       billerClientId: w.biller.clientId,
@@ -197,7 +180,7 @@ describe('lockPayDate', () => {
   });
 
   it('locks a pay date with nothing due as an empty snapshot', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, threePeople);
     const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
     expect(outcome).toMatchObject({ created: true, employeeCount: 0, totalAmount: 0, paymentsInstructed: 0 });
     const remittance = await t.db.selectFrom('requested_payments').selectAll().where('snapshot_id', '=', outcome.snapshotId).execute();
@@ -206,7 +189,7 @@ describe('lockPayDate', () => {
 
   it('never instructs a payment twice when two pay dates of one payroll lock at once', async () => {
     for (let round = 0; round < 3; round++) {
-      const w = await world();
+      const w = await buildWorld(t.db, threePeople);
       const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
       const early = await payment(w, mandate, 1_000, { target: '2026-10-30', due: '2026-10-31' });
       const later = await payment(w, mandate, 2_000, { target: '2026-11-27' });
@@ -230,7 +213,7 @@ describe('lockPayDate', () => {
   });
 
   it('serialises two concurrent locks of one pay date into one snapshot', async () => {
-    const w = await world();
+    const w = await buildWorld(t.db, threePeople);
     const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
     await payment(w, mandate, 2_500);
     const [a, b] = await Promise.all([lockPayDate(t.db, w.payroll.id, '2026-11-27'), lockPayDate(t.db, w.payroll.id, '2026-11-27')]);

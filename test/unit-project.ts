@@ -1,0 +1,45 @@
+/**
+ * The test files of the `unit` project (test/vitest.config.ts): pure rules that need no PostgreSQL
+ * and no Redis, so they run without the global setup that migrates the template database. Every
+ * other test file runs in the `db` project; a new file lands there unless it is listed here.
+ * test/unit-project.test.ts fails when a file listed here reaches the database or Redis test support.
+ */
+export const unitTestFiles: readonly string[] = [
+  'test/unit-project.test.ts',
+  'test/auth/scopes.test.ts',
+  'test/availability/availability-status.test.ts',
+  'test/availability/lookup-key.test.ts',
+  'test/calendars/calendar-generation.test.ts',
+  'test/calendars/lock-date.test.ts',
+  'test/calendars/target-pay-date.test.ts',
+  'test/calendars/working-days.test.ts',
+  'test/cli/rerun-output.test.ts',
+  'test/config/config-errors.test.ts',
+  'test/deduction-records/confirmation-check.test.ts',
+  'test/deduction-records/deduction-content.test.ts',
+  'test/deduction-records/push-version-decision.test.ts',
+  'test/enablement/enablement-decision.test.ts',
+  'test/idempotency/fingerprint.test.ts',
+  'test/instructions/instruction-action.test.ts',
+  'test/ledger/ledger-postings.test.ts',
+  'test/ledger/time-ordered-uuid.test.ts',
+  'test/mandates/mandate-transitions.test.ts',
+  'test/money/currency.test.ts',
+  'test/money/major-units.test.ts',
+  'test/payments/payment-transitions.test.ts',
+  'test/payroll-providers/http-adapter.test.ts',
+  'test/payrolls/mandate-moves.test.ts',
+  'test/reconciliation/allocate-deduction.test.ts',
+  'test/reconciliation/collection-outcome.test.ts',
+  'test/reconciliation/revise-exceptions.test.ts',
+  'test/sandbox/sandbox-confirmations.test.ts',
+  'test/sandbox/sandbox-directory.test.ts',
+  'test/sandbox/sandbox-server.test.ts',
+  'test/schedules/instalment-due-dates.test.ts',
+  'test/security/replay-masking.test.ts',
+  'test/security/secret-box.test.ts',
+  'test/shared/csv-cells.test.ts',
+  'test/shared/paging.test.ts',
+  'test/webhooks/webhook-address-rules.test.ts',
+  'test/webhooks/webhook-retry-schedule.test.ts',
+];
