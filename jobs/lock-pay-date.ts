@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { lockPayDateOfRun, recordPayDateFailure } from '../src/nightly/nightly-service.ts';
-import { pushInstructionsToProvider } from '../src/instructions/provider-push-service.ts';
+import { freezeThenPushInstructions } from '../src/instructions/provider-push-service.ts';
 import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
@@ -17,9 +17,8 @@ const payloadSchema = z.object({ runId: uuidSchema.optional(), payrollId: uuidSc
 export function lockPayDateProcessor(db: Database, adapterFor: AdapterFactory, limits: AmountLimits) {
   return async (job: Job) => {
     const { runId, payrollId, payDate } = payloadSchema.parse(job.data);
-    const outcome = await lockPayDateOfRun(db, runId, { payrollId, payDate }, limits);
-    const { instructionFile, ...lock } = outcome;
-    const pushes = await pushInstructionsToProvider(db, adapterFor, payrollId, payDate);
+    const { frozen, pushes } = await freezeThenPushInstructions(db, adapterFor, () => lockPayDateOfRun(db, runId, { payrollId, payDate }, limits));
+    const { instructionFile, ...lock } = frozen;
     return { ...lock, instructionFile: instructionFile.fileName, instructionFileSha256: instructionFile.sha256, providerPushes: pushes.sent };
   };
 }

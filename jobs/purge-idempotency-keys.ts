@@ -3,8 +3,6 @@ import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/idempotency-service.ts';
 
-export const purgeIdempotencyKeysJob = 'purge-idempotency-keys';
-
 const payloadSchema = z.object({}).passthrough();
 
 /** Safe to run twice: a second run finds nothing expired left to delete. */

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { performRerun } from '../src/reruns/rerun-service.ts';
-import { pushInstructionsToProvider } from '../src/instructions/provider-push-service.ts';
+import { freezeThenPushInstructions } from '../src/instructions/provider-push-service.ts';
 import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
@@ -23,8 +23,8 @@ export function rerunPayDateProcessor(
   limits: AmountLimits,
 ) {
   return async (job: Job) => {
-    const outcome = await performRerun(db, payloadSchema.parse(job.data).rerunId, limits);
-    const pushes = await pushInstructionsToProvider(db, adapterFor, outcome.payrollId, outcome.payDate);
+    const { rerunId } = payloadSchema.parse(job.data);
+    const { frozen: outcome, pushes } = await freezeThenPushInstructions(db, adapterFor, () => performRerun(db, rerunId, limits));
     await reconciliation.request(outcome.payrollId, outcome.payDate);
     return { ...outcome, providerPushes: pushes.sent };
   };

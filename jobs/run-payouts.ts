@@ -7,10 +7,6 @@ import { serviceToday } from '../src/calendars/lock-date.ts';
 import { runPayoutsOn } from '../src/payouts/payout-service.ts';
 import { isoDateSchema } from '../src/shared/schemas.ts';
 
-export const runPayoutsJob = 'run-payouts';
-/** Daily, early enough for finance to send the bank file the same morning (service time zone). */
-export const runPayoutsCron = '0 6 * * *';
-
 const payloadSchema = z.object({ date: isoDateSchema.optional() });
 
 /**

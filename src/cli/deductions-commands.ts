@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { findInstructionFile } from '../instructions/instruction-repository.ts';
 import { runRerunNow, type RerunResult } from '../reruns/rerun-runner.ts';
+import type { Composition } from '../runtime/composition.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
@@ -20,7 +21,7 @@ export function formatRerunResult(result: RerunResult): string {
   return lines.join('\n');
 }
 
-export function registerDeductionCommands(program: Command): void {
+export function registerDeductionCommands(program: Command, { startWorkers }: Composition): void {
   program
     .command('rerun')
     .description("Re-run one payroll's pay date: a new snapshot version and instruction file, with an audit record")
@@ -31,12 +32,11 @@ export function registerDeductionCommands(program: Command): void {
     .action(async (options: { payroll: string; payDate: string; reason: string; by?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'rerun');
       try {
-        const outcome = await runRerunNow(runtime, {
-          payrollId: options.payroll,
-          payDate: options.payDate,
-          reason: options.reason,
-          requestedBy: operatorName(options.by),
-        });
+        const outcome = await runRerunNow(
+          runtime,
+          { payrollId: options.payroll, payDate: options.payDate, reason: options.reason, requestedBy: operatorName(options.by) },
+          { startWorkers },
+        );
         process.stdout.write(`${formatRerunResult(outcome)}\n`);
       } finally {
         await runtime.close();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
+import type { Composition } from '../runtime/composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
@@ -16,31 +17,35 @@ import { registerWebhookCommands } from './webhook-commands.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-const program = new Command()
-  .name('deductions')
-  .description('Salary-deduction payments service: API, nightly pay-date worker and operator tools')
-  .version(version)
-  // Program options only before the command, so `export instructions --version N` is the file's version.
-  .enablePositionalOptions()
-  // Every failure is one line on stderr; commander's own (unknown command, missing option) included.
-  .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) })
-  // Help and --version need no configuration; every command checks all of it before doing anything.
-  .hook('preAction', () => {
-    loadConfig();
-  });
+/** The `deductions` program; the commands that run the API or workers take them from `composition`. */
+export function buildProgram(composition: Composition): Command {
+  const program = new Command()
+    .name('deductions')
+    .description('Salary-deduction payments service: API, nightly pay-date worker and operator tools')
+    .version(version)
+    // Program options only before the command, so `export instructions --version N` is the file's version.
+    .enablePositionalOptions()
+    // Every failure is one line on stderr; commander's own (unknown command, missing option) included.
+    .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) })
+    // Help and --version need no configuration; every command checks all of it before doing anything.
+    .hook('preAction', () => {
+      loadConfig();
+    });
 
-registerServiceCommands(program);
-registerClientCommands(program);
-registerNightlyCommand(program);
-registerDeductionCommands(program);
-registerDemoCommand(program);
-registerPayoutCommands(program);
-registerBeneficiaryAccountCommands(program);
-registerExportCommands(program);
-registerWebhookCommands(program);
-registerStatusCommand(program);
-registerAuditCommand(program);
-registerSecretsCommands(program);
+  registerServiceCommands(program, composition);
+  registerClientCommands(program);
+  registerNightlyCommand(program, composition);
+  registerDeductionCommands(program, composition);
+  registerDemoCommand(program, composition);
+  registerPayoutCommands(program);
+  registerBeneficiaryAccountCommands(program);
+  registerExportCommands(program);
+  registerWebhookCommands(program);
+  registerStatusCommand(program);
+  registerAuditCommand(program);
+  registerSecretsCommands(program);
+  return program;
+}
 
 function configIfValid(): Config | undefined {
   try {
@@ -50,14 +55,17 @@ function configIfValid(): Config | undefined {
   }
 }
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  const config = configIfValid();
-  const failure = describeFailure(error, config);
-  process.stderr.write(`${failure.message}\n`);
-  const logLevel = config?.LOG_LEVEL ?? process.env.LOG_LEVEL;
-  if ((logLevel === 'debug' || logLevel === 'trace') && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  // Connections a failed command opened would otherwise keep the process alive.
-  process.exit(failure.exitCode);
+/** Runs the command line `argv` (node's, as process.argv): a failure is one line on stderr and the exit code. */
+export async function runCli(composition: Composition, argv: readonly string[]): Promise<void> {
+  try {
+    await buildProgram(composition).parseAsync(argv);
+  } catch (error) {
+    const config = configIfValid();
+    const failure = describeFailure(error, config);
+    process.stderr.write(`${failure.message}\n`);
+    const logLevel = config?.LOG_LEVEL ?? process.env.LOG_LEVEL;
+    if ((logLevel === 'debug' || logLevel === 'trace') && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    // Connections a failed command opened would otherwise keep the process alive.
+    process.exit(failure.exitCode);
+  }
 }

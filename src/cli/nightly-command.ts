@@ -6,6 +6,7 @@ import { serviceToday } from '../calendars/lock-date.ts';
 import { runNightlyNow } from '../nightly/nightly-runner.ts';
 import type { NightlySummary } from '../nightly/nightly-service.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
+import type { Composition } from '../runtime/composition.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption } from './options.ts';
 
@@ -37,7 +38,7 @@ export function formatNightlySummary(summary: NightlySummary): string {
   return lines.join('\n');
 }
 
-export function registerNightlyCommand(program: Command): void {
+export function registerNightlyCommand(program: Command, { startWorkers }: Composition): void {
   program
     .command('nightly')
     .description('Run the nightly pay-date cycle for a date now, show progress, wait, and print a summary')
@@ -53,6 +54,7 @@ export function registerNightlyCommand(program: Command): void {
       let started = false;
       try {
         const summary = await runNightlyNow(runtime, runDate, {
+          startWorkers,
           trigger: { kind: 'manual', by: `cli:${userInfo().username}` },
           onProgress: ({ done, total }) => {
             if (!started) {

@@ -4,12 +4,12 @@ import { loadConfig } from '../config/config.ts';
 import { ensureDatabaseExists } from '../db/admin.ts';
 import { createDatabase } from '../db/connection.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { buildApp } from '../http/app.ts';
-import { routeModules } from '../http/routes.ts';
+import { buildApp, type RouteModule } from '../http/app.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { formatResealSummary, sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
-import { deferredReconciliationRequester, startWorkers } from '../queue/worker-host.ts';
+import { deferredReconciliationRequester, type StartWorkers } from '../queue/worker-host.ts';
+import type { Composition } from '../runtime/composition.ts';
 import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
 
 /**
@@ -32,11 +32,11 @@ export async function runMigrations(): Promise<{ applied: string[]; secrets: Res
  * The API. It starts and listens whatever is down: the runtime waits for PostgreSQL and Redis in the
  * background (one log line when one goes, one when it is back) and `/readyz` says which is missing.
  */
-async function serve(runtime: Runtime): Promise<() => Promise<void>> {
+async function serve(runtime: Runtime, routes: readonly RouteModule[]): Promise<() => Promise<void>> {
   const { config } = runtime;
   const tokens = await loadTokenIssuer(config);
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, runtime.health);
-  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory({ secrets: secretBoxFor(config) }), reconciliation }, routeModules);
+  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory({ secrets: secretBoxFor(config) }), reconciliation }, routes);
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {
     await app.close();
@@ -45,7 +45,7 @@ async function serve(runtime: Runtime): Promise<() => Promise<void>> {
 }
 
 /** The workers: they start at once and take jobs as soon as Redis and the database answer. */
-async function work(runtime: Runtime): Promise<() => Promise<void>> {
+async function work(runtime: Runtime, startWorkers: StartWorkers): Promise<() => Promise<void>> {
   const host = await startWorkers(runtime);
   return () => host.close();
 }
@@ -58,7 +58,7 @@ function closeOnSignal(closers: Array<() => Promise<void>>): void {
   });
 }
 
-export function registerServiceCommands(program: Command): void {
+export function registerServiceCommands(program: Command, { routes, startWorkers }: Composition): void {
   program
     .command('migrate')
     .description('Create the database if missing and apply every pending migration')
@@ -73,7 +73,7 @@ export function registerServiceCommands(program: Command): void {
     .description('Run the HTTP API')
     .action(async () => {
       const runtime = await openRuntime(loadConfig(), 'api', { service: true });
-      closeOnSignal([await serve(runtime), runtime.close]);
+      closeOnSignal([await serve(runtime, routes), runtime.close]);
     });
 
   program
@@ -81,7 +81,7 @@ export function registerServiceCommands(program: Command): void {
     .description('Run the queue workers and the nightly scheduler')
     .action(async () => {
       const runtime = await openRuntime(loadConfig(), 'worker', { service: true });
-      closeOnSignal([await work(runtime), runtime.close]);
+      closeOnSignal([await work(runtime, startWorkers), runtime.close]);
     });
 
   program
@@ -90,6 +90,6 @@ export function registerServiceCommands(program: Command): void {
     .action(async () => {
       // One runtime: one pool, one Redis connection and one health monitor for both.
       const runtime = await openRuntime(loadConfig(), 'deductions', { service: true });
-      closeOnSignal([await serve(runtime), await work(runtime), runtime.close]);
+      closeOnSignal([await serve(runtime, routes), await work(runtime, startWorkers), runtime.close]);
     });
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { producerConnection } from '../queue/connections.ts';
-import { createQueue, queueNames } from '../queue/queues.ts';
+import { queueNames } from '../queue/job-catalogue.ts';
+import { createQueue } from '../queue/queues.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { redeliverEvent, RedeliveryRefused } from '../webhooks/webhook-dispatch-service.ts';
 import { enqueueDeliveries } from '../webhooks/webhook-jobs.ts';

@@ -3,6 +3,7 @@ import { getNextMillis } from 'bullmq';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
+import { NIGHTLY_CRON_DEFAULT } from '../queue/job-catalogue.ts';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0'])
@@ -107,7 +108,7 @@ export const configSchema = z.object({
   IDEMPOTENCY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   DEFAULT_PROVIDER_LEAD_DAYS: z.coerce.number().int().min(0).max(30).default(2),
   SETTLEMENT_DELAY_WORKING_DAYS: z.coerce.number().int().min(0).max(30).default(1),
-  NIGHTLY_CRON: cronPattern.default('0 1 * * *'),
+  NIGHTLY_CRON: cronPattern.default(NIGHTLY_CRON_DEFAULT),
   /** Availability checks per biller: a token bucket of its own, beside the general per-client limit. */
   AVAILABILITY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   AVAILABILITY_CHECKS_BURST: z.coerce.number().int().min(1).default(20),

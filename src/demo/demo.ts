@@ -13,22 +13,22 @@ import { ensureDatabaseExists } from '../db/admin.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { runNightlyNow } from '../nightly/nightly-runner.ts';
 import { buildApp } from '../http/app.ts';
-import { routeModules } from '../http/routes.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { registerPayrollProvider } from '../payroll-providers/provider-credentials.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../sandbox/sandbox-directory.ts';
 import { startSandboxProvider } from '../sandbox/sandbox-server.ts';
-import { startWorkers } from '../queue/worker-host.ts';
 import { queueReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
+import type { Composition } from '../runtime/composition.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
 import { addWorkingDays } from '../calendars/working-days.ts';
 import { exportPayouts } from '../cli/export-commands.ts';
 import { runPayoutsOn } from '../payouts/payout-service.ts';
 import { sandboxConfirmation, type PulledDeductionData } from '../sandbox/sandbox-confirmations.ts';
 import { producerConnection } from '../queue/connections.ts';
-import { createQueue, queueNames } from '../queue/queues.ts';
+import { queueNames } from '../queue/job-catalogue.ts';
+import { createQueue } from '../queue/queues.ts';
 import { reconciliationSummary, writeReconciliationCsv, writeReconciliationSummaryCsv, reconciliationFileName, reconciliationSummaryFileName } from '../reports/reconciliation-report.ts';
 import { requestEventDispatch } from '../webhooks/webhook-jobs.ts';
 import { startWebhookReceiver } from '../webhooks/webhook-receiver.ts';
@@ -178,7 +178,7 @@ async function enrol(
  * `npm run demo`: a full pay-date cycle against a sandbox payroll provider, through the real API
  * over HTTP and the real BullMQ workers, on a database of its own.
  */
-export async function runDemo(base: Config, print: Print): Promise<void> {
+export async function runDemo(base: Config, { routes, startWorkers }: Composition, print: Print): Promise<void> {
   const config = demoConfig(base);
   const filesDir = path.resolve(config.FILES_DIR);
   const started = performance.now();
@@ -227,7 +227,7 @@ export async function runDemo(base: Config, print: Print): Promise<void> {
   const tokens = await TokenIssuer.generate({ issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS });
   // A short quiet period: the demo waits for reconciliation right after the records arrive.
   const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, 500);
-  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation }, routeModules);
+  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation }, routes);
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const workers = await startWorkers(runtime, { schedule: false, adapterFor });
   const webhookDispatch = createQueue(queueNames.webhookDispatch, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);

@@ -48,3 +48,20 @@ export async function pushInstructionsToProvider(db: Database, adapterFor: Adapt
   if (retryable > 0) throw new Error(`${retryable} of ${pending.length} employee pushes to the provider failed; they will be retried`);
   return outcome;
 }
+
+/**
+ * How a pay date's instructions reach its provider, for the nightly lock and a re-run alike: the
+ * freeze (snapshot and instruction file, one transaction) commits first, then the file's changed
+ * items are pushed, so a push never reports a file that could still roll back. Both steps are
+ * idempotent: when a push fails the job is retried, its freeze finds the work done, and only the
+ * missing pushes are sent.
+ */
+export async function freezeThenPushInstructions<Frozen extends { payrollId: string; payDate: string }>(
+  db: Database,
+  adapterFor: AdapterFactory,
+  freeze: () => Promise<Frozen>,
+): Promise<{ frozen: Frozen; pushes: PushOutcome }> {
+  const frozen = await freeze();
+  const pushes = await pushInstructionsToProvider(db, adapterFor, frozen.payrollId, frozen.payDate);
+  return { frozen, pushes };
+}

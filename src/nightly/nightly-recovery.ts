@@ -1,8 +1,7 @@
 import { getNextMillis, Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
-import { defaultJobOptions } from '../queue/queues.ts';
-import { catchUpTriggerJobId, nightlyTriggerJob } from './nightly-flow.ts';
+import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../queue/job-catalogue.ts';
 import { findLatestRun, hasPayDatesDueForLock, listUnfinishedRuns } from './nightly-run-repository.ts';
 import { recoverRun } from './nightly-service.ts';
 

@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime/runtime.ts';
-import { startWorkers, type WorkerHost } from '../queue/worker-host.ts';
+import type { WorkerSource } from '../queue/worker-host.ts';
 import { readRunProgress } from './nightly-run-repository.ts';
 import { loadNightlySummary, triggerNightlyRun, type NightlySummary, type RunTrigger } from './nightly-service.ts';
 
@@ -10,16 +10,16 @@ export interface NightlyProgress {
 
 /**
  * Runs the nightly cycle for one date now and waits for it: starts the run (or joins the date's
- * unfinished one), works it with in-process workers (any `deductions work` processes share the
- * load), and reports progress as pay dates resolve. The summary is what the database says the run
- * did, read once it has finished.
+ * unfinished one), works it with in-process workers (the given host's, or its own, started with
+ * `startWorkers`; any `deductions work` processes share the load), and reports progress as pay
+ * dates resolve. The summary is what the database says the run did, read once it has finished.
  */
 export async function runNightlyNow(
   runtime: Runtime,
   runDate: string,
-  options: { onProgress?: (progress: NightlyProgress) => void; pollMs?: number; workers?: WorkerHost; trigger?: RunTrigger } = {},
+  options: { onProgress?: (progress: NightlyProgress) => void; pollMs?: number; trigger?: RunTrigger } & WorkerSource,
 ): Promise<NightlySummary> {
-  const host = options.workers ?? (await startWorkers(runtime, { schedule: false }));
+  const host = 'workers' in options ? options.workers : await options.startWorkers(runtime, { schedule: false });
   try {
     const { run } = await triggerNightlyRun(runtime.db, host.queues['pay-dates'], runDate, options.trigger ?? { kind: 'manual', by: 'cli' });
     for (;;) {
@@ -29,6 +29,6 @@ export async function runNightlyNow(
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
     }
   } finally {
-    if (!options.workers) await host.close();
+    if (!('workers' in options)) await host.close();
   }
 }

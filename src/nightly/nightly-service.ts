@@ -2,10 +2,10 @@ import { Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { NightlyRunTrigger } from '../db/tables.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
-import { defaultJobOptions } from '../queue/queues.ts';
+import { defaultJobOptions, lockJobId, lockPayDateJob } from '../queue/job-catalogue.ts';
 import { isConnectionError } from '../runtime/dependency-health.ts';
 import { lockPayDate, type LockOutcome } from '../snapshots/freeze-service.ts';
-import { lockJobId, lockPayDateJob, type LockPayDateData, type PayDatePair } from './nightly-flow.ts';
+import type { LockPayDateData, PayDatePair } from './nightly-flow.ts';
 import {
   claimJobRequeue,
   findLatestRun,

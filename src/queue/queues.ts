@@ -1,51 +1,7 @@
-import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import type { DependencyHealth } from '../runtime/dependency-health.ts';
 import { reportRedisErrors } from './connections.ts';
-
-export const queueNames = {
-  /** Daily housekeeping: idempotency key purge, payouts. */
-  maintenance: 'maintenance',
-  /** The nightly trigger and the reconciliation sweep. */
-  nightly: 'nightly',
-  /** One job per (run, payroll, pay date): lock, then instruct; re-runs and reconciliations. */
-  payDates: 'pay-dates',
-  /** The outbox dispatcher (every 2 s): events into webhook deliveries. */
-  webhookDispatch: 'webhook-dispatch',
-  /** One job per webhook delivery, retried on the webhook schedule. */
-  webhookDeliveries: 'webhook-deliveries',
-} as const;
-
-export type QueueName = (typeof queueNames)[keyof typeof queueNames];
-
-/** Bounded history: enough to inspect recent failures without letting Redis grow forever. */
-export const defaultJobOptions: DefaultJobOptions = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 5_000 },
-  removeOnComplete: { count: 1_000, age: 7 * 86_400 },
-  removeOnFail: { count: 5_000, age: 30 * 86_400 },
-};
-
-/**
- * How long a job's lock lives between renewals; the worker renews it every half of this while the
- * job runs, whatever the job's length. Pay-date jobs take milliseconds to about a second (the
- * nightly benchmark: 10,000 locks in 87-138 s at 6 at a time), webhook deliveries up to their 15 s
- * timeout; all of them renew. 15 s leaves 7.5 s for a renewal delayed by a busy event loop, and
- * bounds how long a dead worker's job waits.
- */
-export const LOCK_DURATION_MS = 15_000;
-/**
- * How often the workers of a queue look for active jobs whose lock has expired (one check per
- * interval across all of them): each check moves jobs the previous one saw active and that have
- * lost their lock, so a dead worker's job is back in the queue at most lock duration + one
- * interval after the last renewal, 20 s, when another worker is running.
- */
-export const STALLED_INTERVAL_MS = 5_000;
-/**
- * A job whose worker died more than this often is failed rather than retried again: two crashes
- * are a deploy and bad luck, a third is the job itself (a payroll too big for the process). Every
- * job is safe to repeat, so a recovery never does anything twice.
- */
-export const MAX_STALLED_COUNT = 2;
+import { defaultJobOptions, type QueueName } from './job-catalogue.ts';
 
 /** A producer queue; with a health monitor, its connection errors are reported rather than printed. */
 export function createQueue(name: QueueName, connection: ConnectionOptions, prefix: string, health?: DependencyHealth): Queue {

@@ -6,8 +6,8 @@ import type { Database } from '../db/connection.ts';
 import { catchUpMissedRun, recoverUnfinishedRuns, type RunsRecovery } from '../nightly/nightly-recovery.ts';
 import { isConnectionError, type DependencyHealth } from '../runtime/dependency-health.ts';
 import { requestDispatchOfStaleEvents, requeueLostDeliveries } from '../webhooks/webhook-jobs.ts';
-import type { QueueName } from './queues.ts';
-import { ensureSchedules, recurringSchedules } from './schedules.ts';
+import { recurringSchedules, type QueueName } from './job-catalogue.ts';
+import { ensureSchedules } from './schedules.ts';
 
 export interface WatchdogSettings {
   /** How often it looks. */

@@ -1,34 +1,32 @@
 import { Job, Worker, type Processor, type Queue, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/connection.ts';
 import { pingRedis, type Runtime } from '../runtime/runtime.ts';
 import { isConnectionError, monitorDependencies, type DependencyHealth } from '../runtime/dependency-health.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
-import { amountLimitsOf } from '../payments/amount-limits.ts';
+import { amountLimitsOf, type AmountLimits } from '../payments/amount-limits.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
-import { createQueue, LOCK_DURATION_MS, MAX_STALLED_COUNT, queueNames, STALLED_INTERVAL_MS, type QueueName } from './queues.ts';
-import { ensureSchedules, recurringSchedules } from './schedules.ts';
-import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
-import { lockPayDateJob, nightlyTriggerJob, rerunPayDateJob } from '../nightly/nightly-flow.ts';
-import { purgeIdempotencyKeysJob, purgeIdempotencyKeysProcessor } from '../../jobs/purge-idempotency-keys.ts';
-import { runPayoutsJob, runPayoutsProcessor } from '../../jobs/run-payouts.ts';
-import { lockPayDateFailedForGood, lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';
-import { rerunPayDateProcessor } from '../../jobs/rerun-pay-date.ts';
-import { nightlyTriggerProcessor } from '../../jobs/nightly-trigger.ts';
-import { reconcilePayDateProcessor } from '../../jobs/reconcile-pay-date.ts';
-import { reconcileSweepJob, reconcileSweepProcessor } from '../../jobs/reconcile-sweep.ts';
 import {
-  queueReconciliationRequester,
+  LOCK_DURATION_MS,
+  MAX_STALLED_COUNT,
+  queueNames,
+  queueWorkers,
   RECONCILIATION_DEBOUNCE_MS,
-  reconcilePayDateJob,
-  type ReconciliationRequester,
-} from '../reconciliation/reconciliation-requests.ts';
-import { dispatchEventsProcessor } from '../../jobs/dispatch-events.ts';
-import { deliverWebhookProcessor } from '../../jobs/deliver-webhook.ts';
+  recurringSchedules,
+  STALLED_INTERVAL_MS,
+  type JobNameOn,
+  type QueueName,
+} from './job-catalogue.ts';
+import { createQueue } from './queues.ts';
+import { ensureSchedules } from './schedules.ts';
+import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
+import { queueReconciliationRequester, type ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { WebhookAttemptFailed, webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
-import { deliverWebhookJob, dispatchEventsJob, webhookBackoffStrategy } from '../webhooks/webhook-jobs.ts';
+import { webhookBackoffStrategy } from '../webhooks/webhook-jobs.ts';
 
 export interface WorkerHost {
   workers: Worker[];
@@ -55,9 +53,62 @@ export interface WorkerHostOptions {
   watchdog?: Partial<Omit<WatchdogSettings, 'schedules'>>;
 }
 
-type ProcessorTable = Record<string, Processor>;
+/** What the host hands every processor factory: its own queues and connections, opened once per host. */
+export interface ProcessorDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  /** Producer queues, one per queue name, on the host's connection. */
+  queues: Record<QueueName, Queue>;
+  adapterFor: AdapterFactory;
+  reconciliation: ReconciliationRequester;
+  webhookSettings: WebhookDeliverySettings;
+  amountLimits: AmountLimits;
+}
+
+/** Builds a job's processor once, when the host starts. */
+export type ProcessorFactory = (deps: ProcessorDeps) => Processor;
 /** Runs once a job has failed for the last time; the job's name picks the handler. */
-type FinalFailureHandler = (job: Job, error: Error) => Promise<void>;
+export type FinalFailureHandler = (job: Job, error: Error) => Promise<void>;
+
+/**
+ * Every job's processor, per queue and job name (the job catalogue's), plus the handlers of final
+ * failures. The host takes it as a parameter so that src/ never imports jobs/: the composition
+ * root (bin/composition.ts) passes jobs/index.ts's.
+ */
+export type ProcessorRegistry = {
+  [Name in QueueName]: {
+    processors: Record<JobNameOn<Name>, ProcessorFactory>;
+    finalFailure?: Partial<Record<JobNameOn<Name>, (deps: ProcessorDeps) => FinalFailureHandler>>;
+  };
+};
+
+/** Starts a worker host with the processors already chosen: what commands and runners are handed. */
+export type StartWorkers = (runtime: Runtime, options?: WorkerHostOptions) => Promise<WorkerHost>;
+
+/** The workers a command's jobs run on: a running host it shares, or a way to start its own (closed when it is done). */
+export type WorkerSource = { workers: WorkerHost } | { startWorkers: StartWorkers };
+
+type ProcessorTable = Record<string, Processor>;
+
+/** A queue's processors and final-failure handlers, built once with the host's dependencies. */
+function handlersOf(
+  entry: ProcessorRegistry[QueueName],
+  deps: ProcessorDeps,
+): { processors: ProcessorTable; finalFailure: Record<string, FinalFailureHandler> } {
+  const processors: ProcessorTable = {};
+  for (const [job, factory] of Object.entries<ProcessorFactory>(entry.processors)) processors[job] = factory(deps);
+  const finalFailure: Record<string, FinalFailureHandler> = {};
+  for (const [job, factory] of Object.entries(entry.finalFailure ?? {})) if (factory) finalFailure[job] = factory(deps);
+  return { processors, finalFailure };
+}
+
+/** Jobs at once on a queue's worker: the catalogue's, unless the options change the pay dates' or the deliveries'. */
+function concurrencyOf(name: QueueName, options: WorkerHostOptions): number {
+  if (name === queueNames.payDates) return options.payDateConcurrency ?? queueWorkers[name].concurrency;
+  if (name === queueNames.webhookDeliveries) return options.webhooks?.concurrency ?? queueWorkers[name].concurrency;
+  return queueWorkers[name].concurrency;
+}
 
 /** One Worker per queue; a job's name picks its processor, an unknown name fails loudly. */
 function dispatch(queue: QueueName, table: ProcessorTable): Processor {
@@ -106,7 +157,7 @@ export function logJobFailure(logger: Logger, queue: QueueName, job: Job, error:
   }
 }
 
-export async function startWorkers(runtime: Runtime, options: WorkerHostOptions = {}): Promise<WorkerHost> {
+export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry, options: WorkerHostOptions = {}): Promise<WorkerHost> {
   const { config, db, logger } = runtime;
   const prefix = config.QUEUE_PREFIX;
   const ownHealth = runtime.health === undefined;
@@ -123,52 +174,19 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
   >;
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix, health);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
-  const amountLimits = amountLimitsOf(config);
-  const tables: Record<
-    QueueName,
-    { processors: ProcessorTable; concurrency: number; settings?: WorkerOptions['settings']; finalFailure?: Record<string, FinalFailureHandler> }
-  > = {
-    [queueNames.maintenance]: {
-      processors: {
-        [purgeIdempotencyKeysJob]: purgeIdempotencyKeysProcessor(db),
-        [runPayoutsJob]: runPayoutsProcessor(db, config, logger),
-      },
-      concurrency: 1,
-    },
-    [queueNames.nightly]: {
-      processors: {
-        [nightlyTriggerJob]: nightlyTriggerProcessor(db, queues['pay-dates'], adapterFor, config.SERVICE_TIME_ZONE, logger),
-        [reconcileSweepJob]: reconcileSweepProcessor(db, queues['pay-dates'], config.SERVICE_TIME_ZONE),
-      },
-      concurrency: 1,
-    },
-    [queueNames.payDates]: {
-      processors: {
-        [lockPayDateJob]: lockPayDateProcessor(db, adapterFor, amountLimits),
-        [rerunPayDateJob]: rerunPayDateProcessor(db, adapterFor, reconciliation, amountLimits),
-        [reconcilePayDateJob]: reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE, reconciliation),
-      },
-      concurrency: options.payDateConcurrency ?? 4,
-      finalFailure: { [lockPayDateJob]: lockPayDateFailedForGood(db) },
-    },
-    [queueNames.webhookDispatch]: {
-      processors: { [dispatchEventsJob]: dispatchEventsProcessor(db, queues['webhook-deliveries']) },
-      concurrency: 1,
-    },
-    [queueNames.webhookDeliveries]: {
-      processors: { [deliverWebhookJob]: deliverWebhookProcessor(db, webhookSettings) },
-      // Mostly waiting on receivers' answers, so many at once.
-      concurrency: options.webhooks?.concurrency ?? 16,
-      settings: { backoffStrategy: webhookBackoffStrategy(webhookSettings.retryDelayScale, webhookSettings.random) },
-    },
+  const deps: ProcessorDeps = { config, db, logger, queues, adapterFor, reconciliation, webhookSettings, amountLimits: amountLimitsOf(config) };
+  // Delivery jobs name the webhook backoff type (job-catalogue.ts); their worker says what it means.
+  const workerSettings: Partial<Record<QueueName, WorkerOptions['settings']>> = {
+    [queueNames.webhookDeliveries]: { backoffStrategy: webhookBackoffStrategy(webhookSettings.retryDelayScale, webhookSettings.random) },
   };
 
-  const workers = Object.entries(tables).map(([key, { processors, concurrency, settings, finalFailure }]) => {
-    const name = key as QueueName;
+  const workers = Object.values(queueNames).map((name) => {
+    const { processors, finalFailure } = handlersOf(registry[name], deps);
+    const settings = workerSettings[name];
     const worker = new Worker(name, dispatch(name, processors), {
       connection: workerConnection(config.REDIS_URL),
       prefix,
-      concurrency,
+      concurrency: concurrencyOf(name, options),
       // Started once the database answers (below), so a worker never takes jobs it can only fail.
       autorun: false,
       lockDuration: options.lockDurationMs ?? LOCK_DURATION_MS,
@@ -187,7 +205,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
         return;
       }
       logJobFailure(logger, name, job, error);
-      const handler = finalFailure?.[job.name];
+      const handler = finalFailure[job.name];
       if (handler && !willRetry(job, error)) {
         // If this write fails too, the watchdog finds the failed job and records it.
         handler(job, error).catch((cause: unknown) => logger.warn({ queue: name, jobId: job.id, err: cause }, 'could not record a final job failure'));
@@ -230,7 +248,7 @@ export async function startWorkers(runtime: Runtime, options: WorkerHostOptions 
 
   const schedule = options.schedule ?? true;
   const watchdog = startWatchdog({ config, db, redis: runtime.redis, queues, health, logger }, { ...options.watchdog, schedules: schedule });
-  logger.info({ queues: Object.keys(tables), prefix, schedule }, 'workers started');
+  logger.info({ queues: workers.map((worker) => worker.name), prefix, schedule }, 'workers started');
 
   return {
     workers,

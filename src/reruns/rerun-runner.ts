@@ -2,9 +2,8 @@ import { Queue, QueueEvents, type Job } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { producerConnection, workerConnection } from '../queue/connections.ts';
-import { defaultJobOptions, queueNames } from '../queue/queues.ts';
-import { startWorkers, type WorkerHost } from '../queue/worker-host.ts';
-import { rerunJobId, rerunPayDateJob } from '../nightly/nightly-flow.ts';
+import { defaultJobOptions, queueNames, rerunJobId, rerunPayDateJob } from '../queue/job-catalogue.ts';
+import type { WorkerSource } from '../queue/worker-host.ts';
 import { findRerun } from './rerun-repository.ts';
 import { requestRerun, type RerunOutcome, type RerunRequest } from './rerun-service.ts';
 
@@ -36,9 +35,10 @@ export async function enqueueRerun(queue: Queue, db: Database, rerunId: string):
 
 /**
  * Records the request against the pay date's open re-run (see requestRerun), queues that re-run's
- * job and waits for it: a request that joined another operator's re-run gets the same outcome.
+ * job and waits for it (on the given host's workers, or its own, started with `startWorkers`): a
+ * request that joined another operator's re-run gets the same outcome.
  */
-export async function runRerunNow(runtime: Runtime, request: RerunRequest, options: { workers?: WorkerHost } = {}): Promise<RerunResult> {
+export async function runRerunNow(runtime: Runtime, request: RerunRequest, options: WorkerSource): Promise<RerunResult> {
   const recorded = await requestRerun(runtime.db, request);
   const { REDIS_URL, QUEUE_PREFIX } = runtime.config;
   const queue = new Queue(queueNames.payDates, { connection: producerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
@@ -47,14 +47,14 @@ export async function runRerunNow(runtime: Runtime, request: RerunRequest, optio
   // listener BullMQ would also print each connection error's stack.
   queue.on('error', () => {});
   events.on('error', () => {});
-  const host = options.workers ?? (await startWorkers(runtime, { schedule: false }));
+  const host = 'workers' in options ? options.workers : await options.startWorkers(runtime, { schedule: false });
   try {
     await events.waitUntilReady();
     const job = await enqueueRerun(queue, runtime.db, recorded.id);
     const outcome = (await job.waitUntilFinished(events, 120_000)) as RerunOutcome;
     return { ...outcome, joined: recorded.joined };
   } finally {
-    if (!options.workers) await host.close();
+    if (!('workers' in options)) await host.close();
     await Promise.all([queue.close(), events.close()]);
   }
 }

@@ -1,30 +1,16 @@
-import type { BackoffStrategy, JobsOptions, Queue, RepeatOptions } from 'bullmq';
+import type { BackoffStrategy, Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
+import {
+  deliverWebhookJob,
+  deliveryJobId,
+  deliveryJobOptions,
+  dispatchEventsJob,
+  redeliveryJobId,
+  requestedDispatchJobOptions,
+} from '../queue/job-catalogue.ts';
 import { WebhookAttemptFailed } from './webhook-delivery-service.ts';
 import { listPendingDeliveriesAfter, oldestUndispatchedEventAt } from './webhook-repository.ts';
-import { DELIVERY_ATTEMPTS, retryDelayMs } from './webhook-retry-schedule.ts';
-
-export const dispatchEventsJob = 'dispatch-events';
-export const deliverWebhookJob = 'deliver-webhook';
-
-/** The backoff type delivery jobs name; the delivery worker resolves it with `webhookBackoffStrategy`. */
-export const WEBHOOK_BACKOFF_TYPE = 'webhook-schedule';
-
-/** How often the dispatcher looks at the outbox. */
-export const DISPATCH_EVERY_MS = 2_000;
-
-/** One job per delivery, so the dispatcher running twice still queues each delivery once. */
-export const deliveryJobId = (deliveryId: string) => `delivery.${deliveryId}`;
-
-function deliveryJobOptions(jobId: string): JobsOptions {
-  return {
-    jobId,
-    attempts: DELIVERY_ATTEMPTS,
-    backoff: { type: WEBHOOK_BACKOFF_TYPE },
-    removeOnComplete: { count: 10_000, age: 7 * 86_400 },
-    removeOnFail: { count: 10_000, age: 30 * 86_400 },
-  };
-}
+import { retryDelayMs } from './webhook-retry-schedule.ts';
 
 /**
  * Queues delivery jobs. A redelivery gets a job id of its own: the first delivery's job may still be
@@ -37,7 +23,7 @@ export async function enqueueDeliveries(queue: Queue, deliveryIds: readonly stri
     deliveryIds.map((deliveryId) => ({
       name: deliverWebhookJob,
       data: { deliveryId },
-      opts: deliveryJobOptions(options.redelivery ? `redelivery.${deliveryId}.${stamp}` : deliveryJobId(deliveryId)),
+      opts: deliveryJobOptions(options.redelivery ? redeliveryJobId(deliveryId, stamp) : deliveryJobId(deliveryId)),
     })),
   );
 }
@@ -56,22 +42,7 @@ export function webhookBackoffStrategy(scale: number, random: () => number = Mat
 
 /** Runs the dispatcher soon (bursts of asks collapse into one job); the schedule runs it anyway. */
 export async function requestEventDispatch(queue: Queue): Promise<void> {
-  await queue.add(dispatchEventsJob, {}, { deduplication: { id: dispatchEventsJob }, removeOnComplete: true, removeOnFail: { count: 100 } });
-}
-
-/** The dispatcher's job scheduler: its id, when it repeats, and the job it adds. */
-export function eventDispatchSchedule(everyMs = DISPATCH_EVERY_MS) {
-  return {
-    id: dispatchEventsJob,
-    repeat: { every: everyMs } satisfies RepeatOptions,
-    template: { name: dispatchEventsJob, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
-  };
-}
-
-/** Upserted, so every worker process starting leaves exactly one schedule. */
-export async function scheduleEventDispatch(queue: Queue, everyMs = DISPATCH_EVERY_MS): Promise<void> {
-  const schedule = eventDispatchSchedule(everyMs);
-  await queue.upsertJobScheduler(schedule.id, schedule.repeat, schedule.template);
+  await queue.add(dispatchEventsJob, {}, requestedDispatchJobOptions);
 }
 
 /**

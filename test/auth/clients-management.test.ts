@@ -221,7 +221,7 @@ describe('rotating an API key', () => {
 });
 
 describe('the CLI', () => {
-  const bin = new URL('../../src/cli/bin.mjs', import.meta.url).pathname;
+  const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
   function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
       const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, LOG_LEVEL: 'warn' };

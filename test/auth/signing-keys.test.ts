@@ -101,7 +101,7 @@ describe('key file mode', () => {
 
   it('stops `deductions serve` with that one line and the configuration exit code', async () => {
     const file = await writeKey(0o644);
-    const bin = new URL('../../src/cli/bin.mjs', import.meta.url).pathname;
+    const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [bin, 'serve'], {
         env: { ...process.env, AUTH_SIGNING_KEY_FILE: file, LOG_LEVEL: 'silent', PORT: '0', QUEUE_PREFIX: `test-${crypto.randomUUID()}` },

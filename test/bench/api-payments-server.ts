@@ -22,7 +22,7 @@ import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { createPool, type Database } from '../../src/db/connection.ts';
 import type { DB } from '../../src/db/tables.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
-import { routeModules } from '../../src/http/routes.ts';
+import { composition } from '../../bin/composition.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
@@ -210,7 +210,7 @@ async function startApi(config: Config): Promise<{ app: FastifyInstance; close: 
     ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
   });
   const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
-  const modules = options.breakdown ? [stageHooks, ...routeModules] : routeModules;
+  const modules = options.breakdown ? [stageHooks, ...composition.routes] : composition.routes;
   const app = await buildApp({ config, db, redis, tokens, adapterFor: noProviderApis, reconciliation }, modules);
   if (options.breakdown) {
     const verify = tokens.verify.bind(tokens);

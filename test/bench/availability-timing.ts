@@ -19,7 +19,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { routeModules } from '../../src/http/routes.ts';
+import { composition } from '../../bin/composition.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
@@ -77,7 +77,7 @@ const person = { national_registration_number: target.national_registration_numb
 const redis = await connected(createProducerConnection(config.REDIS_URL));
 const tokens = await TokenIssuer.generate({ issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS });
 const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
-const app = await buildApp({ config, db, redis, tokens, adapterFor: noProviderApis, reconciliation }, routeModules);
+const app = await buildApp({ config, db, redis, tokens, adapterFor: noProviderApis, reconciliation }, composition.routes);
 await app.ready();
 const biller = await createClient(db, { name: 'Bench biller', role: 'biller' });
 const tokenResponse = await app.inject({

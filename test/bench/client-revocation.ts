@@ -21,7 +21,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { routeModules } from '../../src/http/routes.ts';
+import { composition } from '../../bin/composition.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
 import type { ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
@@ -50,7 +50,7 @@ await migrateToLatest(db);
 const redis = await connected(createProducerConnection(config.REDIS_URL));
 const tokens = await TokenIssuer.generate({ issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, ttlSeconds: 3600 });
 const reconciliation: ReconciliationRequester = { request: async () => {}, close: async () => {} };
-const app = await buildApp({ config, db, redis, tokens, adapterFor: noProviderApis, reconciliation }, routeModules);
+const app = await buildApp({ config, db, redis, tokens, adapterFor: noProviderApis, reconciliation }, composition.routes);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 
 const biller = await createClient(db, { name: 'Bench biller', role: 'biller' });

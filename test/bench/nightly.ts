@@ -15,7 +15,7 @@ import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
 import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
-import { startWorkers } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
 import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const runtime = await openRuntime(config, 'bench');
   const walBefore = await walPosition(runtime.db);
   const cpuBefore = process.cpuUsage();
-  const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
+  const workers = await composition.startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
   let lastReported = -1;
   const lock = await timed('nightly lock (BullMQ flow, workers)', () =>
     runNightlyNow(runtime, runDate, {

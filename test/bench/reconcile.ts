@@ -37,9 +37,8 @@ import { insertBeneficiaryAccount } from '../../src/demo/demo-repository.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
 import { runPayoutsOn } from '../../src/payouts/payout-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { defaultJobOptions, queueNames } from '../../src/queue/queues.ts';
-import { startWorkers } from '../../src/queue/worker-host.ts';
-import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
+import { defaultJobOptions, queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
+import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
 import { inParallel } from '../../src/demo/api-client.ts';
 import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
@@ -277,7 +276,7 @@ async function main(): Promise<void> {
   }
 
   const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
-  const workers = await startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
+  const workers = await composition.startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
   cpuMark = await cpuNow();
   const reconcile = await timedPhase('reconciliation (BullMQ jobs, workers)', async () => {
     for (let i = 0; i < snapshots.length; i += 1000) {

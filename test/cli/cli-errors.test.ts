@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 // Each case runs the real `deductions` command as an operator would, against this file's private
 // database and queue prefix. Starting tsx costs about a second, so every case starts at once.
 
-const bin = new URL('../../src/cli/bin.mjs', import.meta.url).pathname;
+const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 interface Run {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteModule } from '../../src/http/app.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { defineRoute } from '../../src/http/route.ts';
-import { routeModules } from '../../src/http/routes.ts';
+import { composition } from '../../bin/composition.ts';
 import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
 import { captureLogs } from '../support/log-capture.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
@@ -66,7 +66,7 @@ let mandateId: string;
 const logs = captureLogs('warn');
 
 beforeAll(async () => {
-  t = await startTestApp({ routeModules: [...routeModules, probeRoutes], logger: logs.logger });
+  t = await startTestApp({ routeModules: [...composition.routes, probeRoutes], logger: logs.logger });
   const world = await createEmploymentWorld(t.db);
   const biller = await createBiller(t.db);
   headers = await authHeaders(t.app, biller);

@@ -6,8 +6,8 @@ import { sha256Hex } from '../../src/instructions/instruction-file.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
 import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { queueNames } from '../../src/queue/queues.ts';
-import { reconcilePayDateJob } from '../../src/reconciliation/reconciliation-requests.ts';
+import { queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
+import { composition } from '../../bin/composition.ts';
 import { createCollectionAccount, createProviderClient } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -137,7 +137,7 @@ describe('re-run', () => {
       payDate: '2026-11-27',
       reason: 'employer corrected a payroll reference',
       requestedBy: 'ops@example.com',
-    });
+    }, { startWorkers: composition.startWorkers });
     expect(outcome).toMatchObject({ previousSnapshotId: first.lock.snapshotId, snapshotVersion: 2, created: true });
 
     const snapshots = await t.db
@@ -200,7 +200,7 @@ describe('re-run', () => {
   it('refuses a pay date that was never locked', async () => {
     const w = await buildWorld(t.db, mandated(1));
     await expect(
-      runRerunNow(runtimeOf(t), { payrollId: w.payroll.id, payDate: '2026-12-24', reason: 'x', requestedBy: 'ops' }),
+      runRerunNow(runtimeOf(t), { payrollId: w.payroll.id, payDate: '2026-12-24', reason: 'x', requestedBy: 'ops' }, { startWorkers: composition.startWorkers }),
     ).rejects.toThrow(/has not been locked/);
   });
 });

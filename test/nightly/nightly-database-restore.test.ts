@@ -7,7 +7,9 @@ import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { connected, createProducerConnection, producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
+import { queueNames } from '../../src/queue/job-catalogue.ts';
+import { createQueue } from '../../src/queue/queues.ts';
+import { composition } from '../../bin/composition.ts';
 import type { Runtime } from '../../src/runtime/runtime.ts';
 import { adminUrl, databaseUrl, testDatabaseName } from '../support/database-admin.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -87,13 +89,13 @@ describe('the database, not Redis, says what a nightly run does', () => {
     await payDates.close();
     const midRun = await backUp(original.name);
 
-    const first = await runNightlyNow(runtimeOn(original.url, original.db), RUN_DATE, { pollMs: 50 });
+    const first = await runNightlyNow(runtimeOn(original.url, original.db), RUN_DATE, { pollMs: 50, startWorkers: composition.startWorkers });
     expect(first).toMatchObject({ runId: started.id, pairs: 3, payrollsLocked: 3, alreadyLocked: 0, paymentsInstructed: payments, failures: [] });
     await expectLockedOnce(original.db, payrollIds, payments);
 
     // Restored from before the run: nothing is locked, and Redis still holds the first run's
     // completed lock jobs. The run locks everything again and reports it.
-    const afterReset = await runNightlyNow(runtimeOn(beforeAnyRun.url, beforeAnyRun.db), RUN_DATE, { pollMs: 50 });
+    const afterReset = await runNightlyNow(runtimeOn(beforeAnyRun.url, beforeAnyRun.db), RUN_DATE, { pollMs: 50, startWorkers: composition.startWorkers });
     expect(afterReset.runId).not.toBe(started.id);
     expect(afterReset).toMatchObject({ pairs: 3, payrollsLocked: 3, alreadyLocked: 0, paymentsInstructed: payments, failures: [] });
     expect(afterReset.totalsByCurrency).toEqual({ GBP: BigInt(payments * 1_000) });
@@ -101,7 +103,7 @@ describe('the database, not Redis, says what a nightly run does', () => {
 
     // Restored from mid-run: the same run, still pending in the database, whose jobs Redis has
     // as completed. Triggering the date joins that run, queues its pay dates again and locks them.
-    const afterRestore = await runNightlyNow(runtimeOn(midRun.url, midRun.db), RUN_DATE, { pollMs: 50 });
+    const afterRestore = await runNightlyNow(runtimeOn(midRun.url, midRun.db), RUN_DATE, { pollMs: 50, startWorkers: composition.startWorkers });
     expect(afterRestore).toMatchObject({ runId: started.id, pairs: 3, payrollsLocked: 3, alreadyLocked: 0, paymentsInstructed: payments, failures: [] });
     await expectLockedOnce(midRun.db, payrollIds, payments);
     const requeues = await midRun.db.selectFrom('nightly_run_pay_dates').select('job_requeues').where('run_id', '=', started.id).execute();

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import type { NightlyRunPayDateRow, NightlyRunRow } from '../../src/nightly/nightly-run-repository.ts';
-import { lockJobId } from '../../src/nightly/nightly-flow.ts';
 import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
 import { summarizeNightlyRun, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
-import { queueNames } from '../../src/queue/queues.ts';
-import { startWorkers } from '../../src/queue/worker-host.ts';
+import { lockJobId, queueNames } from '../../src/queue/job-catalogue.ts';
+import { composition } from '../../bin/composition.ts';
 import {
   createBiller,
   createCollectionAccount,
@@ -93,7 +92,7 @@ describe('the nightly run', () => {
   it('locks exactly the due pairs, and a second run of the date finds nothing due and queues nothing', async () => {
     const payrolls = await threePayrolls();
     const runtime = runtimeOf(t);
-    const summary = await runNightlyNow(runtime, RUN_DATE, { pollMs: 50, trigger: { kind: 'manual', by: 'test' } });
+    const summary = await runNightlyNow(runtime, RUN_DATE, { pollMs: 50, trigger: { kind: 'manual', by: 'test' }, startWorkers: composition.startWorkers });
     expect(summary).toMatchObject({
       runDate: RUN_DATE,
       trigger: 'manual',
@@ -109,7 +108,7 @@ describe('the nightly run', () => {
     expect(summary.totalsByCurrency).toEqual({ GBP: 2_000n });
     expect(await snapshotsByPair()).toEqual([`${payrolls.monthly}/2026-11-27`, `${payrolls.weekly}/2026-11-20`].sort());
 
-    const host = await startWorkers(runtime, { schedule: false });
+    const host = await composition.startWorkers(runtime, { schedule: false });
     try {
       const queue = host.queues[queueNames.payDates];
       const before = await queue.getJobCountByTypes('completed', 'waiting', 'active', 'delayed', 'failed');
@@ -149,7 +148,7 @@ describe('the nightly run', () => {
       }
       const runtime = runtimeOf(fresh);
       const options = { schedule: false, payDateConcurrency: 1, lockDurationMs: 1_000, stalledIntervalMs: 500 };
-      const first = await startWorkers(runtime, options);
+      const first = await composition.startWorkers(runtime, options);
       const payDateWorker = first.workers.find((w) => w.name === queueNames.payDates)!;
       const killed = new Promise<void>((resolve) => {
         payDateWorker.once('active', () => {
@@ -162,7 +161,7 @@ describe('the nightly run', () => {
       const trigger = triggerNightlyRun(fresh.db, first.queues[queueNames.payDates], RUN_DATE, { kind: 'manual', by: 'test' });
       await killed;
       const { run } = await trigger;
-      const second = await startWorkers(runtime, options);
+      const second = await composition.startWorkers(runtime, options);
       const summary = await runNightlyNow(runtime, RUN_DATE, { pollMs: 100, workers: second });
       await Promise.all([first.close(), second.close()]);
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const bin = new URL('../../src/cli/bin.mjs', import.meta.url).pathname;
+const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
 function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

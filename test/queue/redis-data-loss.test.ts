@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
-import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { queueNames } from '../../src/queue/job-catalogue.ts';
+import { createQueue } from '../../src/queue/queues.ts';
+import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../src/webhooks/webhook-receiver.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
@@ -48,7 +50,7 @@ describe('Redis loses its data mid nightly run', () => {
     await payDates.close();
     expect(run.pay_dates_due).toBe(PAYROLLS);
 
-    host = await startWorkers(runtimeOf(t), {
+    host = await composition.startWorkers(runtimeOf(t), {
       schedule: true,
       payDateConcurrency: 1,
       watchdog: { intervalMs: 200, undispatchedAfterMs: 1_000 },

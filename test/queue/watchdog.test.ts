@@ -3,8 +3,10 @@ import { lastScheduledTrigger } from '../../src/nightly/nightly-recovery.ts';
 import { findLatestRun, readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
-import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { queueNames } from '../../src/queue/job-catalogue.ts';
+import { createQueue } from '../../src/queue/queues.ts';
+import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import { createBiller, createCollectionAccount } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -53,7 +55,7 @@ describe('the watchdog', () => {
     });
     // The schedule fired at 01:00 on 10 November, as far as the clock is concerned; no run exists.
     const now = new Date('2026-11-10T09:00:00Z');
-    host = await startWorkers(runtimeOf(t), { schedule: true, watchdog: { intervalMs: 100, catchUpGraceMs: 60_000, now: () => now } });
+    host = await composition.startWorkers(runtimeOf(t), { schedule: true, watchdog: { intervalMs: 100, catchUpGraceMs: 60_000, now: () => now } });
     const run = await until(() => findLatestRun(t.db, '2026-11-10'), (found) => found?.finished_at != null, 15_000);
     expect(run).toMatchObject({ trigger: 'catch_up', pay_dates_due: 3 });
     expect(await loadNightlySummary(t.db, run!.id)).toMatchObject({ payrollsLocked: 3, failures: [] });
@@ -83,7 +85,7 @@ describe('the watchdog', () => {
       await payDates.drain();
       expect(await payDates.getWaitingCount()).toBe(0);
 
-      host = await startWorkers(runtimeOf(t), { schedule: false, watchdog: { intervalMs: 100, stuckAfterMs: 300 } });
+      host = await composition.startWorkers(runtimeOf(t), { schedule: false, watchdog: { intervalMs: 100, stuckAfterMs: 300 } });
       await until(() => readRunProgress(t.db, run.id), (progress) => progress.finishedAt !== null, 15_000);
       expect(await loadNightlySummary(t.db, run.id)).toMatchObject({ pairs: 4, payrollsLocked: 4, alreadyLocked: 0, failures: [] });
       expect(await snapshotCounts(t.db, payrollIds)).toEqual([1, 1, 1, 1]);
@@ -99,7 +101,7 @@ describe('the watchdog', () => {
     const dispatch = createQueue(queueNames.webhookDispatch, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
     await dispatch.removeJobScheduler('dispatch-events');
     await dispatch.close();
-    host = await startWorkers(runtimeOf(t), { schedule: false, watchdog: { intervalMs: 100, undispatchedAfterMs: 200 } });
+    host = await composition.startWorkers(runtimeOf(t), { schedule: false, watchdog: { intervalMs: 100, undispatchedAfterMs: 200 } });
     const biller = await newBiller(t);
     const eventId = await recordEvent(t.db, biller.clientId);
     const dispatched = await until(

@@ -2,12 +2,13 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lockJobId, lockPayDateJob } from '../../src/nightly/nightly-flow.ts';
 import { insertRunWithDuePayDates, readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
-import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { lockJobId, lockPayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
+import { createQueue } from '../../src/queue/queues.ts';
+import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import { monitorDependencies } from '../../src/runtime/dependency-health.ts';
 import { pingRedis, type Runtime } from '../../src/runtime/runtime.ts';
 import { requestEventDispatch } from '../../src/webhooks/webhook-jobs.ts';
@@ -58,7 +59,7 @@ describe('job failure lines', () => {
     await payDates.close();
 
     const { runtime, lines } = capturingRuntime();
-    host = await startWorkers(runtime, { schedule: false });
+    host = await composition.startWorkers(runtime, { schedule: false });
     await until(() => readRunProgress(t.db, run.id), (progress) => progress.finishedAt !== null, 15_000);
 
     const failures = await until(
@@ -91,7 +92,7 @@ describe('workers while the database is down', () => {
       { downIntervalMs: [50, 100] },
     );
     try {
-      host = await startWorkers(runtime, { schedule: false, watchdog: { intervalMs: 100, undispatchedAfterMs: 0 } });
+      host = await composition.startWorkers(runtime, { schedule: false, watchdog: { intervalMs: 100, undispatchedAfterMs: 0 } });
       await until(() => runtime.health!.status('postgres'), (status) => status === 'down');
 
       const biller = await newBiller(t);

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import {
   createBiller,
   createCollectionAccount,
@@ -36,7 +37,7 @@ beforeAll(async () => {
   t = await startTestApp({ env: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
   await createCollectionAccount(t.db);
   operator = await authHeaders(t.app, await createOperator(t.db));
-  host = await startWorkers(runtimeOf(t), { schedule: false });
+  host = await composition.startWorkers(runtimeOf(t), { schedule: false });
 });
 afterAll(async () => {
   await host?.close();
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 async function deductions(...args: string[]): Promise<string> {
   const env = { ...process.env, DATABASE_URL: t.database.url, REDIS_URL: t.config.REDIS_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'silent' };
-  const { stdout } = await run(process.execPath, ['src/cli/bin.mjs', ...args], { env, cwd: process.cwd() });
+  const { stdout } = await run(process.execPath, ['bin/deductions.mjs', ...args], { env, cwd: process.cwd() });
   return stdout;
 }
 

@@ -1,9 +1,8 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconcileSweepJob } from '../../jobs/reconcile-sweep.ts';
 import { producerConnection, workerConnection } from '../../src/queue/connections.ts';
-import { queueNames } from '../../src/queue/queues.ts';
-import { startWorkers } from '../../src/queue/worker-host.ts';
+import { queueNames, reconcileSweepJob } from '../../src/queue/job-catalogue.ts';
+import { composition } from '../../bin/composition.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { findPayDatesToReconcile } from '../../src/reconciliation/reconciliation-service.ts';
 import { createCollectionAccount } from '../support/factories.ts';
@@ -89,7 +88,7 @@ describe('reconciliation jobs', () => {
     await w.lock(PD1);
     await w.push(w.people[0]!.employee.id, PD1, 2_500);
 
-    const host = await startWorkers(runtimeOf(t), { schedule: false });
+    const host = await composition.startWorkers(runtimeOf(t), { schedule: false });
     const requester = queueReconciliationRequester(t.config.REDIS_URL, t.config.QUEUE_PREFIX, 50);
     try {
       await requester.request(w.payroll.id, PD1);
@@ -126,7 +125,7 @@ describe('reconciliation jobs', () => {
     expect(await heldOnPd2()).toEqual([{ kind: 'over_deduction', amount: 500 }]);
 
     await w.push(employee, PD1, 0);
-    const host = await startWorkers(runtimeOf(t), { schedule: false });
+    const host = await composition.startWorkers(runtimeOf(t), { schedule: false });
     const requester = queueReconciliationRequester(t.config.REDIS_URL, t.config.QUEUE_PREFIX, 50);
     try {
       await requester.request(w.payroll.id, PD1);
@@ -145,7 +144,7 @@ describe('reconciliation jobs', () => {
     const payment = await w.payment(0, 2_500);
     await w.lock(PD1);
 
-    const host = await startWorkers(runtimeOf(t), { schedule: false });
+    const host = await composition.startWorkers(runtimeOf(t), { schedule: false });
     const queue = new Queue(queueNames.nightly, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
     const events = new QueueEvents(queueNames.nightly, { connection: workerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
     try {

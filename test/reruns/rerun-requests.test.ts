@@ -2,13 +2,13 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { rerunPayDateJob } from '../../src/nightly/nightly-flow.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
 import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { queueNames } from '../../src/queue/queues.ts';
-import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { queueNames, rerunPayDateJob } from '../../src/queue/job-catalogue.ts';
+import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import {
   createBiller,
   createCollectionAccount,
@@ -32,7 +32,7 @@ let side: Database;
 beforeAll(async () => {
   t = await startTestApp();
   await createCollectionAccount(t.db);
-  host = await startWorkers(runtimeOf(t), { schedule: false });
+  host = await composition.startWorkers(runtimeOf(t), { schedule: false });
   payDates = new Queue(queueNames.payDates, { connection: producerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX });
   side = createDatabase(t.database.url, 8);
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const bin = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/deductions.mjs', import.meta.url));
 
 /** One JSON log line of a service process (pino), or the raw text of a line that is not JSON. */
 export type LogLine = Record<string, unknown> & { msg?: string; time?: number; raw?: string };

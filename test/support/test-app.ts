@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { parseConfig, type Config } from '../../src/config/config.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
-import { routeModules } from '../../src/http/routes.ts';
+import { composition } from '../../bin/composition.ts';
 import { queueReconciliationRequester, type ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { noProviderApis, type AdapterFactory } from '../../src/payroll-providers/adapter.ts';
 import { connected, createProducerConnection } from '../../src/queue/connections.ts';
@@ -66,7 +66,7 @@ export async function startTestApp(
       reconciliation,
       ...(options.logger ? { logger: options.logger } : {}),
     },
-    options.routeModules ?? routeModules,
+    options.routeModules ?? composition.routes,
   );
   await app.ready();
   return {

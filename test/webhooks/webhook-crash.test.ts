@@ -1,8 +1,10 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
-import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { queueNames } from '../../src/queue/job-catalogue.ts';
+import { createQueue } from '../../src/queue/queues.ts';
+import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../src/webhooks/webhook-receiver.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -49,7 +51,7 @@ describe('at-least-once delivery', () => {
     const endpoint = await registerEndpoint(t, biller.headers, hooks);
     const eventId = await recordEvent(t.db, biller.clientId, 'payment_request.updated');
 
-    const crashing = await startWorkers(runtimeOf(t), crashOptions);
+    const crashing = await composition.startWorkers(runtimeOf(t), crashOptions);
     hosts.push(crashing);
     await dispatch(t.db, deliveries);
     await hooks.waitFor((r) => r.deliveries.length === 1);
@@ -63,7 +65,7 @@ describe('at-least-once delivery', () => {
     await pause(1_500);
     expect(hooks.deliveries).toHaveLength(1);
 
-    const successor = await startWorkers(runtimeOf(t), crashOptions);
+    const successor = await composition.startWorkers(runtimeOf(t), crashOptions);
     hosts.push(successor);
     await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded', 15_000);
 

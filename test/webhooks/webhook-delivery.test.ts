@@ -5,8 +5,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import { producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
-import { scheduleRecurringJobs, startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { queueNames } from '../../src/queue/job-catalogue.ts';
+import { createQueue } from '../../src/queue/queues.ts';
+import { scheduleRecurringJobs, type WorkerHost } from '../../src/queue/worker-host.ts';
+import { composition } from '../../bin/composition.ts';
 import { redeliverEvent, RedeliveryRefused } from '../../src/webhooks/webhook-dispatch-service.ts';
 import { secretBoxFor } from '../../src/shared/secret-box.ts';
 import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoint-service.ts';
@@ -38,7 +40,7 @@ const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
-  host = await startWorkers(runtimeOf(t), { schedule: false, webhooks: { retryDelayScale: SCALE } });
+  host = await composition.startWorkers(runtimeOf(t), { schedule: false, webhooks: { retryDelayScale: SCALE } });
   deliveries = createQueue(queueNames.webhookDeliveries, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
   dispatcher = createQueue(queueNames.webhookDispatch, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
 });
@@ -392,7 +394,7 @@ describe('private addresses at delivery time (WEBHOOK_ALLOW_PRIVATE=false)', () 
 
     const prefix = `${t.config.QUEUE_PREFIX}-strict`;
     const strictRuntime = { ...runtimeOf(t), config: { ...t.config, WEBHOOK_ALLOW_PRIVATE: false, QUEUE_PREFIX: prefix } };
-    const strictHost = await startWorkers(strictRuntime, { schedule: false, webhooks: { retryDelayScale: SCALE, resolveHost } });
+    const strictHost = await composition.startWorkers(strictRuntime, { schedule: false, webhooks: { retryDelayScale: SCALE, resolveHost } });
     const strictDeliveries = createQueue(queueNames.webhookDeliveries, producerConnection(t.config.REDIS_URL), prefix);
     try {
       await recordEvent(t.db, biller.clientId);

@@ -4,4 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./main.ts');
+const { runDeductions } = await import('./composition.ts');
+await runDeductions(process.argv);

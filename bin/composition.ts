@@ -1,0 +1,21 @@
+import { processorRegistry } from '../jobs/index.ts';
+import { runCli } from '../src/cli/main.ts';
+import { routeModules } from '../src/http/routes.ts';
+import { startWorkers } from '../src/queue/worker-host.ts';
+import type { Composition } from '../src/runtime/composition.ts';
+
+/**
+ * The composition root: the one module above every area. It joins the HTTP routes (src/http/routes.ts)
+ * and the job processors (jobs/index.ts) to the program that runs them, so that src/ never imports
+ * jobs/ and the areas never import the worker host. Tests and benchmarks take their routes and
+ * workers from here too, so they run what the service runs.
+ */
+export const composition: Composition = {
+  routes: routeModules,
+  startWorkers: (runtime, options) => startWorkers(runtime, processorRegistry, options),
+};
+
+/** The `deductions` command line (bin/deductions.mjs). */
+export function runDeductions(argv: readonly string[]): Promise<void> {
+  return runCli(composition, argv);
+}
