@@ -2,7 +2,7 @@ import { processorRegistry } from '../jobs/index.ts';
 import { runCli } from '../src/cli/main.ts';
 import { routeModules } from '../src/http/routes.ts';
 import { startWorkers } from '../src/queue/worker-host.ts';
-import type { Composition } from '../src/runtime/composition.ts';
+import type { Composition } from '../src/cli/composition.ts';
 
 /**
  * The composition root: the one module above every area. It joins the HTTP routes (src/http/routes.ts)

@@ -6,7 +6,7 @@ import { serviceToday } from '../calendars/lock-date.ts';
 import { runNightlyNow } from '../nightly/nightly-runner.ts';
 import type { NightlySummary } from '../nightly/nightly-service.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
-import type { Composition } from '../runtime/composition.ts';
+import type { Composition } from '../cli/composition.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption } from './options.ts';
 

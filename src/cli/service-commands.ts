@@ -9,7 +9,7 @@ import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { formatResealSummary, sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
 import { deferredReconciliationRequester, type StartWorkers } from '../queue/worker-host.ts';
-import type { Composition } from '../runtime/composition.ts';
+import type { Composition } from '../cli/composition.ts';
 import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
 
 /**

@@ -20,7 +20,7 @@ import { secretBoxFor } from '../shared/secret-box.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../sandbox/sandbox-directory.ts';
 import { startSandboxProvider } from '../sandbox/sandbox-server.ts';
 import { queueReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
-import type { Composition } from '../runtime/composition.ts';
+import type { Composition } from '../cli/composition.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
 import { addWorkingDays } from '../calendars/working-days.ts';
 import { exportPayouts } from '../cli/export-commands.ts';
