@@ -1,7 +1,7 @@
 import { processorRegistry } from '../jobs/index.ts';
 import { runCli } from '../src/cli/main.ts';
 import { routeModules } from '../src/http/routes.ts';
-import { startWorkers } from '../src/queue/worker-host.ts';
+import { startWorkers } from '../src/workers/worker-host.ts';
 import type { Composition } from '../src/cli/composition.ts';
 
 /**

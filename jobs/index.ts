@@ -10,7 +10,7 @@ import {
   rerunPayDateJob,
   runPayoutsJob,
 } from '../src/queue/job-catalogue.ts';
-import type { ProcessorRegistry } from '../src/queue/worker-host.ts';
+import type { ProcessorRegistry } from '../src/workers/worker-host.ts';
 import { deliverWebhookProcessor } from './deliver-webhook.ts';
 import { dispatchEventsProcessor } from './dispatch-events.ts';
 import { lockPayDateFailedForGood, lockPayDateProcessor } from './lock-pay-date.ts';

@@ -1,5 +1,5 @@
 import type { RouteModule } from '../http/app.ts';
-import type { StartWorkers } from '../queue/worker-host.ts';
+import type { StartWorkers } from '../workers/worker-host.ts';
 
 /**
  * What the entry point (bin/composition.ts) hands the CLI: the API's routes and a way to start the

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import { runDemo } from '../demo/demo.ts';
+import { runDemo } from './demo/demo.ts';
 import type { Composition } from '../cli/composition.ts';
 
 export function registerDemoCommand(program: Command, composition: Composition): void {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
-import type { Composition } from '../cli/composition.ts';
+import type { Composition } from './composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';

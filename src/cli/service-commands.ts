@@ -8,7 +8,7 @@ import { buildApp, type RouteModule } from '../http/app.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { formatResealSummary, sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
-import { deferredReconciliationRequester, type StartWorkers } from '../queue/worker-host.ts';
+import { deferredReconciliationRequester, type StartWorkers } from '../workers/worker-host.ts';
 import type { Composition } from '../cli/composition.ts';
 import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
 

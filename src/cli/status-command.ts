@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { listRecentRuns } from '../nightly/nightly-run-repository.ts';
-import { producerConnection } from '../queue/connections.ts';
+import { producerConnection } from '../runtime/redis-connections.ts';
 import { queueNames } from '../queue/job-catalogue.ts';
 import { createQueue } from '../queue/queues.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
-import { producerConnection } from '../queue/connections.ts';
+import { producerConnection } from '../runtime/redis-connections.ts';
 import { queueNames } from '../queue/job-catalogue.ts';
 import { createQueue } from '../queue/queues.ts';
 import { openRuntime } from '../runtime/runtime.ts';

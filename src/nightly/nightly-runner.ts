@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime/runtime.ts';
-import type { WorkerSource } from '../queue/worker-host.ts';
+import type { WorkerSource } from '../workers/worker-host.ts';
 import { readRunProgress } from './nightly-run-repository.ts';
 import { loadNightlySummary, triggerNightlyRun, type NightlySummary, type RunTrigger } from './nightly-service.ts';
 

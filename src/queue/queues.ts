@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { DependencyHealth } from '../runtime/dependency-health.ts';
-import { reportRedisErrors } from './connections.ts';
+import { reportRedisErrors } from '../runtime/redis-connections.ts';
 import { defaultJobOptions, type QueueName } from './job-catalogue.ts';
 
 /** A producer queue; with a health monitor, its connection errors are reported rather than printed. */

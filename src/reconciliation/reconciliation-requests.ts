@@ -1,4 +1,4 @@
-import { producerConnection } from '../queue/connections.ts';
+import { producerConnection } from '../runtime/redis-connections.ts';
 import { debouncedReconcileJobOptions, queueNames, RECONCILIATION_DEBOUNCE_MS, reconcilePayDateJob } from '../queue/job-catalogue.ts';
 import { createQueue } from '../queue/queues.ts';
 import type { DependencyHealth } from '../runtime/dependency-health.ts';

@@ -1,9 +1,9 @@
 import { Queue, QueueEvents, type Job } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { Runtime } from '../runtime/runtime.ts';
-import { producerConnection, workerConnection } from '../queue/connections.ts';
+import { producerConnection, workerConnection } from '../runtime/redis-connections.ts';
 import { defaultJobOptions, queueNames, rerunJobId, rerunPayDateJob } from '../queue/job-catalogue.ts';
-import type { WorkerSource } from '../queue/worker-host.ts';
+import type { WorkerSource } from '../workers/worker-host.ts';
 import { findRerun } from './rerun-repository.ts';
 import { requestRerun, type RerunOutcome, type RerunRequest } from './rerun-service.ts';
 

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { createDatabase, type Database } from '../db/connection.ts';
 import { TokenIssuer } from '../auth/token-issuer.ts';
-import { connected, createProducerConnection, watchRedisConnection } from '../queue/connections.ts';
+import { connected, createProducerConnection, watchRedisConnection } from './redis-connections.ts';
 import { createLogger } from '../shared/logger.ts';
 import { monitorDependencies, type DependencyHealth } from './dependency-health.ts';
 

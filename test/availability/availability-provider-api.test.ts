@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertPayrollProvider } from '../../src/demo/demo-repository.ts';
+import { insertPayrollProvider } from '../../src/cli/demo/demo-repository.ts';
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../../src/sandbox/sandbox-directory.ts';
 import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';

@@ -24,7 +24,7 @@ import type { DB } from '../../src/db/tables.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
 import { composition } from '../../bin/composition.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/queue/connections.ts';
+import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { loggerOptions } from '../../src/shared/logger.ts';
 

@@ -21,7 +21,7 @@ import { migrateToLatest } from '../../src/db/migrator.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { composition } from '../../bin/composition.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/queue/connections.ts';
+import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { createEmployer, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../support/factories.ts';
 import { recreateDatabase } from './bench-support.ts';

@@ -23,7 +23,7 @@ import { migrateToLatest } from '../../src/db/migrator.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { composition } from '../../bin/composition.ts';
 import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/queue/connections.ts';
+import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
 import type { ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { recreateDatabase } from './bench-support.ts';
 

@@ -33,14 +33,14 @@ import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-rep
 import { timeOrderedUuidSql } from '../../src/shared/time-ordered-uuid.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { submitConfirmation } from '../../src/deduction-records/confirmation-service.ts';
-import { insertBeneficiaryAccount } from '../../src/demo/demo-repository.ts';
+import { insertBeneficiaryAccount } from '../../src/cli/demo/demo-repository.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
 import { runPayoutsOn } from '../../src/payouts/payout-service.ts';
-import { producerConnection } from '../../src/queue/connections.ts';
+import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { defaultJobOptions, queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
-import { inParallel } from '../../src/demo/api-client.ts';
+import { inParallel } from '../../src/cli/demo/api-client.ts';
 import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, work, 40);

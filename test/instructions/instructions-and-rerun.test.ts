@@ -5,7 +5,7 @@ import { ensureInstructionFile } from '../../src/instructions/instruction-servic
 import { sha256Hex } from '../../src/instructions/instruction-file.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
 import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
-import { producerConnection } from '../../src/queue/connections.ts';
+import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import { createCollectionAccount, createProviderClient } from '../support/factories.ts';

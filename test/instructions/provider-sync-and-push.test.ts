@@ -3,7 +3,7 @@ import { syncPayrollCalendars } from '../../src/calendars/calendar-sync-service.
 import { listPayDates } from '../../src/calendars/calendar-repository.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
 import { pushInstructionsToProvider } from '../../src/instructions/provider-push-service.ts';
-import { insertPayrollProvider } from '../../src/demo/demo-repository.ts';
+import { insertPayrollProvider } from '../../src/cli/demo/demo-repository.ts';
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
 import { generateSandboxDirectory } from '../../src/sandbox/sandbox-directory.ts';
 import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';

@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
-import { connected, createProducerConnection, producerConnection } from '../../src/queue/connections.ts';
+import { connected, createProducerConnection, producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames } from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import { composition } from '../../bin/composition.ts';

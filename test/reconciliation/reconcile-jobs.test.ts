@@ -1,6 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { producerConnection, workerConnection } from '../../src/queue/connections.ts';
+import { producerConnection, workerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, reconcileSweepJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';

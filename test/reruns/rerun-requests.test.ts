@@ -5,9 +5,9 @@ import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
 import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
-import { producerConnection } from '../../src/queue/connections.ts';
+import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, rerunPayDateJob } from '../../src/queue/job-catalogue.ts';
-import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import type { WorkerHost } from '../../src/workers/worker-host.ts';
 import { composition } from '../../bin/composition.ts';
 import {
   createBiller,

@@ -7,7 +7,7 @@ import { buildApp, type RouteModule } from '../../src/http/app.ts';
 import { composition } from '../../bin/composition.ts';
 import { queueReconciliationRequester, type ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
 import { noProviderApis, type AdapterFactory } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/queue/connections.ts';
+import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
 import { createDatabase } from '../../src/db/connection.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 

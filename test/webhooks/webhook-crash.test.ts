@@ -1,9 +1,9 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { producerConnection } from '../../src/queue/connections.ts';
+import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames } from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
-import type { WorkerHost } from '../../src/queue/worker-host.ts';
+import type { WorkerHost } from '../../src/workers/worker-host.ts';
 import { composition } from '../../bin/composition.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../src/webhooks/webhook-receiver.ts';
 import { runtimeOf } from '../support/runtime.ts';

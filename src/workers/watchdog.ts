@@ -6,8 +6,8 @@ import type { Database } from '../db/connection.ts';
 import { catchUpMissedRun, recoverUnfinishedRuns, type RunsRecovery } from '../nightly/nightly-recovery.ts';
 import { isConnectionError, type DependencyHealth } from '../runtime/dependency-health.ts';
 import { requestDispatchOfStaleEvents, requeueLostDeliveries } from '../webhooks/webhook-jobs.ts';
-import { recurringSchedules, type QueueName } from './job-catalogue.ts';
-import { ensureSchedules } from './schedules.ts';
+import { recurringSchedules, type QueueName } from '../queue/job-catalogue.ts';
+import { ensureSchedules } from '../queue/schedules.ts';
 
 export interface WatchdogSettings {
   /** How often it looks. */

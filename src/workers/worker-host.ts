@@ -9,7 +9,7 @@ import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { amountLimitsOf, type AmountLimits } from '../payments/amount-limits.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
-import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from './connections.ts';
+import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from '../runtime/redis-connections.ts';
 import {
   LOCK_DURATION_MS,
   MAX_STALLED_COUNT,
@@ -20,9 +20,9 @@ import {
   STALLED_INTERVAL_MS,
   type JobNameOn,
   type QueueName,
-} from './job-catalogue.ts';
-import { createQueue } from './queues.ts';
-import { ensureSchedules } from './schedules.ts';
+} from '../queue/job-catalogue.ts';
+import { createQueue } from '../queue/queues.ts';
+import { ensureSchedules } from '../queue/schedules.ts';
 import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
 import { queueReconciliationRequester, type ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { WebhookAttemptFailed, webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';

@@ -2,14 +2,14 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
-import { producerConnection } from '../../src/queue/connections.ts';
+import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames } from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import { createBiller, createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { until } from '../webhooks/webhook-test-kit.ts';
 import { linesWith, startService, type ServiceProcess } from '../runtime/service-process.ts';
-import { createDuePayrolls, paymentsAndEvents, snapshotCounts, todayInServiceZone } from './nightly-fixtures.ts';
+import { createDuePayrolls, paymentsAndEvents, snapshotCounts, todayInServiceZone } from '../queue/nightly-fixtures.ts';
 
 let t: TestApp;
 let payDates: Queue;

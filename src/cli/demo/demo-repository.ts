@@ -1,4 +1,4 @@
-import type { Executor } from '../db/connection.ts';
+import type { Executor } from '../../db/connection.ts';
 
 export async function insertPayrollProvider(
   db: Executor,

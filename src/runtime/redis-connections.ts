@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { DependencyHealth } from '../runtime/dependency-health.ts';
-import { isConnectionError } from '../runtime/dependency-health.ts';
+import type { DependencyHealth } from './dependency-health.ts';
+import { isConnectionError } from './dependency-health.ts';
 
 /**
  * BullMQ's production guide: workers block on Redis and must never give up a command
