@@ -6,6 +6,7 @@ import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-dat
 import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import {
   mandatePayDateOverLimitProblem,
   paymentAmountOverLimitProblem,
@@ -253,7 +254,7 @@ export interface NewPaymentRequest {
 /** A payment request as it starts: pending, version 1, nothing collected, paid out or tried yet. */
 function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
   return {
-    id: crypto.randomUUID(),
+    id: timeOrderedUuid(now.getTime()),
     biller_client_id: request.billerClientId,
     mandate_id: request.mandateId,
     schedule_id: request.scheduleId,

@@ -101,6 +101,8 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
       if (decision === 'carry_over') return { ...group, outcome: 'carried_over', net, entries };
       if (decision === 'no_beneficiary_account' || !account) return { ...group, outcome: 'no_beneficiary_account', net, entries };
 
+      // Random, unlike the service's other ids (time-ordered-uuid.ts): the reference is made of the id's
+      // first ten hex digits, which in a time-ordered id are the clock, so payouts made together would clash.
       const payoutId = crypto.randomUUID();
       const reference = payoutReference(payoutId, payoutDate);
       const payout = await insertPayout(trx, { ...group, id: payoutId, amount: net, payoutDate, reference, account });
