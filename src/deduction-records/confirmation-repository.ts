@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 
 export async function findSnapshot(db: Executor, snapshotId: string) {
   return db
@@ -132,6 +133,6 @@ export async function markSnapshotConfirmed(db: Executor, snapshotId: string): P
     .updateTable('deduction_snapshots')
     .set({ status: 'confirmed' })
     .where('id', '=', snapshotId)
-    .where('status', '=', 'locked')
+    .where('status', 'in', SNAPSHOT_LIFECYCLE.fromStatuses('confirmed'))
     .execute();
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus } from '../db/tables.ts';
+import { MANDATE_LIFECYCLE } from '../mandates/mandate-transitions.ts';
 
 /** What enabling deduction on one employment depends on: its standing and its payroll's provider. */
 export async function findEmploymentStanding(db: Executor, employeeId: string, payrollId: string) {
@@ -23,9 +24,9 @@ export async function findEmploymentStanding(db: Executor, employeeId: string, p
     .executeTakeFirst();
 }
 
-/** Moves one (locked) mandate; the caller has checked the transition. */
+/** Moves one (locked) mandate, only from a status the mandate lifecycle lets move to `status`. */
 export async function updateMandateStatus(db: Executor, mandateId: string, status: MandateStatus, reason: string | null): Promise<void> {
-  await db
+  const result = await db
     .updateTable('mandates')
     .set((eb) => ({
       status,
@@ -34,5 +35,7 @@ export async function updateMandateStatus(db: Executor, mandateId: string, statu
       updated_at: eb.fn<Date>('now'),
     }))
     .where('id', '=', mandateId)
+    .where('status', 'in', MANDATE_LIFECYCLE.fromStatuses(status))
     .executeTakeFirstOrThrow();
+  if (result.numUpdatedRows !== 1n) throw new Error(`mandate ${mandateId} was not in a status that may move to ${status}`);
 }

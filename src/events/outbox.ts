@@ -1,5 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { insertEvents, type NewEvent } from './events-repository.ts';
 
 export interface EventPayload {
@@ -18,9 +19,12 @@ export interface EventToRecord {
   data: unknown;
 }
 
-/** Builds the webhook envelope once, so the stored payload is exactly what receivers will get. */
+/**
+ * Builds the webhook envelope once, so the stored payload is exactly what receivers will get. The id is
+ * time-ordered, like those of the events built in SQL (insertPaymentUpdatedEvents).
+ */
 export function buildEvent(event: EventToRecord, now = new Date()): NewEvent {
-  const id = crypto.randomUUID();
+  const id = timeOrderedUuid(now.getTime());
   const payload: EventPayload = { id, type: event.type, created_at: now.toISOString(), data: event.data };
   return { id, type: event.type, billerClientId: event.billerClientId, resourceType: event.resourceType, resourceId: event.resourceId, payload, createdAt: now };
 }

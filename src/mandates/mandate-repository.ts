@@ -1,7 +1,9 @@
 import type { Executor } from '../db/connection.ts';
 import type { EmploymentStatus, MandateStatus } from '../db/tables.ts';
+import { CANCELLABLE_PAYMENT_STATUSES } from '../payments/payment-transitions.ts';
 import { applyPaging, type PagingQuery } from '../shared/paging.ts';
 import type { ConsumerData, MandateWithConsumer } from './mandate-resource.ts';
+import { MANDATE_LIFECYCLE } from './mandate-transitions.ts';
 
 export interface NewMandate {
   billerClientId: string;
@@ -175,6 +177,7 @@ export async function markMandateRevoked(db: Executor, mandateId: string) {
       version: eb('version', '+', 1),
     }))
     .where('id', '=', mandateId)
+    .where('status', 'in', MANDATE_LIFECYCLE.fromStatuses('revoked'))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -193,7 +196,7 @@ export async function cancelPendingPaymentsOfRevokedMandate(db: Executor, mandat
       version: eb('version', '+', 1),
     }))
     .where('mandate_id', '=', mandateId)
-    .where('status', '=', 'pending')
+    .where('status', 'in', CANCELLABLE_PAYMENT_STATUSES)
     .returningAll()
     .execute();
 }

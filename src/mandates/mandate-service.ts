@@ -4,7 +4,6 @@ import type { EmploymentStatus } from '../db/tables.ts';
 import { recordEvents, type EventToRecord } from '../events/outbox.ts';
 import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
-import { assertTransition } from '../payments/payment-transitions.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import {
   cancelPendingPaymentsOfRevokedMandate,
@@ -17,7 +16,7 @@ import {
   type MandateFilters,
 } from './mandate-repository.ts';
 import { toMandateResource, type AuthorisationSource, type ConsumerData, type MandateResource } from './mandate-resource.ts';
-import { assertMandateTransition, isTerminalMandateStatus } from './mandate-transitions.ts';
+import { canTransitionMandate } from './mandate-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 export const DEFAULT_MANDATE_CURRENCY = 'GBP';
@@ -174,13 +173,11 @@ export async function revokeMandate(trx: Executor, billerClientId: string, manda
       cancelled_payment_ids: await findPaymentIdsCancelledByRevocation(trx, mandateId),
     };
   }
-  if (isTerminalMandateStatus(current.status)) {
+  if (!canTransitionMandate(current.status, 'revoked')) {
     throw new HttpProblem(409, 'mandate-not-revocable', `Mandate ${mandateId} is ${current.status} and can no longer be revoked`, {
       extensions: { mandate_status: current.status },
     });
   }
-  assertMandateTransition(current.status, 'revoked');
-  assertTransition('pending', 'cancelled');
 
   const revoked = { ...(await markMandateRevoked(trx, mandateId)), consumer: current.consumer };
   const cancelled = await cancelPendingPaymentsOfRevokedMandate(trx, mandateId);

@@ -1,3 +1,5 @@
+import { defineStatusTransitions, InvalidStatusTransitionError } from '../shared/status-transitions.ts';
+
 // The mandate lifecycle of DESIGN.md section 3 as data.
 //
 // pending_enablement waits for the employer/payroll to enable salary deduction: it becomes active, or
@@ -25,42 +27,32 @@ export const MANDATE_STATUSES = [
 
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
 
-export const MANDATE_TRANSITIONS: Readonly<Record<MandateStatus, readonly MandateStatus[]>> = Object.freeze({
-  pending_enablement: Object.freeze(['active', 'failed', 'revoked'] as const),
-  active: Object.freeze(['suspended', 'revoked', 'cancelled', 'expired'] as const),
-  suspended: Object.freeze(['active', 'revoked', 'cancelled', 'expired'] as const),
-  revoked: Object.freeze([] as const),
-  cancelled: Object.freeze([] as const),
-  expired: Object.freeze([] as const),
-  failed: Object.freeze([] as const),
-});
-
-export class InvalidMandateTransitionError extends Error {
+export class InvalidMandateTransitionError extends InvalidStatusTransitionError {
   override readonly name = 'InvalidMandateTransitionError';
-  readonly from: string;
-  readonly to: string;
 
   constructor(from: string, to: string) {
-    super(`A mandate cannot move from ${from} to ${to}`);
-    this.from = from;
-    this.to = to;
+    super('A mandate', from, to);
   }
 }
 
-function isMandateStatus(value: string): value is MandateStatus {
-  return (MANDATE_STATUSES as readonly string[]).includes(value);
-}
+export const MANDATE_LIFECYCLE = defineStatusTransitions<MandateStatus>({
+  resource: 'A mandate',
+  statuses: MANDATE_STATUSES,
+  transitions: {
+    pending_enablement: ['active', 'failed', 'revoked'],
+    active: ['suspended', 'revoked', 'cancelled', 'expired'],
+    suspended: ['active', 'revoked', 'cancelled', 'expired'],
+    revoked: [],
+    cancelled: [],
+    expired: [],
+    failed: [],
+  },
+  invalid: (from, to) => new InvalidMandateTransitionError(from, to),
+});
+
+export const MANDATE_TRANSITIONS = MANDATE_LIFECYCLE.transitions;
 
 /** False for unknown statuses too, since statuses read from storage are only typed, not checked. */
-export function canTransitionMandate(from: MandateStatus, to: MandateStatus): boolean {
-  if (!isMandateStatus(from) || !isMandateStatus(to)) return false;
-  return MANDATE_TRANSITIONS[from].includes(to);
-}
-
-export function assertMandateTransition(from: MandateStatus, to: MandateStatus): void {
-  if (!canTransitionMandate(from, to)) throw new InvalidMandateTransitionError(from, to);
-}
-
-export function isTerminalMandateStatus(status: MandateStatus): boolean {
-  return isMandateStatus(status) && MANDATE_TRANSITIONS[status].length === 0;
-}
+export const canTransitionMandate = MANDATE_LIFECYCLE.can;
+export const assertMandateTransition = MANDATE_LIFECYCLE.assert;
+export const isTerminalMandateStatus = MANDATE_LIFECYCLE.isTerminal;

@@ -4,6 +4,7 @@ import type { NightlyRunTrigger } from '../db/tables.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
 import { defaultJobOptions, lockJobId, lockPayDateJob } from '../queue/job-catalogue.ts';
 import { isConnectionError } from '../runtime/dependency-health.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { lockPayDate, type LockOutcome } from '../snapshots/freeze-service.ts';
 import type { LockPayDateData, PayDatePair } from './nightly-flow.ts';
 import {
@@ -72,7 +73,7 @@ export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: 
     }
     const kind: NightlyRunTrigger = trigger.kind;
     const inserted = await insertRunWithDuePayDates(trx, {
-      id: crypto.randomUUID(),
+      id: timeOrderedUuid(),
       runDate,
       trigger: kind,
       triggeredBy: trigger.kind === 'manual' ? trigger.by : null,

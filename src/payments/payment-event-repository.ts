@@ -1,6 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
+import { z } from 'zod';
 import type { Executor } from '../db/connection.ts';
 import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
+import { paymentResponseSchema } from './payment-resource.ts';
 
 // payment_request.updated events written by the statement that changes the payments. Reconciliation
 // and payouts move up to a million payments in one run; returning every row to Node only to build its
@@ -10,23 +12,26 @@ import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
 /** toISOString in SQL: UTC, milliseconds (truncated, as node-pg's Date is), 'Z'. */
 const isoInstant = (value: RawBuilder<unknown>) => sql`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** An instant field of the schema: written with isoInstant, as toPaymentResource writes it. */
+function isInstantField(field: z.ZodType): boolean {
+  const inner = field instanceof z.ZodNullable ? field.unwrap() : field;
+  return inner instanceof z.ZodISODateTime;
+}
+
 /**
  * toPaymentResource (payment-resource.ts) as a jsonb expression over a row of `alias`, which has the
- * payment_requests columns: the same keys and value formats, so an event built here is the one
- * recordEvents would have written. The payment event tests hold the two to each other.
+ * payment_requests columns. Its keys are the fields of paymentResponseSchema, each read from the column
+ * of the same name, instants formatted as toISOString formats them; every other value (uuids, text,
+ * numbers, dates, booleans, the metadata jsonb) is already what the API shows. A field added to the
+ * schema is in these events without a change here (toPaymentResource fails to compile until it has it
+ * too), and the payment event tests hold the two to each other value by value.
  */
 export function paymentResourceJsonb(alias: string): RawBuilder<unknown> {
-  const c = (column: string) => sql.ref(`${alias}.${column}`);
-  return sql`jsonb_build_object(
-    'id', ${c('id')}, 'mandate_id', ${c('mandate_id')}, 'schedule_id', ${c('schedule_id')},
-    'instalment_number', ${c('instalment_number')}, 'status', ${c('status')}, 'status_reason', ${c('status_reason')},
-    'amount', ${c('amount')},
-    'currency', ${c('currency')}, 'collected_amount', ${c('collected_amount')}, 'paid_out_amount', ${c('paid_out_amount')},
-    'attempts', ${c('attempts')}, 'due_date', ${c('due_date')}, 'target_pay_date', ${c('target_pay_date')},
-    'allow_post_due_date_deduction', ${c('allow_post_due_date_deduction')}, 'metadata', ${c('metadata')},
-    'version', ${c('version')}, 'created_at', ${isoInstant(c('created_at'))}, 'updated_at', ${isoInstant(c('updated_at'))},
-    'cancelled_at', ${isoInstant(c('cancelled_at'))}
-  )`;
+  const fields = Object.entries(paymentResponseSchema.shape).map(([name, field]) => {
+    const column = sql.ref(`${alias}.${name}`);
+    return sql`${sql.lit(name)}, ${isInstantField(field) ? isoInstant(column) : column}`;
+  });
+  return sql`jsonb_build_object(${sql.join(fields)})`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
 import { insertEventsSql, type NewEvent } from '../events/events-repository.ts';
 import { applyPaging, type PagingQuery } from '../shared/paging.ts';
 import type { PaymentRow } from './payment-resource.ts';
+import { CANCELLABLE_PAYMENT_STATUSES } from './payment-transitions.ts';
 
 /**
  * The mandate a new payment request hangs on, with its payroll's pay dates after `today` (a pay
@@ -125,6 +126,7 @@ export async function markPaymentCancelled(db: Executor, paymentId: string) {
     .updateTable('payment_requests')
     .set(cancellation)
     .where('id', '=', paymentId)
+    .where('status', 'in', CANCELLABLE_PAYMENT_STATUSES)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -138,7 +140,7 @@ export async function cancelPendingPaymentsOfSchedule(db: Executor, scheduleId: 
     .updateTable('payment_requests')
     .set(cancellation)
     .where('schedule_id', '=', scheduleId)
-    .where('status', '=', 'pending')
+    .where('status', 'in', CANCELLABLE_PAYMENT_STATUSES)
     .returningAll()
     .execute();
 }

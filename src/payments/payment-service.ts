@@ -6,6 +6,7 @@ import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-dat
 import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import {
   mandatePayDateOverLimitProblem,
   paymentAmountOverLimitProblem,
@@ -24,7 +25,7 @@ import {
   type PaymentFilters,
 } from './payment-repository.ts';
 import { toPaymentResource, type PaymentResource, type PaymentRow } from './payment-resource.ts';
-import { assertTransition } from './payment-transitions.ts';
+import { canTransition } from './payment-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 /** Interface document section 2: a payment request without a currency is in GBP. */
@@ -253,7 +254,7 @@ export interface NewPaymentRequest {
 /** A payment request as it starts: pending, version 1, nothing collected, paid out or tried yet. */
 function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
   return {
-    id: crypto.randomUUID(),
+    id: timeOrderedUuid(now.getTime()),
     biller_client_id: request.billerClientId,
     mandate_id: request.mandateId,
     schedule_id: request.scheduleId,
@@ -328,7 +329,7 @@ export async function cancelPaymentRequest(trx: Executor, billerClientId: string
   const row = isUuid(paymentId) ? await findPaymentForUpdate(trx, billerClientId, paymentId) : undefined;
   if (!row) throw paymentNotFound(paymentId);
   if (row.status === 'cancelled') return toPaymentResource(row);
-  if (row.status !== 'pending') {
+  if (!canTransition(row.status, 'cancelled')) {
     throw new HttpProblem(
       409,
       'payment-not-cancellable',
@@ -336,7 +337,6 @@ export async function cancelPaymentRequest(trx: Executor, billerClientId: string
       { extensions: { payment_status: row.status, target_pay_date: row.target_pay_date } },
     );
   }
-  assertTransition(row.status, 'cancelled');
   const payment = toPaymentResource(await markPaymentCancelled(trx, row.id));
   await recordEvents(trx, [paymentEvent('payment_request.updated', billerClientId, payment)]);
   return payment;

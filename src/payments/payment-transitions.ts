@@ -1,5 +1,8 @@
+import { defineStatusTransitions, InvalidStatusTransitionError } from '../shared/status-transitions.ts';
+
 // The payment request lifecycle of DESIGN.md section 3 as data, so routes, the lock, reconciliation and
-// payouts all ask one table instead of each re-deciding which moves are legal.
+// payouts all ask one table instead of each re-deciding which moves are legal: in TypeScript, and in the
+// statements that move requests in bulk, whose status guards come from it (status-transitions-sql.ts).
 //
 // Two kinds of move are allowed:
 //  - forward: pending -> instructed (lock) -> collected (reconciled in full) -> paid_out (payout made);
@@ -44,42 +47,35 @@ export const PAYMENT_STATUSES = [
 
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = Object.freeze({
-  pending: Object.freeze(['instructed', 'cancelled', 'collected', 'partially_collected', 'failed'] as const),
-  instructed: Object.freeze(['pending', 'collected', 'partially_collected', 'failed'] as const),
-  collected: Object.freeze(['paid_out', 'pending', 'partially_collected', 'failed'] as const),
-  partially_collected: Object.freeze(['collected', 'pending', 'failed'] as const),
-  failed: Object.freeze(['collected', 'partially_collected', 'pending'] as const),
-  paid_out: Object.freeze(['collected', 'partially_collected', 'pending', 'failed'] as const),
-  cancelled: Object.freeze([] as const),
-});
-
-export class InvalidTransitionError extends Error {
+export class InvalidTransitionError extends InvalidStatusTransitionError {
   override readonly name = 'InvalidTransitionError';
-  readonly from: string;
-  readonly to: string;
 
   constructor(from: string, to: string) {
-    super(`A payment request cannot move from ${from} to ${to}`);
-    this.from = from;
-    this.to = to;
+    super('A payment request', from, to);
   }
 }
 
-function isPaymentStatus(value: string): value is PaymentStatus {
-  return (PAYMENT_STATUSES as readonly string[]).includes(value);
-}
+export const PAYMENT_REQUEST_LIFECYCLE = defineStatusTransitions<PaymentStatus>({
+  resource: 'A payment request',
+  statuses: PAYMENT_STATUSES,
+  transitions: {
+    pending: ['instructed', 'cancelled', 'collected', 'partially_collected', 'failed'],
+    instructed: ['pending', 'collected', 'partially_collected', 'failed'],
+    collected: ['paid_out', 'pending', 'partially_collected', 'failed'],
+    partially_collected: ['collected', 'pending', 'failed'],
+    failed: ['collected', 'partially_collected', 'pending'],
+    paid_out: ['collected', 'partially_collected', 'pending', 'failed'],
+    cancelled: [],
+  },
+  invalid: (from, to) => new InvalidTransitionError(from, to),
+});
+
+export const PAYMENT_TRANSITIONS = PAYMENT_REQUEST_LIFECYCLE.transitions;
 
 /** False for unknown statuses too, since statuses read from storage are only typed, not checked. */
-export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
-  if (!isPaymentStatus(from) || !isPaymentStatus(to)) return false;
-  return PAYMENT_TRANSITIONS[from].includes(to);
-}
+export const canTransition = PAYMENT_REQUEST_LIFECYCLE.can;
+export const assertTransition = PAYMENT_REQUEST_LIFECYCLE.assert;
+export const isTerminalPaymentStatus = PAYMENT_REQUEST_LIFECYCLE.isTerminal;
 
-export function assertTransition(from: PaymentStatus, to: PaymentStatus): void {
-  if (!canTransition(from, to)) throw new InvalidTransitionError(from, to);
-}
-
-export function isTerminalPaymentStatus(status: PaymentStatus): boolean {
-  return isPaymentStatus(status) && PAYMENT_TRANSITIONS[status].length === 0;
-}
+/** What cancelling moves, one request or every one of a schedule or mandate: pending, per the table. */
+export const CANCELLABLE_PAYMENT_STATUSES = PAYMENT_REQUEST_LIFECYCLE.fromStatuses('cancelled');

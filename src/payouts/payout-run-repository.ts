@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
+import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
+import { fromStatusesSql } from '../shared/status-transitions-sql.ts';
 import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
+import { PAYOUT_LIFECYCLE } from './payout-transitions.ts';
 
 /** One biller's money in one currency: payouts never mix either. */
 export interface PayoutGroup {
@@ -145,10 +148,13 @@ export type PaidOutDirection = 'pay' | 'release';
 export async function applyPayoutToPayments(db: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
   const delta = direction === 'pay' ? sql`c.amount` : sql`-c.amount`;
   const to = direction === 'pay' ? 'paid_out' : 'collected';
+  // Paying moves whatever the lifecycle lets become paid_out (collected); releasing moves back only
+  // what is paid_out, not every status that may become collected.
+  const from = fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, to, direction === 'pay' ? undefined : ['paid_out']);
   const moves =
     direction === 'pay'
-      ? sql`p.status = 'collected' and p.paid_out_amount + n.amount = p.amount`
-      : sql`p.status = 'paid_out' and p.paid_out_amount - n.amount < p.amount`;
+      ? sql`p.status in (${from}) and p.paid_out_amount + n.amount = p.amount`
+      : sql`p.status in (${from}) and p.paid_out_amount - n.amount < p.amount`;
   const result = await sql<{ moved: number }>`
     with net as (
       select payment_request_id as id, sum(amount)::bigint as amount
@@ -185,6 +191,7 @@ export async function setPayoutPaid(db: Executor, payoutId: string) {
     .updateTable('payouts')
     .set({ status: 'paid', paid_at: sql`now()`, version: sql`version + 1` })
     .where('id', '=', payoutId)
+    .where('status', 'in', PAYOUT_LIFECYCLE.fromStatuses('paid'))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -194,6 +201,7 @@ export async function setPayoutFailed(db: Executor, payoutId: string, reason: st
     .updateTable('payouts')
     .set({ status: 'failed', failed_at: sql`now()`, failure_reason: reason, version: sql`version + 1` })
     .where('id', '=', payoutId)
+    .where('status', 'in', PAYOUT_LIFECYCLE.fromStatuses('failed'))
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -4,7 +4,6 @@ import { loadHolidays } from '../calendars/calendar-repository.ts';
 import { subtractWorkingDays } from '../calendars/working-days.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { conflict, notFound, unprocessable } from '../http/problem.ts';
-import { assertTransition } from '../payments/payment-transitions.ts';
 import {
   applyPayoutToPayments,
   attachUnpaidEntriesToPayout,
@@ -17,10 +16,10 @@ import {
   setPayoutFailed,
   setPayoutPaid,
   sumUnpaidLedgerEntries,
-  type PaidOutDirection,
   type PayoutGroup,
 } from './payout-run-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
+import { PAYOUT_LIFECYCLE } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 export interface PayoutRunOptions {
@@ -76,17 +75,6 @@ export function payoutReference(payoutId: string, payoutDate: string): string {
   return `PO${yymmdd}${payoutId.replaceAll('-', '').slice(0, 10).toUpperCase()}`;
 }
 
-/**
- * Moves the payout's items into (pay) or out of (release) its payments' paid_out_amount, with the
- * status changes that follow and a payment_request.updated event for each, in one statement whatever
- * the payout's size. Returns how many payments changed status.
- */
-async function settlePayoutPayments(trx: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
-  if (direction === 'pay') assertTransition('collected', 'paid_out');
-  else assertTransition('paid_out', 'collected');
-  return applyPayoutToPayments(trx, payoutId, direction);
-}
-
 // Serialization failures and deadlocks (against reconciliation updating the same payments) and a
 // clash of the random reference are all cured by running the group's transaction again.
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
@@ -113,6 +101,8 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
       if (decision === 'carry_over') return { ...group, outcome: 'carried_over', net, entries };
       if (decision === 'no_beneficiary_account' || !account) return { ...group, outcome: 'no_beneficiary_account', net, entries };
 
+      // Random, unlike the service's other ids (time-ordered-uuid.ts): the reference is made of the id's
+      // first ten hex digits, which in a time-ordered id are the clock, so payouts made together would clash.
       const payoutId = crypto.randomUUID();
       const reference = payoutReference(payoutId, payoutDate);
       const payout = await insertPayout(trx, { ...group, id: payoutId, amount: net, payoutDate, reference, account });
@@ -127,7 +117,7 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
           `payout ${payout.id}: attached ${attached.entries} entries netting ${attached.net}, expected ${entries} netting ${net}`,
         );
       }
-      const paidOut = await settlePayoutPayments(trx, payout.id, 'pay');
+      const paidOut = await applyPayoutToPayments(trx, payout.id, 'pay');
       await recordEvents(trx, [
         {
           type: 'payout.created',
@@ -187,7 +177,7 @@ export type PayoutStatus = PayoutRow['status'];
 
 /** A payout is settled once: the bank either made the transfer or did not. */
 export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): boolean {
-  return from === 'pending' && (to === 'paid' || to === 'failed');
+  return PAYOUT_LIFECYCLE.can(from, to);
 }
 
 
@@ -247,7 +237,7 @@ export async function markPayoutFailed(trx: Executor, payoutId: string, settleme
     throw unprocessable('reason-required', 'Marking a payout failed needs the reason', [{ pointer: '/reason', detail: 'is required' }]);
   }
   const before = await payoutToSettle(trx, payoutId, 'failed');
-  const paymentsReleased = await settlePayoutPayments(trx, payoutId, 'release');
+  const paymentsReleased = await applyPayoutToPayments(trx, payoutId, 'release');
   const entriesReleased = await releasePayoutEntries(trx, payoutId);
   const failed = await setPayoutFailed(trx, payoutId, reason);
   await recordAction(trx, {

@@ -1,5 +1,7 @@
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus } from '../db/tables.ts';
+import { MANDATE_LIFECYCLE } from '../mandates/mandate-transitions.ts';
+import { CANCELLABLE_PAYMENT_STATUSES } from '../payments/payment-transitions.ts';
 
 /** Mandates that still collect or wait to: their billers care about the employee. */
 export const LIVE_MANDATE_STATUSES: readonly MandateStatus[] = ['pending_enablement', 'active', 'suspended'];
@@ -37,7 +39,7 @@ export async function moveMandatesOfEmployment(
     }))
     .where('employee_id', '=', move.employeeId)
     .where('payroll_id', '=', move.payrollId)
-    .where('status', '=', move.from)
+    .where('status', 'in', MANDATE_LIFECYCLE.fromStatuses(move.to, [move.from]))
     .returning('id')
     .execute();
   return rows.map((row) => row.id);
@@ -55,7 +57,7 @@ export async function cancelPendingPaymentsOfMandates(db: Executor, mandateIds: 
       version: eb('version', '+', 1),
     }))
     .where('mandate_id', 'in', mandateIds)
-    .where('status', '=', 'pending')
+    .where('status', 'in', CANCELLABLE_PAYMENT_STATUSES)
     .returningAll()
     .execute();
 }

@@ -3,7 +3,6 @@ import type { EmploymentStatus } from '../db/tables.ts';
 import { recordEvents, type EventToRecord } from '../events/outbox.ts';
 import { findMandatesWithConsumers } from '../mandates/mandate-repository.ts';
 import { toMandateResource } from '../mandates/mandate-resource.ts';
-import { assertTransition } from '../payments/payment-transitions.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
 import { findEmployeeOnPayroll } from './directory-repository.ts';
 import { employeeUpdateDiffers, toEmployeeUpdatePayload, type EmployeeUpdatePayload } from './employee-resource.ts';
@@ -61,7 +60,6 @@ export async function followEmploymentChange(
         data: toMandateResource(mandate),
       });
     }
-    assertTransition('pending', 'cancelled');
     const cancelled = await cancelPendingPaymentsOfMandates(trx, moved.ended);
     outcome.cancelledPaymentIds = cancelled.map((payment) => payment.id);
     for (const payment of cancelled) {

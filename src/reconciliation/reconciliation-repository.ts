@@ -3,7 +3,10 @@ import type { Executor } from '../db/connection.ts';
 import type { AttemptOutcome } from '../db/tables.ts';
 import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repository.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
-import type { PaymentStatus } from '../payments/payment-transitions.ts';
+import { PAYMENT_REQUEST_LIFECYCLE, type PaymentStatus } from '../payments/payment-transitions.ts';
+import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
+import { fromStatusesSql, statusChangeAllowedSql } from '../shared/status-transitions-sql.ts';
+import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import type { AttemptWrite, CurrentException, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
 
 export interface PayDateToReconcile {
@@ -195,19 +198,19 @@ export interface ReconciliationWrites {
  *   request per pay date);
  * - ledger entries (ledgerEntriesInsert);
  * - payments: collected amount, status and target pay date, each only to the row version that was
- *   read, with a payment_request.updated event per payment built next to the row. The caller compares
- *   the count, so a concurrent change (a payout, a lock of another pay date) fails the transaction for
- *   a retry instead of being overwritten;
+ *   read and only along the payment request lifecycle, with a payment_request.updated event per
+ *   payment built next to the row. The caller compares the count, so a concurrent change (a payout, a
+ *   lock of another pay date) fails the transaction for a retry instead of being overwritten;
  * - exceptions: the new current ones (supersedeExceptions has retired those they replace); the index of
  *   current exceptions refuses a second one per employee and kind rather than let held money count twice;
- * - the snapshot status, forward only (locked -> confirmed -> reconciled): a re-run's superseding is
- *   not ours to undo.
+ * - the snapshot status, forward only (locked -> confirmed -> reconciled, as the snapshot lifecycle
+ *   allows): a re-run's superseding is not ours to undo.
  * No part reads what another writes, so the one snapshot of the statement serves them all. Its text
  * is the same for every pay date (values are array parameters), so each connection plans it once.
  */
 export async function writeReconciliation(db: Executor, w: ReconciliationWrites): Promise<{ paymentsUpdated: number; exceptions: number }> {
   const { attempts, payments, exceptions } = w;
-  const snapshotFrom = w.snapshot?.status === 'reconciled' ? ['locked', 'confirmed'] : ['locked'];
+  const snapshotFrom = w.snapshot ? SNAPSHOT_LIFECYCLE.fromStatuses(w.snapshot.status) : [];
   const result = await sql<{ payments_updated: number; exceptions: number }>`
     /* prepared: write_reconciliation */
     with attempts as (
@@ -261,6 +264,7 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
         ${payments.map((p) => p.targetPayDate)}::date[]
       ) as p(id, expected_version, collected_amount, status, target_pay_date)
       where pr.id = p.id and pr.version = p.expected_version
+        and ${statusChangeAllowedSql(PAYMENT_REQUEST_LIFECYCLE, sql`pr.status`, sql`p.status`)}
       returning pr.*
     ),
     events as (${insertPaymentUpdatedEvents('payments')}),
@@ -304,7 +308,8 @@ export async function settleSchedules(db: Executor, scheduleIds: readonly string
       where pr.schedule_id = any(${scheduleIds}::uuid[])
       group by pr.schedule_id
     ) t
-    where s.id = t.schedule_id and s.status = 'active' and t.next_status is not null
+    where s.id = t.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, ['errored', 'completed'])})
+      and t.next_status is not null
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

@@ -4,6 +4,7 @@ import { serviceToday } from '../calendars/lock-date.ts';
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
+import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
   disableJit,
@@ -58,8 +59,6 @@ export interface ReconciliationSummary {
 }
 
 type CurrentSnapshotStatus = 'locked' | 'confirmed' | 'reconciled';
-/** Snapshot statuses only move forward; a later run with fewer records in hand never moves one back. */
-const SNAPSHOT_PROGRESS: Readonly<Record<CurrentSnapshotStatus, number>> = { locked: 0, confirmed: 1, reconciled: 2 };
 
 /** A row changed between read and write; the transaction rolls back and the job retries. */
 export class ConcurrentReconciliationError extends Error {
@@ -161,7 +160,8 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
 
     const current = snapshot.status as CurrentSnapshotStatus;
     const reached: CurrentSnapshotStatus = plan.everyLineRecorded ? 'reconciled' : plan.anyLineRecorded ? 'confirmed' : 'locked';
-    const snapshotStatus = SNAPSHOT_PROGRESS[reached] > SNAPSHOT_PROGRESS[current] ? reached : current;
+    // The lifecycle only moves forward: a later run with fewer records in hand never moves one back.
+    const snapshotStatus = SNAPSHOT_LIFECYCLE.can(current, reached) ? reached : current;
     await supersedeExceptions(trx, plan.supersededExceptionIds);
     const written = await writeReconciliation(trx, {
       payrollId,

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { ScheduleStatus } from '../db/tables.ts';
 import { applyPaging, type PagingQuery } from '../shared/paging.ts';
+import { SCHEDULE_LIFECYCLE } from './schedule-transitions.ts';
 
 export interface NewSchedule {
   billerClientId: string;
@@ -52,6 +53,7 @@ export async function markScheduleCancelled(db: Executor, scheduleId: string) {
     .updateTable('schedules')
     .set({ status: 'cancelled', version: sql`version + 1`, updated_at: sql`now()` })
     .where('id', '=', scheduleId)
+    .where('status', 'in', SCHEDULE_LIFECYCLE.fromStatuses('cancelled'))
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -15,7 +15,6 @@ import {
   paymentEvent,
   type PaymentTimingRejection,
 } from '../payments/payment-service.ts';
-import { assertTransition } from '../payments/payment-transitions.ts';
 import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
@@ -29,6 +28,7 @@ import {
   type ScheduleFilters,
 } from './schedule-repository.ts';
 import { toScheduleResource, type ScheduleResource } from './schedule-resource.ts';
+import { SCHEDULE_LIFECYCLE } from './schedule-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 
@@ -228,10 +228,10 @@ export async function listScheduleResources(db: Executor, billerClientId: string
 
 /**
  * A completed schedule has nothing left to stop; an errored one may still have pending instalments
- * worth stopping, so it can be cancelled like an active one.
+ * worth stopping, so it can be cancelled like an active one (SCHEDULE_LIFECYCLE decides).
  */
 export function canCancelSchedule(status: ScheduleStatus): boolean {
-  return status === 'active' || status === 'errored';
+  return SCHEDULE_LIFECYCLE.can(status, 'cancelled');
 }
 
 /**
@@ -247,7 +247,6 @@ export async function cancelSchedule(trx: Executor, billerClientId: string, sche
       extensions: { schedule_status: row.status },
     });
   }
-  assertTransition('pending', 'cancelled');
   const cancelled = await cancelPendingPaymentsOfSchedule(trx, row.id);
   const schedule = await markScheduleCancelled(trx, row.id);
   await recordEvents(

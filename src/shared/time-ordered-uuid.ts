@@ -1,10 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
 
-// Ids of rows written in bulk (collection attempts, ledger entries, their events) are UUID version 7
-// (RFC 9562): 48 bits of Unix time in milliseconds, then 74 random bits. Ids made close in time sort
-// close together, so each index on them grows at its right edge: a reconciliation inserting a hundred
-// rows touches a page or two of the primary key instead of a hundred random leaf pages (each a buffer
-// to find, often to read, to dirty and to write to the WAL in full after a checkpoint).
+// Ids the service makes itself for rows and events (payment requests, snapshots, nightly runs, collection
+// attempts, ledger entries, payout items, and every event, built in TypeScript or in SQL) are UUID
+// version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then 74 random bits. (A payout's id is the
+// exception: its reference is made of the id's first digits, see payout-service.ts.) Ids made close in
+// time sort close together, so each index on them grows at its right edge: a reconciliation inserting a
+// hundred rows touches a page or two of the primary key instead of a hundred random leaf pages (each a
+// buffer to find, often to read, to dirty and to write to the WAL in full after a checkpoint).
 
 /** A version 7 UUID for `nowMs`: the random bits of a version 4 UUID under a millisecond timestamp. */
 export function timeOrderedUuid(nowMs: number = Date.now()): string {

@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
+import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
+import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
+import { fromStatusesSql } from '../shared/status-transitions-sql.ts';
+import { SNAPSHOT_LIFECYCLE } from './snapshot-transitions.ts';
 
 export interface PayDateToLock {
   payroll_id: string;
@@ -291,7 +295,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       update payment_requests pr
       set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
       from included i
-      where pr.id = i.id and i.status = 'pending' and pr.status = 'pending'
+      where pr.id = i.id and i.status = 'pending' and pr.status in (${fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, 'instructed')})
       returning pr.*
     ),
     refused as (
@@ -301,7 +305,8 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
           status_reason = ${input.refusalReason}, version = pr.version + 1, updated_at = now()
       -- An array of ids, not a join: whatever the statistics say, the (usually empty) refused set
       -- drives the lookup and the pay date's requests are never scanned once per refused row.
-      where pr.id = any(array(select id from over_limit)) and pr.status = 'pending'
+      where pr.id = any(array(select id from over_limit))
+        and pr.status in (${fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, ['partially_collected', 'failed'], ['pending'])})
       returning pr.*
     ),
     errored_schedules as (
@@ -309,7 +314,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       -- by the refused rows (usually none), so schedules are looked up by key, never scanned.
       update schedules s set status = 'errored', version = s.version + 1, updated_at = now()
       from (select distinct schedule_id from refused where schedule_id is not null) r
-      where s.id = r.schedule_id and s.status = 'active'
+      where s.id = r.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, 'errored')})
     ),
     changed as (select * from instructed union all select * from refused),
     events as (${insertPaymentUpdatedEvents('changed')})
@@ -332,7 +337,12 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
 
 /** Retires the current snapshot first: only one snapshot per pay date may be current at a time. */
 export async function supersedeSnapshot(db: Executor, snapshotId: string): Promise<void> {
-  await db.updateTable('deduction_snapshots').set({ status: 'superseded', superseded_at: new Date() }).where('id', '=', snapshotId).execute();
+  await db
+    .updateTable('deduction_snapshots')
+    .set({ status: 'superseded', superseded_at: new Date() })
+    .where('id', '=', snapshotId)
+    .where('status', 'in', SNAPSHOT_LIFECYCLE.fromStatuses('superseded'))
+    .execute();
 }
 
 export async function linkSupersededSnapshot(db: Executor, snapshotId: string, supersededBy: string): Promise<void> {

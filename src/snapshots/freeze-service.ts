@@ -2,6 +2,7 @@ import type { Database, Executor } from '../db/connection.ts';
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import { DEFAULT_AMOUNT_LIMITS, PAYMENT_LIMIT_NAME, type AmountLimits } from '../payments/amount-limits.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from '../instructions/instruction-service.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import {
   findLockContext,
   freezeDeductionData,
@@ -60,7 +61,7 @@ async function freeze(
   if (!collectionAccount) throw new LockError(`no active collection account for ${payDate.currency}`);
   if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);
 
-  const snapshotId = crypto.randomUUID();
+  const snapshotId = timeOrderedUuid();
   const frozen = await freezeDeductionData(trx, {
     snapshotId,
     payrollId: payDate.payroll_id,

@@ -1,0 +1,23 @@
+import { defineStatusTransitions } from '../shared/status-transitions.ts';
+
+// The deduction snapshot lifecycle as data. The lock (freeze) writes a snapshot locked; payroll's
+// records make it confirmed (some lines answered) and reconciliation reconciled (every line answered),
+// possibly in one step. Reconciliation only moves it forward: a later push of fewer records does not
+// un-answer what payroll already answered. A re-run supersedes the current snapshot, whatever it had
+// reached, with a new version; superseded is terminal (the new version carries its history on).
+// Self-transitions are not transitions.
+
+export const SNAPSHOT_STATUSES = ['locked', 'confirmed', 'reconciled', 'superseded'] as const;
+
+export type SnapshotStatus = (typeof SNAPSHOT_STATUSES)[number];
+
+export const SNAPSHOT_LIFECYCLE = defineStatusTransitions<SnapshotStatus>({
+  resource: 'A deduction snapshot',
+  statuses: SNAPSHOT_STATUSES,
+  transitions: {
+    locked: ['confirmed', 'reconciled', 'superseded'],
+    confirmed: ['reconciled', 'superseded'],
+    reconciled: ['superseded'],
+    superseded: [],
+  },
+});
