@@ -17,3 +17,18 @@ export async function ensureDatabaseExists(connectionString: string): Promise<bo
     await admin.end();
   }
 }
+
+/** Drops the database named in the URL and creates it empty (the demo starts from nothing each time). */
+export async function recreateDatabase(connectionString: string): Promise<void> {
+  const url = new URL(connectionString);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+  await ensureDatabaseExists(connectionString);
+}

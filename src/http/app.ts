@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { Redis } from 'ioredis';
-import { sql } from 'kysely';
+import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
 import { FailureLimiter, RateLimiter } from '../auth/rate-limiter.ts';
@@ -146,7 +146,7 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down' } },
     handler: async () => {
       const [postgres, redis] = await Promise.all([
-        answersWithin(sql`select 1`.execute(deps.db), READINESS_TIMEOUT_MS),
+        answersWithin(pingDatabase(deps.db), READINESS_TIMEOUT_MS),
         answersWithin(deps.redis.ping(), READINESS_TIMEOUT_MS),
       ]);
       const ready = postgres === 'ok' && redis === 'ok';

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { z } from 'zod';
 import type { Executor } from '../db/connection.ts';
-import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
+import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 import { paymentResponseSchema } from './payment-resource.ts';
 
 // payment_request.updated events written by the statement that changes the payments. Reconciliation

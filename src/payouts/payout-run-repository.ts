@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
-import { fromStatusesSql } from '../shared/status-transitions-sql.ts';
-import { timeOrderedUuidSql } from '../shared/time-ordered-uuid.ts';
+import { fromStatusesSql } from '../db/status-transitions-sql.ts';
+import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 import { PAYOUT_LIFECYCLE } from './payout-transitions.ts';
 
 /** One biller's money in one currency: payouts never mix either. */

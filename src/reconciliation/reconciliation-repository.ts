@@ -5,7 +5,7 @@ import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repos
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE, type PaymentStatus } from '../payments/payment-transitions.ts';
 import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
-import { fromStatusesSql, statusChangeAllowedSql } from '../shared/status-transitions-sql.ts';
+import { fromStatusesSql, statusChangeAllowedSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import type { AttemptWrite, CurrentException, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
+import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
 import { createDatabase, type Database } from '../db/connection.ts';
 import { TokenIssuer } from '../auth/token-issuer.ts';
@@ -44,7 +44,7 @@ export async function openRuntime(config: Config, name = 'deductions', options: 
   const redis = createProducerConnection(config.REDIS_URL);
   let health: DependencyHealth | undefined;
   if (options.service) {
-    health = monitorDependencies(logger, { postgres: () => sql`select 1`.execute(db), redis: () => pingRedis(redis) });
+    health = monitorDependencies(logger, { postgres: () => pingDatabase(db), redis: () => pingRedis(redis) });
     watchRedisConnection(redis, health);
   } else {
     try {

@@ -1,7 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
-
 // Ids the service makes itself for rows and events (payment requests, snapshots, nightly runs, collection
-// attempts, ledger entries, payout items, and every event, built in TypeScript or in SQL) are UUID
+// attempts, ledger entries, payout items, and every event, built in TypeScript or in SQL: src/db/time-ordered-uuid-sql.ts) are UUID
 // version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then 74 random bits. (A payout's id is the
 // exception: its reference is made of the id's first digits, see payout-service.ts.) Ids made close in
 // time sort close together, so each index on them grows at its right edge: a reconciliation inserting a
@@ -15,15 +13,4 @@ export function timeOrderedUuid(nowMs: number = Date.now()): string {
   // randomUUID: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx with the RFC variant already in V.
   const random = crypto.randomUUID();
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
-}
-
-/**
- * timeOrderedUuid as an SQL expression, for ids made where the rows are made (a statement inserting
- * events or payout items from rows it has just written): the 16 bytes of a version 4 UUID (`random`, a
- * bytea expression, evaluated per row) under the 48-bit millisecond clock, with the version 7 nibble.
- */
-export function timeOrderedUuidSql(random: RawBuilder<unknown>): RawBuilder<string> {
-  return sql<string>`encode(set_byte(
-    overlay(${random} placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::int8) from 3) from 1 for 6),
-    6, (get_byte(${random}, 6) & 15) | 112), 'hex')::uuid`;
 }

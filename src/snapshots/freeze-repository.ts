@@ -3,7 +3,7 @@ import type { Executor } from '../db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
 import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
-import { fromStatusesSql } from '../shared/status-transitions-sql.ts';
+import { fromStatusesSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from './snapshot-transitions.ts';
 
 export interface PayDateToLock {

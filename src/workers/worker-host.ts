@@ -1,6 +1,6 @@
 import { Job, Worker, type Processor, type Queue, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
+import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
 import { pingRedis, type Runtime } from '../runtime/runtime.ts';
@@ -162,7 +162,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
   const prefix = config.QUEUE_PREFIX;
   const ownHealth = runtime.health === undefined;
   const health =
-    runtime.health ?? monitorDependencies(logger, { postgres: () => sql`select 1`.execute(db), redis: () => pingRedis(runtime.redis) });
+    runtime.health ?? monitorDependencies(logger, { postgres: () => pingDatabase(db), redis: () => pingRedis(runtime.redis) });
   const adapterFor = options.adapterFor ?? httpAdapterFactory({ secrets: secretBoxFor(config) });
   // One producer connection for every queue the host adds to; the host closes it itself, so a
   // shutdown without Redis drops the socket instead of waiting to send QUIT.

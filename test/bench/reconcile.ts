@@ -30,7 +30,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import pg from 'pg';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
-import { timeOrderedUuidSql } from '../../src/shared/time-ordered-uuid.ts';
+import { timeOrderedUuidSql } from '../../src/db/time-ordered-uuid-sql.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { submitConfirmation } from '../../src/deduction-records/confirmation-service.ts';
 import { insertBeneficiaryAccount } from '../../src/cli/demo/demo-repository.ts';

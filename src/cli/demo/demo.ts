@@ -2,14 +2,13 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SingleBar, Presets } from 'cli-progress';
-import pg from 'pg';
 import { parseConfig, type Config } from '../../config/config.ts';
 import { createClient, type IssuedCredentials } from '../../auth/clients-service.ts';
 import { TokenIssuer } from '../../auth/token-issuer.ts';
 import { insertHolidays } from '../../calendars/calendar-repository.ts';
 import { serviceToday } from '../../calendars/lock-date.ts';
 import { englandAndWalesBankHolidays } from '../../calendars/uk-bank-holidays.ts';
-import { ensureDatabaseExists } from '../../db/admin.ts';
+import { recreateDatabase } from '../../db/admin.ts';
 import { migrateToLatest } from '../../db/migrator.ts';
 import { runNightlyNow } from '../../nightly/nightly-runner.ts';
 import { buildApp } from '../../http/app.ts';
@@ -64,20 +63,6 @@ export function demoConfig(base: Config): Config {
     AVAILABILITY_CHECKS_PER_MINUTE: '60000',
     AVAILABILITY_CHECKS_BURST: '10000',
   });
-}
-
-async function resetDatabase(connectionString: string): Promise<void> {
-  const url = new URL(connectionString);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-  await ensureDatabaseExists(connectionString);
 }
 
 async function resetQueues(runtime: Runtime): Promise<void> {
@@ -185,7 +170,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
   print('Salary deductions demo');
   print(`  database ${new URL(config.DATABASE_URL).pathname.slice(1)} (reset), Redis prefix ${config.QUEUE_PREFIX}, files in ${filesDir}`);
 
-  await resetDatabase(config.DATABASE_URL);
+  await recreateDatabase(config.DATABASE_URL);
   const runtime = await openRuntime(config, 'demo');
   await migrateToLatest(runtime.db);
   await resetQueues(runtime);

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { StatusTransitions } from './status-transitions.ts';
+import type { StatusTransitions } from '../shared/status-transitions.ts';
 
 // The transition tables (status-transitions.ts) as SQL, for the statements that move statuses in bulk:
 // their guards come from the table instead of being written out again next to each update.

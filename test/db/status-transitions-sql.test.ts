@@ -4,7 +4,7 @@ import { MANDATE_LIFECYCLE } from '../../src/mandates/mandate-transitions.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../../src/payments/payment-transitions.ts';
 import { PAYOUT_LIFECYCLE } from '../../src/payouts/payout-transitions.ts';
 import { SCHEDULE_LIFECYCLE } from '../../src/schedules/schedule-transitions.ts';
-import { fromStatusesSql, statusChangeAllowedSql, statusListSql } from '../../src/shared/status-transitions-sql.ts';
+import { fromStatusesSql, statusChangeAllowedSql, statusListSql } from '../../src/db/status-transitions-sql.ts';
 import type { StatusTransitions } from '../../src/shared/status-transitions.ts';
 import { SNAPSHOT_LIFECYCLE } from '../../src/snapshots/snapshot-transitions.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
