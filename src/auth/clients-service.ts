@@ -1,8 +1,8 @@
 import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { Client, ClientRole } from '../db/tables.ts';
-import { conflict, notFound, unprocessable } from '../http/problem.ts';
 import { findProviderConnection } from '../payrolls/directory-repository.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { toClientResource, type ClientResource } from './client-resource.ts';
@@ -82,9 +82,9 @@ export async function listClientResources(db: Executor, paging: PagingQuery) {
 
 async function clientToChange(trx: Executor, clientId: string, change: ClientChange): Promise<{ client: Client; reason: string }> {
   const reason = change.reason.trim();
-  if (reason === '') throw unprocessable('reason-required', 'A change to a client needs a reason', [{ pointer: '/reason', detail: 'is required' }]);
+  if (reason === '') throw new InvalidError('reason-required', 'A change to a client needs a reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   const client = isUuid(clientId) ? await findClientForUpdate(trx, clientId) : undefined;
-  if (!client) throw notFound(`Client ${clientId}`);
+  if (!client) throw new NotFoundError(`Client ${clientId}`);
   return { client, reason };
 }
 
@@ -106,7 +106,7 @@ function clientSummary(client: Client, apiKeyPrefixes?: readonly string[]) {
 /** Its tokens and API keys stop working and it gets no new token; nothing is deleted. */
 export async function disableClient(trx: Executor, clientId: string, change: ClientChange): Promise<ClientResource> {
   const { client, reason } = await clientToChange(trx, clientId, change);
-  if (client.disabled_at) throw conflict('client-already-disabled', `Client ${clientId} is already disabled`);
+  if (client.disabled_at) throw new ConflictError('client-already-disabled', `Client ${clientId} is already disabled`);
   const disabled = await setClientDisabled(trx, client.id, true);
   await recordAction(trx, {
     actor: change.actor,
@@ -123,7 +123,7 @@ export async function disableClient(trx: Executor, clientId: string, change: Cli
 /** Undoes a disable: its current secret, unrevoked keys and tokens of the current secret work again. */
 export async function enableClient(trx: Executor, clientId: string, change: ClientChange): Promise<ClientResource> {
   const { client, reason } = await clientToChange(trx, clientId, change);
-  if (!client.disabled_at) throw conflict('client-not-disabled', `Client ${clientId} is not disabled`);
+  if (!client.disabled_at) throw new ConflictError('client-not-disabled', `Client ${clientId} is not disabled`);
   const enabled = await setClientDisabled(trx, client.id, false);
   await recordAction(trx, {
     actor: change.actor,

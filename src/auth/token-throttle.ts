@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { DependencyUnavailable } from '../http/dependency-errors.ts';
+import { DependencyUnavailable } from '../shared/domain-errors.ts';
 import type { FailureBucket, FailureLimiter } from './rate-limiter.ts';
 
 export interface TokenThrottleLimits {

@@ -3,12 +3,11 @@ import { RateLimiter } from '../auth/rate-limiter.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import type { Config } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
-import { DependencyUnavailable } from '../http/dependency-errors.ts';
-import { HttpProblem } from '../http/problem.ts';
 import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from '../payroll-providers/adapter.ts';
 import { listProviderConnections } from '../payrolls/directory-repository.ts';
 import { saveProviderAvailability } from '../payrolls/directory-service.ts';
 import type { FullAvailabilityResponse, LightAvailabilityResponse } from '../payroll-providers/reference-schemas.ts';
+import { DependencyUnavailable, DomainError, RateLimitedError, UpstreamError } from '../shared/domain-errors.ts';
 import { insertAvailabilityLookup, type AvailabilityLookup } from './availability-lookups-repository.ts';
 import {
   findEmployeesByNationalRegistrationNumber,
@@ -79,11 +78,11 @@ function failuresOf(calls: ReadonlyArray<ProviderCall<unknown>>, deps: Availabil
 
 /**
  * When nothing was found and a provider could not be asked, "not found" would be a guess: the
- * provider's problem (a ProviderError is already one: 502, 504) is the honest answer.
+ * provider's failure (a ProviderError already says which) is the honest answer.
  */
-function providerProblem(failure: unknown): HttpProblem {
-  if (failure instanceof HttpProblem) return failure;
-  return new HttpProblem(502, 'provider-unavailable', 'A payroll provider could not be asked, and no other source knows this person');
+function providerFailure(failure: unknown): DomainError {
+  if (failure instanceof DomainError) return failure;
+  return new UpstreamError('provider-unavailable', 'A payroll provider could not be asked, and no other source knows this person');
 }
 
 /**
@@ -125,7 +124,7 @@ export async function fullAvailabilityCheck(
   }
   const employeeIds = await matchingEmployeeIds(trx, identity);
 
-  if (employeeIds.length === 0 && failures.length > 0) throw providerProblem(failures[0]);
+  if (employeeIds.length === 0 && failures.length > 0) throw providerFailure(failures[0]);
 
   const currency = person.currency ?? null;
   const rows = await listEmploymentsOfEmployees(trx, employeeIds);
@@ -166,7 +165,7 @@ export async function lightAvailabilityCheck(
   employmentCount += new Set(rows.map((r) => `${r.employee_id}/${r.employer_id}`)).size;
 
   const status = bestAvailabilityStatus(statuses);
-  if (status === 'not_found' && failures.length > 0) throw providerProblem(failures[0]);
+  if (status === 'not_found' && failures.length > 0) throw providerFailure(failures[0]);
   return { availability_check: { availability_status: status, employment_count: employmentCount } };
 }
 
@@ -248,11 +247,11 @@ export function availabilityChecks(deps: AvailabilityChecksDeps) {
     const decision = await takeToken(request.billerClientId);
     if (!decision.allowed) {
       await recordBestEffort({ ...lookup, outcome: 'rate_limited' }, request.log);
-      throw new HttpProblem(
-        429,
+      throw new RateLimitedError(
         'rate-limited',
         `Too many availability checks: at most ${config.AVAILABILITY_CHECKS_PER_MINUTE} a minute, in bursts of up to ${config.AVAILABILITY_CHECKS_BURST}; retry after ${decision.retryAfterSeconds} s`,
-        { headers: { 'retry-after': String(decision.retryAfterSeconds) }, extensions: { rate_limit: 'availability_checks' } },
+        decision.retryAfterSeconds,
+        { members: { rate_limit: 'availability_checks' } },
       );
     }
     const availabilityDeps = { adapterFor: deps.adapterFor, timeZone: config.SERVICE_TIME_ZONE, log: request.log };

@@ -15,8 +15,8 @@ import { CLIENT_CACHE_TTL_MS } from '../auth/revocation.ts';
 import { scopes, scopeSchema, type Scope } from '../auth/scopes.ts';
 import { createDatabase, type Database } from '../db/connection.ts';
 import type { ClientRole } from '../db/tables.ts';
-import { HttpProblem } from '../http/problem.ts';
 import { MAX_PAGE_SIZE } from '../shared/paging.ts';
+import { reportRefusal } from './failures.ts';
 import { operatorName, parseUuidOption } from './options.ts';
 
 function parseScopes(value: string): Scope[] {
@@ -35,9 +35,7 @@ async function withDatabase(work: (db: Database) => Promise<void>): Promise<void
   try {
     await work(db);
   } catch (error) {
-    if (!(error instanceof HttpProblem)) throw error;
-    process.stderr.write(`${error.detail ?? error.title}\n`);
-    process.exitCode = 1;
+    reportRefusal(error);
   } finally {
     await db.destroy();
   }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ConfigError, type Config } from '../config/config.ts';
-import { HttpProblem } from '../http/problem.ts';
+import { DomainError } from '../shared/domain-errors.ts';
 
 /** sysexits(3): the codes service managers and scripts already know. */
 export const exitCodes = { failure: 1, unavailable: 69, config: 78 } as const;
@@ -95,7 +95,7 @@ export function describeFailure(
   config: Pick<Config, 'DATABASE_URL' | 'REDIS_URL' | 'HOST' | 'PORT'> | undefined,
 ): Failure {
   if (error instanceof ConfigError) return { message: oneLine(error.message), exitCode: exitCodes.config };
-  if (error instanceof HttpProblem) return { message: oneLine(error.detail ?? error.title), exitCode: exitCodes.failure };
+  if (error instanceof DomainError) return { message: oneLine(error.detail), exitCode: exitCodes.failure };
 
   const listen = [...errorsWithin(error)].find((e) => (e as ErrnoLike).code === 'EADDRINUSE') as ErrnoLike | undefined;
   if (listen) {
@@ -130,4 +130,16 @@ export function describeFailure(
     return { message: builtInErrors.has(error.name) ? `${error.name}: ${message}` : message, exitCode: exitCodes.failure };
   }
   return { message: oneLine(String(error)), exitCode: exitCodes.failure };
+}
+
+/**
+ * For commands that clean up after themselves (a runtime or connection closed in `finally`): a
+ * business refusal (unknown client, payout not pending) is told on stderr with exit code 1, and
+ * anything else is thrown on, for main.ts to describe.
+ */
+export function reportRefusal(error: unknown): void {
+  if (!(error instanceof DomainError)) throw error;
+  const failure = describeFailure(error, undefined);
+  process.stderr.write(`${failure.message}\n`);
+  process.exitCode = failure.exitCode;
 }

@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import { loadConfig } from '../config/config.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
-import { HttpProblem } from '../http/problem.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { listBeneficiaryAccounts } from '../payouts/beneficiary-account-repository.ts';
 import { replaceBeneficiaryAccount, type BeneficiaryAccountRow } from '../payouts/beneficiary-account-service.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
 import { markPayoutFailed, markPayoutPaid, runPayoutsOn, type PayoutRunSummary } from '../payouts/payout-service.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
+import { reportRefusal } from './failures.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
 export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
@@ -43,15 +43,13 @@ function describePayout(payout: PayoutResource): string {
   return `Payout ${payout.id} ${payout.reference} ${formatMinorUnits(payout.amount, payout.currency)} ${payout.currency}: ${payout.status}${when}\n`;
 }
 
-/** Runs one operator action in a transaction; a business refusal (404, 409) is a message and exit code 1. */
+/** Runs one operator action in a transaction; a business refusal (unknown payout, not pending) is a message and exit code 1. */
 async function settle(action: (runtime: Runtime) => Promise<PayoutResource>): Promise<void> {
   const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'payouts');
   try {
     process.stdout.write(describePayout(await action(runtime)));
   } catch (error) {
-    if (!(error instanceof HttpProblem)) throw error;
-    process.stderr.write(`${error.detail ?? error.title}\n`);
-    process.exitCode = 1;
+    reportRefusal(error);
   } finally {
     await runtime.close();
   }
@@ -139,9 +137,7 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
         process.stdout.write(`Biller ${options.biller} ${current.currency} payouts now go to\n${describeAccount(current)}\n`);
         if (previous) process.stdout.write(`instead of\n${describeAccount(previous)}\n`);
       } catch (error) {
-        if (!(error instanceof HttpProblem)) throw error;
-        process.stderr.write(`${error.detail ?? error.title}\n`);
-        process.exitCode = 1;
+        reportRefusal(error);
       } finally {
         await runtime.close();
       }

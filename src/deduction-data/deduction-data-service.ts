@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Executor } from '../db/connection.ts';
-import { HttpProblem, notFound } from '../http/problem.ts';
-import type { Caller } from '../http/route.ts';
+import type { Caller } from '../shared/caller.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { toDeductionDataResponse, type DeductionDataResponse } from './deduction-data-resource.ts';
 import {
   findPayDate,
@@ -27,9 +27,9 @@ export function calendarDateOf(value: string, timeZone: string): string | null {
 
 /** Only the provider that runs a payroll may read its deduction data; others see nothing there. */
 export async function requireProvidersPayroll(db: Executor, caller: Caller, payrollId: string) {
-  if (!isUuid(payrollId)) throw notFound(`Payroll ${payrollId}`);
+  if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
   const payroll = await findPayrollForProvider(db, payrollId);
-  if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw notFound(`Payroll ${payrollId}`);
+  if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw new NotFoundError(`Payroll ${payrollId}`);
   return payroll;
 }
 
@@ -42,15 +42,14 @@ export async function getDeductionData(
   await requireProvidersPayroll(db, caller, request.payrollId);
   const payDate = calendarDateOf(request.payDate, timeZone);
   if (!payDate) {
-    throw new HttpProblem(422, 'validation-failed', 'pay_date must be an ISO 8601 date or timestamp', {
+    throw new InvalidError('validation-failed', 'pay_date must be an ISO 8601 date or timestamp', {
       errors: [{ pointer: '/query/pay_date', detail: 'is not an ISO 8601 date or timestamp' }],
     });
   }
   const calendarEntry = await findPayDate(db, request.payrollId, payDate);
-  if (!calendarEntry) throw notFound(`Pay date ${payDate} on payroll ${request.payrollId}`);
+  if (!calendarEntry) throw new NotFoundError(`Pay date ${payDate} on payroll ${request.payrollId}`);
   if (request.payPeriod !== undefined && request.payPeriod !== calendarEntry.pay_period) {
-    throw new HttpProblem(
-      422,
+    throw new InvalidError(
       'pay-period-mismatch',
       `Pay period ${request.payPeriod} does not match pay date ${payDate}, whose pay period is ${calendarEntry.pay_period}`,
       { errors: [{ pointer: '/query/pay_period', detail: `must be ${calendarEntry.pay_period} for pay date ${payDate}` }] },
@@ -58,11 +57,10 @@ export async function getDeductionData(
   }
   const snapshot = await findServedSnapshot(db, request.payrollId, payDate);
   if (!snapshot) {
-    throw new HttpProblem(
-      409,
+    throw new ConflictError(
       'deduction-data-not-final',
       `Deduction data for ${payDate} is not final yet: it is locked on ${calendarEntry.lock_date}, ahead of the payroll cut-off on ${calendarEntry.payroll_cutoff_date}`,
-      { extensions: { lock_date: calendarEntry.lock_date, payroll_cutoff_date: calendarEntry.payroll_cutoff_date } },
+      { members: { lock_date: calendarEntry.lock_date, payroll_cutoff_date: calendarEntry.payroll_cutoff_date } },
     );
   }
   const [lines, requested] = await Promise.all([listSnapshotLines(db, snapshot.id), listRequestedPayments(db, snapshot.id)]);

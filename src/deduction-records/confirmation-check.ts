@@ -1,4 +1,4 @@
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../shared/domain-errors.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import type { ConfirmationSubmission } from './confirmation-resource.ts';
 import { minorUnitsOrError } from './major-amount.ts';

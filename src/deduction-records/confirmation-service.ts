@@ -1,8 +1,8 @@
 import type { Executor } from '../db/connection.ts';
 import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
-import { conflict, HttpProblem, notFound, type FieldError } from '../http/problem.ts';
-import type { Caller } from '../http/route.ts';
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
+import type { Caller } from '../shared/caller.ts';
+import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
 import {
   findCurrentSnapshotId,
@@ -19,12 +19,12 @@ function listedErrors(errors: FieldError[], errorCount: number): string {
   return errorCount > errors.length ? ` (the first ${errors.length} of ${errorCount} are listed)` : '';
 }
 
-function totalMismatch(statedTotal: number, linesTotal: number | null, currency: string): HttpProblem {
+function totalMismatch(statedTotal: number, linesTotal: number | null, currency: string): InvalidError {
   const stated = formatMinorUnits(statedTotal, currency);
   const lines = linesTotal === null ? `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)}` : formatMinorUnits(linesTotal, currency);
-  return new HttpProblem(422, 'confirmation-total-mismatch', `total_amount ${stated} ${currency} does not equal the sum of the deducted amounts, ${lines} ${currency}`, {
+  return new InvalidError('confirmation-total-mismatch', `total_amount ${stated} ${currency} does not equal the sum of the deducted amounts, ${lines} ${currency}`, {
     errors: [{ pointer: '/confirmation/total_amount', detail: `must equal the sum of deductions[].deducted_amount (${lines})` }],
-    extensions: { stated_total: stated, deducted_total: lines },
+    members: { stated_total: stated, deducted_total: lines },
   });
 }
 
@@ -41,12 +41,12 @@ export async function submitConfirmation(
 ): Promise<ConfirmationResponse> {
   const payroll = await requireProvidersPayroll(trx, caller, payrollId);
   const located = await findSnapshot(trx, submission.deduction_data_id);
-  if (!located || located.payroll_id !== payroll.id) throw notFound(`Deduction data ${submission.deduction_data_id}`);
+  if (!located || located.payroll_id !== payroll.id) throw new NotFoundError(`Deduction data ${submission.deduction_data_id}`);
 
   // Checked before taking the pay date, which holds up pushes to it until this transaction ends.
   const check = checkConfirmation(submission, { payPeriod: located.pay_period, currency: payroll.currency });
   if (check.kind === 'invalid') {
-    throw new HttpProblem(422, 'confirmation-invalid', `The confirmation has ${check.errorCount} invalid field(s)${listedErrors(check.errors, check.errorCount)}`, {
+    throw new InvalidError('confirmation-invalid', `The confirmation has ${check.errorCount} invalid field(s)${listedErrors(check.errors, check.errorCount)}`, {
       errors: check.errors,
     });
   }
@@ -59,7 +59,7 @@ export async function submitConfirmation(
       pointer: `/confirmation/deductions/${position}/employee_id`,
       detail: `employee ${employeeIds[position]} is not on payroll ${payroll.id}`,
     }));
-    throw new HttpProblem(422, 'employee-not-on-payroll', `${strangers.length} employee(s) are not on payroll ${payroll.id}${listedErrors(errors, strangers.length)}`, {
+    throw new InvalidError('employee-not-on-payroll', `${strangers.length} employee(s) are not on payroll ${payroll.id}${listedErrors(errors, strangers.length)}`, {
       errors,
     });
   }
@@ -69,10 +69,10 @@ export async function submitConfirmation(
   const snapshot = (await findSnapshot(trx, located.id))!;
   if (snapshot.status === 'superseded') {
     const currentId = await findCurrentSnapshotId(trx, payroll.id, snapshot.pay_date);
-    throw conflict(
+    throw new ConflictError(
       'deduction-data-superseded',
       `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,
-      { current_deduction_data_id: currentId ?? null },
+      { members: { current_deduction_data_id: currentId ?? null } },
     );
   }
 

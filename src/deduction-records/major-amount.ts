@@ -1,4 +1,4 @@
-import type { FieldError } from '../http/problem.ts';
+import type { FieldError } from '../shared/domain-errors.ts';
 import { fromMajorUnits, TooManyDecimalsError } from '../money/major-units.ts';
 
 /**

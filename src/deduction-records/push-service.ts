@@ -1,13 +1,13 @@
 import type { Executor } from '../db/connection.ts';
 import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
-import { conflict, HttpProblem, type FieldError } from '../http/problem.ts';
-import type { Caller } from '../http/route.ts';
 import type { EmployeePushRecord, EmployeePushResponse } from '../payroll-providers/reference-schemas.ts';
 import { deductionContentHash, type StoredRequestedPayment } from './deduction-content.ts';
 import { minorUnitsOrError } from './major-amount.ts';
 import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll, lockPayPeriodShared } from './push-repository.ts';
 import { toPushResponse } from './push-resource.ts';
 import { pushVersionDecision, type PushVersionDecision } from './push-version-decision.ts';
+import type { Caller } from '../shared/caller.ts';
+import { ConflictError, InvalidError, type FieldError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 
@@ -63,18 +63,18 @@ async function validatePush(trx: Executor, payroll: { id: string; currency: stri
     });
   }
   if (errors.length > 0) {
-    throw new HttpProblem(422, 'deduction-record-rejected', errors.map((error) => error.detail).join('; '), { errors });
+    throw new InvalidError('deduction-record-rejected', errors.map((error) => error.detail).join('; '), { errors });
   }
   return { payDate: calendarEntry!.pay_date, employeeId: employeeId.toLowerCase(), deductionAmount, requestedPayments };
 }
 
-function versionConflict(decision: Extract<PushVersionDecision, { kind: 'conflict' }>, record: EmployeePushRecord): HttpProblem {
+function versionConflict(decision: Extract<PushVersionDecision, { kind: 'conflict' }>, record: EmployeePushRecord): ConflictError {
   const about = `employee ${record.salary_deduction.employee_id} in pay period ${record.pay_period}`;
   const detail =
     decision.reason === 'lower-version'
       ? `Version ${record.version} is lower than the current version ${decision.currentVersion} for ${about}; push a version above ${decision.currentVersion}`
       : `Version ${record.version} was already accepted with different content for ${about}; the current version is ${decision.currentVersion}, push a version above it to replace it`;
-  return conflict('deduction-version-conflict', detail, { current_version: decision.currentVersion });
+  return new ConflictError('deduction-version-conflict', detail, { members: { current_version: decision.currentVersion } });
 }
 
 /**

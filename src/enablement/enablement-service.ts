@@ -1,12 +1,12 @@
 import type { Executor } from '../db/connection.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { HttpProblem, conflict, notFound, unprocessable } from '../http/problem.ts';
-import type { Caller } from '../http/route.ts';
 import { findMandate, findMandatesWithConsumers } from '../mandates/mandate-repository.ts';
 import { toMandateResource } from '../mandates/mandate-resource.ts';
 import { assertMandateTransition, type MandateStatus } from '../mandates/mandate-transitions.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { EnablementRequest, EnablementResponse } from '../payroll-providers/reference-schemas.ts';
+import type { Caller } from '../shared/caller.ts';
+import { ConflictError, DomainError, InvalidError, NotFoundError, UpstreamError } from '../shared/domain-errors.ts';
 import { enablementDecision, type EnablementDecision } from './enablement-decision.ts';
 import { findEmploymentStanding, updateMandateStatus } from './enablement-repository.ts';
 
@@ -25,17 +25,17 @@ export async function enableMandate(
   deps: { adapterFor: AdapterFactory },
 ): Promise<EnablementResponse> {
   const mandate = await findMandate(trx, caller.clientId, request.mandate_id, { lock: true });
-  if (!mandate) throw notFound(`Mandate ${request.mandate_id}`);
+  if (!mandate) throw new NotFoundError(`Mandate ${request.mandate_id}`);
   const mismatches = [
     ...(mandate.employee_id === request.employee_id ? [] : [{ pointer: '/enablement/employee_id', detail: 'is not the employee of the mandate' }]),
     ...(mandate.payroll_id === request.payroll_id ? [] : [{ pointer: '/enablement/payroll_id', detail: 'is not the payroll of the mandate' }]),
   ];
   if (mismatches.length > 0) {
-    throw unprocessable('mandate-mismatch', `Mandate ${mandate.id} is for another employee or payroll`, mismatches);
+    throw new InvalidError('mandate-mismatch', `Mandate ${mandate.id} is for another employee or payroll`, { errors: mismatches });
   }
   if (mandate.status !== 'pending_enablement') {
-    throw conflict('mandate-not-pending-enablement', `Mandate ${mandate.id} is ${mandate.status}; only a mandate pending enablement can be enabled`, {
-      mandate_status: mandate.status,
+    throw new ConflictError('mandate-not-pending-enablement', `Mandate ${mandate.id} is ${mandate.status}; only a mandate pending enablement can be enabled`, {
+      members: { mandate_status: mandate.status },
     });
   }
 
@@ -81,7 +81,7 @@ export async function enableMandate(
 }
 
 /**
- * Provider failures leave as their problem (502, 504). A provider's 404 would read as "your mandate
+ * Provider failures leave as they are (ProviderError). A provider's 404 would read as "your mandate
  * was not found", which is false here: the mandate exists, the provider did not recognise the
  * employment, and that calls for a look at the provider, not a retry by the biller with another id.
  */
@@ -89,8 +89,8 @@ async function askProvider<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof HttpProblem && error.status === 404) {
-      throw new HttpProblem(502, 'provider-not-found', 'The payroll provider does not know this employee on this payroll');
+    if (error instanceof DomainError && error.kind === 'not-found') {
+      throw new UpstreamError('provider-not-found', 'The payroll provider does not know this employee on this payroll');
     }
     throw error;
   }

@@ -1,7 +1,6 @@
 import pg from 'pg';
+import type { Dependency } from '../runtime/dependency-health.ts';
 import { HttpProblem } from './problem.ts';
-
-export type Dependency = 'postgres' | 'redis';
 
 /** Long enough for a restart or failover to finish, short enough that clients do not give up. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
@@ -18,16 +17,6 @@ export function serviceUnavailable(dependency: Dependency): HttpProblem {
     headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
     extensions: { dependency },
   });
-}
-
-/** Thrown where a request needs Redis and cannot have it (see the rate limiter in authenticate.ts). */
-export class DependencyUnavailable extends Error {
-  constructor(
-    readonly dependency: Dependency,
-    options: { cause: unknown },
-  ) {
-    super(`${dependency} is unavailable`, options);
-  }
 }
 
 /** Socket failures: the server is down, restarting, or unreachable. */

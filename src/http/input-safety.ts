@@ -1,4 +1,5 @@
-import { jsonPointer, type FieldError } from './problem.ts';
+import type { FieldError } from '../shared/domain-errors.ts';
+import { jsonPointer } from '../shared/json-pointer.ts';
 
 /** Deeper than any resource of this API; metadata is free-form JSON, but not a tower of arrays. */
 export const MAX_INPUT_DEPTH = 32;

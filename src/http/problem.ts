@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type { SerializedResponse } from '../idempotency/idempotency-service.ts';
+import type { FieldError } from '../shared/domain-errors.ts';
+import { jsonPointer } from '../shared/json-pointer.ts';
 
 export const PROBLEM_TYPE_BASE = 'https://salary-deductions.example/problems/';
 
@@ -15,7 +18,6 @@ export const problemDetailsSchema = z
   .meta({ id: 'ProblemDetails' });
 
 export type ProblemDetails = z.infer<typeof problemDetailsSchema>;
-export type FieldError = { pointer: string; detail: string };
 
 const titles: Record<number, string> = {
   400: 'Bad Request',
@@ -41,8 +43,10 @@ const titles: Record<number, string> = {
 const RESERVED_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'instance', 'errors']);
 
 /**
- * Thrown anywhere below a route to answer with RFC 9457 problem+json. `slug` becomes the `type`
- * URI, so clients can branch on it without parsing prose.
+ * RFC 9457 problem+json, as the error plugin answers it. Services throw domain errors, which the
+ * plugin turns into one of these; the HTTP layer throws it itself only for what is HTTP's alone (a
+ * header, a media type, a body it cannot read). `slug` becomes the `type` URI, so clients can
+ * branch on it without parsing prose.
  */
 export class HttpProblem extends Error {
   readonly status: number;
@@ -93,17 +97,6 @@ export class HttpProblem extends Error {
   }
 }
 
-export const notFound = (what: string) => new HttpProblem(404, 'not-found', `${what} was not found`);
-export const conflict = (slug: string, detail: string, extensions?: Record<string, unknown>) =>
-  new HttpProblem(409, slug, detail, extensions ? { extensions } : {});
-export const unprocessable = (slug: string, detail: string, errors?: FieldError[]) =>
-  new HttpProblem(422, slug, detail, errors ? { errors } : {});
-
-/** RFC 6901 JSON pointer for a zod issue path. */
-export function jsonPointer(path: ReadonlyArray<PropertyKey>, prefix = ''): string {
-  return prefix + path.map((part) => '/' + String(part).replaceAll('~', '~0').replaceAll('/', '~1')).join('');
-}
-
 export function fieldErrorsFromZod(error: z.ZodError, prefix = ''): FieldError[] {
   return error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
@@ -114,12 +107,6 @@ export function fieldErrorsFromZod(error: z.ZodError, prefix = ''): FieldError[]
     }
     return [{ pointer: jsonPointer(issue.path, prefix), detail: issue.message }];
   });
-}
-
-export interface SerializedResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
 }
 
 /** The one place a problem becomes bytes, shared by the error handler and the idempotency store. */

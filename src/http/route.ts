@@ -3,17 +3,11 @@ import type { Transaction } from 'kysely';
 import { z } from 'zod';
 import type { ClientRole, DB } from '../db/tables.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { FieldError } from '../shared/domain-errors.ts';
 import { metadataSchema } from '../shared/schemas.ts';
 import { unstorableInputErrors } from './input-safety.ts';
-import { HttpProblem, fieldErrorsFromZod, type FieldError } from './problem.ts';
-
-/** The authenticated client a request acts for. */
-export interface Caller {
-  clientId: string;
-  role: ClientRole;
-  scopes: readonly string[];
-  payrollProviderId: string | null;
-}
+import { HttpProblem, fieldErrorsFromZod } from './problem.ts';
 
 export interface HttpResult {
   status: number;

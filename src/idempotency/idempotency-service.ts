@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/connection.ts';
-import { HttpProblem, serializeProblem, type SerializedResponse } from '../http/problem.ts';
-import type { EffectRoute, HttpResult, RouteContext } from '../http/route.ts';
+import type { DB } from '../db/tables.ts';
 import {
   claimKey,
   completeKey,
@@ -13,6 +12,7 @@ import {
   type KeyRef,
   type StoredKey,
 } from './idempotency-repository.ts';
+import { ConflictError, InvalidError } from '../shared/domain-errors.ts';
 import { redactUrlCredentials } from '../shared/logger.ts';
 import { isUuid } from '../shared/schemas.ts';
 
@@ -23,6 +23,41 @@ export interface IdempotencyOptions {
   db: Database;
   retentionDays: number;
 }
+
+/** A response as it was sent, and as it is stored for replay. */
+export interface SerializedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface EffectResponse extends SerializedResponse {
+  /** Runs once the effect's transaction has committed, never on a replay; not stored. */
+  afterCommit?: () => Promise<void>;
+}
+
+export interface EffectAnswer {
+  response: EffectResponse;
+  /** The stored response of an earlier request with this key: the effect did not run again. */
+  replayed: boolean;
+}
+
+/** One mutation of one client, as the idempotency key and the fingerprint see it. */
+export interface IdempotentCall {
+  clientId: string;
+  /** A key as parseIdempotencyKey gives it; without one the effect simply runs. */
+  key: string | undefined;
+  method: string;
+  url: string;
+  rawBody: string | undefined;
+}
+
+/**
+ * The response a refusal thrown by the effect stands for, so that it is stored and replayed like
+ * any other outcome; undefined for a failure that a retry might not meet (an outage, a bug), which
+ * is thrown on, not stored.
+ */
+export type RefusalResponse = (error: unknown) => SerializedResponse | undefined;
 
 /** Accepts `Idempotency-Key: <uuid>` or the quoted form of the IETF draft (`"<uuid>"`). */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined | null {
@@ -35,22 +70,6 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
 export function requestFingerprint(method: string, url: string, rawBody: string | undefined): string {
   const bodyHash = createHash('sha256').update(rawBody ?? '').digest('hex');
   return createHash('sha256').update(`${method} ${url}\n${bodyHash}`).digest('hex');
-}
-
-function send(reply: FastifyReply, response: SerializedResponse, replayed: boolean): FastifyReply {
-  reply.code(response.status);
-  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
-  if (replayed) reply.header('idempotent-replayed', 'true');
-  return reply.send(response.body);
-}
-
-function serializeResult(result: HttpResult): SerializedResponse & { afterCommit?: () => Promise<void> } {
-  return {
-    ...(result.afterCommit ? { afterCommit: result.afterCommit } : {}),
-    status: result.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...(result.headers ?? {}) },
-    body: result.body === undefined ? '' : JSON.stringify(result.body),
-  };
 }
 
 /**
@@ -96,75 +115,49 @@ function storable(response: SerializedResponse) {
   return { status: response.status, headers, body: Buffer.from(replayableBody(response.body), 'utf8') };
 }
 
-function inFlight(): HttpProblem {
-  return new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly', {
-    headers: { 'retry-after': '1' },
+function inFlight(): ConflictError {
+  return new ConflictError('idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly', {
+    retryAfterSeconds: 1,
   });
 }
 
 /** Answers a request whose key is already taken: replay, or say why not. */
-function answerFromStored(reply: FastifyReply, stored: StoredKey | undefined, fingerprint: string): FastifyReply {
+function answerFromStored(stored: StoredKey | undefined, fingerprint: string): EffectAnswer {
   if (stored && stored.fingerprint !== fingerprint) {
-    throw new HttpProblem(422, 'idempotency-key-reused', 'This Idempotency-Key was already used for a different request');
+    throw new InvalidError('idempotency-key-reused', 'This Idempotency-Key was already used for a different request');
   }
   // Committed rows are completed: claims commit only together with their response. An in_flight
   // one could only be left by the earlier two-commit design; it expires with the retention.
   if (stored?.status !== 'completed') throw inFlight();
-  return send(
-    reply,
-    { status: stored.response_status!, headers: stored.response_headers as Record<string, string>, body: stored.response_body!.toString('utf8') },
-    true,
-  );
+  return {
+    response: { status: stored.response_status!, headers: stored.response_headers as Record<string, string>, body: stored.response_body!.toString('utf8') },
+    replayed: true,
+  };
 }
 
-type Attempt =
-  | { ran: true; response: SerializedResponse & { afterCommit?: () => Promise<void> } }
-  | { ran: false; stored: StoredKey | undefined };
+type Attempt = { ran: true; response: EffectResponse } | { ran: false; stored: StoredKey | undefined };
 
 /**
  * Runs a mutation's effect exactly once per (client, key), with one transaction and one commit:
  * the key is claimed by the transaction's first statement (see claimKey), the effect runs, and the
  * response is stored before the commit, so the effect and its stored response commit or vanish
- * together. A duplicate that arrives meanwhile gets 409 at once, one that arrives later the
- * stored response. 4xx outcomes are stored too (the same request would fail the same way), 5xx
- * are not, so the caller can retry.
+ * together. A duplicate that arrives meanwhile is refused at once (in flight), one that arrives
+ * later gets the stored response. Refusals are stored too (the same request would be refused the
+ * same way), 5xx responses and failures are not, so the caller can retry.
  */
-export function createEffectRunner(options: IdempotencyOptions) {
+export function createIdempotentEffects(options: IdempotencyOptions) {
   const { db } = options;
 
-  async function afterCommit(ctx: RouteContext<any, any, any>, response: { afterCommit?: () => Promise<void> }) {
-    try {
-      await response.afterCommit?.();
-    } catch (error) {
-      ctx.request.log.error({ err: error }, 'after-commit work failed; the nightly sweep will pick it up');
-    }
-  }
+  return async function runOnce(
+    call: IdempotentCall,
+    effect: (trx: Transaction<DB>) => Promise<EffectResponse>,
+    refusalResponse: RefusalResponse,
+  ): Promise<EffectAnswer> {
+    const { key } = call;
+    if (key === undefined) return { response: await db.transaction().execute(effect), replayed: false };
 
-  async function runWithoutKey(ctx: RouteContext<any, any, any>, spec: EffectRoute<any, any, any>) {
-    const response = await db.transaction().execute(async (trx) => serializeResult(await spec.effect(ctx, trx)));
-    await afterCommit(ctx, response);
-    return send(ctx.reply, response, false);
-  }
-
-  return async function runEffect(ctx: RouteContext<any, any, any>, spec: EffectRoute<any, any, any>): Promise<FastifyReply> {
-    const { request, reply, caller } = ctx;
-    const key = parseIdempotencyKey(request.headers['idempotency-key']);
-    if (key === null) {
-      throw new HttpProblem(400, 'invalid-idempotency-key', 'Idempotency-Key must be a UUID', {
-        errors: [{ pointer: '/headers/idempotency-key', detail: 'must be a UUID' }],
-      });
-    }
-    if (key === undefined) {
-      if (spec.idempotencyKey === 'required') {
-        throw new HttpProblem(400, 'idempotency-key-required', `${request.method} ${spec.url} requires an Idempotency-Key header`, {
-          errors: [{ pointer: '/headers/idempotency-key', detail: 'is required' }],
-        });
-      }
-      return runWithoutKey(ctx, spec);
-    }
-
-    const ref: KeyRef = { clientId: caller.clientId, key };
-    const fingerprint = requestFingerprint(request.method, request.url, request.rawBody);
+    const ref: KeyRef = { clientId: call.clientId, key };
+    const fingerprint = requestFingerprint(call.method, call.url, call.rawBody);
     const expiresAt = new Date(Date.now() + options.retentionDays * 86_400_000);
 
     let attempt: Attempt;
@@ -176,22 +169,21 @@ export function createEffectRunner(options: IdempotencyOptions) {
           const stored = claim.existing ?? (claim.locked ? await findKey(trx, ref) : undefined);
           return { ran: false, stored };
         }
-        const response = serializeResult(await spec.effect(ctx, trx));
+        const response = await effect(trx);
         if (response.status < 500) await completeKey(trx, ref, storable(response));
         else await deleteClaim(trx, ref);
         return { ran: true, response };
       });
     } catch (error) {
-      if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
+      const refusal = refusalResponse(error);
+      if (!refusal) throw error;
       // The rollback took the claim with it; store the 4xx on its own, unless a duplicate that
       // ran meanwhile stored its outcome first: then that one is the answer, for both.
-      const problem = serializeProblem(error, request.url);
-      if (await insertCompletedKey(db, ref, fingerprint, expiresAt, storable(problem))) return send(reply, problem, false);
-      return answerFromStored(reply, await findKey(db, ref), fingerprint);
+      if (await insertCompletedKey(db, ref, fingerprint, expiresAt, storable(refusal))) return { response: refusal, replayed: false };
+      return answerFromStored(await findKey(db, ref), fingerprint);
     }
-    if (!attempt.ran) return answerFromStored(reply, attempt.stored, fingerprint);
-    await afterCommit(ctx, attempt.response);
-    return send(reply, attempt.response, false);
+    if (!attempt.ran) return answerFromStored(attempt.stored, fingerprint);
+    return { response: attempt.response, replayed: false };
   };
 }
 

@@ -2,8 +2,8 @@ import { serviceToday } from '../calendars/lock-date.ts';
 import type { Executor } from '../db/connection.ts';
 import type { EmploymentStatus } from '../db/tables.ts';
 import { recordEvents, type EventToRecord } from '../events/outbox.ts';
-import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
+import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import {
   cancelPendingPaymentsOfRevokedMandate,
@@ -102,7 +102,7 @@ export async function createMandate(
 ): Promise<MandateResource> {
   const target = await findPayrollEmployment(trx, input.payrollId, input.employeeId);
   if (!target) {
-    throw new HttpProblem(422, 'unknown-payroll', `Payroll ${input.payrollId} does not exist`, {
+    throw new InvalidError('unknown-payroll', `Payroll ${input.payrollId} does not exist`, {
       errors: [{ pointer: '/mandate_record/payroll_id', detail: 'is not a known payroll' }],
     });
   }
@@ -114,7 +114,7 @@ export async function createMandate(
   );
   if (violations.length > 0) {
     const [first] = violations;
-    throw new HttpProblem(422, first!.slug, 'The mandate cannot be created: ' + first!.error.detail, {
+    throw new InvalidError(first!.slug, 'The mandate cannot be created: ' + first!.error.detail, {
       errors: violations.map((violation) => violation.error),
     });
   }
@@ -143,7 +143,7 @@ export async function createMandate(
 /** Another biller's mandate, or an id that is not even a UUID, is simply not found. */
 export async function getMandate(db: Executor, billerClientId: string, mandateId: string): Promise<MandateResource> {
   const mandate = isUuid(mandateId) ? await findMandate(db, billerClientId, mandateId) : undefined;
-  if (!mandate) throw notFound(`Mandate ${mandateId}`);
+  if (!mandate) throw new NotFoundError(`Mandate ${mandateId}`);
   return toMandateResource(mandate);
 }
 
@@ -165,7 +165,7 @@ export interface MandateRevocation {
  */
 export async function revokeMandate(trx: Executor, billerClientId: string, mandateId: string): Promise<MandateRevocation> {
   const current = isUuid(mandateId) ? await findMandate(trx, billerClientId, mandateId, { lock: true }) : undefined;
-  if (!current) throw notFound(`Mandate ${mandateId}`);
+  if (!current) throw new NotFoundError(`Mandate ${mandateId}`);
 
   if (current.status === 'revoked') {
     return {
@@ -174,8 +174,8 @@ export async function revokeMandate(trx: Executor, billerClientId: string, manda
     };
   }
   if (!canTransitionMandate(current.status, 'revoked')) {
-    throw new HttpProblem(409, 'mandate-not-revocable', `Mandate ${mandateId} is ${current.status} and can no longer be revoked`, {
-      extensions: { mandate_status: current.status },
+    throw new ConflictError('mandate-not-revocable', `Mandate ${mandateId} is ${current.status} and can no longer be revoked`, {
+      members: { mandate_status: current.status },
     });
   }
 

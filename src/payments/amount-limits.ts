@@ -3,8 +3,8 @@ import {
   DEFAULT_MAX_PAYMENT_AMOUNT_MINOR,
   type Config,
 } from '../config/config.ts';
-import { HttpProblem, type FieldError } from '../http/problem.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
+import { InvalidError, type FieldError } from '../shared/domain-errors.ts';
 
 // Service-wide ceilings on what billers may ask for. Without them one biller could put amounts
 // whose totals leave the range the rest of the pipeline carries exactly (a pay date's total in the
@@ -88,27 +88,27 @@ export function payDatesOverMandateLimit(
 const TITLE = 'Amount over limit';
 
 /** 422 naming MAX_PAYMENT_AMOUNT_MINOR, with a field error per amount over it. */
-export function paymentAmountOverLimitProblem(over: readonly PaymentAmountOverLimit[], limits: AmountLimits, currency: string): HttpProblem {
+export function paymentAmountOverLimitError(over: readonly PaymentAmountOverLimit[], limits: AmountLimits, currency: string): InvalidError {
   const limit = `${formatMinorUnits(limits.maxPaymentAmount, currency)} ${currency}`;
   const errors: FieldError[] = over.map(({ pointer }) => ({ pointer, detail: `must be at most ${limit} (${PAYMENT_LIMIT_NAME})` }));
   const detail =
     over.length === 1
       ? `The amount ${formatMinorUnits(over[0]!.amount, currency)} ${currency} is more than ${limit}, the most a payment request may be`
       : `${over.length} amounts are more than ${limit}, the most a payment request may be`;
-  return new HttpProblem(422, 'amount-over-limit', detail, {
+  return new InvalidError('amount-over-limit', detail, {
     title: TITLE,
     errors,
-    extensions: { limit: { name: PAYMENT_LIMIT_NAME, amount: limits.maxPaymentAmount, currency } },
+    members: { limit: { name: PAYMENT_LIMIT_NAME, amount: limits.maxPaymentAmount, currency } },
   });
 }
 
 /** 422 naming MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR and each pay date it would be passed on. */
-export function mandatePayDateOverLimitProblem(
+export function mandatePayDateOverLimitError(
   mandateId: string,
   over: readonly PayDateOverLimit[],
   limits: AmountLimits,
   currency: string,
-): HttpProblem {
+): InvalidError {
   const money = (minor: number | bigint) => `${formatMinorUnits(minor, currency)} ${currency}`;
   const limit = money(limits.maxMandateAmountPerPayDate);
   const describe = (o: PayDateOverLimit) =>
@@ -119,14 +119,13 @@ export function mandatePayDateOverLimitProblem(
       detail: `the mandate may ask at most ${limit} on pay date ${o.payDate} (${MANDATE_PAY_DATE_LIMIT_NAME}); ${describe(o)}`,
     })),
   );
-  return new HttpProblem(
-    422,
+  return new InvalidError(
     'amount-over-limit',
     `Mandate ${mandateId} may ask payroll for at most ${limit} on one pay date: ${over.map(describe).join('; ')}`,
     {
       title: TITLE,
       errors,
-      extensions: {
+      members: {
         limit: { name: MANDATE_PAY_DATE_LIMIT_NAME, amount: limits.maxMandateAmountPerPayDate, currency },
         // The amounts are in `detail` as exact decimals: a total of amounts stored before the limit
         // existed may be past what a JSON number holds exactly.

@@ -1,15 +1,15 @@
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus } from '../db/tables.ts';
 import { buildEvent, recordEvents } from '../events/outbox.ts';
-import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-date.ts';
+import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import {
-  mandatePayDateOverLimitProblem,
-  paymentAmountOverLimitProblem,
+  mandatePayDateOverLimitError,
+  paymentAmountOverLimitError,
   paymentAmountsOverLimit,
   payDatesOverMandateLimit,
   type AmountLimits,
@@ -55,13 +55,12 @@ export async function loadPayableMandate(
   pointer: string,
 ): Promise<PayableMandate> {
   const mandate = await findMandateWithOpenPayDates(db, billerClientId, mandateId, today);
-  if (!mandate) throw notFound(`Mandate ${mandateId}`);
+  if (!mandate) throw new NotFoundError(`Mandate ${mandateId}`);
   if (!PAYABLE_MANDATE_STATUSES.includes(mandate.status)) {
-    throw new HttpProblem(
-      422,
+    throw new InvalidError(
       'mandate-not-active',
       `Mandate ${mandateId} is ${mandate.status}; payment requests need an active or pending_enablement mandate`,
-      { errors: [{ pointer, detail: `mandate is ${mandate.status}` }], extensions: { mandate_status: mandate.status } },
+      { errors: [{ pointer, detail: `mandate is ${mandate.status}` }], members: { mandate_status: mandate.status } },
     );
   }
   return {
@@ -75,8 +74,7 @@ export async function loadPayableMandate(
 
 export function assertMandateCurrency(currency: string, mandate: PayableMandate, pointer: string): void {
   if (currency !== mandate.currency) {
-    throw new HttpProblem(
-      422,
+    throw new InvalidError(
       'currency-mismatch',
       `The currency ${currency} differs from the mandate's currency ${mandate.currency}`,
       { errors: [{ pointer, detail: `must be ${mandate.currency}, the mandate's currency` }] },
@@ -145,11 +143,11 @@ const REJECTION_TITLES: Record<PaymentTimingRejection['slug'], string> = {
   'no-open-pay-date': 'No open pay date',
 };
 
-export function timingProblem(rejection: PaymentTimingRejection, errors: FieldError[]): HttpProblem {
-  return new HttpProblem(422, rejection.slug, rejection.detail, {
+export function timingRejected(rejection: PaymentTimingRejection, errors: FieldError[]): InvalidError {
+  return new InvalidError(rejection.slug, rejection.detail, {
     title: REJECTION_TITLES[rejection.slug],
     errors,
-    extensions: rejection.extensions,
+    members: rejection.extensions,
   });
 }
 
@@ -169,7 +167,7 @@ export function assertPaymentAmountsWithinLimit(
   currency: string,
 ): void {
   const over = paymentAmountsOverLimit(amounts, limits);
-  if (over.length > 0) throw paymentAmountOverLimitProblem(over, limits, currency);
+  if (over.length > 0) throw paymentAmountOverLimitError(over, limits, currency);
 }
 
 /**
@@ -193,7 +191,7 @@ export async function insertNewPaymentRequestsWithinLimit(
   const alreadyRequested = new Map(pendingBefore.map((p) => [p.pay_date, BigInt(p.pending)]));
   const additions = requests.map((request, index) => ({ payDate: request.targetPayDate, amount: request.amount, pointer: amountPointers[index]! }));
   const over = payDatesOverMandateLimit(additions, alreadyRequested, limits);
-  if (over.length > 0) throw mandatePayDateOverLimitProblem(mandateId, over, limits, requests[0]!.currency);
+  if (over.length > 0) throw mandatePayDateOverLimitError(mandateId, over, limits, requests[0]!.currency);
   return rows;
 }
 
@@ -216,7 +214,7 @@ export async function createPaymentRequest(
     today,
   });
   if (!timing.ok) {
-    throw timingProblem(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
+    throw timingRejected(timing.rejection, [{ pointer: '/payment_record/due_date', detail: timing.rejection.detail }]);
   }
   const request: NewPaymentRequest = {
     billerClientId,
@@ -307,7 +305,7 @@ export function paymentEvent(type: 'payment_request.created' | 'payment_request.
 }
 
 function paymentNotFound(paymentId: string) {
-  return notFound(`Payment ${paymentId}`);
+  return new NotFoundError(`Payment ${paymentId}`);
 }
 
 export async function getPayment(db: Executor, billerClientId: string, paymentId: string): Promise<PaymentResource> {
@@ -330,11 +328,10 @@ export async function cancelPaymentRequest(trx: Executor, billerClientId: string
   if (!row) throw paymentNotFound(paymentId);
   if (row.status === 'cancelled') return toPaymentResource(row);
   if (!canTransition(row.status, 'cancelled')) {
-    throw new HttpProblem(
-      409,
+    throw new ConflictError(
       'payment-not-cancellable',
       `Payment ${paymentId} has been instructed to payroll for pay date ${row.target_pay_date} and is now ${row.status}; only pending payment requests can be cancelled`,
-      { extensions: { payment_status: row.status, target_pay_date: row.target_pay_date } },
+      { members: { payment_status: row.status, target_pay_date: row.target_pay_date } },
     );
   }
   const payment = toPaymentResource(await markPaymentCancelled(trx, row.id));

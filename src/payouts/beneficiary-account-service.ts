@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { BeneficiaryAccountsTable } from '../db/tables.ts';
-import { conflict, notFound, unprocessable } from '../http/problem.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { currencySchema } from '../shared/schemas.ts';
 import {
   deactivateBeneficiaryAccount,
@@ -56,13 +56,13 @@ export async function replaceBeneficiaryAccount(
 ): Promise<AccountReplacement> {
   const parsed = newBeneficiaryAccountSchema.safeParse(details);
   if (!parsed.success) {
-    throw unprocessable('validation-failed', parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
+    throw new InvalidError('validation-failed', parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
   }
   const reason = action.reason.trim();
-  if (reason === '') throw unprocessable('reason-required', 'Changing where a biller is paid needs a reason');
+  if (reason === '') throw new InvalidError('reason-required', 'Changing where a biller is paid needs a reason');
   const biller = await findBillerClient(trx, billerClientId);
-  if (!biller) throw notFound(`Client ${billerClientId}`);
-  if (biller.role !== 'biller') throw conflict('not-a-biller', `Client ${billerClientId} is a ${biller.role}; only billers are paid out`);
+  if (!biller) throw new NotFoundError(`Client ${billerClientId}`);
+  if (biller.role !== 'biller') throw new ConflictError('not-a-biller', `Client ${billerClientId} is a ${biller.role}; only billers are paid out`);
 
   const { currency, ...account } = parsed.data;
   const previous = await lockActiveBeneficiaryAccount(trx, billerClientId, currency);

@@ -3,7 +3,7 @@ import type { Database, Executor } from '../db/connection.ts';
 import { loadHolidays } from '../calendars/calendar-repository.ts';
 import { subtractWorkingDays } from '../calendars/working-days.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { conflict, notFound, unprocessable } from '../http/problem.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import {
   applyPayoutToPayments,
   attachUnpaidEntriesToPayout,
@@ -183,10 +183,10 @@ export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): bool
 
 async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'failed'): Promise<PayoutRow> {
   const payout = isUuid(payoutId) ? await findPayoutForUpdate(trx, payoutId) : undefined;
-  if (!payout) throw notFound(`Payout ${payoutId}`);
+  if (!payout) throw new NotFoundError(`Payout ${payoutId}`);
   if (!canSettlePayout(payout.status, to)) {
-    throw conflict('payout-not-pending', `Payout ${payoutId} is ${payout.status}; only a pending payout can be marked ${to}`, {
-      payout_status: payout.status,
+    throw new ConflictError('payout-not-pending', `Payout ${payoutId} is ${payout.status}; only a pending payout can be marked ${to}`, {
+      members: { payout_status: payout.status },
     });
   }
   return payout;
@@ -234,7 +234,7 @@ export async function markPayoutPaid(trx: Executor, payoutId: string, settlement
 export async function markPayoutFailed(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
   const reason = settlement.reason?.trim() ?? '';
   if (reason === '') {
-    throw unprocessable('reason-required', 'Marking a payout failed needs the reason', [{ pointer: '/reason', detail: 'is required' }]);
+    throw new InvalidError('reason-required', 'Marking a payout failed needs the reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   }
   const before = await payoutToSettle(trx, payoutId, 'failed');
   const paymentsReleased = await applyPayoutToPayments(trx, payoutId, 'release');

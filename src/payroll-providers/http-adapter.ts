@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { jsonPointer } from '../http/problem.ts';
+import { jsonPointer } from '../shared/json-pointer.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from './adapter.ts';
 import { openProviderClientSecret } from './provider-credentials.ts';

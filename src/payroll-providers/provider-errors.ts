@@ -1,4 +1,4 @@
-import { HttpProblem } from '../http/problem.ts';
+import { DomainError, type DomainErrorKind } from '../shared/domain-errors.ts';
 
 /**
  * Why a call to a payroll provider failed. Callers branch on this (or on `providerStatus`), never
@@ -24,16 +24,16 @@ export type ProviderFailure =
   | 'misconfigured'
   | 'not-found';
 
-const problemFor: Record<ProviderFailure, { status: number; slug: string }> = {
-  unreachable: { status: 502, slug: 'provider-unavailable' },
-  unavailable: { status: 502, slug: 'provider-unavailable' },
-  timeout: { status: 504, slug: 'provider-timeout' },
-  'bad-response': { status: 502, slug: 'provider-bad-response' },
-  rejected: { status: 502, slug: 'provider-rejected' },
-  'authentication-failed': { status: 502, slug: 'provider-authentication-failed' },
-  misconfigured: { status: 502, slug: 'provider-misconfigured' },
+const domainErrorOf: Record<ProviderFailure, { kind: DomainErrorKind; code: string }> = {
+  unreachable: { kind: 'upstream-failed', code: 'provider-unavailable' },
+  unavailable: { kind: 'upstream-failed', code: 'provider-unavailable' },
+  timeout: { kind: 'upstream-timed-out', code: 'provider-timeout' },
+  'bad-response': { kind: 'upstream-failed', code: 'provider-bad-response' },
+  rejected: { kind: 'upstream-failed', code: 'provider-rejected' },
+  'authentication-failed': { kind: 'upstream-failed', code: 'provider-authentication-failed' },
+  misconfigured: { kind: 'upstream-failed', code: 'provider-misconfigured' },
   // The provider's 404 keeps its meaning: an unknown payroll at the provider is unknown to us too.
-  'not-found': { status: 404, slug: 'not-found' },
+  'not-found': { kind: 'not-found', code: 'not-found' },
 };
 
 export interface ProviderErrorInit {
@@ -49,10 +49,11 @@ export interface ProviderErrorInit {
 }
 
 /**
- * A failed call to a payroll provider. It is an HttpProblem, so when it escapes a route it leaves
- * as problem+json: 502 for an unusable provider, 504 for a timeout, 404 for the provider's 404.
+ * A failed call to a payroll provider. It is a DomainError, so when it escapes a route it leaves
+ * as any other: an upstream failure for an unusable provider, an upstream timeout for a timeout,
+ * not-found for the provider's 404.
  */
-export class ProviderError extends HttpProblem {
+export class ProviderError extends DomainError {
   override readonly name: string = 'ProviderError';
   readonly failure: ProviderFailure;
   readonly providerId: string;
@@ -60,17 +61,16 @@ export class ProviderError extends HttpProblem {
   readonly providerStatus: number | undefined;
 
   constructor(init: ProviderErrorInit) {
-    const { status, slug } = problemFor[init.failure];
-    super(status, slug, init.detail);
+    const { kind, code } = domainErrorOf[init.failure];
+    super(kind, code, init.detail, init.cause === undefined ? {} : { cause: init.cause });
     this.failure = init.failure;
     this.providerId = init.providerId;
     this.operation = init.operation;
     this.providerStatus = init.providerStatus;
-    if (init.cause !== undefined) this.cause = init.cause;
   }
 }
 
-/** The provider answered 404; `status` stays 404 so callers can map it to their own not-found. */
+/** The provider answered 404; its kind stays not-found so callers can map it to their own not-found. */
 export class ProviderNotFoundError extends ProviderError {
   override readonly name: string = 'ProviderNotFoundError';
 

@@ -1,8 +1,8 @@
 import { listPayDates } from '../calendars/calendar-repository.ts';
 import type { Executor } from '../db/connection.ts';
-import { HttpProblem, notFound, unprocessable } from '../http/problem.ts';
-import type { Caller } from '../http/route.ts';
 import { normaliseNationalRegistrationNumber } from '../availability/person-identity.ts';
+import type { Caller } from '../shared/caller.ts';
+import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import {
   findEmployee,
   findEmployeeIdByNationalRegistrationNumber,
@@ -32,11 +32,11 @@ const isUuid = (value: string) => uuidSchema.safeParse(value).success;
  */
 export async function getPayrollSchedule(db: Executor, caller: Caller, payrollId: string): Promise<PayrollScheduleResponse> {
   if (caller.role === 'operator') {
-    throw new HttpProblem(403, 'forbidden-role', 'Payroll information is not available to operator clients');
+    throw new ForbiddenError('forbidden-role', 'Payroll information is not available to operator clients');
   }
   const payroll = isUuid(payrollId) ? await findPayrollWithEmployer(db, payrollId) : undefined;
   if (!payroll || (caller.role === 'payroll_provider' && payroll.payroll_provider_id !== caller.payrollProviderId)) {
-    throw notFound(`Payroll ${payrollId}`);
+    throw new NotFoundError(`Payroll ${payrollId}`);
   }
   const payDates = await listPayDates(db, payroll.id);
   return toPayrollScheduleResource({ ...payroll, pay_dates: payDates });
@@ -60,20 +60,20 @@ export async function putEmployee(
 ): Promise<EmployeePutResult> {
   const { payrollId, employeeId } = target;
   const payroll = isUuid(payrollId) ? await findPayrollWithEmployer(trx, payrollId) : undefined;
-  if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw notFound(`Payroll ${payrollId}`);
+  if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw new NotFoundError(`Payroll ${payrollId}`);
   // The employee id is the provider's UUID and becomes ours; anything else cannot name an employee.
-  if (!isUuid(employeeId)) throw notFound(`Employee ${employeeId}`);
+  if (!isUuid(employeeId)) throw new NotFoundError(`Employee ${employeeId}`);
 
   const currency = record.currency ?? payroll.currency;
   if (currency !== payroll.currency) {
-    throw unprocessable('currency-mismatch', `Payroll ${payrollId} pays in ${payroll.currency}, not ${currency}`, [
-      { pointer: '/employee/currency', detail: `must be the payroll currency ${payroll.currency}` },
-    ]);
+    throw new InvalidError('currency-mismatch', `Payroll ${payrollId} pays in ${payroll.currency}, not ${currency}`, {
+      errors: [{ pointer: '/employee/currency', detail: `must be the payroll currency ${payroll.currency}` }],
+    });
   }
 
   const existing = await findEmployee(trx, employeeId, { lock: true });
   // Another provider's employee is not this provider's to see or change.
-  if (existing && existing.payroll_provider_id !== payroll.payroll_provider_id) throw notFound(`Employee ${employeeId}`);
+  if (existing && existing.payroll_provider_id !== payroll.payroll_provider_id) throw new NotFoundError(`Employee ${employeeId}`);
 
   const employeeFields: EmployeeFields = {
     national_registration_number: record.national_registration_number
@@ -119,7 +119,7 @@ export async function putEmployee(
   } catch (error) {
     // A concurrent PUT claimed the same id, reference or national registration number first.
     if ((error as { code?: string }).code === '23505') {
-      throw new HttpProblem(409, 'concurrent-update', 'Another update of this employee or its identifiers won; retry the request');
+      throw new ConflictError('concurrent-update', 'Another update of this employee or its identifiers won; retry the request');
     }
     throw error;
   }
@@ -139,14 +139,14 @@ async function assertIdentifiersFree(
   if (nationalRegistrationNumber) {
     const holder = await findEmployeeIdByNationalRegistrationNumber(trx, payroll.payroll_provider_id, nationalRegistrationNumber);
     if (holder && holder !== employeeId) {
-      throw new HttpProblem(409, 'national-registration-number-in-use', 'Another employee of this provider has this national registration number', {
+      throw new ConflictError('national-registration-number-in-use', 'Another employee of this provider has this national registration number', {
         errors: [{ pointer: '/employee/national_registration_number', detail: 'belongs to another employee' }],
       });
     }
   }
   const holder = await findEmployeeIdByPayrollReference(trx, payroll.id, payrollReference);
   if (holder && holder !== employeeId) {
-    throw new HttpProblem(409, 'payroll-reference-in-use', 'Another employee on this payroll has this payroll reference', {
+    throw new ConflictError('payroll-reference-in-use', 'Another employee on this payroll has this payroll reference', {
       errors: [{ pointer: '/employee/payroll_reference', detail: 'belongs to another employee' }],
     });
   }

@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
 import { normaliseFamilyName } from '../availability/person-identity.ts';
-import { conflict, notFound, unprocessable, type FieldError } from '../http/problem.ts';
 import { fromMajorUnits, TooManyDecimalsError } from '../money/major-units.ts';
 import type {
   availabilityStatusSchema,
@@ -15,6 +14,7 @@ import type {
   LightAvailabilityResponse,
   PayrollScheduleResponse,
 } from '../payroll-providers/reference-schemas.ts';
+import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import {
   SANDBOX_CURRENCY,
   type SandboxDirectory,
@@ -160,7 +160,7 @@ export class SandboxPayrollProvider {
 
   payrollInformation(payrollId: string): PayrollScheduleResponse {
     const payroll = this.payrolls.get(payrollId);
-    if (!payroll) throw notFound('Payroll');
+    if (!payroll) throw new NotFoundError('Payroll');
     return {
       payroll: {
         id: payroll.id,
@@ -180,7 +180,7 @@ export class SandboxPayrollProvider {
    */
   receivePush(payrollId: string, record: EmployeePushRecord, receivedAt = new Date()): EmployeePushResponse {
     const payroll = this.payrolls.get(payrollId);
-    if (!payroll) throw notFound('Payroll');
+    if (!payroll) throw new NotFoundError('Payroll');
     this.assertPushFits(payroll, record);
 
     const key = `${payrollId}|${record.pay_period}|${record.salary_deduction.employee_id}`;
@@ -188,12 +188,12 @@ export class SandboxPayrollProvider {
     if (current && record.version <= current.record.version) {
       const sameContent = canonicalJson(current.record) === canonicalJson(record);
       if (record.version === current.record.version && sameContent) return pushResponse(payrollId, current.record);
-      throw conflict(
+      throw new ConflictError(
         'push-version-conflict',
         record.version === current.record.version
           ? `Version ${record.version} was already received with different content; send a higher version`
           : `Version ${record.version} is older than the current version ${current.record.version}`,
-        { current_version: current.record.version },
+        { members: { current_version: current.record.version } },
       );
     }
     const push: SandboxPush = { payroll_id: payrollId, record: structuredClone(record), received_at: receivedAt };
@@ -233,7 +233,7 @@ export class SandboxPayrollProvider {
         errors.push({ pointer, detail: error.message });
       }
     }
-    if (errors.length > 0) throw unprocessable('invalid-employee-push', 'The push does not fit this payroll', errors);
+    if (errors.length > 0) throw new InvalidError('invalid-employee-push', 'The push does not fit this payroll', { errors });
   }
 
   private matchPeople(fields: PersonFields): SandboxEmployee[] {
@@ -252,10 +252,10 @@ export class SandboxPayrollProvider {
     }
     const familyName = fields.family_name?.trim().toLowerCase();
     if (!familyName || !fields.date_of_birth) {
-      throw unprocessable(
+      throw new InvalidError(
         'insufficient-identifiers',
         'Give national_registration_number, or family_name with date_of_birth, to identify a person',
-        [{ pointer: '/availability_check', detail: 'identifies nobody: add national_registration_number, or family_name and date_of_birth' }],
+        { errors: [{ pointer: '/availability_check', detail: 'identifies nobody: add national_registration_number, or family_name and date_of_birth' }] },
       );
     }
     const postalCode = fields.postal_code?.trim();

@@ -1,7 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { ScheduleStatus } from '../db/tables.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { HttpProblem, notFound, type FieldError } from '../http/problem.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import { cancelPendingPaymentsOfSchedule, listPaymentsOfSchedules } from '../payments/payment-repository.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
@@ -15,6 +14,7 @@ import {
   paymentEvent,
   type PaymentTimingRejection,
 } from '../payments/payment-service.ts';
+import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import type { PagingQuery } from '../shared/paging.ts';
 import { pageOf } from '../shared/paging.ts';
 import type { Metadata } from '../shared/schemas.ts';
@@ -84,16 +84,16 @@ export function planInstalments(record: ScheduleRecord): PlannedInstalment[] {
 export function scheduleTotal(instalments: readonly PlannedInstalment[], statedTotal: number | null): number {
   const sum = instalments.reduce((total, instalment) => total + BigInt(instalment.amount), 0n);
   if (sum > BigInt(MAX_EXACT_MINOR_UNITS)) {
-    throw new HttpProblem(422, 'total-amount-too-large', `The instalments add up to ${sum}, more than ${MAX_EXACT_MINOR_UNITS}`, {
+    throw new InvalidError('total-amount-too-large', `The instalments add up to ${sum}, more than ${MAX_EXACT_MINOR_UNITS}`, {
       errors: [{ pointer: '/schedule_record', detail: 'the instalment amounts add up to more than the largest amount accepted' }],
     });
   }
   const total = Number(sum);
   if (statedTotal !== null && statedTotal !== total) {
     const detail = `total_amount ${statedTotal} does not equal the sum of the instalment amounts ${total}`;
-    throw new HttpProblem(422, 'total-amount-mismatch', detail, {
+    throw new InvalidError('total-amount-mismatch', detail, {
       errors: [{ pointer: '/schedule_record/total_amount', detail }],
-      extensions: { total_amount: statedTotal, instalments_total: total },
+      members: { total_amount: statedTotal, instalments_total: total },
     });
   }
   return total;
@@ -116,7 +116,7 @@ interface InstalmentRejection {
  * instalment that failed so the biller can fix them in one go. When all failed for the same reason
  * the type is that reason's, so clients branch on it as they do for single payments.
  */
-function instalmentsProblem(rejections: readonly InstalmentRejection[], count: number): HttpProblem {
+function instalmentsRejected(rejections: readonly InstalmentRejection[], count: number): InvalidError {
   const describe = ({ instalment, rejection }: InstalmentRejection) =>
     `instalment ${instalment.instalmentNumber} (due ${instalment.dueDate}): ${rejection.detail}`;
   const slugs = new Set(rejections.map((r) => r.rejection.slug));
@@ -126,10 +126,10 @@ function instalmentsProblem(rejections: readonly InstalmentRejection[], count: n
       ? `The schedule was not created: ${describe(rejections[0]!)}`
       : `The schedule was not created: ${rejections.length} of ${count} instalments cannot be accepted: ${rejections.map(describe).join('; ')}`;
   const errors: FieldError[] = rejections.map((r) => ({ pointer: r.instalment.dueDatePointer, detail: describe(r) }));
-  return new HttpProblem(422, slug, detail, {
+  return new InvalidError(slug, detail, {
     title: 'Schedule rejected',
     errors,
-    extensions: {
+    members: {
       rejected_instalments: rejections.map(({ instalment, rejection }) => ({
         instalment_number: instalment.instalmentNumber,
         due_date: instalment.dueDate,
@@ -167,7 +167,7 @@ export async function createSchedule(
     if (timing.ok) targets.push(timing.targetPayDate);
     else rejections.push({ instalment, rejection: timing.rejection });
   }
-  if (rejections.length > 0) throw instalmentsProblem(rejections, instalments.length);
+  if (rejections.length > 0) throw instalmentsRejected(rejections, instalments.length);
 
   const schedule = await insertSchedule(trx, {
     billerClientId,
@@ -202,7 +202,7 @@ export async function createSchedule(
 }
 
 function scheduleNotFound(scheduleId: string) {
-  return notFound(`Schedule ${scheduleId}`);
+  return new NotFoundError(`Schedule ${scheduleId}`);
 }
 
 export async function getSchedule(db: Executor, billerClientId: string, scheduleId: string): Promise<ScheduleResource> {
@@ -243,8 +243,8 @@ export async function cancelSchedule(trx: Executor, billerClientId: string, sche
   if (!row) throw scheduleNotFound(scheduleId);
   if (row.status === 'cancelled') return toScheduleResource(row, await listPaymentsOfSchedules(trx, [row.id]));
   if (!canCancelSchedule(row.status)) {
-    throw new HttpProblem(409, 'schedule-not-cancellable', `Schedule ${scheduleId} is ${row.status} and can no longer be cancelled`, {
-      extensions: { schedule_status: row.status },
+    throw new ConflictError('schedule-not-cancellable', `Schedule ${scheduleId} is ${row.status} and can no longer be cancelled`, {
+      members: { schedule_status: row.status },
     });
   }
   const cancelled = await cancelPendingPaymentsOfSchedule(trx, row.id);

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import { HttpProblem } from '../http/problem.ts';
+import { MalformedRequestError } from './domain-errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
@@ -70,7 +70,7 @@ export function decodeCursor(cursor: string, parameter: 'after' | 'before'): Cur
   } catch {
     // fall through to the problem below
   }
-  throw new HttpProblem(400, 'invalid-cursor', `The ${parameter} cursor is not one this API issued`, {
+  throw new MalformedRequestError('invalid-cursor', `The ${parameter} cursor is not one this API issued`, {
     errors: [{ pointer: `/query/${parameter}`, detail: 'is not a valid cursor (use the after or before value of a page, unchanged)' }],
   });
 }
@@ -85,7 +85,7 @@ export function applyPaging<DB, TB extends keyof DB & string, O>(
   paging: PagingQuery,
 ): SelectQueryBuilder<DB, TB, O> {
   if (paging.after && paging.before) {
-    throw new HttpProblem(400, 'invalid-paging', 'Use either after or before, not both');
+    throw new MalformedRequestError('invalid-paging', 'Use either after or before, not both');
   }
   const createdAt = sql.ref(`${table}.created_at`);
   const id = sql.ref(`${table}.id`);

@@ -1,6 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
-import { notFound, unprocessable } from '../http/problem.ts';
+import { InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { toWebhookEndpointResource, type WebhookEndpointResource } from './webhook-endpoint-resource.ts';
 import {
@@ -50,7 +50,7 @@ export async function createWebhookEndpoint(
     await resolveWebhookTarget(input.url, policy);
   } catch (error) {
     if (!(error instanceof WebhookTargetRefused)) throw error;
-    throw unprocessable('webhook-url-not-allowed', error.message, [{ pointer: '/url', detail: error.message }]);
+    throw new InvalidError('webhook-url-not-allowed', error.message, { errors: [{ pointer: '/url', detail: error.message }] });
   }
   const secret = generateWebhookSecret();
   const row = await insertEndpoint(db, { ...input, eventTypes: [...new Set(input.eventTypes)], secret: secrets.seal(secret, SECRET_PURPOSE) });
@@ -59,7 +59,7 @@ export async function createWebhookEndpoint(
 
 export async function getWebhookEndpoint(db: Executor, billerClientId: string, endpointId: string): Promise<WebhookEndpointResource> {
   const row = isUuid(endpointId) ? await findEndpoint(db, billerClientId, endpointId) : undefined;
-  if (!row) throw notFound(`Webhook endpoint ${endpointId}`);
+  if (!row) throw new NotFoundError(`Webhook endpoint ${endpointId}`);
   return toWebhookEndpointResource(row);
 }
 
@@ -71,7 +71,7 @@ export async function listWebhookEndpoints(db: Executor, billerClientId: string,
 /** Deliveries still queued for it are abandoned when their turn comes. */
 export async function deleteWebhookEndpoint(db: Executor, billerClientId: string, endpointId: string): Promise<void> {
   const deleted = isUuid(endpointId) ? await markEndpointDeleted(db, billerClientId, endpointId) : undefined;
-  if (!deleted) throw notFound(`Webhook endpoint ${endpointId}`);
+  if (!deleted) throw new NotFoundError(`Webhook endpoint ${endpointId}`);
 }
 
 /**
@@ -89,7 +89,7 @@ export async function rotateWebhookSecret(
   const graceUntil = new Date(now.getTime() + SECRET_ROTATION_GRACE_MS);
   const sealed = secrets.seal(secret, SECRET_PURPOSE);
   const row = isUuid(endpointId) ? await replaceEndpointSecret(db, billerClientId, endpointId, sealed, graceUntil) : undefined;
-  if (!row) throw notFound(`Webhook endpoint ${endpointId}`);
+  if (!row) throw new NotFoundError(`Webhook endpoint ${endpointId}`);
   return { ...toWebhookEndpointResource(row, now), secret };
 }
 

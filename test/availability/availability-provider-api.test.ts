@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPayrollProvider } from '../../src/cli/demo/demo-repository.ts';
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../../src/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/http/sandbox-server.ts';
 import { createBiller } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { describeFailure } from '../../src/cli/failures.ts';
 import { ConfigError } from '../../src/config/config.ts';
-import { HttpProblem } from '../../src/http/problem.ts';
+import { ConflictError } from '../../src/shared/domain-errors.ts';
 
 const config = {
   DATABASE_URL: 'postgres://app:hunter2@db.internal:6432/deductions',
@@ -59,7 +59,7 @@ describe('describeFailure', () => {
       message: 'Invalid configuration: PORT too big (got "99999")',
       exitCode: 78,
     });
-    expect(describeFailure(new HttpProblem(409, 'payout-not-pending', 'payout P is paid, not pending'), config).message).toBe('payout P is paid, not pending');
+    expect(describeFailure(new ConflictError('payout-not-pending', 'payout P is paid, not pending'), config).message).toBe('payout P is paid, not pending');
     expect(describeFailure(new Error('payroll X pay date D has not been locked'), config).message).toBe('payroll X pay date D has not been locked');
     expect(describeFailure(new TypeError("Cannot read properties of undefined (reading 'id')"), config).message).toBe(
       "TypeError: Cannot read properties of undefined (reading 'id')",

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpProblem, PROBLEM_TYPE_BASE, conflict } from '../../src/http/problem.ts';
+import { knownProblem } from '../../src/http/plugins/errors.ts';
+import { HttpProblem, PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
+import { ConflictError } from '../../src/shared/domain-errors.ts';
 import { createBiller, createEmploymentWorld, createMandateRow, createPaymentRequestRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -29,7 +31,7 @@ describe('problem members', () => {
   });
 
   it('an extension cannot fill in a member the problem left out', () => {
-    const body = conflict('x', 'd', { instance: '/forged', errors: [{ pointer: '/a', detail: 'b' }] }).toBody();
+    const body = knownProblem(new ConflictError('x', 'd', { members: { instance: '/forged', errors: [{ pointer: '/a', detail: 'b' }] } }))!.toBody();
     expect(body).not.toHaveProperty('instance');
     expect(body).not.toHaveProperty('errors');
   });

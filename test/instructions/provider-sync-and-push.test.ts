@@ -6,7 +6,7 @@ import { pushInstructionsToProvider } from '../../src/instructions/provider-push
 import { insertPayrollProvider } from '../../src/cli/demo/demo-repository.ts';
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
 import { generateSandboxDirectory } from '../../src/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/http/sandbox-server.ts';
 import { createBiller, createCollectionAccount, createMandateRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
+import { knownProblem } from '../../src/http/plugins/errors.ts';
 import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
 import { markPayoutFailed, runPayouts } from '../../src/payouts/payout-service.ts';
 import {
@@ -155,7 +156,7 @@ describe('marking a payout through the API', () => {
       .transaction()
       .execute((trx) => markPayoutFailed(trx, payoutId, { actor: cliActor('someone'), reason: ' ' }))
       .catch((error: unknown) => error);
-    expect(refused).toMatchObject({ status: 422, slug: 'reason-required' });
+    expect(knownProblem(refused)).toMatchObject({ status: 422, slug: 'reason-required' });
     expect(await auditOf(payoutId)).toEqual([]);
   });
 
@@ -245,9 +246,9 @@ describe("a biller's beneficiary account history", () => {
         )
         .catch((error: unknown) => error);
     const good = { account_number: '12345678', sort_code: '10-20-30' };
-    expect(await attempt(biller.clientId, good, '  ')).toMatchObject({ status: 422, slug: 'reason-required' });
-    expect(await attempt(operator.clientId, good, 'why not')).toMatchObject({ status: 409, slug: 'not-a-biller' });
-    expect(await attempt(biller.clientId, { account_number: '12ab', sort_code: '102030' }, 'typo')).toMatchObject({ status: 422 });
+    expect(knownProblem(await attempt(biller.clientId, good, '  '))).toMatchObject({ status: 422, slug: 'reason-required' });
+    expect(knownProblem(await attempt(operator.clientId, good, 'why not'))).toMatchObject({ status: 409, slug: 'not-a-biller' });
+    expect(knownProblem(await attempt(biller.clientId, { account_number: '12ab', sort_code: '102030' }, 'typo'))).toMatchObject({ status: 422 });
     expect(await t.db.selectFrom('beneficiary_accounts').select('id').where('biller_client_id', '=', biller.clientId).execute()).toEqual([]);
   });
 });

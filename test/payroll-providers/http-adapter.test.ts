@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knownProblem } from '../../src/http/plugins/errors.ts';
 import type { ProviderConnection } from '../../src/payroll-providers/adapter.ts';
 import { createHttpAdapter, httpAdapterFactory, type HttpAdapterOptions } from '../../src/payroll-providers/http-adapter.ts';
 import { ProviderError, ProviderNotFoundError } from '../../src/payroll-providers/provider-errors.ts';
@@ -14,7 +15,7 @@ import {
   type PayrollScheduleResponse,
 } from '../../src/payroll-providers/reference-schemas.ts';
 import { generateSandboxDirectory } from '../../src/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/http/sandbox-server.ts';
 
 const CLIENT_SECRET = 'sandbox-client-secret-1234';
 const directory = generateSandboxDirectory({ seed: 'http-adapter-tests', employers: 3, payrollsPerEmployer: 2, employeesPerPayroll: 6, today: '2026-11-22' });
@@ -95,6 +96,9 @@ async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
   return error as ProviderError;
 }
 
+/** The status a provider failure answers with once it escapes a route. */
+const statusOf = (error: ProviderError) => knownProblem(error)!.status;
+
 const fast: HttpAdapterOptions = { backoffBaseMs: 20 };
 
 describe('http adapter against the sandbox provider', () => {
@@ -171,18 +175,18 @@ describe('http adapter against the sandbox provider', () => {
   it('reports a refused client secret as a 502 that does not reveal the secret', async () => {
     const secret = 'a-wrong-secret-value';
     const error = await failureOf(createHttpAdapter(sandboxConnection({ api_client_secret: secret }), fast).payrollInformation(payroll.id));
-    expect(error.status).toBe(502);
-    expect(error.slug).toBe('provider-authentication-failed');
+    expect(statusOf(error)).toBe(502);
+    expect(error.code).toBe('provider-authentication-failed');
     expect(error.providerStatus).toBe(401);
     expect(error.detail).toMatch(/Client authentication failed/);
-    expect(JSON.stringify(error.toBody('/x'))).not.toContain(secret);
+    expect(JSON.stringify(knownProblem(error)!.toBody('/x'))).not.toContain(secret);
   });
 
   it('keeps the provider 404 a 404 and passes on a refusal as a 502 with its reason', async () => {
     const adapter = createHttpAdapter(sandboxConnection());
     const missing = await failureOf(adapter.payrollInformation(crypto.randomUUID()));
     expect(missing).toBeInstanceOf(ProviderNotFoundError);
-    expect(missing.status).toBe(404);
+    expect(statusOf(missing)).toBe(404);
 
     const record: EmployeePushRecord = {
       pay_period: payroll.pay_dates[1]!.pay_period,
@@ -193,8 +197,8 @@ describe('http adapter against the sandbox provider', () => {
     };
     await adapter.pushEmployeeDeduction(payroll.id, record);
     const stale = await failureOf(adapter.pushEmployeeDeduction(payroll.id, { ...record, version: 2 }));
-    expect(stale.status).toBe(502);
-    expect(stale.slug).toBe('provider-rejected');
+    expect(statusOf(stale)).toBe(502);
+    expect(stale.code).toBe('provider-rejected');
     expect(stale.providerStatus).toBe(409);
     expect(stale.detail).toMatch(/older than the current version 3/);
   });
@@ -207,8 +211,8 @@ describe('http adapter resilience', () => {
       const started = performance.now();
       const error = await failureOf(createHttpAdapter(hanging.connection, { timeoutMs: 300 }).payrollInformation(payroll.id));
       const elapsed = performance.now() - started;
-      expect(error.status).toBe(504);
-      expect(error.slug).toBe('provider-timeout');
+      expect(statusOf(error)).toBe(504);
+      expect(error.code).toBe('provider-timeout');
       expect(elapsed).toBeGreaterThanOrEqual(280);
       expect(elapsed).toBeLessThan(1500);
     } finally {
@@ -244,8 +248,8 @@ describe('http adapter resilience', () => {
     try {
       const error = await failureOf(createHttpAdapter(down.connection, { ...fast, retries: 2 }).payrollInformation(payroll.id));
       expect(down.requests).toHaveLength(3);
-      expect(error.status).toBe(502);
-      expect(error.slug).toBe('provider-unavailable');
+      expect(statusOf(error)).toBe(502);
+      expect(error.code).toBe('provider-unavailable');
       expect(error.detail).toContain('database on fire');
     } finally {
       await down.close();
@@ -273,7 +277,7 @@ describe('http adapter resilience', () => {
       const error = await failureOf(createHttpAdapter(saturated.connection, fast).payrollInformation(payroll.id));
       expect(performance.now() - started).toBeLessThan(1000);
       expect(saturated.requests).toHaveLength(1);
-      expect(error.status).toBe(502);
+      expect(statusOf(error)).toBe(502);
       expect(error.providerStatus).toBe(429);
     } finally {
       await saturated.close();
@@ -285,7 +289,7 @@ describe('http adapter resilience', () => {
     const failing = await fakeProvider((_request, response) => json(response, 503, { detail: 'try later' }));
     try {
       const error = await failureOf(createHttpAdapter(failing.connection, fast).enablement(enablementBody));
-      expect(error.slug).toBe('provider-unavailable');
+      expect(error.code).toBe('provider-unavailable');
       expect(failing.requests).toHaveLength(1);
     } finally {
       await failing.close();
@@ -310,8 +314,8 @@ describe('http adapter resilience', () => {
     await gone.close();
     const recorder = recordingFetch();
     const error = await failureOf(createHttpAdapter(gone.connection, { ...fast, retries: 2, fetch: recorder.fetch }).payrollInformation(payroll.id));
-    expect(error.status).toBe(502);
-    expect(error.slug).toBe('provider-unavailable');
+    expect(statusOf(error)).toBe(502);
+    expect(error.code).toBe('provider-unavailable');
     expect(error.failure).toBe('unreachable');
     expect(recorder.requests).toHaveLength(3);
   });
@@ -325,11 +329,11 @@ describe('http adapter resilience', () => {
     try {
       const adapter = createHttpAdapter(wrong.connection, fast);
       const badShape = await failureOf(adapter.payrollInformation(payroll.id));
-      expect(badShape.status).toBe(502);
-      expect(badShape.slug).toBe('provider-bad-response');
+      expect(statusOf(badShape)).toBe(502);
+      expect(badShape.code).toBe('provider-bad-response');
       expect(badShape.detail).toContain('/payroll/pay_dates/0/payroll_cutoff_date');
       const notJson = await failureOf(adapter.lightAvailability({ availability_check: { national_registration_number: 'QQ123456C' } }));
-      expect(notJson.slug).toBe('provider-bad-response');
+      expect(notJson.code).toBe('provider-bad-response');
       expect(wrong.requests).toHaveLength(2);
     } finally {
       await wrong.close();
@@ -349,7 +353,7 @@ describe('http adapter resilience', () => {
         api_client_secret: CLIENT_SECRET,
       });
       const error = await failureOf(adapter.payrollInformation(payroll.id));
-      expect(error.slug).toBe('provider-rejected');
+      expect(error.code).toBe('provider-rejected');
       expect(error.detail).toContain('[redacted]');
       expect(error.detail).not.toContain('tok-echoed-123456');
       expect(error.detail).not.toContain(CLIENT_SECRET);
@@ -372,7 +376,7 @@ describe('httpAdapterFactory', () => {
   it('reports a token URL without credentials as a misconfigured provider', async () => {
     const adapter = httpAdapterFactory()(sandboxConnection({ api_client_secret: null }))!;
     const error = await failureOf(adapter.payrollInformation(payroll.id));
-    expect(error.status).toBe(502);
-    expect(error.slug).toBe('provider-misconfigured');
+    expect(statusOf(error)).toBe(502);
+    expect(error.code).toBe('provider-misconfigured');
   });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/connection.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
-import { HttpProblem } from '../../src/http/problem.ts';
+import { knownProblem } from '../../src/http/plugins/errors.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { cancelPaymentRequest, getPayment, insertNewPaymentRequests } from '../../src/payments/payment-service.ts';
@@ -134,7 +134,8 @@ async function refusedIsFine(work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
+    const refusal = knownProblem(error);
+    if (!refusal || refusal.status >= 500) throw error;
   }
 }
 

@@ -13,7 +13,7 @@ import {
   type SandboxEmployment,
   type SandboxEmployer,
 } from '../../src/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/http/sandbox-server.ts';
 
 const CLIENT_ID = 'our-service';
 const CLIENT_SECRET = 'sandbox-secret-value';

@@ -8,7 +8,7 @@ import { findProviderConnection } from '../../src/payrolls/directory-repository.
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
 import { registerPayrollProvider } from '../../src/payroll-providers/provider-credentials.ts';
 import { generateSandboxDirectory } from '../../src/sandbox/sandbox-directory.ts';
-import { startSandboxProvider, type RunningSandboxProvider } from '../../src/sandbox/sandbox-server.ts';
+import { startSandboxProvider, type RunningSandboxProvider } from '../../src/http/sandbox-server.ts';
 import { isSealed, masterKeyFromBase64, SecretBox, secretBoxFor, SecretsKeyError } from '../../src/shared/secret-box.ts';
 import { openEndpointSecrets } from '../../src/webhooks/webhook-endpoint-service.ts';
 import { signingSecrets, webhookHeaders } from '../../src/webhooks/webhook-signature.ts';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpProblem } from '../../src/http/problem.ts';
+import { knownProblem } from '../../src/http/plugins/errors.ts';
+import { DomainError } from '../../src/shared/domain-errors.ts';
 import { decodeCursor, encodeCursor, useCursorKeys } from '../../src/shared/paging.ts';
 
 const row = { created_at: new Date('2026-03-04T05:06:07.089Z'), id: '0190f5a4-1c2d-7e3f-8a9b-0c1d2e3f4a5b' };
@@ -9,8 +10,8 @@ function refusal(cursor: string, parameter: 'after' | 'before' = 'after') {
   try {
     decodeCursor(cursor, parameter);
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpProblem);
-    const problem = (error as HttpProblem).toBody('/payments');
+    expect(error).toBeInstanceOf(DomainError);
+    const problem = knownProblem(error)!.toBody('/payments');
     expect(problem).toMatchObject({ status: 400, errors: [{ pointer: `/query/${parameter}`, detail: expect.any(String) }] });
     return problem;
   }

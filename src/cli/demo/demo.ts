@@ -17,7 +17,7 @@ import { httpAdapterFactory } from '../../payroll-providers/http-adapter.ts';
 import { registerPayrollProvider } from '../../payroll-providers/provider-credentials.ts';
 import { secretBoxFor } from '../../shared/secret-box.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../../sandbox/sandbox-directory.ts';
-import { startSandboxProvider } from '../../sandbox/sandbox-server.ts';
+import { startSandboxProvider } from '../../http/sandbox-server.ts';
 import { queueReconciliationRequester } from '../../reconciliation/reconciliation-requests.ts';
 import type { Composition } from '../composition.ts';
 import { openRuntime, type Runtime } from '../../runtime/runtime.ts';

@@ -7,9 +7,9 @@ import { CLIENT_CACHE_TTL_MS, tokenStillHonoured } from '../../auth/revocation.t
 import { hashSecret } from '../../auth/secrets.ts';
 import type { TokenIssuer, VerifiedClaims } from '../../auth/token-issuer.ts';
 import type { Client } from '../../db/tables.ts';
-import { DependencyUnavailable } from '../dependency-errors.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { DependencyUnavailable } from '../../shared/domain-errors.ts';
 import { HttpProblem } from '../problem.ts';
-import type { Caller } from '../route.ts';
 
 /** A verified token's claims never change; only the client's state does, and that is re-read sooner. */
 const TOKEN_CACHE_TTL_MS = 30_000;

@@ -2,8 +2,40 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { DependencyUnavailable, isPostgresDataException, isPostgresUnavailable, serviceUnavailable } from '../dependency-errors.ts';
+import { DependencyUnavailable, DomainError, type DomainErrorKind } from '../../shared/domain-errors.ts';
+import { isPostgresDataException, isPostgresUnavailable, serviceUnavailable } from '../dependency-errors.ts';
 import { HttpProblem, serializeProblem } from '../problem.ts';
+
+const statusOfKind: Record<DomainErrorKind, number> = {
+  malformed: 400,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  invalid: 422,
+  'rate-limited': 429,
+  'upstream-failed': 502,
+  'upstream-timed-out': 504,
+};
+
+/** The one mapping of domain errors to HTTP: a status per kind, the code as the type's slug, Retry-After as a header. */
+function problemOfDomainError(error: DomainError): HttpProblem {
+  return new HttpProblem(statusOfKind[error.kind], error.code, error.detail, {
+    ...(error.title === undefined ? {} : { title: error.title }),
+    ...(error.errors === undefined ? {} : { errors: error.errors }),
+    extensions: error.members,
+    headers: error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) },
+  });
+}
+
+/**
+ * The problem a domain error, or a problem the HTTP layer raised itself, stands for. Undefined for
+ * anything else (an outage, a bug, a framework error), which problemFor below answers all the same.
+ */
+export function knownProblem(error: unknown): HttpProblem | undefined {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof DomainError) return problemOfDomainError(error);
+  return undefined;
+}
 
 /** Fastify's own errors, translated into problems a client can act on. */
 function fromFastifyError(error: FastifyError): HttpProblem | undefined {
@@ -32,7 +64,8 @@ function fromFastifyError(error: FastifyError): HttpProblem | undefined {
  * else unexpected is a 500 logged with its stack.
  */
 export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger): HttpProblem {
-  if (error instanceof HttpProblem) return error;
+  const known = knownProblem(error);
+  if (known) return known;
   if (error instanceof DependencyUnavailable || isPostgresUnavailable(error)) {
     const dependency = error instanceof DependencyUnavailable ? error.dependency : 'postgres';
     const cause = error instanceof DependencyUnavailable ? error.cause : error;

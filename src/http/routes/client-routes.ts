@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
 import type { RouteModule } from '../app.ts';
-import { conflict, problemDetailsSchema } from '../problem.ts';
+import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { ConflictError } from '../../shared/domain-errors.ts';
 import { pagingQuerySchema } from '../../shared/paging.ts';
 import {
   clientApiKeyRotationSchema,
@@ -63,7 +64,7 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     effect: async (ctx, trx) => {
       // An operator that locks itself out can only be let back in from the CLI.
       if (ctx.params.client_id.toLowerCase() === ctx.caller.clientId) {
-        throw conflict('cannot-disable-self', 'An operator cannot disable the client it is calling with');
+        throw new ConflictError('cannot-disable-self', 'An operator cannot disable the client it is calling with');
       }
       const client = await disableClient(trx, ctx.params.client_id, { actor: clientActor(ctx.caller.clientId), reason: ctx.body.reason });
       return { status: 200, body: { client } };

@@ -4,7 +4,7 @@ import { defineRoute } from '../route.ts';
 import { deductionDataResponseSchema } from '../../deduction-data/deduction-data-resource.ts';
 import { getDeductionData, requireProvidersPayroll } from '../../deduction-data/deduction-data-service.ts';
 import { findInstructionFile } from '../../instructions/instruction-repository.ts';
-import { notFound } from '../problem.ts';
+import { NotFoundError } from '../../shared/domain-errors.ts';
 import { isoDateSchema } from '../../shared/schemas.ts';
 
 export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
@@ -56,7 +56,7 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
     handler: async ({ params, query, caller, reply }) => {
       await requireProvidersPayroll(deps.db, caller, params.payroll_id);
       const file = await findInstructionFile(deps.db, params.payroll_id, query.pay_date, query.version);
-      if (!file) throw notFound(`Instruction file for ${query.pay_date}`);
+      if (!file) throw new NotFoundError(`Instruction file for ${query.pay_date}`);
       return reply
         .code(200)
         .header('content-type', 'text/csv; charset=utf-8')

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { RouteModule } from '../app.ts';
-import { notFound, problemDetailsSchema } from '../problem.ts';
+import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { NotFoundError } from '../../shared/domain-errors.ts';
 import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
 import { uuidSchema, isUuid } from '../../shared/schemas.ts';
 import { eventEnvelopeSchema, eventsPageSchema, eventTypeSchema, toEventResource } from '../../events/event-resource.ts';
@@ -34,7 +35,7 @@ export const registerEventRoutes: RouteModule = (app, deps) => {
     handler: async (ctx) => {
       const { event_id: eventId } = ctx.params;
       const event = isUuid(eventId) ? await findEvent(deps.db, ctx.caller.clientId, eventId) : undefined;
-      if (!event) throw notFound(`Event ${eventId}`);
+      if (!event) throw new NotFoundError(`Event ${eventId}`);
       return { status: 200, body: { event: toEventResource(event) } };
     },
   });

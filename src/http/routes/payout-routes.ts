@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
 import type { RouteModule } from '../app.ts';
-import { notFound, problemDetailsSchema } from '../problem.ts';
+import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { NotFoundError } from '../../shared/domain-errors.ts';
 import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
 import { currencySchema, isUuid } from '../../shared/schemas.ts';
 import { findPayout, listPayoutItems, listPayouts } from '../../payouts/payout-repository.ts';
@@ -40,7 +41,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     handler: async (ctx) => {
       const { payout_id: payoutId } = ctx.params;
       const payout = isUuid(payoutId) ? await findPayout(deps.db, ctx.caller.clientId, payoutId) : undefined;
-      if (!payout) throw notFound(`Payout ${payoutId}`);
+      if (!payout) throw new NotFoundError(`Payout ${payoutId}`);
       const items = await listPayoutItems(deps.db, payout.id);
       return { status: 200, body: { payout: toPayoutResource(payout, items) } };
     },

@@ -3,16 +3,16 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { z } from 'zod';
-import { errorsPlugin } from '../http/plugins/errors.ts';
-import { fieldErrorsFromZod, HttpProblem } from '../http/problem.ts';
 import {
   employeePushRecordSchema,
   enablementRequestSchema,
   fullAvailabilityRequestSchema,
   lightAvailabilityRequestSchema,
 } from '../payroll-providers/reference-schemas.ts';
-import type { SandboxDirectory } from './sandbox-directory.ts';
-import { SandboxPayrollProvider, type SandboxPush } from './sandbox-provider.ts';
+import type { SandboxDirectory } from '../sandbox/sandbox-directory.ts';
+import { SandboxPayrollProvider, type SandboxPush } from '../sandbox/sandbox-provider.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { fieldErrorsFromZod, HttpProblem } from './problem.ts';
 
 export interface SandboxProviderOptions {
   directory: SandboxDirectory;
@@ -88,7 +88,9 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 /**
  * Starts the sandbox payroll provider: a Fastify server of its own (never the service's app)
  * answering the reference operations on the same paths our adapter calls, behind its own
- * client-credentials token endpoint that issues opaque tokens.
+ * client-credentials token endpoint that issues opaque tokens. It sits with the HTTP layer because
+ * it answers the sandbox provider's refusals the way this service answers its own, through the
+ * same error plugin.
  */
 export async function startSandboxProvider(options: SandboxProviderOptions): Promise<RunningSandboxProvider> {
   const provider = new SandboxPayrollProvider(options.directory);
