@@ -1,16 +1,25 @@
 import { Writable } from 'node:stream';
+import { Worker } from 'bullmq';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lockJobId, lockPayDateJob } from '../../src/deductions/nightly-flow.ts';
 import { insertRunWithDuePayDates, readRunProgress } from '../../src/deductions/nightly-run-repository.ts';
 import { loadNightlySummary } from '../../src/deductions/nightly-service.ts';
-import { producerConnection } from '../../src/queue/connections.ts';
-import { createQueue, queueNames } from '../../src/queue/queues.ts';
+import { producerConnection, workerConnection } from '../../src/queue/connections.ts';
+import {
+  createQueue,
+  LOCK_DURATION_MS,
+  MAX_STALLED_COUNT,
+  queueNames,
+  STALLED_INTERVAL_MS,
+  STALLED_RECOVERY_PROMISE_MS,
+  stalledRecoveryBoundMs,
+} from '../../src/queue/queues.ts';
 import { startWorkers, type WorkerHost } from '../../src/queue/worker-host.ts';
 import { monitorDependencies } from '../../src/runtime/dependency-health.ts';
 import { pingRedis, type Runtime } from '../../src/runtime/runtime.ts';
-import { requestEventDispatch } from '../../src/webhooks/webhook-jobs.ts';
+import { dispatchEventsJob, requestEventDispatch } from '../../src/webhooks/webhook-jobs.ts';
 import { createBiller } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { newBiller, pause, recordEvent, until } from '../webhooks/webhook-test-kit.ts';
@@ -130,6 +139,54 @@ describe('workers while the database is down', () => {
       await host?.close();
       host = undefined;
       runtime.health.close();
+    }
+  });
+});
+
+describe('stalled jobs', () => {
+  it('are recovered within 30 s by the settings every worker of the host runs with', async () => {
+    // The bound's premise: a job is marked by a check before its lock can run out.
+    expect(2 * STALLED_INTERVAL_MS).toBeLessThan(LOCK_DURATION_MS);
+    expect(STALLED_RECOVERY_PROMISE_MS).toBe(30_000);
+    expect(stalledRecoveryBoundMs()).toBe(LOCK_DURATION_MS + 2 * STALLED_INTERVAL_MS);
+    expect(stalledRecoveryBoundMs()).toBeLessThanOrEqual(STALLED_RECOVERY_PROMISE_MS);
+
+    host = await startWorkers(capturingRuntime().runtime, { schedule: false });
+    expect(host.workers.map((worker) => worker.name).sort()).toEqual(Object.values(queueNames).sort());
+    for (const worker of host.workers) {
+      expect(worker.opts).toMatchObject({
+        lockDuration: LOCK_DURATION_MS,
+        lockRenewTime: LOCK_DURATION_MS / 2,
+        stalledInterval: STALLED_INTERVAL_MS,
+        maxStalledCount: MAX_STALLED_COUNT,
+      });
+    }
+  });
+
+  it('are logged once each as they are recovered, naming the queue, the job and its id', async () => {
+    const dispatch = createQueue(queueNames.webhookDispatch, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
+    // A worker takes the job and then stops renewing its lock, as a killed one would: a job fetched
+    // by hand is never renewed.
+    const dead = new Worker(queueNames.webhookDispatch, null, { connection: workerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX, lockDuration: 500 });
+    try {
+      await dispatch.add(dispatchEventsJob, {}, { jobId: 'stalled-dispatch' });
+      expect((await dead.getNextJob('dead-worker-token'))?.id).toBe('stalled-dispatch');
+      expect(await dispatch.getJobState('stalled-dispatch')).toBe('active');
+
+      const { runtime, lines } = capturingRuntime();
+      host = await startWorkers(runtime, { schedule: false, lockDurationMs: 1_000, stalledIntervalMs: 200 });
+      await until(() => dispatch.getJobState('stalled-dispatch'), (state) => state === 'completed', 10_000);
+      // The line is written once the job is read back, which may be after the job has run again.
+      const stalled = await until(
+        () => lines.filter((line) => line.event === 'job_stalled'),
+        (found) => found.length > 0,
+      );
+      expect(stalled).toEqual([
+        expect.objectContaining({ level: 40, queue: queueNames.webhookDispatch, job: dispatchEventsJob, jobId: 'stalled-dispatch', stalledCount: 1 }),
+      ]);
+    } finally {
+      await dead.close();
+      await dispatch.close();
     }
   });
 });
