@@ -2,20 +2,15 @@ import type { Executor } from '../db/connection.ts';
 
 /**
  * Employees of the directory holding this national registration number (normalised, as stored; one
- * per provider at most), with what the matching rule compares next. Providers that answered for
- * their own employees can be left out.
+ * per provider at most), with what the matching rule compares next and the provider each belongs to.
  */
-export async function findEmployeesByNationalRegistrationNumber(
-  db: Executor,
-  nationalRegistrationNumber: string,
-  excludeProviderIds: readonly string[] = [],
-) {
-  let query = db
+export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string) {
+  return db
     .selectFrom('employees')
     .select(['id', 'payroll_provider_id', 'date_of_birth', 'family_name'])
-    .where('national_registration_number', '=', nationalRegistrationNumber);
-  if (excludeProviderIds.length > 0) query = query.where('payroll_provider_id', 'not in', excludeProviderIds);
-  return query.orderBy('id').execute();
+    .where('national_registration_number', '=', nationalRegistrationNumber)
+    .orderBy('id')
+    .execute();
 }
 
 /** Every employment of these employees, with its employer and payroll, in a stable order. */

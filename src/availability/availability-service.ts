@@ -85,21 +85,35 @@ function providerFailure(failure: unknown): DomainError {
   return new UpstreamError('provider-unavailable', 'A payroll provider could not be asked, and no other source knows this person');
 }
 
+/** A directory employee holding the checked number, and whether the matching rule says it is this person. */
+interface JudgedCandidate {
+  id: string;
+  providerId: string;
+  matches: boolean;
+}
+
 /**
- * The directory's employees who are this person: found by the national registration number, then
- * kept only when date of birth and family name match too (matchesPerson). When nobody holds the
- * number, a stand-in is compared all the same: the work, and so the time, is the same whether the
- * number is unknown, known with other details, or known with these.
+ * The directory's employees holding the national registration number, each judged by the rest of
+ * the rule (matchesPerson: date of birth and family name). When nobody holds the number, a stand-in
+ * is compared all the same: the work, and so the time, is the same whether the number is unknown,
+ * known with other details, or known with these.
  */
-async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, excludeProviderIds: readonly string[] = []): Promise<string[]> {
-  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber, excludeProviderIds);
-  const compared = candidates.length > 0 ? candidates : [{ ...NOBODY, id: null }];
-  const matching: string[] = [];
+async function judgedCandidates(db: Executor, identity: PersonIdentity): Promise<JudgedCandidate[]> {
+  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber);
+  const compared = candidates.length > 0 ? candidates : [{ ...NOBODY, id: null, payroll_provider_id: null }];
+  const judged: JudgedCandidate[] = [];
   for (const candidate of compared) {
     const matches = matchesPerson(candidate, identity);
-    if (matches && candidate.id !== null) matching.push(candidate.id);
+    if (candidate.id !== null && candidate.payroll_provider_id !== null) {
+      judged.push({ id: candidate.id, providerId: candidate.payroll_provider_id, matches });
+    }
   }
-  return matching;
+  return judged;
+}
+
+/** The directory's employees who are this person: the number found them and the rule kept them. */
+async function matchingEmployeeIds(db: Executor, identity: PersonIdentity): Promise<string[]> {
+  return (await judgedCandidates(db, identity)).filter((candidate) => candidate.matches).map((candidate) => candidate.id);
 }
 
 /**
@@ -139,6 +153,13 @@ export async function fullAvailabilityCheck(
  * Light availability check: a yes/no and a count, no personal data. A provider with an API answers
  * for its own employees (its answer is fresher than our copy); for providers without one, or one
  * that failed, our directory answers. The counts are employments as the full check groups them.
+ *
+ * The matching rule decides here too. A provider's light answer carries nothing to compare, so the
+ * directory is asked: when it holds the number at that provider under another date of birth or
+ * family name, the provider matched on less than all three (or on details payroll has since
+ * changed), and its answer counts as not_found, exactly as the full check would answer from the
+ * directory. When the directory does not hold the number there, the provider's own match on all
+ * three (it is asked with them) stands, as a full check would store and then find it.
  */
 export async function lightAvailabilityCheck(
   db: Executor,
@@ -148,25 +169,29 @@ export async function lightAvailabilityCheck(
   const identity = personIdentity(person);
   const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }));
   const failures = failuresOf(calls, deps, 'light availability');
+  const candidates = await judgedCandidates(db, identity);
 
   const statuses: AvailabilityStatus[] = [];
   let employmentCount = 0;
-  const answered: string[] = [];
+  const answered = new Set<string>();
   for (const { provider, outcome } of calls) {
     if (outcome.status !== 'fulfilled') continue;
-    answered.push(provider.id);
+    answered.add(provider.id);
+    const known = candidates.filter((candidate) => candidate.providerId === provider.id);
+    if (known.length > 0 && !known.some((candidate) => candidate.matches)) continue;
     statuses.push(outcome.value.availability_check.availability_status);
     employmentCount += outcome.value.availability_check.employment_count;
   }
 
-  const employeeIds = await matchingEmployeeIds(db, identity, answered);
+  const employeeIds = candidates.filter((candidate) => candidate.matches && !answered.has(candidate.providerId)).map((candidate) => candidate.id);
   const rows = await listEmploymentsOfEmployees(db, employeeIds);
   statuses.push(availabilityStatus({ employeeFound: employeeIds.length > 0, employments: rows.map(standingOf), currency: null }));
   employmentCount += new Set(rows.map((r) => `${r.employee_id}/${r.employer_id}`)).size;
 
   const status = bestAvailabilityStatus(statuses);
   if (status === 'not_found' && failures.length > 0) throw providerFailure(failures[0]);
-  return { availability_check: { availability_status: status, employment_count: employmentCount } };
+  // A not_found carries no count, whatever a provider said: the answer must be the same as for anyone unknown.
+  return { availability_check: { availability_status: status, employment_count: status === 'not_found' ? 0 : employmentCount } };
 }
 
 function standingOf(row: { employment_status: 'active' | 'leaver' | 'unknown'; employer_opt_in: 'pending' | 'opted_in' | 'opted_out'; currency: string }) {

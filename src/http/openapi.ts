@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from './route.ts';
+import { bodyIsOptional, type RouteSpec } from './route.ts';
 import { problemDetailsSchema } from './problem.ts';
 
 type Json = unknown;
@@ -94,7 +94,13 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl: str
       tags: spec.tags,
       parameters: parameters(spec, toSchema),
       ...(spec.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(spec.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: !bodyIsOptional(spec.body),
+              // An optional body is described by what it holds when sent; `required` says it may be left out.
+              content: { 'application/json': { schema: toSchema(spec.body instanceof z.ZodOptional ? spec.body.unwrap() : spec.body, 'input') } },
+            },
+          }
         : {}),
       ...(spec.auth.kind === 'none'
         ? { security: [] }

@@ -125,6 +125,17 @@ function isJson(contentType: string | undefined): boolean {
   return mediaType === 'application/json' || mediaType.endsWith('+json');
 }
 
+/** Whether a route's body may be left out altogether (its schema accepts no body). */
+export function bodyIsOptional(schema: Schema | undefined): boolean {
+  return schema !== undefined && schema.safeParse(undefined).success;
+}
+
+/** A request that sent no body at all: no media type, nothing to read. */
+function sentNoBody(request: FastifyRequest): boolean {
+  const { headers } = request;
+  return headers['content-type'] === undefined && headers['transfer-encoding'] === undefined && Number(headers['content-length'] ?? 0) === 0;
+}
+
 export type EffectRunner = (
   ctx: RouteContext<any, any, any>,
   spec: EffectRoute<any, any, any>,
@@ -182,13 +193,15 @@ export function defineRoute<BS extends Schema | undefined, QS extends Schema | u
   spec: RouteSpec<BS, QS, PS>,
 ): void {
   app.routeSpecs.push(spec as RouteSpec);
+  const optionalBody = bodyIsOptional(spec.body);
   app.route({
     method: spec.method,
     url: spec.url,
     config: { spec: spec as RouteSpec },
     bodyLimit: bodyLimitOf(spec, app.largestBodyBytes),
     handler: async (request, reply) => {
-      if (spec.body && !isJson(request.headers['content-type'])) {
+      // A route whose body is optional takes a call without one; any body it gets must be JSON.
+      if (spec.body && !isJson(request.headers['content-type']) && !(optionalBody && sentNoBody(request))) {
         throw new HttpProblem(415, 'unsupported-media-type', 'Send the body as application/json');
       }
       const params = parsePart(spec.params, request.params, 'path');

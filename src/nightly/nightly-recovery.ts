@@ -2,8 +2,14 @@ import { getNextMillis, Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../queue/job-catalogue.ts';
-import { findLatestRun, hasPayDatesDueForLock, listUnfinishedRuns } from './nightly-run-repository.ts';
-import { recoverRun } from './nightly-service.ts';
+import {
+  findLatestRun,
+  finishRunIfResolved,
+  hasPayDatesDueForLock,
+  listPendingPayDatesOfPastRuns,
+  listUnfinishedRuns,
+} from './nightly-run-repository.ts';
+import { recoverRun, recoverRunPayDates, type PendingPayDateRow } from './nightly-service.ts';
 
 export interface ScheduledTrigger {
   /** The run date that trigger would have run (its calendar date in the service time zone). */
@@ -83,6 +89,46 @@ export async function recoverUnfinishedRuns(
     if (recovery.finished) total.runsFinished += 1;
     total.requeued += recovery.requeued;
     total.failuresRecorded += recovery.failuresRecorded;
+  }
+  return total;
+}
+
+/** How many days back the watchdog looks for run dates whose pay dates were left unlocked. */
+export const PAST_RUN_LOOK_BACK_DAYS = 7;
+
+export interface PastRunsRecovery {
+  requeued: number;
+  failuresRecorded: number;
+}
+
+/**
+ * A pay date due on a past run date (within the look-back) that is still unlocked, whose latest run
+ * still calls it pending and for which Redis holds no live lock job, is queued again against that
+ * run under the next job id, however the rest of the run is doing. recoverUnfinishedRuns looks at a
+ * run only once the whole run has stopped making progress; a pay date whose lock date has passed
+ * should not wait on its neighbours. A pay date whose lock is recorded as failed is left alone, for
+ * an operator (or the next nightly run): queuing it again every look would only repeat the failure.
+ * A run started after `startedBefore` is left alone: its trigger queues its jobs just after the run's
+ * row commits.
+ */
+export async function recoverPastRunPayDates(
+  db: Database,
+  payDates: Queue,
+  options: { today: string; startedBefore: Date; lookBackDays?: number },
+): Promise<PastRunsRecovery> {
+  const rows = await listPendingPayDatesOfPastRuns(db, {
+    today: options.today,
+    days: options.lookBackDays ?? PAST_RUN_LOOK_BACK_DAYS,
+    startedBefore: options.startedBefore,
+  });
+  const byRun = new Map<string, PendingPayDateRow[]>();
+  for (const row of rows) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
+  const total: PastRunsRecovery = { requeued: 0, failuresRecorded: 0 };
+  for (const [runId, pending] of byRun) {
+    const recovery = await recoverRunPayDates(db, payDates, runId, pending);
+    total.requeued += recovery.requeued;
+    total.failuresRecorded += recovery.failuresRecorded;
+    if (recovery.failuresRecorded > 0) await finishRunIfResolved(db, runId);
   }
   return total;
 }

@@ -177,6 +177,31 @@ export async function claimJobRequeue(db: Executor, runId: string, pair: PayDate
   return row?.job_requeues;
 }
 
+/**
+ * Pay dates still unlocked that the latest run to take them on, dated within `days` days before
+ * `today` and started before `startedBefore`, still calls pending. Latest: a pay date a later run
+ * took on again (every run takes each due unlocked pay date) belongs to that run. A pay date whose
+ * latest run recorded its lock as failed is not listed: that failure stands until an operator, or
+ * the next nightly run, tries again. Only the rows of the look-back's runs are read.
+ */
+export async function listPendingPayDatesOfPastRuns(db: Executor, window: { today: string; days: number; startedBefore: Date }) {
+  const result = await sql<{ run_id: string; payroll_id: string; pay_date: string; job_requeues: number }>`
+    select latest.run_id, latest.payroll_id, latest.pay_date, latest.job_requeues
+    from (
+      select distinct on (p.payroll_id, p.pay_date)
+             p.run_id, p.payroll_id, p.pay_date, p.outcome, p.job_requeues, r.run_date, r.started_at
+      from nightly_runs r
+      join nightly_run_pay_dates p on p.run_id = r.id
+      join pay_dates d on d.payroll_id = p.payroll_id and d.pay_date = p.pay_date
+      where r.run_date >= ${window.today}::date - ${window.days}::int and d.locked_at is null
+      order by p.payroll_id, p.pay_date, r.started_at desc
+    ) latest
+    where latest.run_date < ${window.today}::date and latest.outcome = 'pending' and latest.started_at < ${window.startedBefore}
+    order by latest.run_id, latest.payroll_id, latest.pay_date
+  `.execute(db);
+  return result.rows;
+}
+
 /** Unfinished runs with when each last made progress (a pay date resolved, or its start). */
 export async function listUnfinishedRuns(db: Executor) {
   return db

@@ -147,20 +147,26 @@ async function jobStates(queue: Queue, ids: readonly string[]): Promise<string[]
   return states;
 }
 
+/** Pending pay dates of one run, as the run's rows hold them. */
+export type PendingPayDateRow = Pick<NightlyRunPayDateRow, 'payroll_id' | 'pay_date' | 'job_requeues'>;
+
 /**
- * Makes Redis match what the database says of a run: every pending pay date has a job that will
- * run. A job that is gone (Redis lost its data), or finished while the database still calls its
- * pay date pending (a database restored from before the job ran), is queued again under a new id;
- * a job that failed for good without the database hearing of it (its worker could not write the
- * failure) has the failure recorded, unless it failed for want of a connection, which is retried.
+ * Gives each of these pending pay dates of a run a job that will run, where Redis has none. A job
+ * that is gone (Redis lost its data), or finished while the database still calls its pay date
+ * pending (a database restored from before the job ran), is queued again under the next id; a job
+ * that failed for good without the database hearing of it (its worker could not write the failure)
+ * has the failure recorded, unless it failed for want of a connection, which is retried.
  */
-export async function recoverRun(db: Database, payDates: Queue, runId: string): Promise<RunRecovery> {
-  const recovery: RunRecovery = { finished: false, requeued: 0, failuresRecorded: 0 };
-  if (await finishRunIfResolved(db, runId)) return { ...recovery, finished: true };
-  const pending = await listPendingPayDates(db, runId);
+export async function recoverRunPayDates(
+  db: Database,
+  payDates: Queue,
+  runId: string,
+  pending: readonly PendingPayDateRow[],
+): Promise<{ requeued: number; failuresRecorded: number }> {
   const ids = pending.map((row) => lockJobId(runId, { payrollId: row.payroll_id, payDate: row.pay_date }, row.job_requeues));
   const states = await jobStates(payDates, ids);
   const requeue: Array<PayDatePair & { requeues: number }> = [];
+  let failuresRecorded = 0;
   for (const [i, row] of pending.entries()) {
     const state = states[i]!;
     if (LIVE_JOB_STATES.has(state)) continue;
@@ -168,22 +174,28 @@ export async function recoverRun(db: Database, payDates: Queue, runId: string): 
     if (state === 'failed') {
       const reason = (await Job.fromId(payDates, ids[i]!))?.failedReason ?? 'failed';
       if (!isConnectionError(reason)) {
-        if (await markPayDateFailed(db, runId, pair, reason)) recovery.failuresRecorded += 1;
+        if (await markPayDateFailed(db, runId, pair, reason)) failuresRecorded += 1;
         continue;
       }
     }
     if (row.job_requeues >= MAX_JOB_REQUEUES) {
       const reason = `its job was lost, or failed without reaching the database, ${row.job_requeues + 1} times`;
-      if (await markPayDateFailed(db, runId, pair, reason)) recovery.failuresRecorded += 1;
+      if (await markPayDateFailed(db, runId, pair, reason)) failuresRecorded += 1;
       continue;
     }
     const claimed = await claimJobRequeue(db, runId, pair, row.job_requeues);
     if (claimed !== undefined) requeue.push({ ...pair, requeues: claimed });
   }
   await enqueueLockJobs(payDates, runId, requeue);
-  recovery.requeued = requeue.length;
-  if (recovery.failuresRecorded > 0) recovery.finished = await finishRunIfResolved(db, runId);
-  return recovery;
+  return { requeued: requeue.length, failuresRecorded };
+}
+
+/** Makes Redis match what the database says of a run: every pending pay date has a job that will run. */
+export async function recoverRun(db: Database, payDates: Queue, runId: string): Promise<RunRecovery> {
+  if (await finishRunIfResolved(db, runId)) return { finished: true, requeued: 0, failuresRecorded: 0 };
+  const { requeued, failuresRecorded } = await recoverRunPayDates(db, payDates, runId, await listPendingPayDates(db, runId));
+  const finished = failuresRecorded > 0 ? await finishRunIfResolved(db, runId) : false;
+  return { finished, requeued, failuresRecorded };
 }
 
 export interface NightlySummary {

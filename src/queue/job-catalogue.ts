@@ -76,6 +76,22 @@ export const STALLED_INTERVAL_MS = 5_000;
  */
 export const MAX_STALLED_COUNT = 2;
 
+/** What the service promises: a dead worker's job is back in the queue within this. */
+export const STALLED_RECOVERY_PROMISE_MS = 30_000;
+
+/**
+ * The longest a job waits, after its worker's last lock renewal, before a running worker hands it to
+ * the queue again. The lock runs out `lockDurationMs` after that renewal, and the first stalled check
+ * after that moves the job (each check marks the active jobs; the next one moves those still without
+ * a lock, and by then this one was marked, since checks come faster than locks run out). Checks come
+ * an interval apart, but once may come two apart: a worker skips its check while another worker's
+ * last check is less than an interval old, and when that other worker is the one that died, the next
+ * check is the survivor's following one.
+ */
+export function stalledRecoveryBoundMs(lockDurationMs = LOCK_DURATION_MS, stalledIntervalMs = STALLED_INTERVAL_MS): number {
+  return lockDurationMs + 2 * stalledIntervalMs;
+}
+
 // BullMQ job ids may not contain ':' (its key separator), hence the dots in every id below.
 
 // ---- 1. Nightly trigger (queue nightly) ----

@@ -3,7 +3,15 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
-import { catchUpMissedRun, recoverUnfinishedRuns, type RunsRecovery } from '../nightly/nightly-recovery.ts';
+import { serviceToday } from '../calendars/lock-date.ts';
+import {
+  catchUpMissedRun,
+  PAST_RUN_LOOK_BACK_DAYS,
+  recoverPastRunPayDates,
+  recoverUnfinishedRuns,
+  type PastRunsRecovery,
+  type RunsRecovery,
+} from '../nightly/nightly-recovery.ts';
 import { isConnectionError, type DependencyHealth } from '../runtime/dependency-health.ts';
 import { requestDispatchOfStaleEvents, requeueLostDeliveries } from '../webhooks/webhook-jobs.ts';
 import { recurringSchedules, type QueueName } from '../queue/job-catalogue.ts';
@@ -12,8 +20,13 @@ import { ensureSchedules } from '../queue/schedules.ts';
 export interface WatchdogSettings {
   /** How often it looks. */
   intervalMs: number;
-  /** An unfinished nightly run that has resolved no pay date for this long has its jobs checked. */
+  /**
+   * An unfinished nightly run that has resolved no pay date for this long has its jobs checked; so,
+   * whatever the run's progress, do the pending pay dates of a past run date started this long ago.
+   */
   stuckAfterMs: number;
+  /** How many days back those past run dates go. */
+  pastRunLookBackDays: number;
   /** An outbox event undispatched for this long means the dispatcher is not running: ask for it. */
   undispatchedAfterMs: number;
   /** Keep the job schedulers and catch up a nightly run that never started (the `work` process). */
@@ -26,6 +39,7 @@ export interface WatchdogSettings {
 export const defaultWatchdogSettings: WatchdogSettings = {
   intervalMs: 30_000,
   stuckAfterMs: 60_000,
+  pastRunLookBackDays: PAST_RUN_LOOK_BACK_DAYS,
   undispatchedAfterMs: 30_000,
   schedules: true,
   catchUpGraceMs: 10 * 60_000,
@@ -48,6 +62,8 @@ export interface WatchdogTick {
   redisDataLost: boolean;
   schedulersWritten: string[];
   runs: RunsRecovery;
+  /** Pending pay dates of past run dates (the look-back) without a live job. */
+  pastRunPayDates: PastRunsRecovery;
   catchUpRunDate: string | null;
   dispatchRequested: boolean;
   deliveriesRequeued: number;
@@ -60,6 +76,7 @@ export interface Watchdog {
 }
 
 const noRuns: RunsRecovery = { runsChecked: 0, runsFinished: 0, requeued: 0, failuresRecorded: 0 };
+const noPastRunPayDates: PastRunsRecovery = { requeued: 0, failuresRecorded: 0 };
 
 /**
  * The database is the source of truth; Redis holds the jobs that carry it out and can lose them
@@ -69,7 +86,9 @@ const noRuns: RunsRecovery = { runsChecked: 0, runsFinished: 0, requeued: 0, fai
  * - the job schedulers (nightly trigger, payouts, reconciliation sweep, webhook dispatch, purge),
  *   re-created when missing;
  * - a lock job for every pending pay date of an unfinished nightly run, when that run has stopped
- *   making progress or Redis lost its data (and the run finished once nothing is pending);
+ *   making progress or Redis lost its data (and the run finished once nothing is pending), and
+ *   whatever its progress for one of a past run date (the last week) that is still unlocked, unless
+ *   its lock is recorded as failed: that is left for an operator;
  * - the nightly trigger of a run date whose scheduled trigger never ran;
  * - a dispatcher run when outbox events wait too long, and after a loss of data a job for every
  *   pending webhook delivery whose job is gone.
@@ -96,6 +115,7 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
       redisDataLost: false,
       schedulersWritten: [],
       runs: noRuns,
+      pastRunPayDates: noPastRunPayDates,
       catchUpRunDate: null,
       dispatchRequested: false,
       deliveriesRequeued: 0,
@@ -129,6 +149,18 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
       logger.warn(
         { event: 'nightly_jobs_recovered', ...result.runs },
         `nightly run pay dates without a live job: ${result.runs.requeued} queued again, ${result.runs.failuresRecorded} recorded as failed`,
+      );
+    }
+
+    result.pastRunPayDates = await recoverPastRunPayDates(db, queues['pay-dates'], {
+      today: serviceToday(now, config.SERVICE_TIME_ZONE),
+      startedBefore: new Date(now.getTime() - settings.stuckAfterMs),
+      lookBackDays: settings.pastRunLookBackDays,
+    });
+    if (result.pastRunPayDates.requeued > 0 || result.pastRunPayDates.failuresRecorded > 0) {
+      logger.warn(
+        { event: 'past_run_pay_dates_recovered', ...result.pastRunPayDates },
+        `unlocked pay dates of past run dates without a live job: ${result.pastRunPayDates.requeued} queued again, ${result.pastRunPayDates.failuresRecorded} recorded as failed`,
       );
     }
 
@@ -166,7 +198,16 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
       } else {
         logger.error({ err: error }, 'watchdog look failed');
       }
-      return { skipped: true, redisDataLost: false, schedulersWritten: [], runs: noRuns, catchUpRunDate: null, dispatchRequested: false, deliveriesRequeued: 0 };
+      return {
+        skipped: true,
+        redisDataLost: false,
+        schedulersWritten: [],
+        runs: noRuns,
+        pastRunPayDates: noPastRunPayDates,
+        catchUpRunDate: null,
+        dispatchRequested: false,
+        deliveriesRequeued: 0,
+      };
     }
   }
 

@@ -596,6 +596,37 @@ describe('who may learn what: the matching rule', () => {
     }
   });
 
+  it("does not show a provider's light answer that our rule would not match, and shows it when it would", async () => {
+    // The provider matched on the number alone; the directory knows that number there by other details.
+    const world = await createEmploymentWorld(t.db);
+    await t.db.updateTable('payroll_providers').set({ api_base_url: 'https://provider.example' }).where('id', '=', world.provider.id).execute();
+    const asked: unknown[] = [];
+    fakeAdapters.set(world.provider.id, {
+      lightAvailability: async (request) => {
+        asked.push(request);
+        return { availability_check: { availability_status: 'confirmed', employment_count: 1 } };
+      },
+    });
+    const light = async (body: Record<string, unknown>) => {
+      const response = await injectJson(t.app, { method: 'POST', url: '/deductions/availability/light', headers, body: { availability_check: body } });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json();
+    };
+    try {
+      const nothing = { availability_check: { availability_status: 'not_found', employment_count: 0 } };
+      const wrongBirthDate = { ...identityOf(world.employee), date_of_birth: '1990-06-01' };
+      expect(await light(wrongBirthDate)).toEqual(nothing);
+      expect(await light({ ...identityOf(world.employee), family_name: 'Somebody' })).toEqual(nothing);
+      // The provider was asked, and said yes: the rule, not the provider, decided.
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toEqual({ availability_check: wrongBirthDate });
+      // All three right: the provider's answer for its own employee is the answer.
+      expect(await light(identityOf(world.employee))).toEqual({ availability_check: { availability_status: 'confirmed', employment_count: 1 } });
+    } finally {
+      fakeAdapters.delete(world.provider.id);
+    }
+  });
+
   it('takes no Idempotency-Key: every check is answered afresh, stored nowhere, and marked not to be cached', async () => {
     const world = await createEmploymentWorld(t.db);
     const key = crypto.randomUUID();

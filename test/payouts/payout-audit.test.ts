@@ -116,6 +116,50 @@ describe('marking a payout through the API', () => {
     });
   });
 
+  it('records the reason given to marking paid, like the CLI --reason; the call without a body, or with {}, records none', async () => {
+    const { payoutId } = await pendingPayout();
+    const response = await mark(payoutId, 'paid', { reason: '  statement line 2026-12-02 #91 ' });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().payout.status).toBe('paid');
+    expect(await auditOf(payoutId)).toEqual([
+      expect.objectContaining({ actor_kind: 'client', actor: operator.clientId, action: 'payout.marked_paid', reason: 'statement line 2026-12-02 #91' }),
+    ]);
+
+    const empty = await pendingPayout();
+    expect((await mark(empty.payoutId, 'paid', {})).statusCode).toBe(200);
+    expect(await auditOf(empty.payoutId)).toEqual([expect.objectContaining({ action: 'payout.marked_paid', reason: null })]);
+  });
+
+  it('refuses a paid mark whose body is not the documented one, and nothing changes or is recorded', async () => {
+    const { payoutId } = await pendingPayout();
+    for (const body of [{ reason: '' }, { reason: 42 }, { reason: 'x'.repeat(501) }, { reason: 'ok', note: 'unknown field' }]) {
+      const response = await mark(payoutId, 'paid', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+    const text = await t.app.inject({
+      method: 'POST',
+      url: `/payouts/${payoutId}/paid`,
+      headers: { ...operatorHeaders, 'content-type': 'text/plain' },
+      payload: 'paid, statement line 7',
+    });
+    expect(text.statusCode).toBe(415);
+    expect((await t.db.selectFrom('payouts').select('status').where('id', '=', payoutId).executeTakeFirstOrThrow()).status).toBe('pending');
+    expect(await auditOf(payoutId)).toEqual([]);
+  });
+
+  it('documents the optional body of marking paid in the OpenAPI document', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operation = document.paths['/payouts/{payout_id}/paid'].post;
+    expect(operation.requestBody.required).toBe(false);
+    const schema = operation.requestBody.content['application/json'].schema;
+    const resolved = schema.$ref ? document.components.schemas[schema.$ref.slice('#/components/schemas/'.length)] : schema;
+    expect(resolved).toMatchObject({ type: 'object', properties: { reason: expect.objectContaining({ type: 'string', maxLength: 500 }) } });
+    expect(resolved.required ?? []).not.toContain('reason');
+    // The failed mark's body stays required.
+    expect(document.paths['/payouts/{payout_id}/failed'].post.requestBody.required).toBe(true);
+  });
+
   it('records the operator and the reason of marking failed, and how much became due again', async () => {
     const { payoutId, paymentId } = await pendingPayout(3100);
     const response = await mark(payoutId, 'failed', { reason: 'Beneficiary account closed (bank return code AC04)' });

@@ -24,6 +24,7 @@ import {
 } from '../../src/reports/reconciliation-report.ts';
 import {
   createBiller,
+  createCollectionAccount,
   createCollectionAttemptRow,
   createEmployee,
   createEmployer,
@@ -35,6 +36,7 @@ import {
   createProviderClient,
 } from '../support/factories.ts';
 import { authHeaders, startTestApp, type TestApp } from '../support/test-app.ts';
+import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
 
 const PAY_DATE = '2026-11-27';
 const NEXT_PAY_DATE = '2026-12-24';
@@ -497,5 +499,39 @@ describe('deductions export reconciliation', () => {
     const total = (column: 'collected' | 'requested') => rows.reduce((sum, row) => sum + minor(row[column]), 0);
     expect(total('collected')).toBe(csvTotals(allRows).collected);
     expect(total('requested')).toBe(csvTotals(allRows).requested);
+  });
+
+  it('agrees with what payroll reported once reconciled: collected + held = reported, with money held both ways', async () => {
+    // Through the real lock and reconciliation: an over-deduction (corrected once), a short one, and
+    // a deduction from an employee nothing was asked of.
+    await createCollectionAccount(t.db);
+    const w = await createWorld(t.db, { employees: 3 });
+    const [over, short, stranger] = w.people.map((person) => person.employee.id) as [string, string, string];
+    await w.payment(0, 5_000);
+    await w.payment(1, 10_000);
+    await w.lock(PD1);
+    await w.push(over, PD1, 7_000);
+    await w.push(over, PD1, 6_500);
+    await w.push(short, PD1, 4_000);
+    await w.push(stranger, PD1, 1_234);
+    await w.reconcile(PD1);
+
+    const out = join(dir, 'summary-held.csv');
+    await exportReconciliation(t.db, { payDate: PD1, payrollId: w.payroll.id, summary: true, out });
+    const [row, ...more] = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<(typeof reconciliationSummaryColumns)[number], string>>;
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({
+      payroll_id: w.payroll.id,
+      requested: '150.00',
+      collected: '90.00',
+      // The latest record per employee: 65.00 + 40.00 + 12.34.
+      reported: '117.34',
+      // The current exceptions only: the first record's 20.00 over was superseded by the correction's 15.00.
+      held_over_deductions: '15.00',
+      held_unexpected_employees: '12.34',
+      exceptions: '2',
+      unaccounted: '0.00',
+    });
+    expect(minor(row!.collected) + minor(row!.held_over_deductions) + minor(row!.held_unexpected_employees)).toBe(minor(row!.reported));
   });
 });

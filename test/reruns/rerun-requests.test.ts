@@ -179,3 +179,37 @@ describe('concurrent re-runs of one pay date', () => {
     expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2], files: [1, 2] });
   });
 });
+
+describe('the audit log of re-runs', () => {
+  it('records every request with who asked and why, against the re-run, in the request’s transaction', async () => {
+    const payrollId = await lockedPayDate();
+    const snapshot = await t.db.selectFrom('deduction_snapshots').select('id').where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: '  wrong amount for employee 7 ', requestedBy: 'dana' });
+    const joined = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'late payment request', requestedBy: 'erin' });
+    expect(joined).toMatchObject({ id: first.id, joined: true });
+
+    const entries = await t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', first.id).orderBy('at').orderBy('id').execute();
+    expect(entries).toEqual([
+      expect.objectContaining({
+        actor_kind: 'cli',
+        actor: 'dana',
+        action: 'rerun.requested',
+        resource_type: 'rerun',
+        reason: 'wrong amount for employee 7',
+        before: { payroll_id: payrollId, pay_date: PAY_DATE, snapshot_id: snapshot.id },
+        after: { rerun_request_id: first.requestId, joined: false },
+      }),
+      expect.objectContaining({
+        actor_kind: 'cli',
+        actor: 'erin',
+        action: 'rerun.requested',
+        reason: 'late payment request',
+        after: { rerun_request_id: joined.requestId, joined: true },
+      }),
+    ]);
+
+    // A refused request (no reason) records nothing.
+    await expect(requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: '  ', requestedBy: 'frank' })).rejects.toThrow(/reason/);
+    expect(await t.db.selectFrom('audit_log').select('id').where('actor', '=', 'frank').execute()).toEqual([]);
+  });
+});

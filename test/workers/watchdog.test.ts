@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lastScheduledTrigger } from '../../src/nightly/nightly-recovery.ts';
+import { lastScheduledTrigger, PAST_RUN_LOOK_BACK_DAYS } from '../../src/nightly/nightly-recovery.ts';
 import { findLatestRun, readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
-import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
+import { loadNightlySummary, recordPayDateFailure, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
-import { queueNames } from '../../src/queue/job-catalogue.ts';
+import { lockJobId, lockPayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import type { WorkerHost } from '../../src/workers/worker-host.ts';
 import { composition } from '../../bin/composition.ts';
@@ -11,7 +11,8 @@ import { createBiller, createCollectionAccount } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { newBiller, recordEvent, until } from '../webhooks/webhook-test-kit.ts';
-import { createDuePayrolls, snapshotCounts } from '../queue/nightly-fixtures.ts';
+import { captureLogs } from '../support/log-capture.ts';
+import { createDuePayrolls, snapshotCounts, todayInServiceZone } from '../queue/nightly-fixtures.ts';
 
 let t: TestApp;
 let host: WorkerHost | undefined;
@@ -111,5 +112,72 @@ describe('the watchdog', () => {
     );
     expect(dispatched.dispatched_at).toBeInstanceOf(Date);
     expect(await host.queues[queueNames.webhookDispatch].getJobSchedulers()).toEqual([]);
+  });
+
+  it('queues again an unlocked pay date of a past run date without a live job, against its run, whatever the run is doing; a failed lock is left alone', async () => {
+    const daysBefore = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+    const today = todayInServiceZone();
+    const biller = await createBiller(t.db);
+    const payDates = createQueue(queueNames.payDates, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
+    const pairs = (payrollIds: string[]) => payrollIds.map((payrollId) => ({ payrollId, payDate: '2099-03-26' }));
+    // Runs of past dates, started on them; each has a pay date resolved just now, so none looks
+    // stuck to the whole-run check, which waits for a run to stop making progress.
+    const pastRun = async (runDate: string, payrolls: number) => {
+      const { payrollIds } = await createDuePayrolls(t.db, { billerClientId: biller.clientId, payrolls, employeesPerPayroll: 1, lockDate: runDate, payDate: '2099-03-26' });
+      const { run } = await triggerNightlyRun(t.db, payDates, runDate, { kind: 'manual', by: 'test' });
+      await t.db.updateTable('nightly_runs').set({ started_at: new Date(`${runDate}T01:00:00Z`) }).where('id', '=', run.id).execute();
+      return { run, pairs: pairs(payrollIds) };
+    };
+    try {
+      // A worker has run before: its watchdog knows Redis has lost nothing (a loss would check every run).
+      const before = await composition.startWorkers(runtimeOf(t), { schedule: false });
+      await until(() => before.watchdog.tick(), (tick) => !tick.skipped);
+      await before.close();
+
+      // Two days ago: one pay date's job is lost, one's lock failed for good, one's job waits (delayed).
+      const recent = await pastRun(daysBefore(today, 2), 3);
+      const [lost, failed, waiting] = recent.pairs as [(typeof recent.pairs)[0], (typeof recent.pairs)[0], (typeof recent.pairs)[0]];
+      for (const pair of recent.pairs) await payDates.remove(lockJobId(recent.run.id, pair));
+      await recordPayDateFailure(t.db, recent.run.id, failed, 'no active collection account for GBP');
+      await payDates.add(lockPayDateJob, { runId: recent.run.id, ...waiting }, { jobId: lockJobId(recent.run.id, waiting), delay: 3_600_000 });
+      // Beyond the look-back: a lost job stays lost (as far as this check goes).
+      const old = await pastRun(daysBefore(today, PAST_RUN_LOOK_BACK_DAYS + 3), 2);
+      for (const pair of old.pairs) await payDates.remove(lockJobId(old.run.id, pair));
+      await recordPayDateFailure(t.db, old.run.id, old.pairs[1]!, 'no active collection account for GBP');
+
+      const logs = captureLogs('warn');
+      host = await composition.startWorkers({ ...runtimeOf(t), logger: logs.logger }, { schedule: false, watchdog: { intervalMs: 100 } });
+      const locked = (pair: { payrollId: string; payDate: string }) =>
+        t.db.selectFrom('pay_dates').select('locked_at').where('payroll_id', '=', pair.payrollId).where('pay_date', '=', pair.payDate).executeTakeFirstOrThrow();
+      await until(() => locked(lost), (row) => row.locked_at !== null, 15_000);
+      await host.watchdog.tick();
+      await host.watchdog.tick();
+
+      const rows = await t.db
+        .selectFrom('nightly_run_pay_dates')
+        .select(['run_id', 'payroll_id', 'outcome', 'job_requeues'])
+        .where('run_id', 'in', [recent.run.id, old.run.id])
+        .execute();
+      const rowOf = (runId: string, pair: { payrollId: string }) => rows.find((row) => row.run_id === runId && row.payroll_id === pair.payrollId);
+      // Locked by its own run, through the job queued again under the next id.
+      expect(rowOf(recent.run.id, lost)).toMatchObject({ outcome: 'locked', job_requeues: 1 });
+      expect(await payDates.getJobState(lockJobId(recent.run.id, lost, 1))).toBe('completed');
+      // The failed lock stays failed and unlocked, with no job; the delayed job is left to run.
+      expect(rowOf(recent.run.id, failed)).toMatchObject({ outcome: 'failed', job_requeues: 0 });
+      expect((await locked(failed)).locked_at).toBeNull();
+      expect(await payDates.getJobState(lockJobId(recent.run.id, failed))).toBe('unknown');
+      expect(await payDates.getJobState(lockJobId(recent.run.id, failed, 1))).toBe('unknown');
+      expect(rowOf(recent.run.id, waiting)).toMatchObject({ outcome: 'pending', job_requeues: 0 });
+      expect(await payDates.getJobState(lockJobId(recent.run.id, waiting))).toBe('delayed');
+      // Older than the look-back: not touched.
+      expect(rowOf(old.run.id, old.pairs[0]!)).toMatchObject({ outcome: 'pending', job_requeues: 0 });
+      expect(await payDates.getJobState(lockJobId(old.run.id, old.pairs[0]!, 1))).toBe('unknown');
+
+      expect(logs.lines.filter((line) => line.event === 'past_run_pay_dates_recovered')).toEqual([
+        expect.objectContaining({ requeued: 1, failuresRecorded: 0, msg: 'unlocked pay dates of past run dates without a live job: 1 queued again, 0 recorded as failed' }),
+      ]);
+    } finally {
+      await payDates.close();
+    }
   });
 });

@@ -1,17 +1,28 @@
 import { Writable } from 'node:stream';
+import { Worker } from 'bullmq';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { insertRunWithDuePayDates, readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary } from '../../src/nightly/nightly-service.ts';
-import { producerConnection } from '../../src/runtime/redis-connections.ts';
-import { lockJobId, lockPayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
+import { producerConnection, workerConnection } from '../../src/runtime/redis-connections.ts';
+import {
+  lockJobId,
+  lockPayDateJob,
+  queueNames,
+  LOCK_DURATION_MS,
+  MAX_STALLED_COUNT,
+  STALLED_INTERVAL_MS,
+  STALLED_RECOVERY_PROMISE_MS,
+  stalledRecoveryBoundMs,
+} from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import type { WorkerHost } from '../../src/workers/worker-host.ts';
 import { composition } from '../../bin/composition.ts';
 import { monitorDependencies } from '../../src/runtime/dependency-health.ts';
 import { pingRedis, type Runtime } from '../../src/runtime/runtime.ts';
 import { requestEventDispatch } from '../../src/webhooks/webhook-jobs.ts';
+import { dispatchEventsJob } from '../../src/queue/job-catalogue.ts';
 import { createBiller } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { newBiller, pause, recordEvent, until } from '../webhooks/webhook-test-kit.ts';
@@ -131,6 +142,54 @@ describe('workers while the database is down', () => {
       await host?.close();
       host = undefined;
       runtime.health.close();
+    }
+  });
+});
+
+describe('stalled jobs', () => {
+  it('are recovered within 30 s by the settings every worker of the host runs with', async () => {
+    // The bound's premise: a job is marked by a check before its lock can run out.
+    expect(2 * STALLED_INTERVAL_MS).toBeLessThan(LOCK_DURATION_MS);
+    expect(STALLED_RECOVERY_PROMISE_MS).toBe(30_000);
+    expect(stalledRecoveryBoundMs()).toBe(LOCK_DURATION_MS + 2 * STALLED_INTERVAL_MS);
+    expect(stalledRecoveryBoundMs()).toBeLessThanOrEqual(STALLED_RECOVERY_PROMISE_MS);
+
+    host = await composition.startWorkers(capturingRuntime().runtime, { schedule: false });
+    expect(host.workers.map((worker) => worker.name).sort()).toEqual(Object.values(queueNames).sort());
+    for (const worker of host.workers) {
+      expect(worker.opts).toMatchObject({
+        lockDuration: LOCK_DURATION_MS,
+        lockRenewTime: LOCK_DURATION_MS / 2,
+        stalledInterval: STALLED_INTERVAL_MS,
+        maxStalledCount: MAX_STALLED_COUNT,
+      });
+    }
+  });
+
+  it('are logged once each as they are recovered, naming the queue, the job and its id', async () => {
+    const dispatch = createQueue(queueNames.webhookDispatch, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
+    // A worker takes the job and then stops renewing its lock, as a killed one would: a job fetched
+    // by hand is never renewed.
+    const dead = new Worker(queueNames.webhookDispatch, null, { connection: workerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX, lockDuration: 500 });
+    try {
+      await dispatch.add(dispatchEventsJob, {}, { jobId: 'stalled-dispatch' });
+      expect((await dead.getNextJob('dead-worker-token'))?.id).toBe('stalled-dispatch');
+      expect(await dispatch.getJobState('stalled-dispatch')).toBe('active');
+
+      const { runtime, lines } = capturingRuntime();
+      host = await composition.startWorkers(runtime, { schedule: false, lockDurationMs: 1_000, stalledIntervalMs: 200 });
+      await until(() => dispatch.getJobState('stalled-dispatch'), (state) => state === 'completed', 10_000);
+      // The line is written once the job is read back, which may be after the job has run again.
+      const stalled = await until(
+        () => lines.filter((line) => line.event === 'job_stalled'),
+        (found) => found.length > 0,
+      );
+      expect(stalled).toEqual([
+        expect.objectContaining({ level: 40, queue: queueNames.webhookDispatch, job: dispatchEventsJob, jobId: 'stalled-dispatch', stalledCount: 1 }),
+      ]);
+    } finally {
+      await dead.close();
+      await dispatch.close();
     }
   });
 });

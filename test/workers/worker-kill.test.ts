@@ -71,6 +71,8 @@ describe('a worker process killed mid nightly run', () => {
       5_000,
     );
     expect(stalled.every((line) => line.job === 'lock-pay-date' && line.level === 40)).toBe(true);
+    // One line per recovery: each orphaned job once.
+    expect(orphaned.map((id) => stalled.filter((line) => line.jobId === id).length)).toEqual(orphaned.map(() => 1));
     const recoveredInMs = Math.max(...stalled.map((line) => Number(line.time))) - killedAt;
 
     const summary = await loadNightlySummary(t.db, run.id);

@@ -23,6 +23,13 @@ const markFailedBody = z
   .strictObject({ reason: z.string().trim().min(1).max(500) })
   .meta({ id: 'MarkPayoutFailedRequest' });
 
+// Optional, so the call without a body keeps working; the reason is kept in the audit log, as the
+// CLI's --reason is (e.g. the bank statement line that shows the transfer).
+const markPaidBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(500).optional() })
+  .meta({ id: 'MarkPayoutPaidRequest' })
+  .optional();
+
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 
 export const registerPayoutRoutes: RouteModule = (app, deps) => {
@@ -71,19 +78,24 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payouts/:payout_id/paid',
     operationId: 'mark_payout_paid',
-    summary: 'Operators: the bank made the transfer (pending -> paid); the audit log records the operator',
+    summary:
+      'Operators: the bank made the transfer (pending -> paid), optionally with a reason (no body at all is fine); the audit log records the operator and the reason',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,
+    body: markPaidBody,
     idempotencyKey: 'optional',
     responses: {
       200: { description: 'The payout, now paid', schema: payoutEnvelopeSchema },
       404: { description: 'Payout not found', ...problem },
       409: { description: 'The payout is not pending', ...problem },
+      422: { description: 'Invalid body', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,
-      body: { payout: await markPayoutPaid(trx, ctx.params.payout_id, { actor: clientActor(ctx.caller.clientId) }) },
+      body: {
+        payout: await markPayoutPaid(trx, ctx.params.payout_id, { actor: clientActor(ctx.caller.clientId), reason: ctx.body?.reason ?? null }),
+      },
     }),
   });
 
