@@ -30,7 +30,7 @@ const connecting = [
   'src/db/connection.ts',
   'src/db/admin.ts',
   'src/db/migrator.ts',
-  'src/queue/connections.ts',
+  'src/runtime/redis-connections.ts',
   'src/runtime/runtime.ts',
 ];
 /** Calls that only the database and Redis support make (this file names them, so it is not searched for them). */
@@ -81,7 +81,7 @@ describe('the unit project', () => {
     expect(databaseReach('test/support/runtime.ts')).toEqual([]);
     expect(databaseReach('test/support/test-app.ts')).toEqual(
       expect.arrayContaining([
-        'test/support/test-app.ts imports src/queue/connections.ts',
+        'test/support/test-app.ts imports src/runtime/redis-connections.ts',
         'test/support/test-app.ts imports test/support/database.ts',
       ]),
     );

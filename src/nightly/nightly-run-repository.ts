@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database, Executor } from '../db/connection.ts';
 import type { NightlyRunPayDatesTable, NightlyRunsTable, NightlyRunTrigger } from '../db/tables.ts';
-import type { PayDatePair } from './nightly-flow.ts';
+import type { PayDatePair } from '../queue/job-catalogue.ts';
 
 export type NightlyRunRow = Selectable<NightlyRunsTable>;
 export type NightlyRunPayDateRow = Selectable<NightlyRunPayDatesTable>;

@@ -6,7 +6,7 @@ import { defaultJobOptions, lockJobId, lockPayDateJob } from '../queue/job-catal
 import { isConnectionError } from '../runtime/dependency-health.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { lockPayDate, type LockOutcome } from '../snapshots/freeze-service.ts';
-import type { LockPayDateData, PayDatePair } from './nightly-flow.ts';
+import type { LockPayDateData, PayDatePair } from '../queue/job-catalogue.ts';
 import {
   claimJobRequeue,
   findLatestRun,

@@ -1,6 +1,5 @@
 import type { DefaultJobOptions, JobsOptions, RepeatOptions } from 'bullmq';
 import type { Config } from '../config/config.ts';
-import type { PayDatePair } from '../nightly/nightly-flow.ts';
 import { DELIVERY_ATTEMPTS } from '../webhooks/webhook-retry-schedule.ts';
 
 /**
@@ -95,6 +94,20 @@ export function stalledRecoveryBoundMs(lockDurationMs = LOCK_DURATION_MS, stalle
 // BullMQ job ids may not contain ':' (its key separator), hence the dots in every id below.
 
 // ---- 1. Nightly trigger (queue nightly) ----
+
+/** A payroll's pay date: what every pay-date job is about. */
+export interface PayDatePair {
+  payrollId: string;
+  payDate: string;
+}
+
+/**
+ * What a lock job carries. `runId` names the nightly run (a database row) that the pay date's
+ * outcome is recorded against; a job without one (queued before runs were recorded) only locks.
+ */
+export interface LockPayDateData extends PayDatePair {
+  runId?: string;
+}
 
 export const nightlyTriggerJob = 'nightly-trigger';
 /** When the nightly run starts unless NIGHTLY_CRON says otherwise: 01:00. */
