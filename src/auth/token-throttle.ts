@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { DependencyUnavailable } from '../shared/domain-errors.ts';
-import type { FailureBucket, FailureLimiter } from './rate-limiter.ts';
+import type { FailureBucket, FailureLimiter } from '../shared/rate-limiter.ts';
 
 export interface TokenThrottleLimits {
   /** Failed client authentications one address may make per window (in a burst, then refilling). */

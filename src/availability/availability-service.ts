@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RateLimiter } from '../auth/rate-limiter.ts';
+import { RateLimiter } from '../shared/rate-limiter.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import type { Config } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
@@ -29,7 +29,7 @@ import {
   normaliseNationalRegistrationNumber,
   personIdentity,
   type PersonIdentity,
-} from './person-identity.ts';
+} from '../payrolls/person-identity.ts';
 
 export interface AvailabilityDeps {
   adapterFor: AdapterFactory;

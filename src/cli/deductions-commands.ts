@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { findInstructionFile } from '../instructions/instruction-repository.ts';
-import { runRerunNow, type RerunResult } from '../reruns/rerun-runner.ts';
+import { runRerunNow, type RerunResult } from '../workers/rerun-runner.ts';
 import type { Composition } from '../cli/composition.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';

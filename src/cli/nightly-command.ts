@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '../config/config.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
-import { runNightlyNow } from '../nightly/nightly-runner.ts';
+import { runNightlyNow } from '../workers/nightly-runner.ts';
 import type { NightlySummary } from '../nightly/nightly-service.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import type { Composition } from '../cli/composition.ts';

@@ -3,7 +3,9 @@ import { getNextMillis } from 'bullmq';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
-import { NIGHTLY_CRON_DEFAULT } from '../queue/job-catalogue.ts';
+
+/** When the nightly run starts unless NIGHTLY_CRON says otherwise: 01:00 (the job catalogue lists it with the other crons). */
+export const NIGHTLY_CRON_DEFAULT = '0 1 * * *';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0'])

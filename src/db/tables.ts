@@ -9,7 +9,9 @@ type Json = ColumnType<unknown, string, string>;
 type MinorUnits = number;
 type IsoDate = string;
 
-export type ClientRole = 'biller' | 'payroll_provider' | 'operator';
+import type { ClientRole } from '../shared/caller.ts';
+
+export type { ClientRole };
 
 export interface PayrollProvidersTable {
   id: Generated<string>;

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
-import { FailureLimiter, RateLimiter } from '../auth/rate-limiter.ts';
+import { FailureLimiter, RateLimiter } from '../shared/rate-limiter.ts';
 import type { TokenIssuer } from '../auth/token-issuer.ts';
 import { TokenThrottle } from '../auth/token-throttle.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';

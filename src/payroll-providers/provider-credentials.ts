@@ -1,6 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import { isSealed, SecretsKeyError, type SecretBox } from '../shared/secret-box.ts';
-import { insertPayrollProvider, lockProviderClientSecrets, updateProviderClientSecret } from '../payrolls/directory-repository.ts';
+import { insertPayrollProvider, lockProviderClientSecrets, updateProviderClientSecret } from './provider-repository.ts';
 
 // A provider's api_client_secret is ours to present to it, so it is stored sealed (see
 // src/shared/secret-box.ts) and opened only by the adapter that calls the provider.

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { ContractType, EmploymentStatus, PayrollProvidersTable } from '../db/tables.ts';
-import type { Insertable } from 'kysely';
+import type { ContractType, EmploymentStatus } from '../db/tables.ts';
 import type { ProviderConnection } from '../payroll-providers/adapter.ts';
 
 // The employee directory: employers, payrolls, employees and employments as payroll providers
@@ -14,26 +13,6 @@ export async function listProviderConnections(db: Executor): Promise<ProviderCon
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-}
-
-/** The caller seals api_client_secret first (see provider-credentials.ts). */
-export async function insertPayrollProvider(db: Executor, provider: Insertable<PayrollProvidersTable>) {
-  return db.insertInto('payroll_providers').values(provider).returningAll().executeTakeFirstOrThrow();
-}
-
-/** Providers' stored client secrets, row-locked: for re-sealing them under the current master key. */
-export async function lockProviderClientSecrets(db: Executor) {
-  return db
-    .selectFrom('payroll_providers')
-    .select(['id', 'api_client_secret'])
-    .where('api_client_secret', 'is not', null)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-}
-
-export async function updateProviderClientSecret(db: Executor, providerId: string, apiClientSecret: string) {
-  await db.updateTable('payroll_providers').set({ api_client_secret: apiClientSecret }).where('id', '=', providerId).execute();
 }
 
 export async function findProviderConnection(db: Executor, providerId: string): Promise<ProviderConnection | undefined> {

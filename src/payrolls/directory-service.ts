@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { savePayCalendar } from '../calendars/calendar-service.ts';
 import type { Executor } from '../db/connection.ts';
-import { normaliseNationalRegistrationNumber } from '../availability/person-identity.ts';
+import { normaliseNationalRegistrationNumber } from './person-identity.ts';
 import { toEmployeeUpdatePayload } from './employee-resource.ts';
 import { followEmploymentChange } from './employment-change.ts';
 import {

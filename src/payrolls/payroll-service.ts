@@ -1,6 +1,6 @@
 import { listPayDates } from '../calendars/calendar-repository.ts';
 import type { Executor } from '../db/connection.ts';
-import { normaliseNationalRegistrationNumber } from '../availability/person-identity.ts';
+import { normaliseNationalRegistrationNumber } from './person-identity.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import {

@@ -1,6 +1,27 @@
 import type { DefaultJobOptions, JobsOptions, RepeatOptions } from 'bullmq';
-import type { Config } from '../config/config.ts';
-import { DELIVERY_ATTEMPTS } from '../webhooks/webhook-retry-schedule.ts';
+import { NIGHTLY_CRON_DEFAULT, type Config } from '../config/config.ts';
+
+// ---- Webhook delivery retry policy (used by the deliveries below) ----
+
+export const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+
+/** Waits after the 1st, 2nd, ... failed attempt : about three days in all. */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  14 * HOUR,
+  20 * HOUR,
+  24 * HOUR,
+];
+
+/** The first attempt plus one retry per step of the schedule. */
+export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 
 /**
  * The job catalogue: every queue, job name, job id, schedule and retry policy, in the order a
@@ -110,8 +131,8 @@ export interface LockPayDateData extends PayDatePair {
 }
 
 export const nightlyTriggerJob = 'nightly-trigger';
-/** When the nightly run starts unless NIGHTLY_CRON says otherwise: 01:00. */
-export const NIGHTLY_CRON_DEFAULT = '0 1 * * *';
+/** When the nightly run starts unless NIGHTLY_CRON says otherwise: 01:00 (configuration's default). */
+export { NIGHTLY_CRON_DEFAULT };
 /** The watchdog's trigger for a run date whose scheduled trigger never ran. */
 export const catchUpTriggerJobId = (runDate: string) => `nightly-trigger.catch-up.${runDate}`;
 

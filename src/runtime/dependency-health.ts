@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 
-export type Dependency = 'postgres' | 'redis';
+import type { Dependency } from '../shared/domain-errors.ts';
+
+export type { Dependency };
 export const dependencies: readonly Dependency[] = ['postgres', 'redis'];
 
 /** `unknown` until the first probe has answered. */

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { z } from 'zod';
-import { normaliseFamilyName } from '../availability/person-identity.ts';
+import { normaliseFamilyName } from '../payrolls/person-identity.ts';
 import { fromMajorUnits, TooManyDecimalsError } from '../money/major-units.ts';
 import type {
   availabilityStatusSchema,

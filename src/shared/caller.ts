@@ -1,4 +1,5 @@
-import type { ClientRole } from '../db/tables.ts';
+/** What kind of party a client is: the biller collecting, the payroll provider deducting, or our operator. */
+export type ClientRole = 'biller' | 'payroll_provider' | 'operator';
 
 /** Who is acting: the authenticated client a request acts for. */
 export interface Caller {

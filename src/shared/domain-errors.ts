@@ -1,4 +1,5 @@
-import type { Dependency } from '../runtime/dependency-health.ts';
+/** The services the process depends on, as health reports and outage errors name them. */
+export type Dependency = 'postgres' | 'redis';
 
 /**
  * What the service refuses, or cannot do, in its own terms: a kind, a stable code and a sentence,

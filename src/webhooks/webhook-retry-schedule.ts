@@ -1,22 +1,6 @@
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
+import { DELIVERY_ATTEMPTS, HOUR, RETRY_SCHEDULE_MS, SECOND } from '../queue/job-catalogue.ts';
 
-/** Waits after the 1st, 2nd, ... failed attempt (DESIGN.md section 5): about three days in all. */
-export const RETRY_SCHEDULE_MS: readonly number[] = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  14 * HOUR,
-  20 * HOUR,
-  24 * HOUR,
-];
-
-/** The first attempt plus one retry per step of the schedule. */
-export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
+export { DELIVERY_ATTEMPTS, RETRY_SCHEDULE_MS };
 
 /** Spreads retries ±10% so endpoints that failed together do not all come back in one burst. */
 export const RETRY_JITTER = 0.1;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/auth/rate-limiter.ts';
+import { RateLimiter } from '../../src/shared/rate-limiter.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { defineRoute } from '../../src/http/route.ts';
 import { authHeaders, startTestApp, type TestApp } from '../support/test-app.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
-import { FailureLimiter } from '../../src/auth/rate-limiter.ts';
+import { FailureLimiter } from '../../src/shared/rate-limiter.ts';
 import { clientAddressKey } from '../../src/auth/token-throttle.ts';
 import { createBiller } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';

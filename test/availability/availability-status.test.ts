@@ -6,7 +6,7 @@ import {
   disclosedSalary,
   type EmploymentStanding,
 } from '../../src/availability/availability-status.ts';
-import { isCompleteIdentity, matchesPerson, NOBODY, normaliseFamilyName, personIdentity } from '../../src/availability/person-identity.ts';
+import { isCompleteIdentity, matchesPerson, NOBODY, normaliseFamilyName, personIdentity } from '../../src/payrolls/person-identity.ts';
 
 const standing = (overrides: Partial<EmploymentStanding> = {}): EmploymentStanding => ({
   employmentStatus: 'active',

@@ -13,7 +13,7 @@ import { parseConfig } from '../../src/config/config.ts';
 import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
-import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
+import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatRerunResult } from '../../src/cli/deductions-commands.ts';
-import type { RerunResult } from '../../src/reruns/rerun-runner.ts';
+import type { RerunResult } from '../../src/workers/rerun-runner.ts';
 
 const result: RerunResult = {
   rerunId: 'r-1',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstructionFile } from '../../src/instructions/instruction-service.ts';
 import { sha256Hex } from '../../src/instructions/instruction-file.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
-import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
+import { runRerunNow } from '../../src/workers/rerun-runner.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';

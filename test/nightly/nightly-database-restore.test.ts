@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.ts';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
+import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { connected, createProducerConnection, producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames } from '../../src/queue/job-catalogue.ts';

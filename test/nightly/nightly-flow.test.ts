@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import type { NightlyRunPayDateRow, NightlyRunRow } from '../../src/nightly/nightly-run-repository.ts';
-import { runNightlyNow } from '../../src/nightly/nightly-runner.ts';
+import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import { summarizeNightlyRun, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { lockJobId, queueNames } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';

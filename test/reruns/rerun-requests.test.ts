@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
-import { runRerunNow } from '../../src/reruns/rerun-runner.ts';
+import { runRerunNow } from '../../src/workers/rerun-runner.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, rerunPayDateJob } from '../../src/queue/job-catalogue.ts';

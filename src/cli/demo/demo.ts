@@ -10,7 +10,7 @@ import { serviceToday } from '../../calendars/lock-date.ts';
 import { englandAndWalesBankHolidays } from '../../calendars/uk-bank-holidays.ts';
 import { recreateDatabase } from '../../db/admin.ts';
 import { migrateToLatest } from '../../db/migrator.ts';
-import { runNightlyNow } from '../../nightly/nightly-runner.ts';
+import { runNightlyNow } from '../../workers/nightly-runner.ts';
 import { buildApp } from '../../http/app.ts';
 import { formatMinorUnits } from '../../money/major-units.ts';
 import { httpAdapterFactory } from '../../payroll-providers/http-adapter.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Executor } from '../../db/connection.ts';
 import { findClientByApiKeyHash, findClientById } from '../../auth/clients-repository.ts';
-import type { RateLimiter } from '../../auth/rate-limiter.ts';
+import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import { CLIENT_CACHE_TTL_MS, tokenStillHonoured } from '../../auth/revocation.ts';
 import { hashSecret } from '../../auth/secrets.ts';
 import type { TokenIssuer, VerifiedClaims } from '../../auth/token-issuer.ts';

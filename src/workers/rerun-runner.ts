@@ -3,9 +3,9 @@ import type { Database } from '../db/connection.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { producerConnection, workerConnection } from '../runtime/redis-connections.ts';
 import { defaultJobOptions, queueNames, rerunJobId, rerunPayDateJob } from '../queue/job-catalogue.ts';
-import type { WorkerSource } from '../workers/worker-host.ts';
-import { findRerun } from './rerun-repository.ts';
-import { requestRerun, type RerunOutcome, type RerunRequest } from './rerun-service.ts';
+import type { WorkerSource } from './worker-host.ts';
+import { findRerun } from '../reruns/rerun-repository.ts';
+import { requestRerun, type RerunOutcome, type RerunRequest } from '../reruns/rerun-service.ts';
 
 export interface RerunResult extends RerunOutcome {
   /** This request joined a re-run others had asked for; `requests` names them all. */

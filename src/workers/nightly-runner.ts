@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/runtime.ts';
-import type { WorkerSource } from '../workers/worker-host.ts';
-import { readRunProgress } from './nightly-run-repository.ts';
-import { loadNightlySummary, triggerNightlyRun, type NightlySummary, type RunTrigger } from './nightly-service.ts';
+import type { WorkerSource } from './worker-host.ts';
+import { readRunProgress } from '../nightly/nightly-run-repository.ts';
+import { loadNightlySummary, triggerNightlyRun, type NightlySummary, type RunTrigger } from '../nightly/nightly-service.ts';
 
 export interface NightlyProgress {
   done: number;
