@@ -167,6 +167,11 @@ export async function createMandateRow(
     payrollId: string;
     status?: 'pending_enablement' | 'active' | 'suspended' | 'revoked' | 'cancelled' | 'expired' | 'failed';
     maxAmountPerPayDate?: number | null;
+    /** The lifetime cap (limitations.max_total_amount). */
+    maxTotalAmount?: number | null;
+    /** 'YYYY-MM-DD', inclusive; null (the default): no bound. */
+    validFrom?: string | null;
+    validTo?: string | null;
   },
 ) {
   const consumer = await db
@@ -183,7 +188,34 @@ export async function createMandateRow(
       payroll_id: options.payrollId,
       status: options.status ?? 'active',
       max_amount_per_pay_date: options.maxAmountPerPayDate ?? null,
+      max_total_amount: options.maxTotalAmount ?? null,
+      valid_from: options.validFrom ?? null,
+      valid_to: options.validTo ?? null,
       authorisation_source: JSON.stringify({ type: 'online', reference: 'test' }),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A schedule inserted directly (fixture), on a mandate; its instalments are createPaymentRequestRow with `schedule`. */
+export async function createScheduleRow(
+  db: Database,
+  options: {
+    mandate: { id: string; biller_client_id: string; currency: string };
+    status?: 'active' | 'completed' | 'cancelled' | 'errored';
+    totalAmount?: number;
+    instalmentCount?: number;
+  },
+) {
+  return db
+    .insertInto('schedules')
+    .values({
+      biller_client_id: options.mandate.biller_client_id,
+      mandate_id: options.mandate.id,
+      currency: options.mandate.currency,
+      status: options.status ?? 'active',
+      total_amount: options.totalAmount ?? 10_000,
+      instalment_count: options.instalmentCount ?? 1,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -209,6 +241,14 @@ export async function createPaymentRequestRow(
     status?: 'pending' | 'instructed' | 'collected' | 'paid_out' | 'cancelled' | 'failed' | 'partially_collected';
     amount?: number;
     targetPayDate?: string;
+    /** What earlier attempts collected (default 0). */
+    collectedAmount?: number;
+    /** 'YYYY-MM-DD' or null (the default). */
+    dueDate?: string | null;
+    /** Default now(); a test of ordering states it. */
+    createdAt?: Date;
+    /** An instalment of this schedule. */
+    schedule?: { id: string; instalmentNumber: number };
   },
 ) {
   const targetPayDate =
@@ -232,6 +272,10 @@ export async function createPaymentRequestRow(
       currency: options.mandate.currency,
       amount: options.amount ?? 5000,
       target_pay_date: targetPayDate,
+      ...(options.collectedAmount !== undefined ? { collected_amount: options.collectedAmount } : {}),
+      ...(options.dueDate !== undefined ? { due_date: options.dueDate } : {}),
+      ...(options.createdAt !== undefined ? { created_at: options.createdAt } : {}),
+      ...(options.schedule ? { schedule_id: options.schedule.id, instalment_number: options.schedule.instalmentNumber } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow();

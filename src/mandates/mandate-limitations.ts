@@ -1,0 +1,207 @@
+import type { PaymentStatus } from '../db/tables.ts';
+
+// A mandate's limitations (`mandate_record.limitations`) as the lock applies them when it freezes a
+// pay date. The freeze statement (freezeDeductionData in
+// src/snapshots/freeze-repository.ts) executes these rules set-based, in SQL, for every mandate of a
+// payroll at once; the functions here state each rule on its own, and test/snapshots/
+// freeze-mandate-limitations.test.ts checks the statement against them.
+//
+//  1. mandateCollectableOn: only an active mandate valid on the pay date (valid_from and valid_to
+//     inclusive, null meaning open-ended) has its requests asked of payroll; the others wait, pending.
+//  2. mandateUsage: what counts against a lifetime max_total_amount.
+//  3. mandateCapOnPayDate: how much the mandate may still ask on this pay date.
+//  4. capMandateRequests: how that room is shared between the mandate's requests (due-date order).
+//
+// The requests that compete for a mandate's room on a pay date are the freeze's to choose: pending
+// ones aimed at it or an earlier pay date and within the per-request amount limit, and on a re-run
+// those the superseded snapshot asked for that are still owed (what the pay date already reconciled
+// is kept as it was asked and counts as `alreadyAsked`).
+
+export interface MandateLimitations {
+  /** Minor units; null: only the service's per-pay-date limit applies. */
+  readonly maxAmountPerPayDate: number | null;
+  /** Minor units over the mandate's life; null: no lifetime ceiling. */
+  readonly maxTotalAmount: number | null;
+  /** 'YYYY-MM-DD', inclusive; null: valid from the start. */
+  readonly validFrom: string | null;
+  /** 'YYYY-MM-DD', inclusive; null: valid with no end. */
+  readonly validTo: string | null;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+// As in allocateDeduction: an offset-less timestamp would be read in the process's time zone.
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+function assertDate(value: string | null, what: string): void {
+  if (value !== null && !ISO_DATE.test(value)) throw new RangeError(`${what} must be YYYY-MM-DD, got ${JSON.stringify(value)}`);
+}
+
+function assertAmount(value: number, what: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer of minor units, got ${String(value)}`);
+}
+
+function assertLimit(value: number | null, what: string): void {
+  // The columns' checks: a stated limit is positive.
+  if (value !== null && (!Number.isSafeInteger(value) || value <= 0)) {
+    throw new RangeError(`${what} must be a positive integer of minor units or null, got ${String(value)}`);
+  }
+}
+
+/**
+ * Whether the pay date falls within the mandate's validity: on or after valid_from and on or before
+ * valid_to, each bound inclusive and open when null. It is the pay date that counts (the day payroll
+ * deducts), not the day of the lock or a request's due date.
+ */
+export function mandateValidOn(mandate: Pick<MandateLimitations, 'validFrom' | 'validTo'>, payDate: string): boolean {
+  assertDate(payDate, 'payDate');
+  assertDate(mandate.validFrom, 'validFrom');
+  assertDate(mandate.validTo, 'validTo');
+  // YYYY-MM-DD strings order as the dates do.
+  return (mandate.validFrom === null || mandate.validFrom <= payDate) && (mandate.validTo === null || mandate.validTo >= payDate);
+}
+
+/**
+ * Whether the lock asks payroll for the mandate's requests on this pay date: the mandate is active
+ * (suspended, pending enablement and every ended status ask nothing; their pending requests wait) and
+ * valid on the pay date.
+ */
+export function mandateCollectableOn(
+  mandate: Pick<MandateLimitations, 'validFrom' | 'validTo'> & { readonly status: string },
+  payDate: string,
+): boolean {
+  return mandateValidOn(mandate, payDate) && mandate.status === 'active';
+}
+
+export interface MandateRequestState {
+  readonly id: string;
+  readonly status: PaymentStatus;
+  readonly amount: number;
+  readonly collectedAmount: number;
+}
+
+/**
+ * What a mandate has used of its lifetime max_total_amount when a pay date is frozen: everything
+ * collected on any of its requests (whatever their status now, cancelled included), plus what is
+ * still owed of requests another pay date has instructed and not settled. The requests competing for
+ * this pay date (`competing`) count only what they collected: what they still owe is what the cap is
+ * about to decide. Pending requests not on this pay date, and partly collected or failed ones, count
+ * what they collected and nothing more.
+ *
+ * A bigint: a mandate's requests together may pass the exact-integer range of a number.
+ */
+export function mandateUsage(requests: ReadonlyArray<MandateRequestState>, competing: ReadonlySet<string>): bigint {
+  let used = 0n;
+  for (const request of requests) {
+    assertAmount(request.amount, `amount of ${request.id}`);
+    assertAmount(request.collectedAmount, `collected amount of ${request.id}`);
+    if (request.collectedAmount > request.amount) throw new RangeError(`collected amount of ${request.id} exceeds its amount`);
+    used += BigInt(request.collectedAmount);
+    if (request.status === 'instructed' && !competing.has(request.id)) used += BigInt(request.amount - request.collectedAmount);
+  }
+  return used;
+}
+
+export interface PayDateCapContext {
+  /** MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR: applies to every mandate, like its own per-pay-date limit. */
+  readonly serviceMaxPerPayDate: number;
+  /**
+   * What this pay date has already asked of the mandate and no longer decides: on a re-run, the
+   * requests it has reconciled (kept exactly as they were asked). 0 on a first lock.
+   */
+  readonly alreadyAsked: number;
+  /** mandateUsage of the mandate. */
+  readonly used: bigint;
+}
+
+/**
+ * How much one mandate may still ask of payroll on a pay date: the smaller of its per-pay-date room
+ * (the lower of its own max_amount_per_pay_date and the service's limit, less what the pay date has
+ * already asked of it) and its lifetime room (max_total_amount less mandateUsage). Never negative:
+ * a mandate past a limit asks nothing.
+ */
+export function mandateCapOnPayDate(mandate: Pick<MandateLimitations, 'maxAmountPerPayDate' | 'maxTotalAmount'>, on: PayDateCapContext): number {
+  assertLimit(mandate.maxAmountPerPayDate, 'maxAmountPerPayDate');
+  assertLimit(mandate.maxTotalAmount, 'maxTotalAmount');
+  assertLimit(on.serviceMaxPerPayDate, 'serviceMaxPerPayDate');
+  assertAmount(on.alreadyAsked, 'alreadyAsked');
+  if (on.used < 0n) throw new RangeError(`used must not be negative, got ${on.used}`);
+  const perPayDate = Math.min(mandate.maxAmountPerPayDate ?? on.serviceMaxPerPayDate, on.serviceMaxPerPayDate) - on.alreadyAsked;
+  let cap = BigInt(perPayDate);
+  if (mandate.maxTotalAmount !== null) {
+    const lifetime = BigInt(mandate.maxTotalAmount) - on.used;
+    if (lifetime < cap) cap = lifetime;
+  }
+  return cap > 0n ? Number(cap) : 0;
+}
+
+export interface CompetingRequest {
+  readonly id: string;
+  /** What is still owed: amount less what earlier attempts collected. */
+  readonly remaining: number;
+  /** 'YYYY-MM-DD'; null sorts last. */
+  readonly dueDate: string | null;
+  /**
+   * ISO 8601 timestamp with an offset; compared as an instant, to the millisecond (the database keeps
+   * microseconds: two requests created within one millisecond are ordered there, tied here).
+   */
+  readonly createdAt: string;
+}
+
+export interface CappedRequest {
+  id: string;
+  /** What payroll is asked for it on this pay date; 0: it is left out and waits for a later one. */
+  requested: number;
+}
+
+interface OrderKey {
+  readonly id: string;
+  readonly dueDate: string | null;
+  readonly createdAtMs: number;
+  readonly remaining: number;
+}
+
+/** Earliest due date first, none last, then oldest, then id (code-unit order, as uuids compare in SQL). */
+function capOrder(a: OrderKey, b: OrderKey): number {
+  if (a.dueDate !== b.dueDate) {
+    if (a.dueDate === null) return 1;
+    if (b.dueDate === null) return -1;
+    return a.dueDate < b.dueDate ? -1 : 1;
+  }
+  if (a.createdAtMs !== b.createdAtMs) return a.createdAtMs - b.createdAtMs;
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return 0;
+}
+
+function toOrderKey(request: CompetingRequest): OrderKey {
+  assertAmount(request.remaining, `remaining amount of ${request.id}`);
+  assertDate(request.dueDate, `dueDate of ${request.id}`);
+  const createdAtMs = ISO_TIMESTAMP.test(request.createdAt) ? Date.parse(request.createdAt) : Number.NaN;
+  if (Number.isNaN(createdAtMs)) {
+    throw new RangeError(`createdAt of ${request.id} must be an ISO 8601 timestamp with an offset, got ${JSON.stringify(request.createdAt)}`);
+  }
+  return { id: request.id, dueDate: request.dueDate, createdAtMs, remaining: request.remaining };
+}
+
+/**
+ * Shares a mandate's cap on a pay date between its competing requests, most urgent first (earliest
+ * due date, none last, then oldest, then id): each is asked for what it still owes while the cap
+ * lasts, the one that reaches the cap for what is left of it, and the rest for nothing (they stay
+ * pending for a later pay date). Returned in that order, one entry per request.
+ */
+export function capMandateRequests(cap: number, requests: ReadonlyArray<CompetingRequest>): CappedRequest[] {
+  assertAmount(cap, 'cap');
+  const seen = new Set<string>();
+  for (const request of requests) {
+    if (seen.has(request.id)) throw new RangeError(`payment request ${request.id} appears more than once`);
+    seen.add(request.id);
+  }
+  let left = cap;
+  return requests
+    .map(toOrderKey)
+    .sort(capOrder)
+    .map(({ id, remaining }) => {
+      const requested = Math.min(remaining, left);
+      left -= requested;
+      return { id, requested };
+    });
+}
