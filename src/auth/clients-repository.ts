@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { NewClient } from '../db/tables.ts';
-import { applyPaging, type PagingQuery } from '../shared/paging.ts';
+import { type PagingQuery } from '../shared/paging.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 
 export async function insertClient(db: Executor, client: NewClient) {
   return db.insertInto('clients').values(client).returningAll().executeTakeFirstOrThrow();

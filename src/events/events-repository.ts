@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
 import type { PagingQuery } from '../shared/paging.ts';
-import { applyPaging } from '../shared/paging.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 
 export interface NewEvent {
   id: string;

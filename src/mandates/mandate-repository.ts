@@ -1,7 +1,8 @@
 import type { Executor } from '../db/connection.ts';
 import type { EmploymentStatus, MandateStatus } from '../db/tables.ts';
 import { CANCELLABLE_PAYMENT_STATUSES } from '../payments/payment-transitions.ts';
-import { applyPaging, type PagingQuery } from '../shared/paging.ts';
+import { type PagingQuery } from '../shared/paging.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 import type { ConsumerData, MandateWithConsumer } from './mandate-resource.ts';
 import { MANDATE_LIFECYCLE } from './mandate-transitions.ts';
 

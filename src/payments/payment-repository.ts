@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
 import { insertEventsSql, type NewEvent } from '../events/events-repository.ts';
-import { applyPaging, type PagingQuery } from '../shared/paging.ts';
+import { type PagingQuery } from '../shared/paging.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 import type { PaymentRow } from './payment-resource.ts';
 import { CANCELLABLE_PAYMENT_STATUSES } from './payment-transitions.ts';
 

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/connection.ts';
-import { applyPaging, type PagingQuery } from '../shared/paging.ts';
+import { type PagingQuery } from '../shared/paging.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 
 export interface PayoutFilters {
   status?: 'pending' | 'paid' | 'failed' | undefined;

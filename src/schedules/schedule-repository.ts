@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { ScheduleStatus } from '../db/tables.ts';
-import { applyPaging, type PagingQuery } from '../shared/paging.ts';
+import { type PagingQuery } from '../shared/paging.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 import { SCHEDULE_LIFECYCLE } from './schedule-transitions.ts';
 
 export interface NewSchedule {
