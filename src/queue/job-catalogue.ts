@@ -1,28 +1,6 @@
 import type { DefaultJobOptions, JobsOptions, RepeatOptions } from 'bullmq';
 import { NIGHTLY_CRON_DEFAULT, type Config } from '../config/config.ts';
 
-// ---- Webhook delivery retry policy (used by the deliveries below) ----
-
-export const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-export const HOUR = 60 * MINUTE;
-
-/** Waits after the 1st, 2nd, ... failed attempt : about three days in all. */
-export const RETRY_SCHEDULE_MS: readonly number[] = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  14 * HOUR,
-  20 * HOUR,
-  24 * HOUR,
-];
-
-/** The first attempt plus one retry per step of the schedule. */
-export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
-
 /**
  * The job catalogue: every queue, job name, job id, schedule and retry policy, in the order a
  * pay-date cycle runs them. Redis keeps these values (queue keys, job ids, job schedulers,
@@ -45,7 +23,7 @@ export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
  *     deliver-webhook (webhook-deliveries): one job per delivery, retried for about three days.
  *  7. purge-idempotency-keys (maintenance, 03:30): housekeeping.
  *
- * The database, not Redis, is the source of truth: the watchdog (watchdog.ts) puts back the
+ * The database, not Redis, is the source of truth: the watchdog (src/workers/watchdog.ts) puts back the
  * schedulers and jobs Redis lost, and every job is safe to run twice.
  */
 
@@ -186,6 +164,26 @@ export const runPayoutsJob = 'run-payouts';
 export const RUN_PAYOUTS_CRON = '0 6 * * *';
 
 // ---- 6. Webhooks: the outbox dispatcher (queue webhook-dispatch) and one delivery per job (queue webhook-deliveries) ----
+
+export const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+
+/** Waits after the 1st, 2nd, ... failed attempt: about three days in all. */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  14 * HOUR,
+  20 * HOUR,
+  24 * HOUR,
+];
+
+/** The first attempt plus one retry per step of the schedule. */
+export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 
 export const dispatchEventsJob = 'dispatch-events';
 /** How often the dispatcher looks at the outbox. */
