@@ -8,6 +8,7 @@ export const unitTestFiles: readonly string[] = [
   'test/unit-project.test.ts',
   'test/architecture/architecture.test.ts',
   'test/architecture/import-rules.test.ts',
+  'test/architecture/unique-names.test.ts',
   'test/auth/scopes.test.ts',
   'test/availability/availability-status.test.ts',
   'test/availability/lookup-key.test.ts',

@@ -12,7 +12,7 @@ import { ConflictError, InvalidError, type FieldError } from '../shared/domain-e
 import { isUuid } from '../shared/schemas.ts';
 
 
-export interface PushOutcome {
+export interface EmployeePushOutcome {
   response: EmployeePushResponse;
   /** The pay date to reconcile when a new version was stored; null for an idempotent re-send. */
   storedForPayDate: string | null;
@@ -88,7 +88,7 @@ export async function acceptEmployeePush(
   caller: Caller,
   payrollId: string,
   record: EmployeePushRecord,
-): Promise<PushOutcome> {
+): Promise<EmployeePushOutcome> {
   const payroll = await requireProvidersPayroll(trx, caller, payrollId);
   const push = await validatePush(trx, payroll, record);
   const incoming = {
