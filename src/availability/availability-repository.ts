@@ -59,4 +59,4 @@ export async function listPayDatesOfPayrolls(db: Executor, payrollIds: readonly 
     .execute();
 }
 
-export type PayDateRow = Awaited<ReturnType<typeof listPayDatesOfPayrolls>>[number];
+export type PayrollPayDateRow = Awaited<ReturnType<typeof listPayDatesOfPayrolls>>[number];

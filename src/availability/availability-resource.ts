@@ -5,7 +5,7 @@ import type {
   FullAvailabilityResponse,
   LightAvailabilityRequest,
 } from '../payroll-providers/reference-schemas.ts';
-import type { EmploymentRow, PayDateRow } from './availability-repository.ts';
+import type { EmploymentRow, PayrollPayDateRow } from './availability-repository.ts';
 import { disclosedSalary, type AvailabilityStatus } from './availability-status.ts';
 
 export {
@@ -34,10 +34,10 @@ export function serviceMidnight(date: string, timeZone: string): string {
  */
 export function toEmploymentResources(
   rows: readonly EmploymentRow[],
-  payDates: readonly PayDateRow[],
+  payDates: readonly PayrollPayDateRow[],
   context: { today: string; timeZone: string; currency: string | null },
 ): EmploymentResource[] {
-  const openPayDates = new Map<string, PayDateRow[]>();
+  const openPayDates = new Map<string, PayrollPayDateRow[]>();
   for (const d of payDates) {
     if (!isPayDateOpen({ payDate: d.pay_date, lockDate: d.lock_date, locked: d.locked_at !== null }, context.today)) continue;
     openPayDates.set(d.payroll_id, [...(openPayDates.get(d.payroll_id) ?? []), d]);

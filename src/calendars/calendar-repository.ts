@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 
-export interface PayDateRow {
+export interface PayDateToStore {
   pay_date: string;
   payroll_cutoff_date: string;
   pay_period: string;
@@ -36,7 +36,7 @@ export async function findLeadTimeForPayroll(db: Executor, payrollId: string): P
  * Upserts a payroll's calendar. A pay date that is already locked keeps its frozen cut-off and
  * period: the provider may not move a pay date after we have instructed it.
  */
-export async function upsertPayDates(db: Executor, payrollId: string, payDates: readonly PayDateRow[]): Promise<void> {
+export async function upsertPayDates(db: Executor, payrollId: string, payDates: readonly PayDateToStore[]): Promise<void> {
   if (payDates.length === 0) return;
   await sql`
     insert into pay_dates (payroll_id, pay_date, payroll_cutoff_date, pay_period, lock_date)

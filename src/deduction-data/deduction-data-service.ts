@@ -6,7 +6,7 @@ import { toDeductionDataResponse, type DeductionDataResponse } from './deduction
 import {
   findPayDate,
   findPayrollForProvider,
-  findServedSnapshot,
+  findCurrentSnapshot,
   listRequestedPayments,
   listSnapshotLines,
 } from '../snapshots/snapshot-repository.ts';
@@ -55,7 +55,7 @@ export async function getDeductionData(
       { errors: [{ pointer: '/query/pay_period', detail: `must be ${calendarEntry.pay_period} for pay date ${payDate}` }] },
     );
   }
-  const snapshot = await findServedSnapshot(db, request.payrollId, payDate);
+  const snapshot = await findCurrentSnapshot(db, request.payrollId, payDate);
   if (!snapshot) {
     throw new ConflictError(
       'deduction-data-not-final',

@@ -10,30 +10,6 @@ export async function findSnapshot(db: Executor, snapshotId: string) {
     .executeTakeFirst();
 }
 
-export async function findCurrentSnapshotId(db: Executor, payrollId: string, payDate: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('deduction_snapshots')
-    .select('id')
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .where('status', '!=', 'superseded')
-    .executeTakeFirst();
-  return row?.id;
-}
-
-/**
- * Takes the pay date exclusively for records: waits for pushes in flight (they hold it shared) and
- * for a lock or re-run of the pay date (they hold it for update), so the versions computed next are
- * not raced and the snapshot cannot be superseded under the confirmation.
- */
-export async function lockPayDateForRecords(db: Executor, payrollId: string, payDate: string): Promise<void> {
-  await sql`
-    select 1 from pay_dates
-    where payroll_id = ${payrollId} and pay_date = ${payDate}
-    for no key update
-  `.execute(db);
-}
-
 /** Zero-based positions of the employee ids that have no employment on the payroll. */
 export async function findPositionsNotOnPayroll(db: Executor, payrollId: string, employeeIds: readonly string[]): Promise<number[]> {
   const result = await sql<{ position: number }>`

@@ -3,14 +3,13 @@ import { requireProvidersPayroll } from '../deduction-data/deduction-data-servic
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
+import { findCurrentSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
 import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
 import {
-  findCurrentSnapshotId,
   findPositionsNotOnPayroll,
   findSnapshot,
   insertConfirmation,
   insertConfirmationRecords,
-  lockPayDateForRecords,
   markSnapshotConfirmed,
 } from './confirmation-repository.ts';
 import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
@@ -64,11 +63,11 @@ export async function submitConfirmation(
     });
   }
 
-  await lockPayDateForRecords(trx, payroll.id, located.pay_date);
+  await lockPayDateForConfirmation(trx, payroll.id, located.pay_date);
   // Read again under the lock: a re-run may have superseded it while we waited.
   const snapshot = (await findSnapshot(trx, located.id))!;
   if (snapshot.status === 'superseded') {
-    const currentId = await findCurrentSnapshotId(trx, payroll.id, snapshot.pay_date);
+    const currentId = (await findCurrentSnapshot(trx, payroll.id, snapshot.pay_date))?.id;
     throw new ConflictError(
       'deduction-data-superseded',
       `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,

@@ -1,20 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { StoredRequestedPayment } from './deduction-content.ts';
-
-/**
- * The calendar entry of a pay period, share-locked: concurrent pushes do not wait for each other,
- * but a confirmation (which takes the row exclusively before computing next versions) waits for
- * pushes in flight, and pushes wait for it, so the two never race for one version number.
- */
-export async function lockPayPeriodShared(db: Executor, payrollId: string, payPeriod: string) {
-  const result = await sql<{ pay_date: string }>`
-    select pay_date from pay_dates
-    where payroll_id = ${payrollId} and pay_period = ${payPeriod}
-    for share
-  `.execute(db);
-  return result.rows[0];
-}
 
 export async function isEmployeeOnPayroll(db: Executor, payrollId: string, employeeId: string): Promise<boolean> {
   const row = await db

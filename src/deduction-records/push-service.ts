@@ -1,9 +1,10 @@
 import type { Executor } from '../db/connection.ts';
 import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
 import type { EmployeePushRecord, EmployeePushResponse } from '../payroll-providers/reference-schemas.ts';
+import { lockPayDateForPush } from '../snapshots/snapshot-repository.ts';
 import { deductionContentHash, type StoredRequestedPayment } from './deduction-content.ts';
 import { minorUnitsOrError } from './major-amount.ts';
-import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll, lockPayPeriodShared } from './push-repository.ts';
+import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll } from './push-repository.ts';
 import { toPushResponse } from './push-resource.ts';
 import { pushVersionDecision, type PushVersionDecision } from './push-version-decision.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -11,7 +12,7 @@ import { ConflictError, InvalidError, type FieldError } from '../shared/domain-e
 import { isUuid } from '../shared/schemas.ts';
 
 
-export interface PushOutcome {
+export interface EmployeePushOutcome {
   response: EmployeePushResponse;
   /** The pay date to reconcile when a new version was stored; null for an idempotent re-send. */
   storedForPayDate: string | null;
@@ -26,7 +27,7 @@ interface ValidatedPush {
 
 async function validatePush(trx: Executor, payroll: { id: string; currency: string }, record: EmployeePushRecord): Promise<ValidatedPush> {
   const errors: FieldError[] = [];
-  const calendarEntry = await lockPayPeriodShared(trx, payroll.id, record.pay_period);
+  const calendarEntry = await lockPayDateForPush(trx, payroll.id, record.pay_period);
   if (!calendarEntry) {
     errors.push({ pointer: '/pay_period', detail: `${record.pay_period} is not a pay period in the calendar of payroll ${payroll.id}` });
   }
@@ -87,7 +88,7 @@ export async function acceptEmployeePush(
   caller: Caller,
   payrollId: string,
   record: EmployeePushRecord,
-): Promise<PushOutcome> {
+): Promise<EmployeePushOutcome> {
   const payroll = await requireProvidersPayroll(trx, caller, payrollId);
   const push = await validatePush(trx, payroll, record);
   const incoming = {

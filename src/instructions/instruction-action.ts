@@ -1,8 +1,11 @@
+import type { InstructionAction } from '../db/tables.ts';
+
 // Instruction files tell an employer what to change in payroll, not just what to deduct: payroll clerks
 // key "new", "amend" and "stop" by hand, and a missing "stop" keeps deducting from someone's wages after
 // the debt is paid. Each item is therefore the difference against the previous pay date's instruction.
 
-export type InstructionAction = 'new' | 'amend' | 'stop' | 'continue';
+/** new, amend, stop or continue: stored on each instruction item (src/db/tables.ts). */
+export type { InstructionAction };
 
 export interface InstructionAmount {
   readonly employeeId: string;

@@ -4,7 +4,7 @@ import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { ProviderError } from '../payroll-providers/provider-errors.ts';
 import { findProviderOfPayroll, listPendingPushes, markPushSent, recordPushFailure } from './provider-push-repository.ts';
 
-export interface PushOutcome {
+export interface ProviderPushCounts {
   sent: number;
   failed: number;
 }
@@ -20,12 +20,12 @@ function isPermanent(error: unknown): boolean {
  * provider keeps the newest and a repeated push is harmless. Throws when some push failed and
  * may succeed later, so the queue retries the job; sent pushes are not sent again.
  */
-export async function pushInstructionsToProvider(db: Database, adapterFor: AdapterFactory, payrollId: string, payDate: string): Promise<PushOutcome> {
+export async function pushInstructionsToProvider(db: Database, adapterFor: AdapterFactory, payrollId: string, payDate: string): Promise<ProviderPushCounts> {
   const provider = await findProviderOfPayroll(db, payrollId);
   const adapter = provider ? adapterFor(provider) : null;
   if (!adapter) return { sent: 0, failed: 0 };
   const pending = await listPendingPushes(db, payrollId, payDate);
-  const outcome: PushOutcome = { sent: 0, failed: 0 };
+  const outcome: ProviderPushCounts = { sent: 0, failed: 0 };
   let retryable = 0;
   for (const push of pending) {
     try {
@@ -60,7 +60,7 @@ export async function freezeThenPushInstructions<Frozen extends { payrollId: str
   db: Database,
   adapterFor: AdapterFactory,
   freeze: () => Promise<Frozen>,
-): Promise<{ frozen: Frozen; pushes: PushOutcome }> {
+): Promise<{ frozen: Frozen; pushes: ProviderPushCounts }> {
   const frozen = await freeze();
   const pushes = await pushInstructionsToProvider(db, adapterFor, frozen.payrollId, frozen.payDate);
   return { frozen, pushes };

@@ -1,3 +1,4 @@
+import type { MandateStatus } from '../db/tables.ts';
 import { defineStatusTransitions, InvalidStatusTransitionError } from '../shared/status-transitions.ts';
 
 // The mandate lifecycle of DESIGN.md section 3 as data.
@@ -23,9 +24,10 @@ export const MANDATE_STATUSES = [
   'cancelled',
   'expired',
   'failed',
-] as const;
+] as const satisfies readonly MandateStatus[];
 
-export type MandateStatus = (typeof MANDATE_STATUSES)[number];
+/** The stored status (src/db/tables.ts), with the lifecycle that moves it; the list above names exactly its values. */
+export type { MandateStatus };
 
 export class InvalidMandateTransitionError extends InvalidStatusTransitionError {
   override readonly name = 'InvalidMandateTransitionError';

@@ -241,8 +241,8 @@ export async function listRunPayDates(db: Executor, runId: string): Promise<Nigh
   return db.selectFrom('nightly_run_pay_dates').selectAll().where('run_id', '=', runId).orderBy('payroll_id').orderBy('pay_date').execute();
 }
 
-/** Whether a run of this date would have anything to lock. */
-export async function hasPayDatesDueForLock(db: Executor, runDate: string): Promise<boolean> {
+/** Whether a run of this date would have anything to freeze. */
+export async function hasPayDatesDueToFreeze(db: Executor, runDate: string): Promise<boolean> {
   const row = await db
     .selectFrom('pay_dates')
     .select('payroll_id')

@@ -2,11 +2,11 @@ import { Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { NightlyRunTrigger } from '../db/tables.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
-import { defaultJobOptions, lockJobId, lockPayDateJob } from '../queue/job-catalogue.ts';
+import { defaultJobOptions, freezeJobId, freezePayDateJob } from '../queue/job-catalogue.ts';
 import { isConnectionError } from '../runtime/dependency-health.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import { lockPayDate, type LockOutcome } from '../snapshots/freeze-service.ts';
-import type { LockPayDateData, PayDatePair } from '../queue/job-catalogue.ts';
+import { freezePayDate, type FreezeOutcome } from '../snapshots/freeze-service.ts';
+import type { FreezePayDateData, PayDatePair } from '../queue/job-catalogue.ts';
 import {
   claimJobRequeue,
   findLatestRun,
@@ -34,8 +34,8 @@ export interface TriggeredRun {
 
 const ENQUEUE_BATCH = 1_000;
 
-/** One lock job per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
-export async function enqueueLockJobs(
+/** One freeze job (lock-pay-date) per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
+export async function enqueueFreezeJobs(
   payDates: Queue,
   runId: string,
   pending: ReadonlyArray<PayDatePair & { requeues: number }>,
@@ -43,9 +43,9 @@ export async function enqueueLockJobs(
   for (let i = 0; i < pending.length; i += ENQUEUE_BATCH) {
     await payDates.addBulk(
       pending.slice(i, i + ENQUEUE_BATCH).map(({ payrollId, payDate, requeues }) => ({
-        name: lockPayDateJob,
-        data: { runId, payrollId, payDate } satisfies LockPayDateData,
-        opts: { ...defaultJobOptions, jobId: lockJobId(runId, { payrollId, payDate }, requeues) },
+        name: freezePayDateJob,
+        data: { runId, payrollId, payDate } satisfies FreezePayDateData,
+        opts: { ...defaultJobOptions, jobId: freezeJobId(runId, { payrollId, payDate }, requeues) },
       })),
     );
   }
@@ -53,7 +53,7 @@ export async function enqueueLockJobs(
 
 /**
  * Starts the nightly run of a date: a database row with one pending row per due pay date, then a
- * lock job per pay date. The database decides what is due, never Redis: a pay date that is due and
+ * freeze job per pay date. The database decides what is due, never Redis: a pay date that is due and
  * unlocked is in the run whatever jobs Redis remembers, because the job ids carry the run's
  * generated id.
  *
@@ -82,7 +82,7 @@ export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: 
   });
   if (created) {
     const pending = await listPendingPayDates(db, run.id);
-    await enqueueLockJobs(
+    await enqueueFreezeJobs(
       payDates,
       run.id,
       pending.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, requeues: row.job_requeues })),
@@ -93,7 +93,7 @@ export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: 
   return { run, joined: !created };
 }
 
-function outcomesOf(outcome: LockOutcome) {
+function outcomesOf(outcome: FreezeOutcome) {
   return [...(outcome.earlier ?? []), outcome].map((o) => ({
     payrollId: o.payrollId,
     payDate: o.payDate,
@@ -107,14 +107,14 @@ function outcomesOf(outcome: LockOutcome) {
 }
 
 /**
- * Locks one pay date of a run and records the outcome in the lock's transaction (with any earlier
- * pay date of the payroll it had to lock first), then finishes the run if that was its last.
+ * Freezes one pay date of a run and records the outcome in the freeze's transaction (with any earlier
+ * pay date of the payroll it had to freeze first), then finishes the run if that was its last.
  */
-export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<LockOutcome> {
-  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits });
-  const outcome = await lockPayDate(db, pair.payrollId, pair.payDate, {
+export async function freezePayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<FreezeOutcome> {
+  if (runId === undefined) return freezePayDate(db, pair.payrollId, pair.payDate, { limits });
+  const outcome = await freezePayDate(db, pair.payrollId, pair.payDate, {
     limits,
-    recordOutcome: (trx, locked) => recordPayDateOutcomes(trx, runId, outcomesOf(locked)),
+    recordOutcome: (trx, frozen) => recordPayDateOutcomes(trx, runId, outcomesOf(frozen)),
   });
   await finishRunIfResolved(db, runId);
   return outcome;
@@ -163,7 +163,7 @@ export async function recoverRunPayDates(
   runId: string,
   pending: readonly PendingPayDateRow[],
 ): Promise<{ requeued: number; failuresRecorded: number }> {
-  const ids = pending.map((row) => lockJobId(runId, { payrollId: row.payroll_id, payDate: row.pay_date }, row.job_requeues));
+  const ids = pending.map((row) => freezeJobId(runId, { payrollId: row.payroll_id, payDate: row.pay_date }, row.job_requeues));
   const states = await jobStates(payDates, ids);
   const requeue: Array<PayDatePair & { requeues: number }> = [];
   let failuresRecorded = 0;
@@ -186,7 +186,7 @@ export async function recoverRunPayDates(
     const claimed = await claimJobRequeue(db, runId, pair, row.job_requeues);
     if (claimed !== undefined) requeue.push({ ...pair, requeues: claimed });
   }
-  await enqueueLockJobs(payDates, runId, requeue);
+  await enqueueFreezeJobs(payDates, runId, requeue);
   return { requeued: requeue.length, failuresRecorded };
 }
 

@@ -1,3 +1,4 @@
+import type { PaymentStatus } from '../db/tables.ts';
 import { defineStatusTransitions, InvalidStatusTransitionError } from '../shared/status-transitions.ts';
 
 // The payment request lifecycle of DESIGN.md section 3 as data, so routes, the lock, reconciliation and
@@ -43,9 +44,10 @@ export const PAYMENT_STATUSES = [
   'cancelled',
   'failed',
   'partially_collected',
-] as const;
+] as const satisfies readonly PaymentStatus[];
 
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+/** The stored status (src/db/tables.ts), with the lifecycle that moves it; the list above names exactly its values. */
+export type { PaymentStatus };
 
 export class InvalidTransitionError extends InvalidStatusTransitionError {
   override readonly name = 'InvalidTransitionError';

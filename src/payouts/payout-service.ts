@@ -19,7 +19,7 @@ import {
   type PayoutGroup,
 } from './payout-run-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
-import { PAYOUT_LIFECYCLE } from './payout-transitions.ts';
+import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 export interface PayoutRunOptions {
@@ -172,8 +172,6 @@ export async function runPayoutsOn(db: Database, options: Omit<PayoutRunOptions,
 }
 
 // Marking payouts from the bank's answer ---------------------------------------------------------------
-
-export type PayoutStatus = PayoutRow['status'];
 
 /** A payout is settled once: the bank either made the transfer or did not. */
 export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): boolean {

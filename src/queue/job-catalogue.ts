@@ -101,10 +101,11 @@ export interface PayDatePair {
 }
 
 /**
- * What a lock job carries. `runId` names the nightly run (a database row) that the pay date's
- * outcome is recorded against; a job without one (queued before runs were recorded) only locks.
+ * What a freeze job (lock-pay-date) carries. `runId` names the nightly run (a database row) that the
+ * pay date's outcome is recorded against; a job without one (queued before runs were recorded) only
+ * freezes.
  */
-export interface LockPayDateData extends PayDatePair {
+export interface FreezePayDateData extends PayDatePair {
   runId?: string;
 }
 
@@ -116,13 +117,14 @@ export const catchUpTriggerJobId = (runDate: string) => `nightly-trigger.catch-u
 
 // ---- 2. Lock (freeze) of each due pay date, its instruction file and provider push (queue pay-dates) ----
 
-export const lockPayDateJob = 'lock-pay-date';
+/** The freeze job; its name (and its ids' `lock.` prefix) predates the word and stays, as Redis keeps them. */
+export const freezePayDateJob = 'lock-pay-date';
 /**
  * One id per run and pay date: a run is a database row with a generated id, so a job of another
  * database state (a restored backup, a recreated database) can never stand in for this one. A
  * job the watchdog queues again, because Redis no longer holds a live one, gets the next suffix.
  */
-export const lockJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
+export const freezeJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
   `lock.${runId}.${pair.payrollId}.${pair.payDate}${requeues > 0 ? `.r${requeues}` : ''}`;
 
 // ---- 3. Re-runs (queue pay-dates) ----
@@ -257,7 +259,7 @@ export const queueWorkers = {
   [queueNames.maintenance]: { jobs: [purgeIdempotencyKeysJob, runPayoutsJob], concurrency: 1 },
   [queueNames.nightly]: { jobs: [nightlyTriggerJob, reconcileSweepJob], concurrency: 1 },
   // Postgres does the heavy lifting, so a few per core.
-  [queueNames.payDates]: { jobs: [lockPayDateJob, rerunPayDateJob, reconcilePayDateJob], concurrency: 4 },
+  [queueNames.payDates]: { jobs: [freezePayDateJob, rerunPayDateJob, reconcilePayDateJob], concurrency: 4 },
   [queueNames.webhookDispatch]: { jobs: [dispatchEventsJob], concurrency: 1 },
   // Mostly waiting on receivers' answers, so many at once.
   [queueNames.webhookDeliveries]: { jobs: [deliverWebhookJob], concurrency: 16 },

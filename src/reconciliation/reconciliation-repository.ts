@@ -9,36 +9,6 @@ import { fromStatusesSql, statusChangeAllowedSql } from '../db/status-transition
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import type { AttemptWrite, CurrentException, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
 
-export interface PayDateToReconcile {
-  pay_period: string;
-  currency: string;
-}
-
-/**
- * Row-locks the pay date, as the lock and re-run jobs do: a re-run cannot swap the snapshot while a
- * reconciliation reads it, and two reconciliations of one pay date run one after the other.
- */
-export async function lockPayDateForReconciliation(db: Executor, payrollId: string, payDate: string) {
-  const result = await sql<PayDateToReconcile>`
-    select pd.pay_period, p.currency
-    from pay_dates pd join payrolls p on p.id = pd.payroll_id
-    where pd.payroll_id = ${payrollId} and pd.pay_date = ${payDate}
-    for update of pd
-  `.execute(db);
-  return result.rows[0];
-}
-
-export async function findCurrentSnapshotForUpdate(db: Executor, payrollId: string, payDate: string) {
-  return db
-    .selectFrom('deduction_snapshots')
-    .select(['id', 'status', 'snapshot_version'])
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .where('status', '!=', 'superseded')
-    .forUpdate()
-    .executeTakeFirst();
-}
-
 export interface PaymentToReconcileRow {
   id: string;
   employee_id: string;

@@ -5,15 +5,14 @@ import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
+import { findCurrentSnapshotForUpdate, lockPayDateForReconciliation } from '../snapshots/snapshot-repository.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
   disableJit,
-  findCurrentSnapshotForUpdate,
   findPayDatesDueForReconciliation,
   loadCurrentExceptions,
   loadLatestRecords,
   loadPaymentsToReconcile,
-  lockPayDateForReconciliation,
   settleSchedules,
   supersedeExceptions,
   writeReconciliation,

@@ -3,7 +3,7 @@ import type { Database } from '../db/connection.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../payments/amount-limits.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { ensureInstructionFile } from '../instructions/instruction-service.ts';
-import { LockError, relockPayDate } from '../snapshots/freeze-service.ts';
+import { FreezeError, refreezePayDate } from '../snapshots/freeze-service.ts';
 import { completeRerun, findRerunTarget, insertRerunRequest, listRerunRequests, lockRerun, openOrJoinRerun } from './rerun-repository.ts';
 
 export interface RerunRequest {
@@ -30,14 +30,14 @@ export interface RecordedRerunRequest {
  */
 export async function requestRerun(db: Database, request: RerunRequest): Promise<RecordedRerunRequest> {
   const reason = request.reason.trim();
-  if (reason.length === 0) throw new LockError('a re-run needs a reason');
-  if (!isUuid(request.payrollId)) throw new LockError(`payroll id ${JSON.stringify(request.payrollId)} is not a UUID`);
+  if (reason.length === 0) throw new FreezeError('a re-run needs a reason');
+  if (!isUuid(request.payrollId)) throw new FreezeError(`payroll id ${JSON.stringify(request.payrollId)} is not a UUID`);
   return db.transaction().execute(async (trx) => {
     const target = await findRerunTarget(trx, request.payrollId, request.payDate);
-    if (!target) throw new LockError(`payroll ${request.payrollId} does not exist`);
-    if (!target.pay_date) throw new LockError(`payroll ${request.payrollId} has no pay date ${request.payDate}`);
+    if (!target) throw new FreezeError(`payroll ${request.payrollId} does not exist`);
+    if (!target.pay_date) throw new FreezeError(`payroll ${request.payrollId} has no pay date ${request.payDate}`);
     if (!target.current_snapshot_id) {
-      throw new LockError(`payroll ${request.payrollId} pay date ${request.payDate} has not been locked; there is nothing to re-run`);
+      throw new FreezeError(`payroll ${request.payrollId} pay date ${request.payDate} has not been locked; there is nothing to re-run`);
     }
     const rerun = await openOrJoinRerun(trx, request.payrollId, request.payDate);
     const recorded = await insertRerunRequest(trx, { rerun_id: rerun.id, reason, requested_by: request.requestedBy });
@@ -83,7 +83,7 @@ export interface RerunOutcome {
 export async function performRerun(db: Database, rerunId: string, limits: AmountLimits = DEFAULT_AMOUNT_LIMITS): Promise<RerunOutcome> {
   return db.transaction().execute(async (trx) => {
     const rerun = await lockRerun(trx, rerunId);
-    if (!rerun) throw new LockError(`re-run ${rerunId} does not exist`);
+    if (!rerun) throw new FreezeError(`re-run ${rerunId} does not exist`);
     const requests = (await listRerunRequests(trx, rerunId)).map((r) => ({
       reason: r.reason,
       requestedBy: r.requested_by,
@@ -103,7 +103,7 @@ export async function performRerun(db: Database, rerunId: string, limits: Amount
         created: false,
       };
     }
-    const outcome = await relockPayDate(trx, rerun.payroll_id, rerun.pay_date, limits);
+    const outcome = await refreezePayDate(trx, rerun.payroll_id, rerun.pay_date, limits);
     await completeRerun(trx, rerun.id, { previous: outcome.previousSnapshotId, current: outcome.snapshotId });
     return {
       rerunId,

@@ -11,8 +11,8 @@ import type {
 import { seededRandom, type SeededRandom } from './seeded-random.ts';
 
 export type OptInStatus = z.infer<typeof optInStatusSchema>;
-export type EmploymentStatus = z.infer<typeof employmentStatusSchema>;
-export type ContractType = z.infer<typeof contractTypeSchema>;
+type EmploymentStatus = z.infer<typeof employmentStatusSchema>;
+type ContractType = z.infer<typeof contractTypeSchema>;
 
 export interface SandboxEmployer {
   id: string;

@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
-import type { SchedulesTable } from '../db/tables.ts';
+import type { SchedulesTable, ScheduleStatus } from '../db/tables.ts';
 import type { PaymentRow } from '../payments/payment-resource.ts';
 import { paymentStatusSchema } from '../payments/payment-resource.ts';
 import { pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 
-export const SCHEDULE_STATUSES = ['active', 'completed', 'cancelled', 'errored'] as const;
+export const SCHEDULE_STATUSES = ['active', 'completed', 'cancelled', 'errored'] as const satisfies readonly ScheduleStatus[];
 export const scheduleStatusSchema = z.enum(SCHEDULE_STATUSES).meta({ id: 'ScheduleStatus' });
 
 export const instalmentResponseSchema = z

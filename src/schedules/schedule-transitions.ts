@@ -1,3 +1,4 @@
+import type { ScheduleStatus } from '../db/tables.ts';
 import { defineStatusTransitions } from '../shared/status-transitions.ts';
 import { SCHEDULE_STATUSES } from './schedule-resource.ts';
 
@@ -10,7 +11,8 @@ import { SCHEDULE_STATUSES } from './schedule-resource.ts';
 // instalments worth stopping), never a completed one: there is nothing left to stop. completed and
 // cancelled are terminal. Self-transitions are not transitions.
 
-export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+/** The stored status (src/db/tables.ts), with the lifecycle that moves it; SCHEDULE_STATUSES names exactly its values. */
+export type { ScheduleStatus };
 
 export const SCHEDULE_LIFECYCLE = defineStatusTransitions<ScheduleStatus>({
   resource: 'A schedule',

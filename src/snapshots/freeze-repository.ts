@@ -6,56 +6,17 @@ import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
 import { fromStatusesSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from './snapshot-transitions.ts';
 
-export interface PayDateToLock {
-  payroll_id: string;
-  pay_date: string;
-  pay_period: string;
-  lock_date: string;
-  locked_at: Date | null;
-  currency: string;
-  payroll_external_id: string;
-  /** Set when the payroll's provider takes employee pushes through its API. */
-  api_base_url: string | null;
-}
-
-/**
- * Row-locks the payroll, then the pay date and every earlier pay date of it that is due to lock by
- * then and still open, and returns those pay dates in date order (the requested one last).
- *
- * The payroll lock is taken first by every lock and re-run of the payroll, so they run one after
- * another and two pay dates can never both claim the same pending payment request; the pay-date
- * locks keep a calendar sync from rewriting a pay date while it freezes. An earlier pay date that a
- * concurrent job locked meanwhile drops out: the lock rechecks `locked_at` on the newest row version.
- */
-export async function lockPayDateAndEarlierOpenOnes(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock[]> {
-  const result = await sql<PayDateToLock>`
-    /* prepared: lock_pay_date_and_earlier_open_ones */
-    select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
-           p.external_id as payroll_external_id, pp.api_base_url
-    from payrolls p
-    join pay_dates pd on pd.payroll_id = p.id
-    join payroll_providers pp on pp.id = p.payroll_provider_id
-    where p.id = ${payrollId} and pd.pay_date <= ${payDate}::date
-      and (pd.pay_date = ${payDate}::date
-           or (pd.locked_at is null
-               and pd.lock_date <= (select lock_date from pay_dates where payroll_id = ${payrollId} and pay_date = ${payDate}::date)))
-    order by pd.pay_date
-    for update of p, pd
-  `.execute(db);
-  return result.rows;
-}
-
 export async function payrollExists(db: Executor, payrollId: string): Promise<boolean> {
   return (await db.selectFrom('payrolls').select('id').where('id', '=', payrollId).executeTakeFirst()) !== undefined;
 }
 
-export interface LockContext {
+export interface FreezeContext {
   current: { id: string; snapshot_version: number; employee_count: number; total_amount: number; currency: string } | null;
   collectionAccount: { account_number: string; sort_code: string; account_holder_name: string } | null;
 }
 
-/** What a lock needs to know besides the pay date, in one round trip: the current snapshot and where payroll pays the money. */
-export async function findLockContext(db: Executor, payrollId: string, payDate: string, currency: string): Promise<LockContext> {
+/** What a freeze needs to know besides the pay date, in one round trip: the current snapshot and where payroll pays the money. */
+export async function findFreezeContext(db: Executor, payrollId: string, payDate: string, currency: string): Promise<FreezeContext> {
   const result = await sql<{
     id: string | null;
     snapshot_version: number | null;
@@ -66,7 +27,7 @@ export async function findLockContext(db: Executor, payrollId: string, payDate: 
     sort_code: string | null;
     account_holder_name: string | null;
   }>`
-    /* prepared: find_lock_context */
+    /* prepared: find_freeze_context */
     select s.id, s.snapshot_version, s.employee_count, s.total_amount, s.currency,
            a.account_number, a.sort_code, a.account_holder_name
     from (values (1)) as one (n)
@@ -82,16 +43,6 @@ export async function findLockContext(db: Executor, payrollId: string, payDate: 
     collectionAccount:
       row.account_number === null ? null : { account_number: row.account_number, sort_code: row.sort_code!, account_holder_name: row.account_holder_name! },
   };
-}
-
-export async function findCurrentSnapshot(db: Executor, payrollId: string, payDate: string) {
-  return db
-    .selectFrom('deduction_snapshots')
-    .selectAll()
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .where('status', '!=', 'superseded')
-    .executeTakeFirst();
 }
 
 export interface FreezeInput {
@@ -347,16 +298,4 @@ export async function supersedeSnapshot(db: Executor, snapshotId: string): Promi
 
 export async function linkSupersededSnapshot(db: Executor, snapshotId: string, supersededBy: string): Promise<void> {
   await db.updateTable('deduction_snapshots').set({ superseded_by: supersededBy }).where('id', '=', snapshotId).execute();
-}
-
-/** The (payroll, pay date) pairs whose lock date has arrived and that are not locked yet. */
-export async function findPayDatesDueForLock(db: Executor, today: string) {
-  return db
-    .selectFrom('pay_dates')
-    .select(['payroll_id', 'pay_date'])
-    .where('lock_date', '<=', today)
-    .where('locked_at', 'is', null)
-    .orderBy('payroll_id')
-    .orderBy('pay_date')
-    .execute();
 }

@@ -3,22 +3,15 @@ import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts
 import { DEFAULT_AMOUNT_LIMITS, PAYMENT_LIMIT_NAME, type AmountLimits } from '../payments/amount-limits.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from '../instructions/instruction-service.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import {
-  findLockContext,
-  freezeDeductionData,
-  linkSupersededSnapshot,
-  lockPayDateAndEarlierOpenOnes,
-  payrollExists,
-  supersedeSnapshot,
-  type PayDateToLock,
-} from './freeze-repository.ts';
+import { findFreezeContext, freezeDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './freeze-repository.ts';
+import { lockPayDatesToFreeze, type PayDateToFreeze } from './snapshot-repository.ts';
 
-export interface LockOutcome {
+export interface FreezeOutcome {
   payrollId: string;
   payDate: string;
   snapshotId: string;
   snapshotVersion: number;
-  /** False when the pay date was already locked and nothing was written (a repeated job). */
+  /** False when the pay date was already frozen and nothing was written (a repeated job). */
   created: boolean;
   employeeCount: number;
   totalAmount: number;
@@ -29,14 +22,14 @@ export interface LockOutcome {
   /** Pending requests left for the next pay date because the snapshot total would pass MAX_EXACT_MINOR_UNITS. */
   paymentsHeldBack: number;
   instructionFile: InstructionFileOutcome;
-  /** Earlier pay dates of the payroll this job had to lock first (their own jobs then find them locked). */
-  earlier?: LockOutcome[];
+  /** Earlier pay dates of the payroll this job had to freeze first (their own jobs then find them frozen). */
+  earlier?: FreezeOutcome[];
 }
 
-export class LockError extends Error {}
+export class FreezeError extends Error {}
 
 /**
- * Why a request the lock refused failed: said in the payroll's currency, with the limit's name, since
+ * Why a request the freeze refused failed: said in the payroll's currency, with the limit's name, since
  * the biller reads it on the payment and an operator finds the setting by it.
  */
 export function refusalReason(limits: AmountLimits, currency: string): string {
@@ -53,12 +46,12 @@ export function refusalReason(limits: AmountLimits, currency: string): string {
  */
 async function freeze(
   trx: Executor,
-  payDate: PayDateToLock,
+  payDate: PayDateToFreeze,
   supersede: { snapshotId: string } | null,
   limits: AmountLimits,
-): Promise<LockOutcome> {
-  const { collectionAccount } = await findLockContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
-  if (!collectionAccount) throw new LockError(`no active collection account for ${payDate.currency}`);
+): Promise<FreezeOutcome> {
+  const { collectionAccount } = await findFreezeContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
+  if (!collectionAccount) throw new FreezeError(`no active collection account for ${payDate.currency}`);
   if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);
 
   const snapshotId = timeOrderedUuid();
@@ -103,39 +96,39 @@ async function freeze(
   };
 }
 
-/** Locks the payroll and the pay date (with any earlier open ones), or says which of them does not exist. */
-async function lockRows(trx: Executor, payrollId: string, payDate: string): Promise<{ target: PayDateToLock; earlier: PayDateToLock[] }> {
-  const rows = await lockPayDateAndEarlierOpenOnes(trx, payrollId, payDate);
+/** Row-locks the payroll and the pay date (with any earlier open ones), or says which of them does not exist. */
+async function lockRows(trx: Executor, payrollId: string, payDate: string): Promise<{ target: PayDateToFreeze; earlier: PayDateToFreeze[] }> {
+  const rows = await lockPayDatesToFreeze(trx, payrollId, payDate);
   const target = rows.at(-1);
   if (!target || target.pay_date !== payDate) {
-    if (!(await payrollExists(trx, payrollId))) throw new LockError(`payroll ${payrollId} does not exist`);
-    throw new LockError(`payroll ${payrollId} has no pay date ${payDate}`);
+    if (!(await payrollExists(trx, payrollId))) throw new FreezeError(`payroll ${payrollId} does not exist`);
+    throw new FreezeError(`payroll ${payrollId} has no pay date ${payDate}`);
   }
   return { target, earlier: rows.slice(0, -1) };
 }
 
-export interface LockOptions {
+export interface FreezeOptions {
   /**
-   * Runs in the lock's transaction with what it did (the nightly run records the outcome this
-   * way), so the record and the lock commit together or not at all.
+   * Runs in the freeze's transaction with what it did (the nightly run records the outcome this
+   * way), so the record and the freeze commit together or not at all.
    */
-  recordOutcome?: (trx: Executor, outcome: LockOutcome) => Promise<void>;
+  recordOutcome?: (trx: Executor, outcome: FreezeOutcome) => Promise<void>;
   /** The configured amount limits (amountLimitsOf(config)); the configuration's defaults when not given. */
   limits?: AmountLimits;
 }
 
 /**
- * Locks one payroll pay date: freezes its deduction data, instructs its payment requests and writes
- * its instruction file, in one transaction. Safe to run twice: the payroll row lock serialises
- * concurrent runs and an existing snapshot makes the second a no-op.
+ * Freezes one payroll pay date (the nightly lock): freezes its deduction data, instructs its payment
+ * requests and writes its instruction file, in one transaction. Safe to run twice: the payroll row
+ * lock serialises concurrent runs and an existing snapshot makes the second a no-op.
  */
-export async function lockPayDate(db: Database, payrollId: string, payDate: string, options: LockOptions = {}): Promise<LockOutcome> {
+export async function freezePayDate(db: Database, payrollId: string, payDate: string, options: FreezeOptions = {}): Promise<FreezeOutcome> {
   return db.transaction().execute(async (trx) => {
     const { target, earlier } = await lockRows(trx, payrollId, payDate);
     if (target.locked_at !== null) {
-      const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
+      const { current } = await findFreezeContext(trx, payrollId, payDate, target.currency);
       if (current) {
-        const found: LockOutcome = {
+        const found: FreezeOutcome = {
           payrollId,
           payDate,
           snapshotId: current.id,
@@ -156,12 +149,12 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
     // Pay dates must freeze in date order: a later one would otherwise take the payments due on
     // an earlier one whose job has not run yet.
     const limits = options.limits ?? DEFAULT_AMOUNT_LIMITS;
-    const frozenEarlier: LockOutcome[] = [];
+    const frozenEarlier: FreezeOutcome[] = [];
     for (const row of earlier) frozenEarlier.push(await freeze(trx, row, null, limits));
     const outcome = await freeze(trx, target, null, limits);
-    const locked = frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
-    await options.recordOutcome?.(trx, locked);
-    return locked;
+    const frozen = frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
+    await options.recordOutcome?.(trx, frozen);
+    return frozen;
   });
 }
 
@@ -171,15 +164,15 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
  * old snapshot had instructed and that are still owed are carried without being instructed (or
  * counted as an attempt) again; new pending requests due by then join it.
  */
-export async function relockPayDate(
+export async function refreezePayDate(
   trx: Executor,
   payrollId: string,
   payDate: string,
   limits: AmountLimits = DEFAULT_AMOUNT_LIMITS,
-): Promise<LockOutcome & { previousSnapshotId: string }> {
+): Promise<FreezeOutcome & { previousSnapshotId: string }> {
   const { target } = await lockRows(trx, payrollId, payDate);
-  const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
-  if (!current) throw new LockError(`payroll ${payrollId} pay date ${payDate} has not been locked yet; nothing to re-run`);
+  const { current } = await findFreezeContext(trx, payrollId, payDate, target.currency);
+  if (!current) throw new FreezeError(`payroll ${payrollId} pay date ${payDate} has not been locked yet; nothing to re-run`);
   const outcome = await freeze(trx, target, { snapshotId: current.id }, limits);
   return { ...outcome, previousSnapshotId: current.id };
 }

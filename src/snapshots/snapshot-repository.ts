@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 
 export async function findPayrollForProvider(db: Executor, payrollId: string) {
@@ -17,14 +18,28 @@ export async function findPayDate(db: Executor, payrollId: string, payDate: stri
     .executeTakeFirst();
 }
 
-/** The newest snapshot version of a pay date (a re-run supersedes older ones). */
-export async function findServedSnapshot(db: Executor, payrollId: string, payDate: string) {
+// ---- The current snapshot of a pay date ----
+
+/** The current snapshot of a pay date: its newest version (a re-run supersedes older ones). */
+export async function findCurrentSnapshot(db: Executor, payrollId: string, payDate: string) {
   return db
     .selectFrom('deduction_snapshots')
     .selectAll()
     .where('payroll_id', '=', payrollId)
     .where('pay_date', '=', payDate)
     .where('status', '!=', 'superseded')
+    .executeTakeFirst();
+}
+
+/** The current snapshot of a pay date, row-locked (for update) until the transaction ends. */
+export async function findCurrentSnapshotForUpdate(db: Executor, payrollId: string, payDate: string) {
+  return db
+    .selectFrom('deduction_snapshots')
+    .select(['id', 'status', 'snapshot_version'])
+    .where('payroll_id', '=', payrollId)
+    .where('pay_date', '=', payDate)
+    .where('status', '!=', 'superseded')
+    .forUpdate()
     .executeTakeFirst();
 }
 
@@ -44,4 +59,100 @@ export async function listRequestedPayments(db: Executor, snapshotId: string) {
     .where('snapshot_id', '=', snapshotId)
     .orderBy('payment_reference')
     .execute();
+}
+
+// ---- Row locks on a payroll's pay dates (its calendar entries) ----
+//
+// Every job and request that must not race another one on a pay date takes its row here, each in
+// the mode it needs:
+//  - a freeze (the nightly lock job, a re-run) and a reconciliation take it for update, so they run
+//    one after another and a re-run cannot swap the snapshot while a reconciliation reads it; the
+//    freeze takes the payroll row first, and with it every earlier pay date it freezes too;
+//  - a confirmation takes it for no key update: it waits for pushes in flight and for a freeze;
+//  - an employee push takes it for share: pushes do not wait for each other, only for the above.
+
+export interface PayDateToFreeze {
+  payroll_id: string;
+  pay_date: string;
+  pay_period: string;
+  lock_date: string;
+  locked_at: Date | null;
+  currency: string;
+  payroll_external_id: string;
+  /** Set when the payroll's provider takes employee pushes through its API. */
+  api_base_url: string | null;
+}
+
+/**
+ * Row-locks the payroll, then the pay date and every earlier pay date of it that is due to freeze by
+ * then and still open, and returns those pay dates in date order (the requested one last).
+ *
+ * The payroll row is taken first by every freeze and re-run of the payroll, so they run one after
+ * another and two pay dates can never both claim the same pending payment request; the pay-date
+ * rows keep a calendar sync from rewriting a pay date while it freezes. An earlier pay date that a
+ * concurrent job froze meanwhile drops out: the lock rechecks `locked_at` on the newest row version.
+ */
+export async function lockPayDatesToFreeze(db: Executor, payrollId: string, payDate: string): Promise<PayDateToFreeze[]> {
+  const result = await sql<PayDateToFreeze>`
+    /* prepared: lock_pay_dates_to_freeze */
+    select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
+           p.external_id as payroll_external_id, pp.api_base_url
+    from payrolls p
+    join pay_dates pd on pd.payroll_id = p.id
+    join payroll_providers pp on pp.id = p.payroll_provider_id
+    where p.id = ${payrollId} and pd.pay_date <= ${payDate}::date
+      and (pd.pay_date = ${payDate}::date
+           or (pd.locked_at is null
+               and pd.lock_date <= (select lock_date from pay_dates where payroll_id = ${payrollId} and pay_date = ${payDate}::date)))
+    order by pd.pay_date
+    for update of p, pd
+  `.execute(db);
+  return result.rows;
+}
+
+export interface PayDateForReconciliation {
+  pay_period: string;
+  currency: string;
+}
+
+/**
+ * Row-locks the pay date (for update), as a freeze does: a re-run cannot swap the snapshot while a
+ * reconciliation reads it, and two reconciliations of one pay date run one after the other.
+ */
+export async function lockPayDateForReconciliation(db: Executor, payrollId: string, payDate: string) {
+  const result = await sql<PayDateForReconciliation>`
+    select pd.pay_period, p.currency
+    from pay_dates pd join payrolls p on p.id = pd.payroll_id
+    where pd.payroll_id = ${payrollId} and pd.pay_date = ${payDate}
+    for update of pd
+  `.execute(db);
+  return result.rows[0];
+}
+
+/**
+ * Takes the pay date exclusively for a confirmation's records: waits for pushes in flight (they hold
+ * it shared) and for a freeze or re-run of the pay date (they hold it for update), so the versions
+ * computed next are not raced and the snapshot cannot be superseded under the confirmation.
+ */
+export async function lockPayDateForConfirmation(db: Executor, payrollId: string, payDate: string): Promise<void> {
+  await sql`
+    select 1 from pay_dates
+    where payroll_id = ${payrollId} and pay_date = ${payDate}
+    for no key update
+  `.execute(db);
+}
+
+/**
+ * The calendar entry of a pay period, share-locked for an employee push: concurrent pushes do not
+ * wait for each other, but a confirmation (which takes the row exclusively before computing next
+ * versions) waits for pushes in flight, and pushes wait for it, so the two never race for one
+ * version number.
+ */
+export async function lockPayDateForPush(db: Executor, payrollId: string, payPeriod: string) {
+  const result = await sql<{ pay_date: string }>`
+    select pay_date from pay_dates
+    where payroll_id = ${payrollId} and pay_period = ${payPeriod}
+    for share
+  `.execute(db);
+  return result.rows[0];
 }

@@ -1,3 +1,4 @@
+import type { SnapshotStatus } from '../db/tables.ts';
 import { defineStatusTransitions } from '../shared/status-transitions.ts';
 
 // The deduction snapshot lifecycle as data. The lock (freeze) writes a snapshot locked; payroll's
@@ -7,9 +8,10 @@ import { defineStatusTransitions } from '../shared/status-transitions.ts';
 // reached, with a new version; superseded is terminal (the new version carries its history on).
 // Self-transitions are not transitions.
 
-export const SNAPSHOT_STATUSES = ['locked', 'confirmed', 'reconciled', 'superseded'] as const;
+export const SNAPSHOT_STATUSES = ['locked', 'confirmed', 'reconciled', 'superseded'] as const satisfies readonly SnapshotStatus[];
 
-export type SnapshotStatus = (typeof SNAPSHOT_STATUSES)[number];
+/** The stored status (src/db/tables.ts), with the lifecycle that moves it; the list above names exactly its values. */
+export type { SnapshotStatus };
 
 export const SNAPSHOT_LIFECYCLE = defineStatusTransitions<SnapshotStatus>({
   resource: 'A deduction snapshot',

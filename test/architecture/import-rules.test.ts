@@ -49,7 +49,7 @@ describe('each layout rule fails on a graph that breaks it', () => {
   });
 
   it('src importing jobs/', () => {
-    const files = [file('src/queue/worker-host.ts', "import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';")];
+    const files = [file('src/queue/worker-host.ts', "import { freezePayDateProcessor } from '../../jobs/lock-pay-date.ts';")];
     expect(srcImportingJobs(files)).toHaveLength(1);
     expect(srcImportingJobs([file('bin/composition.ts', "import { processors } from '../jobs/index.ts';")])).toEqual([]);
   });

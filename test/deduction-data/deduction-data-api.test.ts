@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
+import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { calendarDateOf } from '../../src/deduction-data/deduction-data-service.ts';
 import {
   createBiller,
@@ -78,7 +78,7 @@ beforeAll(async () => {
       .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payrollId, employee_id: employee.id, currency: 'GBP', amount, target_pay_date: '2026-11-27' })
       .execute();
   }
-  await lockPayDate(t.db, payrollId, '2026-11-27');
+  await freezePayDate(t.db, payrollId, '2026-11-27');
 });
 afterAll(async () => t.close());
 

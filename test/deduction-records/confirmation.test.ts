@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { lockPayDate, relockPayDate } from '../../src/snapshots/freeze-service.ts';
+import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { deductionContentHash } from '../../src/deduction-records/deduction-content.ts';
 import { findBrokenRecordLinks } from '../../src/deduction-records/record-links-repository.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
@@ -69,7 +69,7 @@ beforeAll(async () => {
     await createPaymentRequestRow(t.db, { mandate: { ...mandate, currency: 'GBP' }, amount, targetPayDate: '2026-11-27' });
     employees.push(employee.id);
   }
-  snapshotId = (await lockPayDate(t.db, payrollId, '2026-11-27')).snapshotId;
+  snapshotId = (await freezePayDate(t.db, payrollId, '2026-11-27')).snapshotId;
 });
 afterAll(async () => {
   await queue.close();
@@ -257,8 +257,8 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
   });
 
   it('answers 409 for superseded deduction data, naming the current one, and stores nothing', async () => {
-    const first = await lockPayDate(t.db, payrollId, '2026-12-24');
-    const rerun = await t.db.transaction().execute((trx) => relockPayDate(trx, payrollId, '2026-12-24'));
+    const first = await freezePayDate(t.db, payrollId, '2026-12-24');
+    const rerun = await t.db.transaction().execute((trx) => refreezePayDate(trx, payrollId, '2026-12-24'));
     const before = await recordCount();
     const response = await submit(
       confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '9-2026' }),
@@ -278,7 +278,7 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     expect((await submit(confirmation(line, 1, { deduction_data_id: crypto.randomUUID() }))).statusCode).toBe(404);
 
     const otherPayroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
-    const otherSnapshot = await lockPayDate(t.db, otherPayroll.id, '2026-11-27');
+    const otherSnapshot = await freezePayDate(t.db, otherPayroll.id, '2026-11-27');
     expect((await submit(confirmation(line, 1, { deduction_data_id: otherSnapshot.snapshotId }))).statusCode).toBe(404);
 
     expect((await submit(confirmation(line, 1), { payroll: crypto.randomUUID() })).statusCode).toBe(404);
@@ -395,7 +395,7 @@ describe('POST /deductions/{payroll_id}/confirmation at full size', () => {
     `.execute(t.db);
     const ids = (await t.db.selectFrom('employments').select('employee_id').where('payroll_id', '=', payroll.id).execute()).map((row) => row.employee_id);
     expect(ids).toHaveLength(lineCount);
-    const lock = await lockPayDate(t.db, payroll.id, '2026-11-27');
+    const lock = await freezePayDate(t.db, payroll.id, '2026-11-27');
 
     let totalPence = 0;
     const deductions = ids.map((employeeId, i) => {

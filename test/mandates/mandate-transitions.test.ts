@@ -29,7 +29,7 @@ const PAIRS = COLUMNS.flatMap((from) =>
 
 describe('mandate transitions', () => {
   it('status set matches the stored MandateStatus type and the expected table', () => {
-    expectTypeOf<MandateStatus>().toEqualTypeOf<StoredMandateStatus>();
+    expectTypeOf<(typeof MANDATE_STATUSES)[number]>().toEqualTypeOf<StoredMandateStatus>();
     expect([...MANDATE_STATUSES].sort()).toEqual([...COLUMNS].sort());
     expect(Object.keys(MANDATE_TRANSITIONS).sort()).toEqual([...COLUMNS].sort());
     expect(PAIRS).toHaveLength(49);

@@ -3,7 +3,7 @@ import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import type { NightlyRunPayDateRow, NightlyRunRow } from '../../src/nightly/nightly-run-repository.ts';
 import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import { summarizeNightlyRun, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
-import { lockJobId, queueNames } from '../../src/queue/job-catalogue.ts';
+import { freezeJobId, queueNames } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import {
   createBiller,
@@ -81,10 +81,10 @@ async function snapshotsByPair() {
 describe('lock job ids', () => {
   it('name the run, the payroll and the pay date, with a suffix for each re-queue, and never contain a colon', () => {
     const pair = { payrollId: 'p1', payDate: '2026-11-27' };
-    expect(lockJobId('run-a', pair)).toBe('lock.run-a.p1.2026-11-27');
-    expect(lockJobId('run-a', pair, 2)).toBe('lock.run-a.p1.2026-11-27.r2');
-    expect(lockJobId('run-b', pair)).not.toBe(lockJobId('run-a', pair));
-    expect(lockJobId('run-a', pair, 1)).not.toContain(':');
+    expect(freezeJobId('run-a', pair)).toBe('lock.run-a.p1.2026-11-27');
+    expect(freezeJobId('run-a', pair, 2)).toBe('lock.run-a.p1.2026-11-27.r2');
+    expect(freezeJobId('run-b', pair)).not.toBe(freezeJobId('run-a', pair));
+    expect(freezeJobId('run-a', pair, 1)).not.toContain(':');
   });
 });
 

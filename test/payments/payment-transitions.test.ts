@@ -30,7 +30,7 @@ const PAIRS = COLUMNS.flatMap((from) =>
 
 describe('payment request transitions', () => {
   it('status set matches the stored PaymentStatus type and the expected table', () => {
-    expectTypeOf<PaymentStatus>().toEqualTypeOf<StoredPaymentStatus>();
+    expectTypeOf<(typeof PAYMENT_STATUSES)[number]>().toEqualTypeOf<StoredPaymentStatus>();
     expect([...PAYMENT_STATUSES].sort()).toEqual([...COLUMNS].sort());
     expect(Object.keys(PAYMENT_TRANSITIONS).sort()).toEqual([...COLUMNS].sort());
     expect(PAIRS).toHaveLength(49);

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { lockPayDate } from '../../src/snapshots/freeze-service.ts';
+import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { runRerunNow } from '../../src/workers/rerun-runner.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
@@ -59,7 +59,7 @@ async function lockedPayDate() {
     .insertInto('payment_requests')
     .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: employee.id, currency: 'GBP', amount: 2_500, target_pay_date: PAY_DATE })
     .execute();
-  await lockPayDate(t.db, payroll.id, PAY_DATE);
+  await freezePayDate(t.db, payroll.id, PAY_DATE);
   return payroll.id;
 }
 
@@ -138,7 +138,7 @@ describe('concurrent re-runs of one pay date', () => {
       // Holding the payroll stops the freeze after it has taken its re-run, as a long freeze would.
       await sql`select id from payrolls where id = ${payrollId} for update`.execute(trx);
       freezing = performRerun(side, first.id);
-      await until(async () => (await waitingForLocks('%lock_pay_date_and_earlier_open_ones%')) === 1);
+      await until(async () => (await waitingForLocks('%lock_pay_dates_to_freeze%')) === 1);
       arriving = Promise.all(
         [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the freeze ${n}`, requestedBy: `late-${n}` })),
       );

@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ScheduleStatus as StoredScheduleStatus } from '../../src/db/tables.ts';
+import { SCHEDULE_STATUSES } from '../../src/schedules/schedule-resource.ts';
 import { canCancelSchedule } from '../../src/schedules/schedule-service.ts';
 import { SCHEDULE_LIFECYCLE, type ScheduleStatus } from '../../src/schedules/schedule-transitions.ts';
 import { InvalidStatusTransitionError } from '../../src/shared/status-transitions.ts';
@@ -20,7 +21,7 @@ const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, E
 
 describe('schedule transitions', () => {
   it('status set matches the stored ScheduleStatus type and the expected table', () => {
-    expectTypeOf<ScheduleStatus>().toEqualTypeOf<StoredScheduleStatus>();
+    expectTypeOf<(typeof SCHEDULE_STATUSES)[number]>().toEqualTypeOf<StoredScheduleStatus>();
     expect([...SCHEDULE_LIFECYCLE.statuses].sort()).toEqual([...COLUMNS].sort());
     expect(Object.keys(SCHEDULE_LIFECYCLE.transitions).sort()).toEqual([...COLUMNS].sort());
     expect(PAIRS).toHaveLength(16);

@@ -7,7 +7,7 @@ import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { capMandateRequests, mandateCapOnPayDate, mandateCollectableOn, mandateUsage } from '../../src/mandates/mandate-limitations.ts';
 import { MANDATE_STATUSES } from '../../src/mandates/mandate-transitions.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../../src/payments/amount-limits.ts';
-import { lockPayDate, relockPayDate } from '../../src/snapshots/freeze-service.ts';
+import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   createBiller,
@@ -248,7 +248,7 @@ async function firstLock(c: FreezeCase) {
     const { asked } = modelFreeze(payDate, c.limits, c.mandates, model);
     if (asked.size > 0) expected[payDate] = sorted(asked);
   }
-  await lockPayDate(database.db, built.payrollId, P2, { limits: c.limits });
+  await freezePayDate(database.db, built.payrollId, P2, { limits: c.limits });
   return { built, model, expected: { asked: expected, statuses: model.map((r) => r.status) }, actual: await observed(built) };
 }
 
@@ -530,7 +530,7 @@ describe('the freeze applies mandate limitations as the pure rules say (property
         for (const r of built.requests.slice(before)) model.push({ ...r });
 
         const { asked } = modelFreeze(P2, c.limits, mandates, model, { settled, carried: new Set(firstAsked.keys()) });
-        await database.db.transaction().execute((trx) => relockPayDate(trx, built.payrollId, P2, c.limits));
+        await database.db.transaction().execute((trx) => refreezePayDate(trx, built.payrollId, P2, c.limits));
         const after = await observed(built);
         expect(after.asked[P2] ?? {}).toEqual(sorted(asked));
         expect(after.statuses).toEqual(model.map((r) => r.status));

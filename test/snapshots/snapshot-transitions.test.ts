@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { SnapshotStatus as StoredSnapshotStatus } from '../../src/db/tables.ts';
 import { InvalidStatusTransitionError } from '../../src/shared/status-transitions.ts';
-import { SNAPSHOT_LIFECYCLE, type SnapshotStatus } from '../../src/snapshots/snapshot-transitions.ts';
+import { SNAPSHOT_LIFECYCLE, SNAPSHOT_STATUSES, type SnapshotStatus } from '../../src/snapshots/snapshot-transitions.ts';
 
 // Rows: from. Columns: to, in this order. 1 = allowed. Written out by hand from what the code does
 // (records confirm, reconciliation moves forward only, a re-run supersedes whatever is current),
@@ -19,7 +19,7 @@ const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, E
 
 describe('deduction snapshot transitions', () => {
   it('status set matches the stored SnapshotStatus type and the expected table', () => {
-    expectTypeOf<SnapshotStatus>().toEqualTypeOf<StoredSnapshotStatus>();
+    expectTypeOf<(typeof SNAPSHOT_STATUSES)[number]>().toEqualTypeOf<StoredSnapshotStatus>();
     expect([...SNAPSHOT_LIFECYCLE.statuses].sort()).toEqual([...COLUMNS].sort());
     expect(Object.keys(SNAPSHOT_LIFECYCLE.transitions).sort()).toEqual([...COLUMNS].sort());
     expect(PAIRS).toHaveLength(16);

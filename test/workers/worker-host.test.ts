@@ -7,8 +7,8 @@ import { insertRunWithDuePayDates, readRunProgress } from '../../src/nightly/nig
 import { loadNightlySummary } from '../../src/nightly/nightly-service.ts';
 import { producerConnection, workerConnection } from '../../src/runtime/redis-connections.ts';
 import {
-  lockJobId,
-  lockPayDateJob,
+  freezeJobId,
+  freezePayDateJob,
   queueNames,
   LOCK_DURATION_MS,
   MAX_STALLED_COUNT,
@@ -64,9 +64,9 @@ describe('job failure lines', () => {
       insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'test' }),
     );
     const pair = { payrollId: payrollId!, payDate: '2026-11-22' };
-    const jobId = lockJobId(run.id, pair);
+    const jobId = freezeJobId(run.id, pair);
     const payDates = createQueue(queueNames.payDates, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
-    await payDates.add(lockPayDateJob, { runId: run.id, ...pair }, { jobId, attempts: 2, backoff: { type: 'fixed', delay: 50 } });
+    await payDates.add(freezePayDateJob, { runId: run.id, ...pair }, { jobId, attempts: 2, backoff: { type: 'fixed', delay: 50 } });
     await payDates.close();
 
     const { runtime, lines } = capturingRuntime();
