@@ -1,4 +1,5 @@
-import type { PaymentStatus } from '../db/tables.ts';
+import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
+import { MANDATE_LIFECYCLE } from './mandate-transitions.ts';
 
 // A mandate's limitations (`mandate_record.limitations`) as the lock applies them when it freezes a
 // pay date. The freeze statement (freezeDeductionData in
@@ -11,6 +12,8 @@ import type { PaymentStatus } from '../db/tables.ts';
 //  2. mandateUsage: what counts against a lifetime max_total_amount.
 //  3. mandateCapOnPayDate: how much the mandate may still ask on this pay date.
 //  4. capMandateRequests: how that room is shared between the mandate's requests (due-date order).
+//  5. statusLeftOutOfRerun: where a request the superseded snapshot instructed goes when a re-run no
+//     longer asks for it (by rules 1 to 4): pending, or cancelled when its mandate has ended.
 //
 // The requests that compete for a mandate's room on a pay date are the freeze's to choose: pending
 // ones aimed at it or an earlier pay date and within the per-request amount limit, and on a re-run
@@ -204,4 +207,25 @@ export function capMandateRequests(cap: number, requests: ReadonlyArray<Competin
       left -= requested;
       return { id, requested };
     });
+}
+
+/**
+ * Mandate statuses that end collection for good: the terminal ones (revoked, cancelled, expired,
+ * failed). Every path into one cancels the mandate's pending requests (revokeMandate, employment changes).
+ */
+export const MANDATE_STATUSES_ENDING_COLLECTION: readonly MandateStatus[] = MANDATE_LIFECYCLE.statuses.filter((status) =>
+  MANDATE_LIFECYCLE.isTerminal(status),
+);
+
+/**
+ * Where a re-run moves a request the superseded snapshot had instructed for the pay date (and the pay
+ * date has not reconciled) when the new version no longer asks for it: it leaves `instructed`, since
+ * nothing would ever settle it there and lifetime caps would go on counting it. It goes back to
+ * pending, as a carried shortfall does, to be asked for on a later pay date; when its mandate has
+ * ended it is then cancelled, as the ending cancelled the mandate's other pending requests. A suspended
+ * mandate's request waits, pending, like its other pending ones. Partly collected requests are not
+ * left out: the re-run carries them.
+ */
+export function statusLeftOutOfRerun(mandateStatus: MandateStatus): 'pending' | 'cancelled' {
+  return MANDATE_STATUSES_ENDING_COLLECTION.includes(mandateStatus) ? 'cancelled' : 'pending';
 }

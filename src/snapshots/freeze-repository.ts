@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
+import { MANDATE_STATUSES_ENDING_COLLECTION } from '../mandates/mandate-limitations.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
 import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
-import { fromStatusesSql } from '../db/status-transitions-sql.ts';
+import { fromStatusesSql, statusListSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from './snapshot-transitions.ts';
 
 export async function payrollExists(db: Executor, payrollId: string): Promise<boolean> {
@@ -77,6 +78,13 @@ export interface FrozenSnapshot {
   paymentsRefused: number;
   /** Pending requests left pending because the snapshot total would otherwise pass its largest. */
   paymentsHeldBack: number;
+  /**
+   * On a re-run, requests the superseded snapshot had instructed (and this pay date has not
+   * reconciled) that the new snapshot no longer asks for: moved back to `pending`, each with its event.
+   */
+  paymentsReleased: number;
+  /** Of those released, the ones whose mandate has ended: cancelReleasedPayments cancels them next. */
+  releasedOfEndedMandates: string[];
 }
 
 /**
@@ -88,7 +96,9 @@ export interface FrozenSnapshot {
  * data response carries exactly, aggregates per employee, writes
  * the snapshot (the next version), its lines, the line-to-payment links and the requested payment,
  * moves newly included requests to `instructed` and refused ones to `failed` (erroring their
- * schedules) with their payment_request.updated events, and marks the pay date locked.
+ * schedules), and on a re-run moves back to `pending` the instructed requests the new version no
+ * longer asks for (released), all with their payment_request.updated events, and marks the pay
+ * date locked.
  *
  * One request's bad amount never fails the statement: every sum is numeric until it is known to
  * fit a bigint, and no total it returns or stores can pass `maxSnapshotTotal`.
@@ -101,6 +111,8 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     payments_instructed: number;
     payments_refused: number;
     payments_held_back: number;
+    payments_released: number;
+    released_of_ended_mandates: string[];
   }>`
     /* prepared: freeze_deduction_data */
     with settled as (
@@ -260,6 +272,23 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
         and pr.status in (${fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, ['partially_collected', 'failed'], ['pending'])})
       returning pr.*
     ),
+    released as (
+      -- statusLeftOutOfRerun (mandate-limitations.ts). On a re-run, what the superseded snapshot
+      -- instructed for this pay date and the new version no longer asks for (its mandate stopped
+      -- collecting, or has no room left under a cap or the total): payroll will not be asked for it,
+      -- so it must not stay instructed, where nothing would ever settle it and lifetime caps would go
+      -- on counting it. It goes back to pending, as a carried shortfall does, for its next pay date;
+      -- the instruction withdrawn before any answer is not counted as an attempt. Partly collected
+      -- ones are carried, and what this pay date reconciled (settled) is kept as it was asked.
+      update payment_requests pr
+      set status = 'pending', attempts = greatest(pr.attempts - 1, 0), version = pr.version + 1, updated_at = now()
+      from deduction_line_payments lp
+      where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.id = lp.payment_request_id
+        and pr.status in (${fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, 'pending', ['instructed'])})
+        and pr.id not in (select id from settled)
+        and pr.id not in (select id from admitted)
+      returning pr.*
+    ),
     errored_schedules as (
       -- A schedule with a failed instalment is errored, as when reconciliation fails one. Driven
       -- by the refused rows (usually none), so schedules are looked up by key, never scanned.
@@ -267,12 +296,16 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       from (select distinct schedule_id from refused where schedule_id is not null) r
       where s.id = r.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, 'errored')})
     ),
-    changed as (select * from instructed union all select * from refused),
+    changed as (select * from instructed union all select * from refused union all select * from released),
     events as (${insertPaymentUpdatedEvents('changed')})
     select s.snapshot_version, s.total_amount, s.employee_count,
            (select count(*) from instructed)::int as payments_instructed,
            (select count(*) from refused)::int as payments_refused,
-           (select count(*) from capped)::int - (select count(*) from admitted)::int as payments_held_back
+           (select count(*) from capped)::int - (select count(*) from admitted)::int as payments_held_back,
+           (select count(*) from released)::int as payments_released,
+           -- statusLeftOutOfRerun: those whose mandate has ended are cancelled next (cancelReleasedPayments).
+           array(select r.id from released r join mandates m on m.id = r.mandate_id
+                 where m.status in (${statusListSql(MANDATE_STATUSES_ENDING_COLLECTION)}) order by r.id)::text[] as released_of_ended_mandates
     from snapshot s
   `.execute(db);
   const row = result.rows[0]!;
@@ -283,7 +316,31 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     paymentsInstructed: row.payments_instructed,
     paymentsRefused: row.payments_refused,
     paymentsHeldBack: row.payments_held_back,
+    paymentsReleased: row.payments_released,
+    releasedOfEndedMandates: row.released_of_ended_mandates,
   };
+}
+
+/**
+ * Cancels requests a re-run has just released to pending (freezeDeductionData's releasedOfEndedMandates)
+ * because their mandate has ended, as the mandate's ending cancelled its other pending requests: one
+ * statement, each with its payment_request.updated event. Its own statement, after the freeze: a row
+ * cannot change twice in one, and each change (instructed -> pending -> cancelled) is its own version.
+ */
+export async function cancelReleasedPayments(db: Executor, paymentIds: readonly string[]): Promise<number> {
+  if (paymentIds.length === 0) return 0;
+  const result = await sql<{ cancelled: number }>`
+    with cancelled as (
+      update payment_requests pr
+      set status = 'cancelled', cancelled_at = now(), version = pr.version + 1, updated_at = now()
+      where pr.id = any(${[...paymentIds]}::uuid[])
+        and pr.status in (${fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, 'cancelled', ['pending'])})
+      returning pr.*
+    ),
+    events as (${insertPaymentUpdatedEvents('cancelled')})
+    select count(*)::int as cancelled from cancelled
+  `.execute(db);
+  return result.rows[0]!.cancelled;
 }
 
 /** Retires the current snapshot first: only one snapshot per pay date may be current at a time. */

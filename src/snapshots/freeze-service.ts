@@ -3,7 +3,7 @@ import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts
 import { DEFAULT_AMOUNT_LIMITS, PAYMENT_LIMIT_NAME, type AmountLimits } from '../payments/amount-limits.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from '../instructions/instruction-service.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import { findFreezeContext, freezeDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './freeze-repository.ts';
+import { cancelReleasedPayments, findFreezeContext, freezeDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './freeze-repository.ts';
 import { lockPayDatesToFreeze, type PayDateToFreeze } from './snapshot-repository.ts';
 
 export interface FreezeOutcome {
@@ -21,6 +21,13 @@ export interface FreezeOutcome {
   paymentsRefused: number;
   /** Pending requests left for the next pay date because the snapshot total would pass MAX_EXACT_MINOR_UNITS. */
   paymentsHeldBack: number;
+  /**
+   * Re-runs only: requests the superseded snapshot had instructed that the new version no longer asks
+   * for (mandate no longer collecting, or no room under a cap), moved back to pending with their events.
+   */
+  paymentsReleased: number;
+  /** Of those released, the ones whose mandate has ended (revoked, expired...): then cancelled, with their events. */
+  paymentsCancelled: number;
   instructionFile: InstructionFileOutcome;
   /** Earlier pay dates of the payroll this job had to freeze first (their own jobs then find them frozen). */
   earlier?: FreezeOutcome[];
@@ -70,6 +77,7 @@ async function freeze(
     refusalReason: refusalReason(limits, payDate.currency),
   });
   if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
+  const paymentsCancelled = await cancelReleasedPayments(trx, frozen.releasedOfEndedMandates);
   const instructionFile = await writeInstructionFile(trx, {
     id: snapshotId,
     payroll_id: payDate.payroll_id,
@@ -92,6 +100,8 @@ async function freeze(
     paymentsInstructed: frozen.paymentsInstructed,
     paymentsRefused: frozen.paymentsRefused,
     paymentsHeldBack: frozen.paymentsHeldBack,
+    paymentsReleased: frozen.paymentsReleased,
+    paymentsCancelled,
     instructionFile,
   };
 }
@@ -140,6 +150,8 @@ export async function freezePayDate(db: Database, payrollId: string, payDate: st
           paymentsInstructed: 0,
           paymentsRefused: 0,
           paymentsHeldBack: 0,
+          paymentsReleased: 0,
+          paymentsCancelled: 0,
           instructionFile: await ensureInstructionFile(trx, current.id),
         };
         await options.recordOutcome?.(trx, found);
@@ -162,7 +174,9 @@ export async function freezePayDate(db: Database, payrollId: string, payDate: st
  * Writes a new snapshot version that supersedes the current one, with its instruction file.
  * Requests the pay date has already reconciled are carried unchanged, as they were asked; those the
  * old snapshot had instructed and that are still owed are carried without being instructed (or
- * counted as an attempt) again; new pending requests due by then join it.
+ * counted as an attempt) again; new pending requests due by then join it. Those the old snapshot had
+ * instructed and the new one no longer asks for go back to pending (cancelled too when their mandate
+ * has ended), each change with its event, so none stays instructed with nothing to settle it.
  */
 export async function refreezePayDate(
   trx: Executor,

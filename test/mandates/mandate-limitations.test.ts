@@ -8,6 +8,7 @@ import {
   mandateCollectableOn,
   mandateUsage,
   mandateValidOn,
+  statusLeftOutOfRerun,
   type CompetingRequest,
   type MandateRequestState,
 } from '../../src/mandates/mandate-limitations.ts';
@@ -269,5 +270,20 @@ describe('capMandateRequests', () => {
         expect(capMandateRequests(cap, shuffled)).toEqual(capped);
       }),
     );
+  });
+});
+
+describe('statusLeftOutOfRerun', () => {
+  it('cancels on a mandate that has ended, as the ending cancelled its pending requests; otherwise pending', () => {
+    const outcome = Object.fromEntries(MANDATE_STATUSES.map((status) => [status, statusLeftOutOfRerun(status)]));
+    expect(outcome).toEqual({
+      pending_enablement: 'pending',
+      active: 'pending',
+      suspended: 'pending',
+      revoked: 'cancelled',
+      cancelled: 'cancelled',
+      expired: 'cancelled',
+      failed: 'cancelled',
+    });
   });
 });

@@ -87,7 +87,7 @@ describe('status moves written in SQL', () => {
     // over the amount limit in a schedule (refused at the lock, erroring its schedule).
     await w.payment(0, 12_550);
     await w.payment(1, 10_000);
-    await w.payment(2, 3_000, { allowPostDue: true });
+    const carried = await w.payment(2, 3_000, { allowPostDue: true });
     await w.payment(3, 3_000);
     const completing = await schedule(4);
     await w.payment(4, 1_000, { schedule: { id: completing.id, instalment: 1 } });
@@ -149,6 +149,15 @@ describe('status moves written in SQL', () => {
     await employmentBecomes(8, 'unknown');
     await employmentBecomes(8, 'active');
     await employmentBecomes(8, 'leaver');
+
+    // The carried shortfall's mandate is revoked after PD2 instructed it, and an operator re-runs PD2:
+    // the new version no longer asks for it, so it is released (to pending) and cancelled.
+    const statusOf = async (id: string) => (await t.db.selectFrom('payment_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    expect(await statusOf(carried.id)).toBe('instructed');
+    await revokeMandate(t.db, w.biller.clientId, w.people[2]!.mandate.id);
+    const rerunPd2 = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD2, reason: 'mandate revoked', requestedBy: 'ops@example.com' });
+    await performRerun(t.db, rerunPd2.id);
+    expect(await statusOf(carried.id)).toBe('cancelled');
 
     const { rows: seen } = await sql<{ resource: string; from_status: string; to_status: string }>`
       select distinct resource, from_status, to_status from status_moves_seen order by 1, 2, 3

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import '../support/property-seed.ts';
 import type { MandateStatus, PaymentStatus } from '../../src/db/tables.ts';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
-import { capMandateRequests, mandateCapOnPayDate, mandateCollectableOn, mandateUsage } from '../../src/mandates/mandate-limitations.ts';
+import { capMandateRequests, mandateCapOnPayDate, mandateCollectableOn, mandateUsage, statusLeftOutOfRerun } from '../../src/mandates/mandate-limitations.ts';
 import { MANDATE_STATUSES } from '../../src/mandates/mandate-transitions.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../../src/payments/amount-limits.ts';
 import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
@@ -207,6 +207,10 @@ function modelFreeze(
   }
   // Newly asked pending requests are instructed; reconciled ones are carried as they are, whatever their status.
   for (const r of requests) if (asked.has(r.index) && r.status === 'pending') r.status = 'instructed';
+  // What the superseded snapshot instructed and this version no longer asks for leaves instructed.
+  for (const r of chosen) {
+    if (carried.has(r.index) && r.status === 'instructed' && !asked.has(r.index)) r.status = statusLeftOutOfRerun(mandates[r.mandate]!.status);
+  }
   for (const [index, requested] of settled) asked.set(index, requested);
   for (const r of refused) r.status = r.collected > 0 ? 'partially_collected' : 'failed';
   return { asked };
