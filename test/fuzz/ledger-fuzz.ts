@@ -55,12 +55,14 @@ async function withFuzzDatabase<T>(work: (db: ReturnType<typeof createDatabase>)
   };
   process.once('SIGINT', dropOnSignal).once('SIGTERM', dropOnSignal);
   // A worker whose parent was stopped first would otherwise die on its next progress message.
-  if (process.send) process.once('disconnect', () => dropOnSignal('SIGTERM'));
+  const dropOnDisconnect = () => dropOnSignal('SIGTERM');
+  if (process.send) process.once('disconnect', dropOnDisconnect);
   try {
     await migrateToLatest(db);
     await createCollectionAccount(db);
     return await work(db);
   } finally {
+    process.removeListener('disconnect', dropOnDisconnect);
     await db.destroy();
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
@@ -108,6 +110,8 @@ async function runWorker(total: number, batch: number): Promise<void> {
     }
   });
   send({ kind: 'done' });
+  // The channel is held open while anything listens on it; let go of it so the worker can exit.
+  if (process.connected) process.disconnect();
 }
 
 async function replay(seed: number, path: string | undefined): Promise<number> {
