@@ -1,5 +1,6 @@
 import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
 import { MANDATE_LIFECYCLE } from './mandate-transitions.ts';
+import { requestOrder, type RequestOrderKey } from '../payments/request-order.ts';
 
 // A mandate's limitations (`mandate_record.limitations`) as the lock applies them when it freezes a
 // pay date. The freeze statement (freezeDeductionData in
@@ -156,23 +157,8 @@ export interface CappedRequest {
   requested: number;
 }
 
-interface OrderKey {
-  readonly id: string;
-  readonly dueDate: string | null;
-  readonly createdAtMs: number;
+interface OrderKey extends RequestOrderKey {
   readonly remaining: number;
-}
-
-/** Earliest due date first, none last, then oldest, then id (code-unit order, as uuids compare in SQL). */
-function capOrder(a: OrderKey, b: OrderKey): number {
-  if (a.dueDate !== b.dueDate) {
-    if (a.dueDate === null) return 1;
-    if (b.dueDate === null) return -1;
-    return a.dueDate < b.dueDate ? -1 : 1;
-  }
-  if (a.createdAtMs !== b.createdAtMs) return a.createdAtMs - b.createdAtMs;
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return 0;
 }
 
 function toOrderKey(request: CompetingRequest): OrderKey {
@@ -201,7 +187,7 @@ export function capMandateRequests(cap: number, requests: ReadonlyArray<Competin
   let left = cap;
   return requests
     .map(toOrderKey)
-    .sort(capOrder)
+    .sort(requestOrder)
     .map(({ id, remaining }) => {
       const requested = Math.min(remaining, left);
       left -= requested;

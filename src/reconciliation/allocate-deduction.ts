@@ -3,6 +3,8 @@
 // decides who gets what, and it must be deterministic: a re-run or a later push version re-allocates,
 // and the ledger only nets to the right figure if the same inputs always give the same split.
 
+import { requestOrder, type RequestOrderKey } from '../payments/request-order.ts';
+
 export interface DeductionRequest {
   readonly id: string;
   /** Minor units the employee was asked to pay towards this request on this pay date. */
@@ -37,28 +39,7 @@ function assertAmount(value: number, what: string): void {
   }
 }
 
-/**
- * Earliest due date first, null due dates last, then oldest createdAt, then id: the id only breaks exact
- * ties, but without it two requests created in the same millisecond would split by input order, which
- * depends on how the database happened to return rows.
- */
-function allocationOrder(a: SortKey, b: SortKey): number {
-  if (a.dueDate !== b.dueDate) {
-    if (a.dueDate === null) return 1;
-    if (b.dueDate === null) return -1;
-    return a.dueDate < b.dueDate ? -1 : 1;
-  }
-  if (a.createdAtMs !== b.createdAtMs) return a.createdAtMs - b.createdAtMs;
-  // Code-unit order, not localeCompare: the result must not depend on the process's locale.
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return 0;
-}
-
-interface SortKey {
-  readonly id: string;
-  readonly dueDate: string | null;
-  /** Compared as instants so '...T10:00:00+01:00' and '...T09:30:00Z' order by time, not by text. */
-  readonly createdAtMs: number;
+interface SortKey extends RequestOrderKey {
   readonly requested: number;
 }
 
@@ -89,7 +70,7 @@ export function allocateDeduction(
     seen.add(request.id);
   }
 
-  const ordered = requests.map(toSortKey).sort(allocationOrder);
+  const ordered = requests.map(toSortKey).sort(requestOrder);
   let remaining = deducted;
   const allocations = ordered.map(({ id, requested }) => {
     const allocated = Math.min(remaining, requested);
