@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importSpecifiers } from './architecture/import-graph.ts';
 import { unitTestFiles } from './unit-project.ts';
 
 // The `unit` project runs without the global setup, so a file in it must not reach the database or
@@ -36,15 +37,6 @@ const connecting = [
 /** Calls that only the database and Redis support make (this file names them, so it is not searched for them). */
 const connectingCalls = /\b(createDatabase|createTestDatabase|startTestApp|openRuntime|inject\(\s*['"]templateDatabase)/;
 
-/** Value imports (type-only imports are erased) and dynamic imports of one file. */
-function importsOf(source: string): string[] {
-  const specifiers: string[] = [];
-  const statement = /^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
-  for (const match of source.matchAll(statement)) if (!match[1]) specifiers.push(match[2]!);
-  for (const match of source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) specifiers.push(match[1]!);
-  return specifiers;
-}
-
 /** What a test file reaches of the database and Redis support, with the chain of test files leading there. */
 function databaseReach(file: string): string[] {
   const found: string[] = [];
@@ -55,7 +47,7 @@ function databaseReach(file: string): string[] {
     const source = readFileSync(join(root, path), 'utf8');
     const via = [...chain, path].join(' -> ');
     if (path !== self && connectingCalls.test(source)) found.push(`${via} calls ${source.match(connectingCalls)![1]}`);
-    for (const specifier of importsOf(source)) {
+    for (const specifier of importSpecifiers(source, { valuesOnly: true })) {
       const target = specifier.startsWith('.') ? relative(root, join(root, dirname(path), specifier)) : specifier;
       if (dbSupport.includes(target) || connecting.includes(target)) found.push(`${via} imports ${target}`);
       else if (target.startsWith('test/') && existsSync(join(root, target))) visit(target, [...chain, path]);

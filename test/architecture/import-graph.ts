@@ -13,13 +13,22 @@ export interface SourceFile {
   packages: string[];
 }
 
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const SPECIFIER = /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+/** The module specifiers a file's text imports, as written; `valuesOnly` leaves out `import type` (erased at run time). */
+export function importSpecifiers(text: string, options: { valuesOnly?: boolean } = {}): string[] {
+  const specifiers: string[] = [];
+  for (const match of text.matchAll(SPECIFIER)) {
+    if (options.valuesOnly && match[1]) continue;
+    specifiers.push(match[2] ?? match[3]!);
+  }
+  return specifiers;
+}
 
 export function importsOf(filePath: string, text: string): { imports: string[]; packages: string[] } {
   const imports: string[] = [];
   const packages: string[] = [];
-  for (const match of text.matchAll(SPECIFIER)) {
-    const specifier = match[1] ?? match[2]!;
+  for (const specifier of importSpecifiers(text)) {
     if (specifier.startsWith('.')) imports.push(path.posix.normalize(path.posix.join(path.posix.dirname(filePath), specifier)));
     else packages.push(specifier);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importsOf, type SourceFile } from './import-graph.ts';
+import { importSpecifiers, importsOf, type SourceFile } from './import-graph.ts';
 import {
   allViolations,
   areasImportingHttp,
@@ -36,6 +36,13 @@ describe('the import graph', () => {
       'src/payments/side-effect.ts',
     ]);
     expect(packages).toEqual(['zod']);
+  });
+
+  it('leaves type-only imports out when asked for what runs', () => {
+    const text = "import type { Database } from '../db/connection.ts';\nimport { createDatabase } from '../db/connection.ts';";
+    expect(importSpecifiers(text)).toEqual(['../db/connection.ts', '../db/connection.ts']);
+    expect(importSpecifiers(text, { valuesOnly: true })).toEqual(['../db/connection.ts']);
+    expect(importSpecifiers("import type { Redis } from 'ioredis';", { valuesOnly: true })).toEqual([]);
   });
 });
 
