@@ -13,7 +13,7 @@ import {
 import type { ProcessorRegistry } from '../src/workers/worker-host.ts';
 import { deliverWebhookProcessor } from './deliver-webhook.ts';
 import { dispatchEventsProcessor } from './dispatch-events.ts';
-import { freezePayDateFailedForGood, freezePayDateProcessor } from './lock-pay-date.ts';
+import { freezePayDateFailedForGood, freezePayDateProcessor } from './freeze-pay-date.ts';
 import { nightlyTriggerProcessor } from './nightly-trigger.ts';
 import { purgeIdempotencyKeysProcessor } from './purge-idempotency-keys.ts';
 import { reconcilePayDateProcessor } from './reconcile-pay-date.ts';
