@@ -39,9 +39,9 @@ describe('the import graph', () => {
   });
 
   it('leaves type-only imports out when asked for what runs', () => {
-    const text = "import type { Database } from '../db/connection.ts';\nimport { createDatabase } from '../db/connection.ts';";
-    expect(importSpecifiers(text)).toEqual(['../db/connection.ts', '../db/connection.ts']);
-    expect(importSpecifiers(text, { valuesOnly: true })).toEqual(['../db/connection.ts']);
+    const text = "import type { Database } from '../db/connection.ts';\nimport { migrateToLatest } from '../db/migrator.ts';";
+    expect(importSpecifiers(text)).toEqual(['../db/connection.ts', '../db/migrator.ts']);
+    expect(importSpecifiers(text, { valuesOnly: true })).toEqual(['../db/migrator.ts']);
     expect(importSpecifiers("import type { Redis } from 'ioredis';", { valuesOnly: true })).toEqual([]);
   });
 });
