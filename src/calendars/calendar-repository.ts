@@ -17,8 +17,8 @@ export async function insertHolidays(db: Executor, holidays: ReadonlyArray<{ dat
   if (holidays.length === 0) return;
   await db
     .insertInto('bank_holidays')
-    .values(holidays.map((h) => ({ holiday_date: h.date, name: h.name })))
-    .onConflict((oc) => oc.column('holiday_date').doNothing())
+    .values(holidays.map((h) => ({ region: 'england-and-wales' as const, holiday_date: h.date, name: h.name, added_by: 'demo' })))
+    .onConflict((oc) => oc.columns(['region', 'holiday_date']).doNothing())
     .execute();
 }
 

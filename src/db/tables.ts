@@ -21,8 +21,15 @@ export interface PayrollProvidersTable {
   api_client_id: string | null;
   api_client_secret: string | null;
   lead_time_working_days: Generated<number>;
+  /** Whose bank holidays the provider keeps; a payroll's own region decides its calendar. */
+  region: Generated<BankHolidayRegion>;
+  /** Sandbox data: its employers, payrolls and employees are seen only by sandbox clients. */
+  sandbox: Generated<boolean>;
   created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
+
+export type BankHolidayRegion = 'england-and-wales' | 'scotland' | 'northern-ireland';
 
 export interface ClientsTable {
   id: Generated<string>;
@@ -35,6 +42,8 @@ export interface ClientsTable {
   disabled_at: Timestamp | null;
   /** Raised by each secret rotation; tokens issued against an older version stop working. */
   secret_version: Generated<number>;
+  /** A sandbox client sees only sandbox payroll providers' data, a live one only live data. */
+  sandbox: Generated<boolean>;
 }
 
 export interface ApiKeysTable {
@@ -46,9 +55,23 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
+/** Operator-added bank holidays (a one-off day); the regular ones come from a library, not a table. */
 export interface BankHolidaysTable {
+  region: BankHolidayRegion;
   holiday_date: IsoDate;
   name: string;
+  added_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface EmployerOptInChangesTable {
+  id: Generated<string>;
+  employer_id: string;
+  from_status: 'pending' | 'opted_in' | 'opted_out' | null;
+  to_status: 'pending' | 'opted_in' | 'opted_out';
+  changed_by: string;
+  reason: string | null;
+  changed_at: Generated<Date>;
 }
 
 export interface EmployersTable {
@@ -81,6 +104,7 @@ export interface PayrollsTable {
   name: string;
   payment_run_frequency: Generated<'weekly' | 'fortnightly' | 'four_weekly' | 'monthly' | 'unknown'>;
   currency: Generated<string>;
+  bank_holiday_region: Generated<BankHolidayRegion>;
   calendar_synced_at: Timestamp | null;
   created_at: Generated<Date>;
 }
@@ -605,6 +629,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   bank_holidays: BankHolidaysTable;
   employers: EmployersTable;
+  employer_opt_in_changes: EmployerOptInChangesTable;
   collection_accounts: CollectionAccountsTable;
   payrolls: PayrollsTable;
   pay_dates: PayDatesTable;
