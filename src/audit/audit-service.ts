@@ -19,7 +19,11 @@ export type AuditAction =
   | 'client.disabled'
   | 'client.enabled'
   | 'client.secret_rotated'
-  | 'client.api_key_rotated';
+  | 'client.api_key_rotated'
+  | 'employee.created'
+  | 'employee.updated'
+  | 'employee.left'
+  | 'employees.imported';
 
 export interface AuditedAction {
   actor: Actor;

@@ -153,6 +153,24 @@ export interface EmploymentsTable {
   updated_at: Generated<Date>;
 }
 
+/** One bulk CSV import of a payroll's employees that was applied: the file, what it did, who and when. */
+export interface EmployeeImportRunsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  file_sha256: string;
+  partial: boolean;
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  left_count: number;
+  rejected: number;
+  error_count: number;
+  imported_by: string;
+  started_at: Date;
+  finished_at: Generated<Date>;
+}
+
 export interface ConsumersTable {
   id: Generated<string>;
   biller_client_id: string;
@@ -635,6 +653,7 @@ export interface DB {
   pay_dates: PayDatesTable;
   employees: EmployeesTable;
   employments: EmploymentsTable;
+  employee_import_runs: EmployeeImportRunsTable;
   consumers: ConsumersTable;
   beneficiary_accounts: BeneficiaryAccountsTable;
   mandates: MandatesTable;

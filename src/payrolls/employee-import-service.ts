@@ -1,0 +1,341 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CsvError, parse } from 'csv-parse';
+import { describeActor, recordAction, type Actor } from '../audit/audit-service.ts';
+import type { Executor } from '../db/connection.ts';
+import { InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
+import { isoInstant, isUuid } from '../shared/schemas.ts';
+import { findEmployeeOnPayroll, findPayrollWithEmployer } from './directory-repository.ts';
+import { toEmployeeUpdatePayload, type EmployeeUpdatePayload } from './employee-resource.ts';
+import {
+  applyImportSlice,
+  classifyImportSlice,
+  countStagedImportRows,
+  createImportStaging,
+  findImportCandidates,
+  findLatestImportOfFile,
+  insertImportRun,
+  listMandatedEmployeesOfSlice,
+  lockPayrollForImport,
+  nextImportSliceEnd,
+  rejectDuplicatesInFile,
+  stageImportRows,
+  type StagedImportRow,
+} from './employee-import-repository.ts';
+import type { EmployeeImportReport } from './employee-import-resource.ts';
+import {
+  CappedErrorList,
+  matchImportedEmployee,
+  readImportHeader,
+  validateImportRow,
+  type ImportedEmployee,
+  type ImportError,
+  type ImportHeader,
+} from './employee-import-rules.ts';
+import { followEmploymentChange } from './employment-change.ts';
+
+/** Rows read, checked and staged together: large enough for set-based statements, small enough to stay constant in memory. */
+export const IMPORT_BATCH_ROWS = 5_000;
+/** Errors a report lists; the rest are counted. */
+export const IMPORT_ERROR_LIMIT = 1_000;
+
+export type EmployeeImportProgress = { phase: 'reading'; bytes: number; rows: number } | { phase: 'applying'; rows: number; total: number };
+
+export interface EmployeeImportRequest {
+  payrollId: string;
+  /** The CSV file as bytes; read once, as a stream. */
+  source: Readable;
+  dryRun: boolean;
+  /** Apply the good rows even when some are bad. */
+  partial: boolean;
+  actor: Actor;
+  reason?: string | null;
+  onProgress?: (progress: EmployeeImportProgress) => void;
+}
+
+/** A file with bad rows, imported all-or-nothing: nothing was applied, and the report says why. */
+export class EmployeeImportRejected extends InvalidError {
+  constructor(readonly report: EmployeeImportReport) {
+    super(
+      'employee-import-rejected',
+      `${report.rejected} of ${report.rows} rows are bad (${report.error_count} errors); nothing was imported. Fix them, or ask for partial application to import the good rows`,
+      {
+        title: 'Import rejected',
+        errors: report.errors.map(importErrorAsFieldError),
+        members: {
+          rows: report.rows,
+          rejected: report.rejected,
+          error_count: report.error_count,
+          errors_truncated: report.errors_truncated,
+          file_sha256: report.file_sha256,
+        },
+      },
+    );
+  }
+}
+
+/** Where in the file an error is, as a pointer: /lines/12/date_of_birth, or /lines/12 for the whole row. */
+export function importErrorAsFieldError(error: ImportError): FieldError {
+  return { pointer: `/lines/${error.line}${error.column === null ? '' : `/${error.column.replaceAll('~', '~0').replaceAll('/', '~1')}`}`, detail: error.reason };
+}
+
+interface ImportScope {
+  payrollId: string;
+  providerId: string;
+  employerId: string;
+  currency: string;
+}
+
+/**
+ * Imports a payroll's employees and employments from a CSV file (see employee-import-rules.ts for
+ * its layout and rules), upserting by payroll reference, in the caller's transaction:
+ * 1. the file is streamed through the parser; each batch of good rows is matched to the employees
+ *    they are about and staged; bad rows are reported (line, column, reason);
+ * 2. rows repeating an earlier row's payroll reference or national registration number are bad too;
+ * 3. unless it is a dry run, or rows are bad and partial application was not asked for (then
+ *    EmployeeImportRejected), the good rows are applied slice by slice with set-based statements,
+ *    and each change to an employee with live mandates has the consequences a provider's push has
+ *    (followEmploymentChange: events, mandates ended or suspended, payments cancelled).
+ * A row equal to what is stored writes nothing, so importing the same file again changes nothing.
+ * Applied imports are recorded (file sha256, counts, who, when) and audited.
+ */
+export async function importEmployees(trx: Executor, request: EmployeeImportRequest): Promise<EmployeeImportReport> {
+  const startedAt = new Date();
+  const payroll = isUuid(request.payrollId) ? await findPayrollWithEmployer(trx, request.payrollId) : undefined;
+  if (!payroll) {
+    request.source.resume();
+    throw new NotFoundError(`Payroll ${request.payrollId}`);
+  }
+  const scope: ImportScope = { payrollId: payroll.id, providerId: payroll.payroll_provider_id, employerId: payroll.employer_id, currency: payroll.currency };
+
+  await lockPayrollForImport(trx, scope.payrollId);
+  await createImportStaging(trx);
+  const errors = new CappedErrorList(IMPORT_ERROR_LIMIT);
+  const read = await readAndStage(trx, scope, request, errors);
+
+  let rejected = read.badRows;
+  for (const column of ['payroll_reference', 'national_registration_number'] as const) {
+    const { duplicates, count } = await rejectDuplicatesInFile(trx, column, IMPORT_ERROR_LIMIT);
+    rejected += count;
+    for (const duplicate of duplicates) {
+      errors.add({ line: duplicate.line, column, reason: `repeats the ${column === 'payroll_reference' ? 'payroll reference' : 'national registration number'} of line ${duplicate.firstLine}` });
+    }
+    errors.countUnlisted(count - duplicates.length);
+  }
+
+  const apply = !request.dryRun && (rejected === 0 || request.partial);
+  const previous = await findLatestImportOfFile(trx, scope.payrollId, read.sha256);
+  const report: EmployeeImportReport = {
+    payroll_id: scope.payrollId,
+    file_sha256: read.sha256,
+    dry_run: request.dryRun,
+    partial: request.partial,
+    applied: apply,
+    rows: read.rows,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    left: 0,
+    rejected,
+    error_count: errors.count,
+    errors_truncated: errors.truncated,
+    errors: errors.sorted(),
+    import_id: null,
+    previous_import: previous ? { id: previous.id, finished_at: isoInstant(previous.finished_at), imported_by: previous.imported_by } : null,
+  };
+  if (!request.dryRun && !apply) throw new EmployeeImportRejected(report);
+
+  const total = await countStagedImportRows(trx);
+  let done = 0;
+  for (let afterLine = 0; ; ) {
+    const lastLine = await nextImportSliceEnd(trx, afterLine, IMPORT_BATCH_ROWS);
+    if (lastLine === undefined) break;
+    const slice = { afterLine, lastLine };
+    const counts = await classifyImportSlice(trx, scope, slice);
+    report.created += counts.created;
+    report.updated += counts.updated;
+    report.unchanged += counts.unchanged;
+    report.left += counts.left;
+    if (apply) await applySlice(trx, scope, slice);
+    done += counts.created + counts.updated + counts.unchanged;
+    request.onProgress?.({ phase: 'applying', rows: done, total });
+    afterLine = lastLine;
+  }
+
+  if (apply) {
+    const run = await insertImportRun(trx, {
+      payroll_id: scope.payrollId,
+      file_sha256: read.sha256,
+      partial: request.partial,
+      rows: report.rows,
+      created: report.created,
+      updated: report.updated,
+      unchanged: report.unchanged,
+      left_count: report.left,
+      rejected: report.rejected,
+      error_count: report.error_count,
+      imported_by: describeActor(request.actor),
+      started_at: startedAt,
+    });
+    report.import_id = run.id;
+    const { errors: _listed, ...summary } = report;
+    await recordAction(trx, {
+      actor: request.actor,
+      action: 'employees.imported',
+      resourceType: 'payroll',
+      resourceId: scope.payrollId,
+      reason: request.reason ?? null,
+      after: summary,
+    });
+  }
+  return report;
+}
+
+/** Writes one slice; employees with live mandates are looked at before and followed after, as a push is. */
+async function applySlice(trx: Executor, scope: ImportScope, slice: { afterLine: number; lastLine: number }): Promise<void> {
+  const mandated = await listMandatedEmployeesOfSlice(trx, scope.payrollId, slice);
+  const before = new Map<string, EmployeeUpdatePayload | null>();
+  for (const employeeId of mandated) {
+    const row = await findEmployeeOnPayroll(trx, employeeId, scope.payrollId);
+    before.set(employeeId, row ? toEmployeeUpdatePayload(row) : null);
+  }
+  try {
+    await applyImportSlice(trx, scope, slice);
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') {
+      throw new InvalidError('employee-import-conflict', 'An employee or payroll reference of the file was changed by someone else during the import; import the file again');
+    }
+    throw error;
+  }
+  for (const [employeeId, payload] of before) {
+    await followEmploymentChange(trx, { employeeId, payrollId: scope.payrollId, before: payload });
+  }
+}
+
+interface ReadOutcome {
+  sha256: string;
+  rows: number;
+  badRows: number;
+}
+
+/** Streams the file through the parser, validating every row and staging each batch of good ones. */
+async function readAndStage(trx: Executor, scope: ImportScope, request: EmployeeImportRequest, errors: CappedErrorList): Promise<ReadOutcome> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const parser = parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true });
+
+  let header: ImportHeader | undefined;
+  let rows = 0;
+  let badRows = 0;
+  let batch: Array<{ line: number; employee: ImportedEmployee }> = [];
+  // csv-parse counts the line a record ends on; where it starts follows from the previous record's end and the empty lines between.
+  let previousEnd = 0;
+  let previousEmpty = 0;
+
+  const flush = async () => {
+    const { staged, refused } = await matchBatch(trx, scope, batch);
+    for (const error of refused) errors.add(error);
+    badRows += refused.length;
+    await stageImportRows(trx, staged);
+    batch = [];
+    request.onProgress?.({ phase: 'reading', bytes, rows });
+  };
+
+  try {
+    await pipeline(request.source, tap, parser, async (records: AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) => {
+      for await (const { record, info } of records) {
+        const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
+        previousEnd = info.lines;
+        previousEmpty = info.empty_lines;
+        if (header === undefined) {
+          const read = readImportHeader(record);
+          if (read.errors.length > 0) {
+            throw new InvalidError('invalid-import-header', 'The header line does not name the import columns; nothing was imported', {
+              errors: read.errors.map(importErrorAsFieldError),
+            });
+          }
+          header = read.header;
+          continue;
+        }
+        rows++;
+        const validation = validateImportRow(record, header, line, scope.currency);
+        if (!validation.ok) {
+          badRows++;
+          for (const error of validation.errors) errors.add(error);
+          continue;
+        }
+        batch.push({ line, employee: validation.employee });
+        if (batch.length >= IMPORT_BATCH_ROWS) await flush();
+      }
+    });
+  } catch (error) {
+    if (error instanceof CsvError) {
+      throw new InvalidError('invalid-csv', `The file is not valid CSV: ${error.message}; nothing was imported`, {
+        errors: [{ pointer: `/lines/${(error as CsvError & { lines?: number }).lines ?? previousEnd + 1}`, detail: error.message }],
+      });
+    }
+    throw error;
+  }
+  if (header === undefined) {
+    throw new InvalidError('empty-import-file', 'The file is empty: it needs a header line naming the columns', {
+      errors: [{ pointer: '/lines/1', detail: 'is missing: the header line names the columns' }],
+    });
+  }
+  if (batch.length > 0) await flush();
+  return { sha256: hash.digest('hex'), rows, badRows };
+}
+
+/** Which employee each row of a batch is about, with one lookup per key for the whole batch. */
+async function matchBatch(
+  trx: Executor,
+  scope: ImportScope,
+  batch: ReadonlyArray<{ line: number; employee: ImportedEmployee }>,
+): Promise<{ staged: StagedImportRow[]; refused: ImportError[] }> {
+  const candidates = await findImportCandidates(trx, scope, {
+    payrollReferences: batch.map((row) => row.employee.payroll_reference),
+    nationalRegistrationNumbers: batch.flatMap((row) => (row.employee.national_registration_number ? [row.employee.national_registration_number] : [])),
+  });
+  const byReference = new Map(candidates.byReference.map((holder) => [holder.payrollReference, holder]));
+  const byNumber = new Map(candidates.byNationalRegistrationNumber.map((holder) => [holder.nationalRegistrationNumber, holder]));
+
+  const staged: StagedImportRow[] = [];
+  const refused: ImportError[] = [];
+  for (const { line, employee } of batch) {
+    const match = matchImportedEmployee(employee, {
+      byReference: byReference.get(employee.payroll_reference),
+      byNationalRegistrationNumber: employee.national_registration_number ? byNumber.get(employee.national_registration_number) : undefined,
+    });
+    if (match.kind === 'refused') {
+      refused.push({ line, ...match.error });
+      continue;
+    }
+    staged.push({
+      line,
+      employeeId: match.kind === 'new-employee' ? randomUUID() : match.employeeId,
+      newEmployee: match.kind === 'new-employee',
+      payroll_reference: employee.payroll_reference,
+      given_name: employee.given_name,
+      family_name: employee.family_name,
+      national_registration_number: employee.national_registration_number,
+      date_of_birth: employee.date_of_birth ?? null,
+      email_address: employee.email_address ?? null,
+      phone_number: employee.phone_number ?? null,
+      postal_code: employee.postal_code ?? null,
+      start_date: employee.start_date ?? null,
+      end_date: employee.end_date ?? null,
+      employment_status: employee.employment_status,
+      contract_type: employee.contract_type ?? 'unknown',
+      annualised_salary: employee.annualised_salary ?? null,
+      currency: employee.currency,
+    });
+  }
+  return { staged, refused };
+}
