@@ -102,6 +102,15 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl: str
             },
           }
         : {}),
+      ...(spec.streamedBody
+        ? {
+            requestBody: {
+              required: true,
+              description: spec.streamedBody.description,
+              content: { [spec.streamedBody.contentType]: { schema: { type: 'string' }, example: spec.streamedBody.example } },
+            },
+          }
+        : {}),
       ...(spec.auth.kind === 'none'
         ? { security: [] }
         : {

@@ -40,7 +40,7 @@ export interface RouteContext<B, Q, P> {
 }
 
 interface RouteBase<BS, QS, PS> {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;
@@ -49,6 +49,12 @@ interface RouteBase<BS, QS, PS> {
   /** A limit of its own (a batch larger than BODY_LIMIT_BYTES, a form smaller); see bodyLimitOf. */
   bodyLimit?: number;
   body?: BS;
+  /**
+   * A body that is not JSON, handed to the route as its stream (a CSV file): documented in
+   * /openapi.json under its media type; `body` stays unset and the route's own content-type parser
+   * reads it.
+   */
+  streamedBody?: { contentType: string; description: string; example: string };
   query?: QS;
   params?: PS;
   /** Documented response bodies by status, for /openapi.json. */

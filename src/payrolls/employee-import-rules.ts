@@ -99,6 +99,14 @@ export function salaryInMinorUnits(text: string, currency: string): { minorUnits
 
 const employeeRecordSchema = employeeRecordRequestSchema.shape.employee;
 
+/**
+ * A leaver's employment ended on a day, and an operator's record (a file's row, a create or update)
+ * must say which: payroll and billers read the end date. A provider's push may still leave it out.
+ */
+export function leaverWithoutEndDate(record: { employment_status: string; end_date?: string | null | undefined }): boolean {
+  return record.employment_status === 'leaver' && !record.end_date;
+}
+
 /** One good row: the employee record the provider push would accept, with its currency settled. */
 export type ImportedEmployee = EmployeeRecord & {
   national_registration_number: string | null;
@@ -151,7 +159,7 @@ export function validateImportRow(fields: readonly string[], header: ImportHeade
       errors.push({ line, column, reason });
     }
   }
-  if (cells.employment_status === 'leaver' && cells.end_date === undefined) {
+  if (leaverWithoutEndDate({ employment_status: cells.employment_status ?? '', end_date: cells.end_date })) {
     errors.push({ line, column: 'end_date', reason: 'is required for a leaver' });
   }
   if (!parsed.success || errors.length > 0) return { ok: false, errors };

@@ -1,0 +1,279 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { clientActor } from '../../audit/audit-service.ts';
+import type { RouteModule } from '../app.ts';
+import { HttpProblem, problemDetailsSchema } from '../problem.ts';
+import { defineRoute } from '../route.ts';
+import { pagingQuerySchema, pagingResponseSchema } from '../../shared/paging.ts';
+import { isoDateSchema } from '../../shared/schemas.ts';
+import { employmentStatusSchema } from '../../payroll-providers/reference-schemas.ts';
+import { employeeEnvelopeSchema, employeeRecordRequestSchema, employeeResourceSchema } from '../../payrolls/employee-resource.ts';
+import {
+  createEmployeeOnPayroll,
+  employeeChangesSchema,
+  listPayrollEmployees,
+  recordLeaver,
+  showEmployeeOnPayroll,
+  updateEmployeeOnPayroll,
+} from '../../payrolls/employee-admin-service.ts';
+import { employeeImportQuerySchema, employeeImportReportSchema } from '../../payrolls/employee-import-resource.ts';
+import { EMPLOYEE_IMPORT_COLUMNS } from '../../payrolls/employee-import-rules.ts';
+import { importEmployees } from '../../payrolls/employee-import-service.ts';
+
+/** A file of 500,000 employees is some 80 MB; the limit leaves room for long names and addresses. */
+export const EMPLOYEE_IMPORT_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
+
+// Non-UUID ids name nothing, so they are 404s like any other unknown id (the services check).
+const payrollParams = z.strictObject({ payroll_id: z.string() });
+const employeeParams = z.strictObject({ payroll_id: z.string(), employee_id: z.string() });
+
+const reasonSchema = z.string().trim().min(1).max(500).optional().meta({ description: 'Why, kept in the audit log' });
+
+const exampleEmployee = {
+  given_name: 'Priya',
+  family_name: 'Shah',
+  national_registration_number: 'QQ123456C',
+  date_of_birth: '1990-05-17',
+  email_address: 'priya.shah@example.com',
+  postal_code: 'LS1 4AP',
+  payroll_reference: 'WN-1042',
+  start_date: '2023-09-01',
+  employment_status: 'active',
+  contract_type: 'full_time',
+  annualised_salary: 4_200_000,
+};
+
+const createBody = z
+  .strictObject({ employee: employeeRecordRequestSchema.shape.employee, reason: reasonSchema })
+  .meta({
+    id: 'AdminEmployeeCreateRequest',
+    description: 'An employee and its employment on the payroll, as a provider pushes it (annualised_salary in minor units)',
+    example: { employee: exampleEmployee, reason: 'New starter, HR ticket 4411' },
+  });
+
+const updateBody = z
+  .strictObject({ employee: employeeChangesSchema, reason: reasonSchema })
+  .meta({
+    id: 'AdminEmployeeUpdateRequest',
+    description: 'The fields to change; null clears an optional field, a field left out stays as it is',
+    example: { employee: { family_name: 'Shah-Patel', annualised_salary: 4_500_000 }, reason: 'Pay rise from April' },
+  });
+
+const leaveBody = z
+  .strictObject({ end_date: isoDateSchema.meta({ description: 'The last day of the employment' }), reason: reasonSchema })
+  .meta({
+    id: 'AdminEmployeeLeaveRequest',
+    description: 'The employee left the employment on end_date',
+    example: { end_date: '2026-03-31', reason: 'Resigned' },
+  });
+
+const employeesPageSchema = z
+  .object({ employees: z.array(employeeResourceSchema), paging: pagingResponseSchema })
+  .meta({ id: 'AdminEmployeesPage', description: "A page of a payroll's employees, newest employment first" });
+
+const listQuery = pagingQuerySchema.extend({ status: employmentStatusSchema.optional() });
+
+const importQuery = employeeImportQuerySchema.extend({ reason: reasonSchema });
+
+const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
+const admin = (scope: 'admin:read' | 'admin:write') => ({ kind: 'both', scope, roles: ['operator'] }) as const;
+
+const isCsv = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'text/csv';
+
+/** The request body as it arrives, refused with 413 as soon as it passes the limit. */
+async function* withinLimit(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (seen > limit) throw new HttpProblem(413, 'body-too-large', `An import file may be at most ${limit} bytes`);
+    yield chunk;
+  }
+}
+
+export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/admin/payrolls/:payroll_id/employees',
+    operationId: 'admin_list_employees',
+    summary: "Operators: a payroll's employees with their employments, newest first, optionally by employment status",
+    tags: ['Administration'],
+    auth: admin('admin:read'),
+    params: payrollParams,
+    query: listQuery,
+    responses: {
+      200: { description: 'A page of employees', schema: employeesPageSchema },
+      400: { description: 'Invalid query or cursor', ...problem },
+      404: { description: 'Payroll not found', ...problem },
+    },
+    handler: async (ctx) => {
+      const { status, ...paging } = ctx.query;
+      return { status: 200, body: await listPayrollEmployees(deps.db, ctx.params.payroll_id, { status }, paging) };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/admin/payrolls/:payroll_id/employees/:employee_id',
+    operationId: 'admin_get_employee',
+    summary: 'Operators: one employee and its employment on the payroll',
+    tags: ['Administration'],
+    auth: admin('admin:read'),
+    params: employeeParams,
+    responses: {
+      200: { description: 'The employee', schema: employeeEnvelopeSchema },
+      404: { description: 'Payroll not found, or the employee is not on it', ...problem },
+    },
+    handler: async (ctx) => ({
+      status: 200,
+      body: { employee: await showEmployeeOnPayroll(deps.db, ctx.params.payroll_id, ctx.params.employee_id) },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/admin/payrolls/:payroll_id/employees',
+    operationId: 'admin_create_employee',
+    summary:
+      "Operators: add an employee to a payroll (the provider's employee with the same national registration number, date of birth and family name gets a second employment); audited",
+    tags: ['Administration'],
+    auth: admin('admin:write'),
+    params: payrollParams,
+    body: createBody,
+    idempotencyKey: 'required',
+    responses: {
+      201: { description: 'The employee on the payroll', schema: employeeEnvelopeSchema },
+      400: { description: 'Missing or invalid Idempotency-Key', ...problem },
+      404: { description: 'Payroll not found', ...problem },
+      409: { description: 'The payroll reference or national registration number belongs to another employee', ...problem },
+      422: { description: 'Invalid employee record', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 201,
+      body: {
+        employee: await createEmployeeOnPayroll(trx, ctx.params.payroll_id, ctx.body.employee, {
+          actor: clientActor(ctx.caller.clientId),
+          reason: ctx.body.reason ?? null,
+        }),
+      },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'PATCH',
+    url: '/admin/payrolls/:payroll_id/employees/:employee_id',
+    operationId: 'admin_update_employee',
+    summary:
+      "Operators: change an employee's record on a payroll; billers holding mandates hear of it and a status change moves their mandates, as a provider's push does; audited",
+    tags: ['Administration'],
+    auth: admin('admin:write'),
+    params: employeeParams,
+    body: updateBody,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The employee as it is now', schema: employeeEnvelopeSchema },
+      400: { description: 'Invalid Idempotency-Key', ...problem },
+      404: { description: 'Payroll not found, or the employee is not on it', ...problem },
+      409: { description: 'The payroll reference or national registration number belongs to another employee', ...problem },
+      422: { description: 'Invalid changes', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: {
+        employee: await updateEmployeeOnPayroll(trx, ctx.params.payroll_id, ctx.params.employee_id, ctx.body.employee, {
+          actor: clientActor(ctx.caller.clientId),
+          reason: ctx.body.reason ?? null,
+        }),
+      },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/admin/payrolls/:payroll_id/employees/:employee_id/leave',
+    operationId: 'admin_record_leaver',
+    summary:
+      'Operators: the employee left on end_date; as for a leaver pushed by the provider, running mandates end and their pending payment requests are cancelled; audited',
+    tags: ['Administration'],
+    auth: admin('admin:write'),
+    params: employeeParams,
+    body: leaveBody,
+    idempotencyKey: 'required',
+    responses: {
+      200: { description: 'The employee, now a leaver', schema: employeeEnvelopeSchema },
+      400: { description: 'Missing or invalid Idempotency-Key', ...problem },
+      404: { description: 'Payroll not found, or the employee is not on it', ...problem },
+      409: { description: 'The employee is already a leaver', ...problem },
+      422: { description: 'Invalid end date', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: {
+        employee: await recordLeaver(trx, ctx.params.payroll_id, ctx.params.employee_id, ctx.body.end_date, {
+          actor: clientActor(ctx.caller.clientId),
+          reason: ctx.body.reason ?? null,
+        }),
+      },
+    }),
+  });
+
+  // The file is streamed to the parser, never held whole: only this route reads text/csv, and
+  // reads nothing else.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('text/csv', (_request, payload, done) => done(null, payload));
+    defineRoute(scope, {
+      method: 'POST',
+      url: '/admin/payrolls/:payroll_id/employees/import',
+      operationId: 'admin_import_employees',
+      summary:
+        "Operators: import a payroll's employees and employments from a CSV file (text/csv), upserting by payroll reference; dry_run validates only; bad rows are listed and nothing is applied unless partial; the same file again changes nothing",
+      tags: ['Administration'],
+      auth: admin('admin:write'),
+      bodyLimit: EMPLOYEE_IMPORT_BODY_LIMIT_BYTES,
+      streamedBody: {
+        contentType: 'text/csv',
+        description: `A header line naming the columns (${EMPLOYEE_IMPORT_COLUMNS.join(', ')}; payroll_reference, given_name, family_name and employment_status required), then one row per employee; annualised_salary in major units (42000.50)`,
+        example:
+          'payroll_reference,given_name,family_name,national_registration_number,date_of_birth,start_date,end_date,employment_status,contract_type,annualised_salary\n' +
+          'WN-1042,Priya,Shah,QQ123456C,1990-05-17,2023-09-01,,active,full_time,42000.00\n' +
+          'WN-1043,Tom,Evans,QQ654321A,1985-11-02,2019-04-01,2026-03-31,leaver,part_time,18500.50\n',
+      },
+      params: payrollParams,
+      query: importQuery,
+      // The fingerprint of a streamed body is its method and URL: a key reused with another file
+      // answers the first file's report. Importing the same file again is harmless anyway.
+      idempotencyKey: 'optional',
+      responses: {
+        200: { description: 'What was imported, or would be (dry run), with every bad row', schema: employeeImportReportSchema },
+        400: { description: 'Invalid query or Idempotency-Key', ...problem },
+        404: { description: 'Payroll not found', ...problem },
+        409: { description: 'A request with this Idempotency-Key is still being processed', ...problem },
+        413: { description: 'The file is larger than 256 MB', ...problem },
+        415: { description: 'The body is not text/csv', ...problem },
+        422: {
+          description:
+            'The file has bad rows and partial application was not asked for (errors lists each row at /lines/{line}/{column}; nothing applied), or the header or CSV itself is invalid',
+          ...problem,
+        },
+      },
+      effect: async (ctx, trx) => {
+        const declared = Number(ctx.request.headers['content-length'] ?? 0);
+        if (!isCsv(ctx.request.headers['content-type']) || !(ctx.request.body instanceof Readable)) {
+          throw new HttpProblem(415, 'unsupported-media-type', 'Send the file as text/csv');
+        }
+        if (declared > EMPLOYEE_IMPORT_BODY_LIMIT_BYTES) {
+          throw new HttpProblem(413, 'body-too-large', `An import file may be at most ${EMPLOYEE_IMPORT_BODY_LIMIT_BYTES} bytes`);
+        }
+        const report = await importEmployees(trx, {
+          payrollId: ctx.params.payroll_id,
+          source: Readable.from(withinLimit(ctx.request.body as Readable, EMPLOYEE_IMPORT_BODY_LIMIT_BYTES)),
+          dryRun: ctx.query.dry_run,
+          partial: ctx.query.partial,
+          actor: clientActor(ctx.caller.clientId),
+          reason: ctx.query.reason ?? null,
+        });
+        return { status: 200, body: report };
+      },
+    });
+  });
+};
