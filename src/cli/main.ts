@@ -6,6 +6,7 @@ import { registerAuditCommand } from './audit-command.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
+import { registerEmployeeCommands } from './employee-commands.ts';
 import { registerExportCommands } from './export-commands.ts';
 import { describeFailure } from './failures.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
@@ -44,6 +45,7 @@ export function buildProgram(composition: Composition): Command {
   registerStatusCommand(program);
   registerAuditCommand(program);
   registerSecretsCommands(program);
+  registerEmployeeCommands(program);
   return program;
 }
 

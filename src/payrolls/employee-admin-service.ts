@@ -236,6 +236,11 @@ export async function recordLeaver(trx: Executor, payrollId: string, employeeId:
   return updateEmployeeOnPayroll(trx, payrollId, employeeId, { employment_status: 'leaver', end_date: endDate }, change, 'employee.left');
 }
 
+/** The currency a payroll pays in, which its salaries are stated in. */
+export async function payrollCurrencyOf(db: Executor, payrollId: string): Promise<string> {
+  return (await payrollOf(db, payrollId)).currency;
+}
+
 export async function showEmployeeOnPayroll(db: Executor, payrollId: string, employeeId: string): Promise<EmployeeResource> {
   const payroll = await payrollOf(db, payrollId);
   return toEmployeeResource(await employeeOnPayroll(db, payroll.id, employeeId));
