@@ -37,6 +37,7 @@ export const unitTestFiles: readonly string[] = [
   'test/money/major-units.test.ts',
   'test/payments/payment-transitions.test.ts',
   'test/payroll-providers/http-adapter.test.ts',
+  'test/payrolls/employee-import-rules.test.ts',
   'test/payrolls/mandate-moves.test.ts',
   'test/reconciliation/allocate-deduction.test.ts',
   'test/reconciliation/collection-outcome.test.ts',
