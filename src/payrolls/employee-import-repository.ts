@@ -77,6 +77,14 @@ export async function stageImportRows(trx: Executor, rows: readonly StagedImport
   `.execute(trx);
 }
 
+/**
+ * Temporary tables are never analysed by autovacuum: without statistics the planner may scan all
+ * staged rows for each slice, which makes applying a large file quadratic.
+ */
+export async function analyzeImportStaging(trx: Executor): Promise<void> {
+  await sql`analyze employee_import_rows`.execute(trx);
+}
+
 export interface ReferenceHolder {
   payrollReference: string;
   employeeId: string;

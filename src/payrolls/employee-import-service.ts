@@ -9,6 +9,7 @@ import { isoInstant, isUuid } from '../shared/schemas.ts';
 import { findEmployeeOnPayroll, findPayrollWithEmployer } from './directory-repository.ts';
 import { toEmployeeUpdatePayload, type EmployeeUpdatePayload } from './employee-resource.ts';
 import {
+  analyzeImportStaging,
   applyImportSlice,
   classifyImportSlice,
   countStagedImportRows,
@@ -113,6 +114,7 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
   await createImportStaging(trx);
   const errors = new CappedErrorList(IMPORT_ERROR_LIMIT);
   const read = await readAndStage(trx, scope, request, errors);
+  await analyzeImportStaging(trx);
 
   let rejected = read.badRows;
   for (const column of ['payroll_reference', 'national_registration_number'] as const) {
@@ -246,7 +248,6 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
     badRows += refused.length;
     await stageImportRows(trx, staged);
     batch = [];
-    request.onProgress?.({ phase: 'reading', bytes, rows });
   };
 
   try {
@@ -266,6 +267,7 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
           continue;
         }
         rows++;
+        if (rows % IMPORT_BATCH_ROWS === 0) request.onProgress?.({ phase: 'reading', bytes, rows });
         const validation = validateImportRow(record, header, line, scope.currency);
         if (!validation.ok) {
           badRows++;
@@ -290,6 +292,7 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
     });
   }
   if (batch.length > 0) await flush();
+  request.onProgress?.({ phase: 'reading', bytes, rows });
   return { sha256: hash.digest('hex'), rows, badRows };
 }
 
