@@ -170,7 +170,7 @@ async function main() {
     const line = (name: string, run: Measured, bytes: number) =>
       [
         `  ${name}`,
-        `    wall time                ${seconds(run.ms)} s, ${perSecond(ROWS, run.ms)} rows/s, ${megabytes(bytes / 1024 / (run.ms / 1000))}/s of file`,
+        `    wall time                ${seconds(run.ms)} s, ${perSecond(ROWS, run.ms)} rows/s, ${(bytes / 1_048_576 / (run.ms / 1000)).toFixed(1)} MB/s of file`,
         `    report                   created ${run.report.created}, updated ${run.report.updated}, unchanged ${run.report.unchanged}, left ${run.report.left}, rejected ${run.report.rejected}, errors ${run.report.error_count} (${run.report.errors.length} listed)`,
         `    RSS at 10% / 50% / 100% of the rows read, at the end   ${mb(run.rssAtShare['10%'])} / ${mb(run.rssAtShare['50%'])} / ${mb(run.rssAtShare['100%'])}, ${mb(run.rssAtEnd)}`,
         `    ratio to the floor       ${(run.ms / floorMs).toFixed(2)}x`,

@@ -69,7 +69,25 @@ const leaveBody = z
 
 const employeesPageSchema = z
   .object({ employees: z.array(employeeResourceSchema), paging: pagingResponseSchema })
-  .meta({ id: 'AdminEmployeesPage', description: "A page of a payroll's employees, newest employment first" });
+  .meta({
+    id: 'AdminEmployeesPage',
+    description: "A page of a payroll's employees, newest employment first",
+    example: {
+      employees: [
+        {
+          id: '5f0c8a52-3c1e-4a53-9d2e-0a6c1b7e4f10',
+          payroll_id: '0b9a3f0e-8a55-4a63-9a1a-3f1e2d4c5b6a',
+          ...exampleEmployee,
+          phone_number: null,
+          end_date: null,
+          currency: 'GBP',
+          created_at: '2026-11-25T09:00:00.000Z',
+          updated_at: '2026-11-25T09:00:00.000Z',
+        },
+      ],
+      paging: { limit: 50, after: null, before: null },
+    },
+  });
 
 const listQuery = pagingQuerySchema.extend({ status: employmentStatusSchema.optional() });
 
