@@ -23,7 +23,7 @@ import {
 export const SETTLEMENT_WINDOW_WORKING_DAYS = 3;
 /** How far back the nightly sweep looks for records that arrived after a pay date was reconciled. */
 export const LATE_RECORD_LOOKBACK_DAYS = 90;
-/** DESIGN.md's default service time zone, for callers that do not pass `today`. */
+/** The default service time zone (SERVICE_TIME_ZONE), for callers that do not pass `today`. */
 const DEFAULT_SERVICE_TIME_ZONE = 'Europe/London';
 
 export interface ReconcileOptions {
@@ -105,7 +105,7 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
 }
 
 /**
- * DESIGN.md section 2 step 6 for one payroll pay date, in one transaction and a handful of
+ * Reconciliation (README, *Deductions in, reconciliation, ledger and payouts*) for one payroll pay date, in one transaction and a handful of
  * set-based statements: latest record per employee against the current snapshot, allocation,
  * collection attempts, ledger postings (reversal plus new entry when a figure changes), payment
  * statuses with their events, exceptions, snapshot and schedule statuses. Running it again over the

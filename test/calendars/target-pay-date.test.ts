@@ -13,7 +13,7 @@ import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holiday
 
 const UK = new Set(englandAndWalesBankHolidays.map((h) => h.date));
 const NONE: ReadonlySet<string> = new Set();
-const LEAD = 2; // DESIGN.md default provider lead time
+const LEAD = 2; // the default provider lead time (DEFAULT_PROVIDER_LEAD_DAYS)
 
 interface FixtureRow {
   payDate: string;
