@@ -47,6 +47,7 @@ export const unitTestFiles: readonly string[] = [
   'test/schedules/instalment-due-dates.test.ts',
   'test/security/replay-masking.test.ts',
   'test/security/secret-box.test.ts',
+  'test/readme/readme-walkthrough.test.ts',
   'test/shared/csv-cells.test.ts',
   'test/shared/paging.test.ts',
   'test/webhooks/webhook-address-rules.test.ts',
