@@ -30,6 +30,8 @@ export const unitTestFiles: readonly string[] = [
   'test/enablement/enablement-decision.test.ts',
   'test/idempotency/fingerprint.test.ts',
   'test/instructions/instruction-action.test.ts',
+  'test/instructions/instruction-file.test.ts',
+  'test/instructions/payment-reference.test.ts',
   'test/ledger/ledger-postings.test.ts',
   'test/ledger/time-ordered-uuid.test.ts',
   'test/mandates/mandate-transitions.test.ts',

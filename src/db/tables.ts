@@ -107,6 +107,8 @@ export interface PayrollsTable {
   bank_holiday_region: Generated<BankHolidayRegion>;
   calendar_synced_at: Timestamp | null;
   created_at: Generated<Date>;
+  /** Unique, assigned once: the payroll's part of its remittance references (src/instructions/payment-reference.ts). */
+  remittance_reference_number: GeneratedAlways<number>;
 }
 
 export interface PayDatesTable {
@@ -151,6 +153,8 @@ export interface EmploymentsTable {
   currency: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** Unique, assigned once: the employee's deduction payment reference on this payroll (src/instructions/payment-reference.ts). */
+  deduction_reference_number: GeneratedAlways<number>;
 }
 
 export interface ConsumersTable {

@@ -290,7 +290,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     }
 
     print();
-    print('4. Instruction files (CSV, one item per employee, action against the previous pay date)');
+    print('4. Instruction files (CSV: a header naming employer, payroll and pay date, one item per employee by works number, a trailer with count and total)');
     for (const file of await listInstructionFiles(runtime.db)) {
       const target = path.join(filesDir, 'instructions', file.file_name);
       writeFileSync(target, file.content);
