@@ -210,7 +210,10 @@ export async function importPayCalendarCsv(trx: Executor, payrollId: string, csv
   const settings = await settingsOf(trx, payrollId);
   const parsed = parsePayCalendarCsv(csv, settings.payment_run_frequency);
   if (!parsed.ok) {
-    throw new InvalidError('invalid-pay-calendar-file', `The file has ${parsed.errors.length} error${parsed.errors.length === 1 ? '' : 's'}; nothing was imported`, {
+    // Every fault in the one sentence too: the CLI shows a refusal as one line.
+    const faults = parsed.errors.map((e) => `line ${e.line}${e.column ? ` ${e.column}` : ''}: ${e.reason}`).join('; ');
+    const count = `${parsed.errors.length} error${parsed.errors.length === 1 ? '' : 's'}`;
+    throw new InvalidError('invalid-pay-calendar-file', `The file has ${count}, so nothing was imported: ${faults}`, {
       errors: parsed.errors.map((e) => ({ pointer: `/lines/${e.line}${e.column ? `/${e.column}` : ''}`, detail: e.reason })),
       members: { row_errors: parsed.errors },
     });

@@ -80,6 +80,7 @@ export const generatePayCalendarRequestSchema = z
     rule: payCalendarRuleSchema,
     from: isoDateSchema.meta({ description: 'First day of the horizon: pay dates on or after it are generated', example: '2027-01-01' }),
     until: isoDateSchema.meta({ description: 'Last day of the horizon: pay dates on or before it are generated', example: '2027-12-31' }),
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, kept in the audit log', example: 'New provider calendar for 2027' }),
   })
   .superRefine((request, ctx) => {
     if (request.until < request.from) ctx.addIssue({ code: 'custom', path: ['until'], message: 'must be on or after from' });
