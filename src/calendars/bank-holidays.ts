@@ -6,8 +6,8 @@ import { assertCalendarDate } from './working-days.ts';
 
 export const bankHolidayRegions = ['england-and-wales', 'scotland', 'northern-ireland'] as const satisfies readonly BankHolidayRegion[];
 
+// No component id: payroll and provider resources name the region too, and zod allows an id once.
 export const bankHolidayRegionSchema = z.enum(bankHolidayRegions).meta({
-  id: 'BankHolidayRegion',
   description: "Whose bank holidays a payroll keeps: England and Wales, Scotland or Northern Ireland",
   example: 'scotland',
 });

@@ -41,7 +41,7 @@ async function lockDates(payrollId: string) {
   return Object.fromEntries(rows.map((row) => [row.pay_date, row.lock_date]));
 }
 
-const post = (body: unknown, key: string = randomUUID()) =>
+const post = (body: Record<string, unknown>, key: string = randomUUID()) =>
   injectJson(t.app, { method: 'POST', url: '/admin/bank-holidays', headers: { ...headers, 'idempotency-key': key }, body });
 
 const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
@@ -190,5 +190,5 @@ describe('deductions bank-holidays', () => {
       ['cli', 'bank_holiday.removed'],
     ]);
     expect(audit[0]!.actor).toBe('ops');
-  });
+  }, 120_000);
 });

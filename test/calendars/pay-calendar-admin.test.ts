@@ -61,11 +61,11 @@ async function payrollIn(region: BankHolidayRegion, frequency: 'monthly' | 'week
 const MONTHLY_LAST_WORKING_DAY = { frequency: 'monthly', pay_day: 'last_working_day', cutoff_working_days: 5 };
 const MONTHLY_25TH = { frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 25, if_not_working_day: 'earlier', cutoff_working_days: 5 };
 
-function post(url: string, body?: unknown, key: string = randomUUID()) {
+function post(url: string, body?: Record<string, unknown>, key: string = randomUUID()) {
   return injectJson(t.app, { method: 'POST', url, headers: { ...headers, 'idempotency-key': key }, ...(body === undefined ? {} : { body }) });
 }
 
-const generate = (payrollId: string, rule: unknown, from: string, until: string, key?: string) =>
+const generate = (payrollId: string, rule: Record<string, unknown>, from: string, until: string, key?: string) =>
   post(`/admin/payrolls/${payrollId}/pay-calendar/generate`, { rule, from, until }, key);
 
 const importCsv = (payrollId: string, csv: string, contentType = 'text/csv') =>
@@ -327,5 +327,5 @@ describe('deductions calendars', () => {
     const audit = await t.db.selectFrom('audit_log').select(['actor_kind', 'actor', 'action']).where('resource_id', '=', payroll.id).orderBy('at').execute();
     expect(audit.map((row) => row.action)).toEqual(['pay_calendar.generated', 'pay_calendar.imported']);
     expect(audit[0]).toMatchObject({ actor_kind: 'cli', actor: 'ops' });
-  });
+  }, 120_000);
 });
