@@ -19,7 +19,12 @@ export type AuditAction =
   | 'client.disabled'
   | 'client.enabled'
   | 'client.secret_rotated'
-  | 'client.api_key_rotated';
+  | 'client.api_key_rotated'
+  | 'bank_holiday.added'
+  | 'bank_holiday.removed'
+  | 'pay_calendar.generated'
+  | 'pay_calendar.imported'
+  | 'pay_calendar.synced';
 
 export interface AuditedAction {
   actor: Actor;

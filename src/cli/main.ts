@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
 import type { Composition } from './composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
+import { registerBankHolidayCommands, registerCalendarCommands } from './calendar-commands.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
@@ -44,6 +45,8 @@ export function buildProgram(composition: Composition): Command {
   registerStatusCommand(program);
   registerAuditCommand(program);
   registerSecretsCommands(program);
+  registerBankHolidayCommands(program);
+  registerCalendarCommands(program);
   return program;
 }
 

@@ -1,5 +1,7 @@
 import type { Database } from '../db/connection.ts';
-import { listPayDates, loadHolidays } from '../calendars/calendar-repository.ts';
+import { bankHolidayRegions } from '../calendars/bank-holidays.ts';
+import { loadHolidays } from '../calendars/bank-holiday-repository.ts';
+import { listPayDates } from '../calendars/calendar-repository.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
@@ -207,15 +209,20 @@ export interface PayDateToReconcile {
 /**
  * What the nightly sweep reconciles on `today`: pay dates whose settlement window of
  * `settlementWindowDays` working days is over and that are not reconciled (final mode), and pay
- * dates with records that no reconciliation has taken in yet.
+ * dates with records that no reconciliation has taken in yet. The window counts the working days
+ * of each payroll's own bank-holiday region: its payroll office reports on those.
  */
 export async function findPayDatesToReconcile(
   db: Database,
   today: string,
   settlementWindowDays: number = SETTLEMENT_WINDOW_WORKING_DAYS,
 ): Promise<PayDateToReconcile[]> {
-  const holidays = await loadHolidays(db);
-  const finalOnOrBefore = subtractWorkingDays(today, settlementWindowDays, holidays);
+  const finalOnOrBefore = await Promise.all(
+    bankHolidayRegions.map(async (region) => ({
+      region,
+      date: subtractWorkingDays(today, settlementWindowDays, await loadHolidays(db, region)),
+    })),
+  );
   const lookback = formatCalendarDate(parseCalendarDate(today).minus({ days: LATE_RECORD_LOOKBACK_DAYS }));
   const rows = await findPayDatesDueForReconciliation(db, finalOnOrBefore, lookback);
   return rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, final: row.final }));
