@@ -19,7 +19,13 @@ export type AuditAction =
   | 'client.disabled'
   | 'client.enabled'
   | 'client.secret_rotated'
-  | 'client.api_key_rotated';
+  | 'client.api_key_rotated'
+  | 'payroll_provider.created'
+  | 'payroll_provider.updated'
+  | 'employer.created'
+  | 'employer.opt_in_changed'
+  | 'payroll.created'
+  | 'collection_account.replaced';
 
 export interface AuditedAction {
   actor: Actor;
