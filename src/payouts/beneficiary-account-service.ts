@@ -4,6 +4,7 @@ import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { BeneficiaryAccountsTable } from '../db/tables.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import { invalidInput } from '../shared/invalid-input.ts';
 import { currencySchema, isUuid } from '../shared/schemas.ts';
 import { bankAccountObject } from './bank-account-details.ts';
 import {
@@ -19,12 +20,6 @@ export type BeneficiaryAccountRow = Selectable<BeneficiaryAccountsTable>;
 export const newBeneficiaryAccountSchema = bankAccountObject({ currency: currencySchema });
 
 export type NewBeneficiaryAccount = z.infer<typeof newBeneficiaryAccountSchema>;
-
-/** Account details that break the rule (see bankAccountViolations), each named by its field. */
-export function invalidAccount(error: z.ZodError): InvalidError {
-  const errors = error.issues.map((issue) => ({ pointer: `/${issue.path.join('/')}`, detail: issue.message }));
-  return new InvalidError('invalid-bank-account', errors.map((e) => `${e.pointer.slice(1)} ${e.detail}`).join('; '), { errors });
-}
 
 /** An account number in an audit record: enough to tell two accounts apart, not enough to pay into. */
 export function maskedAccountNumber(accountNumber: string): string {
@@ -58,7 +53,7 @@ export async function replaceBeneficiaryAccount(
   action: { actor: Actor; reason: string },
 ): Promise<AccountReplacement> {
   const parsed = newBeneficiaryAccountSchema.safeParse(details);
-  if (!parsed.success) throw invalidAccount(parsed.error);
+  if (!parsed.success) throw invalidInput(parsed.error, 'invalid-bank-account');
   const reason = action.reason.trim();
   if (reason === '') {
     throw new InvalidError('reason-required', 'Changing where a biller is paid needs a reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });

@@ -3,9 +3,10 @@ import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { CollectionAccountsTable } from '../db/tables.ts';
 import { InvalidError } from '../shared/domain-errors.ts';
+import { invalidInput } from '../shared/invalid-input.ts';
 import { currencySchema } from '../shared/schemas.ts';
 import { bankAccountObject, type UkBankAccount } from './bank-account-details.ts';
-import { invalidAccount, maskedAccountNumber } from './beneficiary-account-service.ts';
+import { maskedAccountNumber } from './beneficiary-account-service.ts';
 import {
   addCollectionAccount,
   deactivateCollectionAccount,
@@ -40,7 +41,7 @@ export async function replaceCollectionAccount(
   action: { actor: Actor; reason: string },
 ): Promise<{ previous: CollectionAccountRow | undefined; current: CollectionAccountRow }> {
   const parsed = newCollectionAccountSchema.safeParse(details);
-  if (!parsed.success) throw invalidAccount(parsed.error);
+  if (!parsed.success) throw invalidInput(parsed.error, 'invalid-bank-account');
   const reason = action.reason.trim();
   if (reason === '') {
     throw new InvalidError('reason-required', 'Changing where employers remit needs a reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
