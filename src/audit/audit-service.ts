@@ -16,6 +16,7 @@ export type AuditAction =
   | 'payout.marked_failed'
   | 'rerun.requested'
   | 'beneficiary_account.replaced'
+  | 'client.created'
   | 'client.disabled'
   | 'client.enabled'
   | 'client.secret_rotated'

@@ -5,6 +5,7 @@ import type { Composition } from './composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
+import { registerDirectoryCommands } from './directory-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerExportCommands } from './export-commands.ts';
 import { describeFailure } from './failures.ts';
@@ -44,6 +45,7 @@ export function buildProgram(composition: Composition): Command {
   registerStatusCommand(program);
   registerAuditCommand(program);
   registerSecretsCommands(program);
+  registerDirectoryCommands(program);
   return program;
 }
 
