@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const post = (url: string, body: unknown, key: string | null = randomUUID()) =>
+const post = (url: string, body: object, key: string | null = randomUUID()) =>
   injectJson(t.app, { method: 'POST', url, headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, body });
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers });
 const account = (overrides: Record<string, unknown> = {}) => ({

@@ -29,7 +29,7 @@ const apiConnection = {
   client_secret: SECRET,
 };
 
-const post = (url: string, body: unknown, extra: Record<string, string> = { 'idempotency-key': randomUUID() }) =>
+const post = (url: string, body: object, extra: Record<string, string> = { 'idempotency-key': randomUUID() }) =>
   injectJson(t.app, { method: 'POST', url, headers: { ...headers, ...extra }, body });
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers });
 const auditOf = (id: string) => t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', id).orderBy('at').orderBy('id').execute();

@@ -3,10 +3,11 @@ import {
   connectionAfterChange,
   connectionOfColumns,
   type ProviderConnectionChange,
+  type ProviderConnectionSetting,
   type StoredProviderConnection,
 } from '../../src/payroll-providers/provider-connection.ts';
 
-const api: StoredProviderConnection = {
+const api: Extract<ProviderConnectionSetting, { kind: 'reference_api' }> = {
   kind: 'reference_api',
   base_url: 'https://payroll.example/api',
   token_url: 'https://payroll.example/token',

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const post = (url: string, body: unknown) => injectJson(t.app, { method: 'POST', url, headers: { ...headers, 'idempotency-key': randomUUID() }, body });
+const post = (url: string, body: object) => injectJson(t.app, { method: 'POST', url, headers: { ...headers, 'idempotency-key': randomUUID() }, body });
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers });
 let n = 0;
 const newEmployer = (overrides: Record<string, unknown> = {}) => ({ payroll_provider_id: providerId, external_id: `EMP-${++n}`, name: `Employer ${n} Ltd`, ...overrides });

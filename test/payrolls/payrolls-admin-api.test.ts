@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const post = (url: string, body: unknown) => injectJson(t.app, { method: 'POST', url, headers: { ...headers, 'idempotency-key': randomUUID() }, body });
+const post = (url: string, body: object) => injectJson(t.app, { method: 'POST', url, headers: { ...headers, 'idempotency-key': randomUUID() }, body });
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers });
 let n = 0;
 const newPayroll = (overrides: Record<string, unknown> = {}) => ({
