@@ -58,4 +58,7 @@ export const unitTestFiles: readonly string[] = [
   'test/shared/paging.test.ts',
   'test/webhooks/webhook-address-rules.test.ts',
   'test/webhooks/webhook-retry-schedule.test.ts',
+  'test/payouts/bank-account-details.test.ts',
+  'test/payroll-providers/provider-connection.test.ts',
+  'test/cli/directory-options.test.ts',
 ];

@@ -16,6 +16,7 @@ export type AuditAction =
   | 'payout.marked_failed'
   | 'rerun.requested'
   | 'beneficiary_account.replaced'
+  | 'client.created'
   | 'client.disabled'
   | 'client.enabled'
   | 'client.secret_rotated'
@@ -24,7 +25,13 @@ export type AuditAction =
   | 'bank_holiday.removed'
   | 'pay_calendar.generated'
   | 'pay_calendar.imported'
-  | 'pay_calendar.synced';
+  | 'pay_calendar.synced'
+  | 'payroll_provider.created'
+  | 'payroll_provider.updated'
+  | 'employer.created'
+  | 'employer.opt_in_changed'
+  | 'payroll.created'
+  | 'collection_account.replaced';
 
 export interface AuditedAction {
   actor: Actor;

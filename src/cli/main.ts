@@ -6,6 +6,7 @@ import { registerAuditCommand } from './audit-command.ts';
 import { registerBankHolidayCommands, registerCalendarCommands } from './calendar-commands.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
+import { registerDirectoryCommands } from './directory-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerExportCommands } from './export-commands.ts';
 import { describeFailure } from './failures.ts';
@@ -47,6 +48,7 @@ export function buildProgram(composition: Composition): Command {
   registerSecretsCommands(program);
   registerBankHolidayCommands(program);
   registerCalendarCommands(program);
+  registerDirectoryCommands(program);
   return program;
 }
 

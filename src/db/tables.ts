@@ -94,6 +94,8 @@ export interface CollectionAccountsTable {
   account_holder_name: string;
   active: Generated<boolean>;
   created_at: Generated<Date>;
+  /** When a newer account replaced this one; rows are never changed otherwise (see migration 20261125010000). */
+  deactivated_at: Timestamp | null;
 }
 
 export interface PayrollsTable {

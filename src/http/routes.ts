@@ -14,11 +14,11 @@ import { registerReportRoutes } from './routes/report-routes.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-routes.ts';
 import { registerClientRoutes } from './routes/client-routes.ts';
 import { registerCalendarRoutes } from './routes/calendar-routes.ts';
+import { registerAdminDirectoryRoutes } from './routes/admin-directory-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
-  registerWebhookEndpointRoutes, registerClientRoutes,
-  registerCalendarRoutes];
+  registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes];
