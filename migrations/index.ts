@@ -18,7 +18,9 @@ import * as auditLog from './20261124300000_audit_log.ts';
 import * as clientSecretVersions from './20261124310000_client_secret_versions.ts';
 import * as beneficiaryAccountHistory from './20261124320000_beneficiary_account_history.ts';
 import * as administration from './20261125000000_administration.ts';
+import * as collectionAccountHistory from './20261125010000_collection_account_history.ts';
 import * as employeeImportRuns from './20261125020000_employee_import_runs.ts';
+import * as paymentReferenceNumbers from './20261125040000_payment_reference_numbers.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -42,5 +44,7 @@ export const migrations: Record<string, Migration> = {
   '20261124310000_client_secret_versions': clientSecretVersions,
   '20261124320000_beneficiary_account_history': beneficiaryAccountHistory,
   '20261125000000_administration': administration,
+  '20261125010000_collection_account_history': collectionAccountHistory,
   '20261125020000_employee_import_runs': employeeImportRuns,
+  '20261125040000_payment_reference_numbers': paymentReferenceNumbers,
 };

@@ -7,6 +7,7 @@ import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { toClientResource, type ClientResource } from './client-resource.ts';
 import {
+  findClientById,
   findClientForUpdate,
   insertApiKey,
   insertClient,
@@ -34,18 +35,15 @@ export interface IssuedCredentials {
   scopes: string[];
 }
 
-export class UnknownPayrollProviderError extends Error {
-  override readonly name = 'UnknownPayrollProviderError';
-
-  constructor(readonly providerId: string) {
-    super(`Payroll provider ${providerId} does not exist`);
-  }
-}
-
-/** Creates a client with one API key. The plain secret and key exist only in the return value. */
-export async function createClient(db: Executor, request: NewClientRequest): Promise<IssuedCredentials> {
-  if (request.payrollProviderId && !(await findProviderConnection(db, request.payrollProviderId))) {
-    throw new UnknownPayrollProviderError(request.payrollProviderId);
+/**
+ * Creates a client with one API key. The plain secret and key exist only in the return value. With
+ * an actor, the creation is audited (run it in a transaction with the insert, as the CLI does).
+ */
+export async function createClient(db: Executor, request: NewClientRequest, actor?: Actor): Promise<IssuedCredentials> {
+  if (request.payrollProviderId && !(isUuid(request.payrollProviderId) && (await findProviderConnection(db, request.payrollProviderId)))) {
+    throw new InvalidError('unknown-payroll-provider', `payroll_provider_id ${request.payrollProviderId} is not a known payroll provider`, {
+      errors: [{ pointer: '/payroll_provider_id', detail: 'is not a known payroll provider' }],
+    });
   }
   const clientSecret = generateSecret('cs');
   const apiKey = generateSecret('ak');
@@ -57,8 +55,25 @@ export async function createClient(db: Executor, request: NewClientRequest): Pro
     scopes,
     payroll_provider_id: request.payrollProviderId ?? null,
   });
-  await insertApiKey(db, client.id, hashSecret(apiKey), keyPrefix(apiKey));
+  const key = await insertApiKey(db, client.id, hashSecret(apiKey), keyPrefix(apiKey));
+  if (actor) {
+    await recordAction(db, {
+      actor,
+      action: 'client.created',
+      resourceType: 'client',
+      resourceId: client.id,
+      reason: null,
+      after: { ...clientSummary(client, [key.key_prefix]), scopes, payroll_provider_id: client.payroll_provider_id },
+    });
+  }
   return { clientId: client.id, clientSecret, apiKey, role: client.role, scopes };
+}
+
+/** One client as operators see it: never its secret or keys, only their prefixes. */
+export async function getClientResource(db: Executor, clientId: string): Promise<ClientResource> {
+  const client = isUuid(clientId) ? await findClientById(db, clientId) : undefined;
+  if (!client) throw new NotFoundError(`Client ${clientId}`);
+  return resourceOf(db, client);
 }
 
 // Managing clients: list, disable and enable, rotate the secret or the API key ---------------------

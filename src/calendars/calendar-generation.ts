@@ -1,6 +1,9 @@
 import type { DateTime } from 'luxon';
+import type { PayCalendarRule } from './pay-calendar-resource.ts';
 import {
+  type HolidayCalendar,
   formatCalendarDate,
+  nextWorkingDayOnOrAfter,
   parseCalendarDate,
   previousWorkingDayOnOrBefore,
   subtractWorkingDays,
@@ -14,7 +17,7 @@ export interface PayCalendarSpec {
   anchorPayDate: string;
   count: number;
   cutoffOffsetWorkingDays: number;
-  holidays: ReadonlySet<string>;
+  holidays: HolidayCalendar;
 }
 
 export interface GeneratedPayDate {
@@ -93,6 +96,88 @@ export function generatePayCalendar(spec: PayCalendarSpec): GeneratedPayDate[] {
       pay_date: payDate,
       payroll_cutoff_date: subtractWorkingDays(payDate, cutoffOffsetWorkingDays, holidays),
       pay_period: payPeriodLabel(frequency, scheduledIso),
+    });
+  }
+  return calendar;
+}
+
+/** Two scheduled dates moved onto the same or crossing working days: the rule cannot be kept. */
+export class PayDatesCollide extends RangeError {
+  constructor(
+    readonly scheduledDate: string,
+    readonly payDate: string,
+    readonly previousPayDate: string,
+  ) {
+    super(`Pay date ${scheduledDate} moves to ${payDate}, not after the previous pay date ${previousPayDate}`);
+  }
+}
+
+export interface PayCalendarHorizon {
+  /** Pay dates on or after this day are generated. */
+  from: string;
+  /** Pay dates on or before this day are generated. */
+  until: string;
+}
+
+/**
+ * Scheduled dates are moved to a working day before the horizon is applied, so one moved across
+ * its edge is still found: a month's worth of days either side covers any real run of holidays.
+ */
+const HORIZON_MARGIN_DAYS = 31;
+
+function scheduledDatesOf(rule: PayCalendarRule, from: DateTime<true>, until: DateTime<true>): DateTime<true>[] {
+  const first = from.minus({ days: HORIZON_MARGIN_DAYS });
+  const last = until.plus({ days: HORIZON_MARGIN_DAYS });
+  const dates: DateTime<true>[] = [];
+  if (rule.pay_day === 'every_period_from_anchor') {
+    const anchor = parseCalendarDate(rule.anchor_date);
+    const period = PERIOD_DAYS[rule.frequency];
+    // Whole periods from the anchor, backwards too: the anchor names the cycle, not its start.
+    let index = Math.ceil(first.diff(anchor, 'days').days / period);
+    for (let date = anchor.plus({ days: period * index }); date <= last; date = anchor.plus({ days: period * ++index })) {
+      dates.push(date);
+    }
+    return dates;
+  }
+  for (let month = first.startOf('month'); month <= last; month = month.plus({ months: 1 })) {
+    const day = rule.pay_day === 'last_working_day' ? month.daysInMonth : Math.min(rule.day_of_month, month.daysInMonth);
+    dates.push(month.set({ day }));
+  }
+  return dates;
+}
+
+/**
+ * The pay dates a pay-calendar rule gives within a horizon, each with its cut-off and pay period.
+ *
+ * - monthly `last_working_day`: the month's last day, brought back to a working day;
+ * - monthly `day_of_month` N: day N (the month's last day when the month is shorter), moved to the
+ *   working day before (`earlier`) or after (`later`) when it is not one;
+ * - weekly, fortnightly, four-weekly `every_period_from_anchor`: the anchor date and every 7, 14 or
+ *   28 days before and after it, moved the same way.
+ *
+ * The cut-off is `cutoff_working_days` working days before the pay date; the pay period is the tax
+ * week or month of the scheduled date (see payPeriodLabel), so a year of 53 weekly pay dates ends
+ * in tax week 53. A pay date counts as within the horizon by the day it is paid.
+ */
+export function payDatesFromRule(rule: PayCalendarRule, horizon: PayCalendarHorizon, holidays: HolidayCalendar): GeneratedPayDate[] {
+  const from = parseCalendarDate(horizon.from);
+  const until = parseCalendarDate(horizon.until);
+  if (until < from) throw new RangeError(`Horizon ends (${horizon.until}) before it starts (${horizon.from})`);
+  const moveToWorkingDay =
+    rule.pay_day !== 'last_working_day' && rule.if_not_working_day === 'later' ? nextWorkingDayOnOrAfter : previousWorkingDayOnOrBefore;
+
+  const calendar: GeneratedPayDate[] = [];
+  let previous: string | undefined;
+  for (const scheduled of scheduledDatesOf(rule, from, until)) {
+    const scheduledIso = formatCalendarDate(scheduled);
+    const payDate = moveToWorkingDay(scheduledIso, holidays);
+    if (previous !== undefined && payDate <= previous) throw new PayDatesCollide(scheduledIso, payDate, previous);
+    previous = payDate;
+    if (payDate < horizon.from || payDate > horizon.until) continue;
+    calendar.push({
+      pay_date: payDate,
+      payroll_cutoff_date: subtractWorkingDays(payDate, rule.cutoff_working_days, holidays),
+      pay_period: payPeriodLabel(rule.frequency, scheduledIso),
     });
   }
   return calendar;

@@ -8,28 +8,35 @@ export interface PayDateToStore {
   lock_date: string;
 }
 
-export async function loadHolidays(db: Executor): Promise<Set<string>> {
-  const rows = await db.selectFrom('bank_holidays').select('holiday_date').execute();
-  return new Set(rows.map((row) => row.holiday_date));
-}
-
-export async function insertHolidays(db: Executor, holidays: ReadonlyArray<{ date: string; name: string }>): Promise<void> {
-  if (holidays.length === 0) return;
-  await db
-    .insertInto('bank_holidays')
-    .values(holidays.map((h) => ({ region: 'england-and-wales' as const, holiday_date: h.date, name: h.name, added_by: 'demo' })))
-    .onConflict((oc) => oc.columns(['region', 'holiday_date']).doNothing())
-    .execute();
-}
-
-export async function findLeadTimeForPayroll(db: Executor, payrollId: string): Promise<number | undefined> {
-  const row = await db
+/** What a payroll's calendar is computed with: its provider's lead time and its bank-holiday region. */
+export async function findPayrollCalendarSettings(db: Executor, payrollId: string) {
+  return db
     .selectFrom('payrolls')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
-    .select('payroll_providers.lead_time_working_days')
+    .select([
+      'payrolls.id as payroll_id',
+      'payrolls.payment_run_frequency',
+      'payrolls.bank_holiday_region',
+      'payroll_providers.lead_time_working_days',
+    ])
     .where('payrolls.id', '=', payrollId)
     .executeTakeFirst();
-  return row?.lead_time_working_days;
+}
+
+/** The connection details of a payroll's provider, for an adapter (see AdapterFactory). */
+export async function findPayrollProviderConnection(db: Executor, payrollId: string) {
+  return db
+    .selectFrom('payrolls')
+    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
+    .select([
+      'payroll_providers.id',
+      'payroll_providers.api_base_url',
+      'payroll_providers.api_token_url',
+      'payroll_providers.api_client_id',
+      'payroll_providers.api_client_secret',
+    ])
+    .where('payrolls.id', '=', payrollId)
+    .executeTakeFirst();
 }
 
 /**
@@ -51,6 +58,86 @@ export async function upsertPayDates(db: Executor, payrollId: string, payDates: 
           updated_at = now()
       where pay_dates.locked_at is null
   `.execute(db);
+}
+
+/**
+ * Every pay date of a payroll, held (FOR UPDATE) while a new calendar replaces them: the nightly
+ * lock waits, so a pay date cannot be locked between the check that it is not and the change.
+ */
+export async function listPayDatesForUpdate(db: Executor, payrollId: string) {
+  return db
+    .selectFrom('pay_dates')
+    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at'])
+    .where('payroll_id', '=', payrollId)
+    .orderBy('pay_date')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Of the given pay dates, those something refers to: how many payment requests target each, and
+ * whether anything else of the cycle (a snapshot, an instruction file, a confirmation, a record, a re-run...) names it.
+ */
+export async function findPayDatesInUse(db: Executor, payrollId: string, payDates: readonly string[]) {
+  if (payDates.length === 0) return [];
+  const result = await sql<{ pay_date: string; payment_requests: number; other_uses: boolean }>`
+    select d.pay_date::text as pay_date,
+      (select count(*)::int from payment_requests r where r.payroll_id = ${payrollId}::uuid and r.target_pay_date = d.pay_date) as payment_requests,
+      exists (select 1 from deduction_snapshots x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        or exists (select 1 from reruns x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        or exists (select 1 from instruction_files x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        or exists (select 1 from confirmations x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        or exists (select 1 from deduction_records x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        or exists (select 1 from collection_attempts x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        or exists (select 1 from reconciliation_exceptions x where x.payroll_id = ${payrollId}::uuid and x.pay_date = d.pay_date)
+        as other_uses
+    from unnest(${payDates}::date[]) as d(pay_date)
+    order by d.pay_date
+  `.execute(db);
+  return result.rows.filter((row) => row.payment_requests > 0 || row.other_uses);
+}
+
+/**
+ * Applies a planned calendar replacement to unlocked pay dates: removals first (their pay periods
+ * may pass to new pay dates), then changes, then additions. A changed pay period goes through a
+ * placeholder ('0-n': no tax period is 0) because the unique (payroll, pay period) is checked row by
+ * row, and two pay dates may swap periods. Locked pay dates are never written.
+ */
+export async function replaceUnlockedPayDates(
+  db: Executor,
+  payrollId: string,
+  plan: { remove: readonly string[]; change: readonly PayDateToStore[]; add: readonly PayDateToStore[] },
+): Promise<void> {
+  if (plan.remove.length > 0) {
+    await db
+      .deleteFrom('pay_dates')
+      .where('payroll_id', '=', payrollId)
+      .where('pay_date', 'in', [...plan.remove])
+      .where('locked_at', 'is', null)
+      .execute();
+  }
+  if (plan.change.length > 0) {
+    const dates = plan.change.map((d) => d.pay_date);
+    await sql`
+      update pay_dates p set pay_period = '0-' || c.n
+      from unnest(${dates}::date[]) with ordinality as c(pay_date, n)
+      where p.payroll_id = ${payrollId}::uuid and p.pay_date = c.pay_date and p.locked_at is null
+    `.execute(db);
+    await sql`
+      update pay_dates p
+      set payroll_cutoff_date = c.payroll_cutoff_date, pay_period = c.pay_period, lock_date = c.lock_date, updated_at = now()
+      from unnest(${dates}::date[], ${plan.change.map((d) => d.payroll_cutoff_date)}::date[],
+                  ${plan.change.map((d) => d.pay_period)}::text[], ${plan.change.map((d) => d.lock_date)}::date[])
+        as c(pay_date, payroll_cutoff_date, pay_period, lock_date)
+      where p.payroll_id = ${payrollId}::uuid and p.pay_date = c.pay_date and p.locked_at is null
+    `.execute(db);
+  }
+  if (plan.add.length > 0) {
+    await db
+      .insertInto('pay_dates')
+      .values(plan.add.map((d) => ({ payroll_id: payrollId, ...d })))
+      .execute();
+  }
 }
 
 export async function listPayDates(db: Executor, payrollId: string) {

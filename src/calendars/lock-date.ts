@@ -1,4 +1,5 @@
 import {
+  type HolidayCalendar,
   assertCalendarDate,
   previousWorkingDayOnOrBefore,
   subtractWorkingDays,
@@ -18,7 +19,7 @@ import {
 export function lockDate(
   payrollCutoffDate: string,
   leadTimeWorkingDays: number,
-  holidays: ReadonlySet<string>,
+  holidays: HolidayCalendar,
 ): string {
   if (leadTimeWorkingDays === 0) {
     return previousWorkingDayOnOrBefore(payrollCutoffDate, holidays);

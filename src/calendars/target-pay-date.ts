@@ -40,7 +40,7 @@ export function isPayDateOpen(payDate: CalendarPayDate, today: string): boolean 
 }
 
 /**
- * DESIGN.md section 2 step 1. Aim for the latest open pay date on or before the due date so the
+ * The target pay date rule. Aim for the latest open pay date on or before the due date so the
  * money arrives in time while being taken as late as possible; with no due date, the earliest
  * open pay date. When every open pay date is after the due date, deducting late is only allowed
  * if the payment request opted in; otherwise the request is rejected naming the pay date it

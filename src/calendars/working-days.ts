@@ -41,13 +41,19 @@ export function formatCalendarDate(date: DateTime<true>): string {
   return date.toISODate();
 }
 
+/**
+ * The bank holidays a calculation skips. Only membership is asked, so a region's calendar can
+ * compute any year when first asked (see regionalHolidays) and a plain Set still serves in tests.
+ */
+export type HolidayCalendar = Pick<ReadonlySet<string>, 'has'>;
+
 /** Saturdays, Sundays and configured holidays are the days on which payroll does nothing. */
-export function isWorkingDay(date: string, holidays: ReadonlySet<string>): boolean {
+export function isWorkingDay(date: string, holidays: HolidayCalendar): boolean {
   return isWorkingDateTime(parseCalendarDate(date), holidays);
 }
 
 // Loops below test already-parsed dates; re-validating a string per step would only cost time.
-function isWorkingDateTime(date: DateTime<true>, holidays: ReadonlySet<string>): boolean {
+function isWorkingDateTime(date: DateTime<true>, holidays: HolidayCalendar): boolean {
   return date.weekday <= 5 && !holidays.has(formatCalendarDate(date)); // ISO weekday: 6, 7 = Sat, Sun
 }
 
@@ -62,13 +68,13 @@ function assertDayCount(days: number): void {
 function stepWorkingDays(
   date: string,
   days: number,
-  holidays: ReadonlySet<string>,
+  holidays: HolidayCalendar,
   direction: 1 | -1,
 ): string {
   assertDayCount(days);
   let cursor = parseCalendarDate(date);
   let remaining = days;
-  // Terminates because the holiday set is finite: every week past the last holiday has 5 working days.
+  // Terminates because every real calendar has working days: bank holidays are a few days a year.
   while (remaining > 0) {
     cursor = cursor.plus({ days: direction });
     if (isWorkingDateTime(cursor, holidays)) remaining -= 1;
@@ -83,7 +89,7 @@ function stepWorkingDays(
 export function subtractWorkingDays(
   date: string,
   days: number,
-  holidays: ReadonlySet<string>,
+  holidays: HolidayCalendar,
 ): string {
   return stepWorkingDays(date, days, holidays, -1);
 }
@@ -92,7 +98,7 @@ export function subtractWorkingDays(
  * The date `days` working days after `date`. Mirror image of subtractWorkingDays: the start date
  * never counts and `days` = 0 returns `date` unchanged.
  */
-export function addWorkingDays(date: string, days: number, holidays: ReadonlySet<string>): string {
+export function addWorkingDays(date: string, days: number, holidays: HolidayCalendar): string {
   return stepWorkingDays(date, days, holidays, 1);
 }
 
@@ -100,10 +106,22 @@ export function addWorkingDays(date: string, days: number, holidays: ReadonlySet
  * `date` itself when it is a working day, otherwise the last working day before it. UK payroll
  * brings a pay day that falls on a weekend or bank holiday forward, never back.
  */
-export function previousWorkingDayOnOrBefore(date: string, holidays: ReadonlySet<string>): string {
+export function previousWorkingDayOnOrBefore(date: string, holidays: HolidayCalendar): string {
   let cursor = parseCalendarDate(date);
   while (!isWorkingDateTime(cursor, holidays)) {
     cursor = cursor.minus({ days: 1 });
+  }
+  return formatCalendarDate(cursor);
+}
+
+/**
+ * `date` itself when it is a working day, otherwise the first working day after it: for pay-day
+ * rules that pay late rather than early ("the 1st, later if not a working day").
+ */
+export function nextWorkingDayOnOrAfter(date: string, holidays: HolidayCalendar): string {
+  let cursor = parseCalendarDate(date);
+  while (!isWorkingDateTime(cursor, holidays)) {
+    cursor = cursor.plus({ days: 1 });
   }
   return formatCalendarDate(cursor);
 }

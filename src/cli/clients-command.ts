@@ -6,6 +6,7 @@ import {
   createClient,
   disableClient,
   enableClient,
+  getClientResource,
   listClientResources,
   rotateClientApiKey,
   rotateClientSecret,
@@ -52,21 +53,28 @@ export function registerClientCommands(program: Command): void {
     .addOption(new Option('--role <role>', 'client role').choices(['biller', 'payroll_provider', 'operator']).makeOptionMandatory())
     .option('--scopes <scopes>', `space- or comma-separated scopes (default: the role's); known: ${scopes.join(' ')}`, parseScopes)
     .option('--payroll-provider <id>', 'payroll provider this client acts for (role payroll_provider)', parseUuidOption)
-    .option('--json', 'print as JSON')
-    .action(async (options: { name: string; role: ClientRole; scopes?: Scope[]; payrollProvider?: string; json?: boolean }) => {
+    .option('--by <name>', 'who creates it (default: the OS user)')
+    .option('--json', 'print the client as JSON, with its client_secret and api_key')
+    .action(async (options: { name: string; role: ClientRole; scopes?: Scope[]; payrollProvider?: string; by?: string; json?: boolean }) => {
       if ((options.role === 'payroll_provider') !== Boolean(options.payrollProvider)) {
         program.error('--payroll-provider is required for, and only for, role payroll_provider');
       }
-      const db = createDatabase(loadConfig().DATABASE_URL, 1);
-      try {
-        const issued = await createClient(db, {
-          name: options.name,
-          role: options.role,
-          ...(options.scopes ? { scopes: options.scopes } : {}),
-          payrollProviderId: options.payrollProvider ?? null,
+      await withDatabase(async (db) => {
+        const { issued, client } = await db.transaction().execute(async (trx) => {
+          const credentials = await createClient(
+            trx,
+            {
+              name: options.name,
+              role: options.role,
+              ...(options.scopes ? { scopes: options.scopes } : {}),
+              payrollProviderId: options.payrollProvider ?? null,
+            },
+            cliActor(operatorName(options.by)),
+          );
+          return { issued: credentials, client: await getClientResource(trx, credentials.clientId) };
         });
         if (options.json) {
-          process.stdout.write(`${JSON.stringify(issued, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...client, client_secret: issued.clientSecret, api_key: issued.apiKey }, null, 2)}\n`);
         } else {
           process.stdout.write(
             [
@@ -81,9 +89,21 @@ export function registerClientCommands(program: Command): void {
             ].join('\n'),
           );
         }
-      } finally {
-        await db.destroy();
-      }
+      });
+    });
+
+  clients
+    .command('show')
+    .description('One client: id, role, scopes, enabled or disabled, secret version, API key prefixes (never a secret)')
+    .requiredOption('--client <id>', 'client id', parseUuidOption)
+    .option('--json', 'print as JSON')
+    .action(async (options: { client: string; json?: boolean }) => {
+      await withDatabase(async (db) => {
+        const client = await getClientResource(db, options.client);
+        process.stdout.write(
+          options.json ? `${JSON.stringify(client, null, 2)}\n` : `${formatClientLine(client)}\n  scopes: ${client.scopes.join(' ')}\n`,
+        );
+      });
     });
 
   clients
@@ -100,7 +120,7 @@ export function registerClientCommands(program: Command): void {
           if (!page.paging.after) break;
           after = page.paging.after;
         }
-        process.stdout.write(options.json ? `${JSON.stringify(all, null, 2)}\n` : all.map((client) => `${formatClientLine(client)}\n`).join(''));
+        process.stdout.write(options.json ? `${JSON.stringify({ clients: all }, null, 2)}\n` : all.map((client) => `${formatClientLine(client)}\n`).join(''));
       });
     });
 

@@ -3,8 +3,10 @@ import { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
 import type { Composition } from './composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
+import { registerBankHolidayCommands, registerCalendarCommands } from './calendar-commands.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
+import { registerDirectoryCommands } from './directory-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerEmployeeCommands } from './employee-commands.ts';
 import { registerExportCommands } from './export-commands.ts';
@@ -45,6 +47,9 @@ export function buildProgram(composition: Composition): Command {
   registerStatusCommand(program);
   registerAuditCommand(program);
   registerSecretsCommands(program);
+  registerBankHolidayCommands(program);
+  registerCalendarCommands(program);
+  registerDirectoryCommands(program);
   registerEmployeeCommands(program);
   return program;
 }

@@ -3,6 +3,7 @@ import { cliActor } from '../audit/audit-service.ts';
 import { loadConfig } from '../config/config.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
+import { toBeneficiaryAccountResource } from '../payouts/bank-account-resource.ts';
 import { listBeneficiaryAccounts } from '../payouts/beneficiary-account-repository.ts';
 import { replaceBeneficiaryAccount, type BeneficiaryAccountRow } from '../payouts/beneficiary-account-service.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
@@ -123,7 +124,8 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
     .requiredOption('--holder <name>', 'account holder name')
     .requiredOption('--reason <text>', 'why (kept in the audit log), e.g. the signed change request')
     .option('--by <name>', 'who makes the change (default: the OS user)')
-    .action(async (options: { biller: string; currency: string; accountNumber: string; sortCode: string; holder: string; reason: string; by?: string }) => {
+    .option('--json', 'print the new account as JSON (with the one it replaced)')
+    .action(async (options: { biller: string; currency: string; accountNumber: string; sortCode: string; holder: string; reason: string; by?: string; json?: boolean }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
       try {
         const { previous, current } = await runtime.db.transaction().execute((trx) =>
@@ -134,6 +136,11 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
             { actor: cliActor(operatorName(options.by)), reason: options.reason },
           ),
         );
+        if (options.json) {
+          const replaced = previous ? toBeneficiaryAccountResource(previous) : null;
+          process.stdout.write(`${JSON.stringify({ ...toBeneficiaryAccountResource(current), replaced }, null, 2)}\n`);
+          return;
+        }
         process.stdout.write(`Biller ${options.biller} ${current.currency} payouts now go to\n${describeAccount(current)}\n`);
         if (previous) process.stdout.write(`instead of\n${describeAccount(previous)}\n`);
       } catch (error) {
@@ -147,11 +154,13 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
     .command('list')
     .description("A biller's accounts, the active one and every one it replaced")
     .requiredOption('--biller <id>', 'biller client id', parseUuidOption)
-    .action(async (options: { biller: string }) => {
+    .option('--json', 'print as JSON')
+    .action(async (options: { biller: string; json?: boolean }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
       try {
         const rows = await listBeneficiaryAccounts(runtime.db, options.biller);
-        process.stdout.write(rows.length === 0 ? `No beneficiary accounts for ${options.biller}\n` : `${rows.map(describeAccount).join('\n')}\n`);
+        if (options.json) process.stdout.write(`${JSON.stringify({ beneficiary_accounts: rows.map(toBeneficiaryAccountResource) }, null, 2)}\n`);
+        else process.stdout.write(rows.length === 0 ? `No beneficiary accounts for ${options.biller}\n` : `${rows.map(describeAccount).join('\n')}\n`);
       } finally {
         await runtime.close();
       }

@@ -94,6 +94,8 @@ export interface CollectionAccountsTable {
   account_holder_name: string;
   active: Generated<boolean>;
   created_at: Generated<Date>;
+  /** When a newer account replaced this one; rows are never changed otherwise (see migration 20261125010000). */
+  deactivated_at: Timestamp | null;
 }
 
 export interface PayrollsTable {
@@ -107,6 +109,8 @@ export interface PayrollsTable {
   bank_holiday_region: Generated<BankHolidayRegion>;
   calendar_synced_at: Timestamp | null;
   created_at: Generated<Date>;
+  /** Unique, assigned once: the payroll's part of its remittance references (src/instructions/payment-reference.ts). */
+  remittance_reference_number: GeneratedAlways<number>;
 }
 
 export interface PayDatesTable {
@@ -151,6 +155,8 @@ export interface EmploymentsTable {
   currency: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** Unique, assigned once: the employee's deduction payment reference on this payroll (src/instructions/payment-reference.ts). */
+  deduction_reference_number: GeneratedAlways<number>;
 }
 
 /** One bulk CSV import of a payroll's employees that was applied: the file, what it did, who and when. */

@@ -4,7 +4,7 @@ import { toMajorUnits } from '../money/major-units.ts';
 import { dateTimeSchema, paymentInformationSchema } from '../payroll-providers/reference-schemas.ts';
 import { currencySchema, uuidSchema } from '../shared/schemas.ts';
 
-/** The salary deduction data response, exactly as the interface document shows it. */
+/** The salary deduction data response, exactly as the salary-deduction interface defines it. */
 export const deductionDataResponseSchema = z
   .object({
     deduction_data_response: z.object({

@@ -6,7 +6,7 @@ import {
 
 export { employeePushResponseSchema };
 
-/** The push response of the interface document: the record as received, on its payroll, accepted. */
+/** The push response of the salary-deduction interface: the record as received, on its payroll, accepted. */
 export function toPushResponse(payrollId: string, record: EmployeePushRecord): EmployeePushResponse {
   return {
     pay_period: record.pay_period,

@@ -24,7 +24,7 @@ export type AuthRequirement =
   | { kind: 'none' }
   /** Bearer token and API key, both valid and of one client (the general rule). */
   | { kind: 'both'; scope: Scope; roles?: readonly ClientRole[] }
-  /** Either credential is enough (the interface document allows it for the data request). */
+  /** Either credential is enough (the salary-deduction interface allows it for the data request). */
   | { kind: 'either'; scope: Scope; roles?: readonly ClientRole[] };
 
 type Schema = z.ZodType;

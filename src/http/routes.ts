@@ -13,6 +13,8 @@ import { registerConfirmationRoutes } from './routes/confirmation-routes.ts';
 import { registerReportRoutes } from './routes/report-routes.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-routes.ts';
 import { registerClientRoutes } from './routes/client-routes.ts';
+import { registerCalendarRoutes } from './routes/calendar-routes.ts';
+import { registerAdminDirectoryRoutes } from './routes/admin-directory-routes.ts';
 import { registerAdminEmployeeRoutes } from './routes/admin-employee-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
@@ -20,5 +22,5 @@ export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
-  registerWebhookEndpointRoutes, registerClientRoutes,
+  registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes,
   registerAdminEmployeeRoutes];

@@ -56,7 +56,8 @@ function indexByEmployee(list: ReadonlyArray<InstructionAmount>, which: string):
 
 /**
  * One item per employee on either instruction (stop items carry amount 0), sorted by employee id in
- * code-unit order so the file, and therefore its sha256, is the same on every re-run.
+ * code-unit order so the items are stored the same way on every re-run (the file lists them in
+ * payroll reference order: renderInstructionFile).
  */
 export function instructionItems(
   previous: ReadonlyArray<InstructionAmount>,

@@ -10,6 +10,9 @@ export interface SnapshotToInstruct {
   snapshot_version: number;
   currency: string;
   payroll_external_id: string;
+  payroll_name: string;
+  employer_external_id: string;
+  employer_name: string;
   api_base_url: string | null;
 }
 
@@ -18,6 +21,7 @@ export async function findSnapshotToInstruct(db: Executor, snapshotId: string): 
     .selectFrom('deduction_snapshots')
     .innerJoin('payrolls', 'payrolls.id', 'deduction_snapshots.payroll_id')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
+    .innerJoin('employers', 'employers.id', 'payrolls.employer_id')
     .select([
       'deduction_snapshots.id',
       'deduction_snapshots.payroll_id',
@@ -26,6 +30,9 @@ export async function findSnapshotToInstruct(db: Executor, snapshotId: string): 
       'deduction_snapshots.snapshot_version',
       'deduction_snapshots.currency',
       'payrolls.external_id as payroll_external_id',
+      'payrolls.name as payroll_name',
+      'employers.external_id as employer_external_id',
+      'employers.name as employer_name',
       'payroll_providers.api_base_url',
     ])
     .where('deduction_snapshots.id', '=', snapshotId)
@@ -43,7 +50,8 @@ export interface InstructionLine {
   amount: number | null;
   /** Null when the employee was not on the previous instruction. */
   previous_amount: number | null;
-  payment_reference: string | null;
+  /** This pay date's line's, or on a stop the previous line's: the reference of the deduction being stopped. */
+  payment_reference: string;
 }
 
 /**
@@ -60,7 +68,7 @@ export async function listInstructionLines(db: Executor, snapshot: Pick<Snapshot
       from deduction_lines where snapshot_id = ${snapshot.id}
     ),
     previous_lines as (
-      select l.employee_id, l.requested_amount
+      select l.employee_id, l.requested_amount, l.payment_reference
       from deduction_snapshots s join deduction_lines l on l.snapshot_id = s.id
       where s.payroll_id = ${snapshot.payroll_id} and s.status <> 'superseded'
         and s.pay_date = (select max(pay_date) from deduction_snapshots
@@ -70,7 +78,7 @@ export async function listInstructionLines(db: Executor, snapshot: Pick<Snapshot
            coalesce(c.payroll_reference, e.payroll_reference, '') as payroll_reference,
            c.requested_amount as amount,
            p.requested_amount as previous_amount,
-           c.payment_reference
+           coalesce(c.payment_reference, p.payment_reference) as payment_reference
     from current_lines c
     full join previous_lines p on p.employee_id = c.employee_id
     left join employments e on c.employee_id is null and e.employee_id = p.employee_id and e.payroll_id = ${snapshot.payroll_id}
@@ -84,7 +92,7 @@ export interface NewInstructionItem {
   amount: number;
   previous_amount: number | null;
   currency: string;
-  payment_reference: string | null;
+  payment_reference: string;
   pay_period: string;
   action: 'new' | 'amend' | 'stop' | 'continue';
 }

@@ -43,8 +43,20 @@ export async function writeInstructionFile(trx: Executor, snapshot: SnapshotToIn
       action: item.action,
     };
   });
-  const content = renderInstructionFile(items);
   const version = snapshot.snapshot_version;
+  const content = renderInstructionFile(
+    {
+      employer_name: snapshot.employer_name,
+      employer_external_id: snapshot.employer_external_id,
+      payroll_name: snapshot.payroll_name,
+      payroll_external_id: snapshot.payroll_external_id,
+      pay_date: snapshot.pay_date,
+      pay_period: snapshot.pay_period,
+      currency: snapshot.currency,
+      file_version: version,
+    },
+    items,
+  );
   const fileName = instructionFileName(snapshot.payroll_external_id, snapshot.pay_date, version);
   const sha256 = sha256Hex(content);
   const inserted = await insertInstructionFile(

@@ -1,7 +1,7 @@
 import type { MandateStatus } from '../db/tables.ts';
 import { defineStatusTransitions, InvalidStatusTransitionError } from '../shared/status-transitions.ts';
 
-// The mandate lifecycle of DESIGN.md section 3 as data.
+// The mandate lifecycle as data.
 //
 // pending_enablement waits for the employer/payroll to enable salary deduction: it becomes active, or
 // failed when enablement is rejected, or revoked when the biller withdraws first. It cannot be

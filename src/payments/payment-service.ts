@@ -28,7 +28,7 @@ import { toPaymentResource, type PaymentResource, type PaymentRow } from './paym
 import { canTransition } from './payment-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 
-/** Interface document section 2: a payment request without a currency is in GBP. */
+/** The salary-deduction interface: a payment request without a currency is in GBP. */
 export const DEFAULT_CURRENCY = 'GBP';
 
 
@@ -91,8 +91,8 @@ export type PaymentTimingRejection = {
 export type PaymentTiming = { ok: true; targetPayDate: string } | { ok: false; rejection: PaymentTimingRejection };
 
 /**
- * When a payment request will be deducted, or why it cannot be accepted (interface document
- * section 3: an expected pay date after the due date is a rejection unless the request allows
+ * When a payment request will be deducted, or why it cannot be accepted (the salary-deduction
+ * interface: an expected pay date after the due date is a rejection unless the request allows
  * a post-due deduction). A due date of today is not "past": it is simply unreachable, since no
  * pay date on or before today is still open.
  */

@@ -1,7 +1,7 @@
 import type { PaymentStatus } from '../db/tables.ts';
 import { defineStatusTransitions, InvalidStatusTransitionError } from '../shared/status-transitions.ts';
 
-// The payment request lifecycle of DESIGN.md section 3 as data, so routes, the lock, reconciliation and
+// The payment request lifecycle as data, so routes, the lock, reconciliation and
 // payouts all ask one table instead of each re-deciding which moves are legal: in TypeScript, and in the
 // statements that move requests in bulk, whose status guards come from it (status-transitions-sql.ts).
 //

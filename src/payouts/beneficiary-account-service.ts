@@ -1,25 +1,23 @@
 import type { Selectable } from 'kysely';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { BeneficiaryAccountsTable } from '../db/tables.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
-import { currencySchema } from '../shared/schemas.ts';
+import { invalidInput } from '../shared/invalid-input.ts';
+import { currencySchema, isUuid } from '../shared/schemas.ts';
+import { bankAccountObject } from './bank-account-details.ts';
 import {
   deactivateBeneficiaryAccount,
   findBillerClient,
   insertBeneficiaryAccount,
+  listBeneficiaryAccounts,
   lockActiveBeneficiaryAccount,
 } from './beneficiary-account-repository.ts';
 
 export type BeneficiaryAccountRow = Selectable<BeneficiaryAccountsTable>;
 
-export const newBeneficiaryAccountSchema = z.strictObject({
-  currency: currencySchema,
-  account_number: z.string().regex(/^[0-9]{6,10}$/, 'must be 6 to 10 digits'),
-  sort_code: z.string().regex(/^[0-9]{2}-[0-9]{2}-[0-9]{2}$/, 'must be NN-NN-NN'),
-  account_holder_name: z.string().trim().min(1).max(140),
-});
+export const newBeneficiaryAccountSchema = bankAccountObject({ currency: currencySchema });
 
 export type NewBeneficiaryAccount = z.infer<typeof newBeneficiaryAccountSchema>;
 
@@ -55,12 +53,12 @@ export async function replaceBeneficiaryAccount(
   action: { actor: Actor; reason: string },
 ): Promise<AccountReplacement> {
   const parsed = newBeneficiaryAccountSchema.safeParse(details);
-  if (!parsed.success) {
-    throw new InvalidError('validation-failed', parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
-  }
+  if (!parsed.success) throw invalidInput(parsed.error, 'invalid-bank-account');
   const reason = action.reason.trim();
-  if (reason === '') throw new InvalidError('reason-required', 'Changing where a biller is paid needs a reason');
-  const biller = await findBillerClient(trx, billerClientId);
+  if (reason === '') {
+    throw new InvalidError('reason-required', 'Changing where a biller is paid needs a reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
+  }
+  const biller = isUuid(billerClientId) ? await findBillerClient(trx, billerClientId) : undefined;
   if (!biller) throw new NotFoundError(`Client ${billerClientId}`);
   if (biller.role !== 'biller') throw new ConflictError('not-a-biller', `Client ${billerClientId} is a ${biller.role}; only billers are paid out`);
 
@@ -78,4 +76,11 @@ export async function replaceBeneficiaryAccount(
     after: accountSummary(current),
   });
   return { previous: retired, current };
+}
+
+/** Every account a biller has had, per currency newest first; a client that is no biller has none to show. */
+export async function beneficiaryAccountHistory(db: Executor, billerClientId: string): Promise<BeneficiaryAccountRow[]> {
+  const biller = isUuid(billerClientId) ? await findBillerClient(db, billerClientId) : undefined;
+  if (!biller || biller.role !== 'biller') throw new NotFoundError(`Biller ${billerClientId}`);
+  return listBeneficiaryAccounts(db, billerClientId);
 }

@@ -1,6 +1,7 @@
 import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Database, Executor } from '../db/connection.ts';
-import { loadHolidays } from '../calendars/calendar-repository.ts';
+import { loadHolidays } from '../calendars/bank-holiday-repository.ts';
+import type { HolidayCalendar } from '../calendars/working-days.ts';
 import { subtractWorkingDays } from '../calendars/working-days.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
@@ -26,7 +27,7 @@ export interface PayoutRunOptions {
   /** The payout date: today in the service time zone. */
   today: string;
   settlementDelayWorkingDays: number;
-  holidays: ReadonlySet<string>;
+  holidays: HolidayCalendar;
 }
 
 export type PayoutGroupOutcome = PayoutGroup &
@@ -51,7 +52,7 @@ export interface PayoutRunSummary {
 }
 
 /** Pay dates on or before the returned date are at least the settlement delay old on `today`. */
-export function settlementCutoff(today: string, settlementDelayWorkingDays: number, holidays: ReadonlySet<string>): string {
+export function settlementCutoff(today: string, settlementDelayWorkingDays: number, holidays: HolidayCalendar): string {
   return subtractWorkingDays(today, settlementDelayWorkingDays, holidays);
 }
 
@@ -166,9 +167,14 @@ export async function runPayouts(db: Database, options: PayoutRunOptions): Promi
   return { payoutDate: options.today, settledThrough: cutoff, groups: outcomes, totalsByCurrency };
 }
 
-/** The job's and the CLI's entry: the configured bank holidays count as non-working days. */
+/**
+ * The job's and the CLI's entry. Payouts are bank transfers, and the banks' clearing (Bacs, Faster
+ * Payments settlement) works to the England and Wales bank holidays wherever the payroll is: a
+ * Scottish or Northern Irish holiday closes no clearing day. So the settlement delay counts England
+ * and Wales working days, with the days operators added for that region.
+ */
 export async function runPayoutsOn(db: Database, options: Omit<PayoutRunOptions, 'holidays'>): Promise<PayoutRunSummary> {
-  return runPayouts(db, { ...options, holidays: await loadHolidays(db) });
+  return runPayouts(db, { ...options, holidays: await loadHolidays(db, 'england-and-wales') });
 }
 
 // Marking payouts from the bank's answer ---------------------------------------------------------------

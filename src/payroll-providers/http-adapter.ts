@@ -15,7 +15,7 @@ import {
 } from './reference-schemas.ts';
 
 /**
- * Where the reference operations live below a provider's api_base_url. The interface document
+ * Where the reference operations live below a provider's api_base_url. The salary-deduction interface
  * shows only the full availability and employee push paths; the others mirror our own API, so a
  * provider implementing the reference interface and this service agree on one set of paths.
  */

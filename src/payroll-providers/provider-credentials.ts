@@ -1,4 +1,5 @@
 import type { Executor } from '../db/connection.ts';
+import type { BankHolidayRegion } from '../db/tables.ts';
 import { isSealed, SecretsKeyError, type SecretBox } from '../shared/secret-box.ts';
 import { insertPayrollProvider, lockProviderClientSecrets, updateProviderClientSecret } from './provider-repository.ts';
 
@@ -25,6 +26,8 @@ export interface NewPayrollProvider {
   apiClientId: string | null;
   apiClientSecret: string | null;
   leadTimeWorkingDays: number;
+  /** Default england-and-wales. */
+  region?: BankHolidayRegion;
 }
 
 /** A payroll provider with its API credentials; the client secret is stored sealed. */
@@ -36,6 +39,7 @@ export async function registerPayrollProvider(db: Executor, secrets: SecretBox, 
     api_client_id: provider.apiClientId,
     api_client_secret: provider.apiClientSecret === null ? null : sealProviderClientSecret(secrets, provider.apiClientSecret),
     lead_time_working_days: provider.leadTimeWorkingDays,
+    ...(provider.region ? { region: provider.region } : {}),
   });
 }
 

@@ -1,6 +1,8 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { applyPaging } from '../db/keyset-paging.ts';
 import type { PayrollProvidersTable } from '../db/tables.ts';
+import type { PagingQuery } from '../shared/paging.ts';
 
 // The payroll providers' own rows: how we reach them, with their client secrets sealed at rest.
 
@@ -22,4 +24,24 @@ export async function lockProviderClientSecrets(db: Executor) {
 
 export async function updateProviderClientSecret(db: Executor, providerId: string, apiClientSecret: string) {
   await db.updateTable('payroll_providers').set({ api_client_secret: apiClientSecret }).where('id', '=', providerId).execute();
+}
+
+export async function findPayrollProvider(db: Executor, providerId: string, options: { lock?: boolean } = {}) {
+  let query = db.selectFrom('payroll_providers').selectAll().where('id', '=', providerId);
+  if (options.lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function listPayrollProviders(db: Executor, paging: PagingQuery) {
+  return applyPaging(db.selectFrom('payroll_providers').selectAll(), 'payroll_providers', paging).execute();
+}
+
+/** The caller seals a new api_client_secret first (see provider-credentials.ts). */
+export async function updatePayrollProvider(db: Executor, providerId: string, fields: Updateable<PayrollProvidersTable>) {
+  return db
+    .updateTable('payroll_providers')
+    .set((eb) => ({ ...fields, updated_at: eb.fn<Date>('now') }))
+    .where('id', '=', providerId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

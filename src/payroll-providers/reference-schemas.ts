@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencySchema, isoDateSchema, uuidSchema } from '../shared/schemas.ts';
 
-// The payroll provider reference interface, as the interface document shows it. Our own API's
+// The payroll provider reference interface, as the salary-deduction interface defines it. Our own API's
 // availability endpoints answer in exactly these shapes too. Field names are the contract.
 
 export const availabilityStatusSchema = z.enum(['confirmed', 'not_found', 'not_eligible', 'pending_employer_opt_in']);

@@ -31,30 +31,65 @@ export interface EmployerDetails {
   optIn: 'pending' | 'opted_in' | 'opted_out';
 }
 
-/** The provider's word on its employer replaces ours; gives our employer id. */
-export async function upsertEmployer(db: Executor, providerId: string, employer: EmployerDetails): Promise<string> {
-  const row = await db
-    .insertInto('employers')
-    .values({
-      payroll_provider_id: providerId,
-      external_id: employer.externalId,
+/** Who a provider's own word on an employer is recorded as in its opt-in history. */
+export const PROVIDER_SYNC = 'provider sync';
+
+/**
+ * The provider's word on its employer replaces ours; gives our employer id. A new employer, or a
+ * change of its opt-in status, goes into the employer's opt-in history as made by `changedBy`.
+ */
+export async function upsertEmployer(db: Executor, providerId: string, employer: EmployerDetails, changedBy: string = PROVIDER_SYNC): Promise<string> {
+  const lockExisting = () =>
+    db
+      .selectFrom('employers')
+      .select(['id', 'salary_deduction_opt_in_status'])
+      .where('payroll_provider_id', '=', providerId)
+      .where('external_id', '=', employer.externalId)
+      .forUpdate()
+      .executeTakeFirst();
+  let existing = await lockExisting();
+  if (!existing) {
+    const inserted = await db
+      .insertInto('employers')
+      .values({
+        payroll_provider_id: providerId,
+        external_id: employer.externalId,
+        name: employer.name,
+        sic_code: employer.sicCode,
+        industry_name: employer.industryName,
+        salary_deduction_opt_in_status: employer.optIn,
+      })
+      .onConflict((oc) => oc.columns(['payroll_provider_id', 'external_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) {
+      await db
+        .insertInto('employer_opt_in_changes')
+        .values({ employer_id: inserted.id, from_status: null, to_status: employer.optIn, changed_by: changedBy, reason: null })
+        .execute();
+      return inserted.id;
+    }
+    // A concurrent sync created it first; it is committed now, so it is there to lock and update.
+    existing = (await lockExisting())!;
+  }
+  await db
+    .updateTable('employers')
+    .set((eb) => ({
       name: employer.name,
       sic_code: employer.sicCode,
       industry_name: employer.industryName,
       salary_deduction_opt_in_status: employer.optIn,
-    })
-    .onConflict((oc) =>
-      oc.columns(['payroll_provider_id', 'external_id']).doUpdateSet((eb) => ({
-        name: eb.ref('excluded.name'),
-        sic_code: eb.ref('excluded.sic_code'),
-        industry_name: eb.ref('excluded.industry_name'),
-        salary_deduction_opt_in_status: eb.ref('excluded.salary_deduction_opt_in_status'),
-        updated_at: eb.fn<Date>('now'),
-      })),
-    )
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+      updated_at: eb.fn<Date>('now'),
+    }))
+    .where('id', '=', existing.id)
+    .execute();
+  if (existing.salary_deduction_opt_in_status !== employer.optIn) {
+    await db
+      .insertInto('employer_opt_in_changes')
+      .values({ employer_id: existing.id, from_status: existing.salary_deduction_opt_in_status, to_status: employer.optIn, changed_by: changedBy, reason: null })
+      .execute();
+  }
+  return existing.id;
 }
 
 export interface ProviderPayroll {

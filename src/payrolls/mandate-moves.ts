@@ -11,7 +11,7 @@ export const EMPLOYMENT_ENDED = 'employment ended';
 export const NOT_ON_PAYROLL = 'employee is not on the payroll this period';
 
 /**
- * What a change of employment status does to the mandates on that employment (DESIGN.md section 3):
+ * What a change of employment status does to the mandates on that employment:
  * a leaver ends every running mandate (expired; a mandate still waiting for enablement cannot expire,
  * its enablement fails instead), an employee whose status payroll no longer knows is suspended, and an
  * employee seen active again resumes the mandates that were suspended. Terminal mandates never move.

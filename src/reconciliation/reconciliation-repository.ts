@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { AttemptOutcome } from '../db/tables.ts';
+import type { AttemptOutcome, BankHolidayRegion } from '../db/tables.ts';
 import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repository.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE, type PaymentStatus } from '../payments/payment-transitions.ts';
@@ -298,12 +298,22 @@ export interface PayDateDueForReconciliation {
  *    records whose debounced job was lost), or a record arrived after the pay date's last
  *    reconciliation wrote anything (within `lateRecordsSince`, to keep the scan bounded).
  */
-export async function findPayDatesDueForReconciliation(db: Executor, finalOnOrBefore: string, lateRecordsSince: string) {
+export async function findPayDatesDueForReconciliation(
+  db: Executor,
+  finalOnOrBefore: ReadonlyArray<{ region: BankHolidayRegion; date: string }>,
+  lateRecordsSince: string,
+) {
+  // The settlement window ends on a different day per bank-holiday region.
   const result = await sql<PayDateDueForReconciliation>`
-    select s.payroll_id, s.pay_date, s.pay_date <= ${finalOnOrBefore}::date as final
+    with windows(region, final_on_or_before) as (
+      select * from unnest(${finalOnOrBefore.map((w) => w.region)}::text[], ${finalOnOrBefore.map((w) => w.date)}::date[])
+    )
+    select s.payroll_id, s.pay_date, s.pay_date <= w.final_on_or_before as final
     from deduction_snapshots s
+    join payrolls p on p.id = s.payroll_id
+    join windows w on w.region = p.bank_holiday_region
     where s.status in ('locked', 'confirmed')
-      and (s.pay_date <= ${finalOnOrBefore}::date
+      and (s.pay_date <= w.final_on_or_before
            or exists (select 1 from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date))
     union all
     select s.payroll_id, s.pay_date, false

@@ -1,5 +1,7 @@
 import type { Database } from '../db/connection.ts';
-import { listPayDates, loadHolidays } from '../calendars/calendar-repository.ts';
+import { bankHolidayRegions } from '../calendars/bank-holidays.ts';
+import { loadHolidays } from '../calendars/bank-holiday-repository.ts';
+import { listPayDates } from '../calendars/calendar-repository.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
@@ -23,7 +25,7 @@ import {
 export const SETTLEMENT_WINDOW_WORKING_DAYS = 3;
 /** How far back the nightly sweep looks for records that arrived after a pay date was reconciled. */
 export const LATE_RECORD_LOOKBACK_DAYS = 90;
-/** DESIGN.md's default service time zone, for callers that do not pass `today`. */
+/** The default service time zone (SERVICE_TIME_ZONE), for callers that do not pass `today`. */
 const DEFAULT_SERVICE_TIME_ZONE = 'Europe/London';
 
 export interface ReconcileOptions {
@@ -105,7 +107,7 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
 }
 
 /**
- * DESIGN.md section 2 step 6 for one payroll pay date, in one transaction and a handful of
+ * Reconciliation (README, *Deductions in, reconciliation, ledger and payouts*) for one payroll pay date, in one transaction and a handful of
  * set-based statements: latest record per employee against the current snapshot, allocation,
  * collection attempts, ledger postings (reversal plus new entry when a figure changes), payment
  * statuses with their events, exceptions, snapshot and schedule statuses. Running it again over the
@@ -207,15 +209,20 @@ export interface PayDateToReconcile {
 /**
  * What the nightly sweep reconciles on `today`: pay dates whose settlement window of
  * `settlementWindowDays` working days is over and that are not reconciled (final mode), and pay
- * dates with records that no reconciliation has taken in yet.
+ * dates with records that no reconciliation has taken in yet. The window counts the working days
+ * of each payroll's own bank-holiday region: its payroll office reports on those.
  */
 export async function findPayDatesToReconcile(
   db: Database,
   today: string,
   settlementWindowDays: number = SETTLEMENT_WINDOW_WORKING_DAYS,
 ): Promise<PayDateToReconcile[]> {
-  const holidays = await loadHolidays(db);
-  const finalOnOrBefore = subtractWorkingDays(today, settlementWindowDays, holidays);
+  const finalOnOrBefore = await Promise.all(
+    bankHolidayRegions.map(async (region) => ({
+      region,
+      date: subtractWorkingDays(today, settlementWindowDays, await loadHolidays(db, region)),
+    })),
+  );
   const lookback = formatCalendarDate(parseCalendarDate(today).minus({ days: LATE_RECORD_LOOKBACK_DAYS }));
   const rows = await findPayDatesDueForReconciliation(db, finalOnOrBefore, lookback);
   return rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, final: row.final }));

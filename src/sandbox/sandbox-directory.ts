@@ -1,7 +1,8 @@
 import type { DateTime } from 'luxon';
 import type { z } from 'zod';
 import { generatePayCalendar, type GeneratedPayDate, type PayFrequency } from '../calendars/calendar-generation.ts';
-import { englandAndWalesBankHolidays } from '../calendars/uk-bank-holidays.ts';
+import { regionalHolidays } from '../calendars/bank-holidays.ts';
+import type { HolidayCalendar } from '../calendars/working-days.ts';
 import { formatCalendarDate, parseCalendarDate } from '../calendars/working-days.ts';
 import type {
   contractTypeSchema,
@@ -78,8 +79,8 @@ export interface SandboxDirectoryOptions {
   today: string;
   /** Default 12. */
   payDatesPerPayroll?: number;
-  /** Default: England & Wales bank holidays. */
-  holidays?: ReadonlySet<string>;
+  /** Default: England and Wales bank holidays. */
+  holidays?: HolidayCalendar;
 }
 
 export const SANDBOX_CURRENCY = 'GBP';
@@ -225,7 +226,7 @@ export function generateSandboxDirectory(options: SandboxDirectoryOptions): Sand
   const payDateCount = options.payDatesPerPayroll ?? 12;
   assertCount('payDatesPerPayroll', payDateCount, 1);
   const today = parseCalendarDate(options.today);
-  const holidays = options.holidays ?? new Set(englandAndWalesBankHolidays.map((holiday) => holiday.date));
+  const holidays = options.holidays ?? regionalHolidays('england-and-wales');
   const random = seededRandom(options.seed);
 
   const employerNames = new Set<string>();

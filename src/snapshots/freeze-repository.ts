@@ -216,10 +216,10 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       select id, employee_id, 'settled', requested from settled where requested > 0
     ),
     per_employee as (
-      select i.employee_id, e.payroll_reference, sum(i.requested)::bigint as requested_amount
+      select i.employee_id, e.payroll_reference, e.deduction_reference_number, sum(i.requested)::bigint as requested_amount
       from included i
       join employments e on e.employee_id = i.employee_id and e.payroll_id = ${input.payrollId}
-      group by i.employee_id, e.payroll_reference
+      group by i.employee_id, e.payroll_reference, e.deduction_reference_number
     ),
     snapshot as (
       insert into deduction_snapshots (id, payroll_id, pay_date, pay_period, snapshot_version, currency, total_amount, employee_count)
@@ -233,8 +233,9 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     ),
     lines as (
       insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
+      -- deductionPaymentReference (src/instructions/payment-reference.ts): 'SD' and the number, at least 8 digits.
       select ${input.snapshotId}::uuid, employee_id, payroll_reference, requested_amount, ${input.currency},
-             'SD' || to_char(${input.payDate}::date, 'YYMMDD') || '-' || payroll_reference
+             'SD' || lpad(deduction_reference_number::text, greatest(8, length(deduction_reference_number::text)), '0')
       from per_employee
       returning id, employee_id
     ),
@@ -245,10 +246,11 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     ),
     remittance as (
       insert into requested_payments (snapshot_id, payment_reference, payment_amount, currency, account_number, sort_code, account_holder_name)
-      select s.id, 'SDR-' || upper(left(${input.payrollId}, 8)) || '-' || to_char(${input.payDate}::date, 'YYYYMMDD'),
+      -- remittancePaymentReference (src/instructions/payment-reference.ts): 'SDR', YYMMDD, 'P' and the payroll's number.
+      select s.id, 'SDR' || to_char(${input.payDate}::date, 'YYMMDD') || 'P' || p.remittance_reference_number::text,
              s.total_amount, ${input.currency}, ${input.collectionAccount.account_number},
              ${input.collectionAccount.sort_code}, ${input.collectionAccount.account_holder_name}
-      from snapshot s where s.total_amount > 0
+      from snapshot s join payrolls p on p.id = ${input.payrollId} where s.total_amount > 0
     ),
     locked as (
       update pay_dates set locked_at = now(), updated_at = now()

@@ -86,6 +86,9 @@ async function freeze(
     snapshot_version: frozen.snapshotVersion,
     currency: payDate.currency,
     payroll_external_id: payDate.payroll_external_id,
+    payroll_name: payDate.payroll_name,
+    employer_external_id: payDate.employer_external_id,
+    employer_name: payDate.employer_name,
     api_base_url: payDate.api_base_url,
   });
   return {

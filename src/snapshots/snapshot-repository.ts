@@ -79,6 +79,9 @@ export interface PayDateToFreeze {
   locked_at: Date | null;
   currency: string;
   payroll_external_id: string;
+  payroll_name: string;
+  employer_external_id: string;
+  employer_name: string;
   /** Set when the payroll's provider takes employee pushes through its API. */
   api_base_url: string | null;
 }
@@ -96,10 +99,12 @@ export async function lockPayDatesToFreeze(db: Executor, payrollId: string, payD
   const result = await sql<PayDateToFreeze>`
     /* prepared: lock_pay_dates_to_freeze */
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
-           p.external_id as payroll_external_id, pp.api_base_url
+           p.external_id as payroll_external_id, p.name as payroll_name,
+           em.external_id as employer_external_id, em.name as employer_name, pp.api_base_url
     from payrolls p
     join pay_dates pd on pd.payroll_id = p.id
     join payroll_providers pp on pp.id = p.payroll_provider_id
+    join employers em on em.id = p.employer_id
     where p.id = ${payrollId} and pd.pay_date <= ${payDate}::date
       and (pd.pay_date = ${payDate}::date
            or (pd.locked_at is null

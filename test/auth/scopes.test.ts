@@ -58,7 +58,7 @@ describe('grantScopes', () => {
 });
 
 describe('scope catalogue', () => {
-  it('contains the scopes of the interface document', () => {
+  it('contains the scopes of the salary-deduction interface', () => {
     for (const scope of [
       'availability:check',
       'mandates:write',

@@ -145,12 +145,13 @@ async function allLockWritesAtOnce(db: Database): Promise<Record<string, number>
         returning id, payroll_id
       ),
       per_employee as (
-        select i.payroll_id, i.employee_id, e.payroll_reference, sum(i.amount)::bigint as amount
+        select i.payroll_id, i.employee_id, e.payroll_reference, e.deduction_reference_number, sum(i.amount)::bigint as amount
         from included i join employments e on e.employee_id = i.employee_id and e.payroll_id = i.payroll_id
-        group by 1, 2, 3
+        group by 1, 2, 3, 4
       )
       insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
-      select s.id, pe.employee_id, pe.payroll_reference, pe.amount, 'GBP', 'SD261210-' || pe.payroll_reference
+      select s.id, pe.employee_id, pe.payroll_reference, pe.amount, 'GBP',
+             'SD' || lpad(pe.deduction_reference_number::text, greatest(8, length(pe.deduction_reference_number::text)), '0')
       from per_employee pe join snapshots s on s.payroll_id = pe.payroll_id
     `);
     await part('line links', sql`

@@ -7,9 +7,9 @@ import {
   payPeriodLabel,
   type PayFrequency,
 } from '../../src/calendars/calendar-generation.ts';
-import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holidays.ts';
+import { publicBankHolidaysBetween } from '../../src/calendars/bank-holidays.ts';
 
-const UK = new Set(englandAndWalesBankHolidays.map((h) => h.date));
+const UK = new Set(publicBankHolidaysBetween('england-and-wales', 2025, 2027).map((h) => h.date));
 const NONE: ReadonlySet<string> = new Set();
 const PAY_PERIOD = /^[0-9]+-[0-9]+$/;
 

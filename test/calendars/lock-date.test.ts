@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import '../support/property-seed.ts';
 import { DateTime } from 'luxon';
 import { isLockDue, lockDate, serviceToday } from '../../src/calendars/lock-date.ts';
-import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holidays.ts';
+import { publicBankHolidaysBetween } from '../../src/calendars/bank-holidays.ts';
 
-const UK = new Set(englandAndWalesBankHolidays.map((h) => h.date));
+const UK = new Set(publicBankHolidaysBetween('england-and-wales', 2025, 2027).map((h) => h.date));
 const NONE: ReadonlySet<string> = new Set();
 
 const DAY_MS = 86_400_000;

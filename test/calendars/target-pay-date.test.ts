@@ -9,11 +9,11 @@ import {
   type TargetPayDateResult,
 } from '../../src/calendars/target-pay-date.ts';
 import { lockDate } from '../../src/calendars/lock-date.ts';
-import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holidays.ts';
+import { publicBankHolidaysBetween } from '../../src/calendars/bank-holidays.ts';
 
-const UK = new Set(englandAndWalesBankHolidays.map((h) => h.date));
+const UK = new Set(publicBankHolidaysBetween('england-and-wales', 2025, 2027).map((h) => h.date));
 const NONE: ReadonlySet<string> = new Set();
-const LEAD = 2; // DESIGN.md default provider lead time
+const LEAD = 2; // the default provider lead time (DEFAULT_PROVIDER_LEAD_DAYS)
 
 interface FixtureRow {
   payDate: string;

@@ -115,7 +115,7 @@ afterAll(async () => {
 
 describe('a failed command prints one line naming the problem and exits non-zero', () => {
   it('clients create with a payroll provider that does not exist', () => {
-    expect(onlyLine(runs.unknownProvider!)).toBe(`Payroll provider ${unknownProvider} does not exist`);
+    expect(onlyLine(runs.unknownProvider!)).toBe(`payroll_provider_id ${unknownProvider} is not a known payroll provider`);
     expect(runs.unknownProvider!.code).toBe(1);
   });
 

@@ -14,7 +14,7 @@ import {
 } from '../support/factories.ts';
 import { authHeaders, startTestApp, type TestApp } from '../support/test-app.ts';
 
-// Written from the interface document, section 2 "Salary deduction data response", independently
+// Written from the salary-deduction interface's "Salary deduction data response", independently
 // of the service's own schema.
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 const interfaceDocumentShape = z.strictObject({
@@ -85,7 +85,7 @@ afterAll(async () => t.close());
 const url = (id: string, query: string) => `/deductions/${id}?${query}`;
 
 describe('GET /deductions/{payroll_id}', () => {
-  it('serves the frozen snapshot in exactly the interface document shape, money in exact major units', async () => {
+  it('serves the frozen snapshot in exactly the interface shape, money in exact major units', async () => {
     const response = await t.app.inject({
       method: 'GET',
       url: url(payrollId, 'pay_date=2026-11-27T00:00:00Z&pay_period=8-2026'),

@@ -20,7 +20,7 @@ import {
 } from '../support/factories.ts';
 import { authHeaders, fetchToken, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
 
-// The confirmation submission response as the interface and design documents describe it.
+// The confirmation submission response as the salary-deduction interface describes it.
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 const confirmationResponse = z.strictObject({
   confirmation: z.strictObject({

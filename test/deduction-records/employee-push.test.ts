@@ -13,7 +13,7 @@ import {
 } from '../support/factories.ts';
 import { authHeaders, fetchToken, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
 
-// Written from the interface document, section 2 "Salary deduction employee push record", response body.
+// Written from the salary-deduction interface's "Salary deduction employee push record", response body.
 const interfaceDocumentResponse = z.strictObject({
   pay_period: z.string(),
   id: z.string(),
@@ -84,7 +84,7 @@ async function storedVersions(employeeId: string) {
 }
 
 describe('POST /deductions/payroll/{payroll_id}: versioning', () => {
-  it('stores a first version, answering in the interface document shape with the amount as received', async () => {
+  it('stores a first version, answering in the interface shape with the amount as received', async () => {
     const employeeId = await newEmployee();
     const response = await push(record(employeeId, 1, 125.5));
     expect(response.statusCode, response.body).toBe(200);

@@ -19,7 +19,7 @@ function refsOf(node: unknown, found: string[] = []): string[] {
 }
 
 describe('/openapi.json', () => {
-  it('documents every route, with the interface document operation ids, and only resolvable references', async () => {
+  it('documents every route, with the salary-deduction interface operation ids, and only resolvable references', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.statusCode).toBe(200);
     const document = response.json();

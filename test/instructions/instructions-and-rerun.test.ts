@@ -1,14 +1,15 @@
-import { parse } from 'csv-parse/sync';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstructionFile } from '../../src/instructions/instruction-service.ts';
 import { sha256Hex } from '../../src/instructions/instruction-file.ts';
+import { deductionPaymentReference, remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
 import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { runRerunNow } from '../../src/workers/rerun-runner.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import { createCollectionAccount, createProviderClient } from '../support/factories.ts';
+import { readInstructionFile } from '../support/instruction-file.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { buildWorld, type World, type WorldOptions } from '../support/world.ts';
@@ -49,8 +50,8 @@ async function lockAndInstruct(payrollId: string, payDate: string) {
   const lock = await freezePayDate(t.db, payrollId, payDate);
   const file = lock.instructionFile;
   const stored = await t.db.selectFrom('instruction_files').selectAll().where('id', '=', file.instructionFileId).executeTakeFirstOrThrow();
-  const rows = parse(stored.content.toString('utf8'), { columns: true }) as Array<Record<string, string>>;
-  return { lock, file, stored, rows };
+  const { header, items: rows, trailer } = readInstructionFile(stored.content);
+  return { lock, file, stored, header, rows, trailer };
 }
 
 describe('instruction files', () => {
@@ -61,32 +62,54 @@ describe('instruction files', () => {
     await pay(w, a!, 5_000, '2026-10-30');
     await pay(w, b!, 2_000, '2026-10-30');
     const first = await lockAndInstruct(w.payroll.id, '2026-10-30');
-    const action1 = Object.fromEntries(first.rows.map((r) => [r.employee_id, r.action]));
-    expect(action1).toEqual({ [a!.employee.id]: 'new', [b!.employee.id]: 'new' });
+    // Employees are named by their payroll reference (works number), never by our id.
+    const ref = (m: typeof a) => m!.employment.payroll_reference;
+    const action1 = Object.fromEntries(first.rows.map((r) => [r.payroll_reference, r.action]));
+    expect(action1).toEqual({ [ref(a)]: 'new', [ref(b)]: 'new' });
+    expect(first.stored.content.toString('utf8')).not.toContain(a!.employee.id);
     expect(first.stored.sha256).toBe(sha256Hex(first.stored.content));
-    expect(first.rows.find((r) => r.employee_id === a!.employee.id)).toMatchObject({ amount: '50.00', currency: 'GBP', pay_period: '7-2026' });
+    expect(first.rows.find((r) => r.payroll_reference === ref(a))).toMatchObject({ amount: '50.00', currency: 'GBP', pay_period: '7-2026', pay_date: '2026-10-30' });
+    expect(first.header).toMatchObject({
+      employer_name: w.employer.name,
+      employer_external_id: w.employer.external_id,
+      payroll_name: w.payroll.name,
+      payroll_external_id: w.payroll.external_id,
+      pay_date: '2026-10-30',
+      pay_period: '7-2026',
+      currency: 'GBP',
+      file_version: '1',
+    });
+    expect(first.trailer).toMatchObject({ line_count: '2', total_amount: '70.00', currency: 'GBP' });
+    // The payment reference is the employee's deduction on this payroll: the same on every pay date.
+    const reference = (m: typeof a) => deductionPaymentReference(m!.employment.deduction_reference_number);
+    expect(Object.fromEntries(first.rows.map((r) => [r.payroll_reference, r.payment_reference]))).toEqual({ [ref(a)]: reference(a), [ref(b)]: reference(b) });
 
     // Pay date 2: A same (continue), B changes (amend), C appears (new).
     await pay(w, a!, 5_000, '2026-11-27');
     await pay(w, b!, 2_500, '2026-11-27');
     await pay(w, c!, 1_000, '2026-11-27');
     const second = await lockAndInstruct(w.payroll.id, '2026-11-27');
-    const action2 = Object.fromEntries(second.rows.map((r) => [r.employee_id, [r.action, r.amount, r.previous_amount]]));
+    const action2 = Object.fromEntries(second.rows.map((r) => [r.payroll_reference, [r.action, r.amount, r.previous_amount, r.payment_reference]]));
     expect(action2).toEqual({
-      [a!.employee.id]: ['continue', '50.00', '50.00'],
-      [b!.employee.id]: ['amend', '25.00', '20.00'],
-      [c!.employee.id]: ['new', '10.00', ''],
+      [ref(a)]: ['continue', '50.00', '50.00', reference(a)],
+      [ref(b)]: ['amend', '25.00', '20.00', reference(b)],
+      [ref(c)]: ['new', '10.00', '', reference(c)],
     });
+    expect(second.trailer).toMatchObject({ line_count: '3', total_amount: '85.00' });
 
     // Pay date 3: only C continues; A and B stop.
     await pay(w, c!, 1_000, '2026-12-24');
     const third = await lockAndInstruct(w.payroll.id, '2026-12-24');
-    const action3 = Object.fromEntries(third.rows.map((r) => [r.employee_id, [r.action, r.amount, r.payroll_reference]]));
+    // A stop names the deduction it stops: the reference the clerk keyed with "new".
+    const action3 = Object.fromEntries(third.rows.map((r) => [r.payroll_reference, [r.action, r.amount, r.payment_reference]]));
     expect(action3).toEqual({
-      [a!.employee.id]: ['stop', '0.00', a!.employment.payroll_reference],
-      [b!.employee.id]: ['stop', '0.00', b!.employment.payroll_reference],
-      [c!.employee.id]: ['continue', '10.00', c!.employment.payroll_reference],
+      [ref(a)]: ['stop', '0.00', reference(a)],
+      [ref(b)]: ['stop', '0.00', reference(b)],
+      [ref(c)]: ['continue', '10.00', reference(c)],
     });
+    expect(third.trailer).toMatchObject({ line_count: '3', total_amount: '10.00' });
+    const stopItems = await t.db.selectFrom('instruction_items').select('payment_reference').where('instruction_file_id', '=', third.file.instructionFileId).where('action', '=', 'stop').execute();
+    expect(stopItems.map((i) => i.payment_reference).sort()).toEqual([reference(a), reference(b)].sort());
 
     // A repeated job returns the same file and writes no other.
     const again = await freezePayDate(t.db, w.payroll.id, '2026-12-24');
@@ -176,6 +199,27 @@ describe('re-run', () => {
       .execute();
     expect(files.map((f) => f.file_version)).toEqual([1, 2]);
     expect(files[1]!.file_name).toContain('-v2.csv');
+
+    // A re-run keeps every reference: what the clerk keyed and the employer's transfer reference stay valid.
+    const references = await t.db
+      .selectFrom('deduction_lines')
+      .select(['snapshot_id', 'employee_id', 'payment_reference'])
+      .where('snapshot_id', 'in', [first.lock.snapshotId, outcome.snapshotId])
+      .execute();
+    const referenceOf = (snapshotId: string, employeeId: string) =>
+      references.find((r) => r.snapshot_id === snapshotId && r.employee_id === employeeId)?.payment_reference;
+    expect(referenceOf(first.lock.snapshotId, a!.employee.id)).toBe(deductionPaymentReference(a!.employment.deduction_reference_number));
+    expect(referenceOf(outcome.snapshotId, a!.employee.id)).toBe(referenceOf(first.lock.snapshotId, a!.employee.id));
+    expect(referenceOf(outcome.snapshotId, b!.employee.id)).toBe(deductionPaymentReference(b!.employment.deduction_reference_number));
+    const remittances = await t.db
+      .selectFrom('requested_payments')
+      .select('payment_reference')
+      .where('snapshot_id', 'in', [first.lock.snapshotId, outcome.snapshotId])
+      .execute();
+    expect(remittances.map((r) => r.payment_reference)).toEqual(Array(2).fill(remittancePaymentReference('2026-11-27', w.payroll.remittance_reference_number)));
+    const v2 = readInstructionFile((await t.db.selectFrom('instruction_files').select('content').where('snapshot_id', '=', outcome.snapshotId).executeTakeFirstOrThrow()).content);
+    expect(v2.header.file_version).toBe('2');
+    expect(v2.trailer).toMatchObject({ line_count: '2', total_amount: '55.00' });
 
     const provider = await createProviderClient(t.db, w.provider.id);
     const served = await t.app.inject({

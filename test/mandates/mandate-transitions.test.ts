@@ -10,7 +10,7 @@ import {
 import type { MandateStatus } from '../../src/mandates/mandate-transitions.ts';
 import type { MandateStatus as StoredMandateStatus } from '../../src/db/tables.ts';
 
-// Rows: from. Columns: to, in this order. 1 = allowed. Written out by hand from DESIGN.md section 3.
+// Rows: from. Columns: to, in this order. 1 = allowed. Written out by hand from the mandate lifecycle.
 const COLUMNS = ['pending_enablement', 'active', 'suspended', 'revoked', 'cancelled', 'expired', 'failed'] as const;
 const EXPECTED: Record<MandateStatus, readonly (0 | 1)[]> = {
   //                  pend act  susp rev  canc exp  fail

@@ -10,7 +10,7 @@ import {
 import type { PaymentStatus } from '../../src/payments/payment-transitions.ts';
 import type { PaymentStatus as StoredPaymentStatus } from '../../src/db/tables.ts';
 
-// Rows: from. Columns: to, in this order. 1 = allowed. Written out by hand from DESIGN.md section 3 and
+// Rows: from. Columns: to, in this order. 1 = allowed. Written out by hand from the payment lifecycle and
 // the decisions documented in payment-transitions.ts, independently of its table.
 const COLUMNS = ['pending', 'instructed', 'collected', 'paid_out', 'cancelled', 'failed', 'partially_collected'] as const;
 const EXPECTED: Record<PaymentStatus, readonly (0 | 1)[]> = {

@@ -309,7 +309,7 @@ describe('authentication and scopes', () => {
 });
 
 describe('OpenAPI document', () => {
-  it('documents the payment operations with the interface document operation id and a required Idempotency-Key', async () => {
+  it('documents the payment operations with the interface operation id and a required Idempotency-Key', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const create = spec.paths['/payments'].post;
     expect(create.operationId).toBe('create_new_payment_request');

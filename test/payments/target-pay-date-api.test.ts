@@ -11,7 +11,7 @@ import {
 } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
-// The target pay date rule (DESIGN.md section 2 step 1) seen through POST /payments, on a calendar
+// The target pay date rule  seen through POST /payments, on a calendar
 // whose lock dates are stated relative to the service's today.
 
 let t: TestApp;

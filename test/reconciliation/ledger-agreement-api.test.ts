@@ -16,6 +16,7 @@ import {
   createProviderClient,
   futureMonthlyPayDates,
 } from '../support/factories.ts';
+import { readInstructionFile } from '../support/instruction-file.ts';
 import { runtimeOf } from '../support/runtime.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -65,7 +66,7 @@ async function oneEmployeePayroll() {
   const provider = await createPayrollProvider(t.db);
   const employer = await createEmployer(t.db, provider.id);
   const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates });
-  const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+  const { employee, employment } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
   const billerCredentials = await createBiller(t.db);
   await t.db
     .insertInto('beneficiary_accounts')
@@ -75,6 +76,7 @@ async function oneEmployeePayroll() {
   return {
     payrollId: payroll.id,
     employeeId: employee.id,
+    payrollReference: employment.payroll_reference,
     mandateId: mandate.id,
     biller: await authHeaders(t.app, billerCredentials),
     provider: await authHeaders(t.app, await createProviderClient(t.db, provider.id)),
@@ -154,8 +156,9 @@ describe('events, re-runs and reports agree with the ledger', () => {
 
     const file = await injectJson(t.app, { method: 'GET', url: `/deductions/${w.payrollId}/instruction-file?pay_date=${first.pay_date}`, headers: w.provider });
     expect(file.statusCode, file.body).toBe(200);
-    const items = parse(file.body, { columns: true }) as Array<Record<string, string>>;
-    expect(items.map((item) => [item.employee_id, item.amount])).toEqual([[w.employeeId, '100.00']]);
+    const { items, trailer } = readInstructionFile(file.body);
+    expect(items.map((item) => [item.payroll_reference, item.amount])).toEqual([[w.payrollReference, '100.00']]);
+    expect(trailer).toMatchObject({ line_count: '1', total_amount: '100.00' });
 
     // Reconciled again against the new version: the debounced request the re-run made.
     const csv = await until(

@@ -4,6 +4,7 @@ import { producerConnection, workerConnection } from '../../src/runtime/redis-co
 import { queueNames, reconcileSweepJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
+import { insertAdHocBankHoliday } from '../../src/calendars/bank-holiday-repository.ts';
 import { findPayDatesToReconcile } from '../../src/reconciliation/reconciliation-service.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
@@ -78,6 +79,25 @@ describe('findPayDatesToReconcile', () => {
     expect(mine(await findPayDatesToReconcile(t.db, INSIDE_WINDOW, 3))).toContainEqual({ payrollId: done.payroll.id, payDate: PD1, final: false });
     await done.reconcile(PD1);
     expect(mine(await findPayDatesToReconcile(t.db, INSIDE_WINDOW, 3)).map((r) => r.payrollId)).not.toContain(done.payroll.id);
+  });
+});
+
+describe("findPayDatesToReconcile counts the window in the payroll's own region", () => {
+  it('a Scottish one-off day keeps a Scottish pay date open a day longer, and no other', async () => {
+    // Monday 2 November 2026 is made a bank holiday in Scotland only.
+    await insertAdHocBankHoliday(t.db, { region: 'scotland', holiday_date: '2026-11-02', name: 'One-off', added_by: 'test' });
+    const english = await createWorld(t.db);
+    await english.payment(0, 1_000);
+    await english.lock(PD1);
+    const scottish = await createWorld(t.db);
+    await t.db.updateTable('payrolls').set({ bank_holiday_region: 'scotland' }).where('id', '=', scottish.payroll.id).execute();
+    await scottish.payment(0, 1_000);
+    await scottish.lock(PD1);
+
+    const mine = async (today: string) =>
+      (await findPayDatesToReconcile(t.db, today, 3)).filter((r) => [english, scottish].some((w) => w.payroll.id === r.payrollId)).map((r) => r.payrollId);
+    expect(await mine(PAST_WINDOW)).toEqual([english.payroll.id]);
+    expect((await mine('2026-11-05')).sort()).toEqual([english.payroll.id, scottish.payroll.id].sort());
   });
 });
 

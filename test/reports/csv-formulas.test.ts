@@ -73,7 +73,9 @@ describe('formula cells in every CSV', () => {
   it('the instruction file', async () => {
     const file = await t.db.selectFrom('instruction_files').select('content').where('payroll_id', '=', payrollId).where('pay_date', '=', PD1).executeTakeFirstOrThrow();
     expect(rowsOf(file.content.toString('utf8'))).toEqual([
-      expect.objectContaining({ payroll_reference: `'${PAYROLL_REFERENCE}`, pay_period: '7-2026', amount: '125.50' }),
+      expect.objectContaining({ record_type: 'header', employer_name: `'${EMPLOYER}`, pay_period: '7-2026' }),
+      expect.objectContaining({ record_type: 'item', payroll_reference: `'${PAYROLL_REFERENCE}`, pay_period: '7-2026', amount: '125.50' }),
+      expect.objectContaining({ record_type: 'trailer', total_amount: '125.50' }),
     ]);
   });
 

@@ -165,12 +165,13 @@ describe('concurrent re-runs of one pay date', () => {
     const payrollId = await lockedPayDate();
     const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'first try', requestedBy: 'early' });
     // Without a collection account the freeze refuses; one attempt makes that final.
-    await t.db.updateTable('collection_accounts').set({ active: false }).where('currency', '=', 'GBP').execute();
+    await t.db.updateTable('collection_accounts').set({ active: false, deactivated_at: new Date() }).where('currency', '=', 'GBP').where('active', '=', true).execute();
     try {
       const job = await payDates.add(rerunPayDateJob, { rerunId: first.id }, { jobId: `rerun.${first.id}`, attempts: 1 });
       await until(async () => (await job.getState()) === 'failed');
     } finally {
-      await t.db.updateTable('collection_accounts').set({ active: true }).where('currency', '=', 'GBP').execute();
+      // Accounts are history: the fix is a new account, never the old one switched back on.
+      await createCollectionAccount(t.db);
     }
 
     const retried = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'account fixed', requestedBy: 'later' }, { workers: host });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { englandAndWalesBankHolidays } from '../../src/calendars/uk-bank-holidays.ts';
+import { publicBankHolidaysBetween } from '../../src/calendars/bank-holidays.ts';
 import { subtractWorkingDays } from '../../src/calendars/working-days.ts';
 import { generateSandboxDirectory, type SandboxDirectoryOptions } from '../../src/sandbox/sandbox-directory.ts';
 import { uuidSchema } from '../../src/shared/schemas.ts';
 
-const HOLIDAYS = new Set(englandAndWalesBankHolidays.map((h) => h.date));
+const HOLIDAYS = new Set(publicBankHolidaysBetween('england-and-wales', 2025, 2027).map((h) => h.date));
 const OPTIONS: SandboxDirectoryOptions = { seed: 'directory-tests', employers: 4, payrollsPerEmployer: 3, employeesPerPayroll: 10, today: '2026-11-22' };
 const PAY_PERIOD = /^[0-9]+-[0-9]+$/;
 

@@ -13,7 +13,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 describe('retry schedule', () => {
-  it('is the DESIGN.md schedule: 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, so ten attempts', () => {
+  it('is the documented schedule: 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, so ten attempts', () => {
     expect(RETRY_SCHEDULE_MS).toEqual([5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR]);
     expect(DELIVERY_ATTEMPTS).toBe(10);
   });

@@ -5,9 +5,8 @@ import { SingleBar, Presets } from 'cli-progress';
 import { parseConfig, type Config } from '../../config/config.ts';
 import { createClient, type IssuedCredentials } from '../../auth/clients-service.ts';
 import { TokenIssuer } from '../../auth/token-issuer.ts';
-import { insertHolidays } from '../../calendars/calendar-repository.ts';
 import { serviceToday } from '../../calendars/lock-date.ts';
-import { englandAndWalesBankHolidays } from '../../calendars/uk-bank-holidays.ts';
+import { regionalHolidays } from '../../calendars/bank-holidays.ts';
 import { recreateDatabase } from '../../db/admin.ts';
 import { migrateToLatest } from '../../db/migrator.ts';
 import { runNightlyNow } from '../../workers/nightly-runner.ts';
@@ -184,7 +183,6 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
   const secrets = secretBoxFor(config);
   const adapterFor = httpAdapterFactory({ secrets });
 
-  await insertHolidays(runtime.db, englandAndWalesBankHolidays);
   await insertCollectionAccount(runtime.db, { currency: 'GBP', account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' });
   const provider = await registerPayrollProvider(runtime.db, secrets, {
     name: 'Sandbox Payroll Ltd',
@@ -290,7 +288,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     }
 
     print();
-    print('4. Instruction files (CSV, one item per employee, action against the previous pay date)');
+    print('4. Instruction files (CSV: a header naming employer, payroll and pay date, one item per employee by works number, a trailer with count and total)');
     for (const file of await listInstructionFiles(runtime.db)) {
       const target = path.join(filesDir, 'instructions', file.file_name);
       writeFileSync(target, file.content);
@@ -358,7 +356,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     }
 
     print();
-    const payoutDate = addWorkingDays(payDates.at(-1)!, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set(englandAndWalesBankHolidays.map((h) => h.date)));
+    const payoutDate = addWorkingDays(payDates.at(-1)!, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, regionalHolidays('england-and-wales'));
     print(`7. Payouts on ${payoutDate} (settled collections, per biller and currency)`);
     const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS });
     const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));

@@ -11,7 +11,7 @@ import {
   clientSecretRotationSchema,
   clientsPageSchema,
 } from '../../auth/client-resource.ts';
-import { disableClient, enableClient, listClientResources, rotateClientApiKey, rotateClientSecret } from '../../auth/clients-service.ts';
+import { disableClient, enableClient, getClientResource, listClientResources, rotateClientApiKey, rotateClientSecret } from '../../auth/clients-service.ts';
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const clientParams = z.strictObject({ client_id: z.string() });
@@ -44,6 +44,21 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
       400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => ({ status: 200, body: await listClientResources(deps.db, ctx.query) }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/clients/:client_id',
+    operationId: 'get_client',
+    summary: 'Operators: get a client with its role, scopes, state and API key prefixes (never a secret)',
+    tags: ['Clients'],
+    auth: read,
+    params: clientParams,
+    responses: {
+      200: { description: 'The client', schema: clientEnvelopeSchema },
+      404: { description: 'Client not found', ...problem },
+    },
+    handler: async (ctx) => ({ status: 200, body: { client: await getClientResource(deps.db, ctx.params.client_id) } }),
   });
 
   defineRoute(app, {

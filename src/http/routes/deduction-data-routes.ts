@@ -14,7 +14,7 @@ export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
     operationId: 'get_salary_deduction_data',
     summary: 'Salary Deduction Data Request: the frozen deductions of a payroll pay date',
     tags: ['Salary deduction exchange'],
-    // The interface document shows the API key and the bearer token as alternatives here.
+    // The salary-deduction interface shows the API key and the bearer token as alternatives here.
     auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
     params: z.object({ payroll_id: z.string() }),
     query: z.strictObject({

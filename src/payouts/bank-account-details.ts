@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * A UK bank account as Bacs pays into it: where employers remit deductions (the collection account)
+ * and where billers are paid (beneficiary accounts) follow the same rule, so it lives here once.
+ */
+export interface UkBankAccount {
+  sort_code: string;
+  account_number: string;
+  account_holder_name: string;
+}
+
+export interface BankAccountViolation {
+  field: keyof UkBankAccount;
+  detail: string;
+}
+
+export const ACCOUNT_HOLDER_NAME_MAX_LENGTH = 140;
+
+/**
+ * What is wrong with an account's details, field by field (none: the account is acceptable). The
+ * sort code is written NN-NN-NN, the account number is exactly 8 digits (shorter numbers are padded
+ * by the bank that issued them, never by us), and the holder's name is not blank.
+ */
+export function bankAccountViolations(account: UkBankAccount): BankAccountViolation[] {
+  const violations: BankAccountViolation[] = [];
+  if (!/^[0-9]{2}-[0-9]{2}-[0-9]{2}$/.test(account.sort_code)) {
+    violations.push({ field: 'sort_code', detail: 'must be a sort code written NN-NN-NN, e.g. 20-00-00' });
+  }
+  if (!/^[0-9]{8}$/.test(account.account_number)) {
+    violations.push({ field: 'account_number', detail: 'must be exactly 8 digits' });
+  }
+  const holder = account.account_holder_name.trim();
+  if (holder === '') {
+    violations.push({ field: 'account_holder_name', detail: 'must not be blank' });
+  } else if (holder.length > ACCOUNT_HOLDER_NAME_MAX_LENGTH) {
+    violations.push({ field: 'account_holder_name', detail: `must be at most ${ACCOUNT_HOLDER_NAME_MAX_LENGTH} characters` });
+  }
+  return violations;
+}
+
+const bankAccountFields = {
+  sort_code: z.string().meta({ description: 'Sort code, NN-NN-NN', example: '20-00-00' }),
+  account_number: z.string().meta({ description: 'Account number, exactly 8 digits', example: '31926819' }),
+  account_holder_name: z.string().trim().meta({ description: 'The name the account is held in', example: 'Acme Lending Ltd' }),
+};
+
+/**
+ * A strict object of the account's fields plus `extra`, checked by bankAccountViolations: each
+ * violation is an issue at its field, so an API answers 422 with a pointer to it.
+ */
+export function bankAccountObject<Extra extends z.ZodRawShape>(extra: Extra) {
+  return z.strictObject({ ...bankAccountFields, ...extra }).superRefine((account, ctx) => {
+    for (const violation of bankAccountViolations(account as UkBankAccount)) {
+      ctx.addIssue({ code: 'custom', path: [violation.field], message: violation.detail });
+    }
+  });
+}

@@ -1,0 +1,114 @@
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { BeneficiaryAccountsTable, CollectionAccountsTable } from '../db/tables.ts';
+import { isoInstant } from '../shared/schemas.ts';
+
+const accountExample = {
+  sort_code: '20-00-00',
+  account_number: '41234567',
+  account_holder_name: 'Salary Deductions Collections Ltd',
+};
+
+export const collectionAccountSchema = z
+  .object({
+    id: z.uuid(),
+    currency: z.string().meta({ description: 'ISO 4217 code', example: 'GBP' }),
+    sort_code: z.string(),
+    account_number: z.string(),
+    account_holder_name: z.string(),
+    /** One active account per currency; the ones it replaced stay, inactive. */
+    active: z.boolean(),
+    created_at: z.iso.datetime(),
+    deactivated_at: z.iso.datetime().nullable(),
+  })
+  .meta({
+    id: 'CollectionAccount',
+    description: 'Our account that employers remit deducted money into, in one currency; instruction files name the active one',
+    example: {
+      id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6d',
+      currency: 'GBP',
+      ...accountExample,
+      active: true,
+      created_at: '2026-11-25T09:30:00.000Z',
+      deactivated_at: null,
+    },
+  });
+
+export type CollectionAccountResource = z.infer<typeof collectionAccountSchema>;
+
+export const collectionAccountEnvelopeSchema = z
+  .object({ collection_account: collectionAccountSchema, replaced: collectionAccountSchema.nullable() })
+  .meta({
+    id: 'CollectionAccountChange',
+    description: 'The currency’s new active collection account and the one it replaced (null for the first)',
+  });
+
+export const collectionAccountListSchema = z
+  .object({ collection_accounts: z.array(collectionAccountSchema) })
+  .meta({ id: 'ListCollectionAccountsResponse', description: 'Every collection account, per currency newest first, active and replaced' });
+
+export function toCollectionAccountResource(row: Selectable<CollectionAccountsTable>): CollectionAccountResource {
+  return {
+    id: row.id,
+    currency: row.currency,
+    sort_code: row.sort_code,
+    account_number: row.account_number,
+    account_holder_name: row.account_holder_name,
+    active: row.active,
+    created_at: isoInstant(row.created_at),
+    deactivated_at: row.deactivated_at === null ? null : isoInstant(row.deactivated_at),
+  };
+}
+
+export const beneficiaryAccountSchema = z
+  .object({
+    id: z.uuid(),
+    biller_client_id: z.uuid(),
+    currency: z.string().meta({ description: 'ISO 4217 code', example: 'GBP' }),
+    sort_code: z.string(),
+    account_number: z.string(),
+    account_holder_name: z.string(),
+    /** One active account per biller and currency; payouts go to it. */
+    active: z.boolean(),
+    created_at: z.iso.datetime(),
+    deactivated_at: z.iso.datetime().nullable(),
+  })
+  .meta({
+    id: 'BeneficiaryAccount',
+    description: "Where a biller's payouts in one currency are paid; a change adds a new account and keeps the old one, inactive",
+    example: {
+      id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6e',
+      biller_client_id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6f',
+      currency: 'GBP',
+      sort_code: '60-16-13',
+      account_number: '31926819',
+      account_holder_name: 'Acme Lending Ltd',
+      active: true,
+      created_at: '2026-11-25T09:30:00.000Z',
+      deactivated_at: null,
+    },
+  });
+
+export type BeneficiaryAccountResource = z.infer<typeof beneficiaryAccountSchema>;
+
+export const beneficiaryAccountChangeSchema = z
+  .object({ beneficiary_account: beneficiaryAccountSchema, replaced: beneficiaryAccountSchema.nullable() })
+  .meta({ id: 'BeneficiaryAccountChange', description: "The biller's new active account in the currency and the one it replaced (null for the first)" });
+
+export const beneficiaryAccountListSchema = z
+  .object({ beneficiary_accounts: z.array(beneficiaryAccountSchema) })
+  .meta({ id: 'ListBeneficiaryAccountsResponse', description: "A biller's accounts per currency newest first: the active one and every one it replaced" });
+
+export function toBeneficiaryAccountResource(row: Selectable<BeneficiaryAccountsTable>): BeneficiaryAccountResource {
+  return {
+    id: row.id,
+    biller_client_id: row.biller_client_id,
+    currency: row.currency,
+    sort_code: row.sort_code,
+    account_number: row.account_number,
+    account_holder_name: row.account_holder_name,
+    active: row.active,
+    created_at: isoInstant(row.created_at),
+    deactivated_at: row.deactivated_at === null ? null : isoInstant(row.deactivated_at),
+  };
+}

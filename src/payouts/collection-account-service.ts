@@ -1,0 +1,67 @@
+import type { Selectable } from 'kysely';
+import { recordAction, type Actor } from '../audit/audit-service.ts';
+import type { Executor } from '../db/connection.ts';
+import type { CollectionAccountsTable } from '../db/tables.ts';
+import { InvalidError } from '../shared/domain-errors.ts';
+import { invalidInput } from '../shared/invalid-input.ts';
+import { currencySchema } from '../shared/schemas.ts';
+import { bankAccountObject, type UkBankAccount } from './bank-account-details.ts';
+import { maskedAccountNumber } from './beneficiary-account-service.ts';
+import {
+  addCollectionAccount,
+  deactivateCollectionAccount,
+  listCollectionAccounts,
+  lockActiveCollectionAccount,
+} from './collection-account-repository.ts';
+
+export type CollectionAccountRow = Selectable<CollectionAccountsTable>;
+
+export const newCollectionAccountSchema = bankAccountObject({ currency: currencySchema });
+
+export type NewCollectionAccount = UkBankAccount & { currency: string };
+
+function accountSummary(account: CollectionAccountRow) {
+  return {
+    account_id: account.id,
+    currency: account.currency,
+    sort_code: account.sort_code,
+    account_number: maskedAccountNumber(account.account_number),
+    account_holder_name: account.account_holder_name,
+  };
+}
+
+/**
+ * Where employers remit deductions in a currency from now on. The account it replaces is
+ * deactivated, never overwritten, so every instruction file's account stays traceable; the change is
+ * audited with who made it and why. Freezes from now on name the new account.
+ */
+export async function replaceCollectionAccount(
+  trx: Executor,
+  details: NewCollectionAccount,
+  action: { actor: Actor; reason: string },
+): Promise<{ previous: CollectionAccountRow | undefined; current: CollectionAccountRow }> {
+  const parsed = newCollectionAccountSchema.safeParse(details);
+  if (!parsed.success) throw invalidInput(parsed.error, 'invalid-bank-account');
+  const reason = action.reason.trim();
+  if (reason === '') {
+    throw new InvalidError('reason-required', 'Changing where employers remit needs a reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
+  }
+  const { currency, ...account } = parsed.data;
+  const previous = await lockActiveCollectionAccount(trx, currency);
+  const retired = previous ? await deactivateCollectionAccount(trx, previous.id) : undefined;
+  const current = await addCollectionAccount(trx, currency, account);
+  await recordAction(trx, {
+    actor: action.actor,
+    action: 'collection_account.replaced',
+    resourceType: 'collection_account',
+    resourceId: currency,
+    reason,
+    before: retired ? accountSummary(retired) : null,
+    after: accountSummary(current),
+  });
+  return { previous: retired, current };
+}
+
+export async function collectionAccountHistory(db: Executor, filters: { currency?: string | undefined }): Promise<CollectionAccountRow[]> {
+  return listCollectionAccounts(db, filters);
+}

@@ -1,0 +1,120 @@
+import type { Updateable } from 'kysely';
+import { recordAction, type Actor } from '../audit/audit-service.ts';
+import type { Executor } from '../db/connection.ts';
+import type { PayrollProvidersTable } from '../db/tables.ts';
+import { InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import { invalidInput } from '../shared/invalid-input.ts';
+import { pageOf, type PagingQuery } from '../shared/paging.ts';
+import { isUuid } from '../shared/schemas.ts';
+import type { SecretBox } from '../shared/secret-box.ts';
+import {
+  newPayrollProviderSchema,
+  payrollProviderChangeSchema,
+  toPayrollProviderResource,
+  type PayrollProviderResource,
+} from './payroll-provider-resource.ts';
+import { connectionAfterChange, connectionOfColumns } from './provider-connection.ts';
+import { registerPayrollProvider, sealProviderClientSecret } from './provider-credentials.ts';
+import { findPayrollProvider, listPayrollProviders, updatePayrollProvider } from './provider-repository.ts';
+
+// Operators onboard live payroll providers here (the sandbox makes its own). The client secret we
+// present to a provider is sealed before it is stored, and neither the answer nor the audit log
+// ever holds it: they say whether one is stored, and whether a change replaced it.
+
+/** A live payroll provider; `input` as the API takes it (NewPayrollProvider). */
+export async function onboardPayrollProvider(
+  trx: Executor,
+  secrets: SecretBox,
+  input: unknown,
+  action: { actor: Actor },
+): Promise<PayrollProviderResource> {
+  const parsed = newPayrollProviderSchema.safeParse(input);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const { name, region, lead_time_working_days: leadTimeWorkingDays, connection } = parsed.data;
+  const api =
+    connection.kind === 'reference_api'
+      ? { apiBaseUrl: connection.base_url, apiTokenUrl: connection.token_url, apiClientId: connection.client_id, apiClientSecret: connection.client_secret }
+      : { apiBaseUrl: null, apiTokenUrl: null, apiClientId: null, apiClientSecret: null };
+  const row = await registerPayrollProvider(trx, secrets, { name, region, leadTimeWorkingDays, ...api });
+  const provider = toPayrollProviderResource(row);
+  await recordAction(trx, {
+    actor: action.actor,
+    action: 'payroll_provider.created',
+    resourceType: 'payroll_provider',
+    resourceId: provider.id,
+    reason: null,
+    after: provider,
+  });
+  return provider;
+}
+
+/** Changes what `change` names (PayrollProviderChange); the rest keeps its value. */
+export async function changePayrollProvider(
+  trx: Executor,
+  secrets: SecretBox,
+  providerId: string,
+  change: unknown,
+  action: { actor: Actor },
+): Promise<PayrollProviderResource> {
+  const parsed = payrollProviderChangeSchema.safeParse(change);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const { reason, connection, name, region, lead_time_working_days: leadTime } = parsed.data;
+  const current = isUuid(providerId) ? await findPayrollProvider(trx, providerId, { lock: true }) : undefined;
+  if (!current) throw new NotFoundError(`Payroll provider ${providerId}`);
+
+  const fields: Updateable<PayrollProvidersTable> = {
+    ...(name === undefined ? {} : { name }),
+    ...(region === undefined ? {} : { region }),
+    ...(leadTime === undefined ? {} : { lead_time_working_days: leadTime }),
+  };
+  let secretReplaced = false;
+  if (connection) {
+    const outcome = connectionAfterChange(connectionOfColumns(current), connection);
+    if ('missing' in outcome) {
+      throw new InvalidError('incomplete-connection', `The reference interface needs ${outcome.missing.join(', ')}`, {
+        errors: outcome.missing.map((field) => ({ pointer: `/connection/${field}`, detail: 'is required for a provider reached through its API' })),
+      });
+    }
+    const next = outcome.connection;
+    secretReplaced = outcome.secretReplaced;
+    Object.assign(
+      fields,
+      next.kind === 'files'
+        ? { api_base_url: null, api_token_url: null, api_client_id: null, api_client_secret: null }
+        : {
+            api_base_url: next.base_url,
+            api_token_url: next.token_url,
+            api_client_id: next.client_id,
+            api_client_secret: secretReplaced ? sealProviderClientSecret(secrets, next.client_secret) : next.client_secret,
+          },
+    );
+  }
+  if (Object.keys(fields).length === 0) {
+    throw new InvalidError('nothing-to-change', 'Name at least one of name, region, lead_time_working_days or connection to change');
+  }
+
+  const updated = await updatePayrollProvider(trx, current.id, fields);
+  const before = toPayrollProviderResource(current);
+  const after = toPayrollProviderResource(updated);
+  await recordAction(trx, {
+    actor: action.actor,
+    action: 'payroll_provider.updated',
+    resourceType: 'payroll_provider',
+    resourceId: current.id,
+    reason: reason ?? null,
+    before,
+    after: secretReplaced ? { ...after, client_secret_replaced: true } : after,
+  });
+  return after;
+}
+
+export async function getPayrollProvider(db: Executor, providerId: string): Promise<PayrollProviderResource> {
+  const row = isUuid(providerId) ? await findPayrollProvider(db, providerId) : undefined;
+  if (!row) throw new NotFoundError(`Payroll provider ${providerId}`);
+  return toPayrollProviderResource(row);
+}
+
+export async function listPayrollProviderResources(db: Executor, paging: PagingQuery) {
+  const { items, paging: page } = pageOf(await listPayrollProviders(db, paging), paging);
+  return { payroll_providers: items.map(toPayrollProviderResource), paging: page };
+}

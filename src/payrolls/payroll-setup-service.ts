@@ -1,0 +1,69 @@
+import { recordAction, type Actor } from '../audit/audit-service.ts';
+import type { Executor } from '../db/connection.ts';
+import { findPayrollProvider } from '../payroll-providers/provider-repository.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import { invalidInput } from '../shared/invalid-input.ts';
+import { pageOf, type PagingQuery } from '../shared/paging.ts';
+import { isUuid } from '../shared/schemas.ts';
+import { findEmployer } from './employer-repository.ts';
+import { findPayroll, findPayrollByExternalId, insertPayroll, listPayrolls } from './payroll-setup-repository.ts';
+import { newPayrollSchema, toPayrollRecord, type PayrollRecord } from './payroll-setup-resource.ts';
+
+/**
+ * A payroll of an employer, run by the employer's payroll provider. Its calendar follows the
+ * bank holidays of the region given, else its provider's. An external id that is a UUID is also the
+ * payroll's id: the reference interface names payrolls by the provider's UUID, which we keep as ours.
+ */
+export async function setUpPayroll(trx: Executor, input: unknown, action: { actor: Actor }): Promise<PayrollRecord> {
+  const parsed = newPayrollSchema.safeParse(input);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const payroll = parsed.data;
+  const employer = isUuid(payroll.employer_id) ? await findEmployer(trx, payroll.employer_id) : undefined;
+  if (!employer) {
+    throw new InvalidError('unknown-employer', `Employer ${payroll.employer_id} does not exist`, {
+      errors: [{ pointer: '/employer_id', detail: 'is not a known employer' }],
+    });
+  }
+  const provider = (await findPayrollProvider(trx, employer.payroll_provider_id))!;
+  const taken = () =>
+    new ConflictError('payroll-exists', `Payroll provider ${provider.id} already has a payroll with external id ${payroll.external_id}`, {
+      errors: [{ pointer: '/external_id', detail: 'is taken by another payroll of this provider' }],
+    });
+  if (await findPayrollByExternalId(trx, provider.id, payroll.external_id)) throw taken();
+
+  const id = isUuid(payroll.external_id) ? payroll.external_id.toLowerCase() : crypto.randomUUID();
+  const row = await insertPayroll(trx, {
+    id,
+    employer_id: employer.id,
+    payroll_provider_id: provider.id,
+    external_id: payroll.external_id,
+    name: payroll.name,
+    payment_run_frequency: payroll.payment_run_frequency,
+    currency: payroll.currency,
+    bank_holiday_region: payroll.bank_holiday_region ?? provider.region,
+  });
+  if (!row) {
+    if (await findPayrollByExternalId(trx, provider.id, payroll.external_id)) throw taken();
+    throw new ConflictError('payroll-id-taken', `Payroll ${id} already exists under another payroll provider`, {
+      errors: [{ pointer: '/external_id', detail: "is already another provider's payroll id" }],
+    });
+  }
+  const record = toPayrollRecord(row);
+  await recordAction(trx, { actor: action.actor, action: 'payroll.created', resourceType: 'payroll', resourceId: row.id, reason: null, after: record });
+  return record;
+}
+
+export async function getPayrollRecord(db: Executor, payrollId: string): Promise<PayrollRecord> {
+  const row = isUuid(payrollId) ? await findPayroll(db, payrollId) : undefined;
+  if (!row) throw new NotFoundError(`Payroll ${payrollId}`);
+  return toPayrollRecord(row);
+}
+
+export async function listPayrollRecords(
+  db: Executor,
+  filters: { employerId?: string | undefined; payrollProviderId?: string | undefined },
+  paging: PagingQuery,
+) {
+  const { items, paging: page } = pageOf(await listPayrolls(db, filters, paging), paging);
+  return { payrolls: items.map(toPayrollRecord), paging: page };
+}

@@ -1,0 +1,175 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { deductionPaymentReference, isBacsReference, remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
+import { createCollectionAccount, createEmployee, createEmployer, createPayroll, createPayrollProvider } from '../support/factories.ts';
+import { readInstructionFile } from '../support/instruction-file.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { buildWorld, type World } from '../support/world.ts';
+
+// The freeze builds payment references in SQL; these tests hold it to the pure functions of
+// src/instructions/payment-reference.ts, character for character, on a pay date with many employees
+// whose payroll references are as long and odd as payroll software lets them be.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  await createCollectionAccount(t.db);
+  // Numbers that cross from 8 to 9 digits inside one payroll (this file has a database of its own).
+  await sql`alter table employments alter column deduction_reference_number restart with 99999900`.execute(t.db);
+  await sql`alter table payrolls alter column remittance_reference_number restart with 99999000`.execute(t.db);
+});
+afterAll(async () => t.close());
+
+const calendar = [
+  { pay_date: '2026-10-30', payroll_cutoff_date: '2026-10-23', pay_period: '7-2026', lock_date: '2026-10-21' },
+  { pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' },
+];
+
+const ODD_PAYROLL_REFERENCES = [
+  'W'.repeat(200),
+  `${'0'.repeat(40)}1`,
+  'Ñoño-ü/ß',
+  '=1+2',
+  '+44 20 7946 0000',
+  'a, "quoted" one',
+  '  padded  ',
+  'tab\there',
+  'line\nbreak',
+  'sd00000001',
+  'SD99999901',
+  '😀',
+  '-',
+];
+
+/** A payment request of `amount` for every mandate of the world, due on `payDate`. */
+async function payEveryone(w: World, payDate: string, amount: number, mandates = w.mandates) {
+  await t.db
+    .insertInto('payment_requests')
+    .values(
+      mandates.map((m) => ({
+        biller_client_id: w.biller.clientId,
+        mandate_id: m.mandate.id,
+        payroll_id: w.payroll.id,
+        employee_id: m.employee.id,
+        currency: 'GBP',
+        amount,
+        target_pay_date: payDate,
+      })),
+    )
+    .execute();
+}
+
+async function linesOf(snapshotId: string) {
+  return t.db
+    .selectFrom('deduction_lines as l')
+    .innerJoin('deduction_snapshots as s', 's.id', 'l.snapshot_id')
+    .innerJoin('employments as e', (join) => join.onRef('e.employee_id', '=', 'l.employee_id').onRef('e.payroll_id', '=', 's.payroll_id'))
+    .select(['l.employee_id', 'l.payroll_reference', 'l.payment_reference', 'e.deduction_reference_number'])
+    .where('l.snapshot_id', '=', snapshotId)
+    .execute();
+}
+
+async function remittanceOf(snapshotId: string) {
+  return (await t.db.selectFrom('requested_payments').select('payment_reference').where('snapshot_id', '=', snapshotId).executeTakeFirstOrThrow()).payment_reference;
+}
+
+describe('payment references built by the freeze', () => {
+  it('are the pure functions\' strings for every employee, whatever their payroll reference', async () => {
+    const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 240, mandates: true });
+    for (const [index, reference] of ODD_PAYROLL_REFERENCES.entries()) {
+      await t.db.updateTable('employments').set({ payroll_reference: reference }).where('id', '=', w.people[index]!.employment.id).execute();
+    }
+    await payEveryone(w, '2026-10-30', 1_234);
+    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    expect(outcome.employeeCount).toBe(240);
+
+    const lines = await linesOf(outcome.snapshotId);
+    expect(lines).toHaveLength(240);
+    expect(new Set(lines.map((l) => l.payroll_reference))).toEqual(expect.objectContaining({ size: 240 }));
+    for (const reference of ODD_PAYROLL_REFERENCES) expect(lines.some((l) => l.payroll_reference === reference)).toBe(true);
+    for (const line of lines) {
+      expect(line.payment_reference).toBe(deductionPaymentReference(line.deduction_reference_number));
+      expect(isBacsReference(line.payment_reference)).toBe(true);
+    }
+    expect(new Set(lines.map((l) => l.payment_reference)).size).toBe(240);
+    // Both sides of the 8-digit boundary were exercised.
+    expect(lines.some((l) => l.payment_reference.length === 10)).toBe(true);
+    expect(lines.some((l) => l.payment_reference.length === 11)).toBe(true);
+
+    const remittance = await remittanceOf(outcome.snapshotId);
+    expect(remittance).toBe(remittancePaymentReference('2026-10-30', w.payroll.remittance_reference_number));
+    expect(isBacsReference(remittance)).toBe(true);
+
+    // The file carries the same references, and the odd payroll references as the clerk's text.
+    const file = await t.db.selectFrom('instruction_files').select('content').where('snapshot_id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
+    const { items, trailer } = readInstructionFile(file.content);
+    expect(trailer).toMatchObject({ line_count: '240', total_amount: '2961.60' });
+    expect(new Set(items.map((i) => i.payment_reference))).toEqual(new Set(lines.map((l) => l.payment_reference)));
+    expect(items.map((i) => i.payroll_reference)).toContain("'=1+2");
+    expect(items.map((i) => i.payroll_reference)).toContain('line\nbreak');
+  });
+
+  it('stay the same for an employee from one pay date to the next, and a stop carries the stopped one', async () => {
+    const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 6, mandates: true });
+    await payEveryone(w, '2026-10-30', 1_000);
+    const first = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    const before = new Map((await linesOf(first.snapshotId)).map((l) => [l.employee_id, l.payment_reference]));
+
+    // Half of them carry on; the others' deductions stop, and an employer corrects one works number.
+    const [kept, stopped] = [w.mandates.slice(0, 3), w.mandates.slice(3)];
+    await t.db.updateTable('employments').set({ payroll_reference: 'CORRECTED-1' }).where('id', '=', kept[0]!.employment.id).execute();
+    await payEveryone(w, '2026-11-27', 1_000, kept);
+    const second = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const after = await linesOf(second.snapshotId);
+    for (const line of after) expect(line.payment_reference).toBe(before.get(line.employee_id));
+
+    const items = await t.db
+      .selectFrom('instruction_items')
+      .select(['employee_id', 'action', 'payment_reference'])
+      .where('instruction_file_id', '=', second.instructionFile.instructionFileId)
+      .execute();
+    expect(items).toHaveLength(6);
+    for (const item of items) {
+      expect(item.action).toBe(stopped.some((m) => m.employee.id === item.employee_id) ? 'stop' : 'continue');
+      expect(item.payment_reference).toBe(before.get(item.employee_id));
+    }
+    expect(await remittanceOf(second.snapshotId)).toBe(remittancePaymentReference('2026-11-27', w.payroll.remittance_reference_number));
+    expect(await remittanceOf(second.snapshotId)).not.toBe(await remittanceOf(first.snapshotId));
+  });
+
+  it('are unique across payrolls frozen for the same pay date', async () => {
+    const worlds = [
+      await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 5, mandates: true }),
+      await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 5, mandates: true }),
+    ];
+    const references: string[] = [];
+    const remittances: string[] = [];
+    for (const w of worlds) {
+      // The same works numbers on both payrolls: nothing of the reference comes from them.
+      for (const [index, person] of w.people.entries()) {
+        await t.db.updateTable('employments').set({ payroll_reference: `W${index}` }).where('id', '=', person.employment.id).execute();
+      }
+      await payEveryone(w, '2026-10-30', 500);
+      const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+      references.push(...(await linesOf(outcome.snapshotId)).map((l) => l.payment_reference));
+      remittances.push(await remittanceOf(outcome.snapshotId));
+    }
+    expect(new Set(references).size).toBe(10);
+    expect(new Set(remittances).size).toBe(2);
+  });
+
+  it('cannot outgrow 18 characters: the numbering refuses a number past the largest', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id);
+    await sql`alter table payrolls alter column remittance_reference_number restart with 99999999`.execute(t.db);
+    const last = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id });
+    expect(remittancePaymentReference('2026-10-30', last.remittance_reference_number)).toHaveLength(18);
+    await expect(createPayroll(t.db, { providerId: provider.id, employerId: employer.id })).rejects.toThrow(/maximum value/);
+
+    await sql`alter table employments alter column deduction_reference_number restart with 999999999999999`.execute(t.db);
+    const person = await createEmployee(t.db, { providerId: provider.id, payrollId: last.id, employerId: employer.id });
+    expect(deductionPaymentReference(person.employment.deduction_reference_number)).toBe('SD999999999999999');
+    await expect(createEmployee(t.db, { providerId: provider.id, payrollId: last.id, employerId: employer.id })).rejects.toThrow(/maximum value/);
+  });
+});
