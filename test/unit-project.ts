@@ -54,6 +54,7 @@ export const unitTestFiles: readonly string[] = [
   'test/schedules/instalment-due-dates.test.ts',
   'test/security/replay-masking.test.ts',
   'test/security/secret-box.test.ts',
+  'test/http/content-digest.test.ts',
   'test/readme/readme-walkthrough.test.ts',
   'test/shared/csv-cells.test.ts',
   'test/shared/paging.test.ts',

@@ -6,6 +6,7 @@ import {
   type IdempotencyOptions,
   type SerializedResponse,
 } from '../idempotency/idempotency-service.ts';
+import { contentDigestSha256 } from './content-digest.ts';
 import { knownProblem } from './plugins/errors.ts';
 import { HttpProblem, serializeProblem } from './problem.ts';
 import type { EffectRunner, HttpResult, RouteContext } from './route.ts';
@@ -56,8 +57,21 @@ export function createEffectRunner(options: IdempotencyOptions): EffectRunner {
       });
     }
 
+    // A streamed body is read by the effect itself, after the key is claimed: its fingerprint is the
+    // digest the caller states (Content-Digest), which the effect then holds the body to.
+    let fingerprintedBody = request.rawBody;
+    if (spec.streamedBody && key !== undefined) {
+      const digest = contentDigestSha256(request.headers['content-digest']);
+      if (digest === undefined || digest === null) {
+        throw new HttpProblem(400, 'content-digest-required', 'An Idempotency-Key on a streamed body needs the body\'s Content-Digest (sha-256)', {
+          errors: [{ pointer: '/headers/content-digest', detail: digest === undefined ? 'is required with an Idempotency-Key' : 'must be sha-256=:<base64 of the SHA-256 of the body>:' }],
+        });
+      }
+      fingerprintedBody = `content-digest sha-256 ${digest}`;
+    }
+
     const answer = await runOnce(
-      { clientId: caller.clientId, key, method: request.method, url: request.url, rawBody: request.rawBody },
+      { clientId: caller.clientId, key, method: request.method, url: request.url, rawBody: fingerprintedBody },
       async (trx) => serializeResult(await spec.effect(ctx, trx)),
       (error) => {
         const problem = knownProblem(error);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,13 +23,22 @@ afterAll(async () => t?.close());
 
 const HEADER = 'payroll_reference,given_name,family_name,date_of_birth,start_date,end_date,employment_status,contract_type,annualised_salary';
 
+const csvOf = (lines: string[]) => `${HEADER}\n${lines.map((line) => `${line}\n`).join('')}`;
+const contentDigest = (text: string) => `sha-256=:${createHash('sha256').update(text).digest('base64')}:`;
+
 function importFile(payrollId: string, lines: string[], query = '', headers: Record<string, string> = {}) {
   // A stream, as a client uploading a large file sends it: the route must not need it whole.
   const chunks = [`${HEADER}\n`, ...lines.map((line) => `${line}\n`)].map((text) => Buffer.from(text));
   return t.app.inject({
     method: 'POST',
     url: `/admin/payrolls/${payrollId}/employees/import${query}`,
-    headers: { ...operator, 'content-type': 'text/csv', 'idempotency-key': crypto.randomUUID(), ...headers },
+    headers: {
+      ...operator,
+      'content-type': 'text/csv',
+      'idempotency-key': crypto.randomUUID(),
+      'content-digest': contentDigest(csvOf(lines)),
+      ...headers,
+    },
     payload: Readable.from(chunks),
   });
 }
@@ -63,6 +73,39 @@ describe('POST /admin/payrolls/:payroll_id/employees/import', () => {
     expect(report).toMatchObject({ applied: true, rows: 2, created: 2, errors: [] });
     const again = employeeImportReportSchema.parse((await importFile(payroll.id, lines)).json());
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 2, previous_import: { id: report.import_id } });
+  });
+
+  it('holds a keyed import to its Content-Digest: required with a key, checked against the file, and a key reused with another file is refused', async () => {
+    const payroll = (await createEmploymentWorld(t.db)).payroll;
+    const lines = ['D-1,Dee,Gest,,,,active,,'];
+    const before = await employmentCount(payroll.id);
+
+    const withoutDigest = await importFile(payroll.id, lines, '', { 'content-digest': '' });
+    expect(withoutDigest.statusCode).toBe(400);
+    expect(withoutDigest.json()).toMatchObject({ type: expect.stringMatching(/content-digest-required$/), errors: [{ pointer: '/headers/content-digest' }] });
+
+    const wrongDigest = await importFile(payroll.id, lines, '', { 'content-digest': contentDigest(csvOf(['D-1,Someone,Else,,,,active,,'])) });
+    expect(wrongDigest.statusCode).toBe(400);
+    expect(wrongDigest.json()).toMatchObject({ type: expect.stringMatching(/content-digest-mismatch$/) });
+    expect(await employmentCount(payroll.id)).toBe(before);
+
+    const key = crypto.randomUUID();
+    const first = await importFile(payroll.id, lines, '', { 'idempotency-key': key });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(await employmentCount(payroll.id)).toBe(before + 1);
+    const replay = await importFile(payroll.id, lines, '', { 'idempotency-key': key });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const otherFile = ['D-2,Other,File,,,,active,,'];
+    const reused = await importFile(payroll.id, otherFile, '', { 'idempotency-key': key });
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json()).toMatchObject({ type: expect.stringMatching(/idempotency-key-reused$/) });
+    expect(reused.headers['idempotent-replayed']).toBeUndefined();
+    expect(await employmentCount(payroll.id)).toBe(before + 1);
+
+    // Without a key, no digest is needed: the same file again changes nothing by itself.
+    const unkeyed = await importFile(payroll.id, lines, '', { 'idempotency-key': '', 'content-digest': '' });
+    expect(unkeyed.statusCode, unkeyed.body).toBe(200);
   });
 
   it('answers 422 listing every bad row and applies nothing; 200 with the good rows applied when partial; a dry run applies nothing', async () => {

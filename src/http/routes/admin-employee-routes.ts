@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
 import type { RouteModule } from '../app.ts';
+import { contentDigestSha256 } from '../content-digest.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
 import { pagingQuerySchema, pagingResponseSchema } from '../../shared/paging.ts';
@@ -258,12 +259,13 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
       },
       params: payrollParams,
       query: importQuery,
-      // The fingerprint of a streamed body is its method and URL: a key reused with another file
-      // answers the first file's report. Importing the same file again is harmless anyway.
+      // With a key, the fingerprint is the Content-Digest the caller states (see effect-runner.ts),
+      // and the file is held to it: a key reused with another file is a 422 (idempotency-key-reused),
+      // never a replay.
       idempotencyKey: 'optional',
       responses: {
         200: { description: 'What was imported, or would be (dry run), with every bad row', schema: employeeImportReportSchema },
-        400: { description: 'Invalid query or Idempotency-Key', ...problem },
+        400: { description: 'Invalid query or Idempotency-Key; an Idempotency-Key without the Content-Digest (sha-256) of the file, or a file that is not the one its Content-Digest names (nothing imported)', ...problem },
         404: { description: 'Payroll not found', ...problem },
         409: { description: 'A request with this Idempotency-Key is still being processed', ...problem },
         413: { description: 'The file is larger than 256 MB', ...problem },
@@ -290,6 +292,13 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
           actor: clientActor(ctx.caller.clientId),
           reason: ctx.query.reason ?? null,
         });
+        const stated = contentDigestSha256(ctx.request.headers['content-digest']);
+        if (stated && stated !== report.file_sha256) {
+          // Thrown inside the effect's transaction: whatever the file did is rolled back.
+          throw new HttpProblem(400, 'content-digest-mismatch', 'The file is not the one its Content-Digest names; nothing was imported', {
+            errors: [{ pointer: '/headers/content-digest', detail: `the body's SHA-256 is ${report.file_sha256}` }],
+          });
+        }
         return { status: 200, body: report };
       },
     });
