@@ -129,7 +129,10 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/healthz',
     operationId: 'health',
-    summary: 'Liveness: the process answers',
+    summary: 'Liveness',
+    description:
+      'Answers 200 while the process runs. It checks no dependency (that is `/readyz`), so an orchestrator ' +
+      'restarts the process only when the process itself is stuck.',
     tags: ['Operations'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'Alive' } },
@@ -140,7 +143,10 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/readyz',
     operationId: 'readiness',
-    summary: 'Readiness: PostgreSQL and Redis answer',
+    summary: 'Readiness',
+    description:
+      'Whether PostgreSQL and Redis both answer within 2 seconds: 200 when they do, 503 when either does not, ' +
+      "with each check's result in the body. Take the instance out of rotation while it answers 503.",
     tags: ['Operations'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down' } },
@@ -158,10 +164,13 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/openapi.json',
     operationId: 'openapi',
-    summary: 'This API as OpenAPI 3.0, generated from the validation schemas',
+    summary: 'This API description (OpenAPI 3.0)',
+    description:
+      'This document, generated from the same schemas that validate requests, so it cannot drift from what the ' +
+      'API accepts. The reference page at `/docs` renders it.',
     tags: ['Operations'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'OpenAPI document' } },
-    handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, deps.config.PUBLIC_BASE_URL) }),
+    handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, { serverUrl: deps.config.PUBLIC_BASE_URL, largestBodyBytes: deps.config.BODY_LIMIT_BYTES }) }),
   });
 }

@@ -35,7 +35,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/clients',
     operationId: 'list_clients',
-    summary: 'Operators: list clients, newest first, with their API key prefixes (never secrets)',
+    summary: 'List clients',
+    description:
+      'Operators: every API client, newest first, one page at a time, with its role, scopes, status and API key ' +
+      'prefixes; never a secret.',
     tags: ['Clients'],
     auth: read,
     query: pagingQuerySchema,
@@ -50,7 +53,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/disable',
     operationId: 'disable_client',
-    summary: 'Operators: disable a client; its tokens and API keys stop working within seconds',
+    summary: 'Disable a client',
+    description:
+      'Operators: disables a client; its tokens and API keys stop working within seconds. The reason is kept in ' +
+      'the audit log with the operator. An operator cannot disable the client it calls with.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,
@@ -75,7 +81,8 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/enable',
     operationId: 'enable_client',
-    summary: 'Operators: enable a disabled client again',
+    summary: 'Enable a client',
+    description: 'Operators: lets a disabled client in again. The reason is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,
@@ -96,7 +103,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/rotate-secret',
     operationId: 'rotate_client_secret',
-    summary: 'Operators: issue a new client secret (shown this once); the old secret and its tokens stop working',
+    summary: 'Rotate a client secret',
+    description:
+      'Operators: issues a new client secret, shown this once; the old secret and every token issued with it ' +
+      'stop working. The reason is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,
@@ -119,7 +129,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/rotate-api-key',
     operationId: 'rotate_client_api_key',
-    summary: 'Operators: issue a new API key (shown this once); every older key of the client stops working',
+    summary: 'Rotate a client API key',
+    description:
+      'Operators: issues a new API key, shown this once; every older key of the client stops working. The reason ' +
+      'is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,

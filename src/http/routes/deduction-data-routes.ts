@@ -12,7 +12,11 @@ export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/deductions/:payroll_id',
     operationId: 'get_salary_deduction_data',
-    summary: 'Salary Deduction Data Request: the frozen deductions of a payroll pay date',
+    summary: 'Salary Deduction Data Request',
+    description:
+      'Payroll providers: the deductions to make on one pay date of a payroll, frozen when the pay date locked ' +
+      '(409 before that). `pay_date` takes a date or a timestamp; `pay_period`, when given, must be the ' +
+      "calendar's.",
     tags: ['Salary deduction exchange'],
     // The interface document shows the API key and the bearer token as alternatives here.
     auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
@@ -44,7 +48,10 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/deductions/:payroll_id/instruction-file',
     operationId: 'get_instruction_file',
-    summary: "Download a payroll pay date's instruction file (CSV; newest version unless `version`)",
+    summary: 'Download an instruction file',
+    description:
+      'Payroll providers: the CSV instruction file of a payroll pay date, as an attachment with a `Digest` ' +
+      'header; the newest version unless `version` names an earlier one.',
     tags: ['Salary deduction exchange'],
     auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
     params: z.object({ payroll_id: z.string() }),

@@ -79,7 +79,12 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/mandates',
     operationId: 'create_mandate',
-    summary: 'Create a mandate for an employee on a payroll; it waits for enablement (pending_enablement)',
+    summary: 'Create a mandate',
+    description:
+      "Records the employee's authority for the caller to deduct from their pay on one payroll, with the " +
+      "consumer's details, optional limits (per pay date, in total, a validity window) and how the authorisation " +
+      'was given. The mandate starts as `pending_enablement`: call `POST /deductions/enablement` to have payroll ' +
+      'accept it.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:write', roles: ['biller'] },
     idempotencyKey: 'required',
@@ -134,7 +139,11 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     method: 'DELETE',
     url: '/mandates/:mandate_id',
     operationId: 'revoke_mandate',
-    summary: 'Revoke a mandate; its pending payment requests are cancelled. Repeating it answers the same and changes nothing',
+    summary: 'Revoke a mandate',
+    description:
+      'Ends a mandate: its payment requests not yet instructed to payroll are cancelled. Revoking a revoked ' +
+      'mandate answers the same and changes nothing; one that ended otherwise (cancelled, expired, failed) ' +
+      'answers 409.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:write', roles: ['biller'] },
     params: mandateParams,
@@ -156,6 +165,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     url: '/mandates/:mandate_id',
     operationId: 'get_mandate',
     summary: 'Get a mandate',
+    description: 'A mandate of the caller, with its status, limits and consumer details.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:read', roles: ['biller'] },
     params: mandateParams,
@@ -173,7 +183,8 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/mandates',
     operationId: 'list_mandates',
-    summary: 'List mandates, newest first, optionally filtered by status, employee or payroll',
+    summary: 'List mandates',
+    description: "The caller's mandates, newest first, one page at a time; filter by status, employee or payroll.",
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:read', roles: ['biller'] },
     query: listMandatesQuery,

@@ -46,7 +46,14 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payments',
     operationId: 'create_new_payment_request',
-    summary: 'Create a payment request on a mandate; it is targeted at a pay date of the employee payroll',
+    summary: 'Create a payment request',
+    description:
+      "Asks for one deduction of `amount` (minor units) from the employee's pay, on an active mandate of the " +
+      "caller. It is targeted at the first pay date of the employee's payroll that is still open (its lock date " +
+      'after today) and on or before `due_date`; with `allow_post_due_date_deduction`, a later pay date is ' +
+      'accepted when none before the due date is open. The answer names the target pay date; events report what ' +
+      'happens to it next. An amount over the per-request limit, or one that would take the mandate over its ' +
+      'limit for that pay date, is refused with the problem type `amount-over-limit`.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'required',
@@ -84,7 +91,11 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payments/:payment_id/cancel',
     operationId: 'cancel_payment_request',
-    summary: 'Cancel a payment request that has not been instructed to payroll yet',
+    summary: 'Cancel a payment request',
+    description:
+      'Cancels a payment request that payroll has not been instructed to deduct yet. Cancelling one already ' +
+      'cancelled answers the same again; once its pay date is locked and instructed, it can no longer be ' +
+      'cancelled (409).',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'optional',
@@ -105,6 +116,9 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     url: '/payments/:payment_id',
     operationId: 'get_payment',
     summary: 'Get a payment request',
+    description:
+      'A payment request of the caller, with its status, target pay date and the amounts collected and paid out ' +
+      'so far.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     params: paymentParams,
@@ -122,7 +136,10 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payments',
     operationId: 'get_payments',
-    summary: 'List payment requests, newest first',
+    summary: 'List payment requests',
+    description:
+      "The caller's payment requests, newest first, one page at a time; filter by status, mandate, target pay " +
+      'date or schedule.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     query: listPaymentsQuery,

@@ -37,7 +37,8 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payouts/:payout_id',
     operationId: 'get_payout',
-    summary: 'Get a payout with its items (collections and reversals per payment request)',
+    summary: 'Get a payout',
+    description: 'A payout to the caller with its items: the collections and reversals of each payment request it settles.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
     params: payoutParams,
@@ -58,7 +59,10 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payouts',
     operationId: 'list_payouts',
-    summary: 'List payouts, newest first, optionally by status and currency (items are on GET /payouts/{id})',
+    summary: 'List payouts',
+    description:
+      "The caller's payouts, newest first, one page at a time; filter by status or currency. The items of a " +
+      'payout are on `GET /payouts/{payout_id}`.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
     query: listPayoutsQuery,
@@ -78,8 +82,10 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payouts/:payout_id/paid',
     operationId: 'mark_payout_paid',
-    summary:
-      'Operators: the bank made the transfer (pending -> paid), optionally with a reason (no body at all is fine); the audit log records the operator and the reason',
+    summary: 'Record a payout as paid',
+    description:
+      'Operators: the bank made the transfer, so the payout goes from `pending` to `paid`. A body is optional; ' +
+      'its `reason` (such as the bank statement line) is kept in the audit log with the operator who called.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,
@@ -103,8 +109,11 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payouts/:payout_id/failed',
     operationId: 'mark_payout_failed',
-    summary:
-      "Operators: the bank rejected the transfer (pending -> failed), with the reason; its payments are paid out again by the next run; the audit log records the operator",
+    summary: 'Record a payout as failed',
+    description:
+      'Operators: the bank rejected the transfer, so the payout goes from `pending` to `failed`, with the ' +
+      'reason. Its payment requests are paid out again by the next payout run; the audit log records the ' +
+      'operator and the reason.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,

@@ -14,8 +14,11 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/reports/reconciliation',
     operationId: 'get_reconciliation_report',
-    summary:
-      'Reconciliation CSV of a pay date (optionally one payroll): one row per payment request per collection attempt, money as decimal strings; streamed. A biller gets its own payment requests only.',
+    summary: 'Download a reconciliation report',
+    description:
+      'The reconciliation CSV of a pay date, optionally for one payroll, streamed as an attachment: one row per ' +
+      'payment request per collection attempt, money as decimal strings. A biller gets its own payment requests ' +
+      "only; an operator gets every biller's.",
     tags: ['Reports'],
     auth: { kind: 'both', scope: 'reports:read', roles: ['biller', 'operator'] },
     query: reconciliationQuery,

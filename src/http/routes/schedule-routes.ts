@@ -107,7 +107,11 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/schedules',
     operationId: 'instruct_new_schedule',
-    summary: 'Instruct a schedule of instalments on a mandate; each instalment is a payment request',
+    summary: 'Create a schedule of instalments',
+    description:
+      'Creates a schedule on an active mandate: either an explicit list of `instalments` (amount and due date ' +
+      'each), or `amount` x `count` every `interval` from `start_date`. Each instalment becomes a payment ' +
+      'request targeted like one created on its own; if any instalment cannot be accepted, nothing is created.',
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'required',
@@ -137,7 +141,11 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/schedules/:schedule_id/cancel',
     operationId: 'cancel_schedule',
-    summary: 'Cancel a schedule: its instalments not yet instructed to payroll are cancelled',
+    summary: 'Cancel a schedule',
+    description:
+      "Cancels the schedule's instalments that payroll has not been instructed to deduct yet; those already " +
+      'instructed run their course. Cancelling a cancelled schedule answers the same again; a completed one ' +
+      'cannot be cancelled (409).',
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'optional',
@@ -157,7 +165,8 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/schedules/:schedule_id',
     operationId: 'get_schedule',
-    summary: 'Get a schedule with its instalments',
+    summary: 'Get a schedule',
+    description: 'A schedule of the caller with its instalments.',
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     params: scheduleParams,
@@ -175,7 +184,8 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/schedules',
     operationId: 'get_schedules',
-    summary: 'List schedules, newest first',
+    summary: 'List schedules',
+    description: "The caller's schedules, newest first, one page at a time; filter by status or mandate.",
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     query: listSchedulesQuery,

@@ -148,7 +148,15 @@ export function registerTokenRoutes(
         method: 'POST',
         url,
         operationId: url === '/oauth2/token' ? 'issue_token' : 'issue_token_alias',
-        summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
+        summary: url === '/oauth2/token' ? 'Get an access token' : 'Get an access token (alias path)',
+        description:
+          url === '/oauth2/token'
+            ? 'OAuth 2.0 client credentials grant (RFC 6749 section 4.4). The client authenticates with its id and ' +
+              'secret, either as form fields (`client_secret_post`) or with HTTP Basic (`client_secret_basic`), not ' +
+              "both. `scope` (space-separated) narrows the token to some of the client's scopes; left out, the token " +
+              'carries all of them. Errors are RFC 6749 `{error, error_description}` objects. Repeated failed ' +
+              'authentications from one address, or for one client id, are refused with 429 until `Retry-After` has passed.'
+            : 'The same as `POST /oauth2/token`, at the path some OAuth libraries assume.',
         tags: ['Authentication'],
         auth: { kind: 'none' },
         bodyLimit: TOKEN_BODY_LIMIT_BYTES,
@@ -170,7 +178,10 @@ export function registerTokenRoutes(
     method: 'GET',
     url: '/.well-known/jwks.json',
     operationId: 'get_signing_keys',
-    summary: 'Public keys that verify access tokens',
+    summary: 'Token signing keys (JWKS)',
+    description:
+      'The public keys, as a JSON Web Key Set, that verify the access tokens this service issues. Cacheable for ' +
+      '5 minutes.',
     tags: ['Authentication'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'JSON Web Key Set' } },
