@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { Redis } from 'ioredis';
@@ -109,6 +110,23 @@ function securityHeaders(config: Config) {
   } as const;
 }
 
+const healthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health', description: 'The process is alive.', example: { status: 'ok' } });
+
+const checkSchema = z.enum(['ok', 'unavailable']);
+const readinessSchema = z
+  .object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ postgres: checkSchema, redis: checkSchema }) })
+  .meta({
+    id: 'Readiness',
+    description: 'Whether each dependency answered in time; `ready` only when all did.',
+    example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable' } },
+  });
+
+const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({
+  id: 'OpenApiDocument',
+  description: 'An OpenAPI 3.0 document: this one.',
+  example: { openapi: '3.0.3', info: { title: 'Salary deduction and payment collection service', version: '1.0.0' }, paths: {} },
+});
+
 /** A probe must answer even when a dependency hangs rather than refuses (a partition, a full pool). */
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -135,7 +153,7 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
       'restarts the process only when the process itself is stuck.',
     tags: ['Operations'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'Alive' } },
+    responses: { 200: { description: 'Alive', schema: healthSchema } },
     handler: async () => ({ status: 200, body: { status: 'ok' } }),
   });
 
@@ -149,7 +167,10 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
       "with each check's result in the body. Take the instance out of rotation while it answers 503.",
     tags: ['Operations'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down' } },
+    responses: {
+      200: { description: 'Ready', schema: readinessSchema },
+      503: { description: 'A dependency is down', schema: readinessSchema },
+    },
     handler: async () => {
       const [postgres, redis] = await Promise.all([
         answersWithin(pingDatabase(deps.db), READINESS_TIMEOUT_MS),
@@ -170,7 +191,7 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
       'API accepts. The reference page at `/docs` renders it.',
     tags: ['Operations'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'OpenAPI document' } },
+    responses: { 200: { description: 'OpenAPI document', schema: openApiDocumentSchema } },
     handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, { serverUrl: deps.config.PUBLIC_BASE_URL, largestBodyBytes: deps.config.BODY_LIMIT_BYTES }) }),
   });
 }

@@ -9,9 +9,10 @@ import { PAYMENT_STATUSES } from './payment-transitions.ts';
 export const paymentStatusSchema = z.enum(PAYMENT_STATUSES).meta({
   id: 'PaymentStatus',
   description:
-    'Where a payment request stands: `pending` until its pay date locks, `instructed` once payroll was asked to deduct it, ' +
-    '`collected` or `partially_collected` when payroll confirmed the deduction, `paid_out` once it reached the biller; ' +
-    '`cancelled` by the biller, or `failed` when it could not be deducted.',
+    'Where a payment request stands: `pending` until its pay date locks (and again when a shortfall is carried to a later ' +
+    'pay date), `instructed` once payroll was asked to deduct it, `collected`, `partially_collected` or `failed` as payroll ' +
+    'reports what it deducted (a later report can still change that), `paid_out` once the money reached the biller; ' +
+    '`cancelled` before the lock, by the biller or with its mandate.',
   example: 'pending',
 });
 

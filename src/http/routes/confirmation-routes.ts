@@ -35,9 +35,8 @@ export const registerConfirmationRoutes: RouteModule = (app, deps) => {
       201: { description: 'Stored: one new record version per employee', schema: confirmationResponseSchema },
       404: { description: 'Unknown payroll or deduction data, or another provider’s', ...problem },
       409: { description: 'The deduction data was superseded by a re-run; `current_deduction_data_id` names the current one', ...problem },
-      413: { description: 'Body over 32 MB', ...problem },
       422: {
-        description: 'Invalid fields, pay period or currency other than the deduction data’s, duplicate or unknown employees, or a total that is not the sum of the lines',
+        description: 'Pay period or currency other than the deduction data’s, duplicate or unknown employees, or a total that is not the sum of the lines',
         ...problem,
       },
     },

@@ -6,6 +6,8 @@ import { getDeductionData, requireProvidersPayroll } from '../../deduction-data/
 import { findInstructionFile } from '../../instructions/instruction-repository.ts';
 import { NotFoundError } from '../../shared/domain-errors.ts';
 import { isoDateSchema } from '../../shared/schemas.ts';
+import { exampleIds } from '../../shared/examples.ts';
+import { instructionFileColumns } from '../../instructions/instruction-file.ts';
 
 export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
@@ -57,7 +59,14 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
     params: z.object({ payroll_id: z.string() }),
     query: z.strictObject({ pay_date: isoDateSchema, version: z.coerce.number().int().positive().optional() }),
     responses: {
-      200: { description: 'The instruction file', schema: z.string(), contentType: 'text/csv' },
+      200: {
+        description: 'The instruction file',
+        schema: z.string().meta({
+          description: 'CSV with a header row, one row per employee; money as decimal strings in major units.',
+          example: `${instructionFileColumns.join(',')}\n${exampleIds.employee},W-004211,75.00,GBP,SD261127-W-004211,8-2026,new,\n`,
+        }),
+        contentType: 'text/csv',
+      },
       404: { description: 'No such payroll, pay date or file' },
     },
     handler: async ({ params, query, caller, reply }) => {

@@ -23,7 +23,7 @@ export const registerEnablementRoutes: RouteModule = (app, deps) => {
       200: { description: 'Enabled, rejected or still pending', schema: enablementResponseSchema },
       404: problem('No such mandate of the caller'),
       409: problem('The mandate is not pending enablement'),
-      422: problem("Invalid fields, or the employee or payroll is not the mandate's"),
+      422: problem("The employee or payroll is not the mandate's"),
       502: problem('The payroll provider failed'),
       504: problem('The payroll provider timed out'),
     },

@@ -54,7 +54,6 @@ export const registerEventRoutes: RouteModule = (app, deps) => {
     query: listEventsQuery,
     responses: {
       200: { description: 'A page of events', schema: eventsPageSchema },
-      400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => {
       const { type, resource_id, ...paging } = ctx.query;

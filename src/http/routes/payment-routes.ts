@@ -3,6 +3,7 @@ import { serviceToday } from '../../calendars/lock-date.ts';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { exampleIds } from '../../shared/examples.ts';
 import { pagingQuerySchema } from '../../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../shared/schemas.ts';
 import { amountLimitsOf } from '../../payments/amount-limits.ts';
@@ -25,9 +26,26 @@ const paymentRecordSchema = z
     metadata: metadataSchema.nullable().optional(),
     allow_post_due_date_deduction: z.boolean().optional(),
   })
-  .meta({ id: 'PaymentRecordRequest' });
+  .meta({
+    id: 'PaymentRecordRequest',
+    description:
+      'One deduction to ask for: `amount` in integer minor units (2500 is GBP 25.00), on an active mandate. `due_date` is the ' +
+      'latest pay date it may be deducted on, unless `allow_post_due_date_deduction`; `currency` defaults to GBP and must be the mandate\'s.',
+    example: {
+      mandate_id: exampleIds.mandate,
+      amount: 2500,
+      due_date: '2026-11-30',
+      currency: 'GBP',
+      metadata: { invoice: 'INV-2026-0042' },
+      allow_post_due_date_deduction: false,
+    },
+  });
 
-const createPaymentBody = z.strictObject({ payment_record: paymentRecordSchema }).meta({ id: 'PaymentRequestCreation' });
+const createPaymentBody = z.strictObject({ payment_record: paymentRecordSchema }).meta({
+  id: 'PaymentRequestCreation',
+  description: 'The payment request to create.',
+  example: { payment_record: { mandate_id: exampleIds.mandate, amount: 2500, due_date: '2026-11-30' } },
+});
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const paymentParams = z.strictObject({ payment_id: z.string() });
@@ -63,7 +81,7 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
       404: { description: 'Mandate not found', ...problem },
       422: {
         description:
-          'Invalid body, mandate not active, currency mismatch, due date unreachable, or an amount over a limit ' +
+          'Mandate not active, currency mismatch, due date unreachable, or an amount over a limit ' +
           '(type amount-over-limit: MAX_PAYMENT_AMOUNT_MINOR per request, MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR per mandate and pay date)',
         ...problem,
       },

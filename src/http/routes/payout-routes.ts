@@ -21,13 +21,21 @@ const listPayoutsQuery = pagingQuerySchema.extend({
 
 const markFailedBody = z
   .strictObject({ reason: z.string().trim().min(1).max(500) })
-  .meta({ id: 'MarkPayoutFailedRequest' });
+  .meta({
+    id: 'MarkPayoutFailedRequest',
+    description: 'Why the bank rejected the transfer; kept in the audit log and on the payout.',
+    example: { reason: 'Returned by the bank: beneficiary account closed' },
+  });
 
 // Optional, so the call without a body keeps working; the reason is kept in the audit log, as the
 // CLI's --reason is (e.g. the bank statement line that shows the transfer).
 const markPaidBody = z
   .strictObject({ reason: z.string().trim().min(1).max(500).optional() })
-  .meta({ id: 'MarkPayoutPaidRequest' })
+  .meta({
+    id: 'MarkPayoutPaidRequest',
+    description: 'Optionally, what shows the transfer was made (such as the bank statement line); kept in the audit log.',
+    example: { reason: 'Statement line 2026-11-30 PO2611300193A4F55E' },
+  })
   .optional();
 
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
@@ -68,7 +76,6 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     query: listPayoutsQuery,
     responses: {
       200: { description: 'A page of payouts', schema: payoutsPageSchema },
-      400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => {
       const { status, currency, ...paging } = ctx.query;
@@ -95,7 +102,6 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       200: { description: 'The payout, now paid', schema: payoutEnvelopeSchema },
       404: { description: 'Payout not found', ...problem },
       409: { description: 'The payout is not pending', ...problem },
-      422: { description: 'Invalid body', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,
@@ -123,7 +129,6 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       200: { description: 'The payout, now failed', schema: payoutEnvelopeSchema },
       404: { description: 'Payout not found', ...problem },
       409: { description: 'The payout is not pending', ...problem },
-      422: { description: 'Invalid body', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,

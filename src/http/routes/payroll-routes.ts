@@ -52,7 +52,7 @@ export const registerPayrollRoutes: RouteModule = (app, deps) => {
         schema: problemDetailsSchema,
         contentType: 'application/problem+json',
       },
-      422: { description: "Invalid or unknown fields, or a currency other than the payroll's", schema: problemDetailsSchema, contentType: 'application/problem+json' },
+      422: { description: "A currency other than the payroll's", schema: problemDetailsSchema, contentType: 'application/problem+json' },
     },
     handler: async (ctx) => {
       const result = await deps.db

@@ -26,7 +26,15 @@ const createEndpointBody = z
     event_types: z.array(eventTypeSchema).max(EVENT_TYPES.length).optional(),
     description: z.string().max(500).nullish(),
   })
-  .meta({ id: 'WebhookEndpointCreation' });
+  .meta({
+    id: 'WebhookEndpointCreation',
+    description: 'An HTTPS URL on a public address, and the event types to deliver there (left out or empty: every type).',
+    example: {
+      url: 'https://hooks.northwind-lending.example/deductions',
+      event_types: ['payment_request.updated', 'payout.created'],
+      description: 'Collections and payouts',
+    },
+  });
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const endpointParams = z.strictObject({ endpoint_id: z.string() });
@@ -53,7 +61,7 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       body: createEndpointBody,
       responses: {
         201: { description: 'Endpoint registered', schema: webhookEndpointSecretEnvelopeSchema },
-        422: { description: 'Invalid body, or a URL that is not https or reaches a private address', ...problem },
+        422: { description: 'A URL that is not https or reaches a private address', ...problem },
       },
       effect: async (ctx, trx) => {
         const endpoint = await createWebhookEndpoint(
@@ -82,7 +90,6 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       query: pagingQuerySchema,
       responses: {
         200: { description: 'A page of endpoints', schema: webhookEndpointsPageSchema },
-        400: { description: 'Invalid query or cursor', ...problem },
       },
       handler: async (ctx) => ({ status: 200, body: await listWebhookEndpoints(deps.db, ctx.caller.clientId, ctx.query) }),
     });
