@@ -14,6 +14,7 @@ import type { ReconciliationRequester } from '../reconciliation/reconciliation-r
 import { registerTokenRoutes } from './routes/token-routes.ts';
 import { loggerOptions } from '../shared/logger.ts';
 import { useCursorKeys } from '../shared/paging.ts';
+import { registerApiDocs } from './api-docs.ts';
 import { createEffectRunner } from './effect-runner.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { authenticatePlugin } from './plugins/authenticate.ts';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   });
   registerTokenRoutes(app, { ...deps, tokenThrottle });
   registerOperationalRoutes(app, deps);
+  registerApiDocs(app);
   for (const register of routeModules) register(app, deps);
 
   return app;
@@ -98,7 +100,8 @@ function trustedProxies(setting: Config['TRUST_PROXY']) {
 }
 
 /**
- * Responses are JSON and files, never pages: no content sniffing, no framing, no script sources.
+ * Responses are JSON and files, never pages (the reference at /docs sets a policy of its own): no
+ * content sniffing, no framing, no script sources.
  * HSTS only where the service is reached over TLS (a browser ignores it over plain HTTP, and
  * sending it from a development host would pin that host name to HTTPS).
  */
