@@ -59,7 +59,7 @@ export const eventResponseSchema = z
   })
   .meta({
     id: 'Event',
-    description: 'Something that happened to one of the caller\'s resources: exactly the payload its webhook delivery carried.',
+    description: "Something that happened to one of the caller's resources: exactly the payload its webhook delivery carried.",
     example: eventExample,
   });
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { scopeDescriptions } from '../auth/scopes.ts';
 import { bodyIsOptional, bodyLimitOf, isEffectRoute, type RouteSpec } from './route.ts';
-import { problemDetailsSchema } from './problem.ts';
+import { serviceUnavailable } from './dependency-errors.ts';
+import { HttpProblem, problemDetailsSchema } from './problem.ts';
 
 type Json = any;
 type Io = 'input' | 'output';
@@ -141,6 +142,12 @@ function parameters(spec: RouteSpec, toSchema: (schema: z.ZodType, io: Io) => Js
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 5 } } };
 
+/** Why an operation answers a status, and a problem it answers then (the example shown for it). */
+interface DerivedReason {
+  reason: string;
+  example: HttpProblem;
+}
+
 /**
  * The statuses an operation answers because of what kind of route it is, whatever its service does,
  * each with the reasons that lead to it. Derived from the spec the way the code paths decide them:
@@ -148,46 +155,80 @@ const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retr
  * effect-runner.ts and the idempotency service; media types, JSON and sizes in app.ts and
  * plugins/errors.ts; params, query and body validation in route.ts (parsePart).
  */
-export function derivedResponses(spec: RouteSpec, largestBodyBytes: number): Map<number, string[]> {
-  const reasons = new Map<number, string[]>();
-  const add = (status: number, reason: string) => reasons.set(status, [...(reasons.get(status) ?? []), reason]);
+function derivedResponses(spec: RouteSpec, largestBodyBytes: number): Map<number, DerivedReason[]> {
+  const reasons = new Map<number, DerivedReason[]>();
+  const add = (reason: string, example: HttpProblem) => reasons.set(example.status, [...(reasons.get(example.status) ?? []), { reason, example }]);
+  const invalid = (status: 400 | 422, pointer: string, detail: string) =>
+    new HttpProblem(status, 'validation-failed', `The request ${/^\/(query|path)\//.exec(pointer)?.[1] ?? 'body'} is invalid`, {
+      title: 'Validation failed',
+      errors: [{ pointer, detail }],
+    });
   const { auth } = spec;
 
   if (auth.kind !== 'none') {
     add(
-      401,
       auth.kind === 'both'
         ? 'A bearer access token and the `x-api-key` of the same client are both required: one is missing, invalid or expired, they belong to different clients, or the client is disabled'
-        : 'Neither a valid bearer access token nor a valid `x-api-key` was sent (either is enough; sent together they must be the same client\'s), or the client is disabled',
+        : "Neither a valid bearer access token nor a valid `x-api-key` was sent (either is enough; sent together they must be the same client's), or the client is disabled",
+      new HttpProblem(401, 'unauthorized', 'The access token is invalid or expired'),
     );
-    add(403, `The credentials do not carry the scope \`${auth.scope}\`${auth.roles ? `, or the client is not a ${auth.roles.join(' or ')} client` : ''}`);
-    add(429, 'Over the client\'s request rate limit; see `Retry-After` and the `RateLimit-*` headers');
-    add(503, 'PostgreSQL or Redis is unreachable; nothing was done, and a retry (with the same Idempotency-Key) is safe; see `Retry-After`');
+    add(
+      `The credentials do not carry the scope \`${auth.scope}\`${auth.roles ? `, or the client is not a ${auth.roles.join(' or ')} client` : ''}`,
+      new HttpProblem(403, 'insufficient-scope', `This operation needs the scope ${auth.scope}`, { extensions: { required_scope: auth.scope } }),
+    );
+    add("Over the client's request rate limit; see `Retry-After` and the `RateLimit-*` headers", new HttpProblem(429, 'rate-limited', 'Too many requests; retry after 1 s'));
+    add(
+      'PostgreSQL or Redis is unreachable; nothing was done, and a retry (with the same Idempotency-Key) is safe; see `Retry-After`',
+      serviceUnavailable('postgres'),
+    );
   }
   if (spec.params) {
-    add(400, 'A path parameter is malformed (an invalid percent-encoding)');
-    add(414, 'A path parameter is longer than any identifier of this API');
+    add('A path parameter is malformed (an invalid percent-encoding)', new HttpProblem(400, 'bad-url', 'The URL path is not valid (a malformed percent-encoding)'));
+    add('A path parameter is longer than any identifier of this API', new HttpProblem(414, 'uri-too-long', 'A path parameter is longer than any identifier of this API'));
   }
-  if (spec.query) add(400, 'A query parameter is missing or invalid (paging cursors included); `errors` names each one (`/query/<name>`)');
-  if (spec.params || spec.query) add(422, 'A parameter holds text that cannot be stored (a NUL character or an unpaired surrogate)');
+  if (spec.query) {
+    add('A query parameter is missing or invalid (paging cursors included); `errors` names each one (`/query/<name>`)', invalid(400, '/query/limit', 'Too big: expected number to be <=500'));
+  }
+  if (spec.params || spec.query) {
+    const pointer = spec.query ? '/query/after' : `/path/${/:([A-Za-z_]+)/.exec(spec.url)?.[1] ?? 'id'}`;
+    add('A parameter holds text that cannot be stored (a NUL character or an unpaired surrogate)', invalid(422, pointer, 'must not contain the NUL character (U+0000)'));
+  }
   if (spec.method !== 'GET') {
     // A body is read (and refused) whether or not the operation takes one; GET bodies are ignored.
     if (spec.documentedBody) {
-      add(400, 'The Content-Length does not match the body');
+      add('The Content-Length does not match the body', new HttpProblem(400, 'bad-request', 'The Content-Length does not match the body'));
     } else {
-      add(400, 'The body is not valid JSON, or the Content-Length does not match it');
-      add(415, spec.body ? 'The body is not `application/json`' : 'A body was sent, and not as `application/json` (this operation takes none)');
+      add('The body is not valid JSON, or the Content-Length does not match it', new HttpProblem(400, 'malformed-json', 'The request body is not valid JSON'));
+      add(
+        spec.body ? 'The body is not `application/json`' : 'A body was sent, and not as `application/json` (this operation takes none)',
+        new HttpProblem(415, 'unsupported-media-type', 'Send the body as application/json'),
+      );
     }
-    add(413, `The body is larger than this operation accepts (${bodyLimitOf(spec, largestBodyBytes)} bytes)`);
+    add(
+      `The body is larger than this operation accepts (${bodyLimitOf(spec, largestBodyBytes)} bytes)`,
+      new HttpProblem(413, 'body-too-large', 'The request body is larger than this service accepts'),
+    );
   }
-  if (spec.body) add(422, 'The body is invalid: `errors` names each field by JSON pointer');
+  if (spec.body) add('The body is invalid: `errors` names each field by JSON pointer', invalid(422, '/reason', 'Invalid input: expected string, received undefined'));
   if (isEffectRoute(spec)) {
-    add(400, spec.idempotencyKey === 'required' ? 'The Idempotency-Key header is missing or not a UUID' : 'The Idempotency-Key header is not a UUID');
-    add(409, 'A request with this Idempotency-Key is still being processed; see `Retry-After`');
-    add(422, 'This Idempotency-Key was already used for a different request');
+    add(
+      spec.idempotencyKey === 'required' ? 'The Idempotency-Key header is missing or not a UUID' : 'The Idempotency-Key header is not a UUID',
+      new HttpProblem(400, 'invalid-idempotency-key', 'Idempotency-Key must be a UUID', { errors: [{ pointer: '/headers/idempotency-key', detail: 'must be a UUID' }] }),
+    );
+    add(
+      'A request with this Idempotency-Key is still being processed; see `Retry-After`',
+      new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly'),
+    );
+    add(
+      'This Idempotency-Key was already used for a different request',
+      new HttpProblem(422, 'idempotency-key-reused', 'This Idempotency-Key was already used for a different request'),
+    );
   }
   // Node's HTTP parser refuses these before any route is chosen, for every operation alike.
-  add(431, 'The request line and headers are larger than this service accepts');
+  add(
+    'The request line and headers are larger than this service accepts',
+    new HttpProblem(431, 'headers-too-large', 'The request line and headers are larger than this service accepts'),
+  );
   return reasons;
 }
 
@@ -202,14 +243,14 @@ const authDescriptions = {
 };
 
 /** What the tags group, for the reference's sections; every tag a route uses needs one. */
-export const tagDescriptions: Record<string, string> = {
+const tagDescriptions: Record<string, string> = {
   Authentication: 'OAuth 2.0 client credentials: access tokens, and the keys that verify them.',
   Operations: 'Liveness, readiness and this API description; no credentials needed.',
-  Mandates: 'A biller\'s authority to deduct from an employee\'s pay, and asking payroll to enable it.',
-  Payments: 'Payment requests on a mandate, each targeted at a pay date of the employee\'s payroll.',
+  Mandates: "A biller's authority to deduct from an employee's pay, and asking payroll to enable it.",
+  Payments: "Payment requests on a mandate, each targeted at a pay date of the employee's payroll.",
   Schedules: 'Instalment plans on a mandate: one payment request per instalment.',
   Payouts: 'Transfers of collected money to a biller, with the payment requests they settle.',
-  Events: 'What happened to a biller\'s resources: the payloads its webhooks carry, to catch up from.',
+  Events: "What happened to a biller's resources: the payloads its webhooks carry, to catch up from.",
   Webhooks: 'Endpoints that receive signed event notifications.',
   Availability: 'Whether a person can pay by salary deduction, and through which employment.',
   Payrolls: 'Payroll information and the employees a payroll provider keeps on its payrolls.',
@@ -234,7 +275,9 @@ const API_DESCRIPTION = `Salary deduction: billers collect repayments directly f
 export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { serverUrl: string; largestBodyBytes: number }) {
   const components = new ComponentCollector();
   const toSchema = (schema: z.ZodType, io: Io) => components.convert(schema, io);
-  const problemContent = () => ({ 'application/problem+json': { schema: toSchema(problemDetailsSchema, 'output') } });
+  const problemContent = (example: { example?: unknown }) => ({
+    'application/problem+json': { schema: toSchema(problemDetailsSchema, 'output'), ...example },
+  });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of specs) {
     const derived = derivedResponses(spec, options.largestBodyBytes);
@@ -242,11 +285,15 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { ser
     const responses: Record<string, unknown> = {};
     for (const status of statuses) {
       const own = spec.responses[status];
-      const reasons = [...(own ? [own.description] : []), ...(derived.get(status) ?? [])];
+      const kinds = derived.get(status) ?? [];
+      const reasons = [...(own ? [own.description] : []), ...kinds.map((kind) => kind.reason)];
+      // A status only the kind of route answers shows what it answers; the route's own refusals
+      // are its service's, whose problem types the component's example does not pretend to know.
+      const example = own === undefined && kinds[0] ? { example: kinds[0].example.toBody() } : {};
       const content: Record<string, unknown> = {
         ...(own?.schema ? { [own.contentType ?? 'application/json']: { schema: toSchema(own.schema, 'output') } } : {}),
         // Every refusal of the HTTP layer and every domain error is a problem (plugins/errors.ts).
-        ...(status >= 400 && (derived.has(status) || !own?.schema) ? problemContent() : {}),
+        ...(status >= 400 && (kinds.length > 0 || !own?.schema) ? problemContent(example) : {}),
       };
       responses[String(status)] = {
         description: describeReasons(reasons),

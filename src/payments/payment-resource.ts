@@ -68,7 +68,7 @@ export const paymentResponseSchema = z
   })
   .meta({
     id: 'PaymentResponse',
-    description: 'A payment request: one deduction asked of one pay date of the employee\'s payroll, on a mandate. Amounts are integer minor units.',
+    description: "A payment request: one deduction asked of one pay date of the employee's payroll, on a mandate. Amounts are integer minor units.",
     example: paymentExample,
   });
 

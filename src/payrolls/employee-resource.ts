@@ -64,7 +64,7 @@ export const employeeRecordRequestSchema = z
     id: 'EmployeeRecordRequest',
     description:
       'Everything payroll knows of one employee on one payroll. It replaces the record: an optional field left out is cleared. ' +
-      '`annualised_salary` is in integer minor units of `currency`, which defaults to (and must be) the payroll\'s.',
+      "`annualised_salary` is in integer minor units of `currency`, which defaults to (and must be) the payroll's.",
     example: { employee: employeeFields },
   });
 

@@ -44,7 +44,7 @@ export const webhookEndpointResponseSchema = z
   })
   .meta({
     id: 'WebhookEndpoint',
-    description: 'A URL that receives the caller\'s events, signed with the endpoint\'s secret (never shown here).',
+    description: "A URL that receives the caller's events, signed with the endpoint's secret (never shown here).",
     example: webhookEndpointExample,
   });
 

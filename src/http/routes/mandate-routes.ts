@@ -87,7 +87,7 @@ const mandateRecordSchema = z
     id: 'MandateRecordRequest',
     description:
       'The mandate to record: the employee and payroll (as an availability check found them), the consumer, optional limits, ' +
-      'and how the authorisation was given. `currency` defaults to GBP and must be the payroll\'s.',
+      "and how the authorisation was given. `currency` defaults to GBP and must be the payroll's.",
     example: {
       employee_id: exampleIds.employee,
       payroll_id: exampleIds.payroll,

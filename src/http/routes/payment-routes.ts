@@ -30,7 +30,7 @@ const paymentRecordSchema = z
     id: 'PaymentRecordRequest',
     description:
       'One deduction to ask for: `amount` in integer minor units (2500 is GBP 25.00), on an active mandate. `due_date` is the ' +
-      'latest pay date it may be deducted on, unless `allow_post_due_date_deduction`; `currency` defaults to GBP and must be the mandate\'s.',
+      "latest pay date it may be deducted on, unless `allow_post_due_date_deduction`; `currency` defaults to GBP and must be the mandate's.",
     example: {
       mandate_id: exampleIds.mandate,
       amount: 2500,

@@ -51,7 +51,7 @@ const tokenRequestSchema = z
     id: 'TokenRequest',
     description:
       '`grant_type` must be `client_credentials`. Send `client_id` and `client_secret` here, or as HTTP Basic instead (not both). ' +
-      '`scope`, space-separated, narrows the token to some of the client\'s scopes.',
+      "`scope`, space-separated, narrows the token to some of the client's scopes.",
     example: {
       grant_type: 'client_credentials',
       client_id: exampleIds.biller,
