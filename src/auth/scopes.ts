@@ -23,6 +23,25 @@ export const scopes = [
 export const scopeSchema = z.enum(scopes);
 export type Scope = z.infer<typeof scopeSchema>;
 
+/** What each scope allows, as the OAuth2 scheme of /openapi.json lists it; a new scope needs one. */
+export const scopeDescriptions: Record<Scope, string> = {
+  'availability:check': 'Check whether a person can pay by salary deduction; read payroll information',
+  'mandates:write': 'Create and revoke mandates; ask payroll to enable them',
+  'mandates:read': 'Read mandates',
+  'payments:write': 'Create and cancel payment requests and schedules',
+  'payments:read': 'Read payment requests and schedules',
+  'payouts:read': 'Read payouts',
+  'payouts:write': 'Operators: record a payout as paid or failed',
+  'events:read': 'Read events',
+  'webhooks:manage': 'Register, list, delete webhook endpoints and rotate their secrets',
+  'reports:read': 'Download reconciliation reports',
+  'deduction_data:request': 'Payroll providers: fetch deduction data and instruction files',
+  'deduction_data:submit': 'Payroll providers: report the deductions made',
+  'payroll_data:write': 'Payroll providers: create and replace employees on their payrolls',
+  'admin:read': 'Operators: read the administration of the installation (clients, and the like)',
+  'admin:write': 'Operators: change the administration of the installation (clients, and the like)',
+};
+
 /** What a new client of each role may ask for when `clients create` is not told otherwise. */
 export const defaultScopesByRole: Record<ClientRole, readonly Scope[]> = {
   biller: [

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { toMajorUnits } from '../money/major-units.ts';
 import { dateTimeSchema, paymentInformationSchema } from '../payroll-providers/reference-schemas.ts';
+import { exampleIds } from '../shared/examples.ts';
 import { currencySchema, uuidSchema } from '../shared/schemas.ts';
 
 /** The salary deduction data response, exactly as the salary-deduction interface defines it. */
@@ -26,7 +27,32 @@ export const deductionDataResponseSchema = z
     }),
     requested_payments: z.array(z.object({ payment_information: paymentInformationSchema })),
   })
-  .meta({ id: 'SalaryDeductionDataResponse' });
+  .meta({
+    id: 'SalaryDeductionDataResponse',
+    description:
+      'The deductions to make on one pay date of a payroll, frozen when the pay date locked, in major units (25 is GBP 25.00); ' +
+      'and the payment of the deducted total to make to the collection account.',
+    example: {
+      deduction_data_response: {
+        payroll_id: exampleIds.payroll,
+        pay_date: '2026-11-27T00:00:00+00:00',
+        id: exampleIds.deductionData,
+        total_amount: 75,
+        employee_count: 1,
+        currency: 'GBP',
+        deduction_data: [{ salary_deduction: { employee_id: exampleIds.employee, requested_deduction_amount: 75, payment_reference: 'SD261127-W-004211' } }],
+      },
+      requested_payments: [
+        {
+          payment_information: {
+            payment_reference: 'SDR-0193A4F1-20261127',
+            payment_amount: 75,
+            payment_account: { account_number: '41926819', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' },
+          },
+        },
+      ],
+    },
+  });
 
 export type DeductionDataResponse = z.infer<typeof deductionDataResponseSchema>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toMajorUnits } from '../money/major-units.ts';
+import { exampleIds } from '../shared/examples.ts';
 import { currencySchema, isoInstant, uuidSchema } from '../shared/schemas.ts';
 
 /** A whole pay date in one submission; benchmarked at this size, so the work per line is set-based. */
@@ -28,7 +29,21 @@ export const confirmationSubmissionSchema = z
         .max(MAX_CONFIRMATION_LINES),
     }),
   })
-  .meta({ id: 'SalaryDeductionConfirmationSubmission' });
+  .meta({
+    id: 'SalaryDeductionConfirmationSubmission',
+    description:
+      'What payroll deducted on a whole pay date, one line per employee, in major units (25 is GBP 25.00), against the ' +
+      'deduction data it answers; `leaver` marks an employee who left. The total must be the sum of the lines.',
+    example: {
+      confirmation: {
+        deduction_data_id: exampleIds.deductionData,
+        pay_period: '8-2026',
+        currency: 'GBP',
+        total_amount: 75,
+        deductions: [{ employee_id: exampleIds.employee, deducted_amount: 75, leaver: false }],
+      },
+    },
+  });
 
 export type ConfirmationSubmission = z.infer<typeof confirmationSubmissionSchema>['confirmation'];
 
@@ -47,7 +62,23 @@ export const confirmationResponseSchema = z
       received_at: z.iso.datetime(),
     }),
   })
-  .meta({ id: 'SalaryDeductionConfirmationResponse' });
+  .meta({
+    id: 'SalaryDeductionConfirmationResponse',
+    description: 'The confirmation as stored, with its pay date and how many employees it covers; the total in major units.',
+    example: {
+      confirmation: {
+        id: exampleIds.confirmation,
+        payroll_id: exampleIds.payroll,
+        pay_date: '2026-11-27',
+        pay_period: '8-2026',
+        deduction_data_id: exampleIds.deductionData,
+        currency: 'GBP',
+        total_amount: 75,
+        employee_count: 1,
+        received_at: '2026-11-27T14:02:51.006Z',
+      },
+    },
+  });
 
 export type ConfirmationResponse = z.infer<typeof confirmationResponseSchema>;
 

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { Redis } from 'ioredis';
@@ -13,6 +14,7 @@ import type { ReconciliationRequester } from '../reconciliation/reconciliation-r
 import { registerTokenRoutes } from './routes/token-routes.ts';
 import { loggerOptions } from '../shared/logger.ts';
 import { useCursorKeys } from '../shared/paging.ts';
+import { registerApiDocs } from './api-docs.ts';
 import { createEffectRunner } from './effect-runner.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { authenticatePlugin } from './plugins/authenticate.ts';
@@ -86,6 +88,7 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   });
   registerTokenRoutes(app, { ...deps, tokenThrottle });
   registerOperationalRoutes(app, deps);
+  registerApiDocs(app);
   for (const register of routeModules) register(app, deps);
 
   return app;
@@ -97,7 +100,8 @@ function trustedProxies(setting: Config['TRUST_PROXY']) {
 }
 
 /**
- * Responses are JSON and files, never pages: no content sniffing, no framing, no script sources.
+ * Responses are JSON and files, never pages (the reference at /docs sets a policy of its own): no
+ * content sniffing, no framing, no script sources.
  * HSTS only where the service is reached over TLS (a browser ignores it over plain HTTP, and
  * sending it from a development host would pin that host name to HTTPS).
  */
@@ -108,6 +112,23 @@ function securityHeaders(config: Config) {
     hsts: overTls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
   } as const;
 }
+
+const healthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health', description: 'The process is alive.', example: { status: 'ok' } });
+
+const checkSchema = z.enum(['ok', 'unavailable']);
+const readinessSchema = z
+  .object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ postgres: checkSchema, redis: checkSchema }) })
+  .meta({
+    id: 'Readiness',
+    description: 'Whether each dependency answered in time; `ready` only when all did.',
+    example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable' } },
+  });
+
+const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({
+  id: 'OpenApiDocument',
+  description: 'An OpenAPI 3.0 document: this one.',
+  example: { openapi: '3.0.3', info: { title: 'Salary deduction and payment collection service', version: '1.0.0' }, paths: {} },
+});
 
 /** A probe must answer even when a dependency hangs rather than refuses (a partition, a full pool). */
 const READINESS_TIMEOUT_MS = 2_000;
@@ -129,10 +150,13 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/healthz',
     operationId: 'health',
-    summary: 'Liveness: the process answers',
+    summary: 'Liveness',
+    description:
+      'Answers 200 while the process runs. It checks no dependency (that is `/readyz`), so an orchestrator ' +
+      'restarts the process only when the process itself is stuck.',
     tags: ['Operations'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'Alive' } },
+    responses: { 200: { description: 'Alive', schema: healthSchema } },
     handler: async () => ({ status: 200, body: { status: 'ok' } }),
   });
 
@@ -140,10 +164,16 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/readyz',
     operationId: 'readiness',
-    summary: 'Readiness: PostgreSQL and Redis answer',
+    summary: 'Readiness',
+    description:
+      'Whether PostgreSQL and Redis both answer within 2 seconds: 200 when they do, 503 when either does not, ' +
+      "with each check's result in the body. Take the instance out of rotation while it answers 503.",
     tags: ['Operations'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down' } },
+    responses: {
+      200: { description: 'Ready', schema: readinessSchema },
+      503: { description: 'A dependency is down', schema: readinessSchema },
+    },
     handler: async () => {
       const [postgres, redis] = await Promise.all([
         answersWithin(pingDatabase(deps.db), READINESS_TIMEOUT_MS),
@@ -158,10 +188,13 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/openapi.json',
     operationId: 'openapi',
-    summary: 'This API as OpenAPI 3.0, generated from the validation schemas',
+    summary: 'This API description (OpenAPI 3.0)',
+    description:
+      'This document, generated from the same schemas that validate requests, so it cannot drift from what the ' +
+      'API accepts. The reference page at `/docs` renders it.',
     tags: ['Operations'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'OpenAPI document' } },
-    handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, deps.config.PUBLIC_BASE_URL) }),
+    responses: { 200: { description: 'OpenAPI document', schema: openApiDocumentSchema } },
+    handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, { serverUrl: deps.config.PUBLIC_BASE_URL, largestBodyBytes: deps.config.BODY_LIMIT_BYTES }) }),
   });
 }

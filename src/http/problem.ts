@@ -15,7 +15,20 @@ export const problemDetailsSchema = z
     errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
   })
   .catchall(z.unknown())
-  .meta({ id: 'ProblemDetails' });
+  .meta({
+    id: 'ProblemDetails',
+    description:
+      'An RFC 9457 problem: `type` identifies the problem (branch on it, not on the prose), `status` repeats the HTTP status, ' +
+      '`errors` lists the invalid fields by JSON pointer. Some problems carry members of their own (such as `required_scope`).',
+    example: {
+      type: 'https://salary-deductions.example/problems/validation-failed',
+      title: 'Validation failed',
+      status: 422,
+      detail: 'The request body is invalid',
+      instance: '/payments',
+      errors: [{ pointer: '/payment_record/amount', detail: 'must be an integer in minor units' }],
+    },
+  });
 
 export type ProblemDetails = z.infer<typeof problemDetailsSchema>;
 

@@ -43,7 +43,14 @@ interface RouteBase<BS, QS, PS> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   operationId: string;
+  /** A few words for the reference's table of contents; what the operation does in detail goes in `description`. */
   summary: string;
+  /**
+   * What an integrator needs to call it: what it does, what it changes and when it refuses
+   * (Markdown). The statuses every route of its kind answers (authentication, validation,
+   * Idempotency-Key, rate limit, outages) are added to /openapi.json from the spec itself.
+   */
+  description: string;
   tags: string[];
   auth: AuthRequirement;
   /** A limit of its own (a batch larger than BODY_LIMIT_BYTES, a form smaller); see bodyLimitOf. */
@@ -57,7 +64,16 @@ interface RouteBase<BS, QS, PS> {
   streamedBody?: { contentType: string; description: string; example: string };
   query?: QS;
   params?: PS;
-  /** Documented response bodies by status, for /openapi.json. */
+  /**
+   * A body the handler reads itself rather than through `body` (the token endpoint's form), so
+   * that /openapi.json can still describe it. Not validated by defineRoute.
+   */
+  documentedBody?: { schema: Schema; contentType: string };
+  /**
+   * The responses of this operation's own logic, by status, for /openapi.json: its successes and
+   * the refusals of its service (404, 409, 422...). A 4xx or 5xx without a schema is a
+   * ProblemDetails. What follows from the spec (see derivedResponses in openapi.ts) is added.
+   */
   responses: Record<number, { description: string; schema?: Schema; contentType?: string }>;
 }
 

@@ -1,11 +1,47 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { ConsumersTable, MandatesTable } from '../db/tables.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { exampleIds, exampleInstants } from '../shared/examples.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 import { MANDATE_STATUSES } from './mandate-transitions.ts';
 
-export const mandateStatusSchema = z.enum(MANDATE_STATUSES).meta({ id: 'MandateStatus' });
+export const mandateStatusSchema = z.enum(MANDATE_STATUSES).meta({
+  id: 'MandateStatus',
+  description:
+    '`pending_enablement` until payroll enables it; then `active` (payment requests may be made), or `suspended` while the ' +
+    'employee is not on the payroll this period. It ends as `revoked` (by the biller), `cancelled` (by the employee or ' +
+    'employer), `expired`, or `failed` (enablement was rejected).',
+  example: 'active',
+});
+
+/** The example every mandate view of /openapi.json shows. */
+const mandateExample = {
+  id: exampleIds.mandate,
+  status: 'active',
+  status_reason: null,
+  employee_id: exampleIds.employee,
+  payroll_id: exampleIds.payroll,
+  consumer: {
+    given_name: 'Alex',
+    family_name: 'Taylor',
+    email_address: 'alex.taylor@example.com',
+    phone_number: '+447700900123',
+    date_of_birth: '1988-04-12',
+    postal_code: 'SW1A 1AA',
+    national_registration_number: 'QQ123456C',
+    external_reference: 'CUST-000042',
+  },
+  currency: 'GBP',
+  limitations: { max_amount_per_pay_date: 10000, max_total_amount: 120000, valid_from: '2026-11-01', valid_to: null },
+  authorisation_source: { type: 'online', reference: 'consent-8f3a', authorised_at: '2026-11-02T09:14:03.000Z', ip_address: '203.0.113.24' },
+  reference: 'LOAN-2026-0042',
+  metadata: { loan_id: 'L-88231' },
+  version: 2,
+  created_at: exampleInstants.created,
+  updated_at: exampleInstants.updated,
+  revoked_at: null,
+};
 
 export const AUTHORISATION_SOURCE_TYPES = ['online', 'paper', 'telephone', 'in_person'] as const;
 
@@ -53,18 +89,33 @@ export const mandateResponseSchema = z
     updated_at: z.iso.datetime(),
     revoked_at: z.iso.datetime().nullable(),
   })
-  .meta({ id: 'MandateRecordResponse' });
+  .meta({
+    id: 'MandateRecordResponse',
+    description:
+      "A mandate: an employee's authority for one biller to deduct from their pay on one payroll, with its limits and how it " +
+      'was given. Amounts are integer minor units.',
+    example: mandateExample,
+  });
 
 export type MandateResource = z.infer<typeof mandateResponseSchema>;
 export type AuthorisationSource = z.infer<typeof authorisationSourceResponseSchema>;
 
-export const mandateEnvelopeSchema = z.object({ mandate: mandateResponseSchema }).meta({ id: 'MandateEnvelope' });
-export const mandateDeleteResponseSchema = z
-  .object({ mandate: mandateResponseSchema, cancelled_payment_ids: z.array(z.uuid()) })
-  .meta({ id: 'MandateDeleteResponse' });
-export const mandatesPageSchema = z
-  .object({ mandates: z.array(mandateResponseSchema), paging: pagingResponseSchema })
-  .meta({ id: 'GetMandatesPagedResponse' });
+export const mandateEnvelopeSchema = z
+  .object({ mandate: mandateResponseSchema })
+  .meta({ id: 'MandateEnvelope', description: 'One mandate.', example: { mandate: mandateExample } });
+export const mandateDeleteResponseSchema = z.object({ mandate: mandateResponseSchema, cancelled_payment_ids: z.array(z.uuid()) }).meta({
+  id: 'MandateDeleteResponse',
+  description: 'The mandate, now revoked, and the payment requests its revocation cancelled.',
+  example: {
+    mandate: { ...mandateExample, status: 'revoked', status_reason: 'revoked by the biller', version: 3, revoked_at: exampleInstants.updated },
+    cancelled_payment_ids: [exampleIds.payment],
+  },
+});
+export const mandatesPageSchema = z.object({ mandates: z.array(mandateResponseSchema), paging: pagingResponseSchema }).meta({
+  id: 'GetMandatesPagedResponse',
+  description: 'A page of mandates, newest first.',
+  example: { mandates: [mandateExample], paging: pagingExample },
+});
 
 export type MandateRow = Selectable<MandatesTable>;
 export type ConsumerData = Pick<

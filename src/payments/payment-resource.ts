@@ -1,11 +1,43 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { PaymentRequestsTable } from '../db/tables.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { exampleIds, exampleInstants } from '../shared/examples.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 import { PAYMENT_STATUSES } from './payment-transitions.ts';
 
-export const paymentStatusSchema = z.enum(PAYMENT_STATUSES).meta({ id: 'PaymentStatus' });
+export const paymentStatusSchema = z.enum(PAYMENT_STATUSES).meta({
+  id: 'PaymentStatus',
+  description:
+    'Where a payment request stands: `pending` until its pay date locks (and again when a shortfall is carried to a later ' +
+    'pay date), `instructed` once payroll was asked to deduct it, `collected`, `partially_collected` or `failed` as payroll ' +
+    'reports what it deducted (a later report can still change that), `paid_out` once the money reached the biller; ' +
+    '`cancelled` before the lock, by the biller or with its mandate.',
+  example: 'pending',
+});
+
+/** The example every payment request view of /openapi.json shows. */
+const paymentExample = {
+  id: exampleIds.payment,
+  mandate_id: exampleIds.mandate,
+  schedule_id: null,
+  instalment_number: null,
+  status: 'pending',
+  status_reason: null,
+  amount: 2500,
+  currency: 'GBP',
+  collected_amount: 0,
+  paid_out_amount: 0,
+  attempts: 0,
+  due_date: '2026-11-30',
+  target_pay_date: '2026-11-27',
+  allow_post_due_date_deduction: false,
+  metadata: { invoice: 'INV-2026-0042' },
+  version: 1,
+  created_at: exampleInstants.created,
+  updated_at: exampleInstants.created,
+  cancelled_at: null,
+};
 
 export const paymentResponseSchema = z
   .object({
@@ -34,15 +66,27 @@ export const paymentResponseSchema = z
     updated_at: z.iso.datetime(),
     cancelled_at: z.iso.datetime().nullable(),
   })
-  .meta({ id: 'PaymentResponse' });
+  .meta({
+    id: 'PaymentResponse',
+    description: "A payment request: one deduction asked of one pay date of the employee's payroll, on a mandate. Amounts are integer minor units.",
+    example: paymentExample,
+  });
 
 export type PaymentResource = z.infer<typeof paymentResponseSchema>;
 
-export const paymentEnvelopeSchema = z.object({ payment: paymentResponseSchema }).meta({ id: 'PaymentEnvelope' });
-export const paymentCancelResponseSchema = z.object({ payment: paymentResponseSchema }).meta({ id: 'PaymentCancelResponse' });
-export const paymentsPageSchema = z
-  .object({ payments: z.array(paymentResponseSchema), paging: pagingResponseSchema })
-  .meta({ id: 'GetPaymentsPagedResponse' });
+export const paymentEnvelopeSchema = z
+  .object({ payment: paymentResponseSchema })
+  .meta({ id: 'PaymentEnvelope', description: 'One payment request.', example: { payment: paymentExample } });
+export const paymentCancelResponseSchema = z.object({ payment: paymentResponseSchema }).meta({
+  id: 'PaymentCancelResponse',
+  description: 'The payment request, now cancelled.',
+  example: { payment: { ...paymentExample, status: 'cancelled', version: 2, updated_at: exampleInstants.updated, cancelled_at: exampleInstants.updated } },
+});
+export const paymentsPageSchema = z.object({ payments: z.array(paymentResponseSchema), paging: pagingResponseSchema }).meta({
+  id: 'GetPaymentsPagedResponse',
+  description: 'A page of payment requests, newest first.',
+  example: { payments: [paymentExample], paging: pagingExample },
+});
 
 /** A stored payment request; awaiting_lock is derived by the database for its lock index, never read. */
 export type PaymentRow = Omit<Selectable<PaymentRequestsTable>, 'awaiting_lock'>;

@@ -3,11 +3,42 @@ import { z } from 'zod';
 import type { PayoutItemsTable, PayoutsTable } from '../db/tables.ts';
 import { toMajorUnits } from '../money/major-units.ts';
 import { paymentInformationSchema } from '../payroll-providers/reference-schemas.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { exampleIds, exampleInstants } from '../shared/examples.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 
 export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
-export const payoutStatusSchema = z.enum(PAYOUT_STATUSES).meta({ id: 'PayoutStatus' });
+export const payoutStatusSchema = z.enum(PAYOUT_STATUSES).meta({
+  id: 'PayoutStatus',
+  description: '`pending` until an operator records the bank transfer as `paid`, or as `failed` (its payments are then paid out again).',
+  example: 'paid',
+});
+
+const payoutItemExamples = [
+  { payment_request_id: exampleIds.payment, kind: 'payment_collected', amount: 2500 },
+  { payment_request_id: exampleIds.secondPayment, kind: 'payment_collected', amount: 5000 },
+];
+
+/** The example every payout view of /openapi.json shows: two collections, GBP 75.00 in all. */
+const payoutExample = {
+  id: exampleIds.payout,
+  status: 'paid',
+  currency: 'GBP',
+  amount: 7500,
+  payout_date: '2026-11-30',
+  reference: 'PO2611300193A4F55E',
+  payment_information: {
+    payment_reference: 'PO2611300193A4F55E',
+    payment_amount: 75,
+    payment_account: { account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Northwind Lending Ltd' },
+  },
+  items: payoutItemExamples,
+  created_at: '2026-11-30T06:00:12.530Z',
+  paid_at: '2026-11-30T11:42:08.771Z',
+  failed_at: null,
+  failure_reason: null,
+  version: 2,
+};
 
 export const payoutItemSchema = z
   .object({
@@ -16,7 +47,11 @@ export const payoutItemSchema = z
     /** Signed integer minor units: collections add to the payout, reversals take away. */
     amount: z.number().int(),
   })
-  .meta({ id: 'PayoutPaymentRequestItem' });
+  .meta({
+    id: 'PayoutPaymentRequestItem',
+    description: 'What one payment request adds to a payout (a collection) or takes from it (a reversal), in signed integer minor units.',
+    example: payoutItemExamples[0],
+  });
 
 export const payoutResponseSchema = z
   .object({
@@ -37,14 +72,24 @@ export const payoutResponseSchema = z
     failure_reason: z.string().nullable(),
     version: z.number().int(),
   })
-  .meta({ id: 'PayoutResponse' });
+  .meta({
+    id: 'PayoutResponse',
+    description:
+      "A transfer of collected money to the biller's beneficiary account: the net of its items, in integer minor units, with " +
+      'the bank transfer to make (in major units) and the reference it carries.',
+    example: payoutExample,
+  });
 
 export type PayoutResource = z.infer<typeof payoutResponseSchema>;
 
-export const payoutEnvelopeSchema = z.object({ payout: payoutResponseSchema }).meta({ id: 'PayoutEnvelope' });
-export const payoutsPageSchema = z
-  .object({ payouts: z.array(payoutResponseSchema), paging: pagingResponseSchema })
-  .meta({ id: 'ListPayoutsResponse' });
+export const payoutEnvelopeSchema = z
+  .object({ payout: payoutResponseSchema })
+  .meta({ id: 'PayoutEnvelope', description: 'One payout with its items.', example: { payout: payoutExample } });
+export const payoutsPageSchema = z.object({ payouts: z.array(payoutResponseSchema), paging: pagingResponseSchema }).meta({
+  id: 'ListPayoutsResponse',
+  description: 'A page of payouts, newest first, without their items.',
+  example: { payouts: [{ ...payoutExample, items: undefined }], paging: pagingExample },
+});
 
 export type PayoutRow = Selectable<PayoutsTable>;
 export type PayoutItemRow = Pick<Selectable<PayoutItemsTable>, 'payment_request_id' | 'kind' | 'amount'>;

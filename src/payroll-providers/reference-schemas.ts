@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import { exampleIds } from '../shared/examples.ts';
 import { currencySchema, isoDateSchema, uuidSchema } from '../shared/schemas.ts';
+
+/** The open pay dates the examples of /openapi.json show for the example payroll (monthly, last Friday). */
+const payDateExamples = [
+  { pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026' },
+  { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026' },
+];
 
 // The payroll provider reference interface, as the salary-deduction interface defines it. Our own API's
 // availability endpoints answer in exactly these shapes too. Field names are the contract.
@@ -26,7 +33,22 @@ export const fullAvailabilityRequestSchema = z
       currency: currencySchema.optional(),
     }),
   })
-  .meta({ id: 'FullAvailabilityCheckRequest' });
+  .meta({
+    id: 'FullAvailabilityCheckRequest',
+    description:
+      'The person to look up. The national registration number, date of birth and family name must all match for a ' +
+      'result; the other fields narrow it down or are checked against it.',
+    example: {
+      availability_check: {
+        national_registration_number: 'QQ123456C',
+        date_of_birth: '1988-04-12',
+        given_name: 'Alex',
+        family_name: 'Taylor',
+        postal_code: 'SW1A 1AA',
+        currency: 'GBP',
+      },
+    },
+  });
 
 export const payDateObjectSchema = z.object({
   pay_date: isoDateSchema,
@@ -67,7 +89,46 @@ export const fullAvailabilityResponseSchema = z
       employments: z.array(z.object({ employment: employmentSchema })),
     }),
   })
-  .meta({ id: 'FullAvailabilityCheckResponse' });
+  .meta({
+    id: 'FullAvailabilityCheckResponse',
+    description:
+      "Whether the person can pay by salary deduction, with each employment: the employer, its opt-in status, and the person's " +
+      'payrolls with the pay dates still open to new payment requests. Salaries are integer minor units.',
+    example: {
+      availability_check: {
+        availability_status: 'confirmed',
+        currency: 'GBP',
+        employments: [
+          {
+            employment: {
+              employee_id: exampleIds.employee,
+              start_date: '2021-03-01T00:00:00+00:00',
+              currency: 'GBP',
+              employer: {
+                salary_deduction_opt_in_status: 'opted_in',
+                name: 'Acme Manufacturing Ltd',
+                sic_code: '25620',
+                industry_name: 'Machining',
+                id: 'EMP-10442',
+              },
+              payrolls: [
+                {
+                  payroll: {
+                    id: exampleIds.payroll,
+                    employment_status: 'active',
+                    contract_type: 'full_time',
+                    payment_run_frequency: 'monthly',
+                    annualised_salary: 3450000,
+                    pay_dates: payDateExamples,
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  });
 
 export const lightAvailabilityRequestSchema = z
   .strictObject({
@@ -79,13 +140,21 @@ export const lightAvailabilityRequestSchema = z
       email_address: z.email().optional(),
     }),
   })
-  .meta({ id: 'LightAvailabilityCheckRequest' });
+  .meta({
+    id: 'LightAvailabilityCheckRequest',
+    description: 'The person to look up; the national registration number, date of birth and family name must all match for a result.',
+    example: { availability_check: { national_registration_number: 'QQ123456C', date_of_birth: '1988-04-12', family_name: 'Taylor' } },
+  });
 
 export const lightAvailabilityResponseSchema = z
   .object({
     availability_check: z.object({ availability_status: availabilityStatusSchema, employment_count: z.number().int() }),
   })
-  .meta({ id: 'LightAvailabilityCheckResponse' });
+  .meta({
+    id: 'LightAvailabilityCheckResponse',
+    description: 'Whether the person can pay by salary deduction, and through how many employments; nothing personal.',
+    example: { availability_check: { availability_status: 'confirmed', employment_count: 1 } },
+  });
 
 export const enablementRequestSchema = z
   .strictObject({
@@ -95,7 +164,11 @@ export const enablementRequestSchema = z
       mandate_id: uuidSchema,
     }),
   })
-  .meta({ id: 'SalaryDeductionEnablementRequest' });
+  .meta({
+    id: 'SalaryDeductionEnablementRequest',
+    description: 'The mandate to enable, with the employee and payroll it was created for.',
+    example: { enablement: { employee_id: exampleIds.employee, payroll_id: exampleIds.payroll, mandate_id: exampleIds.mandate } },
+  });
 
 export const enablementStatusSchema = z.enum(['enabled', 'rejected', 'pending']);
 
@@ -109,7 +182,13 @@ export const enablementResponseSchema = z
       reason: z.string().nullable(),
     }),
   })
-  .meta({ id: 'SalaryDeductionEnablementResponse' });
+  .meta({
+    id: 'SalaryDeductionEnablementResponse',
+    description: "Payroll's answer: `enabled`, `rejected` (with the reason) or still `pending`.",
+    example: {
+      enablement: { employee_id: exampleIds.employee, payroll_id: exampleIds.payroll, mandate_id: exampleIds.mandate, status: 'enabled', reason: null },
+    },
+  });
 
 export const payrollScheduleResponseSchema = z
   .object({
@@ -122,7 +201,25 @@ export const payrollScheduleResponseSchema = z
       pay_dates: z.array(payDateObjectSchema.extend({ lock_date: isoDateSchema.optional() })),
     }),
   })
-  .meta({ id: 'PayrollScheduleResponse' });
+  .meta({
+    id: 'PayrollScheduleResponse',
+    description:
+      "A payroll and its calendar: each pay date with its payroll cut-off, pay period and lock date (the night its deductions " +
+      'are frozen). `employer_id` is the employer as its payroll provider knows it.',
+    example: {
+      payroll: {
+        id: exampleIds.payroll,
+        employer_id: 'EMP-10442',
+        name: 'Acme Manufacturing monthly',
+        payment_run_frequency: 'monthly',
+        currency: 'GBP',
+        pay_dates: [
+          { ...payDateExamples[0], lock_date: '2026-11-19' },
+          { ...payDateExamples[1], lock_date: '2026-12-16' },
+        ],
+      },
+    },
+  });
 
 export const paymentInformationSchema = z.object({
   payment_reference: z.string(),
@@ -146,7 +243,19 @@ export const employeePushRecordSchema = z
     }),
     requested_payments: z.array(z.strictObject({ payment_information: paymentInformationSchema })).default([]),
   })
-  .meta({ id: 'SalaryDeductionEmployeePushRecord' });
+  .meta({
+    id: 'SalaryDeductionEmployeePushRecord',
+    description:
+      'What payroll deducted from one employee for one pay period, in major units (12.5 is GBP 12.50), as version `version` ' +
+      'of the record `id`.',
+    example: {
+      pay_period: '8-2026',
+      id: 'ded-8-2026-000042',
+      version: 1,
+      salary_deduction: { employee_id: exampleIds.employee, deduction_amount: 25, currency: 'GBP' },
+      requested_payments: [],
+    },
+  });
 
 export const employeePushResponseSchema = z
   .object({
@@ -157,7 +266,18 @@ export const employeePushResponseSchema = z
     salary_deduction: z.object({ employee_id: z.string(), deduction_amount: z.number(), currency: z.string() }),
     outcome: z.enum(['Accepted']),
   })
-  .meta({ id: 'SalaryDeductionEmployeePushResponse' });
+  .meta({
+    id: 'SalaryDeductionEmployeePushResponse',
+    description: 'The record as received, on its payroll, accepted.',
+    example: {
+      pay_period: '8-2026',
+      id: 'ded-8-2026-000042',
+      payroll_id: exampleIds.payroll,
+      version: 1,
+      salary_deduction: { employee_id: exampleIds.employee, deduction_amount: 25, currency: 'GBP' },
+      outcome: 'Accepted',
+    },
+  });
 
 export type FullAvailabilityRequest = z.infer<typeof fullAvailabilityRequestSchema>;
 export type FullAvailabilityResponse = z.infer<typeof fullAvailabilityResponseSchema>;

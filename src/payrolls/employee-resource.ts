@@ -1,7 +1,34 @@
 import { z } from 'zod';
 import type { EmployeeOnPayroll } from './directory-repository.ts';
 import { contractTypeSchema, employmentStatusSchema } from '../payroll-providers/reference-schemas.ts';
+import { exampleIds, exampleInstants } from '../shared/examples.ts';
 import { currencySchema, isoDateSchema, isoInstant, uuidSchema } from '../shared/schemas.ts';
+
+/** The employee the examples of /openapi.json show, as payroll keeps them. */
+const employeeFields = {
+  given_name: 'Alex',
+  family_name: 'Taylor',
+  national_registration_number: 'QQ123456C',
+  date_of_birth: '1988-04-12',
+  email_address: 'alex.taylor@example.com',
+  phone_number: '+447700900123',
+  postal_code: 'SW1A 1AA',
+  payroll_reference: 'W-004211',
+  start_date: '2021-03-01',
+  end_date: null,
+  employment_status: 'active',
+  contract_type: 'full_time',
+  annualised_salary: 3450000,
+  currency: 'GBP',
+};
+
+const employeeExample = {
+  id: exampleIds.employee,
+  payroll_id: exampleIds.payroll,
+  ...employeeFields,
+  created_at: exampleInstants.created,
+  updated_at: exampleInstants.updated,
+};
 
 /**
  * What a payroll provider PUTs for one employee on one of its payrolls. A PUT replaces the record:
@@ -33,7 +60,13 @@ export const employeeRecordRequestSchema = z
         message: 'must not be before start_date',
       }),
   })
-  .meta({ id: 'EmployeeRecordRequest' });
+  .meta({
+    id: 'EmployeeRecordRequest',
+    description:
+      'Everything payroll knows of one employee on one payroll. It replaces the record: an optional field left out is cleared. ' +
+      "`annualised_salary` is in integer minor units of `currency`, which defaults to (and must be) the payroll's.",
+    example: { employee: employeeFields },
+  });
 
 export type EmployeeRecord = z.infer<typeof employeeRecordRequestSchema>['employee'];
 
@@ -59,11 +92,17 @@ export const employeeResourceSchema = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
-  .meta({ id: 'EmployeePayroll' });
+  .meta({
+    id: 'EmployeePayroll',
+    description: 'An employee on a payroll, as payroll last sent them; `annualised_salary` in integer minor units, null when payroll did not say.',
+    example: employeeExample,
+  });
 
 export type EmployeeResource = z.infer<typeof employeeResourceSchema>;
 
-export const employeeEnvelopeSchema = z.object({ employee: employeeResourceSchema }).meta({ id: 'EmployeeEnvelope' });
+export const employeeEnvelopeSchema = z
+  .object({ employee: employeeResourceSchema })
+  .meta({ id: 'EmployeeEnvelope', description: 'One employee on a payroll.', example: { employee: employeeExample } });
 
 /**
  * The `data` of employee.updated webhooks: the employment as billers holding mandates need it. The
@@ -85,7 +124,24 @@ export const employeeUpdatePayloadSchema = employeeResourceSchema
     currency: true,
     updated_at: true,
   })
-  .meta({ id: 'EmployeeUpdatePayload' });
+  .meta({
+    id: 'EmployeeUpdatePayload',
+    description: 'The `data` of an `employee.updated` event: the employment, without contact details or identifiers.',
+    example: {
+      id: exampleIds.employee,
+      payroll_id: exampleIds.payroll,
+      given_name: 'Alex',
+      family_name: 'Taylor',
+      payroll_reference: 'W-004211',
+      employment_status: 'leaver',
+      start_date: '2021-03-01',
+      end_date: '2026-12-31',
+      contract_type: 'full_time',
+      annualised_salary: 3450000,
+      currency: 'GBP',
+      updated_at: exampleInstants.updated,
+    },
+  });
 
 export type EmployeeUpdatePayload = z.infer<typeof employeeUpdatePayloadSchema>;
 

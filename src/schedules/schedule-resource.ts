@@ -3,11 +3,38 @@ import { z } from 'zod';
 import type { SchedulesTable, ScheduleStatus } from '../db/tables.ts';
 import type { PaymentRow } from '../payments/payment-resource.ts';
 import { paymentStatusSchema } from '../payments/payment-resource.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { exampleIds, exampleInstants } from '../shared/examples.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 
 export const SCHEDULE_STATUSES = ['active', 'completed', 'cancelled', 'errored'] as const satisfies readonly ScheduleStatus[];
-export const scheduleStatusSchema = z.enum(SCHEDULE_STATUSES).meta({ id: 'ScheduleStatus' });
+export const scheduleStatusSchema = z.enum(SCHEDULE_STATUSES).meta({
+  id: 'ScheduleStatus',
+  description:
+    '`active` while instalments remain, `completed` when every instalment has run its course, `cancelled` by the biller, ' +
+    '`errored` when an instalment could not be handled.',
+  example: 'active',
+});
+
+/** The instalments every schedule example of /openapi.json shows: 2 x GBP 50.00, a month apart. */
+const instalmentExamples = [
+  { instalment_number: 1, payment_id: exampleIds.payment, amount: 5000, due_date: '2026-11-30', target_pay_date: '2026-11-27', status: 'pending' },
+  { instalment_number: 2, payment_id: exampleIds.secondPayment, amount: 5000, due_date: '2026-12-31', target_pay_date: '2026-12-24', status: 'pending' },
+];
+
+const scheduleExample = {
+  id: exampleIds.schedule,
+  mandate_id: exampleIds.mandate,
+  status: 'active',
+  currency: 'GBP',
+  total_amount: 10000,
+  instalment_count: 2,
+  metadata: { agreement: 'AGR-7781' },
+  version: 1,
+  created_at: exampleInstants.created,
+  updated_at: exampleInstants.created,
+  instalments: instalmentExamples,
+};
 
 export const instalmentResponseSchema = z
   .object({
@@ -18,7 +45,11 @@ export const instalmentResponseSchema = z
     target_pay_date: z.iso.date(),
     status: paymentStatusSchema,
   })
-  .meta({ id: 'InstalmentResponse' });
+  .meta({
+    id: 'InstalmentResponse',
+    description: 'One instalment of a schedule and the payment request that collects it (amount in integer minor units).',
+    example: instalmentExamples[0],
+  });
 
 export const scheduleResponseSchema = z
   .object({
@@ -35,15 +66,35 @@ export const scheduleResponseSchema = z
     updated_at: z.iso.datetime(),
     instalments: z.array(instalmentResponseSchema),
   })
-  .meta({ id: 'ScheduleResponse' });
+  .meta({
+    id: 'ScheduleResponse',
+    description: 'A schedule of instalments on a mandate; each instalment is a payment request of its own.',
+    example: scheduleExample,
+  });
 
 export type ScheduleResource = z.infer<typeof scheduleResponseSchema>;
 
-export const scheduleEnvelopeSchema = z.object({ schedule: scheduleResponseSchema }).meta({ id: 'ScheduleEnvelope' });
-export const scheduleCancelResponseSchema = z.object({ schedule: scheduleResponseSchema }).meta({ id: 'ScheduleCancelResponse' });
-export const schedulesPageSchema = z
-  .object({ schedules: z.array(scheduleResponseSchema), paging: pagingResponseSchema })
-  .meta({ id: 'GetSchedulesPagedResponse' });
+export const scheduleEnvelopeSchema = z
+  .object({ schedule: scheduleResponseSchema })
+  .meta({ id: 'ScheduleEnvelope', description: 'One schedule with its instalments.', example: { schedule: scheduleExample } });
+export const scheduleCancelResponseSchema = z.object({ schedule: scheduleResponseSchema }).meta({
+  id: 'ScheduleCancelResponse',
+  description: 'The schedule, now cancelled, with its instalments.',
+  example: {
+    schedule: {
+      ...scheduleExample,
+      status: 'cancelled',
+      version: 2,
+      updated_at: exampleInstants.updated,
+      instalments: instalmentExamples.map((instalment) => ({ ...instalment, status: 'cancelled' })),
+    },
+  },
+});
+export const schedulesPageSchema = z.object({ schedules: z.array(scheduleResponseSchema), paging: pagingResponseSchema }).meta({
+  id: 'GetSchedulesPagedResponse',
+  description: 'A page of schedules, newest first.',
+  example: { schedules: [scheduleExample], paging: pagingExample },
+});
 
 export type ScheduleRow = Selectable<SchedulesTable>;
 

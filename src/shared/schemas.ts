@@ -23,8 +23,22 @@ export const METADATA_MAX_ITEM_BYTES = 1024 * 1024;
  * Free-form biller metadata: at most 3 items, each at most 1 MB once serialized. Items are the
  * object's keys; the limit error points at the offending field.
  */
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Any JSON value a metadata item may hold: z.json() spelt out, so that the recursion carries the
+ * name (z.json()'s own is anonymous, and /openapi.json would show it as such).
+ */
+const jsonValueSchema: z.ZodType<JsonValue> = z
+  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema)]))
+  .meta({
+    id: 'JsonValue',
+    description: 'Any JSON value: a string, number, boolean, null, array or object.',
+    example: 'INV-2026-0042',
+  });
+
 export const metadataSchema = z
-  .record(z.string().min(1).max(100), z.json())
+  .record(z.string().min(1).max(100), jsonValueSchema)
   .superRefine((metadata, ctx) => {
     const keys = Object.keys(metadata);
     if (keys.length > METADATA_MAX_ITEMS) {
@@ -43,6 +57,11 @@ export const metadataSchema = z
         });
       }
     }
+  })
+  .meta({
+    id: 'Metadata',
+    description: `Free-form data of the biller's, returned as given: at most ${METADATA_MAX_ITEMS} items, each at most 1 MB as JSON.`,
+    example: { invoice: 'INV-2026-0042' },
   });
 
 export type Metadata = z.infer<typeof metadataSchema>;

@@ -2,10 +2,29 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { WebhookEndpointsTable } from '../db/tables.ts';
 import { eventTypeSchema } from '../events/event-resource.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { exampleIds, exampleInstants } from '../shared/examples.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 
-export const webhookEndpointStatusSchema = z.enum(['enabled', 'disabled']).meta({ id: 'WebhookEndpointStatus' });
+export const webhookEndpointStatusSchema = z.enum(['enabled', 'disabled']).meta({
+  id: 'WebhookEndpointStatus',
+  description: '`disabled` once deliveries stopped (see `disabled_reason`); otherwise `enabled`.',
+  example: 'enabled',
+});
+
+/** The example every webhook endpoint view of /openapi.json shows. */
+const webhookEndpointExample = {
+  id: exampleIds.webhookEndpoint,
+  url: 'https://hooks.northwind-lending.example/deductions',
+  description: 'Collections and payouts',
+  event_types: ['payment_request.updated', 'payout.created'],
+  status: 'enabled',
+  disabled_reason: null,
+  failing_since: null,
+  previous_secret_expires_at: null,
+  created_at: exampleInstants.created,
+};
+const webhookSecretExample = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 export const webhookEndpointResponseSchema = z
   .object({
@@ -23,24 +42,40 @@ export const webhookEndpointResponseSchema = z
     previous_secret_expires_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
   })
-  .meta({ id: 'WebhookEndpoint' });
+  .meta({
+    id: 'WebhookEndpoint',
+    description: "A URL that receives the caller's events, signed with the endpoint's secret (never shown here).",
+    example: webhookEndpointExample,
+  });
 
 /** Only the answers to creation and rotation carry the secret; it is never shown again. */
 export const webhookEndpointWithSecretSchema = webhookEndpointResponseSchema
   .extend({ secret: z.string().startsWith('whsec_') })
-  .meta({ id: 'WebhookEndpointWithSecret' });
+  .meta({
+    id: 'WebhookEndpointWithSecret',
+    description: 'A webhook endpoint with its signing secret, shown only in the answer that created or rotated it.',
+    example: { ...webhookEndpointExample, secret: webhookSecretExample },
+  });
 
 export type WebhookEndpointResource = z.infer<typeof webhookEndpointResponseSchema>;
 
-export const webhookEndpointEnvelopeSchema = z
-  .object({ webhook_endpoint: webhookEndpointResponseSchema })
-  .meta({ id: 'WebhookEndpointEnvelope' });
-export const webhookEndpointSecretEnvelopeSchema = z
-  .object({ webhook_endpoint: webhookEndpointWithSecretSchema })
-  .meta({ id: 'WebhookEndpointSecretEnvelope' });
+export const webhookEndpointEnvelopeSchema = z.object({ webhook_endpoint: webhookEndpointResponseSchema }).meta({
+  id: 'WebhookEndpointEnvelope',
+  description: 'One webhook endpoint.',
+  example: { webhook_endpoint: webhookEndpointExample },
+});
+export const webhookEndpointSecretEnvelopeSchema = z.object({ webhook_endpoint: webhookEndpointWithSecretSchema }).meta({
+  id: 'WebhookEndpointSecretEnvelope',
+  description: 'A webhook endpoint with its signing secret, shown this once.',
+  example: { webhook_endpoint: { ...webhookEndpointExample, secret: webhookSecretExample } },
+});
 export const webhookEndpointsPageSchema = z
   .object({ webhook_endpoints: z.array(webhookEndpointResponseSchema), paging: pagingResponseSchema })
-  .meta({ id: 'ListWebhookEndpointsResponse' });
+  .meta({
+    id: 'ListWebhookEndpointsResponse',
+    description: 'A page of webhook endpoints, newest first.',
+    example: { webhook_endpoints: [webhookEndpointExample], paging: pagingExample },
+  });
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 

@@ -17,6 +17,7 @@ const testRoutes: RouteModule = (app) => {
     url: '/test/widgets',
     operationId: 'test_widgets',
     summary: 'Test effect',
+    description: 'A route of this test only.',
     tags: ['Test'],
     auth: { kind: 'both', scope: 'payments:write' },
     idempotencyKey: 'required',

@@ -18,9 +18,10 @@ import { fetchToken, startTestApp, type Credentials, type TestApp } from '../sup
 /**
  * Every operation of /openapi.json gets malformed requests: broken JSON, wrong media types, wrong
  * types and hostile values in every field, missing and extra fields, bad path and query values,
- * oversized bodies, and raw HTTP the parser rejects. Whatever arrives, the answer is never 5xx and
+ * oversized bodies, and raw HTTP the parser rejects. Whatever arrives, the answer is never 5xx,
  * every 4xx is problem+json whose `status` is the HTTP status (the token endpoint answers in the
- * RFC 6749 shape its OpenAPI entry documents).
+ * RFC 6749 shape its OpenAPI entry documents), and every status is one the operation's entry
+ * documents.
  */
 
 const SEED = 20_260_611;
@@ -539,6 +540,10 @@ async function send(operation: Operation | undefined, c: Case): Promise<void> {
   }
   const problem = violation(operation, response.statusCode, response.headers['content-type'] as string | undefined, response.body);
   if (problem) failures.push(`${where} | ${c.label}: ${problem}`);
+  // A request in another method is another operation's (or none's) business.
+  else if (operation && c.request.method === operation.method && !(String(response.statusCode) in operation.op.responses)) {
+    failures.push(`${where} | ${c.label}: answered ${response.statusCode}, which its /openapi.json entry does not document`);
+  }
 }
 
 /** A raw HTTP/1.1 exchange, for what the HTTP parser rejects before Fastify sees a request. */
@@ -562,7 +567,7 @@ function raw(port: number, text: string): Promise<{ status: number; contentType:
 // ---------------------------------------------------------------------------------------------
 
 describe('route fuzz: every operation of /openapi.json', () => {
-  it('never answers 5xx to malformed input, and every 4xx is a problem with type, title and status', async () => {
+  it('never answers 5xx to malformed input, every 4xx is a problem with type, title and status, and every status is documented', async () => {
     failures = [];
     const all = operations();
     expect(all.length).toBeGreaterThanOrEqual(35);

@@ -38,6 +38,7 @@ const testRoutes: RouteModule = (app) => {
       url,
       operationId: `test_${url.split('/')[2]}`,
       summary: 'Test effect',
+      description: 'A route of this test only.',
       tags: ['Test'],
       auth: { kind: 'both', scope: 'payments:write' },
       idempotencyKey,

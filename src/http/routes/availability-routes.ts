@@ -26,13 +26,17 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/deductions/availability/full',
     operationId: 'full_availability_check',
-    summary: 'Full availability check: employments, employer, payrolls and open pay dates of one person',
+    summary: 'Full availability check',
+    description:
+      'Looks a person up by national registration number, date of birth and family name (all three must match) ' +
+      'and answers whether they can pay by salary deduction, with their employments, employers, payrolls and the ' +
+      "pay dates still open. Each check is recorded and counted against the caller's availability limit. " +
+      'Personal data: the answer must not be cached.',
     tags: ['Availability'],
     auth: { kind: 'both', scope: 'availability:check', roles: ['biller'] },
     body: fullAvailabilityRequestSchema,
     responses: {
       200: { description: 'The availability and what it rests on; not_found unless the national registration number, date of birth and family name all match', schema: fullAvailabilityResponseSchema },
-      422: problem('Invalid or unknown fields'),
       429: problem('Too many availability checks by this biller; see Retry-After'),
       502: problem('A payroll provider failed and no other source knows the person'),
       504: problem('A payroll provider timed out and no other source knows the person'),
@@ -48,13 +52,16 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/deductions/availability/light',
     operationId: 'light_availability_check',
-    summary: 'Light availability check: whether one person can use salary deduction, without personal data',
+    summary: 'Light availability check',
+    description:
+      'Whether one person can pay by salary deduction, and through how many employments, without any personal ' +
+      'data in the answer. The person is matched as in the full check; each check is recorded and counted ' +
+      "against the caller's availability limit.",
     tags: ['Availability'],
     auth: { kind: 'both', scope: 'availability:check', roles: ['biller'] },
     body: lightAvailabilityRequestSchema,
     responses: {
       200: { description: 'The availability and the number of employments; not_found unless the national registration number, date of birth and family name all match', schema: lightAvailabilityResponseSchema },
-      422: problem('Invalid or unknown fields'),
       429: problem('Too many availability checks by this biller; see Retry-After'),
       502: problem('A payroll provider failed and no other source knows the person'),
       504: problem('A payroll provider timed out and no other source knows the person'),

@@ -16,14 +16,17 @@ import { disableClient, enableClient, getClientResource, listClientResources, ro
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const clientParams = z.strictObject({ client_id: z.string() });
 
-const changeBody = z.strictObject({ reason: z.string().trim().min(1).max(500) }).meta({ id: 'ClientChangeRequest' });
+const changeBody = z.strictObject({ reason: z.string().trim().min(1).max(500) }).meta({
+  id: 'ClientChangeRequest',
+  description: 'Why the client is changed; kept in the audit log with the operator who called.',
+  example: { reason: 'Secret exposed in a support ticket (INC-2231)' },
+});
 
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 const read = { kind: 'both', scope: 'admin:read', roles: ['operator'] } as const;
 const write = { kind: 'both', scope: 'admin:write', roles: ['operator'] } as const;
 const changeResponses = {
   404: { description: 'Client not found', ...problem },
-  422: { description: 'Invalid body (a reason is required)', ...problem },
 };
 
 /**
@@ -35,13 +38,15 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/clients',
     operationId: 'list_clients',
-    summary: 'Operators: list clients, newest first, with their API key prefixes (never secrets)',
+    summary: 'List clients',
+    description:
+      'Operators: every API client, newest first, one page at a time, with its role, scopes, status and API key ' +
+      'prefixes; never a secret.',
     tags: ['Clients'],
     auth: read,
     query: pagingQuerySchema,
     responses: {
       200: { description: 'A page of clients', schema: clientsPageSchema },
-      400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => ({ status: 200, body: await listClientResources(deps.db, ctx.query) }),
   });
@@ -65,7 +70,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/disable',
     operationId: 'disable_client',
-    summary: 'Operators: disable a client; its tokens and API keys stop working within seconds',
+    summary: 'Disable a client',
+    description:
+      'Operators: disables a client; its tokens and API keys stop working within seconds. The reason is kept in ' +
+      'the audit log with the operator. An operator cannot disable the client it calls with.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,
@@ -90,7 +98,8 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/enable',
     operationId: 'enable_client',
-    summary: 'Operators: enable a disabled client again',
+    summary: 'Enable a client',
+    description: 'Operators: lets a disabled client in again. The reason is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,
@@ -111,7 +120,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/rotate-secret',
     operationId: 'rotate_client_secret',
-    summary: 'Operators: issue a new client secret (shown this once); the old secret and its tokens stop working',
+    summary: 'Rotate a client secret',
+    description:
+      'Operators: issues a new client secret, shown this once; the old secret and every token issued with it ' +
+      'stop working. The reason is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,
@@ -134,7 +146,10 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/clients/:client_id/rotate-api-key',
     operationId: 'rotate_client_api_key',
-    summary: 'Operators: issue a new API key (shown this once); every older key of the client stops working',
+    summary: 'Rotate a client API key',
+    description:
+      'Operators: issues a new API key, shown this once; every older key of the client stops working. The reason ' +
+      'is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,

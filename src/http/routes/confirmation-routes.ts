@@ -21,7 +21,11 @@ export const registerConfirmationRoutes: RouteModule = (app, deps) => {
     url: '/deductions/:payroll_id/confirmation',
     operationId: OPERATION_ID,
     bodyLimit: CONFIRMATION_BODY_LIMIT_BYTES,
-    summary: 'Salary Deduction Confirmation Submission: what payroll deducted for a whole pay date',
+    summary: 'Salary Deduction Confirmation Submission',
+    description:
+      'Payroll providers: what payroll deducted on a whole pay date, one line per employee, against the deduction ' +
+      'data it answers. Stores one new record version per employee; the total must be the sum of the lines. ' +
+      'Deduction data superseded by a re-run is refused (409), naming the current one.',
     tags: ['Salary deduction exchange'],
     auth: { kind: 'both', scope: 'deduction_data:submit', roles: ['payroll_provider'] },
     idempotencyKey: 'optional',
@@ -31,9 +35,8 @@ export const registerConfirmationRoutes: RouteModule = (app, deps) => {
       201: { description: 'Stored: one new record version per employee', schema: confirmationResponseSchema },
       404: { description: 'Unknown payroll or deduction data, or another provider’s', ...problem },
       409: { description: 'The deduction data was superseded by a re-run; `current_deduction_data_id` names the current one', ...problem },
-      413: { description: 'Body over 32 MB', ...problem },
       422: {
-        description: 'Invalid fields, pay period or currency other than the deduction data’s, duplicate or unknown employees, or a total that is not the sum of the lines',
+        description: 'Pay period or currency other than the deduction data’s, duplicate or unknown employees, or a total that is not the sum of the lines',
         ...problem,
       },
     },

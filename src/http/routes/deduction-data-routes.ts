@@ -6,13 +6,19 @@ import { getDeductionData, requireProvidersPayroll } from '../../deduction-data/
 import { findInstructionFile } from '../../instructions/instruction-repository.ts';
 import { NotFoundError } from '../../shared/domain-errors.ts';
 import { isoDateSchema } from '../../shared/schemas.ts';
+import { exampleIds } from '../../shared/examples.ts';
+import { instructionFileColumns } from '../../instructions/instruction-file.ts';
 
 export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
     method: 'GET',
     url: '/deductions/:payroll_id',
     operationId: 'get_salary_deduction_data',
-    summary: 'Salary Deduction Data Request: the frozen deductions of a payroll pay date',
+    summary: 'Salary Deduction Data Request',
+    description:
+      'Payroll providers: the deductions to make on one pay date of a payroll, frozen when the pay date locked ' +
+      '(409 before that). `pay_date` takes a date or a timestamp; `pay_period`, when given, must be the ' +
+      "calendar's.",
     tags: ['Salary deduction exchange'],
     // The salary-deduction interface shows the API key and the bearer token as alternatives here.
     auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
@@ -44,13 +50,23 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/deductions/:payroll_id/instruction-file',
     operationId: 'get_instruction_file',
-    summary: "Download a payroll pay date's instruction file (CSV; newest version unless `version`)",
+    summary: 'Download an instruction file',
+    description:
+      'Payroll providers: the CSV instruction file of a payroll pay date, as an attachment with a `Digest` ' +
+      'header; the newest version unless `version` names an earlier one.',
     tags: ['Salary deduction exchange'],
     auth: { kind: 'either', scope: 'deduction_data:request', roles: ['payroll_provider'] },
     params: z.object({ payroll_id: z.string() }),
     query: z.strictObject({ pay_date: isoDateSchema, version: z.coerce.number().int().positive().optional() }),
     responses: {
-      200: { description: 'The instruction file', schema: z.string(), contentType: 'text/csv' },
+      200: {
+        description: 'The instruction file',
+        schema: z.string().meta({
+          description: 'CSV with a header row, one row per employee; money as decimal strings in major units.',
+          example: `${instructionFileColumns.join(',')}\n${exampleIds.employee},W-004211,75.00,GBP,SD261127-W-004211,8-2026,new,\n`,
+        }),
+        contentType: 'text/csv',
+      },
       404: { description: 'No such payroll, pay date or file' },
     },
     handler: async ({ params, query, caller, reply }) => {

@@ -11,7 +11,10 @@ export const registerEnablementRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/deductions/enablement',
     operationId: 'salary_deduction_enablement',
-    summary: 'Salary deduction enablement: ask payroll to start deductions for a mandate pending enablement',
+    summary: 'Salary deduction enablement',
+    description:
+      'Asks the payroll provider to start deductions for a mandate that is `pending_enablement`. The answer says ' +
+      'whether payroll enabled it, rejected it, or has not decided yet.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:write', roles: ['biller'] },
     idempotencyKey: 'optional',
@@ -20,7 +23,7 @@ export const registerEnablementRoutes: RouteModule = (app, deps) => {
       200: { description: 'Enabled, rejected or still pending', schema: enablementResponseSchema },
       404: problem('No such mandate of the caller'),
       409: problem('The mandate is not pending enablement'),
-      422: problem('Invalid fields, or the employee or payroll is not the mandate\'s'),
+      422: problem("The employee or payroll is not the mandate's"),
       502: problem('The payroll provider failed'),
       504: problem('The payroll provider timed out'),
     },

@@ -24,7 +24,8 @@ export const registerEventRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/events/:event_id',
     operationId: 'get_event',
-    summary: 'Get one event: the payload its webhook carries',
+    summary: 'Get an event',
+    description: 'One event of the caller: the same payload its webhook delivery carries.',
     tags: ['Events'],
     auth: { kind: 'both', scope: 'events:read', roles: ['biller'] },
     params: eventParams,
@@ -44,13 +45,15 @@ export const registerEventRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/events',
     operationId: 'list_events',
-    summary: 'List events, newest first, optionally by type and resource; lets a webhook receiver catch up',
+    summary: 'List events',
+    description:
+      "The caller's events, newest first, one page at a time; filter by type or by the resource they concern. A " +
+      'webhook receiver that was down catches up from here.',
     tags: ['Events'],
     auth: { kind: 'both', scope: 'events:read', roles: ['biller'] },
     query: listEventsQuery,
     responses: {
       200: { description: 'A page of events', schema: eventsPageSchema },
-      400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => {
       const { type, resource_id, ...paging } = ctx.query;

@@ -2,7 +2,19 @@ import { z } from 'zod';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { exampleIds } from '../../shared/examples.ts';
 import { pagingQuerySchema } from '../../shared/paging.ts';
+
+const consumerExample = {
+  given_name: 'Alex',
+  family_name: 'Taylor',
+  email_address: 'alex.taylor@example.com',
+  date_of_birth: '1988-04-12',
+  national_registration_number: 'QQ123456C',
+  external_reference: 'CUST-000042',
+};
+const limitationsExample = { max_amount_per_pay_date: 10000, max_total_amount: 120000, valid_from: '2026-11-01' };
+const authorisationSourceExample = { type: 'online', reference: 'consent-8f3a', authorised_at: '2026-11-02T09:14:03Z', ip_address: '203.0.113.24' };
 import { currencySchema, isoDateSchema, isoInstant, metadataSchema, minorUnitsSchema, uuidSchema } from '../../shared/schemas.ts';
 import {
   AUTHORISATION_SOURCE_TYPES,
@@ -24,7 +36,11 @@ const consumerDataSchema = z
     national_registration_number: z.string().min(1).max(32).nullish(),
     external_reference: z.string().min(1).max(200).nullish(),
   })
-  .meta({ id: 'ConsumerData' });
+  .meta({
+    id: 'ConsumerData',
+    description: 'The employee as the biller knows them; kept with the mandate and shown back on it.',
+    example: consumerExample,
+  });
 
 const mandateLimitationsSchema = z
   .strictObject({
@@ -37,7 +53,11 @@ const mandateLimitationsSchema = z
     message: 'must not be before valid_from',
     path: ['valid_to'],
   })
-  .meta({ id: 'MandateLimitations' });
+  .meta({
+    id: 'MandateLimitations',
+    description: 'Optional caps in integer minor units (per pay date, in total) and a validity window; payment requests beyond them are refused.',
+    example: limitationsExample,
+  });
 
 const authorisationSourceSchema = z
   .strictObject({
@@ -46,7 +66,11 @@ const authorisationSourceSchema = z
     authorised_at: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
     ip_address: z.union([z.ipv4(), z.ipv6()], { message: 'must be an IPv4 or IPv6 address' }).nullish(),
   })
-  .meta({ id: 'AuthorisationSource' });
+  .meta({
+    id: 'AuthorisationSource',
+    description: 'How and when the employee authorised the deductions, as evidence for the mandate.',
+    example: authorisationSourceExample,
+  });
 
 const mandateRecordSchema = z
   .strictObject({
@@ -59,9 +83,35 @@ const mandateRecordSchema = z
     reference: z.string().min(1).max(140).nullish(),
     metadata: metadataSchema.nullish(),
   })
-  .meta({ id: 'MandateRecordRequest' });
+  .meta({
+    id: 'MandateRecordRequest',
+    description:
+      'The mandate to record: the employee and payroll (as an availability check found them), the consumer, optional limits, ' +
+      "and how the authorisation was given. `currency` defaults to GBP and must be the payroll's.",
+    example: {
+      employee_id: exampleIds.employee,
+      payroll_id: exampleIds.payroll,
+      consumer: consumerExample,
+      currency: 'GBP',
+      limitations: limitationsExample,
+      authorisation_source: authorisationSourceExample,
+      reference: 'LOAN-2026-0042',
+      metadata: { loan_id: 'L-88231' },
+    },
+  });
 
-const createMandateBody = z.strictObject({ mandate_record: mandateRecordSchema }).meta({ id: 'MandateCreation' });
+const createMandateBody = z.strictObject({ mandate_record: mandateRecordSchema }).meta({
+  id: 'MandateCreation',
+  description: 'The mandate to create.',
+  example: {
+    mandate_record: {
+      employee_id: exampleIds.employee,
+      payroll_id: exampleIds.payroll,
+      consumer: { given_name: 'Alex', family_name: 'Taylor' },
+      authorisation_source: authorisationSourceExample,
+    },
+  },
+});
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const mandateParams = z.strictObject({ mandate_id: z.string() });
@@ -79,15 +129,19 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/mandates',
     operationId: 'create_mandate',
-    summary: 'Create a mandate for an employee on a payroll; it waits for enablement (pending_enablement)',
+    summary: 'Create a mandate',
+    description:
+      "Records the employee's authority for the caller to deduct from their pay on one payroll, with the " +
+      "consumer's details, optional limits (per pay date, in total, a validity window) and how the authorisation " +
+      'was given. The mandate starts as `pending_enablement`: call `POST /deductions/enablement` to have payroll ' +
+      'accept it.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:write', roles: ['biller'] },
     idempotencyKey: 'required',
     body: createMandateBody,
     responses: {
       201: { description: 'Mandate created', schema: mandateEnvelopeSchema },
-      400: { description: 'Idempotency-Key missing or invalid', ...problem },
-      422: { description: 'Invalid body, employee not on the payroll or a leaver, or currency mismatch', ...problem },
+      422: { description: 'Employee not on the payroll or a leaver, or currency mismatch', ...problem },
     },
     effect: async (ctx, trx) => {
       const record = ctx.body.mandate_record;
@@ -134,7 +188,11 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     method: 'DELETE',
     url: '/mandates/:mandate_id',
     operationId: 'revoke_mandate',
-    summary: 'Revoke a mandate; its pending payment requests are cancelled. Repeating it answers the same and changes nothing',
+    summary: 'Revoke a mandate',
+    description:
+      'Ends a mandate: its payment requests not yet instructed to payroll are cancelled. Revoking a revoked ' +
+      'mandate answers the same and changes nothing; one that ended otherwise (cancelled, expired, failed) ' +
+      'answers 409.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:write', roles: ['biller'] },
     params: mandateParams,
@@ -156,6 +214,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     url: '/mandates/:mandate_id',
     operationId: 'get_mandate',
     summary: 'Get a mandate',
+    description: 'A mandate of the caller, with its status, limits and consumer details.',
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:read', roles: ['biller'] },
     params: mandateParams,
@@ -173,13 +232,13 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/mandates',
     operationId: 'list_mandates',
-    summary: 'List mandates, newest first, optionally filtered by status, employee or payroll',
+    summary: 'List mandates',
+    description: "The caller's mandates, newest first, one page at a time; filter by status, employee or payroll.",
     tags: ['Mandates'],
     auth: { kind: 'both', scope: 'mandates:read', roles: ['biller'] },
     query: listMandatesQuery,
     responses: {
       200: { description: 'A page of mandates', schema: mandatesPageSchema },
-      400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => {
       const { status, employee_id, payroll_id, ...paging } = ctx.query;

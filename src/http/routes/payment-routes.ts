@@ -3,6 +3,7 @@ import { serviceToday } from '../../calendars/lock-date.ts';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { exampleIds } from '../../shared/examples.ts';
 import { pagingQuerySchema } from '../../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../shared/schemas.ts';
 import { amountLimitsOf } from '../../payments/amount-limits.ts';
@@ -25,9 +26,26 @@ const paymentRecordSchema = z
     metadata: metadataSchema.nullable().optional(),
     allow_post_due_date_deduction: z.boolean().optional(),
   })
-  .meta({ id: 'PaymentRecordRequest' });
+  .meta({
+    id: 'PaymentRecordRequest',
+    description:
+      'One deduction to ask for: `amount` in integer minor units (2500 is GBP 25.00), on an active mandate. `due_date` is the ' +
+      "latest pay date it may be deducted on, unless `allow_post_due_date_deduction`; `currency` defaults to GBP and must be the mandate's.",
+    example: {
+      mandate_id: exampleIds.mandate,
+      amount: 2500,
+      due_date: '2026-11-30',
+      currency: 'GBP',
+      metadata: { invoice: 'INV-2026-0042' },
+      allow_post_due_date_deduction: false,
+    },
+  });
 
-const createPaymentBody = z.strictObject({ payment_record: paymentRecordSchema }).meta({ id: 'PaymentRequestCreation' });
+const createPaymentBody = z.strictObject({ payment_record: paymentRecordSchema }).meta({
+  id: 'PaymentRequestCreation',
+  description: 'The payment request to create.',
+  example: { payment_record: { mandate_id: exampleIds.mandate, amount: 2500, due_date: '2026-11-30' } },
+});
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const paymentParams = z.strictObject({ payment_id: z.string() });
@@ -46,7 +64,14 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payments',
     operationId: 'create_new_payment_request',
-    summary: 'Create a payment request on a mandate; it is targeted at a pay date of the employee payroll',
+    summary: 'Create a payment request',
+    description:
+      "Asks for one deduction of `amount` (minor units) from the employee's pay, on an active mandate of the " +
+      "caller. It is targeted at the first pay date of the employee's payroll that is still open (its lock date " +
+      'after today) and on or before `due_date`; with `allow_post_due_date_deduction`, a later pay date is ' +
+      'accepted when none before the due date is open. The answer names the target pay date; events report what ' +
+      'happens to it next. An amount over the per-request limit, or one that would take the mandate over its ' +
+      'limit for that pay date, is refused with the problem type `amount-over-limit`.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'required',
@@ -56,7 +81,7 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
       404: { description: 'Mandate not found', ...problem },
       422: {
         description:
-          'Invalid body, mandate not active, currency mismatch, due date unreachable, or an amount over a limit ' +
+          'Mandate not active, currency mismatch, due date unreachable, or an amount over a limit ' +
           '(type amount-over-limit: MAX_PAYMENT_AMOUNT_MINOR per request, MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR per mandate and pay date)',
         ...problem,
       },
@@ -84,7 +109,11 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payments/:payment_id/cancel',
     operationId: 'cancel_payment_request',
-    summary: 'Cancel a payment request that has not been instructed to payroll yet',
+    summary: 'Cancel a payment request',
+    description:
+      'Cancels a payment request that payroll has not been instructed to deduct yet. Cancelling one already ' +
+      'cancelled answers the same again; once its pay date is locked and instructed, it can no longer be ' +
+      'cancelled (409).',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'optional',
@@ -105,6 +134,9 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     url: '/payments/:payment_id',
     operationId: 'get_payment',
     summary: 'Get a payment request',
+    description:
+      'A payment request of the caller, with its status, target pay date and the amounts collected and paid out ' +
+      'so far.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     params: paymentParams,
@@ -122,7 +154,10 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payments',
     operationId: 'get_payments',
-    summary: 'List payment requests, newest first',
+    summary: 'List payment requests',
+    description:
+      "The caller's payment requests, newest first, one page at a time; filter by status, mandate, target pay " +
+      'date or schedule.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     query: listPaymentsQuery,

@@ -21,13 +21,21 @@ const listPayoutsQuery = pagingQuerySchema.extend({
 
 const markFailedBody = z
   .strictObject({ reason: z.string().trim().min(1).max(500) })
-  .meta({ id: 'MarkPayoutFailedRequest' });
+  .meta({
+    id: 'MarkPayoutFailedRequest',
+    description: 'Why the bank rejected the transfer; kept in the audit log and on the payout.',
+    example: { reason: 'Returned by the bank: beneficiary account closed' },
+  });
 
 // Optional, so the call without a body keeps working; the reason is kept in the audit log, as the
 // CLI's --reason is (e.g. the bank statement line that shows the transfer).
 const markPaidBody = z
   .strictObject({ reason: z.string().trim().min(1).max(500).optional() })
-  .meta({ id: 'MarkPayoutPaidRequest' })
+  .meta({
+    id: 'MarkPayoutPaidRequest',
+    description: 'Optionally, what shows the transfer was made (such as the bank statement line); kept in the audit log.',
+    example: { reason: 'Statement line 2026-11-30 PO2611300193A4F55E' },
+  })
   .optional();
 
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
@@ -37,7 +45,8 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payouts/:payout_id',
     operationId: 'get_payout',
-    summary: 'Get a payout with its items (collections and reversals per payment request)',
+    summary: 'Get a payout',
+    description: 'A payout to the caller with its items: the collections and reversals of each payment request it settles.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
     params: payoutParams,
@@ -58,13 +67,15 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payouts',
     operationId: 'list_payouts',
-    summary: 'List payouts, newest first, optionally by status and currency (items are on GET /payouts/{id})',
+    summary: 'List payouts',
+    description:
+      "The caller's payouts, newest first, one page at a time; filter by status or currency. The items of a " +
+      'payout are on `GET /payouts/{payout_id}`.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
     query: listPayoutsQuery,
     responses: {
       200: { description: 'A page of payouts', schema: payoutsPageSchema },
-      400: { description: 'Invalid query or cursor', ...problem },
     },
     handler: async (ctx) => {
       const { status, currency, ...paging } = ctx.query;
@@ -78,8 +89,10 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payouts/:payout_id/paid',
     operationId: 'mark_payout_paid',
-    summary:
-      'Operators: the bank made the transfer (pending -> paid), optionally with a reason (no body at all is fine); the audit log records the operator and the reason',
+    summary: 'Record a payout as paid',
+    description:
+      'Operators: the bank made the transfer, so the payout goes from `pending` to `paid`. A body is optional; ' +
+      'its `reason` (such as the bank statement line) is kept in the audit log with the operator who called.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,
@@ -89,7 +102,6 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       200: { description: 'The payout, now paid', schema: payoutEnvelopeSchema },
       404: { description: 'Payout not found', ...problem },
       409: { description: 'The payout is not pending', ...problem },
-      422: { description: 'Invalid body', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,
@@ -103,8 +115,11 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/payouts/:payout_id/failed',
     operationId: 'mark_payout_failed',
-    summary:
-      "Operators: the bank rejected the transfer (pending -> failed), with the reason; its payments are paid out again by the next run; the audit log records the operator",
+    summary: 'Record a payout as failed',
+    description:
+      'Operators: the bank rejected the transfer, so the payout goes from `pending` to `failed`, with the ' +
+      'reason. Its payment requests are paid out again by the next payout run; the audit log records the ' +
+      'operator and the reason.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     params: payoutParams,
@@ -114,7 +129,6 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       200: { description: 'The payout, now failed', schema: payoutEnvelopeSchema },
       404: { description: 'Payout not found', ...problem },
       409: { description: 'The payout is not pending', ...problem },
-      422: { description: 'Invalid body', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,

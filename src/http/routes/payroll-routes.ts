@@ -15,14 +15,17 @@ export const registerPayrollRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/payrolls/:payroll_id',
     operationId: 'get_payroll_information',
-    summary: 'Payroll information: the payroll and its calendar of pay dates with their lock dates',
+    summary: 'Get payroll information',
+    description:
+      'A payroll and its calendar: every pay date with its pay period and lock date. Billers read any payroll; a ' +
+      'payroll provider only its own.',
     tags: ['Payrolls'],
     // Billers read any payroll; a payroll provider only its own (checked in the service).
     auth: { kind: 'both', scope: 'availability:check' },
     params: payrollParams,
     responses: {
       200: { description: 'The payroll and every pay date', schema: payrollScheduleResponseSchema },
-      404: { description: 'Unknown payroll, or another provider\'s', schema: problemDetailsSchema, contentType: 'application/problem+json' },
+      404: { description: "Unknown payroll, or another provider's", schema: problemDetailsSchema, contentType: 'application/problem+json' },
     },
     handler: async (ctx) => ({ status: 200, body: await getPayrollSchedule(deps.db, ctx.caller, ctx.params.payroll_id) }),
   });
@@ -31,7 +34,11 @@ export const registerPayrollRoutes: RouteModule = (app, deps) => {
     method: 'PUT',
     url: '/payrolls/:payroll_id/employees/:employee_id',
     operationId: 'put_payroll_employee',
-    summary: 'Employees in: a payroll provider creates or replaces one employee on one of its payrolls',
+    summary: 'Create or replace an employee',
+    description:
+      'Payroll providers: creates an employee on one of their payrolls (201), or replaces what is known of them ' +
+      '(200), identified by the id in the path. A national registration number or payroll reference that belongs ' +
+      'to another employee is refused (409).',
     tags: ['Payrolls'],
     auth: { kind: 'both', scope: 'payroll_data:write', roles: ['payroll_provider'] },
     params: employeeParams,
@@ -39,13 +46,13 @@ export const registerPayrollRoutes: RouteModule = (app, deps) => {
     responses: {
       200: { description: 'The employee was updated', schema: employeeEnvelopeSchema },
       201: { description: 'The employee was added to the payroll', schema: employeeEnvelopeSchema },
-      404: { description: 'Unknown payroll, or another provider\'s', schema: problemDetailsSchema, contentType: 'application/problem+json' },
+      404: { description: "Unknown payroll, or another provider's", schema: problemDetailsSchema, contentType: 'application/problem+json' },
       409: {
         description: 'The national registration number or payroll reference belongs to another employee',
         schema: problemDetailsSchema,
         contentType: 'application/problem+json',
       },
-      422: { description: 'Invalid or unknown fields, or a currency other than the payroll\'s', schema: problemDetailsSchema, contentType: 'application/problem+json' },
+      422: { description: "A currency other than the payroll's", schema: problemDetailsSchema, contentType: 'application/problem+json' },
     },
     handler: async (ctx) => {
       const result = await deps.db

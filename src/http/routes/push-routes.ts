@@ -15,7 +15,11 @@ export const registerEmployeePushRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/deductions/payroll/:payroll_id',
     operationId: 'push_employee_deduction',
-    summary: 'Salary Deduction Employee Data Push: what payroll deducted from one employee, versioned',
+    summary: 'Salary Deduction Employee Data Push',
+    description:
+      'Payroll providers: what payroll deducted from one employee on one pay date, as a numbered version. A ' +
+      'higher version replaces the lower; the same version with the same content again is accepted and changes ' +
+      'nothing; a lower version, or the current one with other content, is refused (409).',
     tags: ['Salary deduction exchange'],
     auth: { kind: 'both', scope: 'deduction_data:submit', roles: ['payroll_provider'] },
     idempotencyKey: 'optional',

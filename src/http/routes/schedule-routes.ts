@@ -5,6 +5,7 @@ import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
 import { amountLimitsOf } from '../../payments/amount-limits.ts';
 import { DEFAULT_CURRENCY } from '../../payments/payment-service.ts';
+import { exampleIds } from '../../shared/examples.ts';
 import { pagingQuerySchema } from '../../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../shared/schemas.ts';
 import { INSTALMENT_INTERVALS, MAX_INSTALMENTS } from '../../schedules/instalment-due-dates.ts';
@@ -22,7 +23,11 @@ const instalmentRequestSchema = z
     due_date: isoDateSchema,
     metadata: metadataSchema.nullable().optional(),
   })
-  .meta({ id: 'InstalmentRequest' });
+  .meta({
+    id: 'InstalmentRequest',
+    description: 'One instalment: its amount in integer minor units and the date it is due by.',
+    example: { amount: 5000, due_date: '2026-11-30' },
+  });
 
 const GENERATED_FORM_FIELDS = ['amount', 'count', 'interval', 'start_date'] as const;
 
@@ -71,9 +76,28 @@ const scheduleRecordSchema = z
       }
     }
   })
-  .meta({ id: 'ScheduleRecordRequest' });
+  .meta({
+    id: 'ScheduleRecordRequest',
+    description:
+      'The instalments, in one of two forms: an explicit `instalments` list (due dates in order), or `amount` x `count` ' +
+      'every `interval` from `start_date`. `total_amount`, when given, must be their sum. Amounts in integer minor units.',
+    example: { mandate_id: exampleIds.mandate, currency: 'GBP', amount: 5000, count: 2, interval: 'monthly', start_date: '2026-11-30' },
+  });
 
-const createScheduleBody = z.strictObject({ schedule_record: scheduleRecordSchema }).meta({ id: 'ScheduleCreateRequest' });
+const createScheduleBody = z.strictObject({ schedule_record: scheduleRecordSchema }).meta({
+  id: 'ScheduleCreateRequest',
+  description: 'The schedule to create.',
+  example: {
+    schedule_record: {
+      mandate_id: exampleIds.mandate,
+      total_amount: 10000,
+      instalments: [
+        { amount: 5000, due_date: '2026-11-30' },
+        { amount: 5000, due_date: '2026-12-31' },
+      ],
+    },
+  },
+});
 
 const scheduleParams = z.strictObject({ schedule_id: z.string() });
 
@@ -107,7 +131,11 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/schedules',
     operationId: 'instruct_new_schedule',
-    summary: 'Instruct a schedule of instalments on a mandate; each instalment is a payment request',
+    summary: 'Create a schedule of instalments',
+    description:
+      'Creates a schedule on an active mandate: either an explicit list of `instalments` (amount and due date ' +
+      'each), or `amount` x `count` every `interval` from `start_date`. Each instalment becomes a payment ' +
+      'request targeted like one created on its own; if any instalment cannot be accepted, nothing is created.',
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'required',
@@ -117,7 +145,7 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
       404: { description: 'Mandate not found', ...problem },
       422: {
         description:
-          'Invalid body, or an instalment cannot be accepted (nothing is created); type amount-over-limit when an instalment ' +
+          'An instalment cannot be accepted (nothing is created); type amount-over-limit when an instalment ' +
           'is over MAX_PAYMENT_AMOUNT_MINOR or the mandate would ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR on a pay date',
         ...problem,
       },
@@ -137,7 +165,11 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/schedules/:schedule_id/cancel',
     operationId: 'cancel_schedule',
-    summary: 'Cancel a schedule: its instalments not yet instructed to payroll are cancelled',
+    summary: 'Cancel a schedule',
+    description:
+      "Cancels the schedule's instalments that payroll has not been instructed to deduct yet; those already " +
+      'instructed run their course. Cancelling a cancelled schedule answers the same again; a completed one ' +
+      'cannot be cancelled (409).',
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'optional',
@@ -157,7 +189,8 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/schedules/:schedule_id',
     operationId: 'get_schedule',
-    summary: 'Get a schedule with its instalments',
+    summary: 'Get a schedule',
+    description: 'A schedule of the caller with its instalments.',
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     params: scheduleParams,
@@ -175,7 +208,8 @@ export const registerScheduleRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/schedules',
     operationId: 'get_schedules',
-    summary: 'List schedules, newest first',
+    summary: 'List schedules',
+    description: "The caller's schedules, newest first, one page at a time; filter by status or mandate.",
     tags: ['Schedules'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     query: listSchedulesQuery,

@@ -7,6 +7,7 @@ import { grantScopes } from '../../auth/scopes.ts';
 import { secretMatches } from '../../auth/secrets.ts';
 import type { TokenIssuer } from '../../auth/token-issuer.ts';
 import type { TokenThrottle } from '../../auth/token-throttle.ts';
+import { exampleIds } from '../../shared/examples.ts';
 
 /** A client_credentials form is a few hundred bytes; nothing larger is read before authentication. */
 export const TOKEN_BODY_LIMIT_BYTES = 8 * 1024;
@@ -15,21 +16,69 @@ export const tokenResponseSchema = z
   .object({
     access_token: z.string(),
     token_type: z.literal('Bearer'),
+    /** Seconds. */
     expires_in: z.number().int(),
     scope: z.string(),
   })
-  .meta({ id: 'TokenResponse' });
+  .meta({
+    id: 'TokenResponse',
+    description: 'An access token (a signed JWT) for the `Authorization: Bearer` header, its lifetime in seconds and the scopes it carries, space-separated.',
+    example: {
+      access_token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjIwMjYtMTEifQ.eyJzdWIiOiIwMTkzYTRmMCJ9.c2lnbmF0dXJl',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: 'payments:write payments:read',
+    },
+  });
 
-export const tokenErrorSchema = z
-  .object({ error: z.string(), error_description: z.string() })
-  .meta({ id: 'OAuthError' });
-
-const tokenRequestSchema = z.object({
-  grant_type: z.string().optional(),
-  client_id: z.string().optional(),
-  client_secret: z.string().optional(),
-  scope: z.string().optional(),
+export const tokenErrorSchema = z.object({ error: z.string(), error_description: z.string() }).meta({
+  id: 'OAuthError',
+  description:
+    'An RFC 6749 (section 5.2) error: `invalid_request`, `invalid_client`, `invalid_scope`, `unsupported_grant_type`, or ' +
+    '`temporarily_unavailable` after too many failed authentications.',
+  example: { error: 'invalid_client', error_description: 'Client authentication failed' },
 });
+
+/** What the token endpoint reads from its form body; the handler checks each field itself. */
+const tokenRequestSchema = z
+  .object({
+    grant_type: z.string().optional(),
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+    scope: z.string().optional(),
+  })
+  .meta({
+    id: 'TokenRequest',
+    description:
+      '`grant_type` must be `client_credentials`. Send `client_id` and `client_secret` here, or as HTTP Basic instead (not both). ' +
+      "`scope`, space-separated, narrows the token to some of the client's scopes.",
+    example: {
+      grant_type: 'client_credentials',
+      client_id: exampleIds.biller,
+      client_secret: 'cs_97t9SUsUr1YmEJbJH70wen69AjIAAKwfABhEd02D00Q',
+      scope: 'payments:write payments:read',
+    },
+  });
+
+const jsonWebKeySetSchema = z
+  .object({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() })) })
+  .meta({
+    id: 'JsonWebKeySet',
+    description: 'RFC 7517 public keys (ES256, P-256); a token names its key by `kid`. During a key rotation both keys are listed.',
+    example: {
+      keys: [
+        {
+          kty: 'EC',
+          crv: 'P-256',
+          x: 'THRl75o29PDFnuOs4NWnpNnqpS8ax9Lh0h_09YC1TAY',
+          y: 'FMwtvKCcVTvwpUTqV9Vcfib0_6F9jHwGsyiOCawc_zc',
+          kid: 'lZ4bS5QTuMbD3dI0VrvM5H2v8a1XfJc3kq7wYp9nT0E',
+          alg: 'ES256',
+          use: 'sig',
+        },
+      ],
+    },
+  });
 
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -148,10 +197,19 @@ export function registerTokenRoutes(
         method: 'POST',
         url,
         operationId: url === '/oauth2/token' ? 'issue_token' : 'issue_token_alias',
-        summary: 'OAuth 2.0 client credentials token (client_secret_post or HTTP Basic)',
+        summary: url === '/oauth2/token' ? 'Get an access token' : 'Get an access token (alias path)',
+        description:
+          url === '/oauth2/token'
+            ? 'OAuth 2.0 client credentials grant (RFC 6749 section 4.4). The client authenticates with its id and ' +
+              'secret, either as form fields (`client_secret_post`) or with HTTP Basic (`client_secret_basic`), not ' +
+              "both. `scope` (space-separated) narrows the token to some of the client's scopes; left out, the token " +
+              'carries all of them. Errors are RFC 6749 `{error, error_description}` objects. Repeated failed ' +
+              'authentications from one address, or for one client id, are refused with 429 until `Retry-After` has passed.'
+            : 'The same as `POST /oauth2/token`, at the path some OAuth libraries assume.',
         tags: ['Authentication'],
         auth: { kind: 'none' },
         bodyLimit: TOKEN_BODY_LIMIT_BYTES,
+        documentedBody: { schema: tokenRequestSchema, contentType: 'application/x-www-form-urlencoded' },
         responses: {
           200: { description: 'Access token', schema: tokenResponseSchema },
           400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
@@ -160,6 +218,7 @@ export function registerTokenRoutes(
             description: 'temporarily_unavailable: too many failed client authentications from this address or for this client id; see Retry-After',
             schema: tokenErrorSchema,
           },
+          503: { description: 'PostgreSQL or Redis is unreachable; retry later (see `Retry-After`)' },
         },
         handler: issueToken,
       });
@@ -170,10 +229,13 @@ export function registerTokenRoutes(
     method: 'GET',
     url: '/.well-known/jwks.json',
     operationId: 'get_signing_keys',
-    summary: 'Public keys that verify access tokens',
+    summary: 'Token signing keys (JWKS)',
+    description:
+      'The public keys, as a JSON Web Key Set, that verify the access tokens this service issues. Cacheable for ' +
+      '5 minutes.',
     tags: ['Authentication'],
     auth: { kind: 'none' },
-    responses: { 200: { description: 'JSON Web Key Set' } },
+    responses: { 200: { description: 'JSON Web Key Set', schema: jsonWebKeySetSchema } },
     handler: async () => ({ status: 200, body: deps.tokens.jwks, headers: { 'cache-control': 'public, max-age=300' } }),
   });
 }

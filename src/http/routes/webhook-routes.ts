@@ -26,7 +26,15 @@ const createEndpointBody = z
     event_types: z.array(eventTypeSchema).max(EVENT_TYPES.length).optional(),
     description: z.string().max(500).nullish(),
   })
-  .meta({ id: 'WebhookEndpointCreation' });
+  .meta({
+    id: 'WebhookEndpointCreation',
+    description: 'An HTTPS URL on a public address, and the event types to deliver there (left out or empty: every type).',
+    example: {
+      url: 'https://hooks.northwind-lending.example/deductions',
+      event_types: ['payment_request.updated', 'payout.created'],
+      description: 'Collections and payouts',
+    },
+  });
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const endpointParams = z.strictObject({ endpoint_id: z.string() });
@@ -42,14 +50,18 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       method: 'POST',
       url: '/webhook-endpoints',
       operationId: 'create_webhook_endpoint',
-      summary: 'Register a webhook endpoint; the answer carries its whsec_ signing secret, shown this once',
+      summary: 'Register a webhook endpoint',
+      description:
+        "Registers an HTTPS URL to receive the caller's events, all of them or the listed `event_types`. " +
+        'Deliveries are signed (Standard Webhooks); the answer carries the `whsec_` signing secret, shown this ' +
+        'once. URLs that reach private addresses are refused.',
       tags: ['Webhooks'],
       auth,
       idempotencyKey: 'optional',
       body: createEndpointBody,
       responses: {
         201: { description: 'Endpoint registered', schema: webhookEndpointSecretEnvelopeSchema },
-        422: { description: 'Invalid body, or a URL that is not https or reaches a private address', ...problem },
+        422: { description: 'A URL that is not https or reaches a private address', ...problem },
       },
       effect: async (ctx, trx) => {
         const endpoint = await createWebhookEndpoint(
@@ -71,13 +83,13 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       method: 'GET',
       url: '/webhook-endpoints',
       operationId: 'list_webhook_endpoints',
-      summary: 'List webhook endpoints, newest first (never their secrets)',
+      summary: 'List webhook endpoints',
+      description: "The caller's webhook endpoints, newest first, one page at a time; never their secrets.",
       tags: ['Webhooks'],
       auth,
       query: pagingQuerySchema,
       responses: {
         200: { description: 'A page of endpoints', schema: webhookEndpointsPageSchema },
-        400: { description: 'Invalid query or cursor', ...problem },
       },
       handler: async (ctx) => ({ status: 200, body: await listWebhookEndpoints(deps.db, ctx.caller.clientId, ctx.query) }),
     });
@@ -86,7 +98,8 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       method: 'GET',
       url: '/webhook-endpoints/:endpoint_id',
       operationId: 'get_webhook_endpoint',
-      summary: 'Get a webhook endpoint (never its secret)',
+      summary: 'Get a webhook endpoint',
+      description: "One of the caller's webhook endpoints; never its secret.",
       tags: ['Webhooks'],
       auth,
       params: endpointParams,
@@ -104,7 +117,8 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       method: 'DELETE',
       url: '/webhook-endpoints/:endpoint_id',
       operationId: 'delete_webhook_endpoint',
-      summary: 'Delete a webhook endpoint; deliveries still queued for it are dropped',
+      summary: 'Delete a webhook endpoint',
+      description: 'Removes the endpoint; deliveries still queued for it are dropped.',
       tags: ['Webhooks'],
       auth,
       params: endpointParams,
@@ -122,7 +136,10 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       method: 'POST',
       url: '/webhook-endpoints/:endpoint_id/rotate-secret',
       operationId: 'rotate_webhook_endpoint_secret',
-      summary: 'Issue a new signing secret; the previous one keeps signing beside it for 24 hours',
+      summary: 'Rotate a webhook signing secret',
+      description:
+        'Issues a new signing secret, shown this once. The previous secret keeps signing beside it for 24 hours, ' +
+        'so the receiver can switch without missing a delivery.',
       tags: ['Webhooks'],
       auth,
       idempotencyKey: 'optional',
