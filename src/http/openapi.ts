@@ -257,6 +257,11 @@ const tagDescriptions: Record<string, string> = {
   'Salary deduction exchange': 'What payroll providers fetch (deduction data, instruction files) and report back (deductions made).',
   Reports: 'Reconciliation of what was asked, deducted and paid out.',
   Clients: 'Operators: API clients, their credentials and their status.',
+  Administration: "Operators: an installation's bank holidays, pay calendars and employees.",
+  'Payroll providers': 'Operators: the payroll providers that run payrolls, and how the service reaches them.',
+  Employers: 'Operators: employers and their salary-deduction opt-in status, with its history.',
+  'Collection accounts': 'Operators: the accounts employers remit deducted money into, one active per currency.',
+  'Beneficiary accounts': "Operators: where billers' payouts are paid, one active account per biller and currency.",
 };
 
 const API_DESCRIPTION = `Salary deduction: billers collect repayments directly from an employee's pay, through the employer's payroll provider.

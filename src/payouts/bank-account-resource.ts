@@ -9,6 +9,27 @@ const accountExample = {
   account_holder_name: 'Salary Deductions Collections Ltd',
 };
 
+const collectionAccountExample = {
+  id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6d',
+  currency: 'GBP',
+  ...accountExample,
+  active: true,
+  created_at: '2026-11-25T09:30:00.000Z',
+  deactivated_at: null,
+};
+
+const beneficiaryAccountExample = {
+  id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6e',
+  biller_client_id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6f',
+  currency: 'GBP',
+  sort_code: '60-16-13',
+  account_number: '31926819',
+  account_holder_name: 'Acme Lending Ltd',
+  active: true,
+  created_at: '2026-11-25T09:30:00.000Z',
+  deactivated_at: null,
+};
+
 export const collectionAccountSchema = z
   .object({
     id: z.uuid(),
@@ -24,14 +45,7 @@ export const collectionAccountSchema = z
   .meta({
     id: 'CollectionAccount',
     description: 'Our account that employers remit deducted money into, in one currency; instruction files name the active one',
-    example: {
-      id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6d',
-      currency: 'GBP',
-      ...accountExample,
-      active: true,
-      created_at: '2026-11-25T09:30:00.000Z',
-      deactivated_at: null,
-    },
+    example: collectionAccountExample,
   });
 
 export type CollectionAccountResource = z.infer<typeof collectionAccountSchema>;
@@ -41,11 +55,19 @@ export const collectionAccountEnvelopeSchema = z
   .meta({
     id: 'CollectionAccountChange',
     description: 'The currency’s new active collection account and the one it replaced (null for the first)',
+    example: {
+      collection_account: collectionAccountExample,
+      replaced: { ...collectionAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c60', account_number: '41234560', active: false, created_at: '2026-01-05T09:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
+    },
   });
 
 export const collectionAccountListSchema = z
   .object({ collection_accounts: z.array(collectionAccountSchema) })
-  .meta({ id: 'ListCollectionAccountsResponse', description: 'Every collection account, per currency newest first, active and replaced' });
+  .meta({
+    id: 'ListCollectionAccountsResponse',
+    description: 'Every collection account, per currency newest first, active and replaced',
+    example: { collection_accounts: [collectionAccountExample] },
+  });
 
 export function toCollectionAccountResource(row: Selectable<CollectionAccountsTable>): CollectionAccountResource {
   return {
@@ -76,28 +98,29 @@ export const beneficiaryAccountSchema = z
   .meta({
     id: 'BeneficiaryAccount',
     description: "Where a biller's payouts in one currency are paid; a change adds a new account and keeps the old one, inactive",
-    example: {
-      id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6e',
-      biller_client_id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c6f',
-      currency: 'GBP',
-      sort_code: '60-16-13',
-      account_number: '31926819',
-      account_holder_name: 'Acme Lending Ltd',
-      active: true,
-      created_at: '2026-11-25T09:30:00.000Z',
-      deactivated_at: null,
-    },
+    example: beneficiaryAccountExample,
   });
 
 export type BeneficiaryAccountResource = z.infer<typeof beneficiaryAccountSchema>;
 
 export const beneficiaryAccountChangeSchema = z
   .object({ beneficiary_account: beneficiaryAccountSchema, replaced: beneficiaryAccountSchema.nullable() })
-  .meta({ id: 'BeneficiaryAccountChange', description: "The biller's new active account in the currency and the one it replaced (null for the first)" });
+  .meta({
+    id: 'BeneficiaryAccountChange',
+    description: "The biller's new active account in the currency and the one it replaced (null for the first)",
+    example: {
+      beneficiary_account: beneficiaryAccountExample,
+      replaced: { ...beneficiaryAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c61', account_number: '31926810', active: false, created_at: '2026-02-02T10:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
+    },
+  });
 
 export const beneficiaryAccountListSchema = z
   .object({ beneficiary_accounts: z.array(beneficiaryAccountSchema) })
-  .meta({ id: 'ListBeneficiaryAccountsResponse', description: "A biller's accounts per currency newest first: the active one and every one it replaced" });
+  .meta({
+    id: 'ListBeneficiaryAccountsResponse',
+    description: "A biller's accounts per currency newest first: the active one and every one it replaced",
+    example: { beneficiary_accounts: [beneficiaryAccountExample] },
+  });
 
 export function toBeneficiaryAccountResource(row: Selectable<BeneficiaryAccountsTable>): BeneficiaryAccountResource {
   return {

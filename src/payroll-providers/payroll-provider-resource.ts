@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { BankHolidayRegion, PayrollProvidersTable } from '../db/tables.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 import { connectionOfColumns } from './provider-connection.ts';
 
@@ -153,7 +153,11 @@ export const payrollProviderEnvelopeSchema = z
 
 export const payrollProvidersPageSchema = z
   .object({ payroll_providers: z.array(payrollProviderSchema), paging: pagingResponseSchema })
-  .meta({ id: 'ListPayrollProvidersResponse', description: 'A page of payroll providers, newest first' });
+  .meta({
+    id: 'ListPayrollProvidersResponse',
+    description: 'A page of payroll providers, newest first',
+    example: { payroll_providers: [providerExample], paging: pagingExample },
+  });
 
 export function toPayrollProviderResource(row: Selectable<PayrollProvidersTable>): PayrollProviderResource {
   const connection = connectionOfColumns(row);

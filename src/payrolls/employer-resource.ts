@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { EmployerOptInChangesTable, EmployersTable } from '../db/tables.ts';
 import { optInStatusSchema } from '../payroll-providers/reference-schemas.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant, uuidSchema } from '../shared/schemas.ts';
 
 const optInStatus = optInStatusSchema.meta({
@@ -97,7 +97,7 @@ export const employerEnvelopeSchema = z
 
 export const employersPageSchema = z
   .object({ employers: z.array(employerSchema), paging: pagingResponseSchema })
-  .meta({ id: 'ListEmployersResponse', description: 'A page of employers, newest first' });
+  .meta({ id: 'ListEmployersResponse', description: 'A page of employers, newest first', example: { employers: [employerExample], paging: pagingExample } });
 
 export function toEmployerResource(row: Selectable<EmployersTable>, history?: ReadonlyArray<Selectable<EmployerOptInChangesTable>>): EmployerResource {
   return {

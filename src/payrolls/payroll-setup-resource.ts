@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PayrollsTable } from '../db/tables.ts';
 import { payrollRegionSchema } from '../payroll-providers/payroll-provider-resource.ts';
 import { paymentRunFrequencySchema } from '../payroll-providers/reference-schemas.ts';
-import { pagingResponseSchema } from '../shared/paging.ts';
+import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { currencySchema, isoInstant, uuidSchema } from '../shared/schemas.ts';
 import type { Selectable } from 'kysely';
 
@@ -72,7 +72,7 @@ export const payrollRecordEnvelopeSchema = z
 
 export const payrollRecordsPageSchema = z
   .object({ payrolls: z.array(payrollRecordSchema), paging: pagingResponseSchema })
-  .meta({ id: 'ListPayrollsResponse', description: 'A page of payrolls, newest first' });
+  .meta({ id: 'ListPayrollsResponse', description: 'A page of payrolls, newest first', example: { payrolls: [payrollExample], paging: pagingExample } });
 
 export function toPayrollRecord(
   row: Pick<

@@ -114,7 +114,8 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/admin/payrolls/:payroll_id/employees',
     operationId: 'admin_list_employees',
-    summary: "Operators: a payroll's employees with their employments, newest first, optionally by employment status",
+    summary: "List a payroll's employees",
+    description: "Operators: a payroll's employees with their employments, newest first, optionally by employment status",
     tags: ['Administration'],
     auth: admin('admin:read'),
     params: payrollParams,
@@ -134,7 +135,8 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/admin/payrolls/:payroll_id/employees/:employee_id',
     operationId: 'admin_get_employee',
-    summary: 'Operators: one employee and its employment on the payroll',
+    summary: 'Get an employee on a payroll',
+    description: 'Operators: one employee and its employment on the payroll',
     tags: ['Administration'],
     auth: admin('admin:read'),
     params: employeeParams,
@@ -152,7 +154,8 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/admin/payrolls/:payroll_id/employees',
     operationId: 'admin_create_employee',
-    summary:
+    summary: 'Add an employee to a payroll',
+    description:
       "Operators: add an employee to a payroll (the provider's employee with the same national registration number, date of birth and family name gets a second employment); audited",
     tags: ['Administration'],
     auth: admin('admin:write'),
@@ -181,7 +184,8 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
     method: 'PATCH',
     url: '/admin/payrolls/:payroll_id/employees/:employee_id',
     operationId: 'admin_update_employee',
-    summary:
+    summary: 'Change an employee on a payroll',
+    description:
       "Operators: change an employee's record on a payroll; billers holding mandates hear of it and a status change moves their mandates, as a provider's push does; audited",
     tags: ['Administration'],
     auth: admin('admin:write'),
@@ -210,7 +214,8 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/admin/payrolls/:payroll_id/employees/:employee_id/leave',
     operationId: 'admin_record_leaver',
-    summary:
+    summary: 'Record a leaver',
+    description:
       'Operators: the employee left on end_date; as for a leaver pushed by the provider, running mandates end and their pending payment requests are cancelled; audited',
     tags: ['Administration'],
     auth: admin('admin:write'),
@@ -244,7 +249,8 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
       method: 'POST',
       url: '/admin/payrolls/:payroll_id/employees/import',
       operationId: 'admin_import_employees',
-      summary:
+      summary: "Import a payroll's employees (CSV)",
+      description:
         "Operators: import a payroll's employees and employments from a CSV file (text/csv), upserting by payroll reference; dry_run validates only; bad rows are listed and nothing is applied unless partial; the same file again changes nothing",
       tags: ['Administration'],
       auth: admin('admin:write'),

@@ -75,7 +75,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/admin/bank-holidays',
     operationId: 'list_bank_holidays',
-    summary: "Operators: a region's bank holidays in a year, the published (library) ones and the one-off days operators added, each marked by source",
+    summary: "List a region's bank holidays",
+    description: "Operators: a region's bank holidays in a year, the published (library) ones and the one-off days operators added, each marked by source",
     tags: ['Administration'],
     auth: read,
     query: listBankHolidaysQuery,
@@ -94,7 +95,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/admin/bank-holidays',
     operationId: 'add_bank_holiday',
-    summary:
+    summary: 'Add a one-off bank holiday',
+    description:
       "Operators: add a one-off bank holiday to a region; the lock dates of the region's payrolls' unlocked pay dates are recomputed in the same transaction; audited",
     tags: ['Administration'],
     auth: write,
@@ -116,7 +118,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'DELETE',
     url: '/admin/bank-holidays/:region/:date',
     operationId: 'remove_bank_holiday',
-    summary:
+    summary: 'Remove a one-off bank holiday',
+    description:
       "Operators: remove a one-off bank holiday an operator added; the region's unlocked lock dates are recomputed; published bank holidays cannot be removed; audited",
     tags: ['Administration'],
     auth: write,
@@ -146,7 +149,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'GET',
     url: '/admin/payrolls/:payroll_id/pay-dates',
     operationId: 'list_payroll_pay_dates',
-    summary: "Operators: a payroll's pay dates with cut-offs, pay periods, lock dates and whether each is locked",
+    summary: "List a payroll's pay dates",
+    description: "Operators: a payroll's pay dates with cut-offs, pay periods, lock dates and whether each is locked",
     tags: ['Administration'],
     auth: read,
     params: payrollParams,
@@ -171,7 +175,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/admin/payrolls/:payroll_id/pay-calendar/generate',
     operationId: 'generate_pay_calendar',
-    summary:
+    summary: 'Generate a pay calendar from a rule',
+    description:
       "Operators: generate a payroll's pay dates from a rule for a horizon; they replace its unlocked pay dates in the horizon, with the bank holidays of the payroll's region; audited",
     tags: ['Administration'],
     auth: write,
@@ -193,7 +198,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/admin/payrolls/:payroll_id/pay-calendar/import',
     operationId: 'import_pay_calendar',
-    summary:
+    summary: 'Import a pay calendar (CSV)',
+    description:
       "Operators: import a payroll's pay dates from a text/csv body (pay_date,payroll_cutoff_date[,pay_period]); they replace its unlocked pay dates from the file's first to its last; a file with a bad row changes nothing and every bad row is reported (line, column, reason); audited",
     tags: ['Administration'],
     auth: write,
@@ -220,7 +226,8 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     method: 'POST',
     url: '/admin/payrolls/:payroll_id/pay-calendar/sync',
     operationId: 'sync_pay_calendar',
-    summary:
+    summary: 'Sync a pay calendar from the provider',
+    description:
       "Operators: fetch a payroll's calendar from its provider's payroll information operation now; it replaces the unlocked pay dates from its first to its last; audited",
     tags: ['Administration'],
     auth: write,
