@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import { bankHolidayRegions } from '../calendars/bank-holidays.ts';
 import { addBankHoliday, listBankHolidays, removeBankHoliday } from '../calendars/bank-holiday-service.ts';
@@ -18,30 +18,14 @@ import type {
 } from '../calendars/pay-calendar-resource.ts';
 import { payCalendarRuleSchema } from '../calendars/pay-calendar-resource.ts';
 import { loadConfig } from '../config/config.ts';
-import { createDatabase, type Database } from '../db/connection.ts';
 import type { BankHolidayRegion } from '../db/tables.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { InvalidError } from '../shared/domain-errors.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
-import { reportRefusal } from './failures.ts';
-import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
+import { withDatabase } from './command-database.ts';
+import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 
-/** One database connection for one command; a refusal (unknown payroll, locked pay date) is one line and exit code 1. */
-async function withDatabase(work: (db: Database) => Promise<void>): Promise<void> {
-  const db = createDatabase(loadConfig().DATABASE_URL, 1);
-  try {
-    await work(db);
-  } catch (error) {
-    reportRefusal(error);
-  } finally {
-    await db.destroy();
-  }
-}
 
-function parseWholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
-}
 
 const regionOption = () => new Option('--region <region>', 'bank-holiday region').choices(bankHolidayRegions).makeOptionMandatory();
 const byOption = ['--by <name>', 'who makes the change (default: the OS user)'] as const;

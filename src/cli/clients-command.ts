@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { loadConfig } from '../config/config.ts';
 import { cliActor } from '../audit/audit-service.ts';
 import type { ClientResource } from '../auth/client-resource.ts';
 import {
@@ -14,10 +13,10 @@ import {
 } from '../auth/clients-service.ts';
 import { CLIENT_CACHE_TTL_MS } from '../auth/revocation.ts';
 import { scopes, scopeSchema, type Scope } from '../auth/scopes.ts';
-import { createDatabase, type Database } from '../db/connection.ts';
+import type { Database } from '../db/connection.ts';
 import type { ClientRole } from '../db/tables.ts';
 import { MAX_PAGE_SIZE } from '../shared/paging.ts';
-import { reportRefusal } from './failures.ts';
+import { withDatabase } from './command-database.ts';
 import { operatorName, parseUuidOption } from './options.ts';
 
 function parseScopes(value: string): Scope[] {
@@ -30,17 +29,6 @@ export function formatClientLine(client: ClientResource): string {
   return `${client.id}  ${client.role.padEnd(16)} ${state.padEnd(40)} secret v${client.secret_version}  ${keys}  ${client.name}`;
 }
 
-/** One database connection for one command; a refusal (unknown client, already disabled) is one line and exit code 1. */
-async function withDatabase(work: (db: Database) => Promise<void>): Promise<void> {
-  const db = createDatabase(loadConfig().DATABASE_URL, 1);
-  try {
-    await work(db);
-  } catch (error) {
-    reportRefusal(error);
-  } finally {
-    await db.destroy();
-  }
-}
 
 const takesEffect = `Takes effect on every API process within ${CLIENT_CACHE_TTL_MS / 1000} s.`;
 

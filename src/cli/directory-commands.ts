@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import { loadConfig } from '../config/config.ts';
-import { createDatabase, type Database } from '../db/connection.ts';
 import { PAYROLL_REGIONS, type PayrollProviderResource } from '../payroll-providers/payroll-provider-resource.ts';
 import {
   changePayrollProvider,
@@ -18,8 +17,8 @@ import { toCollectionAccountResource, type CollectionAccountResource } from '../
 import { collectionAccountHistory, replaceCollectionAccount } from '../payouts/collection-account-service.ts';
 import { MAX_PAGE_SIZE, type PagingQuery } from '../shared/paging.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
-import { reportRefusal } from './failures.ts';
-import { operatorName, parseUuidOption } from './options.ts';
+import { withDatabase } from './command-database.ts';
+import { operatorName, parseUuidOption, parseWholeNumber } from './options.ts';
 
 // Setting up an installation from the command line: payroll providers, employers, payrolls and the
 // collection account, through the same use cases (and the same audit log) as /admin/... in the API.
@@ -27,22 +26,7 @@ import { operatorName, parseUuidOption } from './options.ts';
 const OPT_IN_STATUSES = ['pending', 'opted_in', 'opted_out'] as const;
 const FREQUENCIES = ['weekly', 'fortnightly', 'four_weekly', 'monthly', 'unknown'] as const;
 
-function parseWholeNumber(value: string): number {
-  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
-}
 
-/** One connection for one command; a refusal (unknown id, invalid input) is one line and exit code 1. */
-async function withDatabase(work: (db: Database) => Promise<void>): Promise<void> {
-  const db = createDatabase(loadConfig().DATABASE_URL, 1);
-  try {
-    await work(db);
-  } catch (error) {
-    reportRefusal(error);
-  } finally {
-    await db.destroy();
-  }
-}
 
 /** Every page of a listing, for a command that prints them all. */
 async function allPages<T>(fetch: (paging: PagingQuery) => Promise<{ items: T[]; after: string | null }>): Promise<T[]> {

@@ -19,3 +19,8 @@ export function parseUuidOption(value: string): string {
 export function operatorName(by: string | undefined): string {
   return by?.trim() || userInfo().username;
 }
+
+export function parseWholeNumber(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}

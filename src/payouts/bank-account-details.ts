@@ -17,6 +17,22 @@ export interface BankAccountViolation {
 
 export const ACCOUNT_HOLDER_NAME_MAX_LENGTH = 140;
 
+/** An account number in an audit record: enough to tell two accounts apart, not enough to pay into. */
+function maskedAccountNumber(accountNumber: string): string {
+  return `****${accountNumber.slice(-4)}`;
+}
+
+/** What the audit log keeps of a collection or beneficiary account. */
+export function accountAuditSummary(account: UkBankAccount & { id: string; currency: string }) {
+  return {
+    account_id: account.id,
+    currency: account.currency,
+    sort_code: account.sort_code,
+    account_number: maskedAccountNumber(account.account_number),
+    account_holder_name: account.account_holder_name,
+  };
+}
+
 /**
  * What is wrong with an account's details, field by field (none: the account is acceptable). The
  * sort code is written NN-NN-NN, the account number is exactly 8 digits (shorter numbers are padded

@@ -6,7 +6,7 @@ import type { BeneficiaryAccountsTable } from '../db/tables.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { invalidInput } from '../shared/invalid-input.ts';
 import { currencySchema, isUuid } from '../shared/schemas.ts';
-import { bankAccountObject } from './bank-account-details.ts';
+import { accountAuditSummary, bankAccountObject } from './bank-account-details.ts';
 import {
   deactivateBeneficiaryAccount,
   findBillerClient,
@@ -21,20 +21,7 @@ export const newBeneficiaryAccountSchema = bankAccountObject({ currency: currenc
 
 export type NewBeneficiaryAccount = z.infer<typeof newBeneficiaryAccountSchema>;
 
-/** An account number in an audit record: enough to tell two accounts apart, not enough to pay into. */
-export function maskedAccountNumber(accountNumber: string): string {
-  return `****${accountNumber.slice(-4)}`;
-}
 
-function accountSummary(account: BeneficiaryAccountRow) {
-  return {
-    account_id: account.id,
-    currency: account.currency,
-    sort_code: account.sort_code,
-    account_number: maskedAccountNumber(account.account_number),
-    account_holder_name: account.account_holder_name,
-  };
-}
 
 export interface AccountReplacement {
   previous: BeneficiaryAccountRow | undefined;
@@ -72,8 +59,8 @@ export async function replaceBeneficiaryAccount(
     resourceType: 'biller',
     resourceId: billerClientId,
     reason,
-    before: retired ? accountSummary(retired) : null,
-    after: accountSummary(current),
+    before: retired ? accountAuditSummary(retired) : null,
+    after: accountAuditSummary(current),
   });
   return { previous: retired, current };
 }

@@ -5,8 +5,7 @@ import type { CollectionAccountsTable } from '../db/tables.ts';
 import { InvalidError } from '../shared/domain-errors.ts';
 import { invalidInput } from '../shared/invalid-input.ts';
 import { currencySchema } from '../shared/schemas.ts';
-import { bankAccountObject, type UkBankAccount } from './bank-account-details.ts';
-import { maskedAccountNumber } from './beneficiary-account-service.ts';
+import { accountAuditSummary, bankAccountObject, type UkBankAccount } from './bank-account-details.ts';
 import {
   addCollectionAccount,
   deactivateCollectionAccount,
@@ -20,15 +19,6 @@ export const newCollectionAccountSchema = bankAccountObject({ currency: currency
 
 export type NewCollectionAccount = UkBankAccount & { currency: string };
 
-function accountSummary(account: CollectionAccountRow) {
-  return {
-    account_id: account.id,
-    currency: account.currency,
-    sort_code: account.sort_code,
-    account_number: maskedAccountNumber(account.account_number),
-    account_holder_name: account.account_holder_name,
-  };
-}
 
 /**
  * Where employers remit deductions in a currency from now on. The account it replaces is
@@ -56,8 +46,8 @@ export async function replaceCollectionAccount(
     resourceType: 'collection_account',
     resourceId: currency,
     reason,
-    before: retired ? accountSummary(retired) : null,
-    after: accountSummary(current),
+    before: retired ? accountAuditSummary(retired) : null,
+    after: accountAuditSummary(current),
   });
   return { previous: retired, current };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PayoutItemsTable, PayoutsTable } from '../db/tables.ts';
 import { toMajorUnits } from '../money/major-units.ts';
 import { paymentInformationSchema } from '../payroll-providers/reference-schemas.ts';
-import { exampleIds, exampleInstants } from '../shared/examples.ts';
+import { exampleIds } from '../shared/examples.ts';
 import { pagingExample, pagingResponseSchema } from '../shared/paging.ts';
 import { isoInstant } from '../shared/schemas.ts';
 

@@ -239,13 +239,15 @@ export async function updateEmployment(db: Executor, employmentId: string, field
     .executeTakeFirstOrThrow();
 }
 
-/** One employee as a member of one payroll: the employee row and that employment together. */
-export async function findEmployeeOnPayroll(db: Executor, employeeId: string, payrollId: string) {
+/**
+ * Employees as members of payrolls: each employee row with its employment, without ids, which each
+ * caller names as it needs (the employee's, or the employment's for paging).
+ */
+export function selectEmployeesOnPayrolls(db: Executor) {
   return db
     .selectFrom('employments')
     .innerJoin('employees', 'employees.id', 'employments.employee_id')
     .select([
-      'employees.id',
       'employments.payroll_id',
       'employees.payroll_provider_id',
       'employees.given_name',
@@ -264,7 +266,13 @@ export async function findEmployeeOnPayroll(db: Executor, employeeId: string, pa
       'employments.currency',
       'employments.created_at',
       sql<Date>`greatest(employees.updated_at, employments.updated_at)`.as('updated_at'),
-    ])
+    ]);
+}
+
+/** One employee as a member of one payroll: the employee row and that employment together. */
+export async function findEmployeeOnPayroll(db: Executor, employeeId: string, payrollId: string) {
+  return selectEmployeesOnPayrolls(db)
+    .select('employees.id')
     .where('employments.employee_id', '=', employeeId)
     .where('employments.payroll_id', '=', payrollId)
     .executeTakeFirst();

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { EmploymentStatus, ContractType } from '../db/tables.ts';
+import type { ContractType, EmployeeImportRunsTable, EmploymentStatus } from '../db/tables.ts';
 import { LIVE_MANDATE_STATUSES } from './employment-change-repository.ts';
 
 // A bulk import works set-based: good rows are staged in a temporary table of the importing
@@ -284,20 +284,7 @@ export async function applyImportSlice(
   `.execute(trx);
 }
 
-export interface NewImportRun {
-  payroll_id: string;
-  file_sha256: string;
-  partial: boolean;
-  rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  left_count: number;
-  rejected: number;
-  error_count: number;
-  imported_by: string;
-  started_at: Date;
-}
+export type NewImportRun = Omit<Insertable<EmployeeImportRunsTable>, 'id' | 'finished_at'>;
 
 export async function insertImportRun(trx: Executor, run: NewImportRun) {
   return trx.insertInto('employee_import_runs').values(run).returning(['id', 'finished_at']).executeTakeFirstOrThrow();

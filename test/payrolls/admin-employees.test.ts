@@ -314,5 +314,5 @@ describe('deductions employees', () => {
     const unknown = await deductions(['employees', 'show', '--payroll', payroll.id, '--employee', crypto.randomUUID()]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim()).toMatch(/was not found$/);
-  });
+  }, 120_000);
 });
