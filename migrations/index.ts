@@ -18,6 +18,7 @@ import * as auditLog from './20261124300000_audit_log.ts';
 import * as clientSecretVersions from './20261124310000_client_secret_versions.ts';
 import * as beneficiaryAccountHistory from './20261124320000_beneficiary_account_history.ts';
 import * as administration from './20261125000000_administration.ts';
+import * as sandboxes from './20261125030000_sandboxes.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '20261124310000_client_secret_versions': clientSecretVersions,
   '20261124320000_beneficiary_account_history': beneficiaryAccountHistory,
   '20261125000000_administration': administration,
+  '20261125030000_sandboxes': sandboxes,
 };

@@ -19,7 +19,12 @@ export type AuditAction =
   | 'client.disabled'
   | 'client.enabled'
   | 'client.secret_rotated'
-  | 'client.api_key_rotated';
+  | 'client.api_key_rotated'
+  | 'sandbox.created'
+  | 'sandbox.pay_date_locked'
+  | 'sandbox.provider_pulled'
+  | 'sandbox.confirmed'
+  | 'sandbox.paid_out';
 
 export interface AuditedAction {
   actor: Actor;

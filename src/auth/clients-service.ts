@@ -24,6 +24,8 @@ export interface NewClientRequest {
   role: ClientRole;
   scopes?: readonly Scope[];
   payrollProviderId?: string | null;
+  /** A sandbox client sees only sandbox data (see Caller.sandbox); false unless given. */
+  sandbox?: boolean;
 }
 
 export interface IssuedCredentials {
@@ -56,6 +58,7 @@ export async function createClient(db: Executor, request: NewClientRequest): Pro
     secret_hash: hashSecret(clientSecret),
     scopes,
     payroll_provider_id: request.payrollProviderId ?? null,
+    sandbox: request.sandbox ?? false,
   });
   await insertApiKey(db, client.id, hashSecret(apiKey), keyPrefix(apiKey));
   return { clientId: client.id, clientSecret, apiKey, role: client.role, scopes };

@@ -18,6 +18,8 @@ export const scopes = [
   /** Operators: see and manage clients (list; disable, enable, rotate secrets and API keys). */
   'admin:read',
   'admin:write',
+  /** Sandbox billers only: drive a sandbox pay date through lock, provider pull, confirmation and payout. */
+  'sandbox:simulate',
 ] as const;
 
 export const scopeSchema = z.enum(scopes);

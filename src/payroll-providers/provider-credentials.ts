@@ -25,6 +25,8 @@ export interface NewPayrollProvider {
   apiClientId: string | null;
   apiClientSecret: string | null;
   leadTimeWorkingDays: number;
+  /** A sandbox provider: its data is seen only by sandbox clients. False unless given. */
+  sandbox?: boolean;
 }
 
 /** A payroll provider with its API credentials; the client secret is stored sealed. */
@@ -36,6 +38,7 @@ export async function registerPayrollProvider(db: Executor, secrets: SecretBox, 
     api_client_id: provider.apiClientId,
     api_client_secret: provider.apiClientSecret === null ? null : sealProviderClientSecret(secrets, provider.apiClientSecret),
     lead_time_working_days: provider.leadTimeWorkingDays,
+    sandbox: provider.sandbox ?? false,
   });
 }
 
