@@ -12,6 +12,7 @@ import { registerNightlyCommand } from './nightly-command.ts';
 import { registerBeneficiaryAccountCommands, registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
 import { registerSecretsCommands } from './secrets-command.ts';
+import { registerSandboxCommands } from './sandbox-commands.ts';
 import { registerStatusCommand } from './status-command.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
@@ -44,6 +45,7 @@ export function buildProgram(composition: Composition): Command {
   registerStatusCommand(program);
   registerAuditCommand(program);
   registerSecretsCommands(program);
+  registerSandboxCommands(program);
   return program;
 }
 

@@ -13,10 +13,11 @@ import { registerConfirmationRoutes } from './routes/confirmation-routes.ts';
 import { registerReportRoutes } from './routes/report-routes.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-routes.ts';
 import { registerClientRoutes } from './routes/client-routes.ts';
+import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
-  registerWebhookEndpointRoutes, registerClientRoutes];
+  registerWebhookEndpointRoutes, registerClientRoutes, registerSandboxRoutes];
