@@ -16,7 +16,7 @@ import { reconcilePayDate, type ReconciliationSummary } from '../reconciliation/
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
-import { freezePayDate } from '../snapshots/freeze-service.ts';
+import { FreezeError, freezePayDate } from '../snapshots/freeze-service.ts';
 import { findPayDate } from '../snapshots/snapshot-repository.ts';
 import { confirmationWithOutcomes, type DeductionOutcome } from './sandbox-confirmations.ts';
 import { nextSandboxPayDate } from './sandbox-pay-date.ts';
@@ -86,7 +86,13 @@ export async function simulateLock(deps: SimulationDeps, audit: Executor, caller
     target = next;
   }
   const entry = await calendarEntry(deps.db, payrollId, target);
-  const { frozen } = await freezeThenPushInstructions(deps.db, deps.adapterFor, () => freezePayDate(deps.db, payrollId, target, { limits: deps.limits }));
+  const { frozen } = await freezeThenPushInstructions(deps.db, deps.adapterFor, () => freezePayDate(deps.db, payrollId, target, { limits: deps.limits })).catch(
+    (error: unknown) => {
+      // What stops a freeze here (no collection account in the currency yet) stops the nightly lock too: the installation's to fix.
+      if (error instanceof FreezeError) throw new ConflictError('pay-date-not-lockable', `Pay date ${target} cannot be locked: ${error.message}`);
+      throw error;
+    },
+  );
   const lock: SandboxLock = {
     payroll_id: payrollId,
     pay_date: target,
