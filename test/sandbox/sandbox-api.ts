@@ -31,7 +31,7 @@ export function sandboxCredentials(sandbox: SandboxDescription) {
   return { clientId, clientSecret, apiKey };
 }
 
-export type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ statusCode: number; json: () => any }>;
+export type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ statusCode: number; body: string; json: () => any }>;
 
 /** Calls as one client: bearer token and API key, an Idempotency-Key on every POST. */
 export async function callerOf(app: FastifyInstance, credentials: { clientId: string; clientSecret: string; apiKey: string }): Promise<Call> {
