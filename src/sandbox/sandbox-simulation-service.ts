@@ -14,7 +14,7 @@ import type { SandboxConfirmation, SandboxLock, SandboxPayout } from './sandbox-
 import { markPayoutPaid, runPayoutsOfBiller } from '../payouts/payout-service.ts';
 import { reconcilePayDate, type ReconciliationSummary } from '../reconciliation/reconciliation-service.ts';
 import type { Caller } from '../shared/caller.ts';
-import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { FreezeError, freezePayDate } from '../snapshots/freeze-service.ts';
 import { findPayDate } from '../snapshots/snapshot-repository.ts';
@@ -41,10 +41,14 @@ export interface SimulationDeps {
 
 const today = (deps: SimulationDeps) => serviceToday(deps.now ?? new Date(), deps.timeZone);
 
-/** The caller's sandbox; a live client has none, whatever scopes it was given. */
+/**
+ * The caller's sandbox. A live client has none, whatever scopes it was given (only sandbox billers
+ * get sandbox:simulate; an operator could grant it by hand): to it the sandbox, like every sandbox
+ * payroll, does not exist.
+ */
 async function sandboxOf(db: Executor, caller: Caller): Promise<SandboxRow> {
   const sandbox = caller.sandbox ? await findSandboxOfBiller(db, caller.clientId) : undefined;
-  if (!sandbox) throw new ForbiddenError('not-a-sandbox-client', 'Simulation operations are for sandbox billers only (see `deductions sandbox create`)');
+  if (!sandbox) throw new NotFoundError(`Sandbox of client ${caller.clientId}`);
   return sandbox;
 }
 

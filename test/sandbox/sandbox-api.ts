@@ -36,8 +36,11 @@ export type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Prom
 /** Calls as one client: bearer token and API key, an Idempotency-Key on every POST. */
 export async function callerOf(app: FastifyInstance, credentials: { clientId: string; clientSecret: string; apiKey: string }): Promise<Call> {
   const headers = await authHeaders(app, credentials);
-  return (method, url, body) =>
-    injectJson(app, { method, url, headers: method === 'POST' ? { ...headers, 'idempotency-key': randomUUID() } : headers, ...(body === undefined ? {} : { body }) });
+  return (method, url, body) => {
+    const options: Parameters<typeof injectJson>[1] = { method, url, headers: method === 'POST' ? { ...headers, 'idempotency-key': randomUUID() } : headers };
+    if (body !== undefined) options.body = body as object;
+    return injectJson(app, options);
+  };
 }
 
 export function mandateBody(person: { employee_id: string; payroll_id: string; given_name: string; family_name: string; date_of_birth: string | null }, reference: string) {

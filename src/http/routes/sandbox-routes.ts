@@ -20,7 +20,8 @@ import { defineRoute } from '../route.ts';
 
 // The simulation operations of sandbox mode: a sandbox biller drives its sandbox payroll's pay date
 // through lock, provider pull, confirmation and payout without waiting for the calendar. Only sandbox
-// billers hold the sandbox:simulate scope; a live client is refused (403) whatever it holds.
+// billers hold the sandbox:simulate scope (a live client is refused with 403); a live client given it
+// anyway finds no sandbox (404), as it finds no sandbox payroll.
 
 // Unknown or malformed ids and dates are 404s, as for any id in a path.
 const payDateParams = z.strictObject({ payroll_id: z.string(), pay_date: z.string() });
@@ -29,7 +30,7 @@ const problem = { schema: problemDetailsSchema, contentType: 'application/proble
 const simulate = { kind: 'both', scope: 'sandbox:simulate', roles: ['biller'] } as const;
 const refusals = {
   400: { description: 'Idempotency-Key missing or not a UUID', ...problem },
-  403: { description: 'Not a sandbox biller (a live client, or without the sandbox:simulate scope)', ...problem },
+  403: { description: 'Without the sandbox:simulate scope (live clients)', ...problem },
 } as const;
 
 export const registerSandboxRoutes: RouteModule = (app, deps) => {
@@ -54,7 +55,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     responses: {
       200: { description: 'Locked now, or found locked (created false)', schema: sandboxLockEnvelopeSchema },
       ...refusals,
-      404: { description: 'Not a payroll of your sandbox, or no such pay date', ...problem },
+      404: { description: 'Not a payroll of your sandbox (or you have no sandbox), or no such pay date', ...problem },
       409: { description: '`next` asked, and the calendar has no open pay date left', ...problem },
     },
     effect: async (ctx, trx) => ({
@@ -75,7 +76,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     responses: {
       200: { description: 'The deduction data, as the provider receives it (amounts in major units)', schema: deductionDataResponseSchema },
       ...refusals,
-      404: { description: 'Not a payroll of your sandbox, or no such pay date', ...problem },
+      404: { description: 'Not a payroll of your sandbox (or you have no sandbox), or no such pay date', ...problem },
       409: { description: 'The pay date is not locked yet', ...problem },
     },
     effect: async (ctx, trx) => ({
@@ -98,7 +99,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     responses: {
       200: { description: 'The confirmation and the reconciliation that followed', schema: sandboxConfirmationResponseSchema },
       ...refusals,
-      404: { description: 'Not a payroll of your sandbox, or no such pay date', ...problem },
+      404: { description: 'Not a payroll of your sandbox (or you have no sandbox), or no such pay date', ...problem },
       409: { description: 'The pay date is not locked yet, or its deduction data asks for nothing', ...problem },
       422: { description: 'Invalid body, or outcomes for employees not in the deduction data', ...problem },
     },
@@ -126,6 +127,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     responses: {
       200: { description: 'The payouts made, marked paid', schema: sandboxPayoutResponseSchema },
       ...refusals,
+      404: { description: 'You have no sandbox (a live client)', ...problem },
       409: { description: 'Nothing collected is waiting for a payout', ...problem },
     },
     effect: async (ctx, trx) => ({ status: 200, body: await simulatePayout(simulation, trx, ctx.caller) }),
