@@ -1,4 +1,5 @@
 import { isPayDateOpen } from '../calendars/target-pay-date.ts';
+import { addWorkingDays } from '../calendars/working-days.ts';
 
 export interface SandboxCalendarEntry {
   pay_date: string;
@@ -18,4 +19,22 @@ export function nextSandboxPayDate(calendar: readonly SandboxCalendarEntry[], to
     .map((entry) => entry.pay_date)
     .sort();
   return open[0] ?? null;
+}
+
+/**
+ * The date a simulated payout carries: the day the daily run would have paid the latest collected pay
+ * date (the settlement delay in working days after it), or, when the biller already had a payout on or
+ * after that day (two payrolls paying on one date, driven one after the other), the next working day
+ * after its latest: a biller gets one payout per currency and date, so each simulation needs a day of
+ * its own.
+ */
+export function sandboxPayoutDate(
+  latestCollectedPayDate: string,
+  latestPayoutDate: string | null,
+  settlementDelayWorkingDays: number,
+  holidays: ReadonlySet<string>,
+): string {
+  const due = addWorkingDays(latestCollectedPayDate, settlementDelayWorkingDays, holidays);
+  if (latestPayoutDate === null || latestPayoutDate < due) return due;
+  return addWorkingDays(latestPayoutDate, 1, holidays);
 }

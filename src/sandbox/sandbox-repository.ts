@@ -106,6 +106,16 @@ export async function findLatestUnpaidPayDate(db: Executor, billerClientId: stri
   return row?.pay_date ?? undefined;
 }
 
+/** The date of the biller's latest payout, whatever became of it. */
+export async function findLatestPayoutDate(db: Executor, billerClientId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('payouts')
+    .select((eb) => eb.fn.max('payout_date').as('payout_date'))
+    .where('biller_client_id', '=', billerClientId)
+    .executeTakeFirst();
+  return row?.payout_date ?? null;
+}
+
 /** The biller's payment requests a payroll pay date attempted to collect, as they stand now. */
 export async function listPaymentsAttemptedOn(db: Executor, billerClientId: string, payrollId: string, payDate: string) {
   return db

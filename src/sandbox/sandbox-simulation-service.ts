@@ -1,7 +1,6 @@
 import { clientActor, recordAction } from '../audit/audit-service.ts';
 import { listPayDates, loadHolidays } from '../calendars/calendar-repository.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
-import { addWorkingDays } from '../calendars/working-days.ts';
 import type { Database, Executor } from '../db/connection.ts';
 import { getDeductionData } from '../deduction-data/deduction-data-service.ts';
 import type { DeductionDataResponse } from '../deduction-data/deduction-data-resource.ts';
@@ -19,8 +18,8 @@ import { isUuid } from '../shared/schemas.ts';
 import { FreezeError, freezePayDate } from '../snapshots/freeze-service.ts';
 import { findPayDate } from '../snapshots/snapshot-repository.ts';
 import { confirmationWithOutcomes, type DeductionOutcome } from './sandbox-confirmations.ts';
-import { nextSandboxPayDate } from './sandbox-pay-date.ts';
-import { findLatestUnpaidPayDate, findPayrollOfProvider, findSandboxOfBiller, listPaymentsAttemptedOn, type SandboxRow } from './sandbox-repository.ts';
+import { nextSandboxPayDate, sandboxPayoutDate } from './sandbox-pay-date.ts';
+import { findLatestPayoutDate, findLatestUnpaidPayDate, findPayrollOfProvider, findSandboxOfBiller, listPaymentsAttemptedOn, type SandboxRow } from './sandbox-repository.ts';
 
 // The simulation operations drive a sandbox pay date through what the night, the payroll provider
 // and the bank would do, through the very services they use: the freeze (snapshot and instruction
@@ -232,8 +231,8 @@ async function reconcileWithLaterPayDates(deps: SimulationDeps, payrollId: strin
 
 /**
  * Payout now: the payout run for this sandbox biller alone, on the date the daily run would have paid
- * its latest collected pay date (settlement delay after it), then the bank's answer "paid". The daily
- * run pays live billers only.
+ * its latest collected pay date (sandboxPayoutDate), then the bank's answer "paid". The daily run pays
+ * live billers only.
  */
 export async function simulatePayout(deps: SimulationDeps, audit: Executor, caller: Caller): Promise<SandboxPayout> {
   await sandboxOf(deps.db, caller);
@@ -241,7 +240,7 @@ export async function simulatePayout(deps: SimulationDeps, audit: Executor, call
   if (!latest) {
     throw new ConflictError('nothing-to-pay-out', 'Nothing collected is waiting for a payout: confirm a locked pay date first');
   }
-  const payoutDate = addWorkingDays(latest, deps.settlementDelayWorkingDays, await loadHolidays(deps.db));
+  const payoutDate = sandboxPayoutDate(latest, await findLatestPayoutDate(deps.db, caller.clientId), deps.settlementDelayWorkingDays, await loadHolidays(deps.db));
   const run = await runPayoutsOfBiller(deps.db, caller.clientId, { payoutDate, settledThrough: latest });
   const failed = run.groups.find((group) => group.outcome === 'failed');
   if (failed?.outcome === 'failed') throw new Error(`sandbox payout of ${failed.currency} failed: ${failed.error}`);

@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await startTestApp();
   await createCollectionAccount(t.db);
   const live = await createBiller(t.db);
-  sandbox = await makeSandbox(t.db, t.config, live.clientId, { employers: 3, employees: 8 });
+  sandbox = await makeSandbox(t.db, t.config, live.clientId, { employers: 4, employees: 8 });
   call = await callerOf(t.app, sandboxCredentials(sandbox));
 });
 afterAll(async () => t?.close());
@@ -27,7 +27,12 @@ async function ok(method: 'GET' | 'POST', url: string, body?: unknown, status = 
 }
 
 /** Availability, mandate, enablement and a payment request for one person, as a biller's onboarding does. */
-async function enrol(person: { national_registration_number: string | null; family_name: string; given_name: string; date_of_birth: string | null }, amount: number, reference: string) {
+async function enrol(
+  person: { national_registration_number: string | null; family_name: string; given_name: string; date_of_birth: string | null },
+  amount: number,
+  reference: string,
+  allowPostDueDateDeduction = true,
+) {
   const check = await ok('POST', '/deductions/availability/full', {
     availability_check: {
       national_registration_number: person.national_registration_number,
@@ -46,14 +51,14 @@ async function enrol(person: { national_registration_number: string | null; fami
   expect(mandate.status).toBe('pending_enablement');
   const { enablement } = await ok('POST', '/deductions/enablement', { enablement: { employee_id: job.employee_id, payroll_id: payrollId, mandate_id: mandate.id } });
   expect(enablement.status).toBe('enabled');
-  const { payment } = await ok('POST', '/payments', { payment_record: { mandate_id: mandate.id, amount, currency: 'GBP', due_date: null, allow_post_due_date_deduction: true } });
+  const { payment } = await ok('POST', '/payments', { payment_record: { mandate_id: mandate.id, amount, currency: 'GBP', due_date: null, allow_post_due_date_deduction: allowPostDueDateDeduction } });
   expect(payment.status).toBe('pending');
   return { employeeId: job.employee_id as string, payrollId, mandateId: mandate.id as string, payment };
 }
 
-/** Two confirmed people whose only job is active, on the same payroll of an opted-in employer, not yet enrolled. */
+/** Two confirmed people whose only job is active, on a payroll of an opted-in employer that has no mandate yet. */
 async function twoColleagues() {
-  const taken = await t.db.selectFrom('mandates').select('employee_id').execute();
+  const taken = await t.db.selectFrom('mandates').select('payroll_id').execute();
   const rows = await t.db
     .selectFrom('employments')
     .innerJoin('employees', 'employees.id', 'employments.employee_id')
@@ -66,7 +71,7 @@ async function twoColleagues() {
     .orderBy('employments.payroll_id')
     .orderBy('employments.payroll_reference')
     .execute();
-  const free = rows.filter((row) => !taken.some((m) => m.employee_id === row.id));
+  const free = rows.filter((row) => !taken.some((m) => m.payroll_id === row.payroll_id));
   const payrollId = free.find((row, i) => free.findIndex((other, j) => j !== i && other.payroll_id === row.payroll_id) >= 0)!.payroll_id;
   return free.filter((row) => row.payroll_id === payrollId).slice(0, 2);
 }
@@ -148,6 +153,23 @@ describe('a sandbox biller, through the API and the simulation operations only',
     expect(partial).toMatchObject({ status: 'pending', collected_amount: 5_000, paid_out_amount: 5_000, attempts: 1 });
     expect(left).toMatchObject({ status: 'pending', collected_amount: 0, paid_out_amount: 0, attempts: 1 });
     expect(partial.target_pay_date > lock.pay_date && left.target_pay_date > lock.pay_date).toBe(true);
+  });
+
+  it('ends them partially_collected and failed when the requests do not allow deduction after their due date', async () => {
+    const [partly, leaver] = await twoColleagues();
+    const a = await enrol(partly!, 6_000, 'SANDBOX-PARTIAL-ONCE', false);
+    const b = await enrol(leaver!, 7_000, 'SANDBOX-LEAVER-ONCE', false);
+    const { lock } = await ok('POST', `/sandbox/payrolls/${a.payrollId}/pay-dates/next/lock`);
+    const confirmed = await ok('POST', `/sandbox/payrolls/${a.payrollId}/pay-dates/${lock.pay_date}/confirmation`, {
+      default_outcome: 'leaver',
+      outcomes: { [a.employeeId]: 'partial' },
+    });
+    expect(confirmed.outcomes).toEqual({ [a.employeeId]: 'partial', [b.employeeId]: 'leaver' });
+    expect(confirmed.reconciliation).toMatchObject({ collected: 3_000, carried: 0, failed: 1, partially: 1 });
+    const { payouts } = await ok('POST', '/sandbox/payouts');
+    expect(payouts).toEqual([expect.objectContaining({ status: 'paid', amount: 3_000 })]);
+    expect((await ok('GET', `/payments/${a.payment.id}`)).payment).toMatchObject({ status: 'partially_collected', collected_amount: 3_000, paid_out_amount: 3_000 });
+    expect((await ok('GET', `/payments/${b.payment.id}`)).payment).toMatchObject({ status: 'failed', collected_amount: 0 });
   });
 
   it('answers 422 for outcomes of employees not in the deduction data, and 409 for a pay date not locked yet', async () => {
