@@ -97,6 +97,10 @@ describe('a sandbox biller, through the API and the simulation operations only',
     expect(confirmed.confirmation).toMatchObject({ deduction_data_id: lock.deduction_data_id, total_amount: 125.5, employee_count: 1 });
     expect(confirmed.reconciliation).toMatchObject({ snapshot_status: 'reconciled', employees: 1, collected: 12_550 });
     expect(confirmed.payment_requests).toEqual([expect.objectContaining({ id: payment.id, status: 'collected', collected_amount: 12_550 })]);
+    // Confirming the same figures again (a retry with a new key) changes nothing.
+    const repeated = await ok('POST', `/sandbox/payrolls/${payrollId}/pay-dates/${lock.pay_date}/confirmation`);
+    expect(repeated.payment_requests).toEqual(confirmed.payment_requests);
+    expect(repeated.reconciliation).toMatchObject({ snapshot_status: 'reconciled', collected: 12_550 });
 
     const paid = await ok('POST', '/sandbox/payouts');
     expect(paid.settled_through).toBe(lock.pay_date);
