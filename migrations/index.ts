@@ -20,6 +20,7 @@ import * as beneficiaryAccountHistory from './20261124320000_beneficiary_account
 import * as administration from './20261125000000_administration.ts';
 import * as collectionAccountHistory from './20261125010000_collection_account_history.ts';
 import * as employeeImportRuns from './20261125020000_employee_import_runs.ts';
+import * as sandboxes from './20261125030000_sandboxes.ts';
 import * as paymentReferenceNumbers from './20261125040000_payment_reference_numbers.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
@@ -46,5 +47,6 @@ export const migrations: Record<string, Migration> = {
   '20261125000000_administration': administration,
   '20261125010000_collection_account_history': collectionAccountHistory,
   '20261125020000_employee_import_runs': employeeImportRuns,
+  '20261125030000_sandboxes': sandboxes,
   '20261125040000_payment_reference_numbers': paymentReferenceNumbers,
 };

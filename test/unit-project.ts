@@ -50,6 +50,7 @@ export const unitTestFiles: readonly string[] = [
   'test/reconciliation/revise-exceptions.test.ts',
   'test/sandbox/sandbox-confirmations.test.ts',
   'test/sandbox/sandbox-directory.test.ts',
+  'test/sandbox/sandbox-pay-date.test.ts',
   'test/sandbox/sandbox-server.test.ts',
   'test/schedules/instalment-due-dates.test.ts',
   'test/security/replay-masking.test.ts',

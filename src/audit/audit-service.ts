@@ -35,7 +35,12 @@ export type AuditAction =
   | 'employee.created'
   | 'employee.updated'
   | 'employee.left'
-  | 'employees.imported';
+  | 'employees.imported'
+  | 'sandbox.created'
+  | 'sandbox.pay_date_locked'
+  | 'sandbox.provider_pulled'
+  | 'sandbox.confirmed'
+  | 'sandbox.paid_out';
 
 export interface AuditedAction {
   actor: Actor;

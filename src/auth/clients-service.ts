@@ -25,6 +25,8 @@ export interface NewClientRequest {
   role: ClientRole;
   scopes?: readonly Scope[];
   payrollProviderId?: string | null;
+  /** A sandbox client sees only sandbox data (see Caller.sandbox); false unless given. */
+  sandbox?: boolean;
 }
 
 export interface IssuedCredentials {
@@ -54,6 +56,7 @@ export async function createClient(db: Executor, request: NewClientRequest, acto
     secret_hash: hashSecret(clientSecret),
     scopes,
     payroll_provider_id: request.payrollProviderId ?? null,
+    sandbox: request.sandbox ?? false,
   });
   const key = await insertApiKey(db, client.id, hashSecret(apiKey), keyPrefix(apiKey));
   if (actor) {

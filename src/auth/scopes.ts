@@ -18,6 +18,8 @@ export const scopes = [
   /** Operators: see and manage clients (list; disable, enable, rotate secrets and API keys). */
   'admin:read',
   'admin:write',
+  /** Sandbox billers only: drive a sandbox pay date through lock, provider pull, confirmation and payout. */
+  'sandbox:simulate',
 ] as const;
 
 export const scopeSchema = z.enum(scopes);
@@ -40,6 +42,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   'payroll_data:write': 'Payroll providers: create and replace employees on their payrolls',
   'admin:read': 'Operators: read the administration of the installation (clients, and the like)',
   'admin:write': 'Operators: change the administration of the installation (clients, and the like)',
+  'sandbox:simulate': 'Sandbox billers: drive a sandbox pay date through lock, provider pull, confirmation and payout',
 };
 
 /** What a new client of each role may ask for when `clients create` is not told otherwise. */

@@ -3,13 +3,17 @@ import type { Executor } from '../db/connection.ts';
 /**
  * Employees of the directory holding this national registration number (normalised, as stored; one
  * per provider at most), with what the matching rule compares next and the provider each belongs to.
+ * Only providers of the caller's mode: a sandbox caller finds only sandbox employees, a live one only
+ * live ones.
  */
-export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string) {
+export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string, mode: { sandbox: boolean }) {
   return db
     .selectFrom('employees')
-    .select(['id', 'payroll_provider_id', 'date_of_birth', 'family_name'])
-    .where('national_registration_number', '=', nationalRegistrationNumber)
-    .orderBy('id')
+    .innerJoin('payroll_providers', 'payroll_providers.id', 'employees.payroll_provider_id')
+    .select(['employees.id', 'employees.payroll_provider_id', 'employees.date_of_birth', 'employees.family_name'])
+    .where('employees.national_registration_number', '=', nationalRegistrationNumber)
+    .where('payroll_providers.sandbox', '=', mode.sandbox)
+    .orderBy('employees.id')
     .execute();
 }
 

@@ -37,6 +37,8 @@ export interface AvailabilityDeps {
   /** Where a provider that failed is reported when other sources still answer. */
   log: { warn(details: object, message: string): void };
   now?: Date;
+  /** The caller's mode (Caller.sandbox): only that mode's providers are asked and searched. Absent is live. */
+  sandbox?: boolean;
 }
 
 const DEFAULT_CURRENCY = 'GBP';
@@ -56,9 +58,10 @@ async function askProviders<T>(
   adapterFor: AdapterFactory,
   identity: PersonIdentity,
   ask: (adapter: PayrollProviderAdapter) => Promise<T>,
+  mode: { sandbox: boolean },
 ): Promise<Array<ProviderCall<T>>> {
   if (!isCompleteIdentity(identity)) return [];
-  const reachable = (await listProviderConnections(db)).flatMap((provider) => {
+  const reachable = (await listProviderConnections(db, mode)).flatMap((provider) => {
     const adapter = adapterFor(provider);
     return adapter ? [{ provider, adapter }] : [];
   });
@@ -98,8 +101,8 @@ interface JudgedCandidate {
  * is compared all the same: the work, and so the time, is the same whether the number is unknown,
  * known with other details, or known with these.
  */
-async function judgedCandidates(db: Executor, identity: PersonIdentity): Promise<JudgedCandidate[]> {
-  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber);
+async function judgedCandidates(db: Executor, identity: PersonIdentity, mode: { sandbox: boolean }): Promise<JudgedCandidate[]> {
+  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber, mode);
   const compared = candidates.length > 0 ? candidates : [{ ...NOBODY, id: null, payroll_provider_id: null }];
   const judged: JudgedCandidate[] = [];
   for (const candidate of compared) {
@@ -112,8 +115,8 @@ async function judgedCandidates(db: Executor, identity: PersonIdentity): Promise
 }
 
 /** The directory's employees who are this person: the number found them and the rule kept them. */
-async function matchingEmployeeIds(db: Executor, identity: PersonIdentity): Promise<string[]> {
-  return (await judgedCandidates(db, identity)).filter((candidate) => candidate.matches).map((candidate) => candidate.id);
+async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, mode: { sandbox: boolean }): Promise<string[]> {
+  return (await judgedCandidates(db, identity, mode)).filter((candidate) => candidate.matches).map((candidate) => candidate.id);
 }
 
 /**
@@ -130,13 +133,14 @@ export async function fullAvailabilityCheck(
   deps: AvailabilityDeps,
 ): Promise<FullAvailabilityResponse> {
   const identity = personIdentity(person);
-  const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }));
+  const mode = { sandbox: deps.sandbox ?? false };
+  const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }), mode);
   const failures = failuresOf(calls, deps, 'full availability');
   for (const { provider, outcome } of calls) {
     if (outcome.status !== 'fulfilled') continue;
     await saveProviderAvailability(trx, { providerId: provider.id, response: outcome.value, person, timeZone: deps.timeZone });
   }
-  const employeeIds = await matchingEmployeeIds(trx, identity);
+  const employeeIds = await matchingEmployeeIds(trx, identity, mode);
 
   if (employeeIds.length === 0 && failures.length > 0) throw providerFailure(failures[0]);
 
@@ -167,9 +171,10 @@ export async function lightAvailabilityCheck(
   deps: AvailabilityDeps,
 ): Promise<LightAvailabilityResponse> {
   const identity = personIdentity(person);
-  const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }));
+  const mode = { sandbox: deps.sandbox ?? false };
+  const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }), mode);
   const failures = failuresOf(calls, deps, 'light availability');
-  const candidates = await judgedCandidates(db, identity);
+  const candidates = await judgedCandidates(db, identity, mode);
 
   const statuses: AvailabilityStatus[] = [];
   let employmentCount = 0;
@@ -215,6 +220,8 @@ export interface AvailabilityChecksDeps {
 /** One check as the API runs it: for a biller, of one kind, reporting to the request's log. */
 export interface CheckRequest<P> {
   billerClientId: string;
+  /** The biller's mode (Caller.sandbox); absent is live. */
+  sandbox?: boolean;
   person: P;
   log: { warn(details: object, message: string): void };
 }
@@ -279,7 +286,7 @@ export function availabilityChecks(deps: AvailabilityChecksDeps) {
         { members: { rate_limit: 'availability_checks' } },
       );
     }
-    const availabilityDeps = { adapterFor: deps.adapterFor, timeZone: config.SERVICE_TIME_ZONE, log: request.log };
+    const availabilityDeps = { adapterFor: deps.adapterFor, timeZone: config.SERVICE_TIME_ZONE, log: request.log, sandbox: request.sandbox ?? false };
     try {
       return await deps.db.transaction().execute(async (trx) => {
         const answer = await check(trx, availabilityDeps);

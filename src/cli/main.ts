@@ -15,6 +15,7 @@ import { registerNightlyCommand } from './nightly-command.ts';
 import { registerBeneficiaryAccountCommands, registerPayoutCommands } from './payout-commands.ts';
 import { registerServiceCommands } from './service-commands.ts';
 import { registerSecretsCommands } from './secrets-command.ts';
+import { registerSandboxCommands } from './sandbox-commands.ts';
 import { registerStatusCommand } from './status-command.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 
@@ -51,6 +52,7 @@ export function buildProgram(composition: Composition): Command {
   registerCalendarCommands(program);
   registerDirectoryCommands(program);
   registerEmployeeCommands(program);
+  registerSandboxCommands(program);
   return program;
 }
 

@@ -74,6 +74,19 @@ export interface EmployerOptInChangesTable {
   changed_at: Generated<Date>;
 }
 
+/** A live biller's sandbox: its twin client, the simulated provider it sees and that provider's client. */
+export interface SandboxesTable {
+  id: Generated<string>;
+  live_biller_client_id: string;
+  biller_client_id: string;
+  payroll_provider_id: string;
+  provider_client_id: string;
+  /** What the directory was generated from (`sandbox create --seed`). */
+  seed: string;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
 export interface EmployersTable {
   id: Generated<string>;
   payroll_provider_id: string;
@@ -690,6 +703,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   availability_lookups: AvailabilityLookupsTable;
   audit_log: AuditLogTable;
+  sandboxes: SandboxesTable;
 }
 
 export type Client = Selectable<ClientsTable>;

@@ -262,6 +262,7 @@ const tagDescriptions: Record<string, string> = {
   Employers: 'Operators: employers and their salary-deduction opt-in status, with its history.',
   'Collection accounts': 'Operators: the accounts employers remit deducted money into, one active per currency.',
   'Beneficiary accounts': "Operators: where billers' payouts are paid, one active account per biller and currency.",
+  Sandbox: 'Sandbox billers: simulation operations that drive a sandbox pay date through lock, provider pull, confirmation and payout.',
 };
 
 const API_DESCRIPTION = `Salary deduction: billers collect repayments directly from an employee's pay, through the employer's payroll provider.

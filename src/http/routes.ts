@@ -16,6 +16,7 @@ import { registerClientRoutes } from './routes/client-routes.ts';
 import { registerCalendarRoutes } from './routes/calendar-routes.ts';
 import { registerAdminDirectoryRoutes } from './routes/admin-directory-routes.ts';
 import { registerAdminEmployeeRoutes } from './routes/admin-employee-routes.ts';
+import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
@@ -23,4 +24,4 @@ export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
   registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes,
-  registerAdminEmployeeRoutes];
+  registerAdminEmployeeRoutes, registerSandboxRoutes];

@@ -32,9 +32,11 @@ export interface MandateFilters {
  * employment. Undefined when the payroll does not exist; employment fields are null when the
  * employee is not on that payroll.
  */
-export async function findPayrollEmployment(db: Executor, payrollId: string, employeeId: string) {
+/** Only a payroll of the caller's mode is found: sandbox data and live data never mix. */
+export async function findPayrollEmployment(db: Executor, payrollId: string, employeeId: string, mode: { sandbox: boolean }) {
   return db
     .selectFrom('payrolls')
+    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
     .leftJoin('employments', (join) =>
       join.onRef('employments.payroll_id', '=', 'payrolls.id').on('employments.employee_id', '=', employeeId),
     )
@@ -45,6 +47,7 @@ export async function findPayrollEmployment(db: Executor, payrollId: string, emp
       'employments.employment_status',
     ])
     .where('payrolls.id', '=', payrollId)
+    .where('payroll_providers.sandbox', '=', mode.sandbox)
     .executeTakeFirst() as Promise<
     | { payroll_id: string; payroll_currency: string; employment_id: string | null; employment_status: EmploymentStatus | null }
     | undefined

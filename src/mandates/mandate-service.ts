@@ -27,6 +27,8 @@ export const AUTHORISATION_CLOCK_SKEW_MS = 5 * 60_000;
 
 export interface NewMandateInput {
   billerClientId: string;
+  /** The biller's mode (Caller.sandbox): a payroll of the other mode is as unknown as a made-up id. Absent is live. */
+  sandbox?: boolean;
   employeeId: string;
   payrollId: string;
   consumer: ConsumerData;
@@ -100,7 +102,7 @@ export async function createMandate(
   input: NewMandateInput,
   clock: { now: Date; timeZone: string },
 ): Promise<MandateResource> {
-  const target = await findPayrollEmployment(trx, input.payrollId, input.employeeId);
+  const target = await findPayrollEmployment(trx, input.payrollId, input.employeeId, { sandbox: input.sandbox ?? false });
   if (!target) {
     throw new InvalidError('unknown-payroll', `Payroll ${input.payrollId} does not exist`, {
       errors: [{ pointer: '/mandate_record/payroll_id', detail: 'is not a known payroll' }],

@@ -6,6 +6,9 @@ import type { PayDatePair } from '../queue/job-catalogue.ts';
 export type NightlyRunRow = Selectable<NightlyRunsTable>;
 export type NightlyRunPayDateRow = Selectable<NightlyRunPayDatesTable>;
 
+/** Payrolls of sandbox providers: few, so the nightly's due pay dates exclude them with a hashed subplan. */
+const sandboxPayrollIds = sql<string>`select p.id from payrolls p join payroll_providers pp on pp.id = p.payroll_provider_id where pp.sandbox`;
+
 /** Triggers of one run date take turns: the second sees the first's run and joins it. */
 export async function lockRunDate(trx: Executor, runDate: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`nightly-run:${runDate}`}, 0))`.execute(trx);
@@ -29,6 +32,7 @@ export async function findLatestRun(db: Executor, runDate: string, trigger?: Nig
 /**
  * Starts a run in one statement: the run row and one pending row per pay date whose lock date has
  * come by the run date and that is not locked. A run with nothing due is finished as it starts.
+ * Sandbox payrolls are never due: only their simulation locks them (see src/sandbox).
  */
 export async function insertRunWithDuePayDates(
   trx: Executor,
@@ -37,6 +41,7 @@ export async function insertRunWithDuePayDates(
   const result = await sql<NightlyRunRow>`
     with due as (
       select payroll_id, pay_date from pay_dates where lock_date <= ${run.runDate}::date and locked_at is null
+        and payroll_id not in (${sandboxPayrollIds})
     ),
     run as (
       insert into nightly_runs (id, run_date, trigger, triggered_by, pay_dates_due, finished_at)
@@ -241,13 +246,14 @@ export async function listRunPayDates(db: Executor, runId: string): Promise<Nigh
   return db.selectFrom('nightly_run_pay_dates').selectAll().where('run_id', '=', runId).orderBy('payroll_id').orderBy('pay_date').execute();
 }
 
-/** Whether a run of this date would have anything to freeze. */
+/** Whether a run of this date would have anything to freeze (sandbox payrolls never are, as above). */
 export async function hasPayDatesDueToFreeze(db: Executor, runDate: string): Promise<boolean> {
   const row = await db
     .selectFrom('pay_dates')
     .select('payroll_id')
     .where('lock_date', '<=', runDate)
     .where('locked_at', 'is', null)
+    .where('payroll_id', 'not in', sandboxPayrollIds)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

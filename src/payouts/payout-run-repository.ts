@@ -21,10 +21,16 @@ export interface UnpaidLedgerTotal {
 /**
  * Every (biller, currency) with unpaid ledger entries settled by `cutoff`, with their net; the payout
  * run then works each group in its own transaction. Reads the partial index of unpaid entries.
+ * The daily run takes live billers only (a sandbox biller's money is simulated, and its payout with
+ * it: see src/sandbox); the sandbox's payout asks for its one biller.
  */
-export async function listUnpaidLedgerGroups(db: Executor, cutoff: string) {
-  const rows = await db
-    .selectFrom('ledger_entries')
+export async function listUnpaidLedgerGroups(db: Executor, cutoff: string, billers: { billerClientId: string } | 'live' = 'live') {
+  let query = db.selectFrom('ledger_entries');
+  query =
+    billers === 'live'
+      ? query.where('biller_client_id', 'not in', (eb) => eb.selectFrom('clients').select('id').where('sandbox', '=', true))
+      : query.where('biller_client_id', '=', billers.billerClientId);
+  const rows = await query
     .select([
       'biller_client_id',
       'currency',
@@ -217,7 +223,7 @@ export async function releasePayoutEntries(db: Executor, payoutId: string): Prom
   return Number(released.numUpdatedRows);
 }
 
-/** The bank payment file's rows: every payout made on a date, with the biller's name. */
+/** The bank payment file's rows: every payout made on a date, with the biller's name; never a sandbox biller's. */
 export async function listPayoutsMadeOn(db: Executor, payoutDate: string) {
   return db
     .selectFrom('payouts')
@@ -235,6 +241,7 @@ export async function listPayoutsMadeOn(db: Executor, payoutDate: string) {
       'payouts.status',
     ])
     .where('payouts.payout_date', '=', payoutDate)
+    .where('clients.sandbox', '=', false)
     .orderBy('clients.name')
     .orderBy('payouts.currency')
     .orderBy('payouts.id')

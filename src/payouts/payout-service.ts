@@ -151,30 +151,52 @@ async function withRetries<T>(work: () => Promise<T>): Promise<T> {
  */
 export async function runPayouts(db: Database, options: PayoutRunOptions): Promise<PayoutRunSummary> {
   const cutoff = settlementCutoff(options.today, options.settlementDelayWorkingDays, options.holidays);
-  const groups = await listUnpaidLedgerGroups(db, cutoff);
+  return payOutGroups(db, await listUnpaidLedgerGroups(db, cutoff, 'live'), options.today, cutoff);
+}
+
+/**
+ * One biller's payout now, as the daily run would make it on `payoutDate` for the entries with pay
+ * dates up to `settledThrough`: the sandbox simulation pays its biller this way, since the daily run
+ * pays live billers only.
+ */
+export async function runPayoutsOfBiller(
+  db: Database,
+  billerClientId: string,
+  options: { payoutDate: string; settledThrough: string },
+): Promise<PayoutRunSummary> {
+  const groups = await listUnpaidLedgerGroups(db, options.settledThrough, { billerClientId });
+  return payOutGroups(db, groups, options.payoutDate, options.settledThrough);
+}
+
+async function payOutGroups(db: Database, groups: readonly PayoutGroup[], payoutDate: string, cutoff: string): Promise<PayoutRunSummary> {
   const outcomes: PayoutGroupOutcome[] = [];
   const totalsByCurrency: Record<string, number> = {};
   for (const { billerClientId, currency } of groups) {
     const group = { billerClientId, currency };
     try {
-      const outcome = await withRetries(() => payOutGroup(db, group, options.today, cutoff));
+      const outcome = await withRetries(() => payOutGroup(db, group, payoutDate, cutoff));
       if (outcome.outcome === 'paid_out') totalsByCurrency[currency] = (totalsByCurrency[currency] ?? 0) + outcome.amount;
       outcomes.push(outcome);
     } catch (error) {
       outcomes.push({ ...group, outcome: 'failed', error: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { payoutDate: options.today, settledThrough: cutoff, groups: outcomes, totalsByCurrency };
+  return { payoutDate, settledThrough: cutoff, groups: outcomes, totalsByCurrency };
 }
 
 /**
- * The job's and the CLI's entry. Payouts are bank transfers, and the banks' clearing (Bacs, Faster
- * Payments settlement) works to the England and Wales bank holidays wherever the payroll is: a
- * Scottish or Northern Irish holiday closes no clearing day. So the settlement delay counts England
- * and Wales working days, with the days operators added for that region.
+ * The days payouts cannot be made on. Payouts are bank transfers, and the banks' clearing (Bacs,
+ * Faster Payments settlement) works to the England and Wales bank holidays wherever the payroll is:
+ * a Scottish or Northern Irish holiday closes no clearing day. So the settlement delay counts
+ * England and Wales working days, with the days operators added for that region.
  */
+export async function loadClearingHolidays(db: Database) {
+  return loadHolidays(db, 'england-and-wales');
+}
+
+/** The job's and the CLI's entry. */
 export async function runPayoutsOn(db: Database, options: Omit<PayoutRunOptions, 'holidays'>): Promise<PayoutRunSummary> {
-  return runPayouts(db, { ...options, holidays: await loadHolidays(db, 'england-and-wales') });
+  return runPayouts(db, { ...options, holidays: await loadClearingHolidays(db) });
 }
 
 // Marking payouts from the bank's answer ---------------------------------------------------------------

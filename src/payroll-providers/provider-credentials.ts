@@ -28,6 +28,8 @@ export interface NewPayrollProvider {
   leadTimeWorkingDays: number;
   /** Default england-and-wales. */
   region?: BankHolidayRegion;
+  /** A sandbox provider: its data is seen only by sandbox clients. False unless given. */
+  sandbox?: boolean;
 }
 
 /** A payroll provider with its API credentials; the client secret is stored sealed. */
@@ -40,6 +42,7 @@ export async function registerPayrollProvider(db: Executor, secrets: SecretBox, 
     api_client_secret: provider.apiClientSecret === null ? null : sealProviderClientSecret(secrets, provider.apiClientSecret),
     lead_time_working_days: provider.leadTimeWorkingDays,
     ...(provider.region ? { region: provider.region } : {}),
+    sandbox: provider.sandbox ?? false,
   });
 }
 

@@ -6,10 +6,11 @@ import type { ProviderConnection } from '../payroll-providers/adapter.ts';
 // The employee directory: employers, payrolls, employees and employments as payroll providers
 // describe them (pulled through their API or pushed to us).
 
-export async function listProviderConnections(db: Executor): Promise<ProviderConnection[]> {
-  return db
-    .selectFrom('payroll_providers')
-    .select(['id', 'api_base_url', 'api_token_url', 'api_client_id', 'api_client_secret'])
+/** With a mode, only the providers of that mode: a sandbox caller's checks never reach a live provider. */
+export async function listProviderConnections(db: Executor, mode?: { sandbox: boolean }): Promise<ProviderConnection[]> {
+  let query = db.selectFrom('payroll_providers').select(['id', 'api_base_url', 'api_token_url', 'api_client_id', 'api_client_secret']);
+  if (mode) query = query.where('sandbox', '=', mode.sandbox);
+  return query
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -138,10 +139,12 @@ export async function findPayrollWithEmployer(db: Executor, payrollId: string) {
   return db
     .selectFrom('payrolls')
     .innerJoin('employers', 'employers.id', 'payrolls.employer_id')
+    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
     .select([
       'payrolls.id',
       'payrolls.name',
       'payrolls.payroll_provider_id',
+      'payroll_providers.sandbox as provider_sandbox',
       'payrolls.payment_run_frequency',
       'payrolls.currency',
       'payrolls.employer_id',

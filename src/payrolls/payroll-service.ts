@@ -27,17 +27,18 @@ import { toPayrollScheduleResource } from './payroll-resource.ts';
 const isUuid = (value: string) => uuidSchema.safeParse(value).success;
 
 /**
- * Payroll information: any payroll for a biller (it plans deductions against the calendar), only
- * its own payrolls for a payroll provider. Operators have no business here.
+ * Payroll information: any payroll of the biller's mode for a biller (it plans deductions against
+ * the calendar; a sandbox biller sees only sandbox payrolls, a live one only live ones), only its own
+ * payrolls for a payroll provider. Operators have no business here.
  */
 export async function getPayrollSchedule(db: Executor, caller: Caller, payrollId: string): Promise<PayrollScheduleResponse> {
   if (caller.role === 'operator') {
     throw new ForbiddenError('forbidden-role', 'Payroll information is not available to operator clients');
   }
   const payroll = isUuid(payrollId) ? await findPayrollWithEmployer(db, payrollId) : undefined;
-  if (!payroll || (caller.role === 'payroll_provider' && payroll.payroll_provider_id !== caller.payrollProviderId)) {
-    throw new NotFoundError(`Payroll ${payrollId}`);
-  }
+  const visible =
+    caller.role === 'payroll_provider' ? payroll?.payroll_provider_id === caller.payrollProviderId : payroll?.provider_sandbox === (caller.sandbox ?? false);
+  if (!payroll || !visible) throw new NotFoundError(`Payroll ${payrollId}`);
   const payDates = await listPayDates(db, payroll.id);
   return toPayrollScheduleResource({ ...payroll, pay_dates: payDates });
 }

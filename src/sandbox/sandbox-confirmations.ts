@@ -22,20 +22,32 @@ export interface ConfirmationBody {
 export type DeductionOutcome = 'full' | 'partial' | 'leaver';
 
 /**
- * What a real payroll run does with a pulled instruction: most employees are deducted in full,
- * some only partly (net pay too low after statutory deductions), a few have left. Deterministic
- * for a seed. Amounts are worked in minor units and converted exactly.
+ * What payroll deducts of a requested amount (minor units) for an outcome: all of it in full, half
+ * (rounded down to the minor unit) when net pay was too low, nothing for a leaver.
  */
-export function sandboxConfirmation(pulled: PulledDeductionData, payPeriod: string, seed: string): { body: ConfirmationBody; outcomes: Record<string, DeductionOutcome> } {
-  const random = seededRandom(`${seed}|${pulled.deduction_data_response.id}`);
+export function deductedForOutcome(outcome: DeductionOutcome, requested: number): number {
+  switch (outcome) {
+    case 'full':
+      return requested;
+    case 'partial':
+      return Math.floor(requested / 2);
+    case 'leaver':
+      return 0;
+  }
+}
+
+/** The confirmation of a pulled instruction where `outcomeOf` says how each employee's deduction went. */
+function confirmationOf(
+  pulled: PulledDeductionData,
+  payPeriod: string,
+  outcomeOf: (employeeId: string) => DeductionOutcome,
+): { body: ConfirmationBody; outcomes: Record<string, DeductionOutcome> } {
   const currency = pulled.deduction_data_response.currency;
   const outcomes: Record<string, DeductionOutcome> = {};
   let total = 0;
   const deductions = pulled.deduction_data_response.deduction_data.map(({ salary_deduction: line }) => {
-    const requested = fromMajorUnits(line.requested_deduction_amount, currency);
-    const roll = random.next();
-    const outcome: DeductionOutcome = roll < 0.05 ? 'leaver' : roll < 0.15 ? 'partial' : 'full';
-    const deducted = outcome === 'full' ? requested : outcome === 'partial' ? Math.floor(requested / 2) : 0;
+    const outcome = outcomeOf(line.employee_id);
+    const deducted = deductedForOutcome(outcome, fromMajorUnits(line.requested_deduction_amount, currency));
     outcomes[line.employee_id] = outcome;
     total += deducted;
     return { employee_id: line.employee_id, deducted_amount: toMajorUnits(deducted, currency), leaver: outcome === 'leaver' };
@@ -52,4 +64,30 @@ export function sandboxConfirmation(pulled: PulledDeductionData, payPeriod: stri
     },
     outcomes,
   };
+}
+
+/**
+ * What a real payroll run does with a pulled instruction: most employees are deducted in full,
+ * some only partly (net pay too low after statutory deductions), a few have left. Deterministic
+ * for a seed. Amounts are worked in minor units and converted exactly.
+ */
+export function sandboxConfirmation(pulled: PulledDeductionData, payPeriod: string, seed: string): { body: ConfirmationBody; outcomes: Record<string, DeductionOutcome> } {
+  const random = seededRandom(`${seed}|${pulled.deduction_data_response.id}`);
+  return confirmationOf(pulled, payPeriod, () => {
+    const roll = random.next();
+    return roll < 0.05 ? 'leaver' : roll < 0.15 ? 'partial' : 'full';
+  });
+}
+
+/**
+ * The confirmation an integrator asks the simulation for: each employee named in `chosen` gets that
+ * outcome, everyone else `otherwise`.
+ */
+export function confirmationWithOutcomes(
+  pulled: PulledDeductionData,
+  payPeriod: string,
+  chosen: Readonly<Record<string, DeductionOutcome>>,
+  otherwise: DeductionOutcome,
+): { body: ConfirmationBody; outcomes: Record<string, DeductionOutcome> } {
+  return confirmationOf(pulled, payPeriod, (employeeId) => (Object.hasOwn(chosen, employeeId) ? chosen[employeeId]! : otherwise));
 }

@@ -7,4 +7,9 @@ export interface Caller {
   role: ClientRole;
   scopes: readonly string[];
   payrollProviderId: string | null;
+  /**
+   * A sandbox client (clients.sandbox): it sees only sandbox providers' employers, payrolls and
+   * employees, and a live client never sees those. Absent means live.
+   */
+  sandbox?: boolean;
 }

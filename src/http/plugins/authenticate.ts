@@ -121,7 +121,7 @@ export const authenticatePlugin = fp(
       if (auth.roles && !auth.roles.includes(client.role)) {
         throw new HttpProblem(403, 'forbidden-role', `This operation is not available to ${client.role} clients`);
       }
-      return { clientId: client.id, role: client.role, scopes: granted, payrollProviderId: client.payroll_provider_id };
+      return { clientId: client.id, role: client.role, scopes: granted, payrollProviderId: client.payroll_provider_id, sandbox: client.sandbox };
     }
 
     /**

@@ -44,7 +44,7 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     handler: async (ctx) => ({
       status: 200,
       headers: PERSONAL_DATA_HEADERS,
-      body: await checks.full({ billerClientId: ctx.caller.clientId, person: ctx.body.availability_check, log: ctx.request.log }),
+      body: await checks.full({ billerClientId: ctx.caller.clientId, sandbox: ctx.caller.sandbox ?? false, person: ctx.body.availability_check, log: ctx.request.log }),
     }),
   });
 
@@ -69,7 +69,7 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     handler: async (ctx) => ({
       status: 200,
       headers: PERSONAL_DATA_HEADERS,
-      body: await checks.light({ billerClientId: ctx.caller.clientId, person: ctx.body.availability_check, log: ctx.request.log }),
+      body: await checks.light({ billerClientId: ctx.caller.clientId, sandbox: ctx.caller.sandbox ?? false, person: ctx.body.availability_check, log: ctx.request.log }),
     }),
   });
 };

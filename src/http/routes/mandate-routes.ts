@@ -150,6 +150,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
         trx,
         {
           billerClientId: ctx.caller.clientId,
+          sandbox: ctx.caller.sandbox ?? false,
           employeeId: record.employee_id,
           payrollId: record.payroll_id,
           consumer: {
