@@ -253,7 +253,7 @@ export async function hasPayDatesDueToFreeze(db: Executor, runDate: string): Pro
     .select('payroll_id')
     .where('lock_date', '<=', runDate)
     .where('locked_at', 'is', null)
-    .where('payroll_id', 'not in', sandboxPayrollIds)
+    .where('payroll_id', 'not in', sql<string>`(${sandboxPayrollIds})`)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

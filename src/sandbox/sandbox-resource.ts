@@ -49,7 +49,11 @@ export type SandboxLock = z.infer<typeof sandboxLockSchema>;
 
 export const sandboxLockEnvelopeSchema = z
   .object({ lock: sandboxLockSchema })
-  .meta({ id: 'SandboxPayDateLockEnvelope', description: 'The lock a simulation made (or found)' });
+  .meta({
+    id: 'SandboxPayDateLockEnvelope',
+    description: 'The lock a simulation made (or found)',
+    example: { lock: sandboxLockSchema.meta()!.example as SandboxLock },
+  });
 
 const OUTCOMES = ['full', 'partial', 'leaver'] as const satisfies readonly DeductionOutcome[];
 
