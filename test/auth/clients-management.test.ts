@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
@@ -6,6 +5,7 @@ import { CLIENT_CACHE_TTL_MS } from '../../src/auth/revocation.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { createBiller, createOperator } from '../support/factories.ts';
 import { authHeaders, fetchToken, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { cliEnvOf, runDeductions } from '../support/cli.ts';
 
 // Operators disable clients and rotate their secrets and API keys, through the API and the CLI; each
 // change is audited, and every API process honours it within CLIENT_CACHE_TTL_MS. The bound is
@@ -229,19 +229,7 @@ describe('rotating an API key', () => {
 });
 
 describe('the CLI', () => {
-  const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
-  function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, LOG_LEVEL: 'warn' };
-      const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
   // Starting tsx costs about a second per command, so the commands run at once, on different clients.
   it('lists, disables and rotates, recording --by and the reason; printed credentials work', async () => {

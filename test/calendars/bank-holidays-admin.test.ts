@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
@@ -6,6 +5,7 @@ import { savePayCalendar } from '../../src/calendars/calendar-service.ts';
 import type { BankHolidayRegion } from '../../src/db/tables.ts';
 import { createBiller, createEmployer, createOperator, createPayroll, createPayrollProvider } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { cliEnvOf, runDeductions } from '../support/cli.ts';
 
 // Adding or removing a one-off bank holiday moves the lock dates of the pay dates the nightly run
 // has not locked yet, in that region only; a locked pay date keeps the lock date it was locked with.
@@ -44,20 +44,8 @@ async function lockDates(payrollId: string) {
 const post = (body: Record<string, unknown>, key: string = randomUUID()) =>
   injectJson(t.app, { method: 'POST', url: '/admin/bank-holidays', headers: { ...headers, 'idempotency-key': key }, body });
 
-const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
-function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'warn' };
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 describe('GET /admin/bank-holidays', () => {
   it("lists a region's library days for a year, marked by source", async () => {

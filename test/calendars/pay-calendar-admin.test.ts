@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +24,7 @@ import {
   createPayrollProvider,
 } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { cliEnvOf, runDeductions } from '../support/cli.ts';
 
 // A new calendar, generated, imported or synced, replaces a payroll's unlocked pay dates in its
 // range. What has been locked was frozen and instructed: a change that would touch it is refused
@@ -279,20 +279,8 @@ describe('POST /admin/payrolls/{payroll_id}/pay-calendar/sync', () => {
   });
 });
 
-const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
-function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'warn' };
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 describe('deductions calendars', () => {
   it('generates, imports and shows, one JSON object each with --json; a bad file is one line naming every bad row, exit 1', async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
@@ -15,6 +14,7 @@ import {
   createPaymentRequestRow,
 } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { cliEnvOf, runDeductions } from '../support/cli.ts';
 
 // Marking a payout paid or failed moves money (a failure makes it due again), so each mark must say
 // who made it and why, in the same transaction. So must a change to where a biller is paid, and that
@@ -33,20 +33,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
-function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'warn' };
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 /** A biller with an account, a collected payment whose ledger entry is settled, and today's pending payout of it. */
 async function pendingPayout(amount = 4200) {

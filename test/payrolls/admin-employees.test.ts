@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { employeeEnvelopeSchema } from '../../src/payrolls/employee-resource.ts'
 import { employeeImportReportSchema } from '../../src/payrolls/employee-import-resource.ts';
 import { createBiller, createEmploymentWorld, createMandateRow, createPaymentRequestRow, createProviderClient, createOperator } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
+import { cliEnvOf, runDeductions } from '../support/cli.ts';
 
 let t: TestApp;
 let operator: Record<string, string>;
@@ -43,20 +43,8 @@ function importFile(payrollId: string, lines: string[], query = '', headers: Rec
   });
 }
 
-const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
-function deductions(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, DATABASE_URL: t.config.DATABASE_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'warn' };
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 const employmentCount = async (payrollId: string) =>
   Number((await t.db.selectFrom('employments').select((eb) => eb.fn.countAll().as('n')).where('payroll_id', '=', payrollId).executeTakeFirstOrThrow()).n);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,32 +6,17 @@ import type { SandboxDescription } from '../../src/sandbox/sandbox-setup-service
 import { PLACEHOLDER_BENEFICIARY_ACCOUNT } from '../../src/sandbox/sandbox-setup-service.ts';
 import { createBiller, createOperator } from '../support/factories.ts';
 import { fetchToken, startTestApp, type TestApp } from '../support/test-app.ts';
+import { runDeductions } from '../support/cli.ts';
 
 // `deductions sandbox create`, run as an operator would, against this file's private database.
 
-const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let t: TestApp;
 let keyDir: string;
 let env: Record<string, string>;
 
-function deductions(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const deductions = (args: string[]) => runDeductions(args, env);
 
 beforeAll(async () => {
   t = await startTestApp();

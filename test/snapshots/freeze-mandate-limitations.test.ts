@@ -37,7 +37,6 @@ beforeAll(async () => {
 afterAll(async () => database?.drop());
 
 const [P1, P2, P3] = ['2026-10-30', '2026-11-27', '2026-12-24'] as const;
-const PAY_DATES = [P1, P2, P3] as const;
 // Locking P2 freezes P1 first (its lock date is earlier and it is open), as the nightly run would.
 const CALENDAR = [
   { pay_date: P1, payroll_cutoff_date: '2026-10-23', pay_period: '7-2026', lock_date: '2026-10-21' },
