@@ -107,18 +107,21 @@ function registerProviderCommands(program: Command): void {
       .description('Add a live payroll provider, reached through its HTTP reference interface or by files only (audited)')
       .requiredOption('--name <name>', 'display name')
       .addOption(new Option('--region <region>', 'whose bank holidays it keeps').choices(PAYROLL_REGIONS).default('england-and-wales'))
-      .option('--lead-time <days>', 'working days it needs between lock date and cut-off (0-30)', parseWholeNumber, 2),
+      .option('--lead-time <days>', 'working days it needs between lock date and cut-off (0-30); default DEFAULT_PROVIDER_LEAD_DAYS', parseWholeNumber),
   )
     .option('--by <name>', 'who adds it (default: the OS user)')
     .option('--json', 'print the provider as JSON')
-    .action(async (options: ConnectionOptions & { name: string; region: string; leadTime: number; by?: string; json?: boolean }) => {
+    .action(async (options: ConnectionOptions & { name: string; region: string; leadTime?: number; by?: string; json?: boolean }) => {
       const connection = connectionOfOptions(options, readSecretFromStdin);
       if (!connection) throw new InvalidArgumentError('say how we reach the provider: --files-only, or --base-url, --token-url, --client-id and --client-secret');
       await withDatabase(async (db) => {
-        const input = { name: options.name, region: options.region, lead_time_working_days: options.leadTime, connection };
+        const input = { name: options.name, region: options.region, connection, ...(options.leadTime === undefined ? {} : { lead_time_working_days: options.leadTime }) };
         const provider = await db
           .transaction()
-          .execute((trx) => onboardPayrollProvider(trx, secretBoxFor(loadConfig()), input, { actor: cliActor(operatorName(options.by)) }));
+          .execute((trx) => onboardPayrollProvider(trx, secretBoxFor(loadConfig()), input, {
+            actor: cliActor(operatorName(options.by)),
+            defaultLeadTimeWorkingDays: loadConfig().DEFAULT_PROVIDER_LEAD_DAYS,
+          }));
         if (options.json) printJson(provider);
         else process.stdout.write(`${formatProviderLine(provider)}\n`);
       });

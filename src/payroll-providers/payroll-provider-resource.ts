@@ -55,7 +55,8 @@ export const newPayrollProviderSchema = z
   .strictObject({
     name: providerNameSchema,
     region: payrollRegionSchema.default('england-and-wales'),
-    lead_time_working_days: leadTimeSchema.default(2),
+    /** Default: the installation's DEFAULT_PROVIDER_LEAD_DAYS. */
+    lead_time_working_days: leadTimeSchema.optional(),
     connection: z.discriminatedUnion('kind', [referenceApiConnectionInputSchema, filesConnectionSchema]),
   })
   .meta({

@@ -26,11 +26,12 @@ export async function onboardPayrollProvider(
   trx: Executor,
   secrets: SecretBox,
   input: unknown,
-  action: { actor: Actor },
+  action: { actor: Actor; defaultLeadTimeWorkingDays: number },
 ): Promise<PayrollProviderResource> {
   const parsed = newPayrollProviderSchema.safeParse(input);
   if (!parsed.success) throw invalidInput(parsed.error);
-  const { name, region, lead_time_working_days: leadTimeWorkingDays, connection } = parsed.data;
+  const { name, region, connection } = parsed.data;
+  const leadTimeWorkingDays = parsed.data.lead_time_working_days ?? action.defaultLeadTimeWorkingDays;
   const api =
     connection.kind === 'reference_api'
       ? { apiBaseUrl: connection.base_url, apiTokenUrl: connection.token_url, apiClientId: connection.client_id, apiClientSecret: connection.client_secret }

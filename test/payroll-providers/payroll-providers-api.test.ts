@@ -14,7 +14,8 @@ let operator: IssuedCredentials;
 let headers: Record<string, string>;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Not the schema's old fixed 2: a provider created without a lead time takes the installation's.
+  t = await startTestApp({ env: { DEFAULT_PROVIDER_LEAD_DAYS: '4' } });
   operator = await createOperator(t.db);
   headers = await authHeaders(t.app, operator);
 });
@@ -68,10 +69,10 @@ describe('creating a payroll provider', () => {
     expect((await get(`/admin/payroll-providers/${provider.id}`)).body).not.toContain(SECRET);
   });
 
-  it('served by files only, with the defaults: England and Wales, two working days', async () => {
+  it('served by files only, with the defaults: England and Wales, the lead time DEFAULT_PROVIDER_LEAD_DAYS says', async () => {
     const response = await post('/admin/payroll-providers', { name: 'Files Payroll', connection: { kind: 'files' } });
     expect(response.statusCode, response.body).toBe(201);
-    expect(response.json().payroll_provider).toMatchObject({ region: 'england-and-wales', lead_time_working_days: 2, connection: { kind: 'files' }, sandbox: false });
+    expect(response.json().payroll_provider).toMatchObject({ region: 'england-and-wales', lead_time_working_days: 4, connection: { kind: 'files' }, sandbox: false });
     expect(await stored(response.json().payroll_provider.id)).toMatchObject({ api_base_url: null, api_client_secret: null });
   });
 
@@ -123,7 +124,7 @@ describe('changing a payroll provider', () => {
       ['payroll_provider.updated', 'provider asked, OPS-7'],
       ['payroll_provider.updated', null],
     ]);
-    expect(audit[1]).toMatchObject({ before: { lead_time_working_days: 2 }, after: { lead_time_working_days: 5 } });
+    expect(audit[1]).toMatchObject({ before: { lead_time_working_days: 4 }, after: { lead_time_working_days: 5 } });
     expect(audit[2]!.after).toMatchObject({ client_secret_replaced: true });
     expect(JSON.stringify(audit)).not.toMatch(/rotated-secret-2|provider-issued/);
 

@@ -87,7 +87,10 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
     },
     effect: async (ctx, trx) => ({
       status: 201,
-      body: { payroll_provider: await onboardPayrollProvider(trx, secrets(), ctx.body, { actor: clientActor(ctx.caller.clientId) }) },
+      body: { payroll_provider: await onboardPayrollProvider(trx, secrets(), ctx.body, {
+          actor: clientActor(ctx.caller.clientId),
+          defaultLeadTimeWorkingDays: deps.config.DEFAULT_PROVIDER_LEAD_DAYS,
+        }) },
     }),
   });
 
