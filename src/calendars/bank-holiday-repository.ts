@@ -36,13 +36,16 @@ export async function deleteAdHocBankHoliday(db: Executor, region: BankHolidayRe
   return db.deleteFrom('bank_holidays').where('region', '=', region).where('holiday_date', '=', date).returningAll().executeTakeFirst();
 }
 
+/** Whose payrolls' lock dates a change affects: a region's (its bank holidays) or a provider's (its lead time). */
+export type LockDateScope = { region: BankHolidayRegion } | { payrollProviderId: string };
+
 /**
- * The pay dates of a region's payrolls the nightly run has not locked yet, with the lead time of
- * their provider, held (FOR UPDATE) so a lock cannot start on a pay date whose lock date is being
- * recomputed.
+ * The pay dates of the scope's payrolls the nightly run has not locked yet, with the lead time of
+ * their provider and the payroll's bank-holiday region, held (FOR UPDATE) so a lock cannot start
+ * on a pay date whose lock date is being recomputed.
  */
-export async function listUnlockedPayDatesOfRegion(db: Executor, region: BankHolidayRegion) {
-  return db
+export async function listUnlockedPayDates(db: Executor, scope: LockDateScope) {
+  const query = db
     .selectFrom('pay_dates')
     .innerJoin('payrolls', 'payrolls.id', 'pay_dates.payroll_id')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
@@ -52,8 +55,13 @@ export async function listUnlockedPayDatesOfRegion(db: Executor, region: BankHol
       'pay_dates.payroll_cutoff_date',
       'pay_dates.lock_date',
       'payroll_providers.lead_time_working_days',
-    ])
-    .where('payrolls.bank_holiday_region', '=', region)
+      'payrolls.bank_holiday_region',
+    ]);
+  return (
+    'region' in scope
+      ? query.where('payrolls.bank_holiday_region', '=', scope.region)
+      : query.where('payrolls.payroll_provider_id', '=', scope.payrollProviderId)
+  )
     .where('pay_dates.locked_at', 'is', null)
     .orderBy('pay_dates.payroll_id')
     .orderBy('pay_dates.pay_date')

@@ -8,9 +8,10 @@ import {
   deleteAdHocBankHoliday,
   insertAdHocBankHoliday,
   listAdHocBankHolidays,
-  listUnlockedPayDatesOfRegion,
+  listUnlockedPayDates,
   loadHolidays,
   setLockDates,
+  type LockDateScope,
 } from './bank-holiday-repository.ts';
 import { publicBankHolidays } from './bank-holidays.ts';
 import { lockDate } from './lock-date.ts';
@@ -47,14 +48,20 @@ export async function listBankHolidays(db: Executor, region: BankHolidayRegion, 
 }
 
 /**
- * Lock dates are the cut-off less the provider's lead time in working days, so a day that stops or
- * starts being a working day moves them. Only pay dates the nightly run has not locked are
- * recomputed: a locked one has been frozen and instructed on the day it was locked.
+ * Lock dates are the cut-off less the provider's lead time in working days (in the payroll's
+ * region), so a day that stops or starts being a working day, or a new lead time, moves them.
+ * Only pay dates the nightly run has not locked are recomputed: a locked one has been frozen and
+ * instructed on the day it was locked. Gives how many moved.
  */
-async function recomputeLockDates(trx: Executor, region: BankHolidayRegion): Promise<number> {
-  const [payDates, holidays] = await Promise.all([listUnlockedPayDatesOfRegion(trx, region), loadHolidays(trx, region)]);
+export async function recomputeLockDates(trx: Executor, scope: LockDateScope): Promise<number> {
+  const payDates = await listUnlockedPayDates(trx, scope);
+  const regions = [...new Set(payDates.map((payDate) => payDate.bank_holiday_region))];
+  const holidaysOf = new Map(await Promise.all(regions.map(async (region) => [region, await loadHolidays(trx, region)] as const)));
   const changes = payDates
-    .map((payDate) => ({ ...payDate, new_lock_date: lockDate(payDate.payroll_cutoff_date, payDate.lead_time_working_days, holidays) }))
+    .map((payDate) => ({
+      ...payDate,
+      new_lock_date: lockDate(payDate.payroll_cutoff_date, payDate.lead_time_working_days, holidaysOf.get(payDate.bank_holiday_region)!),
+    }))
     .filter((payDate) => payDate.new_lock_date !== payDate.lock_date)
     .map((payDate) => ({ payroll_id: payDate.payroll_id, pay_date: payDate.pay_date, lock_date: payDate.new_lock_date }));
   return setLockDates(trx, changes);
@@ -82,7 +89,7 @@ export async function addBankHoliday(
     added_by: describeActor(edit.actor),
   });
   if (!row) throw new ConflictError('bank-holiday-exists', `${holiday.date} is already an added bank holiday in ${holiday.region}`);
-  const lockDatesChanged = await recomputeLockDates(trx, holiday.region);
+  const lockDatesChanged = await recomputeLockDates(trx, { region: holiday.region });
   const resource = adHocResource(row);
   await recordAction(trx, {
     actor: edit.actor,
@@ -108,7 +115,7 @@ export async function removeBankHoliday(trx: Executor, region: BankHolidayRegion
     }
     throw new NotFoundError(`Added bank holiday ${date} in ${region}`);
   }
-  const lockDatesChanged = await recomputeLockDates(trx, region);
+  const lockDatesChanged = await recomputeLockDates(trx, { region });
   const resource = adHocResource(row);
   await recordAction(trx, {
     actor: edit.actor,

@@ -23,7 +23,10 @@ export async function findPayrollCalendarSettings(db: Executor, payrollId: strin
     .executeTakeFirst();
 }
 
-/** The connection details of a payroll's provider, for an adapter (see AdapterFactory). */
+/**
+ * The connection details of a payroll's provider, for an adapter (see AdapterFactory). A sandbox
+ * provider is simulated and never called: none for its payrolls, whatever its row holds.
+ */
 export async function findPayrollProviderConnection(db: Executor, payrollId: string) {
   return db
     .selectFrom('payrolls')
@@ -36,6 +39,7 @@ export async function findPayrollProviderConnection(db: Executor, payrollId: str
       'payroll_providers.api_client_secret',
     ])
     .where('payrolls.id', '=', payrollId)
+    .where('payroll_providers.sandbox', '=', false)
     .executeTakeFirst();
 }
 
@@ -149,7 +153,7 @@ export async function listPayDates(db: Executor, payrollId: string) {
     .execute();
 }
 
-/** Payrolls whose provider has an API, with what an adapter needs to reach it. */
+/** Payrolls whose live provider has an API, with what an adapter needs to reach it; sandbox providers are never called. */
 export async function listPayrollsWithProviderApi(db: Executor) {
   return db
     .selectFrom('payrolls')
@@ -163,6 +167,7 @@ export async function listPayrollsWithProviderApi(db: Executor) {
       'payroll_providers.api_client_secret',
     ])
     .where('payroll_providers.api_base_url', 'is not', null)
+    .where('payroll_providers.sandbox', '=', false)
     .orderBy('payrolls.id')
     .execute();
 }

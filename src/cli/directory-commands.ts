@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
+import { recomputeLockDates } from '../calendars/bank-holiday-service.ts';
 import { loadConfig } from '../config/config.ts';
 import { PAYROLL_REGIONS, type PayrollProviderResource } from '../payroll-providers/payroll-provider-resource.ts';
 import {
@@ -178,11 +179,16 @@ function registerProviderCommands(program: Command): void {
           ...(options.reason === undefined ? {} : { reason: options.reason }),
         };
         await withDatabase(async (db) => {
-          const provider = await db
+          const { payroll_provider: provider, lock_dates_changed: lockDatesChanged } = await db
             .transaction()
-            .execute((trx) => changePayrollProvider(trx, secretBoxFor(loadConfig()), options.provider, change, { actor: cliActor(operatorName(options.by)) }));
+            .execute((trx) =>
+              changePayrollProvider(trx, secretBoxFor(loadConfig()), options.provider, change, { actor: cliActor(operatorName(options.by)) }, { recomputeLockDates }),
+            );
           if (options.json) printJson(provider);
-          else process.stdout.write(`${formatProviderLine(provider)}\n`);
+          else {
+            process.stdout.write(`${formatProviderLine(provider)}\n`);
+            if (options.leadTime !== undefined) process.stdout.write(`lock dates moved: ${lockDatesChanged}\n`);
+          }
         });
       },
     );

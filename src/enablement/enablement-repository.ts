@@ -14,6 +14,7 @@ export async function findEmploymentStanding(db: Executor, employeeId: string, p
       'employers.salary_deduction_opt_in_status as employer_opt_in',
       'payrolls.currency as payroll_currency',
       'payroll_providers.id as provider_id',
+      'payroll_providers.sandbox as provider_sandbox',
       'payroll_providers.api_base_url',
       'payroll_providers.api_token_url',
       'payroll_providers.api_client_id',

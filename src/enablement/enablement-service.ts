@@ -41,13 +41,16 @@ export async function enableMandate(
 
   const standing = await findEmploymentStanding(trx, mandate.employee_id, mandate.payroll_id);
   if (!standing) throw new Error(`mandate ${mandate.id} names an employment that does not exist`);
-  const adapter = deps.adapterFor({
-    id: standing.provider_id,
-    api_base_url: standing.api_base_url,
-    api_token_url: standing.api_token_url,
-    api_client_id: standing.api_client_id,
-    api_client_secret: standing.api_client_secret,
-  });
+  // A sandbox provider is simulated and never called: its payrolls are decided by our own rule.
+  const adapter = standing.provider_sandbox
+    ? null
+    : deps.adapterFor({
+        id: standing.provider_id,
+        api_base_url: standing.api_base_url,
+        api_token_url: standing.api_token_url,
+        api_client_id: standing.api_client_id,
+        api_client_secret: standing.api_client_secret,
+      });
 
   let decision: EnablementDecision;
   if (adapter) {

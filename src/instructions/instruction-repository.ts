@@ -33,7 +33,8 @@ export async function findSnapshotToInstruct(db: Executor, snapshotId: string): 
       'payrolls.name as payroll_name',
       'employers.external_id as employer_external_id',
       'employers.name as employer_name',
-      'payroll_providers.api_base_url',
+      // A sandbox provider is simulated and never called, so nothing is queued to push to it.
+      sql<string | null>`case when payroll_providers.sandbox then null else payroll_providers.api_base_url end`.as('api_base_url'),
     ])
     .where('deduction_snapshots.id', '=', snapshotId)
     .executeTakeFirst();

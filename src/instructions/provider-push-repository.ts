@@ -23,12 +23,14 @@ export async function listPendingPushes(db: Executor, payrollId: string, payDate
     .execute();
 }
 
+/** The live provider a payroll's pushes go to; none for a sandbox payroll, whose provider is simulated and never called. */
 export async function findProviderOfPayroll(db: Executor, payrollId: string) {
   return db
     .selectFrom('payrolls')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
     .selectAll('payroll_providers')
     .where('payrolls.id', '=', payrollId)
+    .where('payroll_providers.sandbox', '=', false)
     .executeTakeFirst();
 }
 

@@ -188,8 +188,15 @@ export async function applyPayoutToPayments(db: Executor, payoutId: string, dire
 }
 
 /** Operators act on any biller's payout, so no tenant filter; the row lock serialises paid/failed. */
-export async function findPayoutForUpdate(db: Executor, payoutId: string) {
-  return db.selectFrom('payouts').selectAll().where('id', '=', payoutId).forUpdate().executeTakeFirst();
+/** Only a payout of a biller of the given mode: a sandbox biller's payouts are not live data, nor the reverse. */
+export async function findPayoutForUpdate(db: Executor, payoutId: string, mode: { sandbox: boolean }) {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('id', '=', payoutId)
+    .where('biller_client_id', 'in', (eb) => eb.selectFrom('clients').select('id').where('sandbox', '=', mode.sandbox))
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function setPayoutPaid(db: Executor, payoutId: string) {

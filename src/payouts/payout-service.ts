@@ -207,8 +207,8 @@ export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): bool
 }
 
 
-async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'failed'): Promise<PayoutRow> {
-  const payout = isUuid(payoutId) ? await findPayoutForUpdate(trx, payoutId) : undefined;
+async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'failed', mode: { sandbox: boolean }): Promise<PayoutRow> {
+  const payout = isUuid(payoutId) ? await findPayoutForUpdate(trx, payoutId, mode) : undefined;
   if (!payout) throw new NotFoundError(`Payout ${payoutId}`);
   if (!canSettlePayout(payout.status, to)) {
     throw new ConflictError('payout-not-pending', `Payout ${payoutId} is ${payout.status}; only a pending payout can be marked ${to}`, {
@@ -236,9 +236,21 @@ function payoutSummary(payout: PayoutRow) {
   };
 }
 
-/** The bank made the transfer. */
+/**
+ * The bank made the transfer. Operators record it for live payouts only: a sandbox biller's payout
+ * is simulated money, not live data, and is not found here (see markSandboxPayoutPaid).
+ */
 export async function markPayoutPaid(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
-  const before = await payoutToSettle(trx, payoutId, 'paid');
+  return markPaid(trx, payoutId, settlement, { sandbox: false });
+}
+
+/** The sandbox simulation's own settlement of the payouts it made: only a sandbox biller's payout. */
+export async function markSandboxPayoutPaid(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
+  return markPaid(trx, payoutId, settlement, { sandbox: true });
+}
+
+async function markPaid(trx: Executor, payoutId: string, settlement: PayoutSettlement, mode: { sandbox: boolean }): Promise<PayoutResource> {
+  const before = await payoutToSettle(trx, payoutId, 'paid', mode);
   const paid = await setPayoutPaid(trx, payoutId);
   await recordAction(trx, {
     actor: settlement.actor,
@@ -255,14 +267,15 @@ export async function markPayoutPaid(trx: Executor, payoutId: string, settlement
 /**
  * The bank rejected the transfer: the payout's entries go back to the unpaid pool and its payments'
  * paid-out amounts come back down (paid_out -> collected), so the next run pays them again. That
- * makes the money due a second time, so it takes a reason, and the record says who gave it.
+ * makes the money due a second time, so it takes a reason, and the record says who gave it. Live
+ * payouts only: a sandbox biller's payout is not found here (the simulation only ever pays).
  */
 export async function markPayoutFailed(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
   const reason = settlement.reason?.trim() ?? '';
   if (reason === '') {
     throw new InvalidError('reason-required', 'Marking a payout failed needs the reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   }
-  const before = await payoutToSettle(trx, payoutId, 'failed');
+  const before = await payoutToSettle(trx, payoutId, 'failed', { sandbox: false });
   const paymentsReleased = await applyPayoutToPayments(trx, payoutId, 'release');
   const entriesReleased = await releasePayoutEntries(trx, payoutId);
   const failed = await setPayoutFailed(trx, payoutId, reason);

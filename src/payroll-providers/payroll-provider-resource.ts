@@ -152,6 +152,21 @@ export const payrollProviderEnvelopeSchema = z
   .object({ payroll_provider: payrollProviderSchema })
   .meta({ id: 'PayrollProviderEnvelope', description: 'One payroll provider', example: { payroll_provider: providerExample } });
 
+export const payrollProviderChangeResultSchema = z
+  .object({
+    payroll_provider: payrollProviderSchema,
+    lock_dates_changed: z.int().meta({
+      description: "How many unlocked pay dates of the provider's payrolls got a new lock date (a new lead time moves them; locked pay dates keep theirs)",
+    }),
+  })
+  .meta({
+    id: 'PayrollProviderChangeResult',
+    description: 'The payroll provider, changed, and how many lock dates moved because of it',
+    example: { payroll_provider: { ...providerExample, lead_time_working_days: 3 }, lock_dates_changed: 4 },
+  });
+
+export type PayrollProviderChangeResult = z.infer<typeof payrollProviderChangeResultSchema>;
+
 export const payrollProvidersPageSchema = z
   .object({ payroll_providers: z.array(payrollProviderSchema), paging: pagingResponseSchema })
   .meta({

@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Executor } from '../db/connection.ts';
 import type { PayrollProvidersTable } from '../db/tables.ts';
-import { InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { invalidInput } from '../shared/invalid-input.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -11,6 +11,7 @@ import {
   newPayrollProviderSchema,
   payrollProviderChangeSchema,
   toPayrollProviderResource,
+  type PayrollProviderChangeResult,
   type PayrollProviderResource,
 } from './payroll-provider-resource.ts';
 import { connectionAfterChange, connectionOfColumns } from './provider-connection.ts';
@@ -49,19 +50,38 @@ export async function onboardPayrollProvider(
   return provider;
 }
 
-/** Changes what `change` names (PayrollProviderChange); the rest keeps its value. */
+/**
+ * Moves the lock dates of a provider's unlocked pay dates to what its lead time now gives, and says
+ * how many moved. The calendars own lock dates (their recomputeLockDates), and they depend on this
+ * area, so the edges hand it in.
+ */
+export type ProviderLockDatesRecomputation = (trx: Executor, scope: { payrollProviderId: string }) => Promise<number>;
+
+/**
+ * Changes what `change` names (PayrollProviderChange); the rest keeps its value. A new lead time
+ * moves the lock dates of the provider's unlocked pay dates in the same transaction (the region
+ * does not: lock dates use each payroll's own bank-holiday region). A sandbox provider is
+ * simulated and never called, so it cannot be given a connection.
+ */
 export async function changePayrollProvider(
   trx: Executor,
   secrets: SecretBox,
   providerId: string,
   change: unknown,
   action: { actor: Actor },
-): Promise<PayrollProviderResource> {
+  calendars: { recomputeLockDates: ProviderLockDatesRecomputation },
+): Promise<PayrollProviderChangeResult> {
   const parsed = payrollProviderChangeSchema.safeParse(change);
   if (!parsed.success) throw invalidInput(parsed.error);
   const { reason, connection, name, region, lead_time_working_days: leadTime } = parsed.data;
   const current = isUuid(providerId) ? await findPayrollProvider(trx, providerId, { lock: true }) : undefined;
   if (!current) throw new NotFoundError(`Payroll provider ${providerId}`);
+  if (connection && current.sandbox) {
+    throw new ConflictError(
+      'sandbox-provider',
+      `Payroll provider ${current.id} is a sandbox provider: sandbox providers are simulated and never reached, so their connection cannot be changed`,
+    );
+  }
 
   const fields: Updateable<PayrollProvidersTable> = {
     ...(name === undefined ? {} : { name }),
@@ -95,6 +115,8 @@ export async function changePayrollProvider(
   }
 
   const updated = await updatePayrollProvider(trx, current.id, fields);
+  const lockDatesChanged =
+    updated.lead_time_working_days === current.lead_time_working_days ? 0 : await calendars.recomputeLockDates(trx, { payrollProviderId: current.id });
   const before = toPayrollProviderResource(current);
   const after = toPayrollProviderResource(updated);
   await recordAction(trx, {
@@ -104,9 +126,9 @@ export async function changePayrollProvider(
     resourceId: current.id,
     reason: reason ?? null,
     before,
-    after: secretReplaced ? { ...after, client_secret_replaced: true } : after,
+    after: { ...after, ...(secretReplaced ? { client_secret_replaced: true } : {}), lock_dates_changed: lockDatesChanged },
   });
-  return after;
+  return { payroll_provider: after, lock_dates_changed: lockDatesChanged };
 }
 
 export async function getPayrollProvider(db: Executor, providerId: string): Promise<PayrollProviderResource> {

@@ -6,11 +6,16 @@ import type { ProviderConnection } from '../payroll-providers/adapter.ts';
 // The employee directory: employers, payrolls, employees and employments as payroll providers
 // describe them (pulled through their API or pushed to us).
 
-/** With a mode, only the providers of that mode: a sandbox caller's checks never reach a live provider. */
+/**
+ * The providers a check may call: live ones only, since sandbox providers are simulated and never
+ * reached. A sandbox caller's check calls none (it must not reach a live provider either).
+ */
 export async function listProviderConnections(db: Executor, mode?: { sandbox: boolean }): Promise<ProviderConnection[]> {
-  let query = db.selectFrom('payroll_providers').select(['id', 'api_base_url', 'api_token_url', 'api_client_id', 'api_client_secret']);
-  if (mode) query = query.where('sandbox', '=', mode.sandbox);
-  return query
+  if (mode?.sandbox) return [];
+  return db
+    .selectFrom('payroll_providers')
+    .select(['id', 'api_base_url', 'api_token_url', 'api_client_id', 'api_client_secret'])
+    .where('sandbox', '=', false)
     .orderBy('created_at')
     .orderBy('id')
     .execute();

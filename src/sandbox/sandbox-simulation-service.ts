@@ -10,7 +10,7 @@ import type { AmountLimits } from '../payments/amount-limits.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
 import type { SandboxConfirmation, SandboxLock, SandboxPayout } from './sandbox-resource.ts';
-import { loadClearingHolidays, markPayoutPaid, runPayoutsOfBiller } from '../payouts/payout-service.ts';
+import { loadClearingHolidays, markSandboxPayoutPaid, runPayoutsOfBiller } from '../payouts/payout-service.ts';
 import { reconcilePayDate, type ReconciliationSummary } from '../reconciliation/reconciliation-service.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
@@ -248,7 +248,7 @@ export async function simulatePayout(deps: SimulationDeps, audit: Executor, call
   const notPaidOut: SandboxPayout['not_paid_out'] = [];
   for (const group of run.groups) {
     if (group.outcome === 'paid_out') {
-      payouts.push(await markPayoutPaid(audit, group.payoutId, { actor: clientActor(caller.clientId), reason: 'sandbox simulation' }));
+      payouts.push(await markSandboxPayoutPaid(audit, group.payoutId, { actor: clientActor(caller.clientId), reason: 'sandbox simulation' }));
     } else if (group.outcome !== 'failed') {
       notPaidOut.push({ currency: group.currency, outcome: group.outcome });
     }

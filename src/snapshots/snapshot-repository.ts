@@ -82,7 +82,7 @@ export interface PayDateToFreeze {
   payroll_name: string;
   employer_external_id: string;
   employer_name: string;
-  /** Set when the payroll's provider takes employee pushes through its API. */
+  /** Set when the payroll's provider takes employee pushes through its API (never a sandbox provider, which is not called). */
   api_base_url: string | null;
 }
 
@@ -100,7 +100,8 @@ export async function lockPayDatesToFreeze(db: Executor, payrollId: string, payD
     /* prepared: lock_pay_dates_to_freeze */
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
            p.external_id as payroll_external_id, p.name as payroll_name,
-           em.external_id as employer_external_id, em.name as employer_name, pp.api_base_url
+           em.external_id as employer_external_id, em.name as employer_name,
+           case when pp.sandbox then null else pp.api_base_url end as api_base_url
     from payrolls p
     join pay_dates pd on pd.payroll_id = p.id
     join payroll_providers pp on pp.id = p.payroll_provider_id

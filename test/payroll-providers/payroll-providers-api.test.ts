@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { openProviderClientSecret } from '../../src/payroll-providers/provider-credentials.ts';
 import { isSealed, secretBoxFor } from '../../src/shared/secret-box.ts';
-import { createBiller, createOperator } from '../support/factories.ts';
+import { loadHolidays } from '../../src/calendars/bank-holiday-repository.ts';
+import { lockDate } from '../../src/calendars/lock-date.ts';
+import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
+import { createBiller, createEmployer, createOperator, createPayroll } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
 // Operators onboard live payroll providers over the API. The client secret we present to a provider
@@ -142,6 +145,60 @@ describe('changing a payroll provider', () => {
     expect((await post(`/admin/payroll-providers/${randomUUID()}`, { name: 'Nobody' })).statusCode).toBe(404);
     expect((await post('/admin/payroll-providers/not-a-uuid', { name: 'Nobody' })).statusCode).toBe(404);
     expect((await auditOf(created.id)).map((entry) => entry.action)).toEqual(['payroll_provider.created']);
+  });
+});
+
+describe("a new lead time moves its payrolls' lock dates", () => {
+  it('2 -> 10 working days: an unlocked pay date gets what lockDate() gives, a locked one keeps its own; audited with the count', async () => {
+    const created = (await post('/admin/payroll-providers', { name: 'Lead Time Payroll', lead_time_working_days: 2, connection: { kind: 'files' } })).json().payroll_provider;
+    const employer = await createEmployer(t.db, created.id);
+    // Cut-offs in a Scottish payroll whose region's holidays (St Andrew's Day, Christmas) the new lock dates must skip.
+    const payroll = await createPayroll(t.db, {
+      providerId: created.id,
+      employerId: employer.id,
+      payDates: [
+        { pay_date: '2031-11-28', payroll_cutoff_date: '2031-11-21', pay_period: '8-2031', lock_date: '2031-11-19' },
+        { pay_date: '2031-12-31', payroll_cutoff_date: '2031-12-29', pay_period: '9-2031', lock_date: '2031-12-24' },
+      ],
+    });
+    await t.db.updateTable('payrolls').set({ bank_holiday_region: 'scotland' }).where('id', '=', payroll.id).execute();
+    await t.db.updateTable('pay_dates').set({ locked_at: new Date() }).where('payroll_id', '=', payroll.id).where('pay_date', '=', '2031-11-28').execute();
+
+    const response = await post(`/admin/payroll-providers/${created.id}`, { lead_time_working_days: 10, reason: 'provider needs two weeks, OPS-9' });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ payroll_provider: { lead_time_working_days: 10 }, lock_dates_changed: 1 });
+
+    const expected = lockDate('2031-12-29', 10, await loadHolidays(t.db, 'scotland'));
+    expect(expected).not.toBe('2031-12-24');
+    const rows = await t.db.selectFrom('pay_dates').select(['pay_date', 'lock_date']).where('payroll_id', '=', payroll.id).orderBy('pay_date').execute();
+    expect(rows).toEqual([
+      { pay_date: '2031-11-28', lock_date: '2031-11-19' },
+      { pay_date: '2031-12-31', lock_date: expected },
+    ]);
+
+    const audit = await auditOf(created.id);
+    expect(audit.map((entry) => [entry.action, entry.reason])).toEqual([
+      ['payroll_provider.created', null],
+      ['payroll_provider.updated', 'provider needs two weeks, OPS-9'],
+    ]);
+    expect(audit[1]).toMatchObject({ before: { lead_time_working_days: 2 }, after: { lead_time_working_days: 10, lock_dates_changed: 1 } });
+  });
+});
+
+describe('a sandbox provider', () => {
+  it('refuses any connection change with 409 sandbox-provider, and nothing is stored or audited', async () => {
+    const sandbox = await t.db
+      .insertInto('payroll_providers')
+      .values({ name: 'Sandbox Payroll', sandbox: true, api_base_url: null, api_token_url: null, api_client_id: null, api_client_secret: null, lead_time_working_days: 2 })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    for (const connection of [apiConnection, { kind: 'files' }]) {
+      const refused = await post(`/admin/payroll-providers/${sandbox.id}`, { connection, name: 'Now live?' });
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.json()).toMatchObject({ type: `${PROBLEM_TYPE_BASE}sandbox-provider`, detail: expect.stringMatching(/simulated and never reached/) });
+    }
+    expect(await stored(sandbox.id)).toMatchObject({ name: 'Sandbox Payroll', api_base_url: null, api_client_secret: null });
+    expect(await auditOf(sandbox.id)).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
+import { recomputeLockDates } from '../../calendars/bank-holiday-service.ts';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
@@ -8,6 +9,7 @@ import { currencySchema, uuidSchema } from '../../shared/schemas.ts';
 import { secretBoxFor } from '../../shared/secret-box.ts';
 import {
   newPayrollProviderSchema,
+  payrollProviderChangeResultSchema,
   payrollProviderChangeSchema,
   payrollProviderEnvelopeSchema,
   payrollProvidersPageSchema,
@@ -138,15 +140,14 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
     body: payrollProviderChangeSchema,
     idempotencyKey: 'optional',
     responses: {
-      200: { description: 'The payroll provider, changed', schema: payrollProviderEnvelopeSchema },
+      200: { description: 'The payroll provider, changed, and how many lock dates its new lead time moved', schema: payrollProviderChangeResultSchema },
       404: { description: 'Payroll provider not found', ...problem },
+      409: { description: 'A connection change on a sandbox provider (sandbox providers are simulated and never reached)', ...problem },
       422: { description: 'Invalid body, nothing to change, or an incomplete connection', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,
-      body: {
-        payroll_provider: await changePayrollProvider(trx, secrets(), ctx.params.payroll_provider_id, ctx.body, { actor: clientActor(ctx.caller.clientId) }),
-      },
+      body: await changePayrollProvider(trx, secrets(), ctx.params.payroll_provider_id, ctx.body, { actor: clientActor(ctx.caller.clientId) }, { recomputeLockDates }),
     }),
   });
 

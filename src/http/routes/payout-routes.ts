@@ -100,7 +100,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     idempotencyKey: 'optional',
     responses: {
       200: { description: 'The payout, now paid', schema: payoutEnvelopeSchema },
-      404: { description: 'Payout not found', ...problem },
+      404: { description: "Payout not found (a sandbox biller's payout is not live data: only the simulation settles it)", ...problem },
       409: { description: 'The payout is not pending', ...problem },
     },
     effect: async (ctx, trx) => ({
@@ -127,7 +127,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     idempotencyKey: 'optional',
     responses: {
       200: { description: 'The payout, now failed', schema: payoutEnvelopeSchema },
-      404: { description: 'Payout not found', ...problem },
+      404: { description: "Payout not found (a sandbox biller's payout is not live data: only the simulation settles it)", ...problem },
       409: { description: 'The payout is not pending', ...problem },
     },
     effect: async (ctx, trx) => ({
