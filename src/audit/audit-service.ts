@@ -31,6 +31,7 @@ export type AuditAction =
   | 'employer.created'
   | 'employer.opt_in_changed'
   | 'payroll.created'
+  | 'payroll.updated'
   | 'collection_account.replaced'
   | 'employee.created'
   | 'employee.updated'

@@ -37,7 +37,7 @@ export async function deleteAdHocBankHoliday(db: Executor, region: BankHolidayRe
 }
 
 /** Whose payrolls' lock dates a change affects: a region's (its bank holidays) or a provider's (its lead time). */
-export type LockDateScope = { region: BankHolidayRegion } | { payrollProviderId: string };
+export type LockDateScope = { region: BankHolidayRegion } | { payrollProviderId: string } | { payrollId: string };
 
 /**
  * The pay dates of the scope's payrolls the nightly run has not locked yet, with the lead time of
@@ -60,7 +60,9 @@ export async function listUnlockedPayDates(db: Executor, scope: LockDateScope) {
   return (
     'region' in scope
       ? query.where('payrolls.bank_holiday_region', '=', scope.region)
-      : query.where('payrolls.payroll_provider_id', '=', scope.payrollProviderId)
+      : 'payrollId' in scope
+        ? query.where('payrolls.id', '=', scope.payrollId)
+        : query.where('payrolls.payroll_provider_id', '=', scope.payrollProviderId)
   )
     .where('pay_dates.locked_at', 'is', null)
     .orderBy('pay_dates.payroll_id')

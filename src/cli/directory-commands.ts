@@ -13,7 +13,7 @@ import {
 import type { EmployerResource } from '../payrolls/employer-resource.ts';
 import { changeEmployerOptIn, getEmployer, listEmployerResources, onboardEmployer } from '../payrolls/employer-service.ts';
 import type { PayrollRecord } from '../payrolls/payroll-setup-resource.ts';
-import { getPayrollRecord, listPayrollRecords, setUpPayroll } from '../payrolls/payroll-setup-service.ts';
+import { changePayroll, getPayrollRecord, listPayrollRecords, setUpPayroll } from '../payrolls/payroll-setup-service.ts';
 import { toCollectionAccountResource, type CollectionAccountResource } from '../payouts/bank-account-resource.ts';
 import { collectionAccountHistory, replaceCollectionAccount } from '../payouts/collection-account-service.ts';
 import { MAX_PAGE_SIZE, type PagingQuery } from '../shared/paging.ts';
@@ -341,6 +341,32 @@ function registerPayrollCommands(program: Command): void {
         });
         if (options.json) printJson({ payrolls: all });
         else process.stdout.write(all.map((payroll) => `${formatPayrollLine(payroll)}\n`).join(''));
+      });
+    });
+
+  payrolls
+    .command('update')
+    .description("Change a payroll's name, frequency or bank-holiday region; a new region moves its unlocked lock dates (audited)")
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
+    .option('--name <name>', 'payroll name')
+    .addOption(new Option('--frequency <frequency>', 'how often it pays').choices(FREQUENCIES))
+    .addOption(new Option('--region <region>', 'whose bank holidays its calendar follows').choices(PAYROLL_REGIONS))
+    .option('--reason <text>', 'why (kept in the audit log)')
+    .option('--by <name>', 'who changes it (default: the OS user)')
+    .option('--json', 'print the payroll as JSON')
+    .action(async (options: { payroll: string; name?: string; frequency?: string; region?: string; reason?: string; by?: string; json?: boolean }) => {
+      const input = {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(options.frequency === undefined ? {} : { payment_run_frequency: options.frequency }),
+        ...(options.region === undefined ? {} : { bank_holiday_region: options.region }),
+        ...(options.reason === undefined ? {} : { reason: options.reason }),
+      };
+      await withDatabase(async (db) => {
+        const { payroll, lock_dates_changed: moved } = await db
+          .transaction()
+          .execute((trx) => changePayroll(trx, options.payroll, input, { actor: cliActor(operatorName(options.by)) }, { recomputeLockDates }));
+        if (options.json) printJson(payroll);
+        else process.stdout.write(`${formatPayrollLine(payroll)}\n${moved} lock dates moved\n`);
       });
     });
 

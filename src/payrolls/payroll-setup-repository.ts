@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
 import type { PayrollsTable } from '../db/tables.ts';
@@ -22,8 +22,17 @@ export async function insertPayroll(db: Executor, payroll: Insertable<PayrollsTa
   return db.insertInto('payrolls').values(payroll).onConflict((oc) => oc.doNothing()).returning(payrollColumns).executeTakeFirst();
 }
 
-export async function findPayroll(db: Executor, payrollId: string) {
-  return db.selectFrom('payrolls').select(payrollColumns).where('id', '=', payrollId).executeTakeFirst();
+export async function findPayroll(db: Executor, payrollId: string, options: { lock?: boolean } = {}) {
+  const query = db.selectFrom('payrolls').select(payrollColumns).where('id', '=', payrollId);
+  return (options.lock ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function updatePayroll(
+  db: Executor,
+  payrollId: string,
+  fields: Pick<Updateable<PayrollsTable>, 'name' | 'payment_run_frequency' | 'bank_holiday_region'>,
+) {
+  return db.updateTable('payrolls').set(fields).where('id', '=', payrollId).returning(payrollColumns).executeTakeFirstOrThrow();
 }
 
 export async function findPayrollByExternalId(db: Executor, providerId: string, externalId: string) {

@@ -35,6 +35,19 @@ export const newPayrollSchema = z
     },
   });
 
+export const payrollChangeSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    payment_run_frequency: frequency.optional(),
+    bank_holiday_region: payrollRegionSchema.optional().meta({ description: "Whose bank holidays its calendar follows; a change moves the lock dates of its unlocked pay dates" }),
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, kept in the audit log' }),
+  })
+  .meta({
+    id: 'PayrollChange',
+    description: 'What to change of a payroll; fields left out keep their value',
+    example: { bank_holiday_region: 'scotland', reason: 'The payroll is run from the Glasgow office' },
+  });
+
 const payrollExample = {
   id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c72',
   employer_id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c71',
@@ -93,3 +106,10 @@ export function toPayrollRecord(
     created_at: isoInstant(row.created_at),
   };
 }
+
+export const payrollChangeResultSchema = z
+  .object({
+    payroll: payrollRecordSchema,
+    lock_dates_changed: z.number().int().meta({ description: 'Unlocked pay dates whose lock date the change moved (a new bank-holiday region)' }),
+  })
+  .meta({ id: 'PayrollChangeResult', description: 'The payroll, changed, and how many lock dates moved', example: { payroll: { ...payrollExample, bank_holiday_region: 'scotland' }, lock_dates_changed: 2 } });

@@ -6,8 +6,8 @@ import { invalidInput } from '../shared/invalid-input.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { findEmployer } from './employer-repository.ts';
-import { findPayroll, findPayrollByExternalId, insertPayroll, listPayrolls } from './payroll-setup-repository.ts';
-import { newPayrollSchema, toPayrollRecord, type PayrollRecord } from './payroll-setup-resource.ts';
+import { findPayroll, findPayrollByExternalId, insertPayroll, listPayrolls, updatePayroll } from './payroll-setup-repository.ts';
+import { newPayrollSchema, payrollChangeSchema, toPayrollRecord, type PayrollRecord } from './payroll-setup-resource.ts';
 
 /**
  * A payroll of an employer, run by the employer's payroll provider. Its calendar follows the
@@ -51,6 +51,42 @@ export async function setUpPayroll(trx: Executor, input: unknown, action: { acto
   const record = toPayrollRecord(row);
   await recordAction(trx, { actor: action.actor, action: 'payroll.created', resourceType: 'payroll', resourceId: row.id, reason: null, after: record });
   return record;
+}
+
+/**
+ * Changes a payroll's name, frequency or bank-holiday region. A new region changes which days are
+ * working days for its calendar, so the lock dates of its unlocked pay dates move with it, in the
+ * same transaction (locked ones were frozen on the day they locked). The lock-date rule lives with
+ * the calendars, which know payrolls, hence passed in.
+ */
+export async function changePayroll(
+  trx: Executor,
+  payrollId: string,
+  input: unknown,
+  action: { actor: Actor },
+  calendars: { recomputeLockDates: (trx: Executor, scope: { payrollId: string }) => Promise<number> },
+): Promise<{ payroll: PayrollRecord; lock_dates_changed: number }> {
+  const before = isUuid(payrollId) ? await findPayroll(trx, payrollId, { lock: true }) : undefined;
+  if (!before) throw new NotFoundError(`Payroll ${payrollId}`);
+  const parsed = payrollChangeSchema.safeParse(input);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const { reason, ...fields } = parsed.data;
+  if (Object.values(fields).every((value) => value === undefined)) {
+    throw new InvalidError('nothing-to-change', 'Name at least one of name, payment_run_frequency or bank_holiday_region to change');
+  }
+  const row = await updatePayroll(trx, before.id, fields);
+  const lockDatesChanged = row.bank_holiday_region === before.bank_holiday_region ? 0 : await calendars.recomputeLockDates(trx, { payrollId: row.id });
+  const payroll = toPayrollRecord(row);
+  await recordAction(trx, {
+    actor: action.actor,
+    action: 'payroll.updated',
+    resourceType: 'payroll',
+    resourceId: row.id,
+    reason: reason ?? null,
+    before: toPayrollRecord(before),
+    after: { ...payroll, lock_dates_changed: lockDatesChanged },
+  });
+  return { payroll, lock_dates_changed: lockDatesChanged };
 }
 
 export async function getPayrollRecord(db: Executor, payrollId: string): Promise<PayrollRecord> {

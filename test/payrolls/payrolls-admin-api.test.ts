@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
+import { loadHolidays } from '../../src/calendars/bank-holiday-repository.ts';
+import { lockDate } from '../../src/calendars/lock-date.ts';
 import { createEmployer, createOperator, createPayrollProvider } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -108,5 +110,47 @@ describe('reading payrolls', () => {
     const ofProvider = (await get(`/admin/payrolls?payroll_provider_id=${scottishProvider}&limit=500`)).json().payrolls;
     expect(ofProvider.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([a.id, b.id]));
     expect(ofProvider.every((p: { payroll_provider_id: string }) => p.payroll_provider_id === scottishProvider)).toBe(true);
+  });
+});
+
+describe('changing a payroll', () => {
+  it("moves its unlocked lock dates to a new region's working days, keeps locked ones, and audits it", async () => {
+    const payroll = (await post('/admin/payrolls', newPayroll())).json().payroll;
+    expect(payroll.bank_holiday_region).toBe('scotland');
+    const { lead_time_working_days: lead } = await t.db.selectFrom('payroll_providers').select('lead_time_working_days').where('id', '=', scottishProvider).executeTakeFirstOrThrow();
+    // St Andrew's Day, Tuesday 30 November 2027, is a Scottish bank holiday only: the lock before a
+    // 1 December cut-off moves when the payroll's region changes.
+    const scotland = await loadHolidays(t.db, 'scotland');
+    const england = await loadHolidays(t.db, 'england-and-wales');
+    const cutoff = '2027-12-01';
+    expect(lockDate(cutoff, lead, scotland)).not.toBe(lockDate(cutoff, lead, england));
+    await t.db
+      .insertInto('pay_dates')
+      .values([
+        { payroll_id: payroll.id, pay_date: '2027-12-10', payroll_cutoff_date: cutoff, pay_period: '9-2027', lock_date: lockDate(cutoff, lead, scotland) },
+        { payroll_id: payroll.id, pay_date: '2027-11-12', payroll_cutoff_date: '2027-11-03', pay_period: '8-2027', lock_date: '2027-10-01', locked_at: new Date() },
+      ])
+      .execute();
+
+    const response = await post(`/admin/payrolls/${payroll.id}`, { bank_holiday_region: 'england-and-wales', name: 'Renamed', reason: 'run from Leeds now' });
+
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ payroll: { id: payroll.id, bank_holiday_region: 'england-and-wales', name: 'Renamed' }, lock_dates_changed: 1 });
+    const stored = await t.db.selectFrom('pay_dates').select(['pay_date', 'lock_date']).where('payroll_id', '=', payroll.id).orderBy('pay_date').execute();
+    expect(stored).toEqual([
+      { pay_date: '2027-11-12', lock_date: '2027-10-01' },
+      { pay_date: '2027-12-10', lock_date: lockDate(cutoff, lead, england) },
+    ]);
+    const audit = await t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', payroll.id).where('action', '=', 'payroll.updated').execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ reason: 'run from Leeds now', before: { bank_holiday_region: 'scotland' }, after: { bank_holiday_region: 'england-and-wales', lock_dates_changed: 1 } });
+  });
+
+  it('answers 404 for an unknown payroll and 422 when nothing is named', async () => {
+    expect((await post(`/admin/payrolls/${randomUUID()}`, { name: 'X' })).statusCode).toBe(404);
+    const payroll = (await post('/admin/payrolls', newPayroll())).json().payroll;
+    const nothing = await post(`/admin/payrolls/${payroll.id}`, { reason: 'just because' });
+    expect(nothing.statusCode).toBe(422);
+    expect(nothing.json().type).toMatch(/nothing-to-change$/);
   });
 });

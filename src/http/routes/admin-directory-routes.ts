@@ -22,8 +22,14 @@ import {
 } from '../../payroll-providers/payroll-provider-service.ts';
 import { employerEnvelopeSchema, employersPageSchema, newEmployerSchema, optInChangeRequestSchema } from '../../payrolls/employer-resource.ts';
 import { changeEmployerOptIn, getEmployer, listEmployerResources, onboardEmployer } from '../../payrolls/employer-service.ts';
-import { newPayrollSchema, payrollRecordEnvelopeSchema, payrollRecordsPageSchema } from '../../payrolls/payroll-setup-resource.ts';
-import { getPayrollRecord, listPayrollRecords, setUpPayroll } from '../../payrolls/payroll-setup-service.ts';
+import {
+  newPayrollSchema,
+  payrollChangeResultSchema,
+  payrollChangeSchema,
+  payrollRecordEnvelopeSchema,
+  payrollRecordsPageSchema,
+} from '../../payrolls/payroll-setup-resource.ts';
+import { changePayroll, getPayrollRecord, listPayrollRecords, setUpPayroll } from '../../payrolls/payroll-setup-service.ts';
 import { bankAccountObject } from '../../payouts/bank-account-details.ts';
 import {
   beneficiaryAccountChangeSchema,
@@ -282,6 +288,29 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
       404: { description: 'Payroll not found', ...problem },
     },
     handler: async (ctx) => ({ status: 200, body: { payroll: await getPayrollRecord(deps.db, ctx.params.payroll_id) } }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/admin/payrolls/:payroll_id',
+    operationId: 'update_payroll',
+    summary: 'Change a payroll',
+    description:
+      "Operators: change a payroll's name, frequency or bank-holiday region; fields left out keep their value. A new region moves the lock dates of its unlocked pay dates; the change is audited",
+    tags: ['Payrolls'],
+    auth: write,
+    params: payrollParams,
+    body: payrollChangeSchema,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The payroll, changed, and how many lock dates its new region moved', schema: payrollChangeResultSchema },
+      404: { description: 'Payroll not found', ...problem },
+      422: { description: 'Invalid body, or nothing to change', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: await changePayroll(trx, ctx.params.payroll_id, ctx.body, { actor: clientActor(ctx.caller.clientId) }, { recomputeLockDates }),
+    }),
   });
 
   // Bank accounts -----------------------------------------------------------------------------------
