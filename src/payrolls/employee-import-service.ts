@@ -284,36 +284,45 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
     batchErrors = [];
   };
 
+  // What the reading loop threw: when it stops early, the source still being read (an HTTP body)
+  // is aborted, and the pipeline may reject with that AbortError instead of the reason.
+  let stopped: unknown;
   try {
     await pipeline(request.source, tap, parser, async (records: AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) => {
-      for await (const { record, info } of records) {
-        const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
-        previousEnd = info.lines;
-        previousEmpty = info.empty_lines;
-        if (header === undefined) {
-          const read = readImportHeader(record);
-          if (read.errors.length > 0) {
-            throw new InvalidError('invalid-import-header', 'The header line does not name the import columns; nothing was imported', {
-              errors: read.errors.map(importErrorAsFieldError),
-            });
+      try {
+        for await (const { record, info } of records) {
+          const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
+          previousEnd = info.lines;
+          previousEmpty = info.empty_lines;
+          if (header === undefined) {
+            const read = readImportHeader(record);
+            if (read.errors.length > 0) {
+              throw new InvalidError('invalid-import-header', 'The header line does not name the import columns; nothing was imported', {
+                errors: read.errors.map(importErrorAsFieldError),
+              });
+            }
+            header = read.header;
+            continue;
           }
-          header = read.header;
-          continue;
+          rows++;
+          if (rows % IMPORT_BATCH_ROWS === 0) request.onProgress?.({ phase: 'reading', bytes, rows });
+          const validation = validateImportRow(record, header, line, scope.currency);
+          if (!validation.ok) {
+            badRows++;
+            batchErrors.push(...validation.errors);
+            if (batchErrors.length >= IMPORT_BATCH_ROWS) await flush();
+            continue;
+          }
+          batch.push({ line, employee: validation.employee });
+          if (batch.length >= IMPORT_BATCH_ROWS) await flush();
         }
-        rows++;
-        if (rows % IMPORT_BATCH_ROWS === 0) request.onProgress?.({ phase: 'reading', bytes, rows });
-        const validation = validateImportRow(record, header, line, scope.currency);
-        if (!validation.ok) {
-          badRows++;
-          batchErrors.push(...validation.errors);
-          if (batchErrors.length >= IMPORT_BATCH_ROWS) await flush();
-          continue;
-        }
-        batch.push({ line, employee: validation.employee });
-        if (batch.length >= IMPORT_BATCH_ROWS) await flush();
+      } catch (error) {
+        stopped = error;
+        throw error;
       }
     });
-  } catch (error) {
+  } catch (caught) {
+    const error = stopped ?? caught;
     if (error instanceof CsvError) {
       throw new InvalidError('invalid-csv', `The file is not valid CSV: ${error.message}; nothing was imported`, {
         errors: [{ pointer: `/lines/${(error as CsvError & { lines?: number }).lines ?? previousEnd + 1}`, detail: error.message }],

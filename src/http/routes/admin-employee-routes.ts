@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
+import { parseIdempotencyKey } from '../../idempotency/idempotency-service.ts';
 import type { RouteModule } from '../app.ts';
 import { contentDigestSha256 } from '../content-digest.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
@@ -335,7 +336,7 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
           throw new HttpProblem(413, 'body-too-large', `An import file may be at most ${EMPLOYEE_IMPORT_BODY_LIMIT_BYTES} bytes`);
         }
         const allErrors = ctx.query.errors === 'all' || acceptsCsv(ctx.request.headers.accept);
-        if (allErrors && ctx.request.headers['idempotency-key'] !== undefined) {
+        if (allErrors && parseIdempotencyKey(ctx.request.headers['idempotency-key']) !== undefined) {
           throw new HttpProblem(400, 'idempotency-key-with-all-errors', 'The full error list is not kept for replays: ask for it without an Idempotency-Key (the same file again changes nothing)', {
             errors: [{ pointer: '/headers/idempotency-key', detail: 'must be left out with errors=all or Accept: text/csv' }],
           });
