@@ -14,6 +14,7 @@ import {
   updateEmployeeOnPayroll,
   type EmployeeChanges,
 } from '../payrolls/employee-admin-service.ts';
+import { openImportErrorFile, type ImportErrorFile } from '../payrolls/employee-import-error-file.ts';
 import type { EmployeeImportReport } from '../payrolls/employee-import-resource.ts';
 import { salaryInMinorUnits } from '../payrolls/employee-import-rules.ts';
 import { EmployeeImportRejected, importEmployees, type EmployeeImportProgress } from '../payrolls/employee-import-service.ts';
@@ -46,16 +47,39 @@ export function describeEmployee(employee: EmployeeResource): string {
   return `Employee ${employee.id} ${employee.payroll_reference} ${employee.given_name} ${employee.family_name}: ${employee.employment_status}, ${employee.contract_type}, ${dates}, ${salary}`;
 }
 
-export function describeImport(report: EmployeeImportReport): string {
-  const what = report.dry_run ? 'Dry run, nothing applied' : report.applied ? `Imported (import ${report.import_id})` : 'Rejected, nothing applied';
+/** The report for a person; `errorsFile` is where every error was written (--errors-out), if anywhere. */
+export function describeImport(report: EmployeeImportReport, errorsFile?: string): string {
+  const what = report.dry_run
+    ? 'Dry run, nothing applied'
+    : !report.applied
+      ? 'Rejected, nothing applied'
+      : report.import_id === null
+        ? 'Nothing changed (no import run or audit entry recorded)'
+        : `Imported (import ${report.import_id})`;
   const lines = [
     `${what}: ${report.rows} rows, ${report.created} created, ${report.updated} updated (${report.left} left), ${report.unchanged} unchanged, ${report.rejected} rejected`,
     `  file sha256 ${report.file_sha256}`,
   ];
   if (report.previous_import) lines.push(`  this file was imported before: ${report.previous_import.id} at ${report.previous_import.finished_at} by ${report.previous_import.imported_by}`);
   for (const error of report.errors) lines.push(`  line ${error.line}${error.column === null ? '' : `, ${error.column}`}: ${error.reason}`);
-  if (report.errors_truncated) lines.push(`  ... ${report.error_count - report.errors.length} more errors not listed`);
+  if (errorsFile !== undefined && report.error_count > 0) {
+    lines.push(`  all ${report.error_count} errors are in ${errorsFile}`);
+  } else if (report.errors_truncated) {
+    lines.push(`  ... ${report.error_count - report.errors.length} more errors not listed; --errors-out FILE writes every one (line,column,reason)`);
+  }
   return lines.join('\n');
+}
+
+/** With --json, stdout holds the one JSON object, so the way to the full error list goes to stderr. */
+function printImport(report: EmployeeImportReport, json: boolean | undefined, errorsFile: string | undefined): void {
+  if (!json) {
+    process.stdout.write(`${describeImport(report, errorsFile)}\n`);
+    return;
+  }
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+  if (report.errors_truncated && errorsFile === undefined) {
+    process.stderr.write(`${report.error_count - report.errors.length} more errors not listed; --errors-out FILE writes every one (line,column,reason)\n`);
+  }
 }
 
 async function withRuntime(name: string, work: (runtime: Runtime) => Promise<void>): Promise<void> {
@@ -154,10 +178,11 @@ export function registerEmployeeCommands(program: Command): void {
     .requiredOption('--file <path>', 'the CSV file (header line first)')
     .option('--dry-run', 'validate and report what would change; apply nothing')
     .option('--partial', 'apply the good rows even when some are bad')
+    .option('--errors-out <file>', 'write every bad row to this CSV file (line,column,reason), however many; the report lists the first 1,000')
     .option('--reason <text>', 'why (kept in the audit log)')
     .option('--by <name>', 'who imports (default: the OS user)')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { payroll: string; file: string; dryRun?: boolean; partial?: boolean; reason?: string; by?: string; json?: boolean }) => {
+    .action(async (options: { payroll: string; file: string; dryRun?: boolean; partial?: boolean; errorsOut?: string; reason?: string; by?: string; json?: boolean }) => {
       let size: number;
       try {
         size = statSync(options.file).size;
@@ -180,7 +205,14 @@ export function registerEmployeeCommands(program: Command): void {
           bar.update(progress.rows, { rows: progress.rows });
         }
       };
+      let errorsFile: ImportErrorFile | undefined;
+      try {
+        errorsFile = options.errorsOut === undefined ? undefined : await openImportErrorFile(options.errorsOut);
+      } catch (error) {
+        throw new InvalidError('unwritable-file', `Cannot write ${options.errorsOut}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'employees-import');
+      let listed = false;
       try {
         const report = await runtime.db.transaction().execute((trx) =>
           importEmployees(trx, {
@@ -191,17 +223,24 @@ export function registerEmployeeCommands(program: Command): void {
             actor: cliActor(operatorName(options.by)),
             reason: options.reason ?? null,
             onProgress,
+            errorSink: errorsFile,
           }),
         );
         bar?.stop();
-        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : `${describeImport(report)}\n`);
+        await errorsFile?.close();
+        listed = true;
+        printImport(report, options.json, errorsFile?.path);
       } catch (error) {
         bar?.stop();
         if (error instanceof EmployeeImportRejected) {
-          process.stdout.write(options.json ? `${JSON.stringify(error.report)}\n` : `${describeImport(error.report)}\n`);
+          await errorsFile?.close();
+          listed = true;
+          printImport(error.report, options.json, errorsFile?.path);
         }
         reportRefusal(error);
       } finally {
+        // A file that failed to import (unreadable, bad header) leaves no partial list behind.
+        if (!listed) await errorsFile?.discard();
         await runtime.close();
       }
     });

@@ -298,6 +298,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { ser
       const example = own === undefined && kinds[0] ? { example: kinds[0].example.toBody() } : {};
       const content: Record<string, unknown> = {
         ...(own?.schema ? { [own.contentType ?? 'application/json']: { schema: toSchema(own.schema, 'output') } } : {}),
+        ...Object.fromEntries((own?.alternatives ?? []).map((alternative) => [alternative.contentType, { schema: toSchema(alternative.schema, 'output') }])),
         // Every refusal of the HTTP layer and every domain error is a problem (plugins/errors.ts).
         ...(status >= 400 && (kinds.length > 0 || !own?.schema) ? problemContent(example) : {}),
       };

@@ -73,8 +73,9 @@ interface RouteBase<BS, QS, PS> {
    * The responses of this operation's own logic, by status, for /openapi.json: its successes and
    * the refusals of its service (404, 409, 422...). A 4xx or 5xx without a schema is a
    * ProblemDetails. What follows from the spec (see derivedResponses in openapi.ts) is added.
+   * `alternatives` are other media types the same status may answer in (the caller chooses).
    */
-  responses: Record<number, { description: string; schema?: Schema; contentType?: string }>;
+  responses: Record<number, { description: string; schema?: Schema; contentType?: string; alternatives?: ReadonlyArray<{ contentType: string; schema: Schema }> }>;
 }
 
 /** Reads and non-idempotent operations: the handler answers directly. */

@@ -54,7 +54,9 @@ export async function createImportStaging(trx: Executor): Promise<void> {
       contract_type text not null,
       annualised_salary bigint,
       currency char(3) not null,
-      rejected boolean not null default false
+      rejected boolean not null default false,
+      duplicate_column text,
+      duplicate_of integer
     ) on commit drop
   `.execute(trx);
 }
@@ -131,32 +133,34 @@ export interface DuplicateInFile {
 
 /**
  * Marks rejected every staged row whose payroll reference, or national registration number, an
- * earlier staged row of the file already has (the first one stands). Gives the first `limit` of
- * them in line order and how many there were.
+ * earlier staged row of the file already has (the first one stands), noting which line it repeats.
+ * Gives how many rows it marked; listDuplicatesInFile gives them.
  */
-export async function rejectDuplicatesInFile(
-  trx: Executor,
-  column: DuplicateInFile['column'],
-  limit: number,
-): Promise<{ duplicates: DuplicateInFile[]; count: number }> {
+export async function rejectDuplicatesInFile(trx: Executor, column: DuplicateInFile['column']): Promise<number> {
   const key = sql.ref(column);
-  const result = await sql<{ line: number; first_line: number; total: string }>`
+  const result = await sql`
     with firsts as (
       select line, min(line) over (partition by ${key}) as first_line
         from employee_import_rows
        where ${key} is not null and not rejected
-    ), marked as (
-      update employee_import_rows s set rejected = true
-        from firsts f
-       where f.line = s.line and f.first_line < f.line
-      returning s.line, f.first_line
     )
-    select line, first_line, count(*) over () as total from marked order by line limit ${limit}
+    update employee_import_rows s set rejected = true, duplicate_column = ${column}, duplicate_of = f.first_line
+      from firsts f
+     where f.line = s.line and f.first_line < f.line
   `.execute(trx);
-  return {
-    duplicates: result.rows.map((row) => ({ line: row.line, column, firstLine: row.first_line })),
-    count: Number(result.rows[0]?.total ?? 0),
-  };
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Up to `limit` rows marked as repeating an earlier one, after `afterLine`, in line order. */
+export async function listDuplicatesInFile(trx: Executor, afterLine: number, limit: number): Promise<DuplicateInFile[]> {
+  const result = await sql<DuplicateInFile>`
+    select line, duplicate_column as "column", duplicate_of as "firstLine"
+      from employee_import_rows
+     where duplicate_of is not null and line > ${afterLine}
+     order by line
+     limit ${limit}
+  `.execute(trx);
+  return result.rows;
 }
 
 /** The last staged good line of the slice of at most `size` good lines after `afterLine`; undefined when none is left. */

@@ -17,9 +17,12 @@ export const employeeImportReportSchema = z
     left: count('Existing employments that became leavers (included in updated)'),
     rejected: count('Bad rows: not applied'),
     error_count: count('Errors found in all (a bad row may have several)'),
-    errors_truncated: z.boolean().meta({ description: 'More errors were found than `errors` lists' }),
+    errors_truncated: z.boolean().meta({ description: 'More errors were found than `errors` lists; ask for `errors=all` (text/csv) to get every one' }),
     errors: z.array(importErrorSchema).meta({ description: 'The errors found first (at most 1,000), in line order' }),
-    import_id: z.uuid().nullable().meta({ description: 'The record of this import run; null unless applied' }),
+    import_id: z
+      .uuid()
+      .nullable()
+      .meta({ description: 'The record of this import run; null unless applied and something changed (a file that changes nothing leaves no record and no audit entry)' }),
     previous_import: z
       .object({ id: z.uuid(), finished_at: z.iso.datetime(), imported_by: z.string() })
       .nullable()
@@ -59,4 +62,15 @@ const queryFlag = z
 export const employeeImportQuerySchema = z.strictObject({
   dry_run: queryFlag.meta({ description: 'Validate and report what would change; apply nothing' }),
   partial: queryFlag.meta({ description: 'Apply the good rows even when some rows are bad (they are reported)' }),
+  errors: z
+    .enum(['all'])
+    .optional()
+    .meta({ description: 'all: answer every bad row as a text/csv body (line,column,reason) instead of the JSON report; as does Accept: text/csv' }),
+});
+
+/** The answer to `errors=all`: every bad row, streamed. */
+export const employeeImportErrorsCsvSchema = z.string().meta({
+  id: 'EmployeeImportErrorsCsv',
+  description: 'Every bad row of an import file, one per line after a header line (line,column,reason), in line order; rows repeating an earlier one last. column is empty when the whole row is at fault',
+  example: 'line,column,reason\n4,date_of_birth,must be a date as YYYY-MM-DD\n9,payroll_reference,repeats the payroll reference of line 3\n',
 });

@@ -238,11 +238,6 @@ export class CappedErrorList {
     if (this.kept.length < this.limit) this.kept.push(error);
   }
 
-  /** Errors found and counted, but known to lie beyond what the list keeps. */
-  countUnlisted(count: number): void {
-    this.count += count;
-  }
-
   get truncated(): boolean {
     return this.count > this.kept.length;
   }

@@ -17,6 +17,7 @@ import {
   findImportCandidates,
   findLatestImportOfFile,
   insertImportRun,
+  listDuplicatesInFile,
   listMandatedEmployeesOfSlice,
   lockPayrollForImport,
   nextImportSliceEnd,
@@ -24,6 +25,7 @@ import {
   stageImportRows,
   type StagedImportRow,
 } from './employee-import-repository.ts';
+import type { ImportErrorSink } from './employee-import-error-file.ts';
 import type { EmployeeImportReport } from './employee-import-resource.ts';
 import {
   CappedErrorList,
@@ -38,7 +40,7 @@ import { followEmploymentChange } from './employment-change.ts';
 
 /** Rows read, checked and staged together: large enough for set-based statements, small enough to stay constant in memory. */
 export const IMPORT_BATCH_ROWS = 5_000;
-/** Errors a report lists; the rest are counted. */
+/** Errors a report lists; the rest are counted (and all of them go to the request's errorSink, if any). */
 export const IMPORT_ERROR_LIMIT = 1_000;
 
 export type EmployeeImportProgress = { phase: 'reading'; bytes: number; rows: number } | { phase: 'applying'; rows: number; total: number };
@@ -53,6 +55,8 @@ export interface EmployeeImportRequest {
   actor: Actor;
   reason?: string | null;
   onProgress?: (progress: EmployeeImportProgress) => void;
+  /** Gets every error, however many: the report keeps only the first IMPORT_ERROR_LIMIT. */
+  errorSink?: ImportErrorSink;
 }
 
 /** A file with bad rows, imported all-or-nothing: nothing was applied, and the report says why. */
@@ -99,7 +103,10 @@ interface ImportScope {
  *    and each change to an employee with live mandates has the consequences a provider's push has
  *    (followEmploymentChange: events, mandates ended or suspended, payments cancelled).
  * A row equal to what is stored writes nothing, so importing the same file again changes nothing.
- * Applied imports are recorded (file sha256, counts, who, when) and audited.
+ * Applied imports that change something are recorded (file sha256, counts, who, when) and
+ * audited; one that changes nothing leaves no record. Every error goes to request.errorSink as it
+ * is found (in line order, rows repeating earlier ones last); the report lists the first
+ * IMPORT_ERROR_LIMIT.
  */
 export async function importEmployees(trx: Executor, request: EmployeeImportRequest): Promise<EmployeeImportReport> {
   const startedAt = new Date();
@@ -112,18 +119,26 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
 
   await lockPayrollForImport(trx, scope.payrollId);
   await createImportStaging(trx);
-  const errors = new CappedErrorList(IMPORT_ERROR_LIMIT);
+  const errors = new ErrorReporter(request.errorSink);
   const read = await readAndStage(trx, scope, request, errors);
   await analyzeImportStaging(trx);
 
   let rejected = read.badRows;
   for (const column of ['payroll_reference', 'national_registration_number'] as const) {
-    const { duplicates, count } = await rejectDuplicatesInFile(trx, column, IMPORT_ERROR_LIMIT);
-    rejected += count;
-    for (const duplicate of duplicates) {
-      errors.add({ line: duplicate.line, column, reason: `repeats the ${column === 'payroll_reference' ? 'payroll reference' : 'national registration number'} of line ${duplicate.firstLine}` });
-    }
-    errors.countUnlisted(count - duplicates.length);
+    rejected += await rejectDuplicatesInFile(trx, column);
+  }
+  // Found only once the whole file is staged, so they follow the other errors.
+  for (let afterLine = 0; ; ) {
+    const duplicates = await listDuplicatesInFile(trx, afterLine, IMPORT_BATCH_ROWS);
+    if (duplicates.length === 0) break;
+    await errors.report(
+      duplicates.map((duplicate) => ({
+        line: duplicate.line,
+        column: duplicate.column,
+        reason: `repeats the ${duplicate.column === 'payroll_reference' ? 'payroll reference' : 'national registration number'} of line ${duplicate.firstLine}`,
+      })),
+    );
+    afterLine = duplicates.at(-1)!.line;
   }
 
   const apply = !request.dryRun && (rejected === 0 || request.partial);
@@ -140,9 +155,9 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
     unchanged: 0,
     left: 0,
     rejected,
-    error_count: errors.count,
-    errors_truncated: errors.truncated,
-    errors: errors.sorted(),
+    error_count: errors.listed.count,
+    errors_truncated: errors.listed.truncated,
+    errors: errors.listed.sorted(),
     import_id: null,
     previous_import: previous ? { id: previous.id, finished_at: isoInstant(previous.finished_at), imported_by: previous.imported_by } : null,
   };
@@ -165,7 +180,9 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
     afterLine = lastLine;
   }
 
-  if (apply) {
+  // A file that changes nothing (the same file again, typically) leaves no trace: no run, no audit entry.
+  const changedSomething = report.created + report.updated + report.left > 0;
+  if (apply && changedSomething) {
     const run = await insertImportRun(trx, {
       payroll_id: scope.payrollId,
       file_sha256: read.sha256,
@@ -215,6 +232,18 @@ async function applySlice(trx: Executor, scope: ImportScope, slice: { afterLine:
   }
 }
 
+/** Every error goes to the sink, if any; the report lists the first IMPORT_ERROR_LIMIT and counts the rest. */
+class ErrorReporter {
+  readonly listed = new CappedErrorList(IMPORT_ERROR_LIMIT);
+
+  constructor(private readonly sink: ImportErrorSink | undefined) {}
+
+  async report(errors: readonly ImportError[]): Promise<void> {
+    for (const error of errors) this.listed.add(error);
+    await this.sink?.write(errors);
+  }
+}
+
 interface ReadOutcome {
   sha256: string;
   rows: number;
@@ -222,7 +251,7 @@ interface ReadOutcome {
 }
 
 /** Streams the file through the parser, validating every row and staging each batch of good ones. */
-async function readAndStage(trx: Executor, scope: ImportScope, request: EmployeeImportRequest, errors: CappedErrorList): Promise<ReadOutcome> {
+async function readAndStage(trx: Executor, scope: ImportScope, request: EmployeeImportRequest, errors: ErrorReporter): Promise<ReadOutcome> {
   const hash = createHash('sha256');
   let bytes = 0;
   const tap = new Transform({
@@ -238,47 +267,62 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
   let rows = 0;
   let badRows = 0;
   let batch: Array<{ line: number; employee: ImportedEmployee }> = [];
+  // The errors of the rows read since the last flush: held until the batch is matched, so that
+  // errors leave in line order, and never more than a batch's worth.
+  let batchErrors: ImportError[] = [];
   // csv-parse counts the line a record ends on; where it starts follows from the previous record's end and the empty lines between.
   let previousEnd = 0;
   let previousEmpty = 0;
 
   const flush = async () => {
-    const { staged, refused } = await matchBatch(trx, scope, batch);
-    for (const error of refused) errors.add(error);
+    const { staged, refused } = batch.length > 0 ? await matchBatch(trx, scope, batch) : { staged: [], refused: [] };
     badRows += refused.length;
     await stageImportRows(trx, staged);
+    // Stable: a row's own errors keep their column order.
+    await errors.report([...batchErrors, ...refused].sort((a, b) => a.line - b.line));
     batch = [];
+    batchErrors = [];
   };
 
+  // What the reading loop threw: when it stops early, the source still being read (an HTTP body)
+  // is aborted, and the pipeline may reject with that AbortError instead of the reason.
+  let stopped: unknown;
   try {
     await pipeline(request.source, tap, parser, async (records: AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) => {
-      for await (const { record, info } of records) {
-        const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
-        previousEnd = info.lines;
-        previousEmpty = info.empty_lines;
-        if (header === undefined) {
-          const read = readImportHeader(record);
-          if (read.errors.length > 0) {
-            throw new InvalidError('invalid-import-header', 'The header line does not name the import columns; nothing was imported', {
-              errors: read.errors.map(importErrorAsFieldError),
-            });
+      try {
+        for await (const { record, info } of records) {
+          const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
+          previousEnd = info.lines;
+          previousEmpty = info.empty_lines;
+          if (header === undefined) {
+            const read = readImportHeader(record);
+            if (read.errors.length > 0) {
+              throw new InvalidError('invalid-import-header', 'The header line does not name the import columns; nothing was imported', {
+                errors: read.errors.map(importErrorAsFieldError),
+              });
+            }
+            header = read.header;
+            continue;
           }
-          header = read.header;
-          continue;
+          rows++;
+          if (rows % IMPORT_BATCH_ROWS === 0) request.onProgress?.({ phase: 'reading', bytes, rows });
+          const validation = validateImportRow(record, header, line, scope.currency);
+          if (!validation.ok) {
+            badRows++;
+            batchErrors.push(...validation.errors);
+            if (batchErrors.length >= IMPORT_BATCH_ROWS) await flush();
+            continue;
+          }
+          batch.push({ line, employee: validation.employee });
+          if (batch.length >= IMPORT_BATCH_ROWS) await flush();
         }
-        rows++;
-        if (rows % IMPORT_BATCH_ROWS === 0) request.onProgress?.({ phase: 'reading', bytes, rows });
-        const validation = validateImportRow(record, header, line, scope.currency);
-        if (!validation.ok) {
-          badRows++;
-          for (const error of validation.errors) errors.add(error);
-          continue;
-        }
-        batch.push({ line, employee: validation.employee });
-        if (batch.length >= IMPORT_BATCH_ROWS) await flush();
+      } catch (error) {
+        stopped = error;
+        throw error;
       }
     });
-  } catch (error) {
+  } catch (caught) {
+    const error = stopped ?? caught;
     if (error instanceof CsvError) {
       throw new InvalidError('invalid-csv', `The file is not valid CSV: ${error.message}; nothing was imported`, {
         errors: [{ pointer: `/lines/${(error as CsvError & { lines?: number }).lines ?? previousEnd + 1}`, detail: error.message }],
@@ -291,7 +335,7 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
       errors: [{ pointer: '/lines/1', detail: 'is missing: the header line names the columns' }],
     });
   }
-  if (batch.length > 0) await flush();
+  if (batch.length > 0 || batchErrors.length > 0) await flush();
   request.onProgress?.({ phase: 'reading', bytes, rows });
   return { sha256: hash.digest('hex'), rows, badRows };
 }

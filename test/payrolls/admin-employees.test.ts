@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { employeeEnvelopeSchema } from '../../src/payrolls/employee-resource.ts';
 import { employeeImportReportSchema } from '../../src/payrolls/employee-import-resource.ts';
@@ -45,6 +46,12 @@ function importFile(payrollId: string, lines: string[], query = '', headers: Rec
 
 
 const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
+
+/** 1,500 rows with a bad date of birth each: more errors than a report lists. */
+const manyBadLines = Array.from({ length: 1_500 }, (_, i) => `M-${i},Many,Bad,not-a-date,,,active,,`);
+const everyBadLine = Array.from({ length: 1_500 }, (_, i) => String(i + 2));
+
+const spooledErrorFiles = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('employee-import-errors-')));
 
 const employmentCount = async (payrollId: string) =>
   Number((await t.db.selectFrom('employments').select((eb) => eb.fn.countAll().as('n')).where('payroll_id', '=', payrollId).executeTakeFirstOrThrow()).n);
@@ -124,6 +131,51 @@ describe('POST /admin/payrolls/:payroll_id/employees/import', () => {
     expect(await employmentCount(payroll.id)).toBe(before + 1);
   });
 
+  it('answers every bad row as text/csv when asked (errors=all or Accept: text/csv), with the status the report has, and removes its temporary file', async () => {
+    const payroll = (await createEmploymentWorld(t.db)).payroll;
+    const spooledBefore = spooledErrorFiles();
+    const unkeyed = { 'idempotency-key': '', 'content-digest': '' };
+
+    const listed = await importFile(payroll.id, manyBadLines, '', unkeyed);
+    expect(listed.statusCode).toBe(422);
+    expect(listed.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(listed.json()).toMatchObject({ error_count: 1_500, errors_truncated: true });
+    expect(listed.json().errors).toHaveLength(1_000);
+
+    const all = await importFile(payroll.id, manyBadLines, '?errors=all', unkeyed);
+    expect(all.statusCode).toBe(422);
+    expect(all.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const rows: string[][] = parse(all.body);
+    expect(rows[0]).toEqual(['line', 'column', 'reason']);
+    expect(rows.slice(1).map(([line]) => line)).toEqual(everyBadLine);
+    expect(rows[1]).toEqual(['2', 'date_of_birth', 'must be a date as YYYY-MM-DD']);
+
+    const dryRun = await importFile(payroll.id, ['G-1,Good,Row,,,,active,,', ...manyBadLines], '?dry_run', { ...unkeyed, accept: 'text/csv' });
+    expect(dryRun.statusCode).toBe(200);
+    expect(parse(dryRun.body).slice(1).map(([line]: string[]) => line)).toEqual(everyBadLine.map((line) => String(Number(line) + 1)));
+
+    const clean = await importFile(payroll.id, ['G-1,Good,Row,,,,active,,'], '?errors=all', unkeyed);
+    expect(clean.statusCode).toBe(200);
+    expect(clean.body).toBe('line,column,reason\n');
+    expect(await employmentCount(payroll.id)).toBeGreaterThan(0);
+
+    // Not a report: the problem, as without errors=all.
+    const badHeader = await t.app.inject({
+      method: 'POST',
+      url: `/admin/payrolls/${payroll.id}/employees/import?errors=all`,
+      headers: { ...operator, 'content-type': 'text/csv' },
+      payload: Readable.from([Buffer.from('who,what\n1,2\n')]),
+    });
+    expect(badHeader.statusCode, badHeader.body).toBe(422);
+    expect(badHeader.json()).toMatchObject({ type: expect.stringMatching(/invalid-import-header$/) });
+
+    const keyed = await importFile(payroll.id, manyBadLines, '?errors=all');
+    expect(keyed.statusCode).toBe(400);
+    expect(keyed.json()).toMatchObject({ type: expect.stringMatching(/idempotency-key-with-all-errors$/), errors: [{ pointer: '/headers/idempotency-key' }] });
+
+    expect([...spooledErrorFiles()].filter((name) => !spooledBefore.has(name))).toEqual([]);
+  });
+
   it('refuses a body that is not CSV (415), an unknown payroll (404), a bad query (400), and clients that are not operators (403)', async () => {
     const json = await injectJson(t.app, {
       method: 'POST',
@@ -144,6 +196,9 @@ describe('POST /admin/payrolls/:payroll_id/employees/import', () => {
     const operation = document.paths['/admin/payrolls/{payroll_id}/employees/import'].post;
     expect(Object.keys(operation.requestBody.content)).toEqual(['text/csv']);
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '404', '413', '415', '422']));
+    expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/csv']);
+    expect(Object.keys(operation.responses['422'].content)).toEqual(expect.arrayContaining(['application/problem+json', 'text/csv']));
+    expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'errors', in: 'query' })]));
   });
 });
 
@@ -302,5 +357,35 @@ describe('deductions employees', () => {
     const unknown = await deductions(['employees', 'show', '--payroll', payroll.id, '--employee', crypto.randomUUID()]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim()).toMatch(/was not found$/);
+  }, 120_000);
+
+  it('writes every bad row to --errors-out as CSV, and says how to get them all without it', async () => {
+    const payroll = (await createEmploymentWorld(t.db)).payroll;
+    const directory = mkdtempSync(join(tmpdir(), 'employee-import-'));
+    const file = join(directory, 'many-bad.csv');
+    writeFileSync(file, csvOf(manyBadLines));
+    const errorsOut = join(directory, 'errors.csv');
+
+    const written = await deductions(['employees', 'import', '--payroll', payroll.id, '--file', file, '--errors-out', errorsOut]);
+    expect(written.code).toBe(1);
+    expect(written.stdout).toContain(`all 1500 errors are in ${errorsOut}`);
+    expect(written.stdout).toContain('line 2, date_of_birth: must be a date as YYYY-MM-DD');
+    const rows: string[][] = parse(readFileSync(errorsOut, 'utf8'));
+    expect(rows[0]).toEqual(['line', 'column', 'reason']);
+    expect(rows.slice(1).map(([line]) => line)).toEqual(everyBadLine);
+    expect(rows.slice(1).every(([, column]) => column === 'date_of_birth')).toBe(true);
+
+    const withoutFile = await deductions(['employees', 'import', '--payroll', payroll.id, '--file', file, '--dry-run']);
+    expect(withoutFile.code, withoutFile.stderr).toBe(0);
+    expect(withoutFile.stdout).toContain('500 more errors not listed; --errors-out FILE writes every one');
+    const asJson = await deductions(['employees', 'import', '--payroll', payroll.id, '--file', file, '--dry-run', '--json']);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ error_count: 1_500, errors_truncated: true });
+    expect(asJson.stderr).toContain('--errors-out FILE writes every one');
+
+    const header = join(directory, 'bad-header.csv');
+    writeFileSync(header, 'who,what\n1,2\n');
+    const refusedHeader = await deductions(['employees', 'import', '--payroll', payroll.id, '--file', header, '--errors-out', join(directory, 'none.csv')]);
+    expect(refusedHeader.code).toBe(1);
+    expect(readdirSync(directory)).not.toContain('none.csv');
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import { DomainError } from '../../src/shared/domain-errors.ts';
+import type { ImportError } from '../../src/payrolls/employee-import-rules.ts';
 import { EmployeeImportRejected, importEmployees, type EmployeeImportRequest } from '../../src/payrolls/employee-import-service.ts';
 import {
   createBiller,
@@ -201,7 +202,7 @@ describe('employee import', () => {
     expect(await db.selectFrom('employee_import_runs').select('id').where('payroll_id', '=', world.payroll.id).execute()).toEqual([]);
   });
 
-  it('changes nothing when the same file is imported again: no updated_at moves, no events, all unchanged', async () => {
+  it('changes nothing when the same file is imported again: no updated_at moves, no events, no import run or audit entry, all unchanged', async () => {
     const world = await createEmploymentWorld(db);
     const biller = await createBiller(db);
     await createMandateRow(db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id });
@@ -214,13 +215,20 @@ describe('employee import', () => {
     expect(first).toMatchObject({ created: 2, updated: 1 });
     const rowsAfterFirst = await employmentsOf(world.payroll.id);
     const events = await countEvents();
+    const runsOf = () => db.selectFrom('employee_import_runs').select('id').where('payroll_id', '=', world.payroll.id).execute();
+    const importAuditsOf = () =>
+      db.selectFrom('audit_log').select('id').where('resource_id', '=', world.payroll.id).where('action', '=', 'employees.imported').execute();
+    expect(await runsOf()).toEqual([{ id: first.import_id }]);
+    expect(await importAuditsOf()).toHaveLength(1);
 
     const again = await run(world.payroll.id, file);
 
-    expect(again).toMatchObject({ applied: true, rows: 3, created: 0, updated: 0, unchanged: 3, left: 0, rejected: 0 });
+    expect(again).toMatchObject({ applied: true, rows: 3, created: 0, updated: 0, unchanged: 3, left: 0, rejected: 0, import_id: null });
     expect(again.previous_import).toMatchObject({ id: first.import_id, imported_by: 'importer' });
     expect(await employmentsOf(world.payroll.id)).toEqual(rowsAfterFirst);
     expect(await countEvents()).toBe(events);
+    expect(await runsOf()).toEqual([{ id: first.import_id }]);
+    expect(await importAuditsOf()).toHaveLength(1);
   });
 
   it('gives a leaver row the consequences of a leaver pushed by the provider: mandates end, pending payments cancelled, billers told', async () => {
@@ -296,14 +304,41 @@ describe('employee import', () => {
     expect((await refusal('')).code).toBe('empty-import-file');
   });
 
-  it('keeps the first 1,000 errors and counts the rest', async () => {
+  it('keeps the first 1,000 errors in the report and counts the rest; the error sink gets every one, in line order', async () => {
     const world = await createEmploymentWorld(db);
     const lines = Array.from({ length: 1_500 }, (_, i) => `B-${i},Bad,Row,,not-a-date,,,,,,active,,,`);
+    const sunk: ImportError[] = [];
 
-    const report = await run(world.payroll.id, csv(...lines), { dryRun: true });
+    const report = await run(world.payroll.id, csv(...lines), { dryRun: true, errorSink: { write: async (errors) => void sunk.push(...errors) } });
 
     expect(report).toMatchObject({ rows: 1_500, rejected: 1_500, error_count: 1_500, errors_truncated: true });
     expect(report.errors).toHaveLength(1_000);
     expect(report.errors.at(-1)!.line).toBe(1_001);
+    expect(sunk).toHaveLength(1_500);
+    expect(sunk.map((error) => error.line)).toEqual(Array.from({ length: 1_500 }, (_, i) => i + 2));
+    expect(sunk.every((error) => error.column === 'date_of_birth')).toBe(true);
+  });
+
+  it('gives the error sink the errors of every check: bad cells and refused matches in line order, repeated rows last', async () => {
+    const world = await createEmploymentWorld(db);
+    const sunk: ImportError[] = [];
+    const file = csv(
+      'S-1,Ann,Lee,,,,,,,,active,,,',
+      'S-1,Ann,Again,,,,,,,,active,,,',
+      'S-3,Bad,Date,,1990-02-30,,,,,,active,,,',
+      `S-4,Not,Again,${world.employee.national_registration_number},1970-01-01,,,,,,active,,,`,
+      'S-5,Bad,Status,,,,,,,,retired,,,',
+    );
+
+    const rejected = await rejection(run(world.payroll.id, file, { errorSink: { write: async (errors) => void sunk.push(...errors) } }));
+
+    expect(sunk.map(({ line, column }) => [line, column])).toEqual([
+      [4, 'date_of_birth'],
+      [5, 'payroll_reference'],
+      [6, 'employment_status'],
+      [3, 'payroll_reference'],
+    ]);
+    expect(sunk.at(-1)!.reason).toBe('repeats the payroll reference of line 2');
+    expect(rejected.report.errors.map((error) => error.line)).toEqual([3, 4, 5, 6]);
   });
 });

@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
+import { parseIdempotencyKey } from '../../idempotency/idempotency-service.ts';
 import type { RouteModule } from '../app.ts';
 import { contentDigestSha256 } from '../content-digest.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
@@ -17,9 +23,10 @@ import {
   showEmployeeOnPayroll,
   updateEmployeeOnPayroll,
 } from '../../payrolls/employee-admin-service.ts';
-import { employeeImportQuerySchema, employeeImportReportSchema } from '../../payrolls/employee-import-resource.ts';
+import { openImportErrorFile } from '../../payrolls/employee-import-error-file.ts';
+import { employeeImportErrorsCsvSchema, employeeImportQuerySchema, employeeImportReportSchema } from '../../payrolls/employee-import-resource.ts';
 import { EMPLOYEE_IMPORT_COLUMNS } from '../../payrolls/employee-import-rules.ts';
-import { importEmployees } from '../../payrolls/employee-import-service.ts';
+import { EmployeeImportRejected, importEmployees } from '../../payrolls/employee-import-service.ts';
 
 /** A file of 500,000 employees is some 80 MB; the limit leaves room for long names and addresses. */
 export const EMPLOYEE_IMPORT_BODY_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -98,6 +105,16 @@ const problem = { schema: problemDetailsSchema, contentType: 'application/proble
 const admin = (scope: 'admin:read' | 'admin:write') => ({ kind: 'both', scope, roles: ['operator'] }) as const;
 
 const isCsv = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'text/csv';
+const acceptsCsv = (accept: string | undefined) => (accept ?? '').split(',').some((range) => isCsv(range));
+
+/**
+ * Imports whose caller asked for every bad row: the file the errors were spooled to during the
+ * import, complete, and the answer the report would have had (200, or the 422 of a rejection).
+ * The scope's onSend hook answers the file instead, and removes it.
+ */
+const spooledErrors = new WeakMap<FastifyRequest, string>();
+
+const errorsCsv = [{ contentType: 'text/csv', schema: employeeImportErrorsCsvSchema }];
 
 /** The request body as it arrives, refused with 413 as soon as it passes the limit. */
 async function* withinLimit(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
@@ -245,13 +262,36 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('text/csv', (_request, payload, done) => done(null, payload));
+    scope.addHook('onSend', async (request, reply, payload) => {
+      const path = spooledErrors.get(request);
+      if (path === undefined) return payload;
+      spooledErrors.delete(request);
+      if (reply.statusCode !== 200 && reply.statusCode !== 422) {
+        await rm(path, { force: true });
+        return payload;
+      }
+      // Unlinked once open: the handle keeps the data readable until the stream ends or is cut off,
+      // and nothing is left on disk whatever happens to the response.
+      const file = await open(path);
+      await rm(path, { force: true });
+      reply.header('content-type', 'text/csv; charset=utf-8');
+      reply.removeHeader('content-length');
+      return file.createReadStream();
+    });
+    scope.addHook('onResponse', async (request) => {
+      const path = spooledErrors.get(request);
+      if (path === undefined) return;
+      spooledErrors.delete(request);
+      await rm(path, { force: true });
+    });
     defineRoute(scope, {
       method: 'POST',
       url: '/admin/payrolls/:payroll_id/employees/import',
       operationId: 'admin_import_employees',
       summary: "Import a payroll's employees (CSV)",
       description:
-        "Operators: import a payroll's employees and employments from a CSV file (text/csv), upserting by payroll reference; dry_run validates only; bad rows are listed and nothing is applied unless partial; the same file again changes nothing",
+        "Operators: import a payroll's employees and employments from a CSV file (text/csv), upserting by payroll reference; dry_run validates only; bad rows are listed and nothing is applied unless partial; the same file again changes nothing and records no import run or audit entry.\n\n" +
+        'The JSON report lists the first 1,000 errors and counts the rest (errors_truncated). To get every bad row, ask for `errors=all` (or send `Accept: text/csv`): the answer is then a text/csv body, `line,column,reason` after a header line, with the status the report would have had (200 for a dry run or an applied import, 422 when rejected). It is spooled to a temporary file during the import, so any number of bad rows take constant memory, and the file is removed afterwards. Such a request takes no Idempotency-Key: the full list is not kept for replays, and sending the same file again is safe.',
       tags: ['Administration'],
       auth: admin('admin:write'),
       bodyLimit: EMPLOYEE_IMPORT_BODY_LIMIT_BYTES,
@@ -270,16 +310,21 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
       // never a replay.
       idempotencyKey: 'optional',
       responses: {
-        200: { description: 'What was imported, or would be (dry run), with every bad row', schema: employeeImportReportSchema },
-        400: { description: 'Invalid query or Idempotency-Key; an Idempotency-Key without the Content-Digest (sha-256) of the file, or a file that is not the one its Content-Digest names (nothing imported)', ...problem },
+        200: {
+          description: 'What was imported, or would be (dry run), with the first bad rows; or, with errors=all, every bad row as text/csv',
+          schema: employeeImportReportSchema,
+          alternatives: errorsCsv,
+        },
+        400: { description: 'Invalid query or Idempotency-Key; an Idempotency-Key with errors=all; an Idempotency-Key without the Content-Digest (sha-256) of the file, or a file that is not the one its Content-Digest names (nothing imported)', ...problem },
         404: { description: 'Payroll not found', ...problem },
         409: { description: 'A request with this Idempotency-Key is still being processed', ...problem },
         413: { description: 'The file is larger than 256 MB', ...problem },
         415: { description: 'The body is not text/csv', ...problem },
         422: {
           description:
-            'The file has bad rows and partial application was not asked for (errors lists each row at /lines/{line}/{column}; nothing applied), or the header or CSV itself is invalid',
+            'The file has bad rows and partial application was not asked for (errors lists the first 1,000 at /lines/{line}/{column}, or with errors=all every bad row as text/csv; nothing applied), or the header or CSV itself is invalid (always a problem)',
           ...problem,
+          alternatives: errorsCsv,
         },
       },
       effect: async (ctx, trx) => {
@@ -290,22 +335,47 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
         if (declared > EMPLOYEE_IMPORT_BODY_LIMIT_BYTES) {
           throw new HttpProblem(413, 'body-too-large', `An import file may be at most ${EMPLOYEE_IMPORT_BODY_LIMIT_BYTES} bytes`);
         }
-        const report = await importEmployees(trx, {
-          payrollId: ctx.params.payroll_id,
-          source: Readable.from(withinLimit(ctx.request.body as Readable, EMPLOYEE_IMPORT_BODY_LIMIT_BYTES)),
-          dryRun: ctx.query.dry_run,
-          partial: ctx.query.partial,
-          actor: clientActor(ctx.caller.clientId),
-          reason: ctx.query.reason ?? null,
-        });
-        const stated = contentDigestSha256(ctx.request.headers['content-digest']);
-        if (stated && stated !== report.file_sha256) {
-          // Thrown inside the effect's transaction: whatever the file did is rolled back.
-          throw new HttpProblem(400, 'content-digest-mismatch', 'The file is not the one its Content-Digest names; nothing was imported', {
-            errors: [{ pointer: '/headers/content-digest', detail: `the body's SHA-256 is ${report.file_sha256}` }],
+        const allErrors = ctx.query.errors === 'all' || acceptsCsv(ctx.request.headers.accept);
+        if (allErrors && parseIdempotencyKey(ctx.request.headers['idempotency-key']) !== undefined) {
+          throw new HttpProblem(400, 'idempotency-key-with-all-errors', 'The full error list is not kept for replays: ask for it without an Idempotency-Key (the same file again changes nothing)', {
+            errors: [{ pointer: '/headers/idempotency-key', detail: 'must be left out with errors=all or Accept: text/csv' }],
           });
         }
-        return { status: 200, body: report };
+        const spool = allErrors ? await openImportErrorFile(join(tmpdir(), `employee-import-errors-${randomUUID()}.csv`)) : undefined;
+        let answered = false;
+        try {
+          const report = await importEmployees(trx, {
+            payrollId: ctx.params.payroll_id,
+            source: Readable.from(withinLimit(ctx.request.body as Readable, EMPLOYEE_IMPORT_BODY_LIMIT_BYTES)),
+            dryRun: ctx.query.dry_run,
+            partial: ctx.query.partial,
+            actor: clientActor(ctx.caller.clientId),
+            reason: ctx.query.reason ?? null,
+            errorSink: spool,
+          });
+          const stated = contentDigestSha256(ctx.request.headers['content-digest']);
+          if (stated && stated !== report.file_sha256) {
+            // Thrown inside the effect's transaction: whatever the file did is rolled back.
+            throw new HttpProblem(400, 'content-digest-mismatch', 'The file is not the one its Content-Digest names; nothing was imported', {
+              errors: [{ pointer: '/headers/content-digest', detail: `the body's SHA-256 is ${report.file_sha256}` }],
+            });
+          }
+          if (spool) {
+            await spool.close();
+            spooledErrors.set(ctx.request, spool.path);
+            answered = true;
+          }
+          return { status: 200, body: report };
+        } catch (error) {
+          if (spool && error instanceof EmployeeImportRejected) {
+            await spool.close();
+            spooledErrors.set(ctx.request, spool.path);
+            answered = true;
+          }
+          throw error;
+        } finally {
+          if (spool && !answered) await spool.discard();
+        }
       },
     });
   });
