@@ -31,8 +31,8 @@ const listPayoutsQuery = pagingQuerySchema.extend({
   payout_date: isoDateSchema.optional(),
 });
 
-// The date is checked here rather than by the query schema so a malformed one is a 422 naming the
-// field, as the bank file's users (finance scripts) expect for a date they got wrong.
+// The date is checked in the handler, not by the query schema (whose failures are 400s), so a date
+// that is not a calendar date is a 422 naming the field, like the other dates refused by a use case.
 const bankFileQuery = z.strictObject({ date: z.string() });
 
 function audienceOf(caller: Caller): PayoutAudience {
