@@ -10,6 +10,7 @@ export const unitTestFiles: readonly string[] = [
   'test/architecture/import-rules.test.ts',
   'test/mandates/mandate-limitations.test.ts',
   'test/payouts/payout-transitions.test.ts',
+  'test/nightly/next-nightly-run.test.ts',
   'test/schedules/schedule-outcome.test.ts',
   'test/schedules/schedule-transitions.test.ts',
   'test/shared/status-transitions.test.ts',

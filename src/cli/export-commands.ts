@@ -3,19 +3,17 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
-import { renderPayoutFile } from '../payouts/payout-file.ts';
-import { listPayoutsMadeOn } from '../payouts/payout-run-repository.ts';
+import { payoutBankFile } from '../payouts/payout-service.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption, parseUuidOption } from './options.ts';
 
 /** The bank payment CSV of the payouts made on `date`, to `out` or stdout. Returns how many payouts it holds. */
 export async function exportPayouts(db: Executor, options: { date: string; out?: string | undefined }): Promise<number> {
-  const rows = await listPayoutsMadeOn(db, options.date);
-  const csv = renderPayoutFile(rows);
-  if (options.out) await writeFile(options.out, csv, 'utf8');
-  else process.stdout.write(csv);
-  return rows.length;
+  const file = await payoutBankFile(db, options.date);
+  if (options.out) await writeFile(options.out, file.csv, 'utf8');
+  else process.stdout.write(file.csv);
+  return file.payouts;
 }
 
 /**

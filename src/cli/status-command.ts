@@ -6,6 +6,8 @@ import { queueNames } from '../queue/job-catalogue.ts';
 import { createQueue } from '../queue/queues.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
 import { listTroubledEndpoints, outboxBacklog } from '../webhooks/webhook-repository.ts';
+import { nextNightlyRunAt } from '../nightly/next-nightly-run.ts';
+import { HEARTBEAT_TTL_MS, listLiveWorkers, type WorkerHeartbeat } from '../workers/worker-heartbeat.ts';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** More than a screenful of broken endpoints is a different problem; the count says so. */
@@ -27,6 +29,13 @@ export interface NightlyRunStatus {
 }
 
 export interface StatusReport {
+  /** Worker processes whose heartbeat has not expired; none means no job is being worked. */
+  workers: WorkerHeartbeat[];
+  /** The latest nightly run, or null before the first; `finishedAt` null while it is unfinished. */
+  lastNightlyRun: NightlyRunStatus | null;
+  /** When NIGHTLY_CRON next fires in SERVICE_TIME_ZONE; null if the pattern never fires again. */
+  nextNightlyRunAt: string | null;
+  timeZone: string;
   queues: Array<{ name: string } & Record<(typeof JOB_STATES)[number], number>>;
   /** The latest nightly runs as the database recorded them, newest first. */
   nightlyRuns: NightlyRunStatus[];
@@ -45,18 +54,36 @@ export interface StatusReport {
   };
 }
 
-export async function collectStatus(runtime: Runtime): Promise<StatusReport> {
+export async function collectStatus(runtime: Runtime, now = new Date()): Promise<StatusReport> {
   const { config, db } = runtime;
   const connection = producerConnection(config.REDIS_URL);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
   try {
-    const [counts, backlog, endpoints, runs] = await Promise.all([
+    const [workers, counts, backlog, endpoints, runs] = await Promise.all([
+      listLiveWorkers(runtime.redis, config.QUEUE_PREFIX),
       Promise.all(queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) }))),
       outboxBacklog(db),
       listTroubledEndpoints(db, ENDPOINTS_SHOWN),
       listRecentRuns(db, NIGHTLY_RUNS_SHOWN),
     ]);
+    const nightlyRuns = runs.map((run) => ({
+      id: run.id,
+      runDate: run.run_date,
+      trigger: run.trigger,
+      triggeredBy: run.triggered_by,
+      startedAt: run.started_at.toISOString(),
+      finishedAt: run.finished_at ? run.finished_at.toISOString() : null,
+      payDates: run.pay_dates,
+      locked: run.locked,
+      alreadyLocked: run.already_locked,
+      failed: run.failed,
+      pending: run.pending,
+    }));
     return {
+      workers,
+      lastNightlyRun: nightlyRuns[0] ?? null,
+      nextNightlyRunAt: nextNightlyRunAt(config.NIGHTLY_CRON, config.SERVICE_TIME_ZONE, now)?.toISOString() ?? null,
+      timeZone: config.SERVICE_TIME_ZONE,
       queues: counts.map(({ name, counts: byState }) => ({
         name,
         waiting: byState.waiting ?? 0,
@@ -64,19 +91,7 @@ export async function collectStatus(runtime: Runtime): Promise<StatusReport> {
         delayed: byState.delayed ?? 0,
         failed: byState.failed ?? 0,
       })),
-      nightlyRuns: runs.map((run) => ({
-        id: run.id,
-        runDate: run.run_date,
-        trigger: run.trigger,
-        triggeredBy: run.triggered_by,
-        startedAt: run.started_at.toISOString(),
-        finishedAt: run.finished_at ? run.finished_at.toISOString() : null,
-        payDates: run.pay_dates,
-        locked: run.locked,
-        alreadyLocked: run.already_locked,
-        failed: run.failed,
-        pending: run.pending,
-      })),
+      nightlyRuns,
       webhooks: {
         ...backlog,
         troubledEndpoints: endpoints.map((endpoint) => ({
@@ -97,7 +112,21 @@ export async function collectStatus(runtime: Runtime): Promise<StatusReport> {
 
 export function formatStatus(report: StatusReport): string {
   const width = Math.max(...report.queues.map((queue) => queue.name.length));
-  const lines = ['Queues (waiting / active / delayed / failed)'];
+  const lines = ['Workers'];
+  if (report.workers.length === 0) lines.push(`  NO WORKER ALIVE: no heartbeat in the last ${HEARTBEAT_TTL_MS / 1000} s, so no job is being worked`);
+  for (const worker of report.workers) {
+    lines.push(`  ${worker.host} pid ${worker.pid}, started ${worker.started_at}, last seen ${worker.last_seen}`);
+  }
+  const last = report.lastNightlyRun;
+  const lastState = !last
+    ? 'none yet'
+    : last.finishedAt === null
+      ? `${last.runDate} (${last.trigger}), unfinished: started ${last.startedAt}`
+      : `${last.runDate} (${last.trigger}), finished ${last.finishedAt}: ${last.payDates} due, ${last.locked} locked, ${last.failed} failed`;
+  lines.push(`Last nightly run: ${lastState}`);
+  const due = report.nextNightlyRunAt === null ? 'never (NIGHTLY_CRON does not fire again)' : `${report.nextNightlyRunAt} (${localTime(report.nextNightlyRunAt, report.timeZone)})`;
+  lines.push(`Next nightly run due: ${due}`);
+  lines.push('Queues (waiting / active / delayed / failed)');
   for (const queue of report.queues) {
     lines.push(`  ${queue.name.padEnd(width)}  ${queue.waiting} / ${queue.active} / ${queue.delayed} / ${queue.failed}`);
   }
@@ -130,16 +159,26 @@ export function formatStatus(report: StatusReport): string {
   return lines.join('\n');
 }
 
+function localTime(instant: string, timeZone: string): string {
+  const local = new Intl.DateTimeFormat('en-CA', { timeZone, dateStyle: 'short', timeStyle: 'short', hourCycle: 'h23' }).format(new Date(instant));
+  return `${local.replace(',', '')} ${timeZone}`;
+}
+
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('Show queue counts, the webhook backlog and failing or disabled webhook endpoints')
+    .description('Show live workers, the last and next nightly run, queue counts, the webhook backlog and failing or disabled webhook endpoints')
     .option('--json', 'print as JSON')
-    .action(async (options: { json?: boolean }) => {
+    .option('--check', 'exit non-zero when no worker is alive (for monitoring)')
+    .action(async (options: { json?: boolean; check?: boolean }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'status');
       try {
         const report = await collectStatus(runtime);
         process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStatus(report)}\n`);
+        if (options.check && report.workers.length === 0) {
+          process.stderr.write('no worker alive\n');
+          process.exitCode = 1;
+        }
       } finally {
         await runtime.close();
       }

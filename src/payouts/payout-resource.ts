@@ -71,6 +71,8 @@ export const payoutResponseSchema = z
     failed_at: z.iso.datetime().nullable(),
     failure_reason: z.string().nullable(),
     version: z.number().int(),
+    /** Operators' views only: they see many billers' payouts. */
+    biller_client_id: z.uuid().optional(),
   })
   .meta({
     id: 'PayoutResponse',

@@ -12,6 +12,7 @@ import {
   findPayoutForUpdate,
   findPayoutOfDay,
   insertPayout,
+  listPayoutsMadeOn,
   listUnpaidLedgerGroups,
   releasePayoutEntries,
   setPayoutFailed,
@@ -19,6 +20,7 @@ import {
   sumUnpaidLedgerEntries,
   type PayoutGroup,
 } from './payout-run-repository.ts';
+import { payoutFileName, renderPayoutFile } from './payout-file.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -289,4 +291,20 @@ export async function markPayoutFailed(trx: Executor, payoutId: string, settleme
     after: { ...payoutSummary(failed), entries_released: entriesReleased, payments_released: paymentsReleased },
   });
   return toPayoutResource(failed);
+}
+
+export interface PayoutBankFile {
+  fileName: string;
+  csv: string;
+  /** How many payouts (transfers) it holds. */
+  payouts: number;
+}
+
+/**
+ * The bank payment file of the live payouts made on a date: the one file `export payouts` writes and
+ * GET /payouts/bank-file answers, so finance gets the same bytes whichever way it asks.
+ */
+export async function payoutBankFile(db: Executor, payoutDate: string): Promise<PayoutBankFile> {
+  const rows = await listPayoutsMadeOn(db, payoutDate);
+  return { fileName: payoutFileName(payoutDate), csv: renderPayoutFile(rows), payouts: rows.length };
 }

@@ -24,6 +24,7 @@ import {
 import { createQueue } from '../queue/queues.ts';
 import { ensureSchedules } from '../queue/schedules.ts';
 import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
+import { startHeartbeat } from './worker-heartbeat.ts';
 import { queueReconciliationRequester, type ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
 import { WebhookAttemptFailed, webhookDeliverySettings, type WebhookDeliverySettings } from '../webhooks/webhook-delivery-service.ts';
 import { webhookBackoffStrategy } from '../webhooks/webhook-jobs.ts';
@@ -248,6 +249,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
 
   const schedule = options.schedule ?? true;
   const watchdog = startWatchdog({ config, db, redis: runtime.redis, queues, health, logger }, { ...options.watchdog, schedules: schedule });
+  const heartbeat = await startHeartbeat(runtime.redis, prefix, workers.map((worker) => worker.name));
   logger.info({ queues: workers.map((worker) => worker.name), prefix, schedule }, 'workers started');
 
   return {
@@ -258,6 +260,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
     async close() {
       closing = true;
       stopFollowingHealth();
+      await heartbeat.close();
       await watchdog.close();
       // Let active jobs finish; BullMQ hands unfinished ones to the next worker as stalled. With
       // Redis down a job could not be finished anyway, and a worker would wait for Redis to close.

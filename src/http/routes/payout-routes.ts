@@ -3,12 +3,22 @@ import { clientActor } from '../../audit/audit-service.ts';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
-import { NotFoundError } from '../../shared/domain-errors.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { InvalidError, NotFoundError } from '../../shared/domain-errors.ts';
+import { exampleIds } from '../../shared/examples.ts';
 import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
-import { currencySchema, isUuid } from '../../shared/schemas.ts';
-import { findPayout, listPayoutItems, listPayouts } from '../../payouts/payout-repository.ts';
-import { markPayoutFailed, markPayoutPaid } from '../../payouts/payout-service.ts';
-import { payoutEnvelopeSchema, payoutsPageSchema, payoutStatusSchema, toPayoutResource } from '../../payouts/payout-resource.ts';
+import { currencySchema, isoDateSchema, isUuid, uuidSchema } from '../../shared/schemas.ts';
+import { payoutFileColumns } from '../../payouts/payout-file.ts';
+import { findPayout, listPayoutItems, listPayouts, type PayoutAudience } from '../../payouts/payout-repository.ts';
+import { markPayoutFailed, markPayoutPaid, payoutBankFile } from '../../payouts/payout-service.ts';
+import {
+  payoutEnvelopeSchema,
+  payoutsPageSchema,
+  payoutStatusSchema,
+  toPayoutResource,
+  type PayoutItemRow,
+  type PayoutRow,
+} from '../../payouts/payout-resource.ts';
 
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
@@ -17,7 +27,23 @@ const payoutParams = z.strictObject({ payout_id: z.string() });
 const listPayoutsQuery = pagingQuerySchema.extend({
   status: payoutStatusSchema.optional(),
   currency: currencySchema.optional(),
+  biller_client_id: uuidSchema.optional(),
+  payout_date: isoDateSchema.optional(),
 });
+
+// The date is checked in the handler, not by the query schema (whose failures are 400s), so a date
+// that is not a calendar date is a 422 naming the field, like the other dates refused by a use case.
+const bankFileQuery = z.strictObject({ date: z.string() });
+
+function audienceOf(caller: Caller): PayoutAudience {
+  return caller.role === 'operator' ? { liveBillers: true } : { billerClientId: caller.clientId };
+}
+
+/** Operators see payouts of many billers, so their views say whose each one is. */
+function payoutView(caller: Caller, row: PayoutRow, items?: readonly PayoutItemRow[]) {
+  const resource = toPayoutResource(row, items);
+  return caller.role === 'operator' ? { ...resource, biller_client_id: row.biller_client_id } : resource;
+}
 
 const markFailedBody = z
   .strictObject({ reason: z.string().trim().min(1).max(500) })
@@ -43,23 +69,66 @@ const problem = { schema: problemDetailsSchema, contentType: 'application/proble
 export const registerPayoutRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
     method: 'GET',
+    url: '/payouts/bank-file',
+    operationId: 'get_payout_bank_file',
+    summary: 'Download the payout bank file',
+    description:
+      'Operators: the bank payment CSV of the live payouts made on a date, one transfer per payout with money as a ' +
+      'decimal string, as an attachment named `payouts-YYYY-MM-DD.csv`. The same bytes `deductions export payouts ' +
+      '--date` writes; a date without payouts gives the header row alone.',
+    tags: ['Payouts'],
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['operator'] },
+    query: bankFileQuery,
+    responses: {
+      200: {
+        description: 'The payout bank file (CSV attachment)',
+        schema: z.string().meta({
+          description: 'CSV with a header row; one row per payout, money as a decimal string in major units.',
+          example:
+            `${payoutFileColumns.join(',')}\n` +
+            `${exampleIds.payout},PO2611300193A4F55E,Northwind Lending Ltd,GBP,75.00,Northwind Lending Ltd,60-16-13,31926819,2026-11-30,pending\n`,
+        }),
+        contentType: 'text/csv',
+      },
+      422: { description: 'The date is not a date as YYYY-MM-DD', ...problem },
+    },
+    handler: async ({ query, reply }) => {
+      const date = isoDateSchema.safeParse(query.date);
+      if (!date.success) {
+        throw new InvalidError('validation-failed', 'date must be a date as YYYY-MM-DD', {
+          errors: [{ pointer: '/query/date', detail: 'must be a date as YYYY-MM-DD' }],
+        });
+      }
+      const file = await payoutBankFile(deps.db, date.data);
+      return reply
+        .code(200)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${file.fileName}"`)
+        .send(file.csv);
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
     url: '/payouts/:payout_id',
     operationId: 'get_payout',
     summary: 'Get a payout',
-    description: 'A payout to the caller with its items: the collections and reversals of each payment request it settles.',
+    description:
+      'A payout with its items: the collections and reversals of each payment request it settles. A biller reads its ' +
+      "own payouts; an operator reads any live biller's, with `biller_client_id` saying whose.",
     tags: ['Payouts'],
-    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller', 'operator'] },
     params: payoutParams,
     responses: {
       200: { description: 'The payout', schema: payoutEnvelopeSchema },
-      404: { description: 'Payout not found', ...problem },
+      404: { description: "Payout not found (for a biller, also another biller's; for an operator, a sandbox biller's)", ...problem },
     },
     handler: async (ctx) => {
       const { payout_id: payoutId } = ctx.params;
-      const payout = isUuid(payoutId) ? await findPayout(deps.db, ctx.caller.clientId, payoutId) : undefined;
+      const payout = isUuid(payoutId) ? await findPayout(deps.db, audienceOf(ctx.caller), payoutId) : undefined;
       if (!payout) throw new NotFoundError(`Payout ${payoutId}`);
       const items = await listPayoutItems(deps.db, payout.id);
-      return { status: 200, body: { payout: toPayoutResource(payout, items) } };
+      return { status: 200, body: { payout: payoutView(ctx.caller, payout, items) } };
     },
   });
 
@@ -69,19 +138,20 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     operationId: 'list_payouts',
     summary: 'List payouts',
     description:
-      "The caller's payouts, newest first, one page at a time; filter by status or currency. The items of a " +
-      'payout are on `GET /payouts/{payout_id}`.',
+      "Payouts, newest first, one page at a time: a biller's own, or for an operator every live biller's (sandbox " +
+      'billers left out). Filter by status, currency, payout date or biller (a biller naming another biller gets an ' +
+      'empty page). The items of a payout are on `GET /payouts/{payout_id}`.',
     tags: ['Payouts'],
-    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller'] },
+    auth: { kind: 'both', scope: 'payouts:read', roles: ['biller', 'operator'] },
     query: listPayoutsQuery,
     responses: {
       200: { description: 'A page of payouts', schema: payoutsPageSchema },
     },
     handler: async (ctx) => {
-      const { status, currency, ...paging } = ctx.query;
-      const rows = await listPayouts(deps.db, ctx.caller.clientId, { status, currency }, paging);
+      const { status, currency, biller_client_id: billerClientId, payout_date: payoutDate, ...paging } = ctx.query;
+      const rows = await listPayouts(deps.db, audienceOf(ctx.caller), { status, currency, billerClientId, payoutDate }, paging);
       const { items, paging: page } = pageOf(rows, paging);
-      return { status: 200, body: { payouts: items.map((row) => toPayoutResource(row)), paging: page } };
+      return { status: 200, body: { payouts: items.map((row) => payoutView(ctx.caller, row)), paging: page } };
     },
   });
 
