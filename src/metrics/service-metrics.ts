@@ -16,7 +16,8 @@ import {
  * the last nightly run, backlogs) is read on scrape instead: see scrapeRegistry.
  */
 export const processRegistry = new Registry();
-collectDefaultMetrics({ register: processRegistry, prefix: 'deductions_' });
+// Node's standard process and runtime metrics, under their usual names (process_*, nodejs_*).
+collectDefaultMetrics({ register: processRegistry });
 
 /** A request that matched no route: one label value, whatever URL was asked for. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -154,12 +155,12 @@ export function scrapeRegistry(sources: ScrapeSources, timeoutMs = SCRAPE_SOURCE
 
   const lastRunDuration = new Gauge({
     name: 'deductions_nightly_last_success_duration_seconds',
-    help: 'How long the last nightly run without a failed pay date took.',
+    help: 'How long the last nightly run without a failed pay date took; 0 while none has.',
     registers,
   });
   new Gauge({
     name: 'deductions_nightly_last_success_timestamp_seconds',
-    help: 'When the last nightly run without a failed pay date finished, in seconds since the Unix epoch.',
+    help: 'When the last nightly run without a failed pay date finished, in seconds since the Unix epoch; 0 while none has.',
     registers,
     async collect() {
       this.reset();
