@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { composition } from '../../bin/composition.ts';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/metrics-server.ts';
-import { scrapeRegistry } from '../../src/metrics/service-metrics.ts';
-import { dispatchEventsJob, queueNames } from '../../src/queue/job-catalogue.ts';
+import { renderMetrics, scrapeRegistry } from '../../src/metrics/service-metrics.ts';
+import { dispatchEventsJob, queueNames, type QueueName } from '../../src/queue/job-catalogue.ts';
+import { insertRunWithDuePayDates } from '../../src/nightly/nightly-run-repository.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import type { WorkerHost } from '../../src/workers/worker-host.ts';
@@ -211,6 +215,41 @@ describe('/metrics on the API port', () => {
       postgres_webhook_deliveries: 1,
       postgres_reconciliation_exceptions: 1,
     });
+  });
+});
+
+describe('scrape-time figures', () => {
+  it('give the last nightly run without a failed pay date: when it finished and how long it took', async () => {
+    // Nothing is due in this database, so the run is finished as it starts.
+    const run = await t.db.transaction().execute((trx) =>
+      insertRunWithDuePayDates(trx, { id: randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'metrics test' }),
+    );
+    const families = await scrape();
+    expect(sampleValue(families, 'deductions_nightly_last_success_timestamp_seconds', {})).toBe(new Date(run.finished_at!).getTime() / 1000);
+    expect(sampleValue(families, 'deductions_nightly_last_success_duration_seconds', {})).toBe(
+      (new Date(run.finished_at!).getTime() - new Date(run.started_at).getTime()) / 1000,
+    );
+  });
+
+  it('answer without the queue depths, and say Redis is down, when Redis accepts the connection but never replies', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const unanswered = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: null });
+    unanswered.on('error', () => {});
+    const queues = Object.fromEntries(
+      Object.values(queueNames).map((name) => [name, new Queue(name, { connection: unanswered, prefix: t.config.QUEUE_PREFIX })]),
+    ) as Record<QueueName, Queue>;
+    try {
+      const registry = scrapeRegistry({ db: t.db, queues: () => queues }, 200);
+      const families = parsePrometheusText((await renderMetrics(registry)).body);
+      expect(families.get('deductions_queue_jobs')!.samples).toEqual([]);
+      expect(sampleValue(families, 'deductions_metrics_source_up', { source: 'redis' })).toBe(0);
+      expect(sampleValue(families, 'deductions_metrics_source_up', { source: 'postgres_reconciliation_exceptions' })).toBe(1);
+    } finally {
+      unanswered.disconnect();
+      silent.close();
+    }
   });
 });
 
