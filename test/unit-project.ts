@@ -9,6 +9,7 @@ export const unitTestFiles: readonly string[] = [
   'test/architecture/architecture.test.ts',
   'test/architecture/import-rules.test.ts',
   'test/mandates/mandate-limitations.test.ts',
+  'test/metrics/metrics-access.test.ts',
   'test/payouts/payout-transitions.test.ts',
   'test/nightly/next-nightly-run.test.ts',
   'test/schedules/schedule-outcome.test.ts',

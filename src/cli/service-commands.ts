@@ -8,7 +8,9 @@ import { buildApp, type RouteModule } from '../http/app.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { formatResealSummary, sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
-import { deferredReconciliationRequester, type StartWorkers } from '../workers/worker-host.ts';
+import { deferredReconciliationRequester, type WorkerHost } from '../workers/worker-host.ts';
+import { startMetricsServer } from '../metrics/metrics-server.ts';
+import { queuesOnFirstScrape, scrapeRegistry } from '../metrics/service-metrics.ts';
 import type { Composition } from '../cli/composition.ts';
 import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
 
@@ -44,10 +46,19 @@ async function serve(runtime: Runtime, routes: readonly RouteModule[]): Promise<
   };
 }
 
-/** The workers: they start at once and take jobs as soon as Redis and the database answer. */
-async function work(runtime: Runtime, startWorkers: StartWorkers): Promise<() => Promise<void>> {
-  const host = await startWorkers(runtime);
-  return () => host.close();
+
+/**
+ * The metrics port (METRICS_PORT), when configured: one per process, reading the worker host's
+ * queues when the process has one, else queues on the runtime's connection.
+ */
+async function exposeMetrics(runtime: Runtime, host?: WorkerHost): Promise<Array<() => Promise<void>>> {
+  const { config } = runtime;
+  if (config.METRICS_PORT === undefined) return [];
+  const ownQueues = host ? undefined : queuesOnFirstScrape(runtime.redis, config.QUEUE_PREFIX);
+  const scrape = scrapeRegistry({ db: runtime.db, queues: host ? () => host.queues : ownQueues!.queues });
+  const server = await startMetricsServer({ host: config.HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, scrape });
+  runtime.logger.info({ host: config.HOST, port: server.port }, 'metrics served on their own port');
+  return [server.close, async () => ownQueues?.close()];
 }
 
 /** Finish in-flight requests and jobs on SIGTERM/SIGINT; a second signal or 30 s forces exit. */
@@ -73,7 +84,7 @@ export function registerServiceCommands(program: Command, { routes, startWorkers
     .description('Run the HTTP API')
     .action(async () => {
       const runtime = await openRuntime(loadConfig(), 'api', { service: true });
-      closeOnSignal([await serve(runtime, routes), runtime.close]);
+      closeOnSignal([await serve(runtime, routes), ...(await exposeMetrics(runtime)), runtime.close]);
     });
 
   program
@@ -81,7 +92,9 @@ export function registerServiceCommands(program: Command, { routes, startWorkers
     .description('Run the queue workers and the nightly scheduler')
     .action(async () => {
       const runtime = await openRuntime(loadConfig(), 'worker', { service: true });
-      closeOnSignal([await work(runtime, startWorkers), runtime.close]);
+      // The workers start at once and take jobs as soon as Redis and the database answer.
+      const host = await startWorkers(runtime);
+      closeOnSignal([...(await exposeMetrics(runtime, host)), () => host.close(), runtime.close]);
     });
 
   program
@@ -90,6 +103,9 @@ export function registerServiceCommands(program: Command, { routes, startWorkers
     .action(async () => {
       // One runtime: one pool, one Redis connection and one health monitor for both.
       const runtime = await openRuntime(loadConfig(), 'deductions', { service: true });
-      closeOnSignal([await serve(runtime, routes), await work(runtime, startWorkers), runtime.close]);
+      const closeApi = await serve(runtime, routes);
+      // The workers start at once and take jobs as soon as Redis and the database answer.
+      const host = await startWorkers(runtime);
+      closeOnSignal([...(await exposeMetrics(runtime, host)), closeApi, () => host.close(), runtime.close]);
     });
 }

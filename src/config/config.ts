@@ -134,6 +134,13 @@ export const configSchema = z.object({
   MAX_PAYMENT_AMOUNT_MINOR: amountLimit.default(DEFAULT_MAX_PAYMENT_AMOUNT_MINOR),
   /** The most one mandate may ask of payroll on one pay date, all its payment requests together. */
   MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR: amountLimit.default(DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR),
+  /** When set, `/metrics` is also served on this port (HOST's address), alone; the API port's `/metrics` is unaffected. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * When set, `/metrics` (on the API port and METRICS_PORT) requires `Authorization: Bearer <token>`.
+   * Unset, the API port answers 404 to `/metrics`, so nothing is exposed unless asked for.
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 }).superRefine((config, ctx) => {
   if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {
     ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)' });

@@ -22,6 +22,7 @@ import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugi
 import { defineRoute, NO_BODY_LIMIT_BYTES } from './route.ts';
 import { HttpProblem } from './problem.ts';
 import { requestIdOf } from './request-id.ts';
+import { registerMetrics } from './metrics-route.ts';
 
 export interface AppDeps {
   config: Config;
@@ -76,6 +77,7 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   // First of the request hooks, so that every refusal carries these headers too.
   await app.register(helmet, securityHeaders(deps.config));
   await app.register(errorsPlugin);
+  registerMetrics(app, deps);
   await app.register(authenticatePlugin, {
     db: deps.db,
     tokens: deps.tokens,

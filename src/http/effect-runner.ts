@@ -6,6 +6,7 @@ import {
   type IdempotencyOptions,
   type SerializedResponse,
 } from '../idempotency/idempotency-service.ts';
+import { countIdempotencyReplay } from '../metrics/service-metrics.ts';
 import { contentDigestSha256 } from './content-digest.ts';
 import { knownProblem } from './plugins/errors.ts';
 import { HttpProblem, serializeProblem } from './problem.ts';
@@ -78,7 +79,8 @@ export function createEffectRunner(options: IdempotencyOptions): EffectRunner {
         return problem && problem.status < 500 ? serializeProblem(problem, request.url) : undefined;
       },
     );
-    if (!answer.replayed) await afterCommit(ctx, answer.response);
+    if (answer.replayed) countIdempotencyReplay();
+    else await afterCommit(ctx, answer.response);
     return send(reply, answer.response, answer.replayed);
   };
 }

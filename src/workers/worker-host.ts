@@ -22,6 +22,7 @@ import {
   type QueueName,
 } from '../queue/job-catalogue.ts';
 import { createQueue } from '../queue/queues.ts';
+import { observeJobAttempt } from '../metrics/service-metrics.ts';
 import { ensureSchedules } from '../queue/schedules.ts';
 import { startWatchdog, type Watchdog, type WatchdogSettings } from './watchdog.ts';
 import { startHeartbeat } from './worker-heartbeat.ts';
@@ -111,12 +112,24 @@ function concurrencyOf(name: QueueName, options: WorkerHostOptions): number {
   return queueWorkers[name].concurrency;
 }
 
-/** One Worker per queue; a job's name picks its processor, an unknown name fails loudly. */
+/**
+ * One Worker per queue; a job's name picks its processor, an unknown name fails loudly (and, not
+ * being a catalogue name, is not measured). Every attempt is timed and counted here, in one place.
+ */
 function dispatch(queue: QueueName, table: ProcessorTable): Processor {
   return async (job: Job, token?: string) => {
     const processor = table[job.name];
     if (!processor) throw new Error(`no processor for job ${job.name} on queue ${queue}`);
-    return processor(job, token);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const result = await processor(job, token);
+      observeJobAttempt(queue, job.name, 'completed', seconds());
+      return result;
+    } catch (error) {
+      observeJobAttempt(queue, job.name, 'failed', seconds());
+      throw error;
+    }
   };
 }
 
