@@ -19,17 +19,28 @@ import {
 export const runKindSchema = z.enum(['nightly', 'rerun', 'reconciliation', 'payout']);
 export type RunKind = z.infer<typeof runKindSchema>;
 
-export interface RunHistoryEntry {
-  kind: RunKind;
-  id: string;
-  startedAt: string;
-  /** Null while the run is unfinished: still working, or killed before it could finish. */
-  finishedAt: string | null;
-  /** completed or failed once finished; null while unfinished. */
-  outcome: 'completed' | 'failed' | null;
-  /** What it ran on and what came of it, in one line. */
-  summary: string;
-}
+export const runHistoryEntrySchema = z
+  .object({
+    kind: runKindSchema,
+    id: z.string(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable().meta({ description: 'Null while the run is unfinished: still working, or killed before it could finish.' }),
+    outcome: z.enum(['completed', 'failed', 'unfinished']).meta({ description: 'completed or failed once finished; unfinished until then.' }),
+    summary: z.string().meta({ description: 'What it ran on and what came of it, in one line.' }),
+  })
+  .meta({
+    id: 'RunHistoryEntry',
+    description: 'One nightly run, re-run, reconciliation run or payout run, as the database recorded it.',
+    example: {
+      kind: 'reconciliation',
+      id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b',
+      startedAt: '2026-11-30T05:00:02.118Z',
+      finishedAt: '2026-11-30T05:00:02.431Z',
+      outcome: 'completed',
+      summary: 'payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 (sweep, final): 120 employees, collected 1520000, 2 exceptions',
+    },
+  });
+export type RunHistoryEntry = z.infer<typeof runHistoryEntrySchema>;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
@@ -49,7 +60,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         id: run.id,
         startedAt: run.started_at.toISOString(),
         finishedAt: iso(run.finished_at),
-        outcome: run.finished_at === null ? null : run.failed > 0 ? 'failed' : 'completed',
+        outcome: run.finished_at === null ? 'unfinished' : run.failed > 0 ? 'failed' : 'completed',
         summary: `run date ${run.run_date} (${run.trigger}${run.triggered_by ? ` by ${run.triggered_by}` : ''}): ${run.pay_dates_due} due, ${run.locked} locked, ${run.already_locked} already locked, ${run.failed} failed, ${run.pending} pending`,
       });
     }
@@ -61,7 +72,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         id: rerun.id,
         startedAt: rerun.requested_at.toISOString(),
         finishedAt: iso(rerun.completed_at),
-        outcome: rerun.completed_at === null ? null : 'completed',
+        outcome: rerun.completed_at === null ? 'unfinished' : 'completed',
         summary: `payroll ${rerun.payroll_id} pay date ${rerun.pay_date}: ${rerun.requests} request(s), snapshot ${rerun.previous_snapshot_id ?? 'none'} -> ${rerun.new_snapshot_id ?? 'pending'}`,
       });
     }
@@ -79,7 +90,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         id: run.id,
         startedAt: run.started_at.toISOString(),
         finishedAt: iso(run.finished_at),
-        outcome: run.outcome,
+        outcome: run.outcome ?? 'unfinished',
         summary: `payroll ${run.payroll_id} pay date ${run.pay_date} (${run.trigger}${run.final ? ', final' : ''}): ${figures}`,
       });
     }
@@ -95,7 +106,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         id: run.id,
         startedAt: run.started_at.toISOString(),
         finishedAt: iso(run.finished_at),
-        outcome: run.outcome,
+        outcome: run.outcome ?? 'unfinished',
         summary: `run date ${run.run_date} (${run.trigger}${run.triggered_by ? ` by ${run.triggered_by}` : ''}), settled through ${run.settled_through}: ${figures}`,
       });
     }

@@ -5,8 +5,8 @@ import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account
 import { runPayouts } from '../../src/payouts/payout-service.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { cliEnvOf, runDeductions } from '../support/cli.ts';
-import { createCollectionAccount } from '../support/factories.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { createCollectionAccount, createOperator } from '../support/factories.ts';
+import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
 
 // Every run leaves a row when it starts and finishes it when its work commits: a run killed midway
@@ -184,5 +184,30 @@ describe('deductions runs list', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'rerun', id: rerun.id, requests: [expect.objectContaining({ requested_by: 'ops@example.com' })] });
     const unknown = await deductions(['runs', 'show', '--kind', 'nightly', '--id', crypto.randomUUID()]);
     expect(unknown.code).not.toBe(0);
+  });
+});
+
+describe('GET /runs', () => {
+  it('lets operators list runs and read one; an unknown kind or id is a 404', async () => {
+    const w = await reportedPayDate();
+    await w.reconcile(PD1, { trigger: 'sweep' });
+    const [run] = await reconciliationRunsOf(w.payroll.id);
+    const headers = await authHeaders(t.app, await createOperator(t.db));
+    const get = (url: string) => injectJson(t.app, { method: 'GET', url, headers });
+
+    const listed = await get('/runs?kind=reconciliation&limit=500');
+    expect(listed.statusCode).toBe(200);
+    const runs = (listed.json() as { runs: Array<{ kind: string; id: string }> }).runs;
+    expect(runs.every((entry) => entry.kind === 'reconciliation')).toBe(true);
+    expect(runs.map((entry) => entry.id)).toContain(run!.id);
+
+    const shown = await get(`/runs/reconciliation/${run!.id}`);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.json()).toMatchObject({ kind: 'reconciliation', id: run!.id, outcome: 'completed', collected: 12_550, trigger: 'sweep' });
+
+    expect((await get(`/runs/payout/${run!.id}`)).statusCode).toBe(404);
+    expect((await get(`/runs/sideways/${run!.id}`)).statusCode).toBe(404);
+    expect((await get('/runs/nightly/not-a-uuid')).statusCode).toBe(404);
+    expect((await injectJson(t.app, { method: 'GET', url: '/runs' })).statusCode).toBe(401);
   });
 });
