@@ -4,6 +4,7 @@ import type { Database } from '../src/db/connection.ts';
 import { serviceToday } from '../src/calendars/lock-date.ts';
 import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
 import { reconcilePayDate } from '../src/reconciliation/reconciliation-service.ts';
+import { reconcileSweepJob } from '../src/queue/job-catalogue.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 
 // `final` is set only by the nightly sweep, once the pay date's settlement window is over; the
@@ -18,7 +19,9 @@ const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema, 
 export function reconcilePayDateProcessor(db: Database, timeZone: string, reconciliation: ReconciliationRequester) {
   return async (job: Job) => {
     const { payrollId, payDate, final } = payloadSchema.parse(job.data);
-    const summary = await reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone) });
+    // The sweep's jobs carry its job id; every other job came through the debounced request.
+    const trigger = job.id?.startsWith(`${reconcileSweepJob}.`) ? 'sweep' : 'request';
+    const summary = await reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone), trigger, triggeredBy: job.id ?? null });
     for (const later of summary.laterPayDatesToReconcile) await reconciliation.request(payrollId, later);
     return summary;
   };

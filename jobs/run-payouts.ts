@@ -17,7 +17,7 @@ export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_
   return async (job: Job) => {
     const { date } = payloadSchema.parse(job.data ?? {});
     const today = date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
-    const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS });
+    const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, trigger: 'schedule', triggeredBy: job.id ?? null });
     const count = (outcome: string) => summary.groups.filter((group) => group.outcome === outcome).length;
     for (const group of summary.groups) {
       if (group.outcome === 'no_beneficiary_account') {

@@ -13,6 +13,7 @@ import { registerExportCommands } from './export-commands.ts';
 import { describeFailure } from './failures.ts';
 import { registerNightlyCommand } from './nightly-command.ts';
 import { registerBeneficiaryAccountCommands, registerPayoutCommands } from './payout-commands.ts';
+import { registerRunsCommands } from './runs-command.ts';
 import { registerServiceCommands } from './service-commands.ts';
 import { registerSecretsCommands } from './secrets-command.ts';
 import { registerSandboxCommands } from './sandbox-commands.ts';
@@ -47,6 +48,7 @@ export function buildProgram(composition: Composition): Command {
   registerWebhookCommands(program);
   registerStatusCommand(program);
   registerAuditCommand(program);
+  registerRunsCommands(program);
   registerSecretsCommands(program);
   registerBankHolidayCommands(program);
   registerCalendarCommands(program);

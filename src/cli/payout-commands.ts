@@ -63,13 +63,16 @@ export function registerPayoutCommands(program: Command): void {
     .command('run')
     .description('Pay out settled ledger entries now, per biller and currency (what the daily job does)')
     .option('--date <date>', 'payout date (YYYY-MM-DD); default: today in the service time zone', parseDateOption)
-    .action(async (options: { date?: string }) => {
+    .option('--by <name>', 'who runs it, kept in the run history (default: the OS user)')
+    .action(async (options: { date?: string; by?: string }) => {
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'payouts');
       try {
         const summary = await runPayoutsOn(runtime.db, {
           today: options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE),
           settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS,
+          trigger: 'cli',
+          triggeredBy: `cli:${operatorName(options.by)}`,
         });
         process.stdout.write(`${formatPayoutRunSummary(summary)}\n`);
         if (summary.groups.some((group) => group.outcome === 'failed')) process.exitCode = 1;

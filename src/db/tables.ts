@@ -330,6 +330,45 @@ export interface NightlyRunsTable {
   finished_at: Timestamp | null;
 }
 
+export type ReconciliationRunTrigger = 'sweep' | 'request' | 'sandbox' | 'direct';
+export type PayoutRunTrigger = 'schedule' | 'cli' | 'direct';
+export type RecordedRunOutcome = 'completed' | 'failed';
+
+export interface ReconciliationRunsTable {
+  id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  trigger: ReconciliationRunTrigger;
+  triggered_by: string | null;
+  final: boolean;
+  started_at: Generated<Date>;
+  finished_at: Timestamp | null;
+  outcome: RecordedRunOutcome | null;
+  failure_reason: string | null;
+  snapshot_id: string | null;
+  employees: number | null;
+  collected: MinorUnits | null;
+  exceptions: number | null;
+  ledger_entries: number | null;
+  payments_updated: number | null;
+}
+
+export interface PayoutRunsTable {
+  id: string;
+  run_date: IsoDate;
+  trigger: PayoutRunTrigger;
+  triggered_by: string | null;
+  settled_through: IsoDate;
+  started_at: Generated<Date>;
+  finished_at: Timestamp | null;
+  outcome: RecordedRunOutcome | null;
+  failure_reason: string | null;
+  payouts_made: number | null;
+  failed_groups: number | null;
+  totals_by_currency: Json | null;
+  groups: Json | null;
+}
+
 export type NightlyPayDateOutcome = 'pending' | 'locked' | 'already_locked' | 'failed';
 
 export interface NightlyRunPayDatesTable {
@@ -681,6 +720,8 @@ export interface DB {
   deduction_snapshots: DeductionSnapshotsTable;
   deduction_lines: DeductionLinesTable;
   nightly_runs: NightlyRunsTable;
+  reconciliation_runs: ReconciliationRunsTable;
+  payout_runs: PayoutRunsTable;
   nightly_run_pay_dates: NightlyRunPayDatesTable;
   deduction_line_payments: DeductionLinePaymentsTable;
   requested_payments: RequestedPaymentsTable;

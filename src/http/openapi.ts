@@ -262,6 +262,7 @@ const tagDescriptions: Record<string, string> = {
   Employers: 'Operators: employers and their salary-deduction opt-in status, with its history.',
   'Collection accounts': 'Operators: the accounts employers remit deducted money into, one active per currency.',
   'Beneficiary accounts': "Operators: where billers' payouts are paid, one active account per biller and currency.",
+  Runs: 'Operators: nightly runs, re-runs, reconciliation runs and payout runs as the database recorded them, finished or not.',
   Sandbox: 'Sandbox billers: simulation operations that drive a sandbox pay date through lock, provider pull, confirmation and payout.',
 };
 

@@ -17,6 +17,7 @@ import { registerCalendarRoutes } from './routes/calendar-routes.ts';
 import { registerAdminDirectoryRoutes } from './routes/admin-directory-routes.ts';
 import { registerAdminEmployeeRoutes } from './routes/admin-employee-routes.ts';
 import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
+import { registerRunRoutes } from './routes/run-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
@@ -24,4 +25,4 @@ export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
   registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes,
-  registerAdminEmployeeRoutes, registerSandboxRoutes];
+  registerAdminEmployeeRoutes, registerSandboxRoutes, registerRunRoutes];

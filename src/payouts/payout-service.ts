@@ -24,12 +24,18 @@ import { payoutFileName, renderPayoutFile } from './payout-file.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
+import type { PayoutRunTrigger } from '../db/tables.ts';
+import { finishPayoutRun, insertPayoutRun } from './payout-run-history-repository.ts';
 
 export interface PayoutRunOptions {
   /** The payout date: today in the service time zone. */
   today: string;
   settlementDelayWorkingDays: number;
   holidays: HolidayCalendar;
+  /** What started this run, for its row in payout_runs; `direct` when not said. */
+  trigger?: PayoutRunTrigger;
+  triggeredBy?: string | null;
 }
 
 export type PayoutGroupOutcome = PayoutGroup &
@@ -51,6 +57,8 @@ export interface PayoutRunSummary {
   groups: PayoutGroupOutcome[];
   /** Minor units paid out by this run, per currency. */
   totalsByCurrency: Record<string, number>;
+  /** The run's row in payout_runs; the daily run's only (a sandbox biller's payout is not a run). */
+  runId?: string;
 }
 
 /** Pay dates on or before the returned date are at least the settlement delay old on `today`. */
@@ -153,7 +161,31 @@ async function withRetries<T>(work: () => Promise<T>): Promise<T> {
  */
 export async function runPayouts(db: Database, options: PayoutRunOptions): Promise<PayoutRunSummary> {
   const cutoff = settlementCutoff(options.today, options.settlementDelayWorkingDays, options.holidays);
-  return payOutGroups(db, await listUnpaidLedgerGroups(db, cutoff, 'live'), options.today, cutoff);
+  const runId = timeOrderedUuid();
+  await insertPayoutRun(db, {
+    id: runId,
+    runDate: options.today,
+    trigger: options.trigger ?? 'direct',
+    triggeredBy: options.triggeredBy ?? null,
+    settledThrough: cutoff,
+  });
+  let summary: PayoutRunSummary;
+  try {
+    summary = await payOutGroups(db, await listUnpaidLedgerGroups(db, cutoff, 'live'), options.today, cutoff);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await finishPayoutRun(db, runId, { payoutsMade: 0, failedGroups: 0, totalsByCurrency: {}, groups: [], failureReason: reason });
+    throw error;
+  }
+  const failed = summary.groups.flatMap((group) => (group.outcome === 'failed' ? [group] : []));
+  await finishPayoutRun(db, runId, {
+    payoutsMade: summary.groups.filter((group) => group.outcome === 'paid_out').length,
+    failedGroups: failed.length,
+    totalsByCurrency: summary.totalsByCurrency,
+    groups: summary.groups,
+    failureReason: failed.length === 0 ? null : failed.map((group) => `${group.billerClientId}/${group.currency}: ${group.error}`).join('; '),
+  });
+  return { ...summary, runId };
 }
 
 /**

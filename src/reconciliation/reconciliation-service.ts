@@ -20,6 +20,9 @@ import {
   writeReconciliation,
   type PaymentToReconcileRow,
 } from './reconciliation-repository.ts';
+import { completeReconciliationRun, failReconciliationRun, insertReconciliationRun } from './reconciliation-run-repository.ts';
+import type { ReconciliationRunTrigger } from '../db/tables.ts';
+import type { Executor } from '../db/connection.ts';
 
 /** Working days after a pay date during which payroll may still report; then it is reconciled as final. */
 export const SETTLEMENT_WINDOW_WORKING_DAYS = 3;
@@ -34,6 +37,9 @@ export interface ReconcileOptions {
   /** The service's calendar date; decides which later pay date a shortfall can be carried to. */
   today?: string;
   timeZone?: string;
+  /** What started this run, for its row in reconciliation_runs; `direct` when not said. */
+  trigger?: ReconciliationRunTrigger;
+  triggeredBy?: string | null;
 }
 
 export interface ReconciliationSummary {
@@ -116,7 +122,23 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
 export async function reconcilePayDate(db: Database, payrollId: string, payDate: string, options: ReconcileOptions = {}): Promise<ReconciliationSummary> {
   const final = options.final ?? false;
   const today = options.today ?? serviceToday(new Date(), options.timeZone ?? DEFAULT_SERVICE_TIME_ZONE);
-  return db.transaction().execute(async (trx) => {
+  const runId = timeOrderedUuid();
+  await insertReconciliationRun(db, { id: runId, payrollId, payDate, trigger: options.trigger ?? 'direct', triggeredBy: options.triggeredBy ?? null, final });
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const summary = await reconcileInTransaction(trx, payrollId, payDate, final, today);
+      await completeReconciliationRun(trx, runId, summary);
+      return summary;
+    });
+  } catch (error) {
+    // The work rolled back; the run's row says why. A worker killed here writes nothing: its row stays unfinished.
+    await failReconciliationRun(db, runId, error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+}
+
+async function reconcileInTransaction(trx: Executor, payrollId: string, payDate: string, final: boolean, today: string): Promise<ReconciliationSummary> {
+  {
     const empty: ReconciliationSummary = {
       payrollId,
       payDate,
@@ -197,7 +219,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
       paymentsUpdated: written.paymentsUpdated,
       laterPayDatesToReconcile: plan.laterPayDatesToReconcile,
     };
-  });
+  }
 }
 
 export interface PayDateToReconcile {

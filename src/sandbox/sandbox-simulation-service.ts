@@ -220,10 +220,10 @@ export async function simulateConfirmation(
 
 /** Reconciles the pay date, then each later one it changed money for (the reconcile job asks for those). */
 async function reconcileWithLaterPayDates(deps: SimulationDeps, payrollId: string, payDate: string): Promise<ReconciliationSummary> {
-  const summary = await reconcilePayDate(deps.db, payrollId, payDate, { today: today(deps) });
+  const summary = await reconcilePayDate(deps.db, payrollId, payDate, { today: today(deps), trigger: 'sandbox' });
   const waiting = [...summary.laterPayDatesToReconcile];
   for (let later = waiting.shift(); later !== undefined; later = waiting.shift()) {
-    waiting.push(...(await reconcilePayDate(deps.db, payrollId, later, { today: today(deps) })).laterPayDatesToReconcile);
+    waiting.push(...(await reconcilePayDate(deps.db, payrollId, later, { today: today(deps), trigger: 'sandbox' })).laterPayDatesToReconcile);
   }
   return summary;
 }
