@@ -30,18 +30,38 @@ const beneficiaryAccountExample = {
   deactivated_at: null,
 };
 
+/**
+ * A collection or beneficiary account as stored: history, never changed in place. One account is
+ * active per currency (and biller); those it replaced stay, inactive, with when they were.
+ */
+const storedAccountFields = {
+  id: z.uuid(),
+  currency: z.string().meta({ description: 'ISO 4217 code', example: 'GBP' }),
+  sort_code: z.string(),
+  account_number: z.string(),
+  account_holder_name: z.string(),
+  active: z.boolean(),
+  created_at: z.iso.datetime(),
+  deactivated_at: z.iso.datetime().nullable(),
+};
+
+type StoredAccountRow = Selectable<CollectionAccountsTable> | Selectable<BeneficiaryAccountsTable>;
+
+function storedAccountResource(row: StoredAccountRow) {
+  return {
+    id: row.id,
+    currency: row.currency,
+    sort_code: row.sort_code,
+    account_number: row.account_number,
+    account_holder_name: row.account_holder_name,
+    active: row.active,
+    created_at: isoInstant(row.created_at),
+    deactivated_at: row.deactivated_at === null ? null : isoInstant(row.deactivated_at),
+  };
+}
+
 export const collectionAccountSchema = z
-  .object({
-    id: z.uuid(),
-    currency: z.string().meta({ description: 'ISO 4217 code', example: 'GBP' }),
-    sort_code: z.string(),
-    account_number: z.string(),
-    account_holder_name: z.string(),
-    /** One active account per currency; the ones it replaced stay, inactive. */
-    active: z.boolean(),
-    created_at: z.iso.datetime(),
-    deactivated_at: z.iso.datetime().nullable(),
-  })
+  .object(storedAccountFields)
   .meta({
     id: 'CollectionAccount',
     description: 'Our account that employers remit deducted money into, in one currency; instruction files name the active one',
@@ -70,31 +90,11 @@ export const collectionAccountListSchema = z
   });
 
 export function toCollectionAccountResource(row: Selectable<CollectionAccountsTable>): CollectionAccountResource {
-  return {
-    id: row.id,
-    currency: row.currency,
-    sort_code: row.sort_code,
-    account_number: row.account_number,
-    account_holder_name: row.account_holder_name,
-    active: row.active,
-    created_at: isoInstant(row.created_at),
-    deactivated_at: row.deactivated_at === null ? null : isoInstant(row.deactivated_at),
-  };
+  return storedAccountResource(row);
 }
 
 export const beneficiaryAccountSchema = z
-  .object({
-    id: z.uuid(),
-    biller_client_id: z.uuid(),
-    currency: z.string().meta({ description: 'ISO 4217 code', example: 'GBP' }),
-    sort_code: z.string(),
-    account_number: z.string(),
-    account_holder_name: z.string(),
-    /** One active account per biller and currency; payouts go to it. */
-    active: z.boolean(),
-    created_at: z.iso.datetime(),
-    deactivated_at: z.iso.datetime().nullable(),
-  })
+  .object({ ...storedAccountFields, biller_client_id: z.uuid() })
   .meta({
     id: 'BeneficiaryAccount',
     description: "Where a biller's payouts in one currency are paid; a change adds a new account and keeps the old one, inactive",
@@ -123,15 +123,5 @@ export const beneficiaryAccountListSchema = z
   });
 
 export function toBeneficiaryAccountResource(row: Selectable<BeneficiaryAccountsTable>): BeneficiaryAccountResource {
-  return {
-    id: row.id,
-    biller_client_id: row.biller_client_id,
-    currency: row.currency,
-    sort_code: row.sort_code,
-    account_number: row.account_number,
-    account_holder_name: row.account_holder_name,
-    active: row.active,
-    created_at: isoInstant(row.created_at),
-    deactivated_at: row.deactivated_at === null ? null : isoInstant(row.deactivated_at),
-  };
+  return { ...storedAccountResource(row), biller_client_id: row.biller_client_id };
 }
