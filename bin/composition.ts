@@ -1,6 +1,7 @@
 import { processorRegistry } from '../jobs/index.ts';
 import { runCli } from '../src/cli/main.ts';
 import { routeModules } from '../src/http/routes.ts';
+import { registerConsoleRoutes } from '../src/console/console-routes.ts';
 import { startWorkers } from '../src/workers/worker-host.ts';
 import type { Composition } from '../src/cli/composition.ts';
 
@@ -11,7 +12,8 @@ import type { Composition } from '../src/cli/composition.ts';
  * workers from here too, so they run what the service runs.
  */
 export const composition: Composition = {
-  routes: routeModules,
+  // The console last: its pages are not API operations and stay out of /openapi.json.
+  routes: [...routeModules, registerConsoleRoutes],
   startWorkers: (runtime, options) => startWorkers(runtime, processorRegistry, options),
 };
 

@@ -1,14 +1,19 @@
 import type { Executor } from '../db/connection.ts';
 import { insertAuditEntry, listAuditEntries, type AuditFilters } from './audit-repository.ts';
 
-/** Who did it: an API client (its id; operators act through the API as clients) or a person at the CLI. */
-export type Actor = { kind: 'client'; clientId: string } | { kind: 'cli'; user: string };
+/**
+ * Who did it: an API client (its id; operators act through the API as clients), a person at the CLI,
+ * or a person signed in to the console (their email).
+ */
+export type Actor = { kind: 'client'; clientId: string } | { kind: 'cli'; user: string } | { kind: 'console'; user: string };
 
 export const clientActor = (clientId: string): Actor => ({ kind: 'client', clientId });
 export const cliActor = (user: string): Actor => ({ kind: 'cli', user });
+export const consoleActor = (email: string): Actor => ({ kind: 'console', user: email });
 
 export function describeActor(actor: Actor): string {
-  return actor.kind === 'client' ? `client ${actor.clientId}` : actor.user;
+  if (actor.kind === 'client') return `client ${actor.clientId}`;
+  return actor.kind === 'console' ? `${actor.user} (console)` : actor.user;
 }
 
 export type AuditAction =
@@ -41,7 +46,16 @@ export type AuditAction =
   | 'sandbox.pay_date_locked'
   | 'sandbox.provider_pulled'
   | 'sandbox.confirmed'
-  | 'sandbox.paid_out';
+  | 'sandbox.paid_out'
+  | 'console_user.created'
+  | 'console_user.disabled'
+  | 'console_user.enabled'
+  | 'console_user.password_set'
+  | 'console.signed_in'
+  | 'console.sign_in_failed'
+  | 'console.signed_out'
+  | 'job.retried'
+  | 'webhook_delivery.redelivered';
 
 export interface AuditedAction {
   actor: Actor;

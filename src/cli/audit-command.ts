@@ -7,7 +7,7 @@ import { createDatabase } from '../db/connection.ts';
 type AuditRow = Awaited<ReturnType<typeof auditTrail>>[number];
 
 export function formatAuditLine(row: AuditRow): string {
-  const who = row.actor_kind === 'client' ? `client ${row.actor}` : row.actor;
+  const who = row.actor_kind === 'client' ? `client ${row.actor}` : row.actor_kind === 'console' ? `${row.actor} (console)` : row.actor;
   const why = row.reason === null ? '' : `: ${row.reason}`;
   return `${row.at.toISOString()}  ${row.action}  ${row.resource_type} ${row.resource_id}  by ${who}${why}`;
 }

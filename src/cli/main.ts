@@ -5,6 +5,7 @@ import type { Composition } from './composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
 import { registerBankHolidayCommands, registerCalendarCommands } from './calendar-commands.ts';
 import { registerClientCommands } from './clients-command.ts';
+import { registerConsoleUserCommands } from './console-users-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDirectoryCommands } from './directory-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
@@ -39,6 +40,7 @@ export function buildProgram(composition: Composition): Command {
 
   registerServiceCommands(program, composition);
   registerClientCommands(program);
+  registerConsoleUserCommands(program);
   registerNightlyCommand(program, composition);
   registerDeductionCommands(program, composition);
   registerDemoCommand(program, composition);

@@ -141,6 +141,14 @@ export const configSchema = z.object({
    * Unset, the API port answers 404 to `/metrics`, so nothing is exposed unless asked for.
    */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** A console session ends this long after its last request. */
+  CONSOLE_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1_440).default(30),
+  /** ...and this long after sign-in, however busy. */
+  CONSOLE_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
+  /** Failed sign-ins in a row that lock a console account... */
+  CONSOLE_LOCKOUT_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /** ...for this long. */
+  CONSOLE_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(1_440).default(15),
 }).superRefine((config, ctx) => {
   if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {
     ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)' });

@@ -682,7 +682,7 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
-export type AuditActorKind = 'client' | 'cli';
+export type AuditActorKind = 'client' | 'cli' | 'console';
 
 /** One money-moving or credential-changing action: append-only, written with the action itself. */
 export interface AuditLogTable {
@@ -697,6 +697,37 @@ export interface AuditLogTable {
   reason: string | null;
   before: Json | null;
   after: Json | null;
+}
+
+export type ConsoleRole = 'operator' | 'finance' | 'viewer';
+
+export interface ConsoleUsersTable {
+  id: string;
+  email: string;
+  name: string;
+  role: ConsoleRole;
+  /** `scrypt$N$r$p$salt$hash`: never shown, never logged. */
+  password_hash: string;
+  created_at: Generated<Date>;
+  created_by: string;
+  password_changed_at: Generated<Date>;
+  disabled_at: Date | null;
+  failed_sign_ins: Generated<number>;
+  locked_until: Date | null;
+  last_signed_in_at: Date | null;
+}
+
+export interface ConsoleSessionsTable {
+  id: string;
+  /** SHA-256 of the cookie's token. */
+  token_hash: Buffer;
+  user_id: string;
+  created_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+  expires_at: Date;
+  signed_out_at: Date | null;
+  address: string | null;
+  user_agent: string | null;
 }
 
 export interface DB {
@@ -745,6 +776,8 @@ export interface DB {
   availability_lookups: AvailabilityLookupsTable;
   audit_log: AuditLogTable;
   sandboxes: SandboxesTable;
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
 }
 
 export type Client = Selectable<ClientsTable>;

@@ -219,7 +219,7 @@ export async function createSandbox(db: Database, secrets: SecretBox, request: N
       payroll_provider_id: provider.id,
       provider_client_id: providerClient.clientId,
       seed: request.seed,
-      created_by: request.actor.kind === 'cli' ? request.actor.user : request.actor.clientId,
+      created_by: request.actor.kind === 'client' ? request.actor.clientId : request.actor.user,
     });
     const description = await describeSandbox(trx, sandbox, request.today, { created: true });
     await recordAction(trx, {

@@ -1,0 +1,6 @@
+import type { ConsolePageModule } from './console-plugin.ts';
+import { registerOverviewPage } from './pages/overview-page.ts';
+import { registerSignInPages } from './pages/sign-in-pages.ts';
+
+/** Every console page module, registered under /console in this order. */
+export const consolePageModules: readonly ConsolePageModule[] = [registerSignInPages, registerOverviewPage];
