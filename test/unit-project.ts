@@ -29,6 +29,7 @@ export const unitTestFiles: readonly string[] = [
   'test/calendars/target-pay-date.test.ts',
   'test/calendars/working-days.test.ts',
   'test/cli/rerun-output.test.ts',
+  'test/console/console-rules.test.ts',
   'test/config/config-errors.test.ts',
   'test/deduction-records/confirmation-check.test.ts',
   'test/deduction-records/deduction-content.test.ts',

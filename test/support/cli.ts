@@ -8,10 +8,14 @@ export interface CliRun {
 
 const bin = new URL('../../bin/deductions.mjs', import.meta.url).pathname;
 
-/** The real `deductions` command, run as an operator runs it, with `env` over this process's environment. */
-export function runDeductions(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+/**
+ * The real `deductions` command, run as an operator runs it, with `env` over this process's
+ * environment and `input`, when given, piped to its standard input.
+ */
+export function runDeductions(args: readonly string[], env: Record<string, string | undefined> = {}, input?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -3,18 +3,13 @@ import { z } from 'zod';
 import { CONSOLE_FORM_LIMIT_BYTES, SESSION_COOKIE, type ConsoleContext, type ConsolePageModule } from '../console-plugin.ts';
 import { signIn, signOut } from '../console-user-service.ts';
 import { html } from '../html.ts';
+import { safeNextPath } from '../sign-in-redirect.ts';
 
 const signInForm = z.object({
   email: z.string().max(320).default(''),
   password: z.string().max(1_024).default(''),
   next: z.string().max(2_000).optional(),
 });
-
-/** Only a console path on this host: `next` never sends anyone elsewhere (no `//host`, no scheme). */
-export function safeNextPath(next: string | undefined): string {
-  if (!next || !/^\/console(?:[/?#]|$)/.test(next) || next.includes('\\')) return '/console';
-  return next;
-}
 
 function signInPage(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, options: { next: string; email?: string; failed?: boolean }) {
   const { failures, lockMinutes } = context.policy;

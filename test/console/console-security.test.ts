@@ -1,0 +1,191 @@
+import type { RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composition } from '../../bin/composition.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/console/console-plugin.ts';
+import { ConsoleBrowser, CONSOLE_PASSWORD, createConsoleUserOf, csrfTokenIn, signedInAs } from '../support/console.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+// Every console route, found by watching the app register them (not a hand-kept list, which a new
+// page could miss): each is refused without a session, each state change without a CSRF token.
+
+const consoleRoutes: Array<{ method: string; url: string; public: boolean }> = [];
+const recordConsoleRoutes: RouteModule = (app) => {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!route.url.startsWith('/console')) return;
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      consoleRoutes.push({ method, url: route.url, public: Boolean((route.config as { consolePublic?: boolean } | undefined)?.consolePublic) });
+    }
+  });
+};
+
+/** A concrete URL for a route pattern: any value reaches the session check, which runs before the handler. */
+function concrete(url: string): string {
+  return url
+    .replace(/:(\w*[iI]d)\b/g, '019a7b2c-0000-7000-8000-000000000001')
+    .replace(/:(\w*[dD]ate)\b/g, '2026-11-27')
+    .replace(/:kind\b/g, 'nightly')
+    .replace(/:(\w+)/g, 'x')
+    .replace(/\*$/, 'index.html');
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ routeModules: [recordConsoleRoutes, ...composition.routes] });
+});
+afterAll(async () => t?.close());
+
+const auditCount = async () => Number((await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const privateRoutes = () => consoleRoutes.filter((route) => !route.public);
+const actions = () => privateRoutes().filter((route) => route.method !== 'GET');
+
+describe('console security', () => {
+  it('registers the pages and actions this test walks', () => {
+    expect(privateRoutes().filter((route) => route.method === 'GET').length).toBeGreaterThanOrEqual(1);
+    expect(actions().map((route) => route.url)).toContain('/console/sign-out');
+    expect(consoleRoutes.filter((route) => route.public).map((route) => `${route.method} ${route.url}`).sort()).toEqual([
+      'GET /console/assets/console.css',
+      'GET /console/sign-in',
+      'POST /console/sign-in',
+    ]);
+  });
+
+  it('sends every page to sign-in without a session, or with a session token that is not one', async () => {
+    for (const route of privateRoutes().filter((r) => r.method === 'GET')) {
+      const url = concrete(route.url);
+      for (const cookies of [{}, { '__Host-console_session': 'forged-token' }]) {
+        const response = await t.app.inject({ method: 'GET', url, cookies });
+        expect(response.statusCode, `GET ${url}`).toBe(303);
+        expect(response.headers.location, `GET ${url}`).toBe(`/console/sign-in?next=${encodeURIComponent(url)}`);
+      }
+    }
+  });
+
+  it('refuses every action without a session, and changes nothing', async () => {
+    const before = await auditCount();
+    for (const route of actions()) {
+      const url = concrete(route.url);
+      const response = await t.app.inject({ method: route.method as 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'reason=x' });
+      expect(response.statusCode, `${route.method} ${url}`).toBe(401);
+    }
+    expect(await auditCount()).toBe(before);
+  });
+
+  it('refuses every action of a signed-in operator whose CSRF token is missing, wrong, or from another session', async () => {
+    const { browser } = await signedInAs(t.app, t.db, 'operator');
+    const { browser: other } = await signedInAs(t.app, t.db, 'operator');
+    const othersToken = csrfTokenIn(other.lastPage);
+    const before = await auditCount();
+    for (const route of actions()) {
+      const url = concrete(route.url);
+      for (const token of [undefined, 'wrong-token', othersToken]) {
+        const payload = new URLSearchParams({ reason: 'test', ...(token ? { _csrf: token } : {}) }).toString();
+        const response = await t.app.inject({ method: route.method as 'POST', url, cookies: browser.cookies, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+        expect(response.statusCode, `${route.method} ${url} with token ${token}`).toBe(403);
+        expect(response.body).toContain('This form has expired or did not come from the console');
+      }
+    }
+    expect(await auditCount()).toBe(before);
+    // Still signed in: the refused sign-out did not sign anyone out.
+    expect((await browser.get('/console')).statusCode).toBe(200);
+  });
+
+  it('refuses a sign-in post without the form's CSRF token (no signing a victim in to an attacker's account)', async () => {
+    const user = await createConsoleUserOf(t.db, 'viewer');
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ email: user.email, password: CONSOLE_PASSWORD }).toString(),
+    });
+    expect(response.statusCode).toBe(403);
+    expect(response.cookies.find((cookie) => cookie.name === '__Host-console_session')).toBeUndefined();
+  });
+
+  it('lets a viewer change nothing: every action but sign-out is 403 with a valid token', async () => {
+    const { browser } = await signedInAs(t.app, t.db, 'viewer');
+    const before = await auditCount();
+    for (const route of actions().filter((r) => r.url !== '/console/sign-out')) {
+      const url = concrete(route.url);
+      await browser.get('/console');
+      const response = await browser.post(url, { reason: 'viewer tries' });
+      expect(response.statusCode, `${route.method} ${url}`).toBe(403);
+    }
+    expect(await auditCount()).toBe(before);
+  });
+
+  it('sets the session cookie HttpOnly, Secure, SameSite=Strict, host-only on path /, and the pages no-store under a strict policy', async () => {
+    const user = await createConsoleUserOf(t.db, 'viewer');
+    const browser = new ConsoleBrowser(t.app);
+    const form = await browser.get('/console/sign-in');
+    const signIn = await browser.post('/console/sign-in', { email: user.email, password: CONSOLE_PASSWORD });
+    const setCookies = ([] as string[]).concat(form.headers['set-cookie'] ?? [], signIn.headers['set-cookie'] ?? []);
+    const session = setCookies.find((cookie) => cookie.startsWith('__Host-console_session='));
+    const csrf = setCookies.find((cookie) => cookie.startsWith('__Host-console_csrf='));
+    for (const cookie of [session, csrf]) {
+      expect(cookie).toBeDefined();
+      const attributes = cookie!.split(';').map((part) => part.trim().toLowerCase());
+      expect(attributes).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=strict', 'path=/']));
+      expect(attributes.some((attribute) => attribute.startsWith('domain='))).toBe(false);
+    }
+    const page = await browser.get('/console');
+    expect(page.headers['content-security-policy']).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.headers['x-frame-options']).toBeDefined();
+  });
+
+  it('locks an account after 5 wrong passwords: even the right one is refused until the lock ends, with the same answer as an unknown email', async () => {
+    const user = await createConsoleUserOf(t.db, 'operator');
+    const unknown = await new ConsoleBrowser(t.app).signIn('nobody@example.com', 'whatever password');
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const wrong = await new ConsoleBrowser(t.app).signIn(user.email, `wrong password ${attempt}`);
+      expect(wrong.statusCode).toBe(401);
+    }
+    const row = await t.db.selectFrom('console_users').select(['failed_sign_ins', 'locked_until']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(row.failed_sign_ins).toBe(5);
+    expect(row.locked_until!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
+
+    const locked = await new ConsoleBrowser(t.app).signIn(user.email, CONSOLE_PASSWORD);
+    expect(locked.statusCode).toBe(401);
+    expect(locked.cookies.find((cookie) => cookie.name === '__Host-console_session')).toBeUndefined();
+    const errorOf = (body: string) => body.match(/<p class="error"[^>]*>(.*?)<\/p>/s)?.[1];
+    expect(errorOf(locked.body)).toBe(errorOf(unknown.body));
+    const causes = await t.db.selectFrom('audit_log').select(['after']).where('resource_id', '=', user.id).where('action', '=', 'console.sign_in_failed').orderBy('at').orderBy('id').execute();
+    expect(causes.map((entry) => (entry.after as { cause: string }).cause)).toEqual([...Array(5).fill('wrong_password'), 'locked']);
+
+    await t.db.updateTable('console_users').set({ locked_until: new Date(Date.now() - 1_000) }).where('id', '=', user.id).execute();
+    expect((await new ConsoleBrowser(t.app).signIn(user.email, CONSOLE_PASSWORD)).statusCode).toBe(303);
+    const after = await t.db.selectFrom('console_users').select(['failed_sign_ins', 'locked_until']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(after).toEqual({ failed_sign_ins: 0, locked_until: null });
+  });
+
+  it('ends a session after its idle limit and at its absolute end', async () => {
+    const { browser, user } = await signedInAs(t.app, t.db, 'viewer');
+    await t.db.updateTable('console_sessions').set({ last_seen_at: new Date(Date.now() - 31 * 60_000) }).where('user_id', '=', user.id).execute();
+    expect((await browser.get('/console')).statusCode).toBe(303);
+
+    const { browser: second, user: secondUser } = await signedInAs(t.app, t.db, 'viewer');
+    await t.db.updateTable('console_sessions').set({ expires_at: new Date(Date.now() - 1_000) }).where('user_id', '=', secondUser.id).execute();
+    expect((await second.get('/console')).statusCode).toBe(303);
+  });
+
+  it('keeps the session token out of the database: only its SHA-256 is stored', async () => {
+    const { browser, user } = await signedInAs(t.app, t.db, 'viewer');
+    const token = browser.cookies['__Host-console_session']!;
+    const stored = await t.db.selectFrom('console_sessions').select('token_hash').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect(stored.token_hash.toString('base64url')).not.toBe(token);
+    expect(stored.token_hash.length).toBe(32);
+  });
+
+  it('sends a person back where they were going after sign-in, never off the console', async () => {
+    const user = await createConsoleUserOf(t.db, 'viewer');
+    const browser = new ConsoleBrowser(t.app);
+    await browser.get('/console/sign-in?next=%2Fconsole%2Fruns');
+    expect((await browser.post('/console/sign-in', { email: user.email, password: CONSOLE_PASSWORD, next: '/console/runs' })).headers.location).toBe('/console/runs');
+    const elsewhere = new ConsoleBrowser(t.app);
+    await elsewhere.get('/console/sign-in');
+    expect((await elsewhere.post('/console/sign-in', { email: user.email, password: CONSOLE_PASSWORD, next: '//evil.example/console' })).headers.location).toBe('/console');
+  });
+});
