@@ -128,7 +128,6 @@ ${mayDownload
     });
   });
 
-  // Registered before /payouts/:id, though Fastify prefers the static path anyway.
   app.get<{ Querystring: { date?: string } }>('/payouts/bank-file', async (request, reply) => {
     context.requirePermission(request, 'download_bank_file');
     const date = optionalDate(request.query.date, 'date');
