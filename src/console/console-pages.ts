@@ -1,6 +1,13 @@
 import type { ConsolePageModule } from './console-plugin.ts';
 import { registerOverviewPage } from './pages/overview-page.ts';
+import { registerPayoutPages } from './pages/payout-pages.ts';
+import { registerReconciliationPages } from './pages/reconciliation-pages.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
 
 /** Every console page module, registered under /console in this order. */
-export const consolePageModules: readonly ConsolePageModule[] = [registerSignInPages, registerOverviewPage];
+export const consolePageModules: readonly ConsolePageModule[] = [
+  registerSignInPages,
+  registerOverviewPage,
+  registerReconciliationPages,
+  registerPayoutPages,
+];

@@ -18,7 +18,7 @@ export interface BankAccountViolation {
 export const ACCOUNT_HOLDER_NAME_MAX_LENGTH = 140;
 
 /** An account number in an audit record: enough to tell two accounts apart, not enough to pay into. */
-function maskedAccountNumber(accountNumber: string): string {
+export function maskedAccountNumber(accountNumber: string): string {
   return `****${accountNumber.slice(-4)}`;
 }
 
