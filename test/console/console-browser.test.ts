@@ -35,6 +35,8 @@ async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
+const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
+
 async function signIn(page: Page, email: string) {
   await page.goto(`${baseUrl}/console`);
   await page.getByLabel('Email').fill(email);
@@ -90,4 +92,59 @@ describe('the console in a browser', () => {
     await screenshot(page, '02-overview');
     await page.close();
   }, 60_000);
+
+  it('finance downloads the reconciliation CSV of the pay date, whose totals are the database\'s', async () => {
+    const finance = await createConsoleUserOf(t.db, 'finance');
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    await signIn(page, finance.email);
+    await nav(page, 'Reconciliation').click();
+    await page.getByLabel('Pay date').fill(PD1);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/pay_date=2026-10-30/);
+    expect(await page.locator('h1').textContent()).toBe(`Reconciliation for ${PD1}`);
+    await screenshot(page, '05-reconciliation');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /reconciliation CSV/ }).click()]);
+    expect(download.suggestedFilename()).toContain(PD1);
+    const rows = parse(readFileSync((await download.path())!), { columns: true }) as Array<Record<string, string>>;
+    const collected = await t.db
+      .selectFrom('collection_attempts')
+      .select((eb) => eb.fn.sum<string>('collected_amount').as('total'))
+      .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', PD1)
+      .executeTakeFirstOrThrow();
+    // Amounts are fixed-point strings ("125.50"): read them back as minor units without float arithmetic.
+    const minorUnits = (amount: string) => {
+      expect(amount).toMatch(/^\d+\.\d{2}$/);
+      return Number(amount.replace('.', ''));
+    };
+    const csvCollected = rows.reduce((sum, row) => sum + minorUnits(row.collected!), 0);
+    expect(rows).toHaveLength(amounts.length);
+    expect(csvCollected).toBe(Number(collected.total));
+    expect(csvCollected).toBe(deducted.reduce((a, b) => a + b, 0));
+    await context.close();
+  }, 60_000);
+
+  it('finance marks the payout paid', async () => {
+    const finance = await createConsoleUserOf(t.db, 'finance');
+    const page = await browser.newPage();
+    await signIn(page, finance.email);
+    await nav(page, 'Payouts').click();
+    await screenshot(page, '06-payouts');
+    const payout = await t.db.selectFrom('payouts').select(['id', 'amount']).where('biller_client_id', '=', w.biller.clientId).executeTakeFirstOrThrow();
+    expect(payout.amount).toBe(deducted.reduce((a, b) => a + b, 0));
+    await page.getByRole('link', { name: payout.id }).click();
+    await screenshot(page, '07-payout');
+    await page.getByLabel(/What shows the transfer was made/).fill('Bank statement line 42');
+    await page.getByRole('button', { name: 'Mark paid' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toMatch(/paid/i);
+    await screenshot(page, '08-payout-paid');
+    const after = await t.db.selectFrom('payouts').select(['status']).where('id', '=', payout.id).executeTakeFirstOrThrow();
+    expect(after.status).toBe('paid');
+    const audit = await t.db.selectFrom('audit_log').select(['actor_kind', 'actor', 'reason']).where('resource_id', '=', payout.id).where('action', '=', 'payout.marked_paid').executeTakeFirstOrThrow();
+    expect(audit).toEqual({ actor_kind: 'console', actor: finance.email, reason: 'Bank statement line 42' });
+    await page.close();
+  }, 60_000);
 });
+
