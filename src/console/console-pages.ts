@@ -1,6 +1,15 @@
 import type { ConsolePageModule } from './console-plugin.ts';
+import { registerFailedJobsPage } from './pages/failed-jobs-page.ts';
 import { registerOverviewPage } from './pages/overview-page.ts';
+import { registerPayDatePage } from './pages/pay-date-page.ts';
+import { registerRunsPages } from './pages/runs-pages.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
 
 /** Every console page module, registered under /console in this order. */
-export const consolePageModules: readonly ConsolePageModule[] = [registerSignInPages, registerOverviewPage];
+export const consolePageModules: readonly ConsolePageModule[] = [
+  registerSignInPages,
+  registerOverviewPage,
+  registerRunsPages,
+  registerPayDatePage,
+  registerFailedJobsPage,
+];
