@@ -42,7 +42,7 @@ function rerunForm(context: ConsoleContext, request: FastifyRequest, reply: Fast
     return html`<p>Only operators can re-run a pay date.</p>`;
   }
   if (!locked) return html`<p>The pay date has not been locked yet: there is no snapshot to re-run.</p>`;
-  return html`<form method="post" action="${path}/reruns" class="action" novalidate>
+  return html`<form method="post" action="${path}/reruns" class="action">
 <input type="hidden" name="_csrf" value="${context.csrfToken(request, reply)}">
 <p>A re-run freezes a new snapshot version and instruction file from the data as it is now. Say why: the reason is kept with the request and in the audit log.</p>
 ${error ? html`<p class="error" id="rerun-reason-error" role="alert">${error}</p>` : ''}

@@ -188,7 +188,7 @@ ${dataTable(
     if (!parsedKind.success) throw new NotFoundError(`Run kind ${request.params.kind}`);
     const kind = parsedKind.data;
     const detail = await showRun(context.deps.db, kind, request.params.id);
-    const back = html`<p><a href="/console/runs?kind=${kind}">All ${kind} runs</a></p>`;
+    const back = html`<p><a href="/console/runs?kind=${kind}">All ${kind === 'rerun' ? 're-runs' : `${kind} runs`}</a></p>`;
     if (kind === 'rerun') {
       const { body, finished } = await rerunBody(context, detail);
       return context.page(request, reply, {
