@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
+import { cliActor } from '../audit/audit-service.ts';
 import { findInstructionFile } from '../instructions/instruction-repository.ts';
 import { runRerunNow, type RerunResult } from '../workers/rerun-runner.ts';
 import type { Composition } from '../cli/composition.ts';
@@ -34,7 +35,7 @@ export function registerDeductionCommands(program: Command, { startWorkers }: Co
       try {
         const outcome = await runRerunNow(
           runtime,
-          { payrollId: options.payroll, payDate: options.payDate, reason: options.reason, requestedBy: operatorName(options.by) },
+          { payrollId: options.payroll, payDate: options.payDate, reason: options.reason, actor: cliActor(operatorName(options.by)) },
           { startWorkers },
         );
         process.stdout.write(`${formatRerunResult(outcome)}\n`);

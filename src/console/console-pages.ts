@@ -1,7 +1,10 @@
 import type { ConsolePageModule } from './console-plugin.ts';
+import { registerFailedJobsPage } from './pages/failed-jobs-page.ts';
 import { registerOverviewPage } from './pages/overview-page.ts';
 import { registerPayoutPages } from './pages/payout-pages.ts';
 import { registerReconciliationPages } from './pages/reconciliation-pages.ts';
+import { registerPayDatePage } from './pages/pay-date-page.ts';
+import { registerRunsPages } from './pages/runs-pages.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
 
 /** Every console page module, registered under /console in this order. */
@@ -10,4 +13,7 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerOverviewPage,
   registerReconciliationPages,
   registerPayoutPages,
+  registerRunsPages,
+  registerPayDatePage,
+  registerFailedJobsPage,
 ];

@@ -1,4 +1,4 @@
-import { cliActor, recordAction } from '../audit/audit-service.ts';
+import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Database } from '../db/connection.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../payments/amount-limits.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -10,7 +10,13 @@ export interface RerunRequest {
   payrollId: string;
   payDate: string;
   reason: string;
-  requestedBy: string;
+  /** Who asks: kept as the request's requested_by and as the audit entry's actor (CLI user, console email or API client). */
+  actor: Actor;
+}
+
+/** The name a re-run request is recorded under: the person, or the API client's id. */
+function requesterName(actor: Actor): string {
+  return actor.kind === 'client' ? actor.clientId : actor.user;
 }
 
 export interface RecordedRerunRequest {
@@ -40,10 +46,10 @@ export async function requestRerun(db: Database, request: RerunRequest): Promise
       throw new FreezeError(`payroll ${request.payrollId} pay date ${request.payDate} has not been locked; there is nothing to re-run`);
     }
     const rerun = await openOrJoinRerun(trx, request.payrollId, request.payDate);
-    const recorded = await insertRerunRequest(trx, { rerun_id: rerun.id, reason, requested_by: request.requestedBy });
+    const recorded = await insertRerunRequest(trx, { rerun_id: rerun.id, reason, requested_by: requesterName(request.actor) });
     // rerun_requests keeps the re-run's own story; the audit log lists it beside every other money action.
     await recordAction(trx, {
-      actor: cliActor(request.requestedBy),
+      actor: request.actor,
       action: 'rerun.requested',
       resourceType: 'rerun',
       resourceId: rerun.id,

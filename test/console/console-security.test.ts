@@ -92,7 +92,7 @@ describe('console security', () => {
     expect((await browser.get('/console')).statusCode).toBe(200);
   });
 
-  it('refuses a sign-in post without the form's CSRF token (no signing a victim in to an attacker's account)', async () => {
+  it("refuses a sign-in post without the form's CSRF token (no signing a victim in to an attacker's account)", async () => {
     const user = await createConsoleUserOf(t.db, 'viewer');
     const response = await t.app.inject({
       method: 'POST',

@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/audit/audit-service.ts';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstructionFile } from '../../src/instructions/instruction-service.ts';
@@ -159,7 +160,7 @@ describe('re-run', () => {
       payrollId: w.payroll.id,
       payDate: '2026-11-27',
       reason: 'employer corrected a payroll reference',
-      requestedBy: 'ops@example.com',
+      actor: cliActor('ops@example.com'),
     }, { startWorkers: composition.startWorkers });
     expect(outcome).toMatchObject({ previousSnapshotId: first.lock.snapshotId, snapshotVersion: 2, created: true });
 
@@ -244,7 +245,7 @@ describe('re-run', () => {
   it('refuses a pay date that was never locked', async () => {
     const w = await buildWorld(t.db, mandated(1));
     await expect(
-      runRerunNow(runtimeOf(t), { payrollId: w.payroll.id, payDate: '2026-12-24', reason: 'x', requestedBy: 'ops' }, { startWorkers: composition.startWorkers }),
+      runRerunNow(runtimeOf(t), { payrollId: w.payroll.id, payDate: '2026-12-24', reason: 'x', actor: cliActor('ops') }, { startWorkers: composition.startWorkers }),
     ).rejects.toThrow(/has not been locked/);
   });
 });

@@ -175,7 +175,7 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
     case 'rerun': {
       const payDate = PAY_DATES[op.payDate];
       if (!model.lockedPayDates.has(payDate)) return;
-      const rerun = await requestRerun(db, { payrollId: world.payroll.id, payDate, reason: 'ledger model', requestedBy: 'fast-check' });
+      const rerun = await requestRerun(db, { payrollId: world.payroll.id, payDate, reason: 'ledger model', actor: cliActor('fast-check') });
       await performRerun(db, rerun.id);
       return;
     }

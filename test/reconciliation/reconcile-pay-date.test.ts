@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/audit/audit-service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { findLedgerDiscrepancies } from '../../src/ledger/ledger-repository.ts';
@@ -301,7 +302,7 @@ describe('reconcilePayDate', () => {
     await w.reconcile(PD1);
     const before = await counts(w.payroll.id);
 
-    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a payroll reference', requestedBy: 'ops@example.com' });
+    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a payroll reference', actor: cliActor('ops@example.com') });
     const outcome = await performRerun(t.db, rerun.id);
     expect(outcome.snapshotId).not.toBe(first.snapshotId);
     const lines = await t.db.selectFrom('deduction_lines').select(['employee_id', 'requested_amount']).where('snapshot_id', '=', outcome.snapshotId).execute();

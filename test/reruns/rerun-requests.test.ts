@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/audit/audit-service.ts';
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,7 +101,7 @@ describe('concurrent re-runs of one pay date', () => {
     await payDates.pause();
     const runs = Promise.all(
       [1, 2, 3, 4, 5].map((n) =>
-        runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: `fix ${n}`, requestedBy: `operator-${n}` }, { workers: host }),
+        runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: `fix ${n}`, actor: cliActor(`operator-${n}`) }, { workers: host }),
       ),
     );
     await until(async () => (await requestsOf(payrollId)).length === 5);
@@ -121,7 +122,7 @@ describe('concurrent re-runs of one pay date', () => {
     expect(jobs.filter((job) => job.data.rerunId === rerunId)).toHaveLength(1);
 
     // Once it has completed, a request is a new re-run and a new version.
-    const later = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'late payment', requestedBy: 'operator-6' }, { workers: host });
+    const later = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'late payment', actor: cliActor('operator-6') }, { workers: host });
     expect(later).toMatchObject({ joined: false, snapshotVersion: 3, previousSnapshotId: outcomes[0]!.snapshotId });
     expect(later.rerunId).not.toBe(rerunId);
     expect(later.requests).toEqual([expect.objectContaining({ reason: 'late payment', requestedBy: 'operator-6' })]);
@@ -130,7 +131,7 @@ describe('concurrent re-runs of one pay date', () => {
 
   it('queue one follow-up once the freeze has begun: later requests join the follow-up, not the freeze', async () => {
     const payrollId = await lockedPayDate();
-    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'before the freeze', requestedBy: 'early' });
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'before the freeze', actor: cliActor('early') });
 
     let freezing: ReturnType<typeof performRerun> | undefined;
     let arriving: Promise<Array<Awaited<ReturnType<typeof requestRerun>>>> | undefined;
@@ -140,7 +141,7 @@ describe('concurrent re-runs of one pay date', () => {
       freezing = performRerun(side, first.id);
       await until(async () => (await waitingForLocks('%lock_pay_dates_to_freeze%')) === 1);
       arriving = Promise.all(
-        [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the freeze ${n}`, requestedBy: `late-${n}` })),
+        [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the freeze ${n}`, actor: cliActor(`late-${n}`) })),
       );
       // They wait for the freeze's re-run rather than join it.
       await until(async () => (await waitingForLocks('%insert into "reruns"%')) === 3);
@@ -163,7 +164,7 @@ describe('concurrent re-runs of one pay date', () => {
 
   it('run a re-run whose job failed for good again when another request joins it', async () => {
     const payrollId = await lockedPayDate();
-    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'first try', requestedBy: 'early' });
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'first try', actor: cliActor('early') });
     // Without a collection account the freeze refuses; one attempt makes that final.
     await t.db.updateTable('collection_accounts').set({ active: false, deactivated_at: new Date() }).where('currency', '=', 'GBP').where('active', '=', true).execute();
     try {
@@ -174,7 +175,7 @@ describe('concurrent re-runs of one pay date', () => {
       await createCollectionAccount(t.db);
     }
 
-    const retried = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'account fixed', requestedBy: 'later' }, { workers: host });
+    const retried = await runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: 'account fixed', actor: cliActor('later') }, { workers: host });
     expect(retried).toMatchObject({ rerunId: first.id, joined: true, snapshotVersion: 2 });
     expect(retried.requests.map((r) => r.requestedBy)).toEqual(['early', 'later']);
     expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2], files: [1, 2] });
@@ -185,8 +186,8 @@ describe('the audit log of re-runs', () => {
   it('records every request with who asked and why, against the re-run, in the request’s transaction', async () => {
     const payrollId = await lockedPayDate();
     const snapshot = await t.db.selectFrom('deduction_snapshots').select('id').where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();
-    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: '  wrong amount for employee 7 ', requestedBy: 'dana' });
-    const joined = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'late payment request', requestedBy: 'erin' });
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: '  wrong amount for employee 7 ', actor: cliActor('dana') });
+    const joined = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'late payment request', actor: cliActor('erin') });
     expect(joined).toMatchObject({ id: first.id, joined: true });
 
     const entries = await t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', first.id).orderBy('at').orderBy('id').execute();
@@ -210,7 +211,7 @@ describe('the audit log of re-runs', () => {
     ]);
 
     // A refused request (no reason) records nothing.
-    await expect(requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: '  ', requestedBy: 'frank' })).rejects.toThrow(/reason/);
+    await expect(requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: '  ', actor: cliActor('frank') })).rejects.toThrow(/reason/);
     expect(await t.db.selectFrom('audit_log').select('id').where('actor', '=', 'frank').execute()).toEqual([]);
   });
 });

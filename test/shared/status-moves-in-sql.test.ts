@@ -137,7 +137,7 @@ describe('status moves written in SQL', () => {
     // A later push takes back part of what was paid out; then an operator re-runs the pay date.
     await w.push(employeeId(0), PD1, 10_000);
     await w.reconcile(PD1);
-    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a reference', requestedBy: 'ops@example.com' });
+    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a reference', actor: cliActor('ops@example.com') });
     await performRerun(t.db, rerun.id);
 
     // Mandates: enabled, then the employee is away, back, and leaves (cancelling what is pending).
@@ -155,7 +155,7 @@ describe('status moves written in SQL', () => {
     const statusOf = async (id: string) => (await t.db.selectFrom('payment_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
     expect(await statusOf(carried.id)).toBe('instructed');
     await revokeMandate(t.db, w.biller.clientId, w.people[2]!.mandate.id);
-    const rerunPd2 = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD2, reason: 'mandate revoked', requestedBy: 'ops@example.com' });
+    const rerunPd2 = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD2, reason: 'mandate revoked', actor: cliActor('ops@example.com') });
     await performRerun(t.db, rerunPd2.id);
     expect(await statusOf(carried.id)).toBe('cancelled');
 
