@@ -146,5 +146,37 @@ describe('the console in a browser', () => {
     expect(audit).toEqual({ actor_kind: 'console', actor: finance.email, reason: 'Bank statement line 42' });
     await page.close();
   }, 60_000);
+
+  it('an operator opens the payroll pay date from last night\'s run, re-runs it with a reason and sees the new snapshot version', async () => {
+    const operator = await createConsoleUserOf(t.db, 'operator');
+    const page = await browser.newPage();
+    await signIn(page, operator.email);
+    await page.locator('.last-run a').click();
+    await page.waitForURL(/\/console\/runs\/nightly\//);
+    await screenshot(page, '03-nightly-run');
+    await page.getByRole('link', { name: PD1 }).click();
+    await page.waitForURL(new RegExp(`/console/payrolls/${w.payroll.id}/pay-dates/${PD1}$`));
+    const versions = page.getByRole('table', { name: /snapshot/i });
+    expect(await versions.locator('tbody tr').count()).toBe(1);
+    await screenshot(page, '04-pay-date');
+
+    await page.getByLabel('Reason').fill('Payroll asked for a corrected file');
+    await page.getByRole('button', { name: 'Re-run this pay date' }).click();
+    await page.waitForURL(/\/console\/runs\/rerun\//);
+    await screenshot(page, '09-rerun-requested');
+    // The page reloads itself every 2 s until the workers have frozen the new version.
+    await page.locator('.result').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.result').textContent()).toContain('snapshot version 2 replaces version 1');
+    await screenshot(page, '10-rerun-done');
+
+    await page.getByRole('link', { name: /pay date 2026-10-30/ }).first().click();
+    expect(await versions.locator('tbody tr').count()).toBe(2);
+    await screenshot(page, '11-pay-date-after-rerun');
+    const request = await t.db.selectFrom('rerun_requests').select(['reason', 'requested_by']).executeTakeFirstOrThrow();
+    expect(request).toEqual({ reason: 'Payroll asked for a corrected file', requested_by: operator.email });
+    const snapshots = await t.db.selectFrom('deduction_snapshots').select('snapshot_version').where('payroll_id', '=', w.payroll.id).where('pay_date', '=', PD1).orderBy('snapshot_version').execute();
+    expect(snapshots.map((row) => row.snapshot_version)).toEqual([1, 2]);
+    await page.close();
+  }, 90_000);
 });
 

@@ -55,7 +55,7 @@ describe('console security', () => {
   it('sends every page to sign-in without a session, or with a session token that is not one', async () => {
     for (const route of privateRoutes().filter((r) => r.method === 'GET')) {
       const url = concrete(route.url);
-      for (const cookies of [{}, { '__Host-console_session': 'forged-token' }]) {
+      for (const cookies of [{} as Record<string, string>, { '__Host-console_session': 'forged-token' }]) {
         const response = await t.app.inject({ method: 'GET', url, cookies });
         expect(response.statusCode, `GET ${url}`).toBe(303);
         expect(response.headers.location, `GET ${url}`).toBe(`/console/sign-in?next=${encodeURIComponent(url)}`);
