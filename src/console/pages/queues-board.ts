@@ -9,7 +9,7 @@ import { ConsoleRefusal, type ConsoleContext, type ConsolePageModule } from '../
 /**
  * bull-board's page is a script application of its own: its scripts, stylesheets, images and
  * translations come from this service, its API calls go back here, nothing else loads. Inline styles
- * are allowed for its loading screen and the style elements React inserts (styles cannot run
+ * are allowed for its loading screen and the style elements its scripts create (styles cannot run
  * script, and with every fetching directive at 'self' they cannot send anything elsewhere). The
  * index page also links a Google Fonts stylesheet, which this policy blocks: the board falls back
  * to local fonts. `<base href>` points at the board, hence base-uri 'self'.
