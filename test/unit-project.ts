@@ -67,4 +67,5 @@ export const unitTestFiles: readonly string[] = [
   'test/payouts/bank-account-details.test.ts',
   'test/payroll-providers/provider-connection.test.ts',
   'test/cli/directory-options.test.ts',
+  'test/console/charts.test.ts',
 ];

@@ -5,7 +5,9 @@ import { registerPayoutPages } from './pages/payout-pages.ts';
 import { registerReconciliationPages } from './pages/reconciliation-pages.ts';
 import { registerPayDatePage } from './pages/pay-date-page.ts';
 import { registerRunsPages } from './pages/runs-pages.ts';
+import { registerQueuesBoard } from './pages/queues-board.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
+import { registerWebhookPages } from './pages/webhook-pages.ts';
 
 /** Every console page module, registered under /console in this order. */
 export const consolePageModules: readonly ConsolePageModule[] = [
@@ -17,3 +19,4 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerPayDatePage,
   registerFailedJobsPage,
 ];
+export const consolePageModules: readonly ConsolePageModule[] = [registerSignInPages, registerOverviewPage, registerWebhookPages, registerQueuesBoard];

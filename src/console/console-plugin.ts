@@ -48,6 +48,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A console route anyone may reach: sign-in and the stylesheet. */
     consolePublic?: boolean;
+    /**
+     * A JSON API called by fetch from a page the console serves but did not write (the queues board),
+     * which cannot carry the form token: its state-changing calls must come from the console's own
+     * origin instead.
+     */
+    consoleSameOriginApi?: boolean;
   }
 }
 
@@ -74,13 +80,29 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
 
 const assetsDirectory = join(dirname(fileURLToPath(import.meta.url)), 'assets');
 
-class ConsoleRefusal extends Error {
+export class ConsoleRefusal extends Error {
   constructor(
     readonly status: 401 | 403,
     message: string,
   ) {
     super(message);
   }
+  /** For error handlers that read `statusCode` (the queues board's). */
+  get statusCode(): number {
+    return this.status;
+  }
+}
+
+/**
+ * The browser says the request came from a page of this origin: fetch metadata where the browser sends
+ * it, else an Origin header naming this very origin. A request with neither (a cross-site form, a
+ * script elsewhere, a bare client) is not same-origin.
+ */
+export function isSameOriginRequest(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin';
+  const origin = request.headers.origin;
+  return origin !== undefined && origin === `${request.protocol}://${request.host}`;
 }
 
 /**
@@ -126,6 +148,9 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
     // Every state-changing request carries the form's token; a missing or wrong one changes nothing.
     app.addHook('preHandler', (request, reply, done) => {
       if (request.method === 'GET' || request.method === 'HEAD') return done();
+      if (request.routeOptions.config.consoleSameOriginApi) {
+        return done(isSameOriginRequest(request) ? undefined : new ConsoleRefusal(403, 'This request did not come from a console page.'));
+      }
       app.csrfProtection(request, reply, done);
     });
 

@@ -1,3 +1,4 @@
+import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Database } from '../db/connection.ts';
 import {
   findEndpointById,
@@ -67,7 +68,12 @@ export interface Redelivery {
 export async function redeliverEvent(
   db: Database,
   enqueue: DeliveryEnqueuer,
-  request: { eventId: string; endpointId?: string | undefined },
+  request: {
+    eventId: string;
+    endpointId?: string | undefined;
+    /** Who asked, recorded in the audit log with the reopened deliveries (the console records; the CLI's shell user does not). */
+    actor?: Actor | undefined;
+  },
 ): Promise<Redelivery[]> {
   const event = await findEventById(db, request.eventId);
   if (!event) throw new RedeliveryRefused(`There is no event ${request.eventId}`);
@@ -95,6 +101,16 @@ export async function redeliverEvent(
     const reopened: Redelivery[] = [];
     for (const endpoint of endpoints) {
       reopened.push({ deliveryId: await reopenDelivery(trx, event.id, endpoint.id), endpointId: endpoint.id, url: endpoint.url });
+    }
+    if (request.actor) {
+      await recordAction(trx, {
+        actor: request.actor,
+        action: 'webhook_delivery.redelivered',
+        resourceType: 'event',
+        resourceId: event.id,
+        reason: null,
+        after: { eventType: event.type, deliveries: reopened.map(({ deliveryId, endpointId }) => ({ deliveryId, endpointId })) },
+      });
     }
     return reopened;
   });
