@@ -18,5 +18,6 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerRunsPages,
   registerPayDatePage,
   registerFailedJobsPage,
+  registerWebhookPages,
+  registerQueuesBoard,
 ];
-export const consolePageModules: readonly ConsolePageModule[] = [registerSignInPages, registerOverviewPage, registerWebhookPages, registerQueuesBoard];
