@@ -19,7 +19,7 @@ export const consoleSections = [
   { id: 'payouts', label: 'Payouts', href: '/console/payouts' },
   { id: 'webhooks', label: 'Webhooks', href: '/console/webhooks' },
   { id: 'jobs', label: 'Failed jobs', href: '/console/jobs' },
-  { id: 'queues', label: 'Queues', href: '/console/queues' },
+  { id: 'queues', label: 'Queues', href: '/console/queues/' },
 ] as const;
 export type ConsoleSection = (typeof consoleSections)[number]['id'];
 
@@ -33,6 +33,7 @@ export function consolePage(view: ConsolePageView, session: ConsoleSession | nul
 ${view.refreshSeconds ? html`<meta http-equiv="refresh" content="${view.refreshSeconds}">` : ''}
 <title>${view.title} · Salary deductions console</title>
 <link rel="stylesheet" href="/console/assets/console.css">
+<link rel="icon" href="data:,">
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

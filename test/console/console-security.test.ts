@@ -9,14 +9,31 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 // Every console route, found by watching the app register them (not a hand-kept list, which a new
 // page could miss): each is refused without a session, each state change without a CSRF token.
 
-const consoleRoutes: Array<{ method: string; url: string; public: boolean }> = [];
+interface ConsoleRoute {
+  method: string;
+  url: string;
+  public: boolean;
+  /** A fetch API of the queues board: protected by the same-origin rule instead of a form token. */
+  sameOriginApi: boolean;
+}
+const consoleRoutes: ConsoleRoute[] = [];
 const recordConsoleRoutes: RouteModule = (app) => {
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!route.url.startsWith('/console')) return;
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
-      consoleRoutes.push({ method, url: route.url, public: Boolean((route.config as { consolePublic?: boolean } | undefined)?.consolePublic) });
+      // Read the route's config once registration is over: a later onRoute hook (the queues board's) may still set it.
+      consoleRoutes.push({
+        method,
+        url: route.url,
+        get public() {
+          return Boolean((route.config as { consolePublic?: boolean } | undefined)?.consolePublic);
+        },
+        get sameOriginApi() {
+          return Boolean((route.config as { consoleSameOriginApi?: boolean } | undefined)?.consoleSameOriginApi);
+        },
+      });
     }
   });
 };
@@ -43,7 +60,8 @@ const actions = () => privateRoutes().filter((route) => route.method !== 'GET');
 
 describe('console security', () => {
   it('registers the pages and actions this test walks', () => {
-    expect(privateRoutes().filter((route) => route.method === 'GET').length).toBeGreaterThanOrEqual(1);
+    expect(privateRoutes().filter((route) => route.method === 'GET').length).toBeGreaterThanOrEqual(15);
+    expect(actions().filter((route) => route.sameOriginApi).length).toBeGreaterThanOrEqual(10);
     expect(actions().map((route) => route.url)).toContain('/console/sign-out');
     expect(consoleRoutes.filter((route) => route.public).map((route) => `${route.method} ${route.url}`).sort()).toEqual([
       'GET /console/assets/console.css',
@@ -84,7 +102,11 @@ describe('console security', () => {
         const payload = new URLSearchParams({ reason: 'test', ...(token ? { _csrf: token } : {}) }).toString();
         const response = await t.app.inject({ method: route.method as 'POST', url, cookies: browser.cookies, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
         expect(response.statusCode, `${route.method} ${url} with token ${token}`).toBe(403);
-        expect(response.body).toContain('This form has expired or did not come from the console');
+        // The read-only board refuses every change before asking where it came from.
+        const refusal = route.sameOriginApi
+          ? route.url.startsWith('/console/queues-read-only/') ? 'The read-only queues board changes nothing' : 'This request did not come from a console page'
+          : 'This form has expired or did not come from the console';
+        expect(response.body).toContain(refusal);
       }
     }
     expect(await auditCount()).toBe(before);
@@ -110,7 +132,7 @@ describe('console security', () => {
     for (const route of actions().filter((r) => r.url !== '/console/sign-out')) {
       const url = concrete(route.url);
       await browser.get('/console');
-      const response = await browser.post(url, { reason: 'viewer tries' });
+      const response = await browser.post(url, { reason: 'viewer tries' }, route.method as 'POST' | 'PUT' | 'DELETE', { 'sec-fetch-site': 'same-origin' });
       expect(response.statusCode, `${route.method} ${url}`).toBe(403);
     }
     expect(await auditCount()).toBe(before);

@@ -47,11 +47,16 @@ export class ConsoleBrowser {
   }
 
   /** A form post; `_csrf` defaults to the token of the last page loaded (loading the overview first if none). */
-  async post(url: string, fields: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string> = {},
+    method: 'POST' | 'PUT' | 'DELETE' = 'POST',
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     if (!('_csrf' in fields) && !/name="_csrf"/.test(this.lastPage)) await this.get('/console');
     const body = new URLSearchParams({ _csrf: csrfTokenIn(this.lastPage), ...fields }).toString();
     return this.remember(
-      await this.app.inject({ method: 'POST', url, cookies: this.cookies, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: body }),
+      await this.app.inject({ method, url, cookies: this.cookies, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: body }),
     );
   }
 
