@@ -12,9 +12,11 @@ export function formatInstant(instant: Date | string | null | undefined): string
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** A duration in whole seconds, or minutes and seconds past a minute. */
+/** Milliseconds under a second, tenths of a second under ten, then whole seconds, then minutes and seconds. */
 export function formatDuration(milliseconds: number | null | undefined): string {
   if (milliseconds === null || milliseconds === undefined) return '—';
+  if (milliseconds < 1_000) return `${Math.round(milliseconds)} ms`;
+  if (milliseconds < 10_000) return `${(milliseconds / 1_000).toFixed(1)} s`;
   const seconds = Math.round(milliseconds / 1000);
   if (seconds < 60) return `${seconds} s`;
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;

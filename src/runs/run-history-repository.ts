@@ -58,8 +58,17 @@ export async function listRerunRequests(db: Executor, rerunId: string) {
   return db.selectFrom('rerun_requests').selectAll().where('rerun_id', '=', rerunId).orderBy('requested_at').execute();
 }
 
+/** With the payroll's currency, which the collected figure is in. */
 export async function listReconciliationRuns(db: Executor, limit: number) {
-  return db.selectFrom('reconciliation_runs').selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('reconciliation_runs as r')
+    .innerJoin('payrolls as p', 'p.id', 'r.payroll_id')
+    .selectAll('r')
+    .select('p.currency')
+    .orderBy('r.started_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export async function findReconciliationRun(db: Executor, runId: string) {

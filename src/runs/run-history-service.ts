@@ -1,3 +1,4 @@
+import { formatMinorUnits } from '../money/major-units.ts';
 import { z } from 'zod';
 import type { Executor } from '../db/connection.ts';
 import { findRun } from '../nightly/nightly-run-repository.ts';
@@ -37,7 +38,7 @@ export const runHistoryEntrySchema = z
       startedAt: '2026-11-30T05:00:02.118Z',
       finishedAt: '2026-11-30T05:00:02.431Z',
       outcome: 'completed',
-      summary: 'payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 (sweep, final): 120 employees, collected 1520000, 2 exceptions',
+      summary: 'payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 (sweep, final): 120 employees, collected 15200.00 GBP, 2 exceptions',
     },
   });
 export type RunHistoryEntry = z.infer<typeof runHistoryEntrySchema>;
@@ -46,7 +47,7 @@ const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 function totalsText(totals: unknown): string {
   const entries = Object.entries((totals ?? {}) as Record<string, number>);
-  return entries.length === 0 ? 'nothing paid out' : entries.map(([currency, amount]) => `${currency} ${amount}`).join(', ');
+  return entries.length === 0 ? 'nothing paid out' : entries.map(([currency, amount]) => `${formatMinorUnits(amount, currency)} ${currency}`).join(', ');
 }
 
 /** Newest first, across the kinds asked for (all by default); `limit` entries at most. */
@@ -81,7 +82,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
     for (const run of await listReconciliationRuns(db, options.limit)) {
       const figures =
         run.outcome === 'completed'
-          ? `${run.employees} employees, collected ${run.collected}, ${run.exceptions} exceptions`
+          ? `${run.employees} employees, collected ${formatMinorUnits(run.collected ?? 0, run.currency)} ${run.currency}, ${run.exceptions} exceptions`
           : run.outcome === 'failed'
             ? `failed: ${run.failure_reason}`
             : 'unfinished';
