@@ -47,3 +47,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     alter table audit_log add constraint audit_log_actor_kind_check check (actor_kind in ('client', 'cli', 'console'));
   `.execute(db);
 }
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`
+    delete from audit_log where actor_kind = 'console';
+    alter table audit_log drop constraint audit_log_actor_kind_check;
+    alter table audit_log add constraint audit_log_actor_kind_check check (actor_kind in ('client', 'cli'));
+    drop table console_sessions;
+    drop table console_users;
+  `.execute(db);
+}

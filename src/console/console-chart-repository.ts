@@ -1,13 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { sandboxPayrollIds } from '../reports/reconciliation-report-repository.ts';
 
-function sandboxPayrollIds(db: Executor) {
-  return db
-    .selectFrom('payrolls')
-    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
-    .select('payrolls.id')
-    .where('payroll_providers.sandbox', '=', true);
-}
 
 /**
  * Requested, deducted and collected per pay date and currency, summed over collection attempts as the

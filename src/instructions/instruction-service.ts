@@ -84,3 +84,12 @@ export async function ensureInstructionFile(db: Database | Executor, snapshotId:
   if (!snapshot) throw new Error(`deduction snapshot ${snapshotId} does not exist`);
   return writeInstructionFile(db, snapshot);
 }
+
+/** How an instruction file is served wherever it is downloaded: CSV, named, with its SHA-256 digest. */
+export function instructionFileHeaders(file: { file_name: string; sha256: string }): Record<string, string> {
+  return {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="${file.file_name}"`,
+    digest: `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`,
+  };
+}

@@ -8,7 +8,8 @@ export interface ReconciliationFilter {
   billerClientId?: string | undefined;
 }
 
-function sandboxPayrollIds(db: Executor) {
+/** Payrolls of sandbox providers: operators' reports and charts leave them out. */
+export function sandboxPayrollIds(db: Executor) {
   return db
     .selectFrom('payrolls')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')

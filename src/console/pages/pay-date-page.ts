@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { instructionFileHeaders } from '../../instructions/instruction-service.ts';
 import { consoleActor } from '../../audit/audit-service.ts';
 import { findInstructionFile } from '../../instructions/instruction-repository.ts';
 import { queueNames } from '../../queue/job-catalogue.ts';
@@ -201,11 +202,7 @@ export const registerPayDatePage: ConsolePageModule = (app, context) => {
     if (!file) throw new NotFoundError(`Instruction file version ${version} for ${payDate}`);
     // The same file, headers and digest the providers' API route serves.
     return reply
-      .code(200)
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${file.file_name}"`)
-      .header('digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`)
-      .send(file.content);
+      .code(200).headers(instructionFileHeaders(file)).send(file.content);
   });
 
   app.post<{ Params: PayDateParams; Body: { reason?: string } }>(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instructionFileHeaders } from '../../instructions/instruction-service.ts';
 import type { RouteModule } from '../app.ts';
 import { defineRoute } from '../route.ts';
 import { deductionDataResponseSchema } from '../../deduction-data/deduction-data-resource.ts';
@@ -74,11 +75,7 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
       const file = await findInstructionFile(deps.db, params.payroll_id, query.pay_date, query.version);
       if (!file) throw new NotFoundError(`Instruction file for ${query.pay_date}`);
       return reply
-        .code(200)
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${file.file_name}"`)
-        .header('digest', `sha-256=${Buffer.from(file.sha256, 'hex').toString('base64')}`)
-        .send(file.content);
+        .code(200).headers(instructionFileHeaders(file)).send(file.content);
     },
   });
 };
