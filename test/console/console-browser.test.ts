@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -31,8 +32,30 @@ let w: World;
 const amounts = [12_550, 8_000, 4_250];
 const deducted = [12_550, 8_000, 2_000];
 
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const accessibilityProblems = new Map<string, string[]>();
+
+/**
+ * Keeps the page's screenshot and checks it with axe-core (WCAG 2.1 A and AA rules), evaluated over
+ * the DevTools protocol: the console's policy allows no script, and none is added to its pages.
+ */
 async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  if (!new URL(page.url()).pathname.startsWith('/console/queues')) {
+    const violations = await page.evaluate(async (source) => {
+      // eslint-disable-next-line no-eval
+      (0, eval)(source);
+      const axe = (globalThis as unknown as { axe: { run(options: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+      const result = await axe.run({
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+        // A re-run's page reloads itself while it runs, with a link that stops it (WCAG 2.2.1 allows a
+        // limit the user can turn off; axe flags every meta refresh, controllable or not).
+        rules: { 'meta-refresh': { enabled: false } },
+      });
+      return result.violations.map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length} nodes)`);
+    }, axeSource);
+    if (violations.length > 0) accessibilityProblems.set(name, violations);
+  }
 }
 
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
@@ -202,5 +225,9 @@ describe('the console in a browser', () => {
       await page.close();
     }
   }, 90_000);
+
+  it('every page screenshotted above passes axe-core\'s WCAG 2.1 AA rules', () => {
+    expect(Object.fromEntries(accessibilityProblems)).toEqual({});
+  });
 });
 

@@ -115,6 +115,10 @@ describe('console pay date page', () => {
     expect(progress.body).toContain('<meta http-equiv="refresh" content="2">');
     expect(progress.body).toContain('with its progress and result');
     expect(progress.body).toContain('Re-run requested');
+    expect(progress.body).toContain('<a href="?reload=off">Stop reloading</a>');
+    const stopped = await browser.get(`/console/runs/rerun/${rerun!.id}?reload=off`);
+    expect(stopped.body).not.toContain('http-equiv="refresh"');
+    expect(stopped.body).toContain('Check again');
     expect(rowWith(progress.body, 'employer corrected a payroll reference')).toContain(user.email);
 
     await performRerun(t.db, rerun!.id);

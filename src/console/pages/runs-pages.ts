@@ -66,7 +66,7 @@ ${dataTable(
 )}`;
 }
 
-async function rerunBody(context: ConsoleContext, rerun: Detail): Promise<{ body: Html; finished: boolean }> {
+async function rerunBody(context: ConsoleContext, rerun: Detail, reloading: boolean): Promise<{ body: Html; finished: boolean }> {
   const requests = rerun['requests'] as Array<Record<string, unknown>>;
   const finished = rerun['completed_at'] !== null;
   const created = finished && rerun['new_snapshot_id'] ? await findSnapshotVersion(context.deps.db, String(rerun['new_snapshot_id'])) : undefined;
@@ -74,7 +74,9 @@ async function rerunBody(context: ConsoleContext, rerun: Detail): Promise<{ body
   const payDateLink = html`<a href="${payDatePath(String(rerun['payroll_id']), String(rerun['pay_date']))}">payroll ${text(rerun['payroll_id'])}, pay date ${text(rerun['pay_date'])}</a>`;
   const result = created
     ? html`<p class="result">Done: snapshot version ${created.snapshot_version}${previous ? ` replaces version ${previous.snapshot_version}` : ''}, ${created.employee_count} employees, ${formatMoney(created.total_amount, created.currency)}.</p>`
-    : html`<p class="progress" role="status">In progress: the re-run is queued or freezing a new snapshot version. This page reloads every ${RERUN_REFRESH_SECONDS} seconds with its progress and result.</p>`;
+    : reloading
+      ? html`<p class="progress" role="status">In progress: the re-run is queued or freezing a new snapshot version. This page reloads every ${RERUN_REFRESH_SECONDS} seconds with its progress and result. <a href="?reload=off">Stop reloading</a></p>`
+      : html`<p class="progress" role="status">In progress: the re-run is queued or freezing a new snapshot version. <a href="?reload=off">Check again</a> or <a href="?">reload automatically</a>.</p>`;
   return {
     finished,
     body: html`${result}
@@ -190,11 +192,13 @@ ${dataTable(
     const detail = await showRun(context.deps.db, kind, request.params.id);
     const back = html`<p><a href="/console/runs?kind=${kind}">All ${kind === 'rerun' ? 're-runs' : `${kind} runs`}</a></p>`;
     if (kind === 'rerun') {
-      const { body, finished } = await rerunBody(context, detail);
+      // Reloading is the person's to stop (WCAG 2.2.1: a time limit the user can turn off).
+      const reloading = (request.query as { reload?: string }).reload !== 'off';
+      const { body, finished } = await rerunBody(context, detail, reloading);
       return context.page(request, reply, {
         title: `Re-run ${detail.id}`,
         section: 'runs',
-        ...(finished ? {} : { refreshSeconds: RERUN_REFRESH_SECONDS }),
+        ...(finished || !reloading ? {} : { refreshSeconds: RERUN_REFRESH_SECONDS }),
         body: html`${body}${back}`,
       });
     }
