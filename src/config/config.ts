@@ -110,6 +110,18 @@ export const configSchema = z.object({
   IDEMPOTENCY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   DEFAULT_PROVIDER_LEAD_DAYS: z.coerce.number().int().min(0).max(30).default(2),
   SETTLEMENT_DELAY_WORKING_DAYS: z.coerce.number().int().min(0).max(30).default(1),
+  /**
+   * What makes a collection payable: `received`, its employer's remittance matched on a bank statement
+   * (the default), or `deducted`, payroll's report alone (trusted employers; employers.payout_funding
+   * overrides this per employer).
+   */
+  PAYOUT_FUNDING: z.enum(['received', 'deducted']).default('received'),
+  /** A remittance not fully received this many working days after the pay date is late. */
+  REMITTANCE_LATE_WORKING_DAYS: z.coerce.number().int().min(0).max(60).default(3),
+  /** A credit within this many minor units of a remittance's amount still matches it, flagged. */
+  REMITTANCE_TOLERANCE_MINOR: z.coerce.number().int().min(0).max(100_000).default(100),
+  /** The largest bank statement file accepted. */
+  STATEMENT_LIMIT_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(52_428_800),
   NIGHTLY_CRON: cronPattern.default(NIGHTLY_CRON_DEFAULT),
   /** Availability checks per biller: a token bucket of its own, beside the general per-client limit. */
   AVAILABILITY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(60),

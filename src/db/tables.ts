@@ -95,6 +95,8 @@ export interface EmployersTable {
   sic_code: string | null;
   industry_name: string | null;
   salary_deduction_opt_in_status: Generated<'pending' | 'opted_in' | 'opted_out'>;
+  /** Overrides PAYOUT_FUNDING for this employer's collections; null follows the installation's. */
+  payout_funding: PayoutFunding | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -579,6 +581,8 @@ export interface LedgerEntriesTable {
   pay_date: IsoDate;
   payout_id: string | null;
   created_at: Generated<Date>;
+  /** When the entry became payable: its remittance received, or its employer trusted (payout_funding 'deducted'). */
+  funded_at: Timestamp | null;
 }
 
 export interface PayoutItemsTable {
@@ -730,6 +734,77 @@ export interface ConsoleSessionsTable {
   user_agent: string | null;
 }
 
+export type StatementFormat = 'camt.053' | 'camt.054' | 'csv';
+export type MatchRule = 'exact' | 'normalised' | 'many_to_one' | 'one_to_many' | 'tolerance' | 'manual';
+export type RemittanceStatus = 'expected' | 'received' | 'short' | 'over' | 'late';
+export type PayoutFunding = 'received' | 'deducted';
+
+export interface BankStatementsTable {
+  id: string;
+  collection_account_id: string;
+  format: StatementFormat;
+  /** The bank's id of the statement (camt Stmt/Id or Ntfctn/Id; the CSV file's statement_id column). */
+  statement_id: string;
+  content_sha256: Buffer;
+  file_name: string | null;
+  currency: string;
+  credits: number;
+  credits_total: MinorUnits;
+  credits_already_imported: number;
+  debits_ignored: number;
+  imported_at: Generated<Date>;
+  imported_by: string;
+}
+
+export interface BankCreditsTable {
+  id: string;
+  bank_statement_id: string;
+  collection_account_id: string;
+  bank_reference: string;
+  amount: MinorUnits;
+  currency: string;
+  booking_date: IsoDate;
+  value_date: IsoDate | null;
+  remittance_information: string | null;
+  debtor_name: string | null;
+  debtor_account: string | null;
+  matched_amount: Generated<MinorUnits>;
+  created_at: Generated<Date>;
+}
+
+export interface RemittancesTable {
+  payroll_id: string;
+  pay_date: IsoDate;
+  employer_id: string;
+  currency: string;
+  payment_reference: string;
+  requested: MinorUnits;
+  deducted: MinorUnits | null;
+  expected: MinorUnits;
+  received: Generated<MinorUnits>;
+  status: RemittanceStatus;
+  due_date: IsoDate;
+  overdue_at: Timestamp | null;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface RemittanceMatchesTable {
+  id: string;
+  bank_credit_id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  amount: MinorUnits;
+  rule: MatchRule;
+  flagged: Generated<boolean>;
+  matched_at: Generated<Date>;
+  matched_by: string;
+  unmatched_at: Timestamp | null;
+  unmatched_by: string | null;
+  unmatch_reason: string | null;
+}
+
 export interface DB {
   payroll_providers: PayrollProvidersTable;
   clients: ClientsTable;
@@ -778,6 +853,10 @@ export interface DB {
   sandboxes: SandboxesTable;
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
+  bank_statements: BankStatementsTable;
+  bank_credits: BankCreditsTable;
+  remittances: RemittancesTable;
+  remittance_matches: RemittanceMatchesTable;
 }
 
 export type Client = Selectable<ClientsTable>;
