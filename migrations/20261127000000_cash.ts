@@ -17,6 +17,8 @@ import { type Kysely, sql } from 'kysely';
 // - remittances: one per payroll pay date that requested a payment: what the employer owes (the
 //   deducted total once payroll has reported, the requested total before), what has been received,
 //   the status, and when it is late.
+// - remittance.received and remittance.overdue join the event types (to the billers whose collections
+//   the remittance carries).
 // - ledger_entries.funded_at: when cash (or trust in the employer, employers.payout_funding
 //   'deducted') made the entry payable; payouts take only funded entries.
 
@@ -59,6 +61,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     create index bank_credits_statement_idx on bank_credits (bank_statement_id);
 
     create table remittances (
+      id uuid not null unique,
       payroll_id uuid not null references payrolls (id),
       pay_date date not null,
       employer_id uuid not null references employers (id),
@@ -99,12 +102,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     create index remittance_matches_credit_idx on remittance_matches (bank_credit_id) where unmatched_at is null;
 
     alter table ledger_entries add column funded_at timestamptz;
+    create index ledger_entries_unfunded_idx on ledger_entries (collection_attempt_id) where funded_at is null and payout_id is null;
     alter table employers add column payout_funding text check (payout_funding in ('received', 'deducted'));
+
+    alter table events drop constraint events_type_check;
+    alter table events add constraint events_type_check check (type in ('mandate.created', 'mandate.updated',
+      'payment_request.created', 'payment_request.updated', 'payout.created', 'employee.updated',
+      'webhook_endpoint.disabled', 'remittance.received', 'remittance.overdue'));
   `.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`
+    delete from events where type in ('remittance.received', 'remittance.overdue');
+    alter table events drop constraint events_type_check;
+    alter table events add constraint events_type_check check (type in ('mandate.created', 'mandate.updated',
+      'payment_request.created', 'payment_request.updated', 'payout.created', 'employee.updated',
+      'webhook_endpoint.disabled'));
     alter table employers drop column payout_funding;
     alter table ledger_entries drop column funded_at;
     drop table remittance_matches;

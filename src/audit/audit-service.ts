@@ -55,7 +55,11 @@ export type AuditAction =
   | 'console.sign_in_failed'
   | 'console.signed_out'
   | 'job.retried'
-  | 'webhook_delivery.redelivered';
+  | 'webhook_delivery.redelivered'
+  | 'bank_statement.imported'
+  | 'bank_credit.matched'
+  | 'remittance_match.unmatched'
+  | 'employer.payout_funding_changed';
 
 export interface AuditedAction {
   actor: Actor;

@@ -18,6 +18,9 @@ export const scopes = [
   /** Operators: see and manage clients (list; disable, enable, rotate secrets and API keys). */
   'admin:read',
   'admin:write',
+  /** Operators: bank statements, remittances and their matches. */
+  'cash:read',
+  'cash:write',
   /** Sandbox billers only: drive a sandbox pay date through lock, provider pull, confirmation and payout. */
   'sandbox:simulate',
 ] as const;
@@ -42,6 +45,8 @@ export const scopeDescriptions: Record<Scope, string> = {
   'payroll_data:write': 'Payroll providers: create and replace employees on their payrolls',
   'admin:read': 'Operators: read the administration of the installation (clients, and the like)',
   'admin:write': 'Operators: change the administration of the installation (clients, and the like)',
+  'cash:read': 'Operators: read bank statements, credits, remittances and their matches',
+  'cash:write': 'Operators: import bank statements; match and unmatch credits by hand',
   'sandbox:simulate': 'Sandbox billers: drive a sandbox pay date through lock, provider pull, confirmation and payout',
 };
 
@@ -59,7 +64,7 @@ export const defaultScopesByRole: Record<ClientRole, readonly Scope[]> = {
     'reports:read',
   ],
   payroll_provider: ['availability:check', 'deduction_data:request', 'deduction_data:submit', 'payroll_data:write'],
-  operator: ['payouts:read', 'payouts:write', 'reports:read', 'admin:read', 'admin:write'],
+  operator: ['payouts:read', 'payouts:write', 'reports:read', 'admin:read', 'admin:write', 'cash:read', 'cash:write'],
 };
 
 /** RFC 6749 scope strings are space-delimited; order and repeats carry no meaning. */

@@ -71,6 +71,7 @@ export function registerPayoutCommands(program: Command): void {
         const summary = await runPayoutsOn(runtime.db, {
           today: options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE),
           settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS,
+          funding: config.PAYOUT_FUNDING,
           trigger: 'cli',
           triggeredBy: `cli:${operatorName(options.by)}`,
         });

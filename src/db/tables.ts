@@ -603,7 +603,9 @@ export type EventType =
   | 'payment_request.updated'
   | 'payout.created'
   | 'employee.updated'
-  | 'webhook_endpoint.disabled';
+  | 'webhook_endpoint.disabled'
+  | 'remittance.received'
+  | 'remittance.overdue';
 
 export interface EventsTable {
   id: Generated<string>;
@@ -773,6 +775,7 @@ export interface BankCreditsTable {
 }
 
 export interface RemittancesTable {
+  id: string;
   payroll_id: string;
   pay_date: IsoDate;
   employer_id: string;

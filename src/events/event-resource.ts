@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'payout.created',
   'employee.updated',
   'webhook_endpoint.disabled',
+  'remittance.received',
+  'remittance.overdue',
 ] as const satisfies readonly EventType[];
 
 export const eventTypeSchema = z.enum(EVENT_TYPES).meta({

@@ -263,6 +263,7 @@ const tagDescriptions: Record<string, string> = {
   'Collection accounts': 'Operators: the accounts employers remit deducted money into, one active per currency.',
   'Beneficiary accounts': "Operators: where billers' payouts are paid, one active account per biller and currency.",
   Runs: 'Operators: nightly runs, re-runs, reconciliation runs and payout runs as the database recorded them, finished or not.',
+  Cash: 'Operators: bank statements of the collection accounts, credits matched to remittances, and the exceptions queue.',
   Sandbox: 'Sandbox billers: simulation operations that drive a sandbox pay date through lock, provider pull, confirmation and payout.',
 };
 

@@ -18,6 +18,7 @@ import { registerAdminDirectoryRoutes } from './routes/admin-directory-routes.ts
 import { registerAdminEmployeeRoutes } from './routes/admin-employee-routes.ts';
 import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 import { registerRunRoutes } from './routes/run-routes.ts';
+import { registerCashRoutes } from './routes/cash-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
@@ -25,4 +26,4 @@ export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
   registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes,
-  registerAdminEmployeeRoutes, registerSandboxRoutes, registerRunRoutes];
+  registerAdminEmployeeRoutes, registerSandboxRoutes, registerRunRoutes, registerCashRoutes];

@@ -19,7 +19,7 @@ export interface UnpaidLedgerTotal {
 }
 
 /**
- * Every (biller, currency) with unpaid ledger entries settled by `cutoff`, with their net; the payout
+ * Every (biller, currency) with unpaid ledger entries settled by `cutoff` and funded (src/cash), with their net; the payout
  * run then works each group in its own transaction. Reads the partial index of unpaid entries.
  * The daily run takes live billers only (a sandbox biller's money is simulated, and its payout with
  * it: see src/sandbox); the sandbox's payout asks for its one biller.
@@ -38,6 +38,7 @@ export async function listUnpaidLedgerGroups(db: Executor, cutoff: string, bille
       sql<number>`count(*)::bigint`.as('entries'),
     ])
     .where('payout_id', 'is', null)
+    .where('funded_at', 'is not', null)
     .where('pay_date', '<=', cutoff)
     .groupBy(['biller_client_id', 'currency'])
     .orderBy('biller_client_id')
@@ -53,6 +54,7 @@ export async function sumUnpaidLedgerEntries(db: Executor, group: PayoutGroup, c
     .where('biller_client_id', '=', group.billerClientId)
     .where('currency', '=', group.currency)
     .where('payout_id', 'is', null)
+    .where('funded_at', 'is not', null)
     .where('pay_date', '<=', cutoff)
     .executeTakeFirstOrThrow();
   return { net: row.net, entries: row.entries };
@@ -127,6 +129,7 @@ export async function attachUnpaidEntriesToPayout(
       where biller_client_id = ${group.billerClientId}::uuid
         and currency = ${group.currency}
         and payout_id is null
+        and funded_at is not null
         and pay_date <= ${cutoff}::date
       returning id, payment_request_id, kind, amount
     ),

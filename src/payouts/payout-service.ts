@@ -25,12 +25,19 @@ import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import type { PayoutRunTrigger } from '../db/tables.ts';
+import type { PayoutFunding, PayoutRunTrigger } from '../db/tables.ts';
+import { fundLedgerEntries, type FundingOutcome } from '../cash/funding-service.ts';
+import { lockCash } from '../cash/remittance-repository.ts';
 import { finishPayoutRun, insertPayoutRun } from './payout-run-history-repository.ts';
 
 export interface PayoutRunOptions {
   /** The payout date: today in the service time zone. */
   today: string;
+  /**
+   * What makes a collection payable where its employer says nothing (PAYOUT_FUNDING): `received`, its
+   * remittance matched on a bank statement, or `deducted`, payroll's report alone.
+   */
+  funding: PayoutFunding;
   settlementDelayWorkingDays: number;
   holidays: HolidayCalendar;
   /** What started this run, for its row in payout_runs; `direct` when not said. */
@@ -59,6 +66,8 @@ export interface PayoutRunSummary {
   totalsByCurrency: Record<string, number>;
   /** The run's row in payout_runs; the daily run's only (a sandbox biller's payout is not a run). */
   runId?: string;
+  /** What the run made payable before paying (the daily run's only). */
+  funding?: FundingOutcome;
 }
 
 /** Pay dates on or before the returned date are at least the settlement delay old on `today`. */
@@ -103,6 +112,8 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx): Promise<PayoutGroupOutcome> => {
+      // First, so the snapshot is taken under it: no unmatch takes funding back while this group pays.
+      await lockCash(trx, 'shared');
       const existing = await findPayoutOfDay(trx, group, payoutDate);
       if (existing) return { ...group, outcome: 'already_paid_out_today', payoutId: existing.id, reference: existing.reference };
 
@@ -171,7 +182,8 @@ export async function runPayouts(db: Database, options: PayoutRunOptions): Promi
   });
   let summary: PayoutRunSummary;
   try {
-    summary = await payOutGroups(db, await listUnpaidLedgerGroups(db, cutoff, 'live'), options.today, cutoff);
+    const funding = await fundLedgerEntries(db, { cutoff, defaultFunding: options.funding });
+    summary = { ...(await payOutGroups(db, await listUnpaidLedgerGroups(db, cutoff, 'live'), options.today, cutoff)), funding };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await finishPayoutRun(db, runId, { payoutsMade: 0, failedGroups: 0, totalsByCurrency: {}, groups: [], failureReason: reason });
@@ -196,8 +208,9 @@ export async function runPayouts(db: Database, options: PayoutRunOptions): Promi
 export async function runPayoutsOfBiller(
   db: Database,
   billerClientId: string,
-  options: { payoutDate: string; settledThrough: string },
+  options: { payoutDate: string; settledThrough: string; funding: PayoutFunding },
 ): Promise<PayoutRunSummary> {
+  await fundLedgerEntries(db, { cutoff: options.settledThrough, defaultFunding: options.funding });
   const groups = await listUnpaidLedgerGroups(db, options.settledThrough, { billerClientId });
   return payOutGroups(db, groups, options.payoutDate, options.settledThrough);
 }

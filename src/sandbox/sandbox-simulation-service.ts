@@ -1,3 +1,4 @@
+import type { PayoutFunding } from '../db/tables.ts';
 import { clientActor, recordAction } from '../audit/audit-service.ts';
 import { listPayDates } from '../calendars/calendar-repository.ts';
 import { serviceToday } from '../calendars/lock-date.ts';
@@ -35,6 +36,8 @@ export interface SimulationDeps {
   limits: AmountLimits;
   timeZone: string;
   settlementDelayWorkingDays: number;
+  /** The installation's PAYOUT_FUNDING: a sandbox payout funds its own (simulated) collections, never live ones. */
+  payoutFunding: PayoutFunding;
   now?: Date;
 }
 
@@ -241,7 +244,7 @@ export async function simulatePayout(deps: SimulationDeps, audit: Executor, call
     throw new ConflictError('nothing-to-pay-out', 'Nothing collected is waiting for a payout: confirm a locked pay date first');
   }
   const payoutDate = sandboxPayoutDate(latest, await findLatestPayoutDate(deps.db, caller.clientId), deps.settlementDelayWorkingDays, await loadClearingHolidays(deps.db));
-  const run = await runPayoutsOfBiller(deps.db, caller.clientId, { payoutDate, settledThrough: latest });
+  const run = await runPayoutsOfBiller(deps.db, caller.clientId, { payoutDate, settledThrough: latest, funding: deps.payoutFunding });
   const failed = run.groups.find((group) => group.outcome === 'failed');
   if (failed?.outcome === 'failed') throw new Error(`sandbox payout of ${failed.currency} failed: ${failed.error}`);
   const payouts: PayoutResource[] = [];

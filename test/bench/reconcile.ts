@@ -312,7 +312,7 @@ async function main(): Promise<void> {
   await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000001', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
   const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
   cpuMark = await cpuNow();
-  const payouts = await timedPhase('payouts', () => runPayoutsOn(db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
+  const payouts = await timedPhase('payouts', () => runPayoutsOn(db, { funding: 'deducted', today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
   const payoutsRss = rss();
   const payoutsCpu = await cpuSince(cpuMark);
   const paidOut = (await sql<{ items: number; paid_out: number; unpaid: number }>`

@@ -89,7 +89,7 @@ beforeAll(async () => {
       { actor: cliActor('fixture'), reason: 'onboarding' },
     ),
   );
-  await runPayouts(t.db, { today: '2026-11-25', settlementDelayWorkingDays: 1, holidays: new Set() });
+  await runPayouts(t.db, { funding: 'deducted', today: '2026-11-25', settlementDelayWorkingDays: 1, holidays: new Set() });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -35,7 +35,7 @@ beforeAll(async () => {
       .execute();
     worlds.push(w);
   }
-  const summary = await runPayouts(t.db, { today: PAYOUT_DATE, settlementDelayWorkingDays: 1, holidays: new Set() });
+  const summary = await runPayouts(t.db, { funding: 'deducted', today: PAYOUT_DATE, settlementDelayWorkingDays: 1, holidays: new Set() });
   payoutIds = worlds.map((w) => {
     const group = summary.groups.find((g) => g.billerClientId === w.biller.clientId);
     if (group?.outcome !== 'paid_out') throw new Error(`no payout for biller ${w.biller.clientId}: ${JSON.stringify(group)}`);

@@ -31,7 +31,7 @@ describe('findBrokenLedgerLinks', () => {
       .insertInto('beneficiary_accounts')
       .values({ biller_client_id: w.biller.clientId, currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' })
       .execute();
-    const payouts = await runPayouts(t.db, { today: '2026-11-03', settlementDelayWorkingDays: 1, holidays: new Set() });
+    const payouts = await runPayouts(t.db, { funding: 'deducted', today: '2026-11-03', settlementDelayWorkingDays: 1, holidays: new Set() });
     expect(payouts.groups.find((group) => group.billerClientId === w.biller.clientId)).toMatchObject({ outcome: 'paid_out', amount: 6_000 });
     expect(await findBrokenLedgerLinks(t.db, ids)).toEqual([]);
 

@@ -73,7 +73,7 @@ async function pendingPayout(amount = 4200) {
     .execute();
   // Far enough after the pay date that it is settled, whatever the calendar. A run made at the same
   // time for another test's biller may be the one that pays this biller out: either way, one payout.
-  await runPayouts(t.db, { today: '2030-06-03', settlementDelayWorkingDays: 1, holidays: new Set() });
+  await runPayouts(t.db, { funding: 'deducted', today: '2030-06-03', settlementDelayWorkingDays: 1, holidays: new Set() });
   const payout = await t.db.selectFrom('payouts').select(['id', 'status']).where('biller_client_id', '=', biller.clientId).executeTakeFirstOrThrow();
   expect(payout.status).toBe('pending');
   return { biller, payoutId: payout.id, paymentId: payment.id };

@@ -126,7 +126,7 @@ async function post(payment: Payment, payDate: string, amount: number, revision 
   return entry;
 }
 
-const run = (today: string) => runPayouts(t.db, { today, settlementDelayWorkingDays: 1, holidays: NO_HOLIDAYS });
+const run = (today: string) => runPayouts(t.db, { funding: 'deducted', today, settlementDelayWorkingDays: 1, holidays: NO_HOLIDAYS });
 
 function outcomeOf(groups: PayoutGroupOutcome[], billerClientId: string) {
   const found = groups.filter((group) => group.billerClientId === billerClientId);
@@ -486,7 +486,7 @@ describe('the bank payment file and the daily job', () => {
   });
 
   it('runs from the job payload and reports what it did', async () => {
-    const processor = runPayoutsProcessor(t.db, { SERVICE_TIME_ZONE: 'Europe/London', SETTLEMENT_DELAY_WORKING_DAYS: 1 }, pino({ level: 'silent' }));
+    const processor = runPayoutsProcessor(t.db, { SERVICE_TIME_ZONE: 'Europe/London', SETTLEMENT_DELAY_WORKING_DAYS: 1, PAYOUT_FUNDING: 'deducted' }, pino({ level: 'silent' }));
     const biller = await createBiller(t.db);
     await beneficiaryAccount(biller.clientId);
     const payment = await paymentOf(biller, { amount: 777, status: 'collected', payDate: SETTLED_PAY_DATE });

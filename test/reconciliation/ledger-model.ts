@@ -203,7 +203,7 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
     case 'payout': {
       const today = new Date(FIRST_PAYOUT_DAY + model.payouts * 86_400_000).toISOString().slice(0, 10);
       model.payouts += 1;
-      const summary = await runPayouts(db, { today, settlementDelayWorkingDays: 0, holidays: new Set() });
+      const summary = await runPayouts(db, { funding: 'deducted', today, settlementDelayWorkingDays: 0, holidays: new Set() });
       const failed = summary.groups.filter((group) => group.outcome === 'failed');
       expectNone('payout groups failed', failed);
       return;

@@ -42,7 +42,7 @@ beforeAll(async () => {
   await w.push(w.people[0]!.employee.id, PD1, 12_550);
   await w.reconcile(PD1);
   payoutDate = '2026-11-02';
-  await runPayouts(t.db, { today: payoutDate, settlementDelayWorkingDays: 1, holidays: new Set() });
+  await runPayouts(t.db, { funding: 'deducted', today: payoutDate, settlementDelayWorkingDays: 1, holidays: new Set() });
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });

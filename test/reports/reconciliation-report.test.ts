@@ -148,7 +148,7 @@ beforeAll(async () => {
   // Another pay date: never in this pay date's report.
   await attempt({ biller: billerA, payroll: 0, employee: 0, requested: 1111, deducted: 1111, collected: 1111, outcome: 'collected', payDate: OTHER_PAY_DATE });
 
-  const summary = await runPayouts(t.db, { today: '2026-12-01', settlementDelayWorkingDays: 1, holidays: new Set() });
+  const summary = await runPayouts(t.db, { funding: 'deducted', today: '2026-12-01', settlementDelayWorkingDays: 1, holidays: new Set() });
   payoutId = (summary.groups.find((group) => group.billerClientId === billerA.clientId) as { payoutId: string }).payoutId;
 
   await t.db

@@ -136,11 +136,11 @@ describe('payout runs', () => {
     `.execute(t.db);
     let failedRun;
     try {
-      failedRun = await runPayouts(t.db, { today, settlementDelayWorkingDays: 1, holidays: new Set(), trigger: 'cli', triggeredBy: 'cli:ops' });
+      failedRun = await runPayouts(t.db, { funding: 'deducted', today, settlementDelayWorkingDays: 1, holidays: new Set(), trigger: 'cli', triggeredBy: 'cli:ops' });
     } finally {
       await sql`drop trigger refuse_payout on payouts`.execute(t.db);
     }
-    const retry = await runPayouts(t.db, { today, settlementDelayWorkingDays: 1, holidays: new Set(), trigger: 'schedule' });
+    const retry = await runPayouts(t.db, { funding: 'deducted', today, settlementDelayWorkingDays: 1, holidays: new Set(), trigger: 'schedule' });
 
     const failed = await t.db.selectFrom('payout_runs').selectAll().where('id', '=', failedRun.runId!).executeTakeFirstOrThrow();
     expect(failed).toMatchObject({ run_date: today, trigger: 'cli', triggered_by: 'cli:ops', outcome: 'failed', failed_groups: 1, payouts_made: 0 });
@@ -171,7 +171,7 @@ describe('deductions runs list', () => {
       .values({ id: crypto.randomUUID(), run_date: '2026-10-21', trigger: 'manual', triggered_by: 'cli:ops', pay_dates_due: 0, finished_at: sql<Date>`now()` })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const payout = await runPayouts(t.db, { today: '2099-12-30', settlementDelayWorkingDays: 1, holidays: new Set() });
+    const payout = await runPayouts(t.db, { funding: 'deducted', today: '2099-12-30', settlementDelayWorkingDays: 1, holidays: new Set() });
 
     const listed = await deductions(['runs', 'list', '--limit', '200', '--json']);
     expect(listed.code).toBe(0);

@@ -144,7 +144,7 @@ describe('the service’s own runs leave sandbox data out', () => {
   });
 
   it('the daily payout run pays live billers only; the bank file never carries a sandbox payout', async () => {
-    const daily = await runPayouts(t.db, { today: '2099-12-31', settlementDelayWorkingDays: 1, holidays: new Set() });
+    const daily = await runPayouts(t.db, { funding: 'deducted', today: '2099-12-31', settlementDelayWorkingDays: 1, holidays: new Set() });
     expect(daily.groups.map((g) => g.billerClientId)).not.toContain(sandbox.biller.client_id);
 
     const simulated = (await sandboxed('POST', '/sandbox/payouts')).json();

@@ -126,7 +126,7 @@ describe('status moves written in SQL', () => {
       { actor, reason: 'onboarding' },
     );
     const payoutOf = async (today: string) => {
-      const run = await runPayouts(t.db, { today, settlementDelayWorkingDays: 1, holidays: new Set() });
+      const run = await runPayouts(t.db, { funding: 'deducted', today, settlementDelayWorkingDays: 1, holidays: new Set() });
       const group = run.groups.find((candidate) => candidate.billerClientId === w.biller.clientId);
       expect(group).toMatchObject({ outcome: 'paid_out' });
       return (group as { payoutId: string }).payoutId;

@@ -358,7 +358,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     print();
     const payoutDate = addWorkingDays(payDates.at(-1)!, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, regionalHolidays('england-and-wales'));
     print(`7. Payouts on ${payoutDate} (settled collections, per biller and currency)`);
-    const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS });
+    const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING });
     const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));
     for (const group of payouts.groups) {
       const detail = group.outcome === 'paid_out' ? `${pounds(group.amount)} in ${group.entries} items, reference ${group.reference}` : group.outcome;

@@ -40,6 +40,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     limits: amountLimitsOf(deps.config),
     timeZone: deps.config.SERVICE_TIME_ZONE,
     settlementDelayWorkingDays: deps.config.SETTLEMENT_DELAY_WORKING_DAYS,
+    payoutFunding: deps.config.PAYOUT_FUNDING,
   };
 
   defineRoute(app, {

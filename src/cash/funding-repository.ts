@@ -1,0 +1,93 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+import type { PayoutFunding } from '../db/tables.ts';
+
+/**
+ * Funds at once every unfunded, unpaid, settled entry whose employer is trusted (payout funding
+ * `deducted`, its own or the installation's) or whose payroll is a sandbox's (its money is simulated).
+ */
+export async function fundTrustedEntries(db: Executor, cutoff: string, defaultFunding: PayoutFunding): Promise<number> {
+  const result = await sql`
+    update ledger_entries le set funded_at = now()
+    from collection_attempts ca
+    join payrolls p on p.id = ca.payroll_id
+    join employers e on e.id = p.employer_id
+    join payroll_providers pp on pp.id = p.payroll_provider_id
+    where le.collection_attempt_id = ca.id
+      and le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
+      and (pp.sandbox or coalesce(e.payout_funding, ${defaultFunding}) = 'deducted')
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Payroll pay dates of employers funded by cash that have unfunded, unpaid, settled entries, with what
+ * their remittance has received and what of it is already funded.
+ */
+export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, defaultFunding: PayoutFunding) {
+  const result = await sql<{ payroll_id: string; pay_date: string; received: number; funded: number }>`
+    with waiting as (
+      select distinct ca.payroll_id, ca.pay_date
+      from ledger_entries le
+      join collection_attempts ca on ca.id = le.collection_attempt_id
+      join payrolls p on p.id = ca.payroll_id
+      join employers e on e.id = p.employer_id
+      join payroll_providers pp on pp.id = p.payroll_provider_id and not pp.sandbox
+      where le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
+        and coalesce(e.payout_funding, ${defaultFunding}) = 'received'
+    )
+    select w.payroll_id, to_char(w.pay_date, 'YYYY-MM-DD') as pay_date, coalesce(r.received, 0)::bigint as received,
+           coalesce((select sum(le.amount) from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+                     where ca.payroll_id = w.payroll_id and ca.pay_date = w.pay_date and le.funded_at is not null), 0)::bigint as funded
+    from waiting w
+    left join remittances r on r.payroll_id = w.payroll_id and r.pay_date = w.pay_date
+    order by w.payroll_id, w.pay_date
+  `.execute(db);
+  return result.rows;
+}
+
+/** The unfunded, unpaid entries of one payroll pay date, settled by the cutoff. */
+export async function listUnfundedEntries(db: Executor, payrollId: string, payDate: string, cutoff: string) {
+  const result = await sql<{ id: string; amount: number; created_at: Date }>`
+    select le.id, le.amount, le.created_at
+    from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+    where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date
+      and le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
+  `.execute(db);
+  return result.rows;
+}
+
+export async function markFunded(db: Executor, entryIds: readonly string[]): Promise<void> {
+  if (entryIds.length === 0) return;
+  await sql`update ledger_entries set funded_at = now() where id = any(${entryIds}::uuid[]) and funded_at is null`.execute(db);
+}
+
+/** What a payroll pay date's entries add up to: funded, and paid out (attached to a payout, not released). */
+export async function fundedAndPaidOut(db: Executor, payrollId: string, payDate: string) {
+  const result = await sql<{ funded: number; paid_out: number }>`
+    select coalesce(sum(le.amount) filter (where le.funded_at is not null), 0)::bigint as funded,
+           coalesce(sum(le.amount) filter (where le.payout_id is not null), 0)::bigint as paid_out
+    from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+    where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date
+  `.execute(db);
+  return result.rows[0]!;
+}
+
+/**
+ * Takes funding back from entries not yet paid out, newest funded first, until what stays funded is
+ * within `limit`: after an unmatch, cash no longer there must not be paid.
+ */
+export async function unfundDownTo(db: Executor, payrollId: string, payDate: string, limit: number): Promise<number> {
+  const result = await sql`
+    with entries as (
+      select le.id, le.amount, le.payout_id,
+             sum(le.amount) over (order by (le.payout_id is null), le.funded_at, le.id) as running
+      from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+      where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date and le.funded_at is not null
+    )
+    update ledger_entries le set funded_at = null
+    from entries e
+    where le.id = e.id and e.payout_id is null and e.running > ${limit}
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

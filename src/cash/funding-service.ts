@@ -1,0 +1,41 @@
+import type { Database } from '../db/connection.ts';
+import type { PayoutFunding } from '../db/tables.ts';
+import { fundableEntries } from './funding-order.ts';
+import { fundTrustedEntries, listPayDatesAwaitingFunding, listUnfundedEntries, markFunded } from './funding-repository.ts';
+import { lockCash } from './remittance-repository.ts';
+
+export interface FundingOutcome {
+  /** Entries funded because their employer is trusted (or their payroll a sandbox's). */
+  trusted: number;
+  /** Entries funded by cash received. */
+  byCash: number;
+  /** Payroll pay dates whose entries wait, wholly or partly, for cash. */
+  waiting: number;
+}
+
+/**
+ * Makes settled ledger entries payable before a payout run. Trusted employers' entries are funded as
+ * they are. Every other payroll pay date's entries are funded from its remittance's received cash, in
+ * the documented order (funding-order.ts: reversals first, then collections oldest first), as far as
+ * the cash not yet used goes; the rest wait for the next statement. One transaction under the cash
+ * lock, so no unmatch can take the cash back halfway.
+ */
+export async function fundLedgerEntries(db: Database, options: { cutoff: string; defaultFunding: PayoutFunding }): Promise<FundingOutcome> {
+  return db.transaction().execute(async (trx) => {
+    await lockCash(trx, 'exclusive');
+    const trusted = await fundTrustedEntries(trx, options.cutoff, options.defaultFunding);
+    let byCash = 0;
+    let waiting = 0;
+    for (const payDate of await listPayDatesAwaitingFunding(trx, options.cutoff, options.defaultFunding)) {
+      const entries = await listUnfundedEntries(trx, payDate.payroll_id, payDate.pay_date, options.cutoff);
+      const funded = fundableEntries(
+        entries.map((entry) => ({ id: entry.id, amount: entry.amount, createdAt: entry.created_at })),
+        payDate.received - payDate.funded,
+      );
+      await markFunded(trx, funded);
+      byCash += funded.length;
+      if (funded.length < entries.length) waiting += 1;
+    }
+    return { trusted, byCash, waiting };
+  });
+}

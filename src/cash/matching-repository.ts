@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/connection.ts';
+import type { MatchRule } from '../db/tables.ts';
+
+/** Credits with money not yet matched, with what remains of each: the exceptions queue, and what the rules try again. */
+export async function listUnmatchedCredits(db: Executor, limit?: number) {
+  let query = db
+    .selectFrom('bank_credits')
+    .select(['id', 'bank_statement_id', 'bank_reference', 'amount', 'matched_amount', 'currency', 'booking_date', 'value_date', 'remittance_information', 'debtor_name', 'debtor_account'])
+    .where(sql<boolean>`matched_amount < amount`)
+    .orderBy('booking_date')
+    .orderBy('id');
+  if (limit !== undefined) query = query.limit(limit);
+  return query.execute();
+}
+
+/** Remittances still owed money: what the rules may match credits to. */
+export async function listOpenRemittances(db: Executor) {
+  return db
+    .selectFrom('remittances')
+    .select(['id', 'payroll_id', 'pay_date', 'employer_id', 'currency', 'payment_reference', 'expected', 'received'])
+    .where(sql<boolean>`received < expected`)
+    .execute();
+}
+
+export async function findCreditForUpdate(db: Executor, creditId: string) {
+  return db.selectFrom('bank_credits').selectAll().where('id', '=', creditId).forUpdate().executeTakeFirst();
+}
+
+export async function findCredit(db: Executor, creditId: string) {
+  return db.selectFrom('bank_credits').selectAll().where('id', '=', creditId).executeTakeFirst();
+}
+
+export interface NewMatch {
+  id: string;
+  creditId: string;
+  payrollId: string;
+  payDate: string;
+  amount: number;
+  rule: MatchRule;
+  flagged: boolean;
+  matchedBy: string;
+}
+
+/** The matches, and each credit's matched amount raised by its share, in one statement. */
+export async function insertMatches(db: Executor, matches: readonly NewMatch[]): Promise<void> {
+  if (matches.length === 0) return;
+  const column = <T>(pick: (match: NewMatch) => T) => matches.map(pick);
+  await sql`
+    with inserted as (
+      insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, flagged, matched_by)
+      select * from unnest(${column((m) => m.id)}::uuid[], ${column((m) => m.creditId)}::uuid[], ${column((m) => m.payrollId)}::uuid[],
+                           ${column((m) => m.payDate)}::date[], ${column((m) => m.amount)}::bigint[], ${column((m) => m.rule)}::text[],
+                           ${column((m) => m.flagged)}::boolean[], ${column((m) => m.matchedBy)}::text[])
+      returning bank_credit_id, amount
+    ),
+    per_credit as (select bank_credit_id, sum(amount)::bigint as amount from inserted group by bank_credit_id)
+    update bank_credits c set matched_amount = c.matched_amount + p.amount
+    from per_credit p where c.id = p.bank_credit_id
+  `.execute(db);
+}
+
+export async function findLiveMatchForUpdate(db: Executor, matchId: string) {
+  return db.selectFrom('remittance_matches').selectAll().where('id', '=', matchId).where('unmatched_at', 'is', null).forUpdate().executeTakeFirst();
+}
+
+export async function markUnmatched(db: Executor, match: { id: string; creditId: string; amount: number }, by: string, reason: string) {
+  await db
+    .updateTable('remittance_matches')
+    .set({ unmatched_at: sql<Date>`now()`, unmatched_by: by, unmatch_reason: reason })
+    .where('id', '=', match.id)
+    .execute();
+  await db
+    .updateTable('bank_credits')
+    .set({ matched_amount: sql<number>`matched_amount - ${match.amount}` })
+    .where('id', '=', match.creditId)
+    .execute();
+}
+
+export async function listMatchesOfCredit(db: Executor, creditId: string) {
+  return db.selectFrom('remittance_matches').selectAll().where('bank_credit_id', '=', creditId).orderBy('matched_at').orderBy('id').execute();
+}

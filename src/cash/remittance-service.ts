@@ -1,0 +1,160 @@
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { HolidayCalendar } from '../calendars/working-days.ts';
+import type { Executor } from '../db/connection.ts';
+import type { RemittancesTable } from '../db/tables.ts';
+import { recordEvents, type EventToRecord } from '../events/outbox.ts';
+import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
+import { listBillersOfPayDates, listRemittanceFacts, saveRemittances, type RemittanceRow } from './remittance-repository.ts';
+import { amountOwed, expectedRemittance, remittanceDueDate, remittanceStatus } from './remittance-status.ts';
+
+export interface RemittancePolicy {
+  today: string;
+  lateWorkingDays: number;
+  /** Bank clearing days (England and Wales): remittances travel between banks. */
+  holidays: HolidayCalendar;
+}
+
+/** How far back a refresh looks: a remittance is settled, or an exception, well before this. */
+export const REMITTANCE_WINDOW_DAYS = 120;
+
+export function refreshWindowStart(today: string): string {
+  const date = new Date(`${today}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() - REMITTANCE_WINDOW_DAYS);
+  return date.toISOString().slice(0, 10);
+}
+
+export const remittanceStatusSchema = z.enum(['expected', 'received', 'short', 'over', 'late']);
+
+export const remittanceSchema = z
+  .object({
+    id: z.uuid(),
+    payroll_id: z.uuid(),
+    employer_id: z.uuid(),
+    pay_date: z.iso.date(),
+    currency: z.string(),
+    payment_reference: z.string(),
+    requested: z.number().int().meta({ description: 'What the deduction data asked the employer to remit (minor units).' }),
+    deducted: z.number().int().nullable().meta({ description: 'What payroll reported it deducted; null until it has reported.' }),
+    expected: z.number().int().meta({ description: 'What the employer owes: deducted once reported, requested before.' }),
+    received: z.number().int().meta({ description: 'Matched from bank statements so far.' }),
+    owed: z.number().int().meta({ description: 'expected minus received, never below zero.' }),
+    status: remittanceStatusSchema,
+    due_date: z.iso.date().meta({ description: 'After this day a remittance not fully received is late.' }),
+    overdue_at: z.iso.datetime().nullable(),
+    version: z.number().int(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({
+    id: 'Remittance',
+    description: "A payroll pay date's remittance: what its employer owes our collection account for it, and what has arrived.",
+    example: {
+      id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b',
+      payroll_id: '019a7b2c-0000-7000-8000-000000000001',
+      employer_id: '019a7b2c-0000-7000-8000-000000000002',
+      pay_date: '2026-11-27',
+      currency: 'GBP',
+      payment_reference: 'SDR261127P12',
+      requested: 1_520_000,
+      deducted: 1_498_000,
+      expected: 1_498_000,
+      received: 1_000_000,
+      owed: 498_000,
+      status: 'short',
+      due_date: '2026-12-02',
+      overdue_at: null,
+      version: 3,
+      updated_at: '2026-11-28T10:15:00.000Z',
+    },
+  });
+export type RemittanceResource = z.infer<typeof remittanceSchema>;
+
+export function toRemittanceResource(row: Selectable<RemittancesTable>): RemittanceResource {
+  return {
+    id: row.id,
+    payroll_id: row.payroll_id,
+    employer_id: row.employer_id,
+    pay_date: row.pay_date,
+    currency: row.currency,
+    payment_reference: row.payment_reference,
+    requested: row.requested,
+    deducted: row.deducted,
+    expected: row.expected,
+    received: row.received,
+    owed: amountOwed({ expected: row.expected, received: row.received }),
+    status: row.status,
+    due_date: row.due_date,
+    overdue_at: row.overdue_at ? new Date(row.overdue_at).toISOString() : null,
+    version: row.version,
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/**
+ * What a biller hears of a remittance its collections travel in: which payroll pay date, its status and
+ * when it is due, never the employer's amounts (they sum every biller's deductions).
+ */
+export function remittanceEventData(remittance: { id: string; payrollId: string; payDate: string; status: string; dueDate: string }) {
+  return { id: remittance.id, payroll_id: remittance.payrollId, pay_date: remittance.payDate, status: remittance.status, due_date: remittance.dueDate };
+}
+
+export async function remittanceEvents(
+  trx: Executor,
+  type: 'remittance.received' | 'remittance.overdue',
+  remittances: ReadonlyArray<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }>,
+): Promise<EventToRecord[]> {
+  const billers = await listBillersOfPayDates(trx, remittances);
+  return remittances.flatMap((remittance) =>
+    billers
+      .filter((b) => b.payroll_id === remittance.payrollId && b.pay_date === remittance.payDate)
+      .map((b) => ({ type, billerClientId: b.biller_client_id, resourceType: 'remittance', resourceId: remittance.id, data: remittanceEventData(remittance) })),
+  );
+}
+
+export interface RefreshOutcome {
+  created: number;
+  updated: number;
+  becameOverdue: number;
+}
+
+/**
+ * Brings each live payroll pay date's remittance in line with its current snapshot's requested payment
+ * and payroll's report: a new remittance when a pay date locks, a new expected amount when payroll
+ * reports or a re-run changes the request, and `late` once the due date has passed. A remittance that
+ * becomes overdue tells its billers (remittance.overdue), once. Call inside the cash lock.
+ */
+export async function refreshRemittances(trx: Executor, policy: RemittancePolicy, one?: { payrollId: string; payDate: string }): Promise<RefreshOutcome> {
+  const facts = await listRemittanceFacts(trx, refreshWindowStart(policy.today), one);
+  const rows: RemittanceRow[] = [];
+  const overdue: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
+  let created = 0;
+  for (const fact of facts) {
+    const expected = expectedRemittance({ requested: fact.requested, deducted: fact.deducted });
+    const dueDate = remittanceDueDate(fact.pay_date, policy.lateWorkingDays, policy.holidays);
+    const received = fact.received ?? 0;
+    const status = remittanceStatus({ expected, received, dueDate, today: policy.today });
+    const isOverdue = received < expected && policy.today > dueDate;
+    const unchanged = fact.remittance_id !== null && fact.expected === expected && fact.status === status && (fact.overdue_at !== null || !isOverdue);
+    if (unchanged) continue;
+    const id = fact.remittance_id ?? timeOrderedUuid();
+    if (fact.remittance_id === null) created += 1;
+    rows.push({
+      id,
+      payrollId: fact.payroll_id,
+      payDate: fact.pay_date,
+      employerId: fact.employer_id,
+      currency: fact.currency,
+      paymentReference: fact.payment_reference,
+      requested: fact.requested,
+      deducted: fact.deducted,
+      expected,
+      status,
+      dueDate,
+      overdue: isOverdue,
+    });
+    if (isOverdue && fact.overdue_at === null) overdue.push({ id, payrollId: fact.payroll_id, payDate: fact.pay_date, status, dueDate });
+  }
+  await saveRemittances(trx, rows);
+  await recordEvents(trx, await remittanceEvents(trx, 'remittance.overdue', overdue));
+  return { created, updated: rows.length - created, becameOverdue: overdue.length };
+}
