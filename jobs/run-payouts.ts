@@ -1,4 +1,6 @@
 import type { Job } from 'bullmq';
+import { matchingPolicyOf } from '../src/cash/cash-service.ts';
+import { runMatching } from '../src/cash/matching-service.ts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../src/config/config.ts';
@@ -13,10 +15,13 @@ const payloadSchema = z.object({ date: isoDateSchema.optional() });
  * The daily payout run for today (or `date`). A group that failed makes the job fail, so BullMQ retries
  * it; the groups already paid out are no-ops on the retry.
  */
-export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_TIME_ZONE' | 'SETTLEMENT_DELAY_WORKING_DAYS' | 'PAYOUT_FUNDING'>, logger: Logger) {
+export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_TIME_ZONE' | 'SETTLEMENT_DELAY_WORKING_DAYS' | 'PAYOUT_FUNDING' | 'REMITTANCE_LATE_WORKING_DAYS' | 'REMITTANCE_TOLERANCE_MINOR'>, logger: Logger) {
   return async (job: Job) => {
     const { date } = payloadSchema.parse(job.data ?? {});
     const today = date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
+    // Remittances first: late ones are marked (and their billers told), credits matched again, so the
+    // payouts fund from every remittance as it stands this morning.
+    const matching = await runMatching(db, await matchingPolicyOf(db, config, today));
     const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING, trigger: 'schedule', triggeredBy: job.id ?? null });
     const count = (outcome: string) => summary.groups.filter((group) => group.outcome === outcome).length;
     for (const group of summary.groups) {
@@ -36,6 +41,9 @@ export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_
       noBeneficiaryAccount: count('no_beneficiary_account'),
       alreadyPaidOutToday: count('already_paid_out_today'),
       totalsByCurrency: summary.totalsByCurrency,
+      remittanceMatches: matching.matches,
+      creditsToMatch: matching.unmatchedCredits,
+      funding: summary.funding,
     };
   };
 }

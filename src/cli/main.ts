@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config/config.ts';
 import type { Composition } from './composition.ts';
 import { registerAuditCommand } from './audit-command.ts';
 import { registerBankHolidayCommands, registerCalendarCommands } from './calendar-commands.ts';
+import { registerCashCommands } from './cash-commands.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerConsoleUserCommands } from './console-users-command.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
@@ -45,6 +46,7 @@ export function buildProgram(composition: Composition): Command {
   registerDeductionCommands(program, composition);
   registerDemoCommand(program, composition);
   registerPayoutCommands(program);
+  registerCashCommands(program);
   registerBeneficiaryAccountCommands(program);
   registerExportCommands(program);
   registerWebhookCommands(program);

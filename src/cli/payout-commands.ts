@@ -1,3 +1,5 @@
+import { matchingPolicyOf } from '../cash/cash-service.ts';
+import { runMatching } from '../cash/matching-service.ts';
 import type { Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import { loadConfig } from '../config/config.ts';
@@ -35,6 +37,9 @@ export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
     }
   }
   if (summary.groups.length === 0) lines.push('  nothing to pay out');
+  if (summary.funding && summary.funding.waiting > 0) {
+    lines.push(`  ${summary.funding.waiting} payroll pay date(s) wait for their remittance: collections not covered by cash received are held back (deductions remittances list)`);
+  }
   for (const [currency, total] of Object.entries(summary.totalsByCurrency)) lines.push(`  Total ${currency} ${formatMinorUnits(total, currency)}`);
   return lines.join('\n');
 }
@@ -61,15 +66,18 @@ export function registerPayoutCommands(program: Command): void {
 
   payouts
     .command('run')
-    .description('Pay out settled ledger entries now, per biller and currency (what the daily job does)')
+    .description('Pay out settled, funded ledger entries now, per biller and currency (what the daily job does)')
     .option('--date <date>', 'payout date (YYYY-MM-DD); default: today in the service time zone', parseDateOption)
     .option('--by <name>', 'who runs it, kept in the run history (default: the OS user)')
     .action(async (options: { date?: string; by?: string }) => {
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'payouts');
       try {
+        const today = options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
+        // As the daily job does: remittances brought up to date and matched, then funded, then paid.
+        await runMatching(runtime.db, await matchingPolicyOf(runtime.db, config, today));
         const summary = await runPayoutsOn(runtime.db, {
-          today: options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE),
+          today,
           settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS,
           funding: config.PAYOUT_FUNDING,
           trigger: 'cli',

@@ -1,0 +1,161 @@
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { cliActor } from '../audit/audit-service.ts';
+import { listBankStatements, listCreditsToMatch, listRemittanceResources, matchingPolicyOf, showRemittance } from '../cash/cash-service.ts';
+import { matchCreditManually, runMatching, unmatch } from '../cash/matching-service.ts';
+import { remittanceStatusSchema } from '../cash/remittance-service.ts';
+import { importStatement } from '../cash/statement-import-service.ts';
+import { loadConfig } from '../config/config.ts';
+import type { RemittanceStatus } from '../db/tables.ts';
+import { formatMinorUnits } from '../money/major-units.ts';
+import { withDatabase } from './command-database.ts';
+import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
+
+const money = (minor: number, currency: string) => `${formatMinorUnits(minor, currency)} ${currency}`;
+
+function parseStatus(value: string): RemittanceStatus {
+  const status = remittanceStatusSchema.safeParse(value);
+  if (!status.success) throw new InvalidArgumentError(`expected one of ${remittanceStatusSchema.options.join(', ')}`);
+  return status.data;
+}
+
+/** `PAYROLL_ID:PAY_DATE:AMOUNT` (minor units): one allocation of a credit. */
+function parseAllocation(value: string, previous: Array<{ payrollId: string; payDate: string; amount: number }> = []) {
+  const [payrollId, payDate, amount] = value.split(':');
+  if (!payrollId || !payDate || !amount) throw new InvalidArgumentError('expected PAYROLL_ID:PAY_DATE:AMOUNT (amount in minor units)');
+  return [...previous, { payrollId: parseUuidOption(payrollId), payDate: parseDateOption(payDate), amount: parseWholeNumber(amount) }];
+}
+
+export function registerCashCommands(program: Command): void {
+  const statements = program.command('statements').description('Bank statements of the collection accounts (camt.053, camt.054, CSV)');
+
+  statements
+    .command('import')
+    .description('Import a statement file and match its credits to remittances; the same file again changes nothing')
+    .argument('<file>', 'camt.053 or camt.054 XML, or the CSV layout')
+    .option('--by <name>', 'who imports it (default: the OS user)')
+    .action(async (file: string, options: { by?: string }) => {
+      const config = loadConfig();
+      await withDatabase(async (db) => {
+        const outcome = await importStatement(db, {
+          source: createReadStream(file),
+          fileName: basename(file),
+          actor: cliActor(operatorName(options.by)),
+          maxBytes: config.STATEMENT_LIMIT_BYTES,
+          policy: await matchingPolicyOf(db, config),
+        });
+        const s = outcome.statement;
+        if (outcome.replayed) {
+          console.log(`statement ${s.statement_id} (${s.format}) was imported on ${s.imported_at.toISOString()}: nothing changed`);
+          return;
+        }
+        console.log(`imported ${s.format} statement ${s.statement_id}: ${s.credits} credits (${money(s.credits_total, s.currency)}), ${outcome.newCredits} new, ${s.debits_ignored} debits ignored`);
+        const m = outcome.matching!;
+        const rules = Object.entries(m.byRule).map(([rule, count]) => `${rule} ${count}`).join(', ') || 'none';
+        console.log(`matched ${m.matches} (${rules}); ${m.unmatchedCredits} credit(s) wait in the exceptions queue (deductions credits list)`);
+      });
+    });
+
+  statements
+    .command('list')
+    .description('Statements imported, newest first')
+    .option('--limit <n>', 'at most this many', parseWholeNumber, 50)
+    .action(async (options: { limit: number }) => {
+      await withDatabase(async (db) => {
+        for (const s of await listBankStatements(db, options.limit)) {
+          console.log(`${s.imported_at}  ${s.format.padEnd(8)}  ${s.statement_id.padEnd(30)}  ${String(s.credits).padStart(6)} credits  ${money(s.credits_total, s.currency)}  ${s.id}`);
+        }
+      });
+    });
+
+  statements
+    .command('match')
+    .description('Run the matching rules again over every unmatched credit (after a remittance changed, say)')
+    .action(async () => {
+      const config = loadConfig();
+      await withDatabase(async (db) => {
+        const outcome = await runMatching(db, await matchingPolicyOf(db, config));
+        console.log(`matched ${outcome.matches}; ${outcome.unmatchedCredits} credit(s) wait in the exceptions queue`);
+      });
+    });
+
+  const credits = program.command('credits').description('Credits on the collection accounts: the exceptions queue and manual matching');
+
+  credits
+    .command('list')
+    .description('Credits with money no rule could match, oldest first')
+    .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
+    .action(async (options: { limit: number }) => {
+      await withDatabase(async (db) => {
+        const rows = await listCreditsToMatch(db, options.limit);
+        if (rows.length === 0) console.log('no credit waits to be matched');
+        for (const c of rows) {
+          console.log(`${c.id}  ${c.booking_date}  ${money(c.unmatched_amount, c.currency).padStart(16)} of ${money(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}`);
+        }
+      });
+    });
+
+  credits
+    .command('match')
+    .description("Match a credit by hand to one or more remittances (repeat --to to split it)")
+    .requiredOption('--credit <id>', 'the credit', parseUuidOption)
+    .requiredOption('--to <payroll:date:amount>', 'a payroll pay date and the minor units of the credit it gets', parseAllocation)
+    .option('--reason <reason>', 'why, for the audit log')
+    .option('--by <name>', 'who matches (default: the OS user)')
+    .action(async (options: { credit: string; to: Array<{ payrollId: string; payDate: string; amount: number }>; reason?: string; by?: string }) => {
+      const config = loadConfig();
+      await withDatabase(async (db) => {
+        const matches = await matchCreditManually(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), {
+          creditId: options.credit,
+          allocations: options.to,
+          reason: options.reason ?? null,
+        });
+        for (const m of matches) console.log(`matched ${m.amount} to payroll ${m.payrollId} pay date ${m.payDate} (match ${m.id})`);
+      });
+    });
+
+  program
+    .command('unmatch')
+    .description('Take a match back (refused if the remittance has paid out more than would remain)')
+    .requiredOption('--match <id>', 'the match', parseUuidOption)
+    .requiredOption('--reason <reason>', 'why, for the audit log')
+    .option('--by <name>', 'who unmatches (default: the OS user)')
+    .action(async (options: { match: string; reason: string; by?: string }) => {
+      const config = loadConfig();
+      await withDatabase(async (db) => {
+        const result = await unmatch(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { matchId: options.match, reason: options.reason });
+        console.log(`unmatched ${result.match.amount} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${result.received}; ${result.entriesUnfunded} unpaid entries lost their funding`);
+      });
+    });
+
+  const remittances = program.command('remittances').description("Each payroll pay date's remittance: what its employer owes and what has arrived");
+
+  remittances
+    .command('list')
+    .description('Remittances, newest pay date first')
+    .option('--pay-date <date>', 'only this pay date', parseDateOption)
+    .option('--status <status>', 'expected, received, short, over or late', parseStatus)
+    .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
+    .action(async (options: { payDate?: string; status?: RemittanceStatus; limit: number }) => {
+      await withDatabase(async (db) => {
+        const rows = await listRemittanceResources(db, { limit: options.limit, ...(options.payDate ? { payDate: options.payDate } : {}), ...(options.status ? { status: options.status } : {}) });
+        for (const r of rows) {
+          console.log(
+            `${r.pay_date}  ${r.status.padEnd(8)}  expected ${money(r.expected, r.currency).padStart(14)}  received ${money(r.received, r.currency).padStart(14)}  owed ${money(r.owed, r.currency).padStart(14)}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,
+          );
+        }
+      });
+    });
+
+  remittances
+    .command('show')
+    .description('One remittance and its matches')
+    .requiredOption('--payroll <id>', 'the payroll', parseUuidOption)
+    .requiredOption('--pay-date <date>', 'the pay date', parseDateOption)
+    .action(async (options: { payroll: string; payDate: string }) => {
+      await withDatabase(async (db) => {
+        console.log(JSON.stringify(await showRemittance(db, options.payroll, options.payDate), null, 2));
+      });
+    });
+}
