@@ -11,7 +11,7 @@ import {
   onboardPayrollProvider,
 } from '../payroll-providers/payroll-provider-service.ts';
 import type { EmployerResource } from '../payrolls/employer-resource.ts';
-import { changeEmployerOptIn, getEmployer, listEmployerResources, onboardEmployer } from '../payrolls/employer-service.ts';
+import { changeEmployerOptIn, changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../payrolls/employer-service.ts';
 import type { PayrollRecord } from '../payrolls/payroll-setup-resource.ts';
 import { changePayroll, getPayrollRecord, listPayrollRecords, setUpPayroll } from '../payrolls/payroll-setup-service.ts';
 import { toCollectionAccountResource, type CollectionAccountResource } from '../payouts/bank-account-resource.ts';
@@ -283,6 +283,25 @@ function registerEmployerCommands(program: Command): void {
           .execute((trx) =>
             changeEmployerOptIn(trx, options.employer, { salary_deduction_opt_in_status: options.status, reason: options.reason }, { actor: cliActor(operatorName(options.by)) }),
           );
+        if (options.json) printJson(employer);
+        else process.stdout.write(formatEmployerLines(employer));
+      });
+    });
+
+  employers
+    .command('set-payout-funding')
+    .description("What makes the employer's collections payable: received (its remittance on a bank statement), deducted (payroll's report: trusted employers) or default (PAYOUT_FUNDING); audited")
+    .requiredOption('--employer <id>', 'employer id', parseUuidOption)
+    .addOption(new Option('--funding <funding>', 'received, deducted or default').choices(['received', 'deducted', 'default']).makeOptionMandatory())
+    .requiredOption('--reason <text>', 'why')
+    .option('--by <name>', 'who makes the change (default: the OS user)')
+    .option('--json', 'print the employer as JSON')
+    .action(async (options: { employer: string; funding: 'received' | 'deducted' | 'default'; reason: string; by?: string; json?: boolean }) => {
+      await withDatabase(async (db) => {
+        const funding = options.funding === 'default' ? null : options.funding;
+        const employer = await db
+          .transaction()
+          .execute((trx) => changeEmployerPayoutFunding(trx, options.employer, { payout_funding: funding, reason: options.reason }, { actor: cliActor(operatorName(options.by)) }));
         if (options.json) printJson(employer);
         else process.stdout.write(formatEmployerLines(employer));
       });

@@ -36,6 +36,15 @@ export async function setEmployerOptInStatus(db: Executor, employerId: string, s
     .executeTakeFirstOrThrow();
 }
 
+export async function setEmployerPayoutFunding(db: Executor, employerId: string, funding: 'received' | 'deducted' | null) {
+  return db
+    .updateTable('employers')
+    .set((eb) => ({ payout_funding: funding, updated_at: eb.fn<Date>('now') }))
+    .where('id', '=', employerId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 export async function insertOptInChange(db: Executor, change: Insertable<EmployerOptInChangesTable>) {
   return db.insertInto('employer_opt_in_changes').values(change).returningAll().executeTakeFirstOrThrow();
 }

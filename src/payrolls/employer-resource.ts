@@ -47,6 +47,17 @@ export const optInChangeRequestSchema = z
 
 export type OptInChangeRequest = z.input<typeof optInChangeRequestSchema>;
 
+export const payoutFundingChangeRequestSchema = z
+  .strictObject({
+    payout_funding: z.enum(['received', 'deducted']).nullable().meta({ description: "null: follow the installation's PAYOUT_FUNDING" }),
+    reason: z.string().trim().min(1).max(500).meta({ description: 'Why (kept in the audit log)', example: 'public sector employer, remits reliably' }),
+  })
+  .meta({
+    id: 'EmployerPayoutFundingChangeRequest',
+    description: "What makes the employer's collections payable from now on, with the reason",
+    example: { payout_funding: 'deducted', reason: 'public sector employer, remits reliably' },
+  });
+
 export const optInChangeSchema = z
   .object({
     from_status: optInStatusSchema.nullable(),
@@ -69,6 +80,7 @@ const employerExample = {
   sic_code: '47110',
   industry_name: 'Retail sale in non-specialised stores',
   salary_deduction_opt_in_status: 'opted_in',
+  payout_funding: null,
   created_at: '2026-11-25T09:30:00.000Z',
   updated_at: '2026-11-25T09:30:00.000Z',
 };
@@ -82,6 +94,10 @@ export const employerSchema = z
     sic_code: z.string().nullable(),
     industry_name: z.string().nullable(),
     salary_deduction_opt_in_status: optInStatusSchema,
+    payout_funding: z
+      .enum(['received', 'deducted'])
+      .nullable()
+      .meta({ description: "What makes this employer's collections payable: `received` (its remittance on a bank statement) or `deducted` (payroll's report, for trusted employers); null follows the installation's PAYOUT_FUNDING" }),
     /** On GET /admin/employers/{id} and after a change; lists leave it out. */
     opt_in_history: z.array(optInChangeSchema).optional(),
     created_at: z.iso.datetime(),
@@ -108,6 +124,7 @@ export function toEmployerResource(row: Selectable<EmployersTable>, history?: Re
     sic_code: row.sic_code,
     industry_name: row.industry_name,
     salary_deduction_opt_in_status: row.salary_deduction_opt_in_status,
+    payout_funding: row.payout_funding,
     ...(history
       ? {
           opt_in_history: history.map((change) => ({

@@ -12,8 +12,9 @@ import {
   listEmployers,
   listOptInChanges,
   setEmployerOptInStatus,
+  setEmployerPayoutFunding,
 } from './employer-repository.ts';
-import { newEmployerSchema, optInChangeRequestSchema, toEmployerResource, type EmployerResource } from './employer-resource.ts';
+import { newEmployerSchema, optInChangeRequestSchema, payoutFundingChangeRequestSchema, toEmployerResource, type EmployerResource } from './employer-resource.ts';
 
 /** The payroll provider a request names in its body: unknown is the body's fault (422), not a missing path (404). */
 async function namedProvider(db: Executor, providerId: string, pointer: string) {
@@ -89,6 +90,28 @@ export async function changeEmployerOptIn(
     reason,
     before: { salary_deduction_opt_in_status: current.salary_deduction_opt_in_status },
     after: { salary_deduction_opt_in_status: status },
+  });
+  return toEmployerResource(updated, await listOptInChanges(trx, current.id));
+}
+
+/**
+ * Trust (or stop trusting) an employer to remit: with `deducted` its collections are paid out on
+ * payroll's report, without waiting for its remittance on a bank statement. Audited with the reason.
+ */
+export async function changeEmployerPayoutFunding(trx: Executor, employerId: string, request: unknown, action: { actor: Actor }): Promise<EmployerResource> {
+  const parsed = payoutFundingChangeRequestSchema.safeParse(request);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const current = isUuid(employerId) ? await findEmployer(trx, employerId, { lock: true }) : undefined;
+  if (!current) throw new NotFoundError(`Employer ${employerId}`);
+  const updated = await setEmployerPayoutFunding(trx, current.id, parsed.data.payout_funding);
+  await recordAction(trx, {
+    actor: action.actor,
+    action: 'employer.payout_funding_changed',
+    resourceType: 'employer',
+    resourceId: current.id,
+    reason: parsed.data.reason,
+    before: { payout_funding: current.payout_funding },
+    after: { payout_funding: parsed.data.payout_funding },
   });
   return toEmployerResource(updated, await listOptInChanges(trx, current.id));
 }

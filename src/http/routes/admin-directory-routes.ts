@@ -20,8 +20,9 @@ import {
   listPayrollProviderResources,
   onboardPayrollProvider,
 } from '../../payroll-providers/payroll-provider-service.ts';
-import { employerEnvelopeSchema, employersPageSchema, newEmployerSchema, optInChangeRequestSchema } from '../../payrolls/employer-resource.ts';
-import { changeEmployerOptIn, getEmployer, listEmployerResources, onboardEmployer } from '../../payrolls/employer-service.ts';
+import { employerEnvelopeSchema, employersPageSchema, newEmployerSchema, optInChangeRequestSchema, payoutFundingChangeRequestSchema } from '../../payrolls/employer-resource.ts';
+import { changeEmployerOptIn,
+  changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../../payrolls/employer-service.ts';
 import {
   newPayrollSchema,
   payrollChangeResultSchema,
@@ -232,6 +233,30 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
     effect: async (ctx, trx) => ({
       status: 200,
       body: { employer: await changeEmployerOptIn(trx, ctx.params.employer_id, ctx.body, { actor: clientActor(ctx.caller.clientId) }) },
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/admin/employers/:employer_id/payout-funding',
+    operationId: 'change_employer_payout_funding',
+    summary: "Change what makes an employer's collections payable",
+    description:
+      "Operators: `received` pays this employer's collections out only once its remittance is on a bank statement; `deducted` " +
+      "pays them on payroll's report (for employers trusted to remit); null follows the installation's PAYOUT_FUNDING. Audited with the reason.",
+    tags: ['Employers'],
+    auth: write,
+    params: employerParams,
+    body: payoutFundingChangeRequestSchema,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The employer', schema: employerEnvelopeSchema },
+      404: { description: 'Employer not found', ...problem },
+      422: { description: 'Invalid body (a funding, or null, and a reason are required)', ...problem },
+    },
+    effect: async (ctx, trx) => ({
+      status: 200,
+      body: { employer: await changeEmployerPayoutFunding(trx, ctx.params.employer_id, ctx.body, { actor: clientActor(ctx.caller.clientId) }) },
     }),
   });
 
