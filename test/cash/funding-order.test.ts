@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+// Fixed seed, so a failure here replays (test/support/property-seed.ts).
+import '../support/property-seed.ts';
+import { fundableEntries, type FundingCandidate } from '../../src/cash/funding-order.ts';
+
+const at = (minute: number): Date => new Date(Date.UTC(2026, 9, 30, 9, minute));
+const entry = (id: string, amount: number, minute: number): FundingCandidate => ({ id, amount, createdAt: at(minute) });
+
+describe('fundableEntries', () => {
+  const ENTRIES = [entry('c3', 300, 3), entry('c1', 100, 1), entry('r1', -50, 5), entry('c2', 200, 2)];
+
+  it.each([
+    [-100, ['r1']],
+    [-50, ['r1']],
+    [0, ['r1']],
+    [49, ['r1']],
+    [50, ['r1', 'c1']],
+    [249, ['r1', 'c1']],
+    [250, ['r1', 'c1', 'c2']],
+    [549, ['r1', 'c1', 'c2']],
+    [550, ['r1', 'c1', 'c2', 'c3']],
+    [10_000, ['r1', 'c1', 'c2', 'c3']],
+  ] as const)('with %d available funds %j', (available, funded) => {
+    expect(fundableEntries(ENTRIES, available)).toEqual(funded);
+  });
+
+  it('stops at the first collection that does not fit: a later, smaller one does not jump the queue', () => {
+    expect(fundableEntries([entry('old', 500, 1), entry('new', 10, 2)], 100)).toEqual([]);
+  });
+
+  it('orders entries created at the same moment by id, reversals among themselves too', () => {
+    expect(fundableEntries([entry('b', 10, 1), entry('a', 10, 1), entry('rb', -1, 1), entry('ra', -1, 9)], 20)).toEqual(['rb', 'ra', 'a', 'b']);
+  });
+
+  it('a zero entry is a collection that costs nothing', () => {
+    expect(fundableEntries([entry('zero', 0, 1), entry('c', 5, 2)], 0)).toEqual(['zero']);
+  });
+
+  it('nothing to fund, nothing funded', () => {
+    expect(fundableEntries([], 100)).toEqual([]);
+  });
+
+  it('refuses entries it cannot order or add up', () => {
+    expect(() => fundableEntries([entry('a', 1, 1), entry('a', 2, 2)], 10)).toThrow(RangeError);
+    expect(() => fundableEntries([entry('a', 1.5, 1)], 10)).toThrow(RangeError);
+    expect(() => fundableEntries([{ id: 'a', amount: 1, createdAt: new Date(Number.NaN) }], 10)).toThrow(RangeError);
+    expect(() => fundableEntries([entry('a', 1, 1)], 0.5)).toThrow(RangeError);
+  });
+
+  const entriesArbitrary = fc.uniqueArray(
+    fc.record({ id: fc.string({ minLength: 1, maxLength: 3 }), amount: fc.integer({ min: -200, max: 500 }), minute: fc.nat({ max: 20 }) }),
+    { selector: (e) => e.id, maxLength: 15 },
+  ).map((rows) => rows.map((row) => entry(row.id, row.amount, row.minute)));
+
+  // The documented order, written out independently.
+  const documentedOrder = (entries: readonly FundingCandidate[]): FundingCandidate[] => {
+    const key = (e: FundingCandidate) => [e.amount < 0 ? 0 : 1, e.createdAt.getTime()] as const;
+    return [...entries].sort((a, b) => {
+      const [ga, ta] = key(a);
+      const [gb, tb] = key(b);
+      return ga - gb || ta - tb || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    });
+  };
+
+  it('property: funds a prefix of the documented order, every reversal, and the longest prefix that fits', () => {
+    fc.assert(
+      fc.property(entriesArbitrary, fc.integer({ min: -500, max: 3000 }), (entries, available) => {
+        const funded = fundableEntries(entries, available);
+        const order = documentedOrder(entries);
+        expect(funded).toEqual(order.slice(0, funded.length).map((e) => e.id));
+        const reversals = order.filter((e) => e.amount < 0);
+        expect(funded.length).toBeGreaterThanOrEqual(reversals.length);
+        const total = order.slice(0, funded.length).reduce((sum, e) => sum + e.amount, 0);
+        const reversalTotal = reversals.reduce((sum, e) => sum + e.amount, 0);
+        expect(total).toBeLessThanOrEqual(Math.max(available, reversalTotal));
+        if (available >= 0) expect(total).toBeLessThanOrEqual(available);
+        const next = order[funded.length];
+        if (next !== undefined) expect(total + next.amount).toBeGreaterThan(available);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: more money never funds less (monotone in what is available)', () => {
+    fc.assert(
+      fc.property(entriesArbitrary, fc.integer({ min: -500, max: 3000 }), fc.nat({ max: 1000 }), (entries, available, more) => {
+        const less = fundableEntries(entries, available);
+        const most = fundableEntries(entries, available + more);
+        expect(most.slice(0, less.length)).toEqual(less);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: the order entries are given in does not matter', () => {
+    fc.assert(
+      fc.property(entriesArbitrary, fc.integer({ min: -500, max: 3000 }), (entries, available) => {
+        expect(fundableEntries([...entries].reverse(), available)).toEqual(fundableEntries(entries, available));
+      }),
+    );
+  });
+});
