@@ -46,11 +46,16 @@ export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, 
   return result.rows;
 }
 
-/** The unfunded, unpaid entries of one payroll pay date, settled by the cutoff. */
+/**
+ * The unfunded, unpaid entries of one payroll pay date, settled by the cutoff, each dated by its payment
+ * request's creation: one reconciliation writes all of a pay date's entries at once, so the request's
+ * age is what tells which collection came first.
+ */
 export async function listUnfundedEntries(db: Executor, payrollId: string, payDate: string, cutoff: string) {
   const result = await sql<{ id: string; amount: number; created_at: Date }>`
-    select le.id, le.amount, le.created_at
+    select le.id, le.amount, pr.created_at
     from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+    join payment_requests pr on pr.id = le.payment_request_id
     where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date
       and le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
   `.execute(db);

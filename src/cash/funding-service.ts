@@ -16,7 +16,7 @@ export interface FundingOutcome {
 /**
  * Makes settled ledger entries payable before a payout run. Trusted employers' entries are funded as
  * they are. Every other payroll pay date's entries are funded from its remittance's received cash, in
- * the documented order (funding-order.ts: reversals first, then collections oldest first), as far as
+ * the documented order (funding-order.ts: reversals first, then collections of the oldest payment requests first), as far as
  * the cash not yet used goes; the rest wait for the next statement. One transaction under the cash
  * lock, so no unmatch can take the cash back halfway.
  */

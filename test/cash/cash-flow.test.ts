@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliActor } from '../../src/audit/audit-service.ts';
+import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
+import { matchCreditManually, runMatching, unmatch, type MatchingPolicy } from '../../src/cash/matching-service.ts';
+import { fundLedgerEntries } from '../../src/cash/funding-service.ts';
+import { refreshRemittances } from '../../src/cash/remittance-service.ts';
+import { recordStatement } from '../../src/cash/statement-import-service.ts';
+import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
+import { runPayouts } from '../../src/payouts/payout-service.ts';
+import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
+import { createCollectionAccount } from '../support/factories.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+// The cash loop on the real database: a locked pay date's remittance, credits on a statement matched to
+// it, payouts funded only by what was received, manual matching, unmatching and trusted employers.
+
+let t: TestApp;
+let account: { sort_code: string; account_number: string };
+beforeAll(async () => {
+  t = await startTestApp();
+  const created = await createCollectionAccount(t.db);
+  account = created ?? (await t.db.selectFrom('collection_accounts').selectAll().where('active', '=', true).executeTakeFirstOrThrow());
+});
+afterAll(async () => t?.close());
+
+const BEFORE_DUE = '2026-11-02';
+const policy = (today = BEFORE_DUE): MatchingPolicy => ({ today, lateWorkingDays: 3, toleranceMinor: 100, holidays: new Set() });
+const actor = cliActor('finance-test');
+const amounts = [12_550, 8_000, 4_250];
+
+/** A pay date locked, reported in full by payroll and reconciled: its remittance expects 24 800. */
+async function reconciledPayDate(options: { trusted?: boolean } = {}) {
+  const w = await createWorld(t.db, { employees: 3 });
+  if (options.trusted) await t.db.updateTable('employers').set({ payout_funding: 'deducted' }).where('id', '=', w.employer.id).execute();
+  for (const [index, amount] of amounts.entries()) await w.payment(index, amount);
+  await w.lock(PD1);
+  for (const [index, amount] of amounts.entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
+  await w.reconcile(PD1, { today: '2026-10-31' });
+  await t.db.transaction().execute((trx) =>
+    replaceBeneficiaryAccount(trx, w.biller.clientId, { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' }, { actor, reason: 'onboarding' }),
+  );
+  const reference = (await t.db.selectFrom('requested_payments as rp').innerJoin('deduction_snapshots as s', 's.id', 'rp.snapshot_id').select('rp.payment_reference').where('s.payroll_id', '=', w.payroll.id).executeTakeFirstOrThrow()).payment_reference;
+  return { ...w, reference };
+}
+
+let statementNumber = 0;
+function statement(credits: Array<Partial<StatementEntry> & { amount: number }>, id = `STMT-${++statementNumber}`): { parsed: ParsedStatement; digest: Buffer; fileName: string } {
+  const entries: StatementEntry[] = credits.map((credit, index) => ({
+    position: { line: index + 2 },
+    bankReference: `${id}-${index}`,
+    direction: 'credit',
+    currency: 'GBP',
+    bookingDate: '2026-10-30',
+    valueDate: '2026-10-30',
+    remittanceInformation: null,
+    debtorName: 'Employer Ltd',
+    debtorAccount: null,
+    ...credit,
+  }));
+  const parsed: ParsedStatement = { format: 'csv', statementId: id, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
+  return { parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${id}.csv` };
+}
+
+const importParsed = (read: ReturnType<typeof statement>, today = BEFORE_DUE) => t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor, policy: policy(today) }));
+const remittanceOf = (payrollId: string) => t.db.selectFrom('remittances').selectAll().where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();
+const payoutsOf = (billerClientId: string) => t.db.selectFrom('payouts').select(['id', 'amount', 'status']).where('biller_client_id', '=', billerClientId).execute();
+const pay = (today = '2026-11-10') => runPayouts(t.db, { today, settlementDelayWorkingDays: 1, holidays: new Set(), funding: 'received' });
+
+describe('remittances and funded payouts', () => {
+  it('expects what payroll deducted, matches an exact credit, and pays out only once the money is in', async () => {
+    const w = await reconciledPayDate();
+    await runMatching(t.db, policy());
+    await pay();
+    expect(await payoutsOf(w.biller.clientId)).toEqual([]);
+    const before = await remittanceOf(w.payroll.id);
+    expect(before).toMatchObject({ requested: 24_800, deducted: 24_800, expected: 24_800, received: 0, status: 'expected', payment_reference: w.reference });
+
+    const outcome = await importParsed(statement([{ amount: 24_800, remittanceInformation: w.reference }]));
+    expect(outcome.matching).toMatchObject({ matches: 1, byRule: { exact: 1 } });
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800, status: 'received' });
+    const events = await t.db.selectFrom('events').select(['type', 'payload']).where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.received').execute();
+    expect(events).toHaveLength(1);
+    expect((events[0]!.payload as { data: unknown }).data).toEqual({ id: before.id, payroll_id: w.payroll.id, pay_date: PD1, status: 'received', due_date: before.due_date });
+
+    await pay();
+    expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
+  });
+
+  it('holds back what a short remittance does not cover, oldest collection first, and pays the rest when it arrives', async () => {
+    const w = await reconciledPayDate();
+    await importParsed(statement([{ amount: 20_000, remittanceInformation: `payroll ${w.reference}` }]));
+    // 20 000 of 24 800: no rule matches a short credit; it waits for a person.
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 0, status: 'expected' });
+    const credit = await t.db.selectFrom('bank_credits').select('id').where('remittance_information', '=', `payroll ${w.reference}`).executeTakeFirstOrThrow();
+    await matchCreditManually(t.db, actor, policy(), { creditId: credit.id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 20_000 }], reason: 'employer says the rest follows' });
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 20_000, status: 'short' });
+
+    await pay();
+    // Collections in creation order: 12 550 and then 8 000 would be 20 550 > 20 000, so only the first is funded.
+    expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([12_550]);
+
+    // The rest arrives with the reference and exactly what is outstanding: the exact rule takes it.
+    const rest = await importParsed(statement([{ amount: 4_800, remittanceInformation: w.reference }]));
+    expect(rest.matching).toMatchObject({ matches: 1, byRule: { exact: 1 } });
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800, status: 'received' });
+    await pay('2026-11-11');
+    expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount).sort()).toEqual([12_250, 12_550]);
+  });
+
+  it('refuses to unmatch money already paid out, and unfunds what is not yet paid', async () => {
+    const w = await reconciledPayDate();
+    await importParsed(statement([{ amount: 24_800, remittanceInformation: w.reference }]));
+    const match = await t.db.selectFrom('remittance_matches').select('id').where('payroll_id', '=', w.payroll.id).executeTakeFirstOrThrow();
+
+    // Funded but not yet paid: the unmatch takes the funding back, and the next run pays nothing.
+    await fundLedgerEntries(t.db, { cutoff: '2026-11-06', defaultFunding: 'received' });
+    const funded = () => t.db.selectFrom('ledger_entries as le').innerJoin('collection_attempts as ca', 'ca.id', 'le.collection_attempt_id').select('le.funded_at').where('ca.payroll_id', '=', w.payroll.id).execute();
+    expect((await funded()).every((row) => row.funded_at !== null)).toBe(true);
+    const undone = await unmatch(t.db, actor, policy(), { matchId: match.id, reason: 'credit was for another payroll' });
+    expect(undone.entriesUnfunded).toBe(3);
+    expect((await funded()).every((row) => row.funded_at === null)).toBe(true);
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 0 });
+    await pay();
+    expect(await payoutsOf(w.biller.clientId)).toEqual([]);
+
+    // Matched again and paid out: now the unmatch is refused, and nothing changes.
+    const credit = await t.db.selectFrom('remittance_matches').select('bank_credit_id').where('id', '=', match.id).executeTakeFirstOrThrow();
+    const [again] = await matchCreditManually(t.db, actor, policy(), { creditId: credit.bank_credit_id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 24_800 }], reason: 'it was ours after all' });
+    await pay();
+    expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
+    await expect(unmatch(t.db, actor, policy(), { matchId: again!.id, reason: 'second thoughts' })).rejects.toMatchObject({ code: 'unmatch-would-unfund-payouts' });
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800 });
+    const audit = await t.db.selectFrom('audit_log').select(['action', 'reason']).where('resource_id', '=', match.id).execute();
+    expect(audit).toEqual([{ action: 'remittance_match.unmatched', reason: 'credit was for another payroll' }]);
+  });
+
+  it("pays a trusted employer's collections on payroll's report, without a remittance", async () => {
+    const w = await reconciledPayDate({ trusted: true });
+    await pay();
+    expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
+  });
+
+  it('marks a remittance late after its due date, and tells its billers once', async () => {
+    const w = await reconciledPayDate();
+    const late = '2026-11-20';
+    await runMatching(t.db, policy(late));
+    await runMatching(t.db, policy(late));
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ status: 'late', received: 0 });
+    const overdue = await t.db.selectFrom('events').select('type').where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.overdue').execute();
+    expect(overdue).toHaveLength(1);
+  });
+
+  it('imports the same statement once, refuses another with the same id, and keeps a credit two statements report once', async () => {
+    const w = await reconciledPayDate();
+    const first = statement([{ amount: 24_800, remittanceInformation: w.reference, bankReference: `SHARED-${w.reference}` }], `DAY-${w.reference}`);
+    expect((await importParsed(first)).replayed).toBe(false);
+    expect((await importParsed(first)).replayed).toBe(true);
+    const other = statement([{ amount: 1, remittanceInformation: 'x' }], `DAY-${w.reference}`);
+    await expect(importParsed(other)).rejects.toMatchObject({ code: 'statement-conflict' });
+    const endOfDay = statement([{ amount: 24_800, remittanceInformation: w.reference, bankReference: `SHARED-${w.reference}` }], `EOD-${w.reference}`);
+    const outcome = await importParsed(endOfDay);
+    expect(outcome.newCredits).toBe(0);
+    expect(outcome.statement.credits_already_imported).toBe(1);
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800 });
+  });
+});
+
+describe('refreshRemittances', () => {
+  it('follows a re-run and a new report of the pay date', async () => {
+    const w = await reconciledPayDate();
+    await w.push(w.people[2]!.employee.id, PD1, 4_000);
+    await t.db.transaction().execute((trx) => refreshRemittances(trx, policy()));
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ deducted: 24_550, expected: 24_550, requested: 24_800 });
+  });
+});
