@@ -68,6 +68,7 @@ export const unitTestFiles: readonly string[] = [
   'test/webhooks/webhook-address-rules.test.ts',
   'test/webhooks/webhook-retry-schedule.test.ts',
   'test/payouts/bank-account-details.test.ts',
+  'test/payouts/pain001-text.test.ts',
   'test/payroll-providers/provider-connection.test.ts',
   'test/cli/directory-options.test.ts',
   'test/console/charts.test.ts',

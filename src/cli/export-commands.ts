@@ -1,18 +1,24 @@
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
-import { payoutBankFile } from '../payouts/payout-service.ts';
+import { PAYOUT_BANK_FILE_FORMATS, payoutBankFileIn, type PayoutBankFileFormat } from '../payouts/payout-service.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption, parseUuidOption } from './options.ts';
 
-/** The bank payment CSV of the payouts made on `date`, to `out` or stdout. Returns how many payouts it holds. */
-export async function exportPayouts(db: Executor, options: { date: string; out?: string | undefined }): Promise<number> {
-  const file = await payoutBankFile(db, options.date);
-  if (options.out) await writeFile(options.out, file.csv, 'utf8');
-  else process.stdout.write(file.csv);
+/**
+ * The bank payment file of the payouts made on `date` (the CSV, or with format `pain.001` the ISO 20022
+ * credit transfer initiation), to `out` or stdout. Returns how many payouts it holds.
+ */
+export async function exportPayouts(
+  db: Executor,
+  options: { date: string; out?: string | undefined; format?: PayoutBankFileFormat | undefined },
+): Promise<number> {
+  const file = await payoutBankFileIn(db, options.date, options.format ?? 'csv');
+  if (options.out) await writeFile(options.out, file.content, 'utf8');
+  else process.stdout.write(file.content);
   return file.payouts;
 }
 
@@ -33,14 +39,17 @@ export async function exportReconciliation(
 
 export function registerExportCommands(program: Command): void {
   const exportCommand =
-    program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV files');
+    program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV and bank files');
 
   exportCommand
     .command('payouts')
-    .description('Write the bank payment CSV of the payouts made on a date')
+    .description('Write the bank payment file (CSV, or ISO 20022 pain.001.001.09 XML) of the payouts made on a date')
     .requiredOption('--date <date>', 'payout date (YYYY-MM-DD)', parseDateOption)
+    .addOption(
+      new Option('--format <format>', 'csv, or pain.001 for the credit transfer initiation the bank imports').choices(PAYOUT_BANK_FILE_FORMATS).default('csv'),
+    )
     .option('--out <file>', 'output file (default: stdout)')
-    .action(async (options: { date: string; out?: string }) => {
+    .action(async (options: { date: string; format: PayoutBankFileFormat; out?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
         const count = await exportPayouts(runtime.db, options);

@@ -21,6 +21,8 @@ import {
   type PayoutGroup,
 } from './payout-run-repository.ts';
 import { payoutFileName, renderPayoutFile } from './payout-file.ts';
+import { pain001FileName, renderPain001File } from './pain001-file.ts';
+import { listCollectionAccounts } from './collection-account-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -352,4 +354,54 @@ export interface PayoutBankFile {
 export async function payoutBankFile(db: Executor, payoutDate: string): Promise<PayoutBankFile> {
   const rows = await listPayoutsMadeOn(db, payoutDate);
   return { fileName: payoutFileName(payoutDate), csv: renderPayoutFile(rows), payouts: rows.length };
+}
+
+export interface PayoutPain001File {
+  fileName: string;
+  xml: string;
+  /** How many payouts (transfers) it holds. */
+  payouts: number;
+}
+
+/**
+ * The same payouts as payoutBankFile, as an ISO 20022 pain.001.001.09 credit transfer initiation the
+ * bank takes directly, paid from the active collection account of each currency. Unlike the CSV, which
+ * can be a header alone, a pain.001 message holds at least one transfer, so a date without payouts is
+ * not found; a currency without an active collection account has nothing to pay from, a conflict.
+ */
+export async function payoutPain001File(db: Executor, payoutDate: string, createdAt: Date = new Date()): Promise<PayoutPain001File> {
+  const rows = await listPayoutsMadeOn(db, payoutDate);
+  if (rows.length === 0) throw new NotFoundError(`A live payout made on ${payoutDate}`);
+  const active = (await listCollectionAccounts(db, {})).filter((account) => account.active);
+  const currencies = [...new Set(rows.map((row) => row.currency))].sort();
+  const missing = currencies.filter((currency) => !active.some((account) => account.currency === currency));
+  if (missing.length > 0) {
+    throw new ConflictError(
+      'no-collection-account',
+      `No active collection account in ${missing.join(', ')} to pay the payouts made on ${payoutDate} from: add one (collection-accounts) first`,
+      { members: { currencies: missing } },
+    );
+  }
+  const xml = renderPain001File({ payoutDate, createdAt, payouts: rows, debtorAccounts: active });
+  return { fileName: pain001FileName(payoutDate), xml, payouts: rows.length };
+}
+
+export const PAYOUT_BANK_FILE_FORMATS = ['csv', 'pain.001'] as const;
+export type PayoutBankFileFormat = (typeof PAYOUT_BANK_FILE_FORMATS)[number];
+
+/** A payout bank file in either format, as the API, the console and the CLI hand it over. */
+export interface PayoutBankFileDownload {
+  fileName: string;
+  contentType: string;
+  content: string;
+  payouts: number;
+}
+
+export async function payoutBankFileIn(db: Executor, payoutDate: string, format: PayoutBankFileFormat): Promise<PayoutBankFileDownload> {
+  if (format === 'pain.001') {
+    const file = await payoutPain001File(db, payoutDate);
+    return { fileName: file.fileName, contentType: 'application/xml', content: file.xml, payouts: file.payouts };
+  }
+  const file = await payoutBankFile(db, payoutDate);
+  return { fileName: file.fileName, contentType: 'text/csv; charset=utf-8', content: file.csv, payouts: file.payouts };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/console/console-format.ts';
-import { payoutBankFile, runPayouts } from '../../src/payouts/payout-service.ts';
+import { XMLParser } from 'fast-xml-parser';
+import { payoutBankFile, payoutPain001File, runPayouts } from '../../src/payouts/payout-service.ts';
 import { signedInAs, type ConsoleBrowser } from '../support/console.ts';
 import { createBiller, createCollectionAccount, createPayoutRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -81,6 +82,7 @@ describe('the payouts list', () => {
     for (const browser of [finance.browser, operator]) {
       const page = await browser.get('/console/payouts');
       expect(page.body).toContain(`href="/console/payouts/bank-file?date=${PAYOUT_DATE}"`);
+      expect(page.body).toContain(`href="/console/payouts/bank-file?date=${PAYOUT_DATE}&amp;format=pain.001" download aria-label="pain.001 XML of the payouts made on ${PAYOUT_DATE}">pain.001 XML</a>`);
     }
   });
 });
@@ -179,6 +181,24 @@ describe('the bank file download', () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.body).not.toContain('31926819');
     expect((await finance.browser.get('/console/payouts/bank-file?date=2026-11-31')).statusCode).toBe(400);
+  });
+
+  it('gives finance and operators the pain.001 XML of the same payouts, and refuses viewers', async () => {
+    const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(xml).Document.CstmrCdtTrfInitn;
+    const expected = parse((await payoutPain001File(t.db, PAYOUT_DATE)).xml);
+    expect(expected.GrpHdr.NbOfTxs).toBe('2');
+    for (const browser of [finance.browser, operator]) {
+      const response = await browser.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=pain.001`);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/xml');
+      expect(response.headers['content-disposition']).toBe(`attachment; filename="payouts-${PAYOUT_DATE}.pain.001.xml"`);
+      const message = parse(response.body);
+      expect(message).toEqual({ ...expected, GrpHdr: { ...expected.GrpHdr, CreDtTm: message.GrpHdr.CreDtTm } });
+      expect(message.GrpHdr.CtrlSum).toBe('290.50');
+    }
+    expect((await viewer.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=pain.001`)).statusCode).toBe(403);
+    expect((await finance.browser.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=mt101`)).statusCode).toBe(400);
+    expect((await finance.browser.get('/console/payouts/bank-file?date=2026-11-30&format=pain.001')).statusCode).toBe(404);
   });
 });
 

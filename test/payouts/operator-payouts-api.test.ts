@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { cliEnvOf, runDeductions } from '../support/cli.ts';
-import { createBiller, createOperator, createPayoutRow } from '../support/factories.ts';
+import { XMLParser } from 'fast-xml-parser';
+import { payoutPain001File } from '../../src/payouts/payout-service.ts';
+import { createBiller, createCollectionAccount, createOperator, createPayoutRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
 // Operators run the payouts of the whole service: they read every live biller's payouts and download
@@ -131,5 +133,49 @@ describe('GET /payouts/bank-file', () => {
     const response = await get(`/payouts/bank-file?date=${DAY}`, headersA);
     expect(response.statusCode).toBe(403);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('GET /payouts/bank-file?format=pain.001', () => {
+  const url = (date: string) => `/payouts/bank-file?date=${date}&format=pain.001`;
+  const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, parseTagValue: false, isArray: (name) => name === 'CdtTrfTxInf' }).parse(xml);
+
+  it('answers 409 while the currency has no active collection account to pay from', async () => {
+    const response = await get(url(DAY), operatorHeaders);
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toMatchObject({ type: `${PROBLEM_TYPE_BASE}no-collection-account`, currencies: ['GBP'] });
+  });
+
+  it('answers the pain.001 document of the live payouts as an XML attachment, as the CLI writes it', async () => {
+    await createCollectionAccount(t.db);
+    const response = await t.app.inject({ method: 'GET', url: url(DAY), headers: operatorHeaders });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe('application/xml');
+    expect(response.headers['content-disposition']).toBe(`attachment; filename="payouts-${DAY}.pain.001.xml"`);
+
+    const message = parse(response.body).Document.CstmrCdtTrfInitn;
+    const expected = parse((await payoutPain001File(t.db, DAY)).xml).Document.CstmrCdtTrfInitn;
+    expect(message).toEqual({ ...expected, GrpHdr: { ...expected.GrpHdr, CreDtTm: message.GrpHdr.CreDtTm } });
+    expect(message.GrpHdr).toMatchObject({ NbOfTxs: '2', CtrlSum: '128.45' });
+    const rows = await t.db.selectFrom('payouts').select(['reference', 'amount']).where('id', 'in', [payouts.aPaidGbp.id, payouts.bPendingGbp.id]).execute();
+    const transfers = message.PmtInf.CdtTrfTxInf.map((transfer: { PmtId: { EndToEndId: string }; Amt: { InstdAmt: { '#text': string } } }) => [
+      transfer.PmtId.EndToEndId,
+      transfer.Amt.InstdAmt['#text'],
+    ]);
+    expect(transfers.sort()).toEqual(rows.map((row) => [row.reference, row.amount === 12_345 ? '123.45' : '5.00']).sort());
+    expect(response.body).not.toContain(payouts.sandboxGbp.id);
+
+    const cli = await runDeductions(['export', 'payouts', '--date', DAY, '--format', 'pain.001'], cliEnvOf(t.config));
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout.replace(/<CreDtTm>[^<]*<\/CreDtTm>/, '')).toBe(response.body.replace(/<CreDtTm>[^<]*<\/CreDtTm>/, ''));
+  });
+
+  it('answers 404 for a date without payouts, 400 for an unknown format, 403 to a biller', async () => {
+    const none = await get(url('2027-01-04'), operatorHeaders);
+    expect(none.statusCode).toBe(404);
+    expect(none.json().detail).toBe('A live payout made on 2027-01-04 was not found');
+    expect((await get(`/payouts/bank-file?date=${DAY}&format=mt101`, operatorHeaders)).statusCode).toBe(400);
+    expect((await get(url(DAY), headersA)).statusCode).toBe(403);
+    expect((await get(`/payouts/bank-file?date=${DAY}&format=csv`, operatorHeaders)).headers['content-type']).toMatch(/^text\/csv/);
   });
 });

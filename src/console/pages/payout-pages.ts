@@ -2,7 +2,7 @@ import { consoleActor } from '../../audit/audit-service.ts';
 import { maskedAccountNumber } from '../../payouts/bank-account-details.ts';
 import { findPayout, listPayoutItems, listPayouts, type PayoutAudience } from '../../payouts/payout-repository.ts';
 import { PAYOUT_STATUSES } from '../../payouts/payout-resource.ts';
-import { markPayoutFailed, markPayoutPaid, payoutBankFile } from '../../payouts/payout-service.ts';
+import { markPayoutFailed, markPayoutPaid, PAYOUT_BANK_FILE_FORMATS, payoutBankFileIn, type PayoutBankFileFormat } from '../../payouts/payout-service.ts';
 import { InvalidError, MalformedRequestError, NotFoundError } from '../../shared/domain-errors.ts';
 import { DEFAULT_PAGE_SIZE, pageOf } from '../../shared/paging.ts';
 import { isoDateSchema, isUuid } from '../../shared/schemas.ts';
@@ -52,8 +52,16 @@ function settlementReason(body: unknown): string | null {
   return reason === '' ? null : reason;
 }
 
-function bankFileHref(date: string): string {
-  return `/console/payouts/bank-file?date=${date}`;
+function bankFileHref(date: string, format: PayoutBankFileFormat = 'csv'): string {
+  return format === 'csv' ? `/console/payouts/bank-file?date=${date}` : `/console/payouts/bank-file?date=${date}&format=${format}`;
+}
+
+function bankFileFormat(value: string | undefined): PayoutBankFileFormat {
+  if (value === undefined || value === '') return 'csv';
+  if (!(PAYOUT_BANK_FILE_FORMATS as readonly string[]).includes(value)) {
+    throw new MalformedRequestError('invalid-format', `format must be one of ${PAYOUT_BANK_FILE_FORMATS.join(', ')}`);
+  }
+  return value as PayoutBankFileFormat;
 }
 
 /**
@@ -122,22 +130,22 @@ ${page.after ? html`<a href="${pageHref('after', page.after)}" rel="next">Next: 
 ${mayDownload
   ? payoutDates.length === 0
     ? html`<p class="empty">No payout dates on this page.</p>`
-    : html`<ul>${payoutDates.map((date) => html`<li><a href="${bankFileHref(date)}" download>Bank file of the payouts made on ${date}</a></li>`)}</ul>`
+    : html`<ul>${payoutDates.map((date) => html`<li><a href="${bankFileHref(date)}" download>Bank file of the payouts made on ${date}</a> · <a href="${bankFileHref(date, 'pain.001')}" download aria-label="pain.001 XML of the payouts made on ${date}">pain.001 XML</a></li>`)}</ul>`
   : html`<p>Bank files hold account numbers: operators and finance download them.</p>`}
 </section>`,
     });
   });
 
-  app.get<{ Querystring: { date?: string } }>('/payouts/bank-file', async (request, reply) => {
+  app.get<{ Querystring: { date?: string; format?: string } }>('/payouts/bank-file', async (request, reply) => {
     context.requirePermission(request, 'download_bank_file');
     const date = optionalDate(request.query.date, 'date');
     if (date === undefined) throw new MalformedRequestError('invalid-date', 'date must be a date as YYYY-MM-DD');
-    const file = await payoutBankFile(db, date);
+    const file = await payoutBankFileIn(db, date, bankFileFormat(request.query.format));
     return reply
       .code(200)
-      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-type', file.contentType)
       .header('content-disposition', `attachment; filename="${file.fileName}"`)
-      .send(file.csv);
+      .send(file.content);
   });
 
   app.get<{ Params: { id: string } }>('/payouts/:id', async (request, reply) => {

@@ -10,7 +10,7 @@ import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
 import { currencySchema, isoDateSchema, isUuid, uuidSchema } from '../../shared/schemas.ts';
 import { payoutFileColumns } from '../../payouts/payout-file.ts';
 import { findPayout, listPayoutItems, listPayouts, type PayoutAudience } from '../../payouts/payout-repository.ts';
-import { markPayoutFailed, markPayoutPaid, payoutBankFile } from '../../payouts/payout-service.ts';
+import { markPayoutFailed, markPayoutPaid, PAYOUT_BANK_FILE_FORMATS, payoutBankFileIn } from '../../payouts/payout-service.ts';
 import {
   payoutEnvelopeSchema,
   payoutsPageSchema,
@@ -33,7 +33,30 @@ const listPayoutsQuery = pagingQuerySchema.extend({
 
 // The date is checked in the handler, not by the query schema (whose failures are 400s), so a date
 // that is not a calendar date is a 422 naming the field, like the other dates refused by a use case.
-const bankFileQuery = z.strictObject({ date: z.string() });
+const bankFileQuery = z.strictObject({
+  date: z.string().meta({ description: 'The payout date, YYYY-MM-DD', example: '2026-11-30' }),
+  format: z
+    .enum(PAYOUT_BANK_FILE_FORMATS)
+    .optional()
+    .meta({ description: '`csv` (the default) or `pain.001` for the ISO 20022 pain.001.001.09 credit transfer initiation', example: 'pain.001' }),
+});
+
+const pain001Example =
+  '<?xml version="1.0" encoding="UTF-8"?>\n' +
+  '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09">\n' +
+  '  <CstmrCdtTrfInitn>\n' +
+  '    <GrpHdr><MsgId>SDPO2611307C1E09A2</MsgId><CreDtTm>2026-11-30T07:05:00Z</CreDtTm><NbOfTxs>1</NbOfTxs><CtrlSum>75.00</CtrlSum>' +
+  '<InitgPty><Nm>Salary Deductions Collections Ltd</Nm></InitgPty></GrpHdr>\n' +
+  '    <PmtInf><PmtInfId>SDPO2611307C1E09A2-GBP</PmtInfId><PmtMtd>TRF</PmtMtd><BtchBookg>false</BtchBookg><NbOfTxs>1</NbOfTxs>' +
+  '<CtrlSum>75.00</CtrlSum><PmtTpInf><SvcLvl><Cd>NURG</Cd></SvcLvl></PmtTpInf><ReqdExctnDt><Dt>2026-11-30</Dt></ReqdExctnDt>' +
+  '<Dbtr><Nm>Salary Deductions Collections Ltd</Nm></Dbtr><DbtrAcct><Id><Othr><Id>04000441234567</Id><SchmeNm><Cd>BBAN</Cd></SchmeNm></Othr></Id><Ccy>GBP</Ccy></DbtrAcct>' +
+  '<DbtrAgt><FinInstnId><ClrSysMmbId><ClrSysId><Cd>GBDSC</Cd></ClrSysId><MmbId>040004</MmbId></ClrSysMmbId></FinInstnId></DbtrAgt>' +
+  '<CdtTrfTxInf><PmtId><InstrId>PO2611300193A4F55E</InstrId><EndToEndId>PO2611300193A4F55E</EndToEndId></PmtId>' +
+  '<Amt><InstdAmt Ccy="GBP">75.00</InstdAmt></Amt><CdtrAgt><FinInstnId><ClrSysMmbId><ClrSysId><Cd>GBDSC</Cd></ClrSysId><MmbId>601613</MmbId></ClrSysMmbId></FinInstnId></CdtrAgt>' +
+  '<Cdtr><Nm>Northwind Lending Ltd</Nm></Cdtr><CdtrAcct><Id><Othr><Id>60161331926819</Id><SchmeNm><Cd>BBAN</Cd></SchmeNm></Othr></Id></CdtrAcct>' +
+  '<RmtInf><Ustrd>PO2611300193A4F55E</Ustrd></RmtInf></CdtTrfTxInf></PmtInf>\n' +
+  '  </CstmrCdtTrfInitn>\n' +
+  '</Document>\n';
 
 function audienceOf(caller: Caller): PayoutAudience {
   return caller.role === 'operator' ? { liveBillers: true } : { billerClientId: caller.clientId };
@@ -73,9 +96,13 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     operationId: 'get_payout_bank_file',
     summary: 'Download the payout bank file',
     description:
-      'Operators: the bank payment CSV of the live payouts made on a date, one transfer per payout with money as a ' +
-      'decimal string, as an attachment named `payouts-YYYY-MM-DD.csv`. The same bytes `deductions export payouts ' +
-      '--date` writes; a date without payouts gives the header row alone.',
+      'Operators: the bank payment file of the live payouts made on a date, one transfer per payout with money as a ' +
+      'decimal string. By default the CSV, as an attachment named `payouts-YYYY-MM-DD.csv` (a date without payouts ' +
+      'gives the header row alone). With `format=pain.001`, the ISO 20022 pain.001.001.09 credit transfer initiation ' +
+      'the bank imports, as `payouts-YYYY-MM-DD.pain.001.xml` (`application/xml`): one payment information block per ' +
+      'currency, paid from its active collection account on the payout date, one transfer per payout with the payout ' +
+      'reference as end-to-end id and remittance information, and a MsgId that stays the same while the payouts of the ' +
+      'date do. The same file `deductions export payouts --date D --format csv|pain.001` writes.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:read', roles: ['operator'] },
     query: bankFileQuery,
@@ -89,7 +116,20 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
             `${exampleIds.payout},PO2611300193A4F55E,Northwind Lending Ltd,GBP,75.00,Northwind Lending Ltd,60-16-13,31926819,2026-11-30,pending\n`,
         }),
         contentType: 'text/csv',
+        alternatives: [
+          {
+            contentType: 'application/xml',
+            schema: z.string().meta({
+              description:
+                'With format=pain.001: the pain.001.001.09 document; amounts are exact decimal strings with the decimals of the currency, ' +
+                'names reduced to the characters banks accept and cut to 70 characters.',
+              example: pain001Example,
+            }),
+          },
+        ],
       },
+      404: { description: 'With format=pain.001: no live payout was made on the date (a pain.001 file holds at least one transfer)', ...problem },
+      409: { description: 'With format=pain.001: a currency of the payouts has no active collection account to pay from', ...problem },
       422: { description: 'The date is not a date as YYYY-MM-DD', ...problem },
     },
     handler: async ({ query, reply }) => {
@@ -99,12 +139,12 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
           errors: [{ pointer: '/query/date', detail: 'must be a date as YYYY-MM-DD' }],
         });
       }
-      const file = await payoutBankFile(deps.db, date.data);
+      const file = await payoutBankFileIn(deps.db, date.data, query.format ?? 'csv');
       return reply
         .code(200)
-        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-type', file.contentType)
         .header('content-disposition', `attachment; filename="${file.fileName}"`)
-        .send(file.csv);
+        .send(file.content);
     },
   });
 
