@@ -45,7 +45,7 @@ beforeAll(async () => {
     await w.reconcile(PD1);
     await t.db.insertInto('beneficiary_accounts').values({ biller_client_id: w.biller.clientId, currency: 'GBP', ...beneficiaries[index]! }).execute();
   }
-  const summary = await runPayouts(t.db, { today: PAYOUT_DATE, settlementDelayWorkingDays: 1, holidays: new Set() });
+  const summary = await runPayouts(t.db, { funding: 'deducted', today: PAYOUT_DATE, settlementDelayWorkingDays: 1, holidays: new Set() });
   expect(summary.groups.map((group) => group.outcome)).toEqual(['paid_out', 'paid_out']);
   // A second currency pays from its own collection account; a sandbox biller's payout is never in a bank file.
   await createPayoutRow(t.db, { billerClientId: (await createBiller(t.db)).clientId, currency: 'EUR', payoutDate: PAYOUT_DATE, amount: 98_765 });
