@@ -22,6 +22,7 @@ import type { Composition } from '../composition.ts';
 import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { addWorkingDays } from '../../calendars/working-days.ts';
 import { exportPayouts } from '../export-commands.ts';
+import { remitAndImportStatement } from './demo-bank.ts';
 import { runPayoutsOn } from '../../payouts/payout-service.ts';
 import { sandboxConfirmation, type PulledDeductionData } from '../../sandbox/sandbox-confirmations.ts';
 import { producerConnection } from '../../runtime/redis-connections.ts';
@@ -61,6 +62,8 @@ export function demoConfig(base: Config): Config {
     // The demo enrols a whole sandbox directory at once, far beyond one biller's everyday pace.
     AVAILABILITY_CHECKS_PER_MINUTE: '60000',
     AVAILABILITY_CHECKS_BURST: '10000',
+    // A remittance not in by the next working day shows late before the demo's payout date.
+    REMITTANCE_LATE_WORKING_DAYS: '1',
   });
 }
 
@@ -357,19 +360,35 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     const payoutDate = addWorkingDays(payDates.at(-1)!, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, regionalHolidays('england-and-wales'));
-    print(`7. Payouts on ${payoutDate} (settled collections, per biller and currency)`);
+    const statementDate = addWorkingDays(payDates.at(-1)!, 1, regionalHolidays('england-and-wales'));
+    print(`7. The employers remit; the bank's statement of ${statementDate} comes in (ISO 20022 camt.053) and is matched`);
+    await remitAndImportStatement(runtime.db, config, {
+      statementDate,
+      firstPayDate: payDates[0]!,
+      account: { sortCode: '04-00-04', accountNumber: '41234567' },
+      filesDir,
+      print,
+    });
+
+    print();
+    print(`8. Payouts on ${payoutDate} (settled collections whose remittance has been received, per biller and currency)`);
     const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING });
     const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));
     for (const group of payouts.groups) {
       const detail = group.outcome === 'paid_out' ? `${pounds(group.amount)} in ${group.entries} items, reference ${group.reference}` : group.outcome;
       print(`  ${String(names.get(group.billerClientId) ?? group.billerClientId).padEnd(30)} ${group.currency} ${detail}`);
     }
+    if (payouts.funding && payouts.funding.waiting > 0) {
+      print(`  held back: collections of ${payouts.funding.waiting} payroll pay date(s) whose remittance is late or short (paid when the money arrives)`);
+    }
     const payoutFile = path.join(filesDir, `payouts-${payoutDate}.csv`);
     await exportPayouts(runtime.db, { date: payoutDate, out: payoutFile });
-    print(`  bank payment file ${payoutFile}`);
+    const pain001File = path.join(filesDir, `payouts-${payoutDate}.pain.001.xml`);
+    await exportPayouts(runtime.db, { date: payoutDate, out: pain001File, format: 'pain.001' });
+    print(`  bank payment files ${payoutFile} and ${pain001File} (ISO 20022 pain.001)`);
 
     print();
-    print('8. Webhooks (signed per Standard Webhooks, verified by the receiver with the standardwebhooks package)');
+    print('9. Webhooks (signed per Standard Webhooks, verified by the receiver with the standardwebhooks package)');
     const expected = await countEventsOf(runtime.db, billerCredentials.map((c) => c.clientId));
     while ((await countUndispatchedEvents(runtime.db)) > 0) {
       await requestEventDispatch(webhookDispatch);
