@@ -80,7 +80,7 @@ const employerExample = {
   sic_code: '47110',
   industry_name: 'Retail sale in non-specialised stores',
   salary_deduction_opt_in_status: 'opted_in',
-  payout_funding: null,
+  payout_funding: 'received',
   created_at: '2026-11-25T09:30:00.000Z',
   updated_at: '2026-11-25T09:30:00.000Z',
 };
