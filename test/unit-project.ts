@@ -28,6 +28,8 @@ export const unitTestFiles: readonly string[] = [
   'test/calendars/pay-calendar-rules.test.ts',
   'test/calendars/target-pay-date.test.ts',
   'test/calendars/working-days.test.ts',
+  'test/cash/camt-statement-parser.test.ts',
+  'test/cash/csv-statement-parser.test.ts',
   'test/cli/rerun-output.test.ts',
   'test/console/console-rules.test.ts',
   'test/config/config-errors.test.ts',
