@@ -46,7 +46,8 @@ afterAll(async () => {
 });
 
 async function deductions(...args: string[]): Promise<string> {
-  const env = { ...process.env, DATABASE_URL: t.database.url, REDIS_URL: t.config.REDIS_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'silent' };
+  // What the ledger promises, not cash: payouts follow payroll's report here (test/cash has the bank side).
+  const env = { ...process.env, DATABASE_URL: t.database.url, REDIS_URL: t.config.REDIS_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'silent', PAYOUT_FUNDING: 'deducted' };
   const { stdout } = await run(process.execPath, ['bin/deductions.mjs', ...args], { env, cwd: process.cwd() });
   return stdout;
 }
