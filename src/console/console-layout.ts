@@ -16,6 +16,7 @@ export const consoleSections = [
   { id: 'overview', label: 'Overview', href: '/console' },
   { id: 'runs', label: 'Runs', href: '/console/runs' },
   { id: 'reconciliation', label: 'Reconciliation', href: '/console/reconciliation' },
+  { id: 'cash', label: 'Cash', href: '/console/cash' },
   { id: 'payouts', label: 'Payouts', href: '/console/payouts' },
   { id: 'webhooks', label: 'Webhooks', href: '/console/webhooks' },
   { id: 'jobs', label: 'Failed jobs', href: '/console/jobs' },

@@ -1,4 +1,5 @@
 import type { ConsolePageModule } from './console-plugin.ts';
+import { registerCashPages } from './pages/cash-pages.ts';
 import { registerFailedJobsPage } from './pages/failed-jobs-page.ts';
 import { registerOverviewPage } from './pages/overview-page.ts';
 import { registerPayoutPages } from './pages/payout-pages.ts';
@@ -14,6 +15,7 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerSignInPages,
   registerOverviewPage,
   registerReconciliationPages,
+  registerCashPages,
   registerPayoutPages,
   registerRunsPages,
   registerPayDatePage,

@@ -54,6 +54,11 @@ declare module 'fastify' {
      * origin instead.
      */
     consoleSameOriginApi?: boolean;
+    /**
+     * A multipart upload: its form token arrives as a field of a body not yet read when the preHandler
+     * runs, so the route reads the token first and checks it with verifyConsoleCsrfToken before any file byte.
+     */
+    consoleCsrfInMultipart?: boolean;
   }
 }
 
@@ -106,6 +111,18 @@ export function isSameOriginRequest(request: FastifyRequest): boolean {
 }
 
 /**
+ * Checks a form token read by the route itself (a multipart upload's `_csrf` field) exactly as the
+ * console's preHandler checks a form's: the same plugin, cookie secret and session binding. Only the
+ * token given counts (no header fallback); a missing or wrong one rejects with the plugin's 403 error.
+ */
+export function verifyConsoleCsrfToken(app: FastifyInstance, request: FastifyRequest, token: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const withToken = Object.create(request, { body: { value: { _csrf: token } }, headers: { value: {} } }) as FastifyRequest;
+    app.csrfProtection(withToken, { send: reject } as unknown as FastifyReply, () => resolve());
+  });
+}
+
+/**
  * The operations console under /console: server-rendered pages for people, signed in with a
  * session cookie (never an API token), every form protected by a CSRF token bound to the session.
  */
@@ -148,6 +165,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
     // Every state-changing request carries the form's token; a missing or wrong one changes nothing.
     app.addHook('preHandler', (request, reply, done) => {
       if (request.method === 'GET' || request.method === 'HEAD') return done();
+      if (request.routeOptions.config.consoleCsrfInMultipart) return done();
       if (request.routeOptions.config.consoleSameOriginApi) {
         return done(isSameOriginRequest(request) ? undefined : new ConsoleRefusal(403, 'This request did not come from a console page.'));
       }

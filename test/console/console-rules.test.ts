@@ -36,10 +36,10 @@ describe('afterFailedSignIn and isLockedOut', () => {
 });
 
 describe('consolePermits', () => {
-  const actions: ConsoleAction[] = ['rerun', 'retry_job', 'redeliver_webhook', 'settle_payout', 'download_bank_file'];
+  const actions: ConsoleAction[] = ['rerun', 'retry_job', 'redeliver_webhook', 'settle_payout', 'download_bank_file', 'import_statement', 'match_credit'];
   const expected: Record<(typeof consoleRoles)[number], ConsoleAction[]> = {
-    operator: ['rerun', 'retry_job', 'redeliver_webhook', 'download_bank_file'],
-    finance: ['settle_payout', 'download_bank_file'],
+    operator: ['rerun', 'retry_job', 'redeliver_webhook', 'download_bank_file', 'import_statement', 'match_credit'],
+    finance: ['settle_payout', 'download_bank_file', 'import_statement', 'match_credit'],
     viewer: [],
   };
   it.each(consoleRoles)('%s may do exactly its actions', (role) => {
