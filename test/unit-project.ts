@@ -31,6 +31,7 @@ export const unitTestFiles: readonly string[] = [
   'test/cash/funding-order.test.ts',
   'test/cash/remittance-matching.test.ts',
   'test/cash/remittance-status.test.ts',
+  'test/reports/three-way-rules.test.ts',
   'test/cli/rerun-output.test.ts',
   'test/console/console-rules.test.ts',
   'test/config/config-errors.test.ts',
