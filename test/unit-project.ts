@@ -33,6 +33,7 @@ export const unitTestFiles: readonly string[] = [
   'test/cash/remittance-status.test.ts',
   'test/cash/camt-statement-parser.test.ts',
   'test/cash/csv-statement-parser.test.ts',
+  'test/reports/three-way-rules.test.ts',
   'test/cli/rerun-output.test.ts',
   'test/console/console-rules.test.ts',
   'test/config/config-errors.test.ts',

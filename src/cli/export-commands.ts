@@ -5,6 +5,7 @@ import { loadConfig } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
 import { PAYOUT_BANK_FILE_FORMATS, payoutBankFileIn, type PayoutBankFileFormat } from '../payouts/payout-service.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
+import { writeThreeWayCsv } from '../reports/three-way-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { parseDateOption, parseUuidOption } from './options.ts';
 
@@ -35,6 +36,12 @@ export async function exportReconciliation(
   const end = options.out !== undefined;
   if (options.summary) await writeReconciliationSummaryCsv(db, filter, destination, { end });
   else await writeReconciliationCsv(db, filter, destination, { end });
+}
+
+/** The three-way reconciliation CSV of a pay date to `out` or stdout: the same bytes as GET /reports/three-way. */
+export async function exportThreeWay(db: Executor, options: { payDate: string; out?: string | undefined }): Promise<void> {
+  const destination = options.out ? createWriteStream(options.out) : process.stdout;
+  await writeThreeWayCsv(db, options.payDate, destination, { end: options.out !== undefined });
 }
 
 export function registerExportCommands(program: Command): void {
@@ -76,6 +83,21 @@ export function registerExportCommands(program: Command): void {
           out: options.out,
         });
         if (options.out) process.stderr.write(`Wrote ${options.summary ? 'reconciliation summary' : 'reconciliation'} for ${options.payDate} to ${options.out}\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  exportCommand
+    .command('three-way')
+    .description("Write a pay date's three-way reconciliation CSV: per payroll, requested vs deducted vs received vs paid out, with the differences explained")
+    .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
+    .option('--out <file>', 'output file (default: stdout)')
+    .action(async (options: { payDate: string; out?: string }) => {
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      try {
+        await exportThreeWay(runtime.db, { payDate: options.payDate, out: options.out });
+        if (options.out) process.stderr.write(`Wrote the three-way reconciliation for ${options.payDate} to ${options.out}\n`);
       } finally {
         await runtime.close();
       }

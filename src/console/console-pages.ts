@@ -8,6 +8,7 @@ import { registerPayDatePage } from './pages/pay-date-page.ts';
 import { registerRunsPages } from './pages/runs-pages.ts';
 import { registerQueuesBoard } from './pages/queues-board.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
+import { registerThreeWayPage } from './pages/three-way-page.ts';
 import { registerWebhookPages } from './pages/webhook-pages.ts';
 
 /** Every console page module, registered under /console in this order. */
@@ -16,6 +17,7 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerOverviewPage,
   registerReconciliationPages,
   registerCashPages,
+  registerThreeWayPage,
   registerPayoutPages,
   registerRunsPages,
   registerPayDatePage,

@@ -54,6 +54,7 @@ export const registerReconciliationPages: ConsolePageModule = (app, context) => 
 </form>
 <p>Download: <a href="${files}/reconciliation.csv" download>reconciliation CSV (one row per payment request per attempt)</a> ·
 <a href="${files}/summary.csv" download>summary CSV (one row per payroll)</a></p>
+<p><a href="/console/reconciliation/three-way?pay_date=${payDate}">Three-way reconciliation</a>: requested, deducted, received and paid out per payroll, with the differences explained.</p>
 <section aria-labelledby="summary-heading">
 <h2 id="summary-heading">Per payroll</h2>
 ${dataTable(

@@ -4,8 +4,66 @@ import { defineRoute } from '../route.ts';
 import { isoDateSchema, uuidSchema } from '../../shared/schemas.ts';
 import { openReconciliationCsvStream, reconciliationColumns, reconciliationFileName } from '../../reports/reconciliation-report.ts';
 import { exampleIds } from '../../shared/examples.ts';
+import { openThreeWayCsvStream, threeWayColumns, threeWayFileName, threeWayReport, toThreeWayRecord } from '../../reports/three-way-report.ts';
 
 const reconciliationQuery = z.strictObject({ pay_date: isoDateSchema, payroll_id: uuidSchema.optional() });
+
+const threeWayQuery = z.strictObject({
+  pay_date: isoDateSchema,
+  format: z.enum(['csv', 'json']).optional().meta({ description: 'csv (the default) or json; `Accept: application/json` asks for json too.' }),
+});
+
+const decimal = (description: string) => z.string().meta({ description: `${description} (decimal string in major units of \`currency\`).` });
+
+const threeWayRowFields = z.object({
+  payroll_id: z.uuid(),
+  employer: z.string(),
+  payroll: z.string(),
+  pay_date: z.iso.date(),
+  currency: z.string(),
+  payment_reference: z.string().meta({ description: 'The reference the employer was asked to quote when remitting.' }),
+  requested: decimal('What the deduction data asked payroll to deduct'),
+  deducted: decimal('What payroll reported it deducted; empty until it has reported'),
+  expected: decimal('What the employer owes: deducted once reported, requested before'),
+  received: decimal('Matched to the remittance from bank statements'),
+  remittance_status: z.enum(['expected', 'received', 'short', 'over', 'late']),
+  due_date: z.iso.date().meta({ description: 'After this day a remittance with nothing received is late.' }),
+  funded: decimal('Collections made payable to billers (by cash received, or trust in the employer)'),
+  paid_out: decimal('Collections in payouts that have not failed'),
+  held_back: decimal('Collections waiting for the remittance before they can be paid out'),
+  explanation: z.string().meta({ description: 'Why the figures differ, in one sentence; "All paid out." when they agree.' }),
+});
+
+const threeWayExample: z.input<typeof threeWayRowFields> = {
+  payroll_id: exampleIds.payroll,
+  employer: 'Acme Manufacturing Ltd',
+  payroll: 'Monthly',
+  pay_date: '2026-11-27',
+  currency: 'GBP',
+  payment_reference: 'SDR261127P12',
+  requested: '248.00',
+  deducted: '208.00',
+  expected: '208.00',
+  received: '160.00',
+  remittance_status: 'short',
+  due_date: '2026-12-02',
+  funded: '125.50',
+  paid_out: '125.50',
+  held_back: '82.50',
+  explanation: 'Payroll deducted 40.00 GBP less than requested; employer remitted 48.00 GBP less than deducted (short); 82.50 GBP held back until the remittance arrives.',
+};
+
+const threeWayRowSchema = threeWayRowFields.meta({
+  id: 'ThreeWayRow',
+  description: "One payroll pay date's requested, deducted, received and paid out figures.",
+  example: threeWayExample,
+});
+
+/** Whether the caller asked for JSON: `format` wins, else an Accept header naming application/json. */
+function wantsJson(format: 'csv' | 'json' | undefined, accept: string | undefined): boolean {
+  if (format !== undefined) return format === 'json';
+  return (accept ?? '').split(',').some((range) => range.split(';')[0]!.trim().toLowerCase() === 'application/json');
+}
 
 export const registerReportRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
@@ -45,6 +103,51 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
         .code(200)
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${reconciliationFileName(query.pay_date)}"`)
+        .send(csv);
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/reports/three-way',
+    operationId: 'get_three_way_report',
+    summary: 'Download the three-way reconciliation of a pay date',
+    description:
+      'Per payroll paying on the date: what was requested, what payroll deducted, what the employer remitted ' +
+      'and what was paid out to billers, with a sentence explaining each difference. A CSV attachment by ' +
+      'default; JSON rows (the same values) with `format=json` or `Accept: application/json`. Operators only; ' +
+      'sandbox payrolls are left out.',
+    tags: ['Reports'],
+    auth: { kind: 'both', scope: 'reports:read', roles: ['operator'] },
+    query: threeWayQuery,
+    responses: {
+      200: {
+        description: 'The three-way reconciliation CSV (attachment), or its rows as JSON',
+        schema: z.string().meta({
+          description: 'CSV with a header row; money as decimal strings in major units, `deducted` empty until payroll has reported.',
+          example: `${threeWayColumns.join(',')}\n${threeWayColumns.map((column) => (column === 'explanation' ? `"${threeWayExample.explanation}"` : threeWayExample[column])).join(',')}\n`,
+        }),
+        contentType: 'text/csv',
+        alternatives: [
+          {
+            contentType: 'application/json',
+            schema: z
+              .object({ pay_date: z.iso.date(), rows: z.array(threeWayRowSchema) })
+              .meta({ id: 'ThreeWayReport', description: 'The rows of the CSV, in its order.', example: { pay_date: '2026-11-27', rows: [threeWayExample] } }),
+          },
+        ],
+      },
+    },
+    handler: async ({ query, request, reply }) => {
+      if (wantsJson(query.format, request.headers.accept)) {
+        const rows = await threeWayReport(deps.db, query.pay_date);
+        return { status: 200, body: { pay_date: query.pay_date, rows: rows.map(toThreeWayRecord) } };
+      }
+      const csv = await openThreeWayCsvStream(deps.db, query.pay_date);
+      return reply
+        .code(200)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${threeWayFileName(query.pay_date)}"`)
         .send(csv);
     },
   });
