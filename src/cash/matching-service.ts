@@ -9,7 +9,7 @@ import { fundedAndPaidOut, unfundDownTo } from './funding-repository.ts';
 import { findCreditForUpdate, findLiveMatchForUpdate, insertMatches, listOpenRemittances, listUnmatchedCredits, markUnmatched, type NewMatch } from './matching-repository.ts';
 import { matchCredits } from './remittance-matching.ts';
 import { lockCash, lockRemittances, updateReceived } from './remittance-repository.ts';
-import { refreshRemittances, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
+import { noteOverdueRemittances, refreshRemittances, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceStatus } from './remittance-status.ts';
 
 export interface MatchingPolicy extends RemittancePolicy {
@@ -53,7 +53,8 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
 /**
  * Runs the matching rules (remittance-matching.ts) over every credit with money unmatched and every
  * remittance still owed, records each match with its rule, and leaves the rest in the exceptions
- * queue. Remittances are refreshed first, so a pay date locked or reported since is matched too.
+ * queue. Remittances are refreshed first, so a pay date locked or reported since is matched too;
+ * those still owed past their due date afterwards are noted overdue.
  * Call inside the cash lock.
  */
 export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy): Promise<MatchingOutcome> {
@@ -75,6 +76,7 @@ export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy): P
   const matches: NewMatch[] = proposed.map((p) => ({ id: timeOrderedUuid(), creditId: p.creditId, payrollId: p.payrollId, payDate: p.payDate, amount: p.amount, rule: p.rule, flagged: p.flagged, matchedBy: 'rules' }));
   await insertMatches(trx, matches);
   await addToRemittances(trx, policy, matches);
+  await noteOverdueRemittances(trx, policy);
   const byRule: Record<string, number> = {};
   for (const match of matches) byRule[match.rule] = (byRule[match.rule] ?? 0) + 1;
   const usedUp = new Map<string, number>();

@@ -70,8 +70,6 @@ export interface RemittanceRow {
   expected: number;
   status: RemittanceStatus;
   dueDate: string;
-  /** Set once, when the remittance first became overdue. */
-  overdue: boolean;
 }
 
 /** Inserts new remittances and updates changed ones in one statement; received is never touched here. */
@@ -79,20 +77,28 @@ export async function saveRemittances(db: Executor, rows: readonly RemittanceRow
   if (rows.length === 0) return;
   const column = <T>(pick: (row: RemittanceRow) => T) => rows.map(pick);
   await sql`
-    insert into remittances (id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date, overdue_at)
-    select u.id, u.payroll_id, u.pay_date, u.employer_id, u.currency, u.payment_reference, u.requested, u.deducted, u.expected, u.status, u.due_date,
-           case when u.overdue then now() end
+    insert into remittances (id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date)
+    select u.id, u.payroll_id, u.pay_date, u.employer_id, u.currency, u.payment_reference, u.requested, u.deducted, u.expected, u.status, u.due_date
     from unnest(${column((r) => r.id)}::uuid[], ${column((r) => r.payrollId)}::uuid[], ${column((r) => r.payDate)}::date[],
                 ${column((r) => r.employerId)}::uuid[], ${column((r) => r.currency)}::text[], ${column((r) => r.paymentReference)}::text[],
                 ${column((r) => r.requested)}::bigint[], ${column((r) => r.deducted)}::bigint[], ${column((r) => r.expected)}::bigint[],
-                ${column((r) => r.status)}::text[], ${column((r) => r.dueDate)}::date[], ${column((r) => r.overdue)}::boolean[])
-      as u(id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date, overdue)
+                ${column((r) => r.status)}::text[], ${column((r) => r.dueDate)}::date[])
+      as u(id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date)
     on conflict (payroll_id, pay_date) do update
     set payment_reference = excluded.payment_reference, requested = excluded.requested, deducted = excluded.deducted,
         expected = excluded.expected, status = excluded.status, due_date = excluded.due_date,
-        overdue_at = coalesce(remittances.overdue_at, excluded.overdue_at),
         version = remittances.version + 1, updated_at = now()
   `.execute(db);
+}
+
+/** Stamps remittances owed money past their due date that were not stamped yet; returns them. */
+export async function markOverdue(db: Executor, today: string) {
+  const result = await sql<{ id: string; payroll_id: string; pay_date: string; status: RemittanceStatus; due_date: string }>`
+    update remittances set overdue_at = now()
+    where overdue_at is null and received < expected and due_date < ${today}::date
+    returning id, payroll_id, to_char(pay_date, 'YYYY-MM-DD') as pay_date, status, to_char(due_date, 'YYYY-MM-DD') as due_date
+  `.execute(db);
+  return result.rows;
 }
 
 export async function findRemittance(db: Executor, payrollId: string, payDate: string) {

@@ -5,7 +5,7 @@ import type { Executor } from '../db/connection.ts';
 import type { RemittancesTable } from '../db/tables.ts';
 import { recordEvents, type EventToRecord } from '../events/outbox.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import { listBillersOfPayDates, listRemittanceFacts, saveRemittances, type RemittanceRow } from './remittance-repository.ts';
+import { listBillersOfPayDates, listRemittanceFacts, markOverdue, saveRemittances, type RemittanceRow } from './remittance-repository.ts';
 import { amountOwed, expectedRemittance, remittanceDueDate, remittanceStatus } from './remittance-status.ts';
 
 export interface RemittancePolicy {
@@ -114,32 +114,26 @@ export async function remittanceEvents(
 export interface RefreshOutcome {
   created: number;
   updated: number;
-  becameOverdue: number;
 }
 
 /**
  * Brings each live payroll pay date's remittance in line with its current snapshot's requested payment
  * and payroll's report: a new remittance when a pay date locks, a new expected amount when payroll
- * reports or a re-run changes the request, and `late` once the due date has passed. A remittance that
- * becomes overdue tells its billers (remittance.overdue), once. Call inside the cash lock.
+ * reports or a re-run changes the request, and the status as of today. Who is told of lateness is
+ * noteOverdueRemittances' business, after matching has had its say. Call inside the cash lock.
  */
 export async function refreshRemittances(trx: Executor, policy: RemittancePolicy, one?: { payrollId: string; payDate: string }): Promise<RefreshOutcome> {
   const facts = await listRemittanceFacts(trx, refreshWindowStart(policy.today), one);
   const rows: RemittanceRow[] = [];
-  const overdue: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
   let created = 0;
   for (const fact of facts) {
     const expected = expectedRemittance({ requested: fact.requested, deducted: fact.deducted });
     const dueDate = remittanceDueDate(fact.pay_date, policy.lateWorkingDays, policy.holidays);
-    const received = fact.received ?? 0;
-    const status = remittanceStatus({ expected, received, dueDate, today: policy.today });
-    const isOverdue = received < expected && policy.today > dueDate;
-    const unchanged = fact.remittance_id !== null && fact.expected === expected && fact.status === status && (fact.overdue_at !== null || !isOverdue);
-    if (unchanged) continue;
-    const id = fact.remittance_id ?? timeOrderedUuid();
+    const status = remittanceStatus({ expected, received: fact.received ?? 0, dueDate, today: policy.today });
+    if (fact.remittance_id !== null && fact.expected === expected && fact.status === status) continue;
     if (fact.remittance_id === null) created += 1;
     rows.push({
-      id,
+      id: fact.remittance_id ?? timeOrderedUuid(),
       payrollId: fact.payroll_id,
       payDate: fact.pay_date,
       employerId: fact.employer_id,
@@ -150,11 +144,26 @@ export async function refreshRemittances(trx: Executor, policy: RemittancePolicy
       expected,
       status,
       dueDate,
-      overdue: isOverdue,
     });
-    if (isOverdue && fact.overdue_at === null) overdue.push({ id, payrollId: fact.payroll_id, payDate: fact.pay_date, status, dueDate });
   }
   await saveRemittances(trx, rows);
-  await recordEvents(trx, await remittanceEvents(trx, 'remittance.overdue', overdue));
-  return { created, updated: rows.length - created, becameOverdue: overdue.length };
+  return { created, updated: rows.length - created };
+}
+
+/**
+ * Remittances still owed money after their due date, not yet noted: stamped overdue, and their billers
+ * told (remittance.overdue), once each. Run after matching, so a remittance the same statement pays
+ * is never reported late.
+ */
+export async function noteOverdueRemittances(trx: Executor, policy: RemittancePolicy): Promise<number> {
+  const overdue = await markOverdue(trx, policy.today);
+  await recordEvents(
+    trx,
+    await remittanceEvents(
+      trx,
+      'remittance.overdue',
+      overdue.map((r) => ({ id: r.id, payrollId: r.payroll_id, payDate: r.pay_date, status: r.status, dueDate: r.due_date })),
+    ),
+  );
+  return overdue.length;
 }

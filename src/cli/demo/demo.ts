@@ -23,6 +23,7 @@ import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { addWorkingDays } from '../../calendars/working-days.ts';
 import { exportPayouts } from '../export-commands.ts';
 import { remitAndImportStatement } from './demo-bank.ts';
+import { explainThreeWay, threeWayFileName, threeWayReport, writeThreeWayCsv } from '../../reports/three-way-report.ts';
 import { runPayoutsOn } from '../../payouts/payout-service.ts';
 import { sandboxConfirmation, type PulledDeductionData } from '../../sandbox/sandbox-confirmations.ts';
 import { producerConnection } from '../../runtime/redis-connections.ts';
@@ -388,7 +389,22 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     print(`  bank payment files ${payoutFile} and ${pain001File} (ISO 20022 pain.001)`);
 
     print();
-    print('9. Webhooks (signed per Standard Webhooks, verified by the receiver with the standardwebhooks package)');
+    print('9. Three-way reconciliation: requested, deducted, received, paid out (per payroll pay date)');
+    print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'deducted'.padStart(10)} ${'received'.padStart(10)} ${'paid out'.padStart(10)}`);
+    mkdirSync(path.join(filesDir, 'reconciliation'), { recursive: true });
+    for (const payDate of payDates) {
+      for (const row of await threeWayReport(runtime.db, payDate)) {
+        print(
+          `  ${row.employer.padEnd(30)} ${row.pay_date} ${pounds(row.requested).padStart(10)} ${pounds(row.deducted ?? 0).padStart(10)} ` +
+            `${pounds(row.received).padStart(10)} ${pounds(row.paid_out).padStart(10)}  ${explainThreeWay(row)}`,
+        );
+      }
+      await writeThreeWayCsv(runtime.db, payDate, createWriteStream(path.join(filesDir, 'reconciliation', threeWayFileName(payDate))));
+    }
+    print(`  ${path.join(filesDir, 'reconciliation', 'three-way-*.csv')}`);
+
+    print();
+    print('10. Webhooks (signed per Standard Webhooks, verified by the receiver with the standardwebhooks package)');
     const expected = await countEventsOf(runtime.db, billerCredentials.map((c) => c.clientId));
     while ((await countUndispatchedEvents(runtime.db)) > 0) {
       await requestEventDispatch(webhookDispatch);
