@@ -84,16 +84,20 @@ async function main() {
     await sql`
       insert into employers (id, payroll_provider_id, external_id, name)
       select ('00000000-0000-4000-8001-' || lpad(e::text, 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'E' || e, 'Employer ' || e
-      from generate_series(0, ${Math.ceil(COUNT / 10)}) e;
+      from generate_series(0, ${Math.ceil(COUNT / 10)}) e
+    `.execute(db);
+    await sql`
       insert into payrolls (id, employer_id, payroll_provider_id, external_id, name)
       select ('00000000-0000-4000-8002-' || lpad(n::text, 12, '0'))::uuid, ('00000000-0000-4000-8001-' || lpad((n / 10)::text, 12, '0'))::uuid,
              '00000000-0000-4000-8000-000000000001', 'P' || n, 'Payroll ' || n
-      from generate_series(1, ${COUNT}) n;
+      from generate_series(1, ${COUNT}) n
+    `.execute(db);
+    await sql`
       insert into remittances (id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date)
       select gen_random_uuid(), ('00000000-0000-4000-8002-' || lpad(n::text, 12, '0'))::uuid, ${PAY_DATE}::date,
              ('00000000-0000-4000-8001-' || lpad((n / 10)::text, 12, '0'))::uuid, 'GBP', 'SDR261030P' || n,
              10000 + ((n * 7919) % 90000), 10000 + ((n * 7919) % 90000), 10000 + ((n * 7919) % 90000), 'expected', '2026-11-04'
-      from generate_series(1, ${COUNT}) n;
+      from generate_series(1, ${COUNT}) n
     `.execute(db);
 
     const entries = statementEntries();
