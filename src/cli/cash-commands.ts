@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
@@ -33,14 +33,21 @@ export function registerCashCommands(program: Command): void {
   statements
     .command('import')
     .description('Import a statement file and match its credits to remittances; the same file again changes nothing')
-    .argument('<file>', 'camt.053 or camt.054 XML, or the CSV layout')
+    .argument('<file>', 'camt.053 or camt.054 XML, or the CSV layout; - reads standard input')
     .option('--by <name>', 'who imports it (default: the OS user)')
     .action(async (file: string, options: { by?: string }) => {
       const config = loadConfig();
+      // Opened before anything else, so a missing or unreadable file is one line, not a stream error.
+      let source: NodeJS.ReadableStream;
+      try {
+        source = file === '-' ? process.stdin : (await open(file)).createReadStream();
+      } catch (error) {
+        program.error(`cannot read ${file}: ${(error as Error).message}`);
+      }
       await withDatabase(async (db) => {
         const outcome = await importStatement(db, {
-          source: createReadStream(file),
-          fileName: basename(file),
+          source: source as AsyncIterable<Buffer>,
+          fileName: file === '-' ? null : basename(file),
           actor: cliActor(operatorName(options.by)),
           maxBytes: config.STATEMENT_LIMIT_BYTES,
           policy: await matchingPolicyOf(db, config),
