@@ -67,12 +67,17 @@ export async function markFunded(db: Executor, entryIds: readonly string[]): Pro
   await sql`update ledger_entries set funded_at = now() where id = any(${entryIds}::uuid[]) and funded_at is null`.execute(db);
 }
 
-/** What a payroll pay date's entries add up to: funded, and paid out (attached to a payout, not released). */
+/**
+ * What a payroll pay date's entries add up to: funded, and paid out (attached to a payout, not
+ * released). A reversal in a payout the bank has not yet confirmed does not lower what is paid out: if
+ * that payout fails, the reversal is released while the collections it was netted against stay paid.
+ */
 export async function fundedAndPaidOut(db: Executor, payrollId: string, payDate: string) {
   const result = await sql<{ funded: number; paid_out: number }>`
     select coalesce(sum(le.amount) filter (where le.funded_at is not null), 0)::bigint as funded,
-           coalesce(sum(le.amount) filter (where le.payout_id is not null), 0)::bigint as paid_out
+           coalesce(sum(le.amount) filter (where le.payout_id is not null and (le.amount >= 0 or po.status = 'paid')), 0)::bigint as paid_out
     from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+    left join payouts po on po.id = le.payout_id
     where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date
   `.execute(db);
   return result.rows[0]!;
