@@ -129,4 +129,47 @@ describe('ledger invariant regressions', () => {
     await run([{ kind: 'payoutFailed' }]);
     await settleAndCheck(t.db, model);
   });
+
+  // Found with the model's operations. Funding counted a reversal riding in a payout still pending as
+  // cash freed, so payroll's correction back up was funded and paid in a later payout; the bank then
+  // failed the payout with the reversal, and the pay date had paid out 8000 of 5000 received.
+  it('funding does not count on a reversal in a payout the bank may still fail', async () => {
+    const model = await startScenario(
+      t.db,
+      [
+        { employee: 0, amount: 5_000, allowPostDue: true, due: null, payDate: 0 },
+        { employee: 1, amount: 4_000, allowPostDue: true, due: null, payDate: 1 },
+      ],
+      'received',
+    );
+    const operations: LedgerOperation[] = [
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      { kind: 'statement', credits: [{ variant: 'exact', percent: 1 }] },
+      { kind: 'payout', funding: 'received' },
+      { kind: 'payoutPaid' },
+      { kind: 'lockNext' },
+      { kind: 'push', employee: 1, payDate: 1, amount: 4_000, reconcileAfter: true },
+      { kind: 'push', employee: 0, payDate: 0, amount: 2_000, reconcileAfter: true },
+      { kind: 'statement', credits: [{ variant: 'exact', percent: 1 }, { variant: 'exact', percent: 1 }] },
+      // Pending: PD1's reversal of 3000 netted with PD2's 4000.
+      { kind: 'payout', funding: 'received' },
+      // Payroll corrects PD1 back up to 5000: a collection of 3000 that the 5000 received already paid for.
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      // Before the fix this run paid the 3000; the bank pays the latest payout and fails the other.
+      { kind: 'payout', funding: 'received' },
+      { kind: 'payoutPaid' },
+      { kind: 'payoutFailed' },
+    ];
+    for (const op of operations) {
+      await applyOperation(t.db, model, op);
+      await checkLedgerInvariants(t.db, model);
+    }
+    const payouts = await t.db.selectFrom('payouts').select(['amount', 'status']).where('biller_client_id', '=', model.world.biller.clientId).orderBy('payout_date').execute();
+    // The 3000 waits: nothing new was paid while the reversal rode in a payout not yet paid.
+    expect(payouts).toEqual([
+      { amount: 5_000, status: 'paid' },
+      { amount: 1_000, status: 'paid' },
+    ]);
+    await settleAndCheck(t.db, model);
+  });
 });
