@@ -22,7 +22,8 @@ export async function fundTrustedEntries(db: Executor, cutoff: string, defaultFu
 
 /**
  * Payroll pay dates of employers funded by cash that have unfunded, unpaid, settled entries, with what
- * their remittance has received and what of it is already funded.
+ * their remittance has received and what of it is already funded (a reversal counting only once it is
+ * not riding in an unpaid payout).
  */
 export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, defaultFunding: PayoutFunding) {
   const result = await sql<{ payroll_id: string; pay_date: string; received: number; funded: number }>`
@@ -36,9 +37,13 @@ export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, 
       where le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
         and coalesce(e.payout_funding, ${defaultFunding}) = 'received'
     )
+    -- A reversal in a payout the bank has not yet paid frees no cash: if that payout fails, the reversal
+    -- is released, and a collection funded against it meanwhile would be paid beyond what was received.
     select w.payroll_id, to_char(w.pay_date, 'YYYY-MM-DD') as pay_date, coalesce(r.received, 0)::bigint as received,
            coalesce((select sum(le.amount) from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
-                     where ca.payroll_id = w.payroll_id and ca.pay_date = w.pay_date and le.funded_at is not null), 0)::bigint as funded
+                     left join payouts po on po.id = le.payout_id
+                     where ca.payroll_id = w.payroll_id and ca.pay_date = w.pay_date and le.funded_at is not null
+                       and (le.amount >= 0 or le.payout_id is null or po.status = 'paid')), 0)::bigint as funded
     from waiting w
     left join remittances r on r.payroll_id = w.payroll_id and r.pay_date = w.pay_date
     order by w.payroll_id, w.pay_date
@@ -67,12 +72,17 @@ export async function markFunded(db: Executor, entryIds: readonly string[]): Pro
   await sql`update ledger_entries set funded_at = now() where id = any(${entryIds}::uuid[]) and funded_at is null`.execute(db);
 }
 
-/** What a payroll pay date's entries add up to: funded, and paid out (attached to a payout, not released). */
+/**
+ * What a payroll pay date's entries add up to: funded, and paid out (attached to a payout, not
+ * released). A reversal in a payout the bank has not yet confirmed does not lower what is paid out: if
+ * that payout fails, the reversal is released while the collections it was netted against stay paid.
+ */
 export async function fundedAndPaidOut(db: Executor, payrollId: string, payDate: string) {
   const result = await sql<{ funded: number; paid_out: number }>`
     select coalesce(sum(le.amount) filter (where le.funded_at is not null), 0)::bigint as funded,
-           coalesce(sum(le.amount) filter (where le.payout_id is not null), 0)::bigint as paid_out
+           coalesce(sum(le.amount) filter (where le.payout_id is not null and (le.amount >= 0 or po.status = 'paid')), 0)::bigint as paid_out
     from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+    left join payouts po on po.id = le.payout_id
     where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date
   `.execute(db);
   return result.rows[0]!;

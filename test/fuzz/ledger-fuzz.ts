@@ -16,7 +16,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { ledgerProperty, type LedgerScenario } from '../reconciliation/ledger-model.ts';
+import { ledgerProperty, operationCounts, type LedgerScenario } from '../reconciliation/ledger-model.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { adminUrl, databaseUrl } from '../support/database-admin.ts';
 
@@ -27,7 +27,7 @@ interface Failure {
   error: string;
 }
 
-type WorkerMessage = { kind: 'progress'; scenarios: number } | { kind: 'failure'; failure: Failure } | { kind: 'done' };
+type WorkerMessage = { kind: 'progress'; scenarios: number } | { kind: 'failure'; failure: Failure } | { kind: 'done'; operations: Record<string, number> };
 
 const options = new Command()
   .option('--scenarios <n>', 'scenarios to run in all', (v) => Number.parseInt(v, 10), 1_000)
@@ -109,7 +109,7 @@ async function runWorker(total: number, batch: number): Promise<void> {
       await emptyTables(db);
     }
   });
-  send({ kind: 'done' });
+  send({ kind: 'done', operations: operationCounts });
   // The channel is held open while anything listens on it; let go of it so the worker can exit.
   if (process.connected) process.disconnect();
 }
@@ -142,6 +142,7 @@ async function runParent(): Promise<number> {
   const started = Date.now();
   const workers = Math.max(1, Math.min(options.workers, options.scenarios));
   const failures: Failure[] = [];
+  const operations: Record<string, number> = {};
   let scenarios = 0;
   let lastReport = 0;
   const report = () => {
@@ -164,6 +165,8 @@ async function runParent(): Promise<number> {
           } else if (message.kind === 'failure') {
             failures.push(message.failure);
             printFailure(message.failure);
+          } else {
+            for (const [what, n] of Object.entries(message.operations)) operations[what] = (operations[what] ?? 0) + n;
           }
         });
         child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`fuzz worker ${i} exited with ${code}`))));
@@ -171,6 +174,9 @@ async function runParent(): Promise<number> {
     }),
   );
   report();
+  // Shrinking a failure runs operations too; these are every operation the workers ran.
+  const ran = Object.entries(operations).sort(([a], [b]) => a.localeCompare(b));
+  process.stdout.write(`\noperations run:\n${ran.map(([what, n]) => `  ${what}: ${n}`).join('\n')}\n`);
   process.stdout.write(`\n${scenarios} scenarios in ${((Date.now() - started) / 1000).toFixed(0)} s over ${workers} processes: ${failures.length === 0 ? 'no failures' : `${failures.length} failing seeds`}\n`);
   return failures.length === 0 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 import { deepStrictEqual } from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/connection.ts';
@@ -8,6 +9,13 @@ import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { cancelPaymentRequest, getPayment, insertNewPaymentRequests } from '../../src/payments/payment-service.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
+import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
+import { matchCreditManually, unmatch, type Allocation, type MatchingPolicy } from '../../src/cash/matching-service.ts';
+import { lockCash } from '../../src/cash/remittance-repository.ts';
+import { refreshRemittances } from '../../src/cash/remittance-service.ts';
+import { remittanceStatus } from '../../src/cash/remittance-status.ts';
+import { recordStatement } from '../../src/cash/statement-import-service.ts';
+import type { PayoutFunding } from '../../src/db/tables.ts';
 import { markPayoutFailed, markPayoutPaid, runPayouts } from '../../src/payouts/payout-service.ts';
 import { createWorld, PD1, PD2, PD3, type World } from './reconciliation-world.ts';
 
@@ -24,6 +32,14 @@ import { createWorld, PD1, PD2, PD3, type World } from './reconciliation-world.t
 //    exactly one unreleased item, of the same amount, of the payout it points at; a failed payout holds
 //    nothing;
 //  - events: every version of a payment has exactly one event, and the latest says what GET says.
+//  - cash: every credit has 0 <= matched_amount <= amount, and matched_amount = its live matches; every
+//    remittance has received = its live matches, and the status its own figures give on the cash
+//    policy's today. While the employer is funded by cash (payout funding `received`, its own or every
+//    run's), per payroll pay date: paid out (entries in a payout) <= received, and funded entries
+//    (funded_at set) <= received. Entries are signed: a reversal is negative and is always funded, so
+//    `funded <= received` is about the signed sum and can hold with received 0 and funded below 0; what
+//    it promises is that no collection is funded beyond cash. Summed over the employer's pay dates:
+//    paid out <= received.
 // Once everything is reconciled: per employee and pay date, collected + held (current exceptions) =
 // what the latest record says was deducted; and reconciling again writes nothing.
 
@@ -39,9 +55,21 @@ export type LedgerOperation =
   | { kind: 'newPayment'; employee: number; amount: number; allowPostDue: boolean }
   | { kind: 'cancel'; payment: number }
   | { kind: 'revoke'; employee: number }
-  | { kind: 'payout' }
+  | { kind: 'payout'; funding: PayoutFunding }
   | { kind: 'payoutFailed' }
-  | { kind: 'payoutPaid' };
+  | { kind: 'payoutPaid' }
+  | { kind: 'statement'; credits: CreditShape[] }
+  | { kind: 'manualMatch'; credit: number; remittance: number; percent: number; split: boolean }
+  | { kind: 'unmatch'; match: number }
+  | { kind: 'trustEmployer' };
+
+/** How an employer pays one remittance on a statement, as banks and employers get it wrong. */
+export type CreditVariant = 'exact' | 'short' | 'over' | 'mangledReference' | 'split' | 'twoPayDates';
+export interface CreditShape {
+  variant: CreditVariant;
+  /** 1..99: how short, how much over, where split, which way the reference is mangled. */
+  percent: number;
+}
 
 export interface PaymentSpec {
   employee: number;
@@ -53,6 +81,8 @@ export interface PaymentSpec {
 
 export interface LedgerScenario {
   payments: PaymentSpec[];
+  /** The employer's own payout funding at the start; null follows each payout run's default. */
+  employerFunding?: PayoutFunding | null;
   operations: LedgerOperation[];
 }
 
@@ -61,17 +91,27 @@ const deductedAmount = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000 
 const payDateIndex = fc.constantFrom<PayDateIndex>(0, 1, 2);
 const employee = fc.integer({ min: 0, max: EMPLOYEES - 1 });
 
+const percent = fc.integer({ min: 1, max: 99 });
+const creditShape: fc.Arbitrary<CreditShape> = fc.record({
+  variant: fc.constantFrom<CreditVariant>('exact', 'exact', 'short', 'over', 'mangledReference', 'split', 'twoPayDates'),
+  percent,
+});
+
 const operation: fc.Arbitrary<LedgerOperation> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('push' as const), employee, payDate: payDateIndex, amount: deductedAmount, reconcileAfter: fc.boolean() }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('reconcile' as const), payDate: payDateIndex, final: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('rerun' as const), payDate: payDateIndex }) },
-  { weight: 2, arbitrary: fc.constant({ kind: 'lockNext' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('newPayment' as const), employee, amount: fc.integer({ min: 500, max: 6_000 }), allowPostDue: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), payment: fc.nat(7) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), employee }) },
-  { weight: 2, arbitrary: fc.constant({ kind: 'payout' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'payoutFailed' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'payoutPaid' as const }) },
+  { weight: 16, arbitrary: fc.record({ kind: fc.constant('push' as const), employee, payDate: payDateIndex, amount: deductedAmount, reconcileAfter: fc.boolean() }) },
+  { weight: 10, arbitrary: fc.record({ kind: fc.constant('reconcile' as const), payDate: payDateIndex, final: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('rerun' as const), payDate: payDateIndex }) },
+  { weight: 4, arbitrary: fc.constant({ kind: 'lockNext' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('newPayment' as const), employee, amount: fc.integer({ min: 500, max: 6_000 }), allowPostDue: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), payment: fc.nat(7) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('revoke' as const), employee }) },
+  { weight: 10, arbitrary: fc.record({ kind: fc.constant('payout' as const), funding: fc.constantFrom<PayoutFunding>('received', 'received', 'deducted') }) },
+  { weight: 3, arbitrary: fc.constant({ kind: 'payoutFailed' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'payoutPaid' as const }) },
+  { weight: 12, arbitrary: fc.record({ kind: fc.constant('statement' as const), credits: fc.array(creditShape, { minLength: 1, maxLength: 3 }) }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('manualMatch' as const), credit: fc.nat(15), remittance: fc.nat(5), percent: fc.integer({ min: 1, max: 100 }), split: fc.boolean() }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('unmatch' as const), match: fc.nat(15) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'trustEmployer' as const }) },
 );
 
 const paymentSpec: fc.Arbitrary<PaymentSpec> = fc.record({
@@ -84,7 +124,10 @@ const paymentSpec: fc.Arbitrary<PaymentSpec> = fc.record({
 
 export const ledgerScenario: fc.Arbitrary<LedgerScenario> = fc.record({
   payments: fc.array(paymentSpec, { minLength: 2, maxLength: 6 }),
-  operations: fc.array(operation, { minLength: 3, maxLength: 24 }),
+  employerFunding: fc.constantFrom<PayoutFunding | null>('received', 'received', null),
+  // Longer than the ledger alone needs: the cash operations bite only after a statement, a reconciled
+  // pay date and a payout run.
+  operations: fc.array(operation, { minLength: 3, maxLength: 30, size: 'max' }),
 });
 
 /** A ledger promise that did not hold, with what was found. */
@@ -99,11 +142,27 @@ function expectNone(what: string, rows: readonly unknown[]): void {
 /** Payouts are dated one day apart from this day on, so each run of a scenario is a new payout day. */
 const FIRST_PAYOUT_DAY = Date.UTC(2027, 1, 1);
 
+/**
+ * Cash operations all run on one day, so a remittance's stored status can be checked against what its
+ * figures give on that day (a later day would turn an untouched remittance late without a write).
+ */
+export const CASH_POLICY: MatchingPolicy = { today: '2026-11-10', lateWorkingDays: 3, toleranceMinor: 100, holidays: new Set() };
+
 export interface LedgerModel {
   world: World;
   paymentIds: string[];
   lockedPayDates: Set<string>;
   payouts: number;
+  employerFunding: PayoutFunding | null;
+  /** Every payout run so far funded this employer by cash alone: the cash promises hold for it. */
+  fundedByCash: boolean;
+  statementIds: string[];
+}
+
+/** How many operations of each kind ran, and how the cash ones turned out: what a run really exercised. */
+export const operationCounts: Record<string, number> = {};
+function count(what: string): void {
+  operationCounts[what] = (operationCounts[what] ?? 0) + 1;
 }
 
 async function addPayment(db: Database, model: LedgerModel, spec: PaymentSpec): Promise<void> {
@@ -139,13 +198,14 @@ async function refusedIsFine(work: () => Promise<unknown>): Promise<void> {
   }
 }
 
-export async function startScenario(db: Database, payments: readonly PaymentSpec[]): Promise<LedgerModel> {
+export async function startScenario(db: Database, payments: readonly PaymentSpec[], employerFunding: PayoutFunding | null = null): Promise<LedgerModel> {
   const world = await createWorld(db, { employees: EMPLOYEES });
+  if (employerFunding !== null) await db.updateTable('employers').set({ payout_funding: employerFunding }).where('id', '=', world.employer.id).execute();
   await db
     .insertInto('beneficiary_accounts')
     .values({ biller_client_id: world.biller.clientId, currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Model Biller Ltd' })
     .execute();
-  const model: LedgerModel = { world, paymentIds: [], lockedPayDates: new Set(), payouts: 0 };
+  const model: LedgerModel = { world, paymentIds: [], lockedPayDates: new Set(), payouts: 0, employerFunding, fundedByCash: employerFunding !== 'deducted', statementIds: [] };
   for (const spec of payments) await addPayment(db, model, spec);
   await world.lock(PD1);
   model.lockedPayDates.add(PD1);
@@ -164,6 +224,7 @@ async function latestPendingPayout(db: Database, model: LedgerModel) {
 
 export async function applyOperation(db: Database, model: LedgerModel, op: LedgerOperation): Promise<void> {
   const { world } = model;
+  count(op.kind);
   switch (op.kind) {
     case 'push':
       await world.push(world.people[op.employee]!.employee.id, PAY_DATES[op.payDate], op.amount);
@@ -203,11 +264,28 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
     case 'payout': {
       const today = new Date(FIRST_PAYOUT_DAY + model.payouts * 86_400_000).toISOString().slice(0, 10);
       model.payouts += 1;
-      const summary = await runPayouts(db, { funding: 'deducted', today, settlementDelayWorkingDays: 0, holidays: new Set() });
+      const funding = op.funding;
+      if ((model.employerFunding ?? funding) === 'deducted') model.fundedByCash = false;
+      const summary = await runPayouts(db, { funding, today, settlementDelayWorkingDays: 0, holidays: new Set() });
       const failed = summary.groups.filter((group) => group.outcome === 'failed');
       expectNone('payout groups failed', failed);
+      if (summary.groups.some((group) => group.outcome === 'paid_out' && group.billerClientId === world.biller.clientId)) count('payout: paid the model biller');
       return;
     }
+    case 'trustEmployer':
+      await db.updateTable('employers').set({ payout_funding: 'deducted' }).where('id', '=', world.employer.id).execute();
+      model.employerFunding = 'deducted';
+      model.fundedByCash = false;
+      return;
+    case 'statement':
+      await receiveStatement(db, model, op.credits);
+      return;
+    case 'manualMatch':
+      await matchByHand(db, model, op);
+      return;
+    case 'unmatch':
+      await unmatchOne(db, model, op.match);
+      return;
     case 'payoutFailed': {
       const payout = await latestPendingPayout(db, model);
       if (payout) await db.transaction().execute((trx) => markPayoutFailed(trx, payout.id, { actor: cliActor('ledger-model'), reason: 'account closed' }));
@@ -219,6 +297,234 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
       return;
     }
   }
+}
+
+
+const cashActor = cliActor('ledger-model');
+
+async function modelRemittances(db: Database, model: LedgerModel) {
+  return db.selectFrom('remittances').selectAll().where('payroll_id', '=', model.world.payroll.id).orderBy('pay_date').execute();
+}
+
+/** The payer's text as a bank may pass it on: other case and punctuation, words around it, or a typo. */
+function mangle(reference: string, percent: number): string {
+  switch (percent % 3) {
+    case 0:
+      return reference.toLowerCase().replace(/(\d{6})/, '-$1-');
+    case 1:
+      return `SALARY DEDUCTIONS ${reference.slice(0, 3)} ${reference.slice(3)} THANK YOU`;
+    default: {
+      // One digit wrong: names another remittance or none; no rule may take it on the amount alone.
+      const last = reference.at(-1)!;
+      return `${reference.slice(0, -1)}${last === '9' ? '0' : String(Number(last) + 1)}`;
+    }
+  }
+}
+
+const partOf = (amount: number, percent: number) => Math.max(1, Math.floor((amount * percent) / 100));
+
+/**
+ * A statement with credits for the world's remittances, each in one of the ways employers pay, imported
+ * as the upload does (recordStatement), which runs the matching rules. Remittances are refreshed first
+ * under the cash lock, as the import's matching would, so a newly locked pay date can be paid.
+ */
+async function receiveStatement(db: Database, model: LedgerModel, shapes: readonly CreditShape[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await lockCash(trx, 'exclusive');
+    await refreshRemittances(trx, CASH_POLICY);
+  });
+  const remittances = await modelRemittances(db, model);
+  const credits: Array<{ amount: number; reference: string | null }> = [];
+  shapes.forEach((shape, index) => {
+    if (remittances.length === 0) {
+      credits.push({ amount: 1_000 + shape.percent, reference: null });
+      return;
+    }
+    const remittance = remittances[index % remittances.length]!;
+    const owed = remittance.expected - remittance.received;
+    const base = owed > 0 ? owed : Math.max(remittance.expected, 100);
+    const reference = remittance.payment_reference;
+    switch (shape.variant) {
+      case 'exact':
+        credits.push({ amount: base, reference });
+        return;
+      case 'short':
+        credits.push({ amount: base > 1 ? Math.min(base - 1, partOf(base, shape.percent)) : 1, reference });
+        return;
+      case 'over':
+        credits.push({ amount: base + partOf(base, shape.percent), reference });
+        return;
+      case 'mangledReference':
+        credits.push({ amount: base, reference: mangle(reference, shape.percent) });
+        return;
+      case 'split': {
+        const first = partOf(base, shape.percent);
+        credits.push({ amount: first, reference });
+        if (base - first > 0) credits.push({ amount: base - first, reference });
+        return;
+      }
+      case 'twoPayDates': {
+        const other = remittances[(index + 1) % remittances.length]!;
+        if (other.id === remittance.id) {
+          credits.push({ amount: base, reference });
+          return;
+        }
+        const otherOwed = other.expected - other.received;
+        credits.push({ amount: base + Math.max(otherOwed, 0), reference: `${reference} ${other.payment_reference}` });
+        return;
+      }
+    }
+  });
+  const account = await db.selectFrom('collection_accounts').select(['sort_code', 'account_number']).where('currency', '=', 'GBP').where('active', '=', true).executeTakeFirstOrThrow();
+  // Ids of our own making, so picks by position (bank_reference order) replay under a fixed seed.
+  const statementId = `LM-${model.world.payroll.id}-${String(model.statementIds.length + 1).padStart(3, '0')}`;
+  const entries: StatementEntry[] = credits.map((credit, index) => ({
+    position: { line: index + 2 },
+    bankReference: `${statementId}-${index}`,
+    direction: 'credit',
+    amount: credit.amount,
+    currency: 'GBP',
+    bookingDate: CASH_POLICY.today,
+    valueDate: CASH_POLICY.today,
+    remittanceInformation: credit.reference,
+    debtorName: 'Model Employer Ltd',
+    debtorAccount: null,
+  }));
+  const parsed: ParsedStatement = { format: 'csv', statementId, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
+  const digest = createHash('sha256').update(JSON.stringify(parsed)).digest();
+  const outcome = await db.transaction().execute((trx) => recordStatement(trx, { parsed, digest, fileName: `${statementId}.csv`, actor: cashActor, policy: CASH_POLICY }));
+  model.statementIds.push(outcome.statement.id);
+  for (const shape of shapes) count(`statement credit: ${shape.variant}`);
+  for (const [rule, matches] of Object.entries(outcome.matching?.byRule ?? {})) operationCounts[`matched by rule: ${rule}`] = (operationCounts[`matched by rule: ${rule}`] ?? 0) + matches;
+}
+
+/** A person places part of an unmatched credit of the model's statements on one or two open remittances. */
+async function matchByHand(db: Database, model: LedgerModel, op: Extract<LedgerOperation, { kind: 'manualMatch' }>): Promise<void> {
+  if (model.statementIds.length === 0) {
+    count('manualMatch: no statement yet');
+    return;
+  }
+  const credits = await db
+    .selectFrom('bank_credits')
+    .select(['id', 'amount', 'matched_amount'])
+    .where('bank_statement_id', 'in', model.statementIds)
+    .whereRef('matched_amount', '<', 'amount')
+    .orderBy('bank_reference')
+    .execute();
+  const open = (await modelRemittances(db, model)).filter((remittance) => remittance.received < remittance.expected);
+  if (credits.length === 0 || open.length === 0) {
+    count(credits.length === 0 ? 'manualMatch: no unmatched credit' : 'manualMatch: no open remittance');
+    return;
+  }
+  const credit = credits[op.credit % credits.length]!;
+  const amount = Math.max(1, Math.floor(((credit.amount - credit.matched_amount) * op.percent) / 100));
+  const first = open[op.remittance % open.length]!;
+  const allocations: Allocation[] = [{ payrollId: first.payroll_id, payDate: first.pay_date, amount }];
+  if (op.split && open.length > 1 && amount > 1) {
+    const second = open[(op.remittance + 1) % open.length]!;
+    allocations[0]!.amount = Math.ceil(amount / 2);
+    allocations.push({ payrollId: second.payroll_id, payDate: second.pay_date, amount: Math.floor(amount / 2) });
+  }
+  await matchCreditManually(db, cashActor, CASH_POLICY, { creditId: credit.id, allocations, reason: 'ledger model' });
+  count('manualMatch: matched');
+}
+
+/** Everything of the model's cash an unmatch may change: a refused one must leave all of it as it was. */
+async function cashState(db: Database, model: LedgerModel) {
+  const payrollId = model.world.payroll.id;
+  const [remittances, matches, credits, entries] = await Promise.all([
+    db.selectFrom('remittances').select(['id', 'received', 'status', 'version']).where('payroll_id', '=', payrollId).orderBy('id').execute(),
+    db.selectFrom('remittance_matches').select(['id', 'unmatched_at', 'amount']).where('payroll_id', '=', payrollId).orderBy('id').execute(),
+    db.selectFrom('bank_credits').select(['id', 'matched_amount']).where('bank_statement_id', 'in', model.statementIds.length > 0 ? model.statementIds : [randomUUID()]).orderBy('id').execute(),
+    db
+      .selectFrom('ledger_entries as le')
+      .innerJoin('collection_attempts as ca', 'ca.id', 'le.collection_attempt_id')
+      .select(['le.id', 'le.funded_at', 'le.payout_id'])
+      .where('ca.payroll_id', '=', payrollId)
+      .orderBy('le.id')
+      .execute(),
+  ]);
+  return JSON.stringify({ remittances, matches, credits, entries });
+}
+
+/** Takes back a live match of the model's payroll; refused when money already paid out depends on it. */
+async function unmatchOne(db: Database, model: LedgerModel, pick: number): Promise<void> {
+  const live = await db
+    .selectFrom('remittance_matches as m')
+    .innerJoin('bank_credits as c', 'c.id', 'm.bank_credit_id')
+    .select('m.id')
+    .where('m.payroll_id', '=', model.world.payroll.id)
+    .where('m.unmatched_at', 'is', null)
+    .orderBy('m.matched_at')
+    .orderBy('c.bank_reference')
+    .orderBy('m.pay_date')
+    .orderBy('m.amount')
+    .execute();
+  if (live.length === 0) {
+    count('unmatch: no live match');
+    return;
+  }
+  const before = await cashState(db, model);
+  try {
+    await unmatch(db, cashActor, CASH_POLICY, { matchId: live[pick % live.length]!.id, reason: 'ledger model' });
+    count('unmatch: done');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'unmatch-would-unfund-payouts') throw error;
+    count('unmatch: refused (would unfund payouts)');
+    const after = await cashState(db, model);
+    if (after !== before) throw new LedgerInvariantError(`a refused unmatch changed the cash:\nbefore ${before}\nafter  ${after}`);
+  }
+}
+
+/** The cash promises (see the top of this file). */
+export async function checkCashInvariants(db: Database, model: LedgerModel): Promise<void> {
+  const payrollId = model.world.payroll.id;
+  const statementIds = model.statementIds.length > 0 ? model.statementIds : [randomUUID()];
+  const credits = await sql<{ id: string; amount: number; matched_amount: number; live: number }>`
+    select c.id, c.amount, c.matched_amount,
+           coalesce((select sum(m.amount) from remittance_matches m where m.bank_credit_id = c.id and m.unmatched_at is null), 0)::bigint as live
+    from bank_credits c
+    where c.bank_statement_id = any(${statementIds}::uuid[])
+       or exists (select 1 from remittance_matches m where m.bank_credit_id = c.id and m.payroll_id = ${payrollId})
+  `.execute(db);
+  expectNone(
+    'credits whose matched amount is out of range or not their live matches',
+    credits.rows.filter((c) => c.matched_amount < 0 || c.matched_amount > c.amount || Number(c.live) !== c.matched_amount),
+  );
+
+  const remittances = await sql<{ id: string; pay_date: string; expected: number; received: number; status: string; due_date: string; live: number }>`
+    select r.id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, r.status, to_char(r.due_date, 'YYYY-MM-DD') as due_date,
+           coalesce((select sum(m.amount) from remittance_matches m
+                     where m.payroll_id = r.payroll_id and m.pay_date = r.pay_date and m.unmatched_at is null), 0)::bigint as live
+    from remittances r where r.payroll_id = ${payrollId}
+  `.execute(db);
+  expectNone(
+    'remittances whose received is not their live matches, or whose status is not what their figures give',
+    remittances.rows.filter((r) => {
+      if (Number(r.live) !== r.received || r.received < 0 || r.expected < 0) return true;
+      return remittanceStatus({ expected: r.expected, received: r.received, dueDate: r.due_date, today: CASH_POLICY.today }) !== r.status;
+    }),
+  );
+
+  if (!model.fundedByCash) return;
+  const payDates = await sql<{ pay_date: string; received: number; funded: number; paid_out: number; paid_out_unfunded: number }>`
+    select to_char(ca.pay_date, 'YYYY-MM-DD') as pay_date,
+           coalesce((select r.received from remittances r where r.payroll_id = ca.payroll_id and r.pay_date = ca.pay_date), 0)::bigint as received,
+           coalesce(sum(le.amount) filter (where le.funded_at is not null), 0)::bigint as funded,
+           coalesce(sum(le.amount) filter (where le.payout_id is not null), 0)::bigint as paid_out,
+           count(*) filter (where le.payout_id is not null and le.funded_at is null)::bigint as paid_out_unfunded
+    from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+    where ca.payroll_id = ${payrollId}
+    group by ca.payroll_id, ca.pay_date
+  `.execute(db);
+  const rows = payDates.rows.map((row) => ({ ...row, received: Number(row.received), funded: Number(row.funded), paid_out: Number(row.paid_out), paid_out_unfunded: Number(row.paid_out_unfunded) }));
+  expectNone(
+    'cash-funded pay dates paying out or funding more than was received, or paying out unfunded entries',
+    rows.filter((row) => row.paid_out > row.received || row.funded > row.received || row.paid_out_unfunded > 0),
+  );
+  const paidOut = rows.reduce((total, row) => total + row.paid_out, 0);
+  const received = remittances.rows.reduce((total, row) => total + row.received, 0);
+  if (paidOut > received) throw new LedgerInvariantError(`employer paid out ${paidOut}, yet its remittances received ${received}`);
 }
 
 export async function checkLedgerInvariants(db: Database, model: LedgerModel): Promise<void> {
@@ -274,6 +580,7 @@ export async function checkLedgerInvariants(db: Database, model: LedgerModel): P
 
   expectNone('ledger links to nothing', await findBrokenLedgerLinks(db, model.paymentIds));
   await checkEventsAgreeWithPayments(db, model.world.biller.clientId, model.paymentIds);
+  await checkCashInvariants(db, model);
 }
 
 /** Every version of a payment has one event, and the latest is what GET /payments/{id} answers. */
@@ -365,7 +672,7 @@ export async function settleAndCheck(db: Database, model: LedgerModel): Promise<
 
 /** One scenario from start to end, checking after every operation. */
 export async function runLedgerScenario(db: Database, scenario: LedgerScenario): Promise<void> {
-  const model = await startScenario(db, scenario.payments);
+  const model = await startScenario(db, scenario.payments, scenario.employerFunding ?? null);
   await checkLedgerInvariants(db, model);
   for (const op of scenario.operations) {
     await applyOperation(db, model, op);
