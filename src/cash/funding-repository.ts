@@ -57,8 +57,8 @@ export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, 
  * age is what tells which collection came first.
  */
 export async function listUnfundedEntries(db: Executor, payrollId: string, payDate: string, cutoff: string) {
-  const result = await sql<{ id: string; amount: number; created_at: Date }>`
-    select le.id, le.amount, pr.created_at
+  const result = await sql<{ id: string; payment_request_id: string; amount: number; created_at: Date }>`
+    select le.id, le.payment_request_id, le.amount, pr.created_at
     from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
     join payment_requests pr on pr.id = le.payment_request_id
     where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date

@@ -16,7 +16,7 @@ export interface FundingOutcome {
 /**
  * Makes settled ledger entries payable before a payout run. Trusted employers' entries are funded as
  * they are. Every other payroll pay date's entries are funded from its remittance's received cash, in
- * the documented order (funding-order.ts: reversals first, then collections of the oldest payment requests first), as far as
+ * the documented order (funding-order.ts: a payment request's entries together, those netting negative first, then the oldest requests first), as far as
  * the cash not yet used goes; the rest wait for the next statement. One transaction under the cash
  * lock, so no unmatch can take the cash back halfway.
  */
@@ -29,7 +29,7 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
     for (const payDate of await listPayDatesAwaitingFunding(trx, options.cutoff, options.defaultFunding)) {
       const entries = await listUnfundedEntries(trx, payDate.payroll_id, payDate.pay_date, options.cutoff);
       const funded = fundableEntries(
-        entries.map((entry) => ({ id: entry.id, amount: entry.amount, createdAt: entry.created_at })),
+        entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, createdAt: entry.created_at })),
         payDate.received - payDate.funded,
       );
       await markFunded(trx, funded);

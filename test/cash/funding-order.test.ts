@@ -5,7 +5,7 @@ import '../support/property-seed.ts';
 import { fundableEntries, type FundingCandidate } from '../../src/cash/funding-order.ts';
 
 const at = (minute: number): Date => new Date(Date.UTC(2026, 9, 30, 9, minute));
-const entry = (id: string, amount: number, minute: number): FundingCandidate => ({ id, amount, createdAt: at(minute) });
+const entry = (id: string, amount: number, minute: number, paymentRequestId = id): FundingCandidate => ({ id, paymentRequestId, amount, createdAt: at(minute) });
 
 describe('fundableEntries', () => {
   const ENTRIES = [entry('c3', 300, 3), entry('c1', 100, 1), entry('r1', -50, 5), entry('c2', 200, 2)];
@@ -23,6 +23,15 @@ describe('fundableEntries', () => {
     [10_000, ['r1', 'c1', 'c2', 'c3']],
   ] as const)('with %d available funds %j', (available, funded) => {
     expect(fundableEntries(ENTRIES, available)).toEqual(funded);
+  });
+
+  it("funds a payment request's entries together: a reversal never goes without the collection it reverses", () => {
+    // The bug this rule closes: an older, larger request blocks the reversed one; paying the reversal
+    // alone would make that payment's paid-out amount negative.
+    const entries = [entry('old', 5_000, 1), entry('collect', 500, 2, 'p'), entry('reverse', -500, 3, 'p')];
+    expect(fundableEntries(entries, 100)).toEqual(['collect', 'reverse']);
+    expect(fundableEntries([entry('old', 5_000, 1), entry('collect', 900, 2, 'p'), entry('reverse', -500, 3, 'p')], 100)).toEqual([]);
+    expect(fundableEntries([entry('collect', 300, 2, 'p'), entry('reverse', -500, 3, 'p'), entry('c', 50, 4)], 0)).toEqual(['collect', 'reverse', 'c']);
   });
 
   it('stops at the first collection that does not fit: a later, smaller one does not jump the queue', () => {
@@ -44,7 +53,7 @@ describe('fundableEntries', () => {
   it('refuses entries it cannot order or add up', () => {
     expect(() => fundableEntries([entry('a', 1, 1), entry('a', 2, 2)], 10)).toThrow(RangeError);
     expect(() => fundableEntries([entry('a', 1.5, 1)], 10)).toThrow(RangeError);
-    expect(() => fundableEntries([{ id: 'a', amount: 1, createdAt: new Date(Number.NaN) }], 10)).toThrow(RangeError);
+    expect(() => fundableEntries([{ id: 'a', paymentRequestId: 'a', amount: 1, createdAt: new Date(Number.NaN) }], 10)).toThrow(RangeError);
     expect(() => fundableEntries([entry('a', 1, 1)], 0.5)).toThrow(RangeError);
   });
 
@@ -55,7 +64,7 @@ describe('fundableEntries', () => {
 
   // The documented order, written out independently.
   const documentedOrder = (entries: readonly FundingCandidate[]): FundingCandidate[] => {
-    const key = (e: FundingCandidate) => [e.amount < 0 ? 0 : 1, e.createdAt.getTime()] as const;
+    const key = (e: FundingCandidate) => [e.amount <= 0 ? 0 : 1, e.createdAt.getTime()] as const;
     return [...entries].sort((a, b) => {
       const [ga, ta] = key(a);
       const [gb, tb] = key(b);
@@ -69,7 +78,7 @@ describe('fundableEntries', () => {
         const funded = fundableEntries(entries, available);
         const order = documentedOrder(entries);
         expect(funded).toEqual(order.slice(0, funded.length).map((e) => e.id));
-        const reversals = order.filter((e) => e.amount < 0);
+        const reversals = order.filter((e) => e.amount <= 0);
         expect(funded.length).toBeGreaterThanOrEqual(reversals.length);
         const total = order.slice(0, funded.length).reduce((sum, e) => sum + e.amount, 0);
         const reversalTotal = reversals.reduce((sum, e) => sum + e.amount, 0);
@@ -77,6 +86,25 @@ describe('fundableEntries', () => {
         if (available >= 0) expect(total).toBeLessThanOrEqual(available);
         const next = order[funded.length];
         if (next !== undefined) expect(total + next.amount).toBeGreaterThan(available);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("property: a payment request's entries are funded all together or not at all, never above what is available", () => {
+    const grouped = fc.array(
+      fc.record({ payment: fc.constantFrom('p1', 'p2', 'p3', 'p4'), amount: fc.integer({ min: -300, max: 500 }), minute: fc.nat({ max: 20 }) }),
+      { maxLength: 12 },
+    ).map((rows) => rows.map((row, index) => entry(`e${index}`, row.amount, row.minute, row.payment)));
+    fc.assert(
+      fc.property(grouped, fc.integer({ min: 0, max: 2000 }), (entries, available) => {
+        const funded = new Set(fundableEntries(entries, available));
+        for (const payment of new Set(entries.map((e) => e.paymentRequestId))) {
+          const mine = entries.filter((e) => e.paymentRequestId === payment);
+          expect(mine.every((e) => funded.has(e.id)) || mine.every((e) => !funded.has(e.id))).toBe(true);
+        }
+        const total = entries.filter((e) => funded.has(e.id)).reduce((sum, e) => sum + e.amount, 0);
+        expect(total).toBeLessThanOrEqual(available);
       }),
       { numRuns: 500 },
     );

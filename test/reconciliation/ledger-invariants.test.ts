@@ -172,4 +172,36 @@ describe('ledger invariant regressions', () => {
     ]);
     await settleAndCheck(t.db, model);
   });
+
+  it('seed 1471655822: a reversal is funded only with the collection it reverses, never alone', async () => {
+    // An older request of 5000 waits for cash; the 500 request is collected, then reversed to 0. Funded
+    // one entry at a time, the reversal went out alone and made that payment's paid-out amount negative,
+    // failing the biller's payout on every run.
+    const model = await startScenario(
+      t.db,
+      [
+        { employee: 0, amount: 5_000, allowPostDue: true, due: null, payDate: 0 },
+        { employee: 1, amount: 500, allowPostDue: false, due: null, payDate: 0 },
+        { employee: 0, amount: 4_000, allowPostDue: true, due: null, payDate: 1 },
+      ],
+      'received',
+    );
+    const operations: LedgerOperation[] = [
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      { kind: 'push', employee: 1, payDate: 0, amount: 500, reconcileAfter: true },
+      { kind: 'push', employee: 1, payDate: 0, amount: 0, reconcileAfter: true },
+      { kind: 'lockNext' },
+      { kind: 'push', employee: 0, payDate: 1, amount: 4_000, reconcileAfter: true },
+      { kind: 'statement', credits: [{ variant: 'short', percent: 1 }, { variant: 'exact', percent: 1 }] },
+      { kind: 'payout', funding: 'received' },
+    ];
+    for (const op of operations) {
+      await applyOperation(t.db, model, op);
+      await checkLedgerInvariants(t.db, model);
+    }
+    const failed = await t.db.selectFrom('payout_runs').select(['failed_groups']).execute();
+    expect(failed.every((run) => run.failed_groups === 0)).toBe(true);
+    await settleAndCheck(t.db, model);
+  });
 });
+
