@@ -158,9 +158,12 @@ describe('body limits per route', () => {
     }
     // An import file is streamed to its parser, never held whole: its limit bounds the upload.
     expect(limitOf('admin_import_employees')).toBe(EMPLOYEE_IMPORT_BODY_LIMIT_BYTES);
-    // Nothing but the batch and the streamed file exceeds the configured limit.
+    // So is a bank statement, bounded by STATEMENT_LIMIT_BYTES.
+    expect(limitOf('import_bank_statement')).toBe(t.config.STATEMENT_LIMIT_BYTES);
+    // Nothing but the batch and the streamed files exceeds the configured limit.
+    const streamed = new Set(['submit_deduction_confirmation', 'admin_import_employees', 'import_bank_statement']);
     for (const spec of t.app.routeSpecs) {
-      if (spec.operationId === 'submit_deduction_confirmation' || spec.operationId === 'admin_import_employees') continue;
+      if (streamed.has(spec.operationId)) continue;
       expect(bodyLimitOf(spec, t.config.BODY_LIMIT_BYTES), spec.operationId).toBeLessThanOrEqual(t.config.BODY_LIMIT_BYTES);
     }
   });
