@@ -6,6 +6,17 @@ import { fromStatusesSql } from '../db/status-transitions-sql.ts';
 import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 import { PAYOUT_LIFECYCLE } from './payout-transitions.ts';
 
+/**
+ * Payments one of whose reversals rides in a payout the bank has not answered yet: their newer entries
+ * wait for that answer. If the payout failed, its reversal would go back to the unpaid pool while a
+ * re-collection paid meanwhile stayed paid, and the biller would be paid more than was collected.
+ * Pending payouts are few, so the set is small.
+ */
+const paymentsWithPendingReversal = sql<string>`(
+  select r.payment_request_id from ledger_entries r join payouts p on p.id = r.payout_id
+  where p.status = 'pending' and r.amount < 0
+)`;
+
 /** One biller's money in one currency: payouts never mix either. */
 export interface PayoutGroup {
   billerClientId: string;
@@ -40,6 +51,7 @@ export async function listUnpaidLedgerGroups(db: Executor, cutoff: string, bille
     .where('payout_id', 'is', null)
     .where('funded_at', 'is not', null)
     .where('pay_date', '<=', cutoff)
+    .where(sql<boolean>`payment_request_id not in ${paymentsWithPendingReversal}`)
     .groupBy(['biller_client_id', 'currency'])
     .orderBy('biller_client_id')
     .orderBy('currency')
@@ -56,6 +68,7 @@ export async function sumUnpaidLedgerEntries(db: Executor, group: PayoutGroup, c
     .where('payout_id', 'is', null)
     .where('funded_at', 'is not', null)
     .where('pay_date', '<=', cutoff)
+    .where(sql<boolean>`payment_request_id not in ${paymentsWithPendingReversal}`)
     .executeTakeFirstOrThrow();
   return { net: row.net, entries: row.entries };
 }
@@ -131,6 +144,7 @@ export async function attachUnpaidEntriesToPayout(
         and payout_id is null
         and funded_at is not null
         and pay_date <= ${cutoff}::date
+        and payment_request_id not in ${paymentsWithPendingReversal}
       returning id, payment_request_id, kind, amount
     ),
     items as (

@@ -203,5 +203,37 @@ describe('ledger invariant regressions', () => {
     expect(failed.every((run) => run.failed_groups === 0)).toBe(true);
     await settleAndCheck(t.db, model);
   });
+
+  it('a re-collection waits while its reversal rides in a payout the bank may still fail (payroll-funded too)', async () => {
+    // Without cash in the way: 5000 paid, corrected to 2000 (a reversal netted into a pending payout), then
+    // back to 5000. Paying that 3000 at once, and then the bank failing the payout with the reversal, left
+    // the payment paid out 8000 of 5000 collected.
+    const model = await startScenario(
+      t.db,
+      [
+        { employee: 0, amount: 5_000, allowPostDue: true, due: null, payDate: 0 },
+        { employee: 1, amount: 4_000, allowPostDue: true, due: null, payDate: 1 },
+      ],
+      'deducted',
+    );
+    const operations: LedgerOperation[] = [
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      { kind: 'payout', funding: 'deducted' },
+      { kind: 'payoutPaid' },
+      { kind: 'lockNext' },
+      { kind: 'push', employee: 1, payDate: 1, amount: 4_000, reconcileAfter: true },
+      { kind: 'push', employee: 0, payDate: 0, amount: 2_000, reconcileAfter: true },
+      { kind: 'payout', funding: 'deducted' },
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      { kind: 'payout', funding: 'deducted' },
+      { kind: 'payoutPaid' },
+      { kind: 'payoutFailed' },
+    ];
+    for (const op of operations) {
+      await applyOperation(t.db, model, op);
+      await checkLedgerInvariants(t.db, model);
+    }
+    await settleAndCheck(t.db, model);
+  });
 });
 
