@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
-import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
+import type { StatementEntry } from '../../src/cash/bank-statement.ts';
 import { matchCreditManually, runMatching, unmatch, type MatchingPolicy } from '../../src/cash/matching-service.ts';
 import { fundLedgerEntries } from '../../src/cash/funding-service.ts';
 import { refreshRemittances } from '../../src/cash/remittance-service.ts';
 import { recordStatement } from '../../src/cash/statement-import-service.ts';
-import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
-import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
+import { PD1 } from '../reconciliation/reconciliation-world.ts';
+import { cashPolicy, parsedStatement, reconciledPayDate as reconciledPayDateOf } from '../support/cash.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -25,42 +24,12 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const BEFORE_DUE = '2026-11-02';
-const policy = (today = BEFORE_DUE): MatchingPolicy => ({ today, lateWorkingDays: 3, toleranceMinor: 100, holidays: new Set() });
+const policy = (today = BEFORE_DUE): MatchingPolicy => cashPolicy(today);
 const actor = cliActor('finance-test');
-const amounts = [12_550, 8_000, 4_250];
 
-/** A pay date locked, reported in full by payroll and reconciled: its remittance expects 24 800. */
-async function reconciledPayDate(options: { trusted?: boolean } = {}) {
-  const w = await createWorld(t.db, { employees: 3 });
-  if (options.trusted) await t.db.updateTable('employers').set({ payout_funding: 'deducted' }).where('id', '=', w.employer.id).execute();
-  for (const [index, amount] of amounts.entries()) await w.payment(index, amount);
-  await w.lock(PD1);
-  for (const [index, amount] of amounts.entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
-  await w.reconcile(PD1, { today: '2026-10-31' });
-  await t.db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(trx, w.biller.clientId, { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' }, { actor, reason: 'onboarding' }),
-  );
-  const reference = (await t.db.selectFrom('requested_payments as rp').innerJoin('deduction_snapshots as s', 's.id', 'rp.snapshot_id').select('rp.payment_reference').where('s.payroll_id', '=', w.payroll.id).executeTakeFirstOrThrow()).payment_reference;
-  return { ...w, reference };
-}
-
+const reconciledPayDate = (options: { trusted?: boolean } = {}) => reconciledPayDateOf(t.db, options);
 let statementNumber = 0;
-function statement(credits: Array<Partial<StatementEntry> & { amount: number }>, id = `STMT-${++statementNumber}`): { parsed: ParsedStatement; digest: Buffer; fileName: string } {
-  const entries: StatementEntry[] = credits.map((credit, index) => ({
-    position: { line: index + 2 },
-    bankReference: `${id}-${index}`,
-    direction: 'credit',
-    currency: 'GBP',
-    bookingDate: '2026-10-30',
-    valueDate: '2026-10-30',
-    remittanceInformation: null,
-    debtorName: 'Employer Ltd',
-    debtorAccount: null,
-    ...credit,
-  }));
-  const parsed: ParsedStatement = { format: 'csv', statementId: id, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
-  return { parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${id}.csv` };
-}
+const statement = (credits: Array<Partial<StatementEntry> & { amount: number }>, id = `STMT-${++statementNumber}`) => parsedStatement(account, id, credits);
 
 const importParsed = (read: ReturnType<typeof statement>, today = BEFORE_DUE) => t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor, policy: policy(today) }));
 const remittanceOf = (payrollId: string) => t.db.selectFrom('remittances').selectAll().where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();

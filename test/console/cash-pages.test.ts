@@ -1,36 +1,24 @@
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
-import { StatementRejected, type ParsedStatement, type StatementEntry } from '../../src/cash/bank-statement.ts';
+import type { StatementEntry } from '../../src/cash/bank-statement.ts';
 import { matchCreditManually, type MatchingPolicy } from '../../src/cash/matching-service.ts';
 import { recordStatement } from '../../src/cash/statement-import-service.ts';
-import { parseStatement } from '../../src/cash/statement-parser.ts';
 import { formatMoney } from '../../src/console/console-format.ts';
 import { describeImport, minorUnitsOfTypedAmount } from '../../src/console/pages/cash-pages.ts';
-import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
-import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
+import { PD1 } from '../reconciliation/reconciliation-world.ts';
+import { cashPolicy, parsedStatement, reconciledPayDate as reconciledPayDateOf } from '../support/cash.ts';
 import { csrfTokenIn, signedInAs, type ConsoleBrowser } from '../support/console.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 // The cash pages on the real database: what each role sees and may do, the figures against the rows,
-// and the statement upload (its form token, its refusals; a real file once the parser exists).
+// and the statement upload (its form token, its refusals, a real file).
 
 const CSV_HEADER = 'statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account';
 
 let t: TestApp;
 let account: { sort_code: string; account_number: string };
-/**
- * The parser lands separately: until then only the refusal of an upload can be tested end to end. Known
- * when the tests are collected (skipIf reads it then). A StatementRejected means a real parser that
- * refuses this layout: the upload test then runs and fails loudly.
- */
-const parserAvailable = await parseStatement(Readable.from([Buffer.from(`${CSV_HEADER}\nPROBE-1,04-00-04,41234567,GBP,PROBE-REF,2026-10-30,2026-10-30,credit,1.00,PROBE,Probe Ltd,\n`)]), { maxBytes: 10_000 }).then(
-  () => true,
-  (error: unknown) => error instanceof StatementRejected,
-);
 beforeAll(async () => {
   t = await startTestApp();
   const created = await createCollectionAccount(t.db);
@@ -39,42 +27,13 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const BEFORE_DUE = '2026-11-02';
-const policy: MatchingPolicy = { today: BEFORE_DUE, lateWorkingDays: 3, toleranceMinor: 100, holidays: new Set() };
+const policy: MatchingPolicy = cashPolicy(BEFORE_DUE);
 const actor = cliActor('cash-pages-test');
-const amounts = [12_550, 8_000, 4_250];
 const EXPECTED = 24_800;
 
-/** A pay date locked, reported in full by payroll and reconciled: its remittance expects 24 800. */
-async function reconciledPayDate() {
-  const w = await createWorld(t.db, { employees: 3 });
-  for (const [index, amount] of amounts.entries()) await w.payment(index, amount);
-  await w.lock(PD1);
-  for (const [index, amount] of amounts.entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
-  await w.reconcile(PD1, { today: '2026-10-31' });
-  await t.db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(trx, w.biller.clientId, { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' }, { actor, reason: 'onboarding' }),
-  );
-  const reference = (await t.db.selectFrom('requested_payments as rp').innerJoin('deduction_snapshots as s', 's.id', 'rp.snapshot_id').select('rp.payment_reference').where('s.payroll_id', '=', w.payroll.id).executeTakeFirstOrThrow()).payment_reference;
-  return { ...w, reference };
-}
-
+const reconciledPayDate = () => reconciledPayDateOf(t.db);
 let statementNumber = 0;
-function statement(credits: Array<Partial<StatementEntry> & { amount: number }>, id = `CONSOLE-STMT-${++statementNumber}`) {
-  const entries: StatementEntry[] = credits.map((credit, index) => ({
-    position: { line: index + 2 },
-    bankReference: `${id}-${index}`,
-    direction: 'credit',
-    currency: 'GBP',
-    bookingDate: '2026-10-30',
-    valueDate: '2026-10-30',
-    remittanceInformation: null,
-    debtorName: 'Employer Ltd',
-    debtorAccount: null,
-    ...credit,
-  }));
-  const parsed: ParsedStatement = { format: 'csv', statementId: id, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
-  return { parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${id}.csv` };
-}
+const statement = (credits: Array<Partial<StatementEntry> & { amount: number }>, id = `CONSOLE-STMT-${++statementNumber}`) => parsedStatement(account, id, credits);
 const importParsed = (read: ReturnType<typeof statement>) => t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor, policy }));
 
 /** A pay date whose employer sent 200.00 of 248.00 with a reference no rule recognises: a credit waiting in the queue. */
@@ -371,14 +330,13 @@ describe('statement upload', () => {
     const { browser } = await signedInAs(t.app, t.db, 'finance');
     const before = await statementCount();
     const refused = await upload(browser, 'this is not,a bank statement\n1,2\n');
-    // Until the parser lands its placeholder throws (a 500); the parser refuses the file with its reason (422).
-    expect(refused.statusCode).toBe(parserAvailable ? 422 : 500);
+    expect(refused.statusCode).toBe(422);
     expect(refused.headers['content-type']).toMatch(/^text\/html/);
-    expect(errorOf(refused.body)).toBeTruthy();
+    expect(errorOf(refused.body)).toMatch(/^statement.csv: unknown column/);
     expect(await statementCount()).toBe(before);
   });
 
-  it.skipIf(!parserAvailable)('imports an uploaded CSV statement, matches it, and changes nothing on the same file again', async () => {
+  it('imports an uploaded CSV statement, matches it, and changes nothing on the same file again', async () => {
     const w = await reconciledPayDate();
     const { browser } = await signedInAs(t.app, t.db, 'operator');
     const id = `UPLOAD-${w.reference}`;

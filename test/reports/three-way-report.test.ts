@@ -1,19 +1,17 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
-import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
 import { matchCreditManually, runMatching, type MatchingPolicy } from '../../src/cash/matching-service.ts';
 import { recordStatement } from '../../src/cash/statement-import-service.ts';
 import { exportThreeWay } from '../../src/cli/export-commands.ts';
 import { formatMinorUnits } from '../../src/money/major-units.ts';
-import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
 import { markPayoutFailed, runPayouts } from '../../src/payouts/payout-service.ts';
 import { threeWayColumns } from '../../src/reports/three-way-report.ts';
-import { createWorld, PD1, PD2, type World } from '../reconciliation/reconciliation-world.ts';
+import { PD1, PD2 } from '../reconciliation/reconciliation-world.ts';
+import { CASH_AMOUNTS, cashPolicy, parsedStatement, reconciledPayDate } from '../support/cash.ts';
 import { createCollectionAccount, createOperator } from '../support/factories.ts';
 import { authHeaders, startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -23,53 +21,22 @@ import { authHeaders, startTestApp, type TestApp } from '../support/test-app.ts'
 
 let t: TestApp;
 let operatorHeaders: Record<string, string>;
+type World = Awaited<ReturnType<typeof reconciledPayDate>>;
 let shortWorld: World;
 let fullWorld: World;
 let lateWorld: World;
 let sandboxWorld: World;
 
-const amounts = [12_550, 8_000, 4_250];
+const amounts = CASH_AMOUNTS;
 const actor = cliActor('finance-test');
-const policy = (today: string): MatchingPolicy => ({ today, lateWorkingDays: 3, toleranceMinor: 100, holidays: new Set() });
+const policy = (today: string): MatchingPolicy => cashPolicy(today);
 
 /** A payroll paying PD1 with three payment requests, locked, reported by payroll (`deducted` per employee) and reconciled. */
-async function reconciledPayroll(deducted: readonly number[]) {
-  const w = await createWorld(t.db, { employees: 3 });
-  for (const [index, amount] of amounts.entries()) await w.payment(index, amount);
-  await w.lock(PD1);
-  for (const [index, amount] of deducted.entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
-  await w.reconcile(PD1, { today: '2026-10-31' });
-  await t.db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(trx, w.biller.clientId, { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' }, { actor, reason: 'onboarding' }),
-  );
-  return w;
-}
-
-async function referenceOf(w: World) {
-  const row = await t.db
-    .selectFrom('requested_payments as rp')
-    .innerJoin('deduction_snapshots as s', 's.id', 'rp.snapshot_id')
-    .select('rp.payment_reference')
-    .where('s.payroll_id', '=', w.payroll.id)
-    .executeTakeFirstOrThrow();
-  return row.payment_reference;
-}
+const reconciledPayroll = (deducted: readonly number[]) => reconciledPayDate(t.db, { deducted });
+const referenceOf = async (w: World) => w.reference;
 
 function statement(account: { sort_code: string; account_number: string }, credits: Array<{ amount: number; remittanceInformation: string }>) {
-  const id = `STMT-3W-${credits.map((credit) => credit.remittanceInformation).join('-')}`;
-  const entries: StatementEntry[] = credits.map((credit, index) => ({
-    position: { line: index + 2 },
-    bankReference: `${id}-${index}`,
-    direction: 'credit',
-    currency: 'GBP',
-    bookingDate: '2026-10-30',
-    valueDate: '2026-10-30',
-    debtorName: 'Employer Ltd',
-    debtorAccount: null,
-    ...credit,
-  }));
-  const parsed: ParsedStatement = { format: 'csv', statementId: id, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
-  return { parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${id}.csv` };
+  return parsedStatement(account, `STMT-3W-${credits.map((credit) => credit.remittanceInformation).join('-')}`, credits);
 }
 
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import type { RouteModule } from '../app.ts';
 import { contentDigestSha256 } from '../content-digest.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { withinLimit } from '../streamed-body.ts';
 import { pagingQuerySchema, pagingResponseSchema } from '../../shared/paging.ts';
 import { isoDateSchema } from '../../shared/schemas.ts';
 import { employmentStatusSchema } from '../../payroll-providers/reference-schemas.ts';
@@ -115,16 +116,6 @@ const acceptsCsv = (accept: string | undefined) => (accept ?? '').split(',').som
 const spooledErrors = new WeakMap<FastifyRequest, string>();
 
 const errorsCsv = [{ contentType: 'text/csv', schema: employeeImportErrorsCsvSchema }];
-
-/** The request body as it arrives, refused with 413 as soon as it passes the limit. */
-async function* withinLimit(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (seen > limit) throw new HttpProblem(413, 'body-too-large', `An import file may be at most ${limit} bytes`);
-    yield chunk;
-  }
-}
 
 export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
@@ -346,7 +337,7 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
         try {
           const report = await importEmployees(trx, {
             payrollId: ctx.params.payroll_id,
-            source: Readable.from(withinLimit(ctx.request.body as Readable, EMPLOYEE_IMPORT_BODY_LIMIT_BYTES)),
+            source: Readable.from(withinLimit(ctx.request.body as Readable, EMPLOYEE_IMPORT_BODY_LIMIT_BYTES, 'An import file')),
             dryRun: ctx.query.dry_run,
             partial: ctx.query.partial,
             actor: clientActor(ctx.caller.clientId),

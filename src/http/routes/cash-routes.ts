@@ -11,6 +11,7 @@ import { isoDateSchema } from '../../shared/schemas.ts';
 import type { RouteModule } from '../app.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
+import { withinLimit } from '../streamed-body.ts';
 
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 const cash = (scope: 'cash:read' | 'cash:write') => ({ kind: 'both', scope, roles: ['operator'] }) as const;
@@ -86,15 +87,6 @@ const unmatchResult = z
   .object({ match: remittanceMatchSchema, received: z.number().int(), entries_unfunded: z.number().int() })
   .meta({ id: 'UnmatchResult', description: 'The match taken back, what the remittance has received without it, and how many unpaid entries lost their funding.', example: { match: remittanceMatchSchema.meta()!.example, received: 0, entries_unfunded: 3 } });
 
-async function* withinLimit(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (seen > limit) throw new HttpProblem(413, 'body-too-large', `A bank statement may be at most ${limit} bytes`);
-    yield chunk;
-  }
-}
-
 /** Operators' cash: bank statements in, the exceptions queue, manual matching, remittances. */
 export const registerCashRoutes: RouteModule = (app, deps) => {
   const policy = () => matchingPolicyOf(deps.db, deps.config);
@@ -142,7 +134,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
         }
         const limit = deps.config.STATEMENT_LIMIT_BYTES;
         if (Number(ctx.request.headers['content-length'] ?? 0) > limit) throw new HttpProblem(413, 'body-too-large', `A bank statement may be at most ${limit} bytes`);
-        const read = await readStatement(Readable.from(withinLimit(ctx.request.body, limit)), { maxBytes: limit, fileName: ctx.query.file_name ?? null });
+        const read = await readStatement(Readable.from(withinLimit(ctx.request.body, limit, 'A bank statement')), { maxBytes: limit, fileName: ctx.query.file_name ?? null });
         const outcome = await recordStatement(trx, { ...read, actor: clientActor(ctx.caller.clientId), policy: await policy() });
         return {
           status: outcome.replayed ? 200 : 201,

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { cliActor } from '../../src/audit/audit-service.ts';
+import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
+import type { MatchingPolicy } from '../../src/cash/matching-service.ts';
+import type { Database } from '../../src/db/connection.ts';
+import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
+import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
+
+/** Three payment requests on PD1: 24 800 in all. */
+export const CASH_AMOUNTS = [12_550, 8_000, 4_250] as const;
+
+export const cashPolicy = (today: string): MatchingPolicy => ({ today, lateWorkingDays: 3, toleranceMinor: 100, holidays: new Set() });
+
+/**
+ * A payroll paying PD1 with three payment requests, locked, reported by payroll (`deducted` per
+ * employee, in full unless said) and reconciled, with the biller's beneficiary account: its
+ * remittance expects what was deducted. `reference` is the pay date's payment reference.
+ */
+export async function reconciledPayDate(db: Database, options: { deducted?: readonly number[]; trusted?: boolean } = {}) {
+  const w = await createWorld(db, { employees: 3 });
+  if (options.trusted) await db.updateTable('employers').set({ payout_funding: 'deducted' }).where('id', '=', w.employer.id).execute();
+  for (const [index, amount] of CASH_AMOUNTS.entries()) await w.payment(index, amount);
+  await w.lock(PD1);
+  for (const [index, amount] of (options.deducted ?? CASH_AMOUNTS).entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
+  await w.reconcile(PD1, { today: '2026-10-31' });
+  await db.transaction().execute((trx) =>
+    replaceBeneficiaryAccount(
+      trx,
+      w.biller.clientId,
+      { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
+      { actor: cliActor('fixture'), reason: 'onboarding' },
+    ),
+  );
+  const reference = await db
+    .selectFrom('requested_payments as rp')
+    .innerJoin('deduction_snapshots as s', 's.id', 'rp.snapshot_id')
+    .select('rp.payment_reference')
+    .where('s.payroll_id', '=', w.payroll.id)
+    .executeTakeFirstOrThrow();
+  return { ...w, reference: reference.payment_reference };
+}
+
+/**
+ * A statement as the parser would hand it over (so tests of what follows need no file): credits on
+ * PD1 in GBP, each with a bank reference of its own unless given.
+ */
+export function parsedStatement(account: { sort_code: string; account_number: string }, id: string, credits: ReadonlyArray<Partial<StatementEntry> & { amount: number }>) {
+  const entries: StatementEntry[] = credits.map((credit, index) => ({
+    position: { line: index + 2 },
+    bankReference: `${id}-${index}`,
+    direction: 'credit',
+    currency: 'GBP',
+    bookingDate: '2026-10-30',
+    valueDate: '2026-10-30',
+    remittanceInformation: null,
+    debtorName: 'Employer Ltd',
+    debtorAccount: null,
+    ...credit,
+  }));
+  const parsed: ParsedStatement = { format: 'csv', statementId: id, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
+  return { parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${id}.csv` };
+}
