@@ -25,6 +25,7 @@ import * as paymentReferenceNumbers from './20261125040000_payment_reference_num
 import * as reconciliationAndPayoutRuns from './20261125060000_reconciliation_and_payout_runs.ts';
 import * as consoleUsers from './20261126000000_console_users.ts';
 import * as cash from './20261127000000_cash.ts';
+import * as autovacuumForNightlyTables from './20261128000000_autovacuum_for_nightly_tables.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261125060000_reconciliation_and_payout_runs': reconciliationAndPayoutRuns,
   '20261126000000_console_users': consoleUsers,
   '20261127000000_cash': cash,
+  '20261128000000_autovacuum_for_nightly_tables': autovacuumForNightlyTables,
 };
