@@ -84,7 +84,7 @@ ${fields}
 export function statusBadge(status: string): Html {
   const tone = /fail|error|abandon|disabled|unreconciled|unfinished|short|late|overdue/.test(status)
     ? 'bad'
-    : /complete|paid|ok|succeed|reconciled|finished|delivered|locked|instructed|confirmed/.test(status)
+    : /complete|paid|ok|succeed|reconciled|finished|delivered|locked|instructed|confirmed|received/.test(status)
       ? 'good'
       : 'neutral';
   const symbol = tone === 'bad' ? '✗' : tone === 'good' ? '✓' : '•';

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composition } from '../../bin/composition.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
+import { formatMinorUnits } from '../../src/money/major-units.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
 import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import type { WorkerHost } from '../../src/workers/worker-host.ts';
@@ -226,8 +227,35 @@ describe('the console in a browser', () => {
     }
   }, 90_000);
 
+  it('finance uploads the bank statement and the remittance is received', async () => {
+    const finance = await createConsoleUserOf(t.db, 'finance');
+    const page = await browser.newPage();
+    await signIn(page, finance.email);
+    await nav(page, 'Cash').click();
+    await screenshot(page, '13-cash');
+    const remittance = await t.db.selectFrom('remittances').selectAll().where('payroll_id', '=', w.payroll.id).where('pay_date', '=', PD1).executeTakeFirst();
+    const reference = remittance?.payment_reference ?? (await t.db.selectFrom('requested_payments').select('payment_reference').executeTakeFirstOrThrow()).payment_reference;
+    const account = await t.db.selectFrom('collection_accounts').selectAll().where('active', '=', true).executeTakeFirstOrThrow();
+    const file = join(ARTIFACTS, 'statement.csv');
+    const deductedTotal = deducted.reduce((a, b) => a + b, 0);
+    writeFileSync(
+      file,
+      'statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\n' +
+        `BROWSER-1,${account.sort_code},${account.account_number},GBP,BROWSER-REF-1,${PD1},${PD1},credit,${formatMinorUnits(deductedTotal, 'GBP')},${reference},Employer Ltd,\n`,
+    );
+    await page.goto(`${baseUrl}/console/cash/statements`);
+    await page.getByLabel('Statement file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Import statement' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toMatch(/imported: 1 new credit; 1 match by the rules \(exact 1\)/);
+    await screenshot(page, '14-statement-imported');
+    const after = await t.db.selectFrom('remittances').select(['received', 'status']).where('payroll_id', '=', w.payroll.id).where('pay_date', '=', PD1).executeTakeFirstOrThrow();
+    expect(after).toEqual({ received: deductedTotal, status: 'received' });
+    await page.goto(`${baseUrl}/console/cash/remittances/${w.payroll.id}/${PD1}`);
+    await screenshot(page, '15-remittance');
+    await page.close();
+  }, 60_000);
+
   it('every page screenshotted above passes axe-core\'s WCAG 2.1 AA rules', () => {
     expect(Object.fromEntries(accessibilityProblems)).toEqual({});
   });
 });
-
