@@ -1,9 +1,17 @@
 /** Shared by the benchmark scripts: formatting, phase timing and fresh databases. */
-import type { RawBuilder, Transaction } from 'kysely';
+import { Queue } from 'bullmq';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
+import { inParallel } from '../../src/cli/demo/api-client.ts';
+import type { Config } from '../../src/config/config.ts';
 import { ensureDatabaseExists } from '../../src/db/admin.ts';
 import type { Database } from '../../src/db/connection.ts';
 import type { DB } from '../../src/db/tables.ts';
+import { submitConfirmation } from '../../src/deduction-records/confirmation-service.ts';
+import { toMajorUnits } from '../../src/money/major-units.ts';
+import { defaultJobOptions, queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
+import { producerConnection } from '../../src/runtime/redis-connections.ts';
+import type { Caller } from '../../src/shared/caller.ts';
 
 export const seconds = (ms: number) => (ms / 1000).toFixed(2);
 export const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000)).toLocaleString('en-GB');
@@ -58,4 +66,132 @@ export async function recreateDatabase(databaseUrl: string): Promise<void> {
     await admin.end();
   }
   await ensureDatabaseExists(databaseUrl);
+}
+
+export interface NightlyData {
+  payrolls: number;
+  employeesPerPayroll: number;
+  paymentsPerEmployee: number;
+  runDate: string;
+  payDate: string;
+}
+
+/**
+ * The nightly benchmark's data, set-based: one provider and biller, `payrolls` employers with one monthly
+ * payroll each and a pay date locking on `runDate`, `employeesPerPayroll` employees each with an active
+ * mandate and `paymentsPerEmployee` pending payment requests due on `payDate`. Used by nightly.ts and cycle.ts.
+ */
+export async function generateNightlyData(db: Database, { payrolls, employeesPerPayroll, paymentsPerEmployee, runDate, payDate }: NightlyData): Promise<void> {
+  const employees = payrolls * employeesPerPayroll;
+  const statements = [
+    sql`insert into payroll_providers (id, name, lead_time_working_days)
+        values ('00000000-0000-4000-8000-000000000001', 'Bench payroll provider', 2)`,
+    sql`insert into clients (id, name, role, secret_hash, scopes)
+        values ('00000000-0000-4000-8000-000000000002', 'Bench biller', 'biller', repeat('0', 64), '{payments:write}')`,
+    sql`insert into collection_accounts (currency, account_number, sort_code, account_holder_name)
+        values ('GBP', '12345678', '04-00-04', 'Salary Deductions Collections Ltd')`,
+    sql`insert into employers (id, payroll_provider_id, external_id, name, salary_deduction_opt_in_status)
+        select ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'E' || g, 'Employer ' || g, 'opted_in'
+        from generate_series(1, ${payrolls}) g`,
+    sql`insert into payrolls (id, employer_id, payroll_provider_id, external_id, name, payment_run_frequency)
+        select ('20000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
+               '00000000-0000-4000-8000-000000000001', 'P' || g, 'Payroll ' || g, 'monthly'
+        from generate_series(1, ${payrolls}) g`,
+    sql`insert into pay_dates (payroll_id, pay_date, payroll_cutoff_date, pay_period, lock_date)
+        select id, ${payDate}::date, '2026-12-03'::date, '9-2026', ${runDate}::date from payrolls`,
+  ];
+  for (const statement of statements) await statement.execute(db);
+  await sql`
+    insert into employees (id, payroll_provider_id, given_name, family_name)
+    select ('30000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'Given', 'Family' || g
+    from generate_series(1, ${employees}) g
+  `.execute(db);
+  await sql`
+    insert into employments (employee_id, employer_id, payroll_id, payroll_reference)
+    select ('30000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
+           ('10000000-0000-4000-8000-' || lpad(to_hex((g - 1) / ${employeesPerPayroll} + 1), 12, '0'))::uuid,
+           ('20000000-0000-4000-8000-' || lpad(to_hex((g - 1) / ${employeesPerPayroll} + 1), 12, '0'))::uuid,
+           'WN' || g
+    from generate_series(1, ${employees}) g
+  `.execute(db);
+  await sql`
+    insert into consumers (id, biller_client_id, given_name, family_name)
+    select ('40000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000002', 'Given', 'Family' || g
+    from generate_series(1, ${employees}) g
+  `.execute(db);
+  await sql`
+    insert into mandates (id, biller_client_id, consumer_id, employee_id, payroll_id, status, authorisation_source)
+    select ('50000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000002',
+           ('40000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
+           ('30000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
+           ('20000000-0000-4000-8000-' || lpad(to_hex((g - 1) / ${employeesPerPayroll} + 1), 12, '0'))::uuid,
+           'active', '{"type":"online"}'
+    from generate_series(1, ${employees}) g
+  `.execute(db);
+  await sql`
+    insert into payment_requests (biller_client_id, mandate_id, payroll_id, employee_id, currency, amount, due_date, target_pay_date)
+    select m.biller_client_id, m.id, m.payroll_id, m.employee_id, 'GBP', 1000 + (n * 137 + length(m.id::text)) % 9000, ${payDate}::date, ${payDate}::date
+    from mandates m cross join generate_series(1, ${paymentsPerEmployee}) n
+  `.execute(db);
+  await sql`analyze`.execute(db);
+}
+
+export interface LockedSnapshot {
+  id: string;
+  payroll_id: string;
+  pay_period: string;
+}
+
+/**
+ * Payroll's confirmation of every locked pay date, `concurrency` at a time, each in its own transaction
+ * through submitConfirmation: 90 % of employees deducted in full, every tenth half (reconcile.ts, cycle.ts).
+ */
+export async function confirmPayDates(db: Database, caller: Caller, snapshots: readonly LockedSnapshot[], concurrency: number): Promise<void> {
+  await inParallel(snapshots, concurrency, async (snapshot, index) => {
+    const lines = (
+      await sql<{ employee_id: string; requested_amount: number }>`select employee_id, requested_amount from deduction_lines where snapshot_id = ${snapshot.id}`.execute(db)
+    ).rows;
+    let total = 0;
+    const deductions = lines.map((line, i) => {
+      const deducted = (index + i) % 10 === 0 ? Math.floor(line.requested_amount / 2) : line.requested_amount;
+      total += deducted;
+      return { employee_id: line.employee_id, deducted_amount: toMajorUnits(deducted, 'GBP'), leaver: false };
+    });
+    await db.transaction().execute((trx) =>
+      submitConfirmation(trx, caller, snapshot.payroll_id, {
+        deduction_data_id: snapshot.id,
+        pay_period: snapshot.pay_period,
+        currency: 'GBP',
+        total_amount: toMajorUnits(total, 'GBP'),
+        deductions,
+      }),
+    );
+  });
+}
+
+/**
+ * Queues one reconcile job per payroll pay date for the workers already running and waits until none
+ * waits, runs or waits for a retry. Completed jobs are removed beyond the newest 1,000
+ * (defaultJobOptions); jobs that failed for good stay listed: returns the final counts.
+ */
+export async function reconcileThroughQueue(config: Config, payrollIds: readonly string[], payDate: string) {
+  const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
+  try {
+    for (let i = 0; i < payrollIds.length; i += 1000) {
+      await queue.addBulk(
+        payrollIds.slice(i, i + 1000).map((payrollId) => ({
+          name: reconcilePayDateJob,
+          data: { payrollId, payDate },
+          opts: { ...defaultJobOptions, jobId: `bench.reconcile.${payrollId}` },
+        })),
+      );
+    }
+    for (;;) {
+      const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+      if ((counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0) return counts;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await queue.close();
+  }
 }

@@ -17,7 +17,7 @@ import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
-import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
+import { generateNightlyData, megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -37,60 +37,6 @@ const payments = employees * paymentsPerEmployee;
 const runDate = '2026-12-01';
 const payDate = '2026-12-10';
 
-
-async function generate(db: Database): Promise<void> {
-  const statements = [
-    sql`insert into payroll_providers (id, name, lead_time_working_days)
-        values ('00000000-0000-4000-8000-000000000001', 'Bench payroll provider', 2)`,
-    sql`insert into clients (id, name, role, secret_hash, scopes)
-        values ('00000000-0000-4000-8000-000000000002', 'Bench biller', 'biller', repeat('0', 64), '{payments:write}')`,
-    sql`insert into collection_accounts (currency, account_number, sort_code, account_holder_name)
-        values ('GBP', '12345678', '04-00-04', 'Salary Deductions Collections Ltd')`,
-    sql`insert into employers (id, payroll_provider_id, external_id, name, salary_deduction_opt_in_status)
-        select ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'E' || g, 'Employer ' || g, 'opted_in'
-        from generate_series(1, ${payrolls}) g`,
-    sql`insert into payrolls (id, employer_id, payroll_provider_id, external_id, name, payment_run_frequency)
-        select ('20000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
-               '00000000-0000-4000-8000-000000000001', 'P' || g, 'Payroll ' || g, 'monthly'
-        from generate_series(1, ${payrolls}) g`,
-    sql`insert into pay_dates (payroll_id, pay_date, payroll_cutoff_date, pay_period, lock_date)
-        select id, ${payDate}::date, '2026-12-03'::date, '9-2026', ${runDate}::date from payrolls`,
-  ];
-  for (const statement of statements) await statement.execute(db);
-  await sql`
-    insert into employees (id, payroll_provider_id, given_name, family_name)
-    select ('30000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'Given', 'Family' || g
-    from generate_series(1, ${employees}) g
-  `.execute(db);
-  await sql`
-    insert into employments (employee_id, employer_id, payroll_id, payroll_reference)
-    select ('30000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
-           ('10000000-0000-4000-8000-' || lpad(to_hex((g - 1) / ${employeesPerPayroll} + 1), 12, '0'))::uuid,
-           ('20000000-0000-4000-8000-' || lpad(to_hex((g - 1) / ${employeesPerPayroll} + 1), 12, '0'))::uuid,
-           'WN' || g
-    from generate_series(1, ${employees}) g
-  `.execute(db);
-  await sql`
-    insert into consumers (id, biller_client_id, given_name, family_name)
-    select ('40000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000002', 'Given', 'Family' || g
-    from generate_series(1, ${employees}) g
-  `.execute(db);
-  await sql`
-    insert into mandates (id, biller_client_id, consumer_id, employee_id, payroll_id, status, authorisation_source)
-    select ('50000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000002',
-           ('40000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
-           ('30000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
-           ('20000000-0000-4000-8000-' || lpad(to_hex((g - 1) / ${employeesPerPayroll} + 1), 12, '0'))::uuid,
-           'active', '{"type":"online"}'
-    from generate_series(1, ${employees}) g
-  `.execute(db);
-  await sql`
-    insert into payment_requests (biller_client_id, mandate_id, payroll_id, employee_id, currency, amount, due_date, target_pay_date)
-    select m.biller_client_id, m.id, m.payroll_id, m.employee_id, 'GBP', 1000 + (n * 137 + length(m.id::text)) % 9000, ${payDate}::date, ${payDate}::date
-    from mandates m cross join generate_series(1, ${paymentsPerEmployee}) n
-  `.execute(db);
-  await sql`analyze`.execute(db);
-}
 
 /** How much WAL the server has written and how many checkpoints it has made: the lock's write volume. */
 async function walPosition(db: Database): Promise<{ bytes: number; checkpoints: number }> {
@@ -197,7 +143,7 @@ async function main(): Promise<void> {
     await migrateDownToEmpty(db);
     await migrateToLatest(db);
   });
-  await timed('generate data (set-based)', () => generate(db));
+  await timed('generate data (set-based)', () => generateNightlyData(db, { payrolls, employeesPerPayroll, paymentsPerEmployee, runDate, payDate }));
 
   const floor = await timed(`floor: INSERT ... SELECT ${payments} rows`, () =>
     sql`

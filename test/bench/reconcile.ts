@@ -22,7 +22,6 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { createClient } from '../../src/auth/clients-service.ts';
 import { addWorkingDays } from '../../src/calendars/working-days.ts';
@@ -32,16 +31,11 @@ import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { timeOrderedUuidSql } from '../../src/db/time-ordered-uuid-sql.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { submitConfirmation } from '../../src/deduction-records/confirmation-service.ts';
 import { insertBeneficiaryAccount } from '../../src/cli/demo/demo-repository.ts';
-import { toMajorUnits } from '../../src/money/major-units.ts';
 import { runPayoutsOn } from '../../src/payouts/payout-service.ts';
-import { producerConnection } from '../../src/runtime/redis-connections.ts';
-import { defaultJobOptions, queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
-import { inParallel } from '../../src/cli/demo/api-client.ts';
-import { megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
+import { confirmPayDates, megabytes, perSecond, reconcileThroughQueue, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, work, 40);
 
@@ -241,26 +235,7 @@ async function main(): Promise<void> {
   const employees = Number((await sql<{ n: number }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(db)).rows[0]!.n);
   let cpuMark = await cpuNow();
   const confirm = await timedPhase(`confirmations (${employees} employees)`, () =>
-    inParallel(snapshots, Number(values.concurrency), async (snapshot, index) => {
-      const lines = (
-        await sql<{ employee_id: string; requested_amount: number }>`select employee_id, requested_amount from deduction_lines where snapshot_id = ${snapshot.id}`.execute(db)
-      ).rows;
-      let total = 0;
-      const deductions = lines.map((line, i) => {
-        const deducted = (index + i) % 10 === 0 ? Math.floor(line.requested_amount / 2) : line.requested_amount;
-        total += deducted;
-        return { employee_id: line.employee_id, deducted_amount: toMajorUnits(deducted, 'GBP'), leaver: false };
-      });
-      await db.transaction().execute((trx) =>
-        submitConfirmation(trx, caller, snapshot.payroll_id, {
-          deduction_data_id: snapshot.id,
-          pay_period: snapshot.pay_period,
-          currency: 'GBP',
-          total_amount: toMajorUnits(total, 'GBP'),
-          deductions,
-        }),
-      );
-    }),
+    confirmPayDates(db, caller, snapshots, Number(values.concurrency)),
   );
   const confirmRss = rss();
   const confirmCpu = await cpuSince(cpuMark);
@@ -275,29 +250,12 @@ async function main(): Promise<void> {
     return;
   }
 
-  const queue = new Queue(queueNames.payDates, { connection: producerConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
   const workers = await composition.startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
   cpuMark = await cpuNow();
-  const reconcile = await timedPhase('reconciliation (BullMQ jobs, workers)', async () => {
-    for (let i = 0; i < snapshots.length; i += 1000) {
-      await queue.addBulk(
-        snapshots.slice(i, i + 1000).map((s) => ({
-          name: reconcilePayDateJob,
-          data: { payrollId: s.payroll_id, payDate: PAY_DATE },
-          opts: { ...defaultJobOptions, jobId: `bench.reconcile.${s.payroll_id}` },
-        })),
-      );
-    }
-    // Completed jobs are removed beyond the newest 1,000 (defaultJobOptions), so the run is over when
-    // nothing waits, runs or waits for a retry; jobs that failed for good stay listed.
-    for (;;) {
-      const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
-      if ((counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0) return counts;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  });
+  const reconcile = await timedPhase('reconciliation (BullMQ jobs, workers)', () =>
+    reconcileThroughQueue(config, snapshots.map((s) => s.payroll_id), PAY_DATE),
+  );
   await workers.close();
-  await queue.close();
   const reconcileRss = rss();
   const reconcileCpu = await cpuSince(cpuMark);
   const reconciled = (await sql<{ attempts: number; collected: number; ledger: number; ledger_total: number; collected_total: number }>`
