@@ -10,19 +10,22 @@ export interface FundingCandidate {
   paymentRequestId: string;
   /** Minor units, signed: a reversal is negative. */
   amount: number;
-  /** When the payment request was made: the oldest requests are funded first. */
-  createdAt: Date;
+  /**
+   * The payment request's place among the pay date's, oldest first (the database ranks them by
+   * creation to the microsecond, then id): the oldest requests are funded first.
+   */
+  requestOrder: number;
 }
 
 interface FundingUnit {
   paymentRequestId: string;
   net: number;
-  createdAt: number;
+  requestOrder: number;
   entries: FundingCandidate[];
 }
 
 const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const byCreation = (a: FundingCandidate, b: FundingCandidate): number => a.createdAt.getTime() - b.createdAt.getTime() || compareIds(a.id, b.id);
+const byRequestOrder = (a: FundingCandidate, b: FundingCandidate): number => a.requestOrder - b.requestOrder || compareIds(a.id, b.id);
 
 /**
  * The ids of the entries `available` minor units fund. Entries are funded a payment request at a time
@@ -40,14 +43,14 @@ export function fundableEntries(entries: readonly FundingCandidate[], available:
     if (ids.has(entry.id)) throw new RangeError(`entry ${entry.id} is given twice`);
     ids.add(entry.id);
     if (!Number.isSafeInteger(entry.amount)) throw new RangeError(`entry ${entry.id}'s amount must be an integer of minor units, got ${String(entry.amount)}`);
-    if (Number.isNaN(entry.createdAt.getTime())) throw new RangeError(`entry ${entry.id} has an invalid creation time`);
-    const unit = units.get(entry.paymentRequestId) ?? { paymentRequestId: entry.paymentRequestId, net: 0, createdAt: entry.createdAt.getTime(), entries: [] };
+    if (!Number.isSafeInteger(entry.requestOrder)) throw new RangeError(`entry ${entry.id}'s request order must be an integer, got ${String(entry.requestOrder)}`);
+    const unit = units.get(entry.paymentRequestId) ?? { paymentRequestId: entry.paymentRequestId, net: 0, requestOrder: entry.requestOrder, entries: [] };
     unit.net += entry.amount;
-    unit.createdAt = Math.min(unit.createdAt, entry.createdAt.getTime());
+    unit.requestOrder = Math.min(unit.requestOrder, entry.requestOrder);
     unit.entries.push(entry);
     units.set(entry.paymentRequestId, unit);
   }
-  const byAge = (a: FundingUnit, b: FundingUnit) => a.createdAt - b.createdAt || compareIds(a.paymentRequestId, b.paymentRequestId);
+  const byAge = (a: FundingUnit, b: FundingUnit) => a.requestOrder - b.requestOrder || compareIds(a.paymentRequestId, b.paymentRequestId);
   const lowering = [...units.values()].filter((unit) => unit.net <= 0).sort(byAge);
   const raising = [...units.values()].filter((unit) => unit.net > 0).sort(byAge);
   const funded = [...lowering];
@@ -57,5 +60,5 @@ export function fundableEntries(entries: readonly FundingCandidate[], available:
     runningTotal += unit.net;
     funded.push(unit);
   }
-  return funded.flatMap((unit) => unit.entries.sort(byCreation).map((entry) => entry.id));
+  return funded.flatMap((unit) => unit.entries.sort(byRequestOrder).map((entry) => entry.id));
 }

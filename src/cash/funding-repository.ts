@@ -52,13 +52,14 @@ export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, 
 }
 
 /**
- * The unfunded, unpaid entries of one payroll pay date, settled by the cutoff, each dated by its payment
- * request's creation: one reconciliation writes all of a pay date's entries at once, so the request's
- * age is what tells which collection came first.
+ * The unfunded, unpaid entries of one payroll pay date, settled by the cutoff, each with its payment
+ * request's rank by age: one reconciliation writes all of a pay date's entries at once, so the
+ * request's creation is what tells which collection came first. Ranked here, to the microsecond (a
+ * JavaScript Date keeps milliseconds, and requests made within one would tie).
  */
 export async function listUnfundedEntries(db: Executor, payrollId: string, payDate: string, cutoff: string) {
-  const result = await sql<{ id: string; payment_request_id: string; amount: number; created_at: Date }>`
-    select le.id, le.payment_request_id, le.amount, pr.created_at
+  const result = await sql<{ id: string; payment_request_id: string; amount: number; request_order: number }>`
+    select le.id, le.payment_request_id, le.amount, (dense_rank() over (order by pr.created_at, pr.id))::int as request_order
     from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
     join payment_requests pr on pr.id = le.payment_request_id
     where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date

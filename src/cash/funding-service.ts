@@ -29,7 +29,7 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
     for (const payDate of await listPayDatesAwaitingFunding(trx, options.cutoff, options.defaultFunding)) {
       const entries = await listUnfundedEntries(trx, payDate.payroll_id, payDate.pay_date, options.cutoff);
       const funded = fundableEntries(
-        entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, createdAt: entry.created_at })),
+        entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, requestOrder: entry.request_order })),
         payDate.received - payDate.funded,
       );
       await markFunded(trx, funded);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import type { StatementEntry } from '../../src/cash/bank-statement.ts';
@@ -75,6 +76,25 @@ describe('remittances and funded payouts', () => {
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800, status: 'received' });
     await pay('2026-11-11');
     expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount).sort()).toEqual([12_250, 12_550]);
+  });
+
+  it('funds the oldest request first even when requests were made within one millisecond', async () => {
+    const w = await reconciledPayDate();
+    // Microseconds apart, the later-made request with the smaller id: JavaScript dates would tie them
+    // and the id would decide; the database ranks them to the microsecond.
+    const payments = await t.db.selectFrom('payment_requests').select(['id', 'amount']).where('payroll_id', '=', w.payroll.id).orderBy('id', 'desc').execute();
+    for (const [index, payment] of payments.entries()) {
+      await t.db.updateTable('payment_requests').set({ created_at: new Date('2026-10-01T10:00:00.000Z') }).where('id', '=', payment.id).execute();
+      await sql`update payment_requests set created_at = created_at + make_interval(secs => ${(index + 1) / 1_000_000}) where id = ${payment.id}::uuid`.execute(t.db);
+    }
+    const oldest = payments[0]!;
+    const credit = await importParsed(statement([{ amount: oldest.amount, remittanceInformation: `part ${w.reference}` }]));
+    expect(credit.matching?.matches).toBe(0);
+    const waiting = await t.db.selectFrom('bank_credits').select('id').where('remittance_information', '=', `part ${w.reference}`).executeTakeFirstOrThrow();
+    await matchCreditManually(t.db, actor, policy(), { creditId: waiting.id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: oldest.amount }], reason: null });
+    await pay();
+    const paid = await t.db.selectFrom('payout_items').innerJoin('payouts', 'payouts.id', 'payout_items.payout_id').select('payout_items.payment_request_id').where('payouts.biller_client_id', '=', w.biller.clientId).execute();
+    expect(paid.map((item) => item.payment_request_id)).toEqual([oldest.id]);
   });
 
   it('refuses to unmatch money already paid out, and unfunds what is not yet paid', async () => {

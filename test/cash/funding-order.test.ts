@@ -4,8 +4,7 @@ import fc from 'fast-check';
 import '../support/property-seed.ts';
 import { fundableEntries, type FundingCandidate } from '../../src/cash/funding-order.ts';
 
-const at = (minute: number): Date => new Date(Date.UTC(2026, 9, 30, 9, minute));
-const entry = (id: string, amount: number, minute: number, paymentRequestId = id): FundingCandidate => ({ id, paymentRequestId, amount, createdAt: at(minute) });
+const entry = (id: string, amount: number, minute: number, paymentRequestId = id): FundingCandidate => ({ id, paymentRequestId, amount, requestOrder: minute });
 
 describe('fundableEntries', () => {
   const ENTRIES = [entry('c3', 300, 3), entry('c1', 100, 1), entry('r1', -50, 5), entry('c2', 200, 2)];
@@ -53,7 +52,7 @@ describe('fundableEntries', () => {
   it('refuses entries it cannot order or add up', () => {
     expect(() => fundableEntries([entry('a', 1, 1), entry('a', 2, 2)], 10)).toThrow(RangeError);
     expect(() => fundableEntries([entry('a', 1.5, 1)], 10)).toThrow(RangeError);
-    expect(() => fundableEntries([{ id: 'a', paymentRequestId: 'a', amount: 1, createdAt: new Date(Number.NaN) }], 10)).toThrow(RangeError);
+    expect(() => fundableEntries([{ id: 'a', paymentRequestId: 'a', amount: 1, requestOrder: Number.NaN }], 10)).toThrow(RangeError);
     expect(() => fundableEntries([entry('a', 1, 1)], 0.5)).toThrow(RangeError);
   });
 
@@ -64,7 +63,7 @@ describe('fundableEntries', () => {
 
   // The documented order, written out independently.
   const documentedOrder = (entries: readonly FundingCandidate[]): FundingCandidate[] => {
-    const key = (e: FundingCandidate) => [e.amount <= 0 ? 0 : 1, e.createdAt.getTime()] as const;
+    const key = (e: FundingCandidate) => [e.amount <= 0 ? 0 : 1, e.requestOrder] as const;
     return [...entries].sort((a, b) => {
       const [ga, ta] = key(a);
       const [gb, tb] = key(b);
