@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { MatchRule } from '../db/tables.ts';
+import type { Selectable } from 'kysely';
+import type { MatchRule, RemittanceMatchesTable } from '../db/tables.ts';
 
 /** Credits with money not yet matched, with what remains of each: the exceptions queue, and what the rules try again. */
 export async function listUnmatchedCredits(db: Executor, limit?: number) {
@@ -42,39 +43,46 @@ export interface NewMatch {
   matchedBy: string;
 }
 
-/** The matches, and each credit's matched amount raised by its share, in one statement. */
-export async function insertMatches(db: Executor, matches: readonly NewMatch[]): Promise<void> {
-  if (matches.length === 0) return;
+/** The matches, and each credit's matched amount raised by its share, in one statement; returns the matches as stored. */
+export async function insertMatches(db: Executor, matches: readonly NewMatch[]): Promise<Array<Selectable<RemittanceMatchesTable>>> {
+  if (matches.length === 0) return [];
   const column = <T>(pick: (match: NewMatch) => T) => matches.map(pick);
-  await sql`
+  const result = await sql<Selectable<RemittanceMatchesTable>>`
     with inserted as (
       insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, flagged, matched_by)
       select * from unnest(${column((m) => m.id)}::uuid[], ${column((m) => m.creditId)}::uuid[], ${column((m) => m.payrollId)}::uuid[],
                            ${column((m) => m.payDate)}::date[], ${column((m) => m.amount)}::bigint[], ${column((m) => m.rule)}::text[],
                            ${column((m) => m.flagged)}::boolean[], ${column((m) => m.matchedBy)}::text[])
-      returning bank_credit_id, amount
+      returning *
     ),
-    per_credit as (select bank_credit_id, sum(amount)::bigint as amount from inserted group by bank_credit_id)
-    update bank_credits c set matched_amount = c.matched_amount + p.amount
-    from per_credit p where c.id = p.bank_credit_id
+    per_credit as (select bank_credit_id, sum(amount)::bigint as amount from inserted group by bank_credit_id),
+    credited as (
+      update bank_credits c set matched_amount = c.matched_amount + p.amount
+      from per_credit p where c.id = p.bank_credit_id
+    )
+    select * from inserted order by id
   `.execute(db);
+  return result.rows;
 }
 
 export async function findLiveMatchForUpdate(db: Executor, matchId: string) {
   return db.selectFrom('remittance_matches').selectAll().where('id', '=', matchId).where('unmatched_at', 'is', null).forUpdate().executeTakeFirst();
 }
 
+/** Stamps the match as taken back and lowers its credit's matched amount; returns the match as stored. */
 export async function markUnmatched(db: Executor, match: { id: string; creditId: string; amount: number }, by: string, reason: string) {
-  await db
+  const unmatched = await db
     .updateTable('remittance_matches')
     .set({ unmatched_at: sql<Date>`now()`, unmatched_by: by, unmatch_reason: reason })
     .where('id', '=', match.id)
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await db
     .updateTable('bank_credits')
     .set({ matched_amount: sql<number>`matched_amount - ${match.amount}` })
     .where('id', '=', match.creditId)
     .execute();
+  return unmatched;
 }
 
 export async function listMatchesOfCredit(db: Executor, creditId: string) {

@@ -129,10 +129,10 @@ export async function matchCreditManually(db: Database, actor: Actor, policy: Re
     }
     const by = describeActor(actor);
     const matches: NewMatch[] = request.allocations.map((a) => ({ id: timeOrderedUuid(), creditId: credit.id, payrollId: a.payrollId, payDate: a.payDate, amount: a.amount, rule: 'manual', flagged: false, matchedBy: by }));
-    await insertMatches(trx, matches);
+    const stored = await insertMatches(trx, matches);
     await addToRemittances(trx, policy, matches);
     await recordAction(trx, { actor, action: 'bank_credit.matched', resourceType: 'bank_credit', resourceId: credit.id, reason: request.reason, after: { matches: matches.map(({ id, payrollId, payDate, amount }) => ({ id, payroll_id: payrollId, pay_date: payDate, amount })) } });
-    return matches;
+    return stored;
   });
 }
 
@@ -159,7 +159,7 @@ export async function unmatch(db: Database, actor: Actor, policy: RemittancePoli
         { members: { paid_out: paidOut, received_without_match: remaining } },
       );
     }
-    await markUnmatched(trx, { id: match.id, creditId: match.bank_credit_id, amount: match.amount }, describeActor(actor), reason);
+    const unmatched = await markUnmatched(trx, { id: match.id, creditId: match.bank_credit_id, amount: match.amount }, describeActor(actor), reason);
     await addToRemittances(trx, policy, [{ payrollId: match.payroll_id, payDate: match.pay_date, amount: -match.amount }]);
     const unfunded = await unfundDownTo(trx, match.payroll_id, match.pay_date, remaining);
     await recordAction(trx, {
@@ -171,6 +171,6 @@ export async function unmatch(db: Database, actor: Actor, policy: RemittancePoli
       before: { bank_credit_id: match.bank_credit_id, payroll_id: match.payroll_id, pay_date: match.pay_date, amount: match.amount, rule: match.rule },
       after: { received: remaining, entries_unfunded: unfunded },
     });
-    return { match, received: remaining, entriesUnfunded: unfunded };
+    return { match: unmatched, received: remaining, entriesUnfunded: unfunded };
   });
 }

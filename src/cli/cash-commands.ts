@@ -118,7 +118,7 @@ export function registerCashCommands(program: Command): void {
           allocations: options.to,
           reason: options.reason ?? null,
         });
-        for (const m of matches) console.log(`matched ${m.amount} to payroll ${m.payrollId} pay date ${m.payDate} (match ${m.id})`);
+        for (const m of matches) console.log(`matched ${m.amount} to payroll ${m.payroll_id} pay date ${m.pay_date} (match ${m.id})`);
       });
     });
 

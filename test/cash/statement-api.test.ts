@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliActor } from '../../src/audit/audit-service.ts';
+import { recordStatement } from '../../src/cash/statement-import-service.ts';
+import { PD1 } from '../reconciliation/reconciliation-world.ts';
+import { cashPolicy, parsedStatement, reconciledPayDate } from '../support/cash.ts';
 import { cliEnvOf, runDeductions } from '../support/cli.ts';
 import { createBiller, createOperator } from '../support/factories.ts';
 import { authHeaders, startTestApp, type TestApp } from '../support/test-app.ts';
@@ -95,6 +99,40 @@ describe('POST /bank-statements', () => {
     expect(conflict.json()).toMatchObject({ bank_statement_id: expect.any(String) });
     const biller = await authHeaders(t.app, await createBiller(t.db));
     expect((await post(fixture('statement.csv'), 'text/csv', biller)).statusCode).toBe(403);
+  });
+});
+
+describe('manual matching over the API', () => {
+  it('matches a waiting credit by hand and takes the match back, answering the matches as stored', async () => {
+    const w = await reconciledPayDate(t.db);
+    const account = { sort_code: '60-16-13', account_number: '31926819' };
+    const read = parsedStatement(account, `API-MATCH-${w.reference}`, [{ amount: 20_000, remittanceInformation: `part ${w.reference}` }]);
+    await t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor: cliActor('test'), policy: cashPolicy('2026-11-02') }));
+    const credit = await t.db.selectFrom('bank_credits').select('id').where('bank_reference', '=', `API-MATCH-${w.reference}-0`).executeTakeFirstOrThrow();
+
+    const matched = await t.app.inject({
+      method: 'POST',
+      url: `/bank-credits/${credit.id}/matches`,
+      headers: { ...operator, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      payload: { allocations: [{ payroll_id: w.payroll.id, pay_date: PD1, amount: 20_000 }], reason: 'employer confirmed' },
+    });
+    expect(matched.statusCode).toBe(201);
+    const [match] = matched.json().matches;
+    const stored = await t.db.selectFrom('remittance_matches').selectAll().where('id', '=', match.id).executeTakeFirstOrThrow();
+    expect(match).toEqual({ ...match, rule: 'manual', amount: 20_000, matched_at: stored.matched_at.toISOString(), matched_by: stored.matched_by, unmatched_at: null });
+
+    const undone = await t.app.inject({
+      method: 'POST',
+      url: `/remittance-matches/${match.id}/unmatch`,
+      headers: { ...operator, 'content-type': 'application/json' },
+      payload: { reason: 'wrong employer' },
+    });
+    expect(undone.statusCode).toBe(200);
+    const after = await t.db.selectFrom('remittance_matches').selectAll().where('id', '=', match.id).executeTakeFirstOrThrow();
+    expect(undone.json()).toMatchObject({
+      received: 0,
+      match: { id: match.id, unmatched_at: after.unmatched_at!.toISOString(), unmatched_by: after.unmatched_by, unmatch_reason: 'wrong employer' },
+    });
   });
 });
 

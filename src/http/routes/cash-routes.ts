@@ -231,25 +231,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
         allocations: ctx.body.allocations.map((a) => ({ payrollId: a.payroll_id, payDate: a.pay_date, amount: a.amount })),
         reason: ctx.body.reason ?? null,
       });
-      return {
-        status: 201,
-        body: {
-          matches: matches.map((m) => ({
-            id: m.id,
-            bank_credit_id: m.creditId,
-            payroll_id: m.payrollId,
-            pay_date: m.payDate,
-            amount: m.amount,
-            rule: m.rule,
-            flagged: m.flagged,
-            matched_at: new Date().toISOString(),
-            matched_by: m.matchedBy,
-            unmatched_at: null,
-            unmatched_by: null,
-            unmatch_reason: null,
-          })),
-        },
-      };
+      return { status: 201, body: { matches: matches.map(toRemittanceMatchResource) } };
     },
   });
 
@@ -276,7 +258,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
       return {
         status: 200,
         body: {
-          match: toRemittanceMatchResource({ ...result.match, unmatched_at: new Date(), unmatched_by: `client ${ctx.caller.clientId}`, unmatch_reason: ctx.body.reason }),
+          match: toRemittanceMatchResource(result.match),
           received: result.received,
           entries_unfunded: result.entriesUnfunded,
         },
