@@ -5,9 +5,8 @@ import { unmatch } from '../../src/cash/matching-service.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import {
-  applyOperation,
+  applyAndCheck,
   CASH_POLICY,
-  checkLedgerInvariants,
   checkNothingCountedTwice,
   ledgerProperty,
   operationCounts,
@@ -60,10 +59,7 @@ describe('ledger invariant regressions', () => {
       { kind: 'lockNext' },
       { kind: 'push', employee: 0, payDate: 0, amount: 0, reconcileAfter: false },
     ];
-    for (const op of operations) {
-      await applyOperation(t.db, model, op);
-      await checkLedgerInvariants(t.db, model);
-    }
+    await applyAndCheck(t.db, model, operations);
 
     // The first pay date hands the payment back to PD2 and says so.
     expect(await model.world.reconcile(PD1)).toMatchObject({ laterPayDatesToReconcile: [PD2] });
@@ -99,10 +95,7 @@ describe('ledger invariant regressions', () => {
       'received',
     );
     const run = async (operations: LedgerOperation[]) => {
-      for (const op of operations) {
-        await applyOperation(t.db, model, op);
-        await checkLedgerInvariants(t.db, model);
-      }
+      await applyAndCheck(t.db, model, operations);
     };
     await run([
       { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
@@ -160,10 +153,7 @@ describe('ledger invariant regressions', () => {
       { kind: 'payoutPaid' },
       { kind: 'payoutFailed' },
     ];
-    for (const op of operations) {
-      await applyOperation(t.db, model, op);
-      await checkLedgerInvariants(t.db, model);
-    }
+    await applyAndCheck(t.db, model, operations);
     const payouts = await t.db.selectFrom('payouts').select(['amount', 'status']).where('biller_client_id', '=', model.world.biller.clientId).orderBy('payout_date').execute();
     // The 3000 waits: nothing new was paid while the reversal rode in a payout not yet paid.
     expect(payouts).toEqual([
@@ -195,10 +185,7 @@ describe('ledger invariant regressions', () => {
       { kind: 'statement', credits: [{ variant: 'short', percent: 1 }, { variant: 'exact', percent: 1 }] },
       { kind: 'payout', funding: 'received' },
     ];
-    for (const op of operations) {
-      await applyOperation(t.db, model, op);
-      await checkLedgerInvariants(t.db, model);
-    }
+    await applyAndCheck(t.db, model, operations);
     const failed = await t.db.selectFrom('payout_runs').select(['failed_groups']).execute();
     expect(failed.every((run) => run.failed_groups === 0)).toBe(true);
     await settleAndCheck(t.db, model);
@@ -229,10 +216,7 @@ describe('ledger invariant regressions', () => {
       { kind: 'payoutPaid' },
       { kind: 'payoutFailed' },
     ];
-    for (const op of operations) {
-      await applyOperation(t.db, model, op);
-      await checkLedgerInvariants(t.db, model);
-    }
+    await applyAndCheck(t.db, model, operations);
     await settleAndCheck(t.db, model);
   });
 });

@@ -671,13 +671,18 @@ export async function settleAndCheck(db: Database, model: LedgerModel): Promise<
 }
 
 /** One scenario from start to end, checking after every operation. */
-export async function runLedgerScenario(db: Database, scenario: LedgerScenario): Promise<void> {
-  const model = await startScenario(db, scenario.payments, scenario.employerFunding ?? null);
-  await checkLedgerInvariants(db, model);
-  for (const op of scenario.operations) {
+/** Each operation in turn, with every invariant checked after it. */
+export async function applyAndCheck(db: Database, model: LedgerModel, operations: readonly LedgerOperation[]): Promise<void> {
+  for (const op of operations) {
     await applyOperation(db, model, op);
     await checkLedgerInvariants(db, model);
   }
+}
+
+export async function runLedgerScenario(db: Database, scenario: LedgerScenario): Promise<void> {
+  const model = await startScenario(db, scenario.payments, scenario.employerFunding ?? null);
+  await checkLedgerInvariants(db, model);
+  await applyAndCheck(db, model, scenario.operations);
   await settleAndCheck(db, model);
 }
 
