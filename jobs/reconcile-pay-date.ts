@@ -13,7 +13,8 @@ const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema, 
 
 /**
  * Reconciles one payroll pay date; a repeat over the same records writes nothing. Later pay dates that
- * have taken over a payment reconciled here build on what it collected, so they are asked to reconcile
+ * have taken over a payment reconciled here build on what it collected, and earlier ones with an
+ * attempt of a payment whose collection here changed are capped by it, so both are asked to reconcile
  * after it (debounced, and a no-op when nothing changed).
  */
 export function reconcilePayDateProcessor(db: Database, timeZone: string, reconciliation: ReconciliationRequester) {
@@ -22,7 +23,7 @@ export function reconcilePayDateProcessor(db: Database, timeZone: string, reconc
     // The sweep's jobs carry its job id; every other job came through the debounced request.
     const trigger = job.id?.startsWith(`${reconcileSweepJob}.`) ? 'sweep' : 'request';
     const summary = await reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone), trigger, triggeredBy: job.id ?? null });
-    for (const later of summary.laterPayDatesToReconcile) await reconciliation.request(payrollId, later);
+    for (const other of [...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile]) await reconciliation.request(payrollId, other);
     return summary;
   };
 }

@@ -93,7 +93,7 @@ export function registerServiceCommands(program: Command, { routes, startWorkers
     .action(async () => {
       const runtime = await openRuntime(loadConfig(), 'worker', { service: true });
       // The workers start at once and take jobs as soon as Redis and the database answer.
-      const host = await startWorkers(runtime);
+      const host = await startWorkers(runtime, { payDateConcurrency: runtime.config.PAY_DATE_CONCURRENCY });
       closeOnSignal([...(await exposeMetrics(runtime, host)), () => host.close(), runtime.close]);
     });
 
@@ -105,7 +105,7 @@ export function registerServiceCommands(program: Command, { routes, startWorkers
       const runtime = await openRuntime(loadConfig(), 'deductions', { service: true });
       const closeApi = await serve(runtime, routes);
       // The workers start at once and take jobs as soon as Redis and the database answer.
-      const host = await startWorkers(runtime);
+      const host = await startWorkers(runtime, { payDateConcurrency: runtime.config.PAY_DATE_CONCURRENCY });
       closeOnSignal([...(await exposeMetrics(runtime, host)), closeApi, () => host.close(), runtime.close]);
     });
 }

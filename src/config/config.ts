@@ -123,6 +123,11 @@ export const configSchema = z.object({
   /** The largest bank statement file accepted. */
   STATEMENT_LIMIT_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(52_428_800),
   NIGHTLY_CRON: cronPattern.default(NIGHTLY_CRON_DEFAULT),
+  /**
+   * Pay-date jobs (lock, re-run, reconcile) one worker process runs at once. With several worker
+   * processes the database sees their sum: size it to PostgreSQL's cores, not to each machine's.
+   */
+  PAY_DATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Availability checks per biller: a token bucket of its own, beside the general per-client limit. */
   AVAILABILITY_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   AVAILABILITY_CHECKS_BURST: z.coerce.number().int().min(1).default(20),

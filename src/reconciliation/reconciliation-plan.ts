@@ -53,6 +53,8 @@ export interface PaymentToReconcile {
    * that pay date; this one only corrects the money its own attempt collected.
    */
   claimedByPayDate: string | null;
+  /** Earlier pay dates with an attempt of it: what each may take of it follows what this one collects. */
+  earlierAttemptPayDates: readonly string[];
 }
 
 export interface LatestRecord {
@@ -146,6 +148,14 @@ export interface ReconciliationPlan {
    * again, and a reconciliation with nothing to change writes nothing.
    */
   laterPayDatesToReconcile: string[];
+  /**
+   * Earlier pay dates with an attempt of a payment whose collection here this run changed. Each took
+   * no more of it than the payment's amount less what its other pay dates collected, so a change here
+   * moves what they may take. Asked only when money moved here (asking every time would bounce between
+   * the two pay dates for ever); the nightly sweep finds any that a crash left unasked
+   * (findPayDatesThatCanTakeMore).
+   */
+  earlierPayDatesToReconcile: string[];
   /** Every employee the current snapshot asked had a record (or final mode). */
   everyLineRecorded: boolean;
   anyLineRecorded: boolean;
@@ -209,6 +219,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
     exceptions: [],
     supersededExceptionIds: [],
     laterPayDatesToReconcile: [],
+    earlierPayDatesToReconcile: [],
     employees: 0,
     collected: 0,
     carried: 0,
@@ -334,6 +345,11 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       if (status !== payment.status) assertTransition(payment.status, status);
       if (payment.claimedByPayDate !== null && !plan.laterPayDatesToReconcile.includes(payment.claimedByPayDate)) {
         plan.laterPayDatesToReconcile.push(payment.claimedByPayDate);
+      }
+      if (allocated !== (stored?.collectedAmount ?? 0)) {
+        for (const earlier of payment.earlierAttemptPayDates) {
+          if (!plan.earlierPayDatesToReconcile.includes(earlier)) plan.earlierPayDatesToReconcile.push(earlier);
+        }
       }
       if (status !== payment.status || collectedAmount !== payment.collectedAmount || targetPayDate !== payment.targetPayDate) {
         plan.payments.push({ id: payment.id, expectedVersion: payment.version, collectedAmount, status, targetPayDate, scheduleId: payment.scheduleId });

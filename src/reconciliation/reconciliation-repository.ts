@@ -40,6 +40,8 @@ export interface PaymentToReconcileRow {
   attempt_revision: number | null;
   highest_attempt_number: number | null;
   claimed_by_pay_date: string | null;
+  /** Text, not date[]: pg's array parser would turn the dates into Date objects. */
+  earlier_attempt_pay_dates: string[] | null;
 }
 
 /**
@@ -78,13 +80,15 @@ export async function loadPaymentsToReconcile(db: Executor, input: { snapshotId:
                  (select min(s.pay_date) from deduction_snapshots s
                   join deduction_line_payments l on l.snapshot_id = s.id and l.payment_request_id = pr.id
                   where s.payroll_id = ${input.payrollId} and s.pay_date > ${input.payDate}::date and s.status <> 'superseded'))
-             as claimed_by_pay_date
+             as claimed_by_pay_date,
+           history.earlier_attempt_pay_dates
     from involved i
     join payment_requests pr on pr.id = i.payment_request_id
     join mandates m on m.id = pr.mandate_id
-    -- One probe of the payment's attempts answers both questions about its other pay dates.
+    -- One probe of the payment's attempts answers every question about its other pay dates.
     cross join lateral (
-      select max(x.attempt_number) as highest_attempt_number, min(x.pay_date) filter (where x.pay_date > ${input.payDate}::date) as attempted_later_on
+      select max(x.attempt_number) as highest_attempt_number, min(x.pay_date) filter (where x.pay_date > ${input.payDate}::date) as attempted_later_on,
+             array_agg(x.pay_date::text order by x.pay_date) filter (where x.pay_date < ${input.payDate}::date) as earlier_attempt_pay_dates
       from collection_attempts x where x.payment_request_id = pr.id
     ) history
   `.execute(db);
@@ -324,6 +328,29 @@ export async function findPayDatesDueForReconciliation(
               (select max(a.reconciled_at) from collection_attempts a where a.payroll_id = s.payroll_id and a.pay_date = s.pay_date),
               (select max(e.created_at) from reconciliation_exceptions e where e.payroll_id = s.payroll_id and e.pay_date = s.pay_date),
               s.locked_at)
+    order by 1, 2
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * Reconciled pay dates that hold back money for an employee (a current over-deduction) while one of
+ * the employee's payments there collected less than it asked and is still short overall: what that pay
+ * date may take of the payment grew when another pay date's collection of it fell, and the follow-up
+ * reconciliation the change asked for never ran (a crash between commit and ask). Reconciled as they
+ * stand, each takes what it can; at rest none is found. Driven by current over-deductions, which are few.
+ */
+export async function findPayDatesThatCanTakeMore(db: Executor, since: string, payrollId: string | null = null) {
+  const result = await sql<{ payroll_id: string; pay_date: string }>`
+    select distinct e.payroll_id, e.pay_date
+    from reconciliation_exceptions e
+    join deduction_snapshots s on s.payroll_id = e.payroll_id and s.pay_date = e.pay_date and s.status = 'reconciled'
+    join collection_attempts a on a.payroll_id = e.payroll_id and a.pay_date = e.pay_date and a.employee_id = e.employee_id
+    join payment_requests pr on pr.id = a.payment_request_id
+    where e.kind = 'over_deduction' and e.superseded_at is null and e.pay_date >= ${since}::date
+      and (${payrollId}::uuid is null or e.payroll_id = ${payrollId}::uuid)
+      and a.collected_amount < a.requested_amount
+      and pr.collected_amount < pr.amount and pr.status <> 'cancelled'
     order by 1, 2
   `.execute(db);
   return result.rows;

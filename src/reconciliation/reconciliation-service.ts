@@ -12,6 +12,7 @@ import { planReconciliation, type PaymentToReconcile } from './reconciliation-pl
 import {
   disableJit,
   findPayDatesDueForReconciliation,
+  findPayDatesThatCanTakeMore,
   loadCurrentExceptions,
   loadLatestRecords,
   loadPaymentsToReconcile,
@@ -63,6 +64,8 @@ export interface ReconciliationSummary {
   paymentsUpdated: number;
   /** Later pay dates of the payroll to reconcile again: this run changed money they build on. */
   laterPayDatesToReconcile: string[];
+  /** Earlier pay dates of the payroll to reconcile again: what they may take of a payment follows what this run collected of it. */
+  earlierPayDatesToReconcile: string[];
 }
 
 type CurrentSnapshotStatus = 'locked' | 'confirmed' | 'reconciled';
@@ -109,6 +112,7 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
           },
     highestAttemptNumber: row.highest_attempt_number,
     claimedByPayDate: row.claimed_by_pay_date,
+    earlierAttemptPayDates: row.earlier_attempt_pay_dates ?? [],
   };
 }
 
@@ -154,6 +158,7 @@ async function reconcileInTransaction(trx: Executor, payrollId: string, payDate:
       ledgerEntries: 0,
       paymentsUpdated: 0,
       laterPayDatesToReconcile: [],
+      earlierPayDatesToReconcile: [],
     };
     await disableJit(trx);
     const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
@@ -218,6 +223,7 @@ async function reconcileInTransaction(trx: Executor, payrollId: string, payDate:
       ledgerEntries: plan.ledgerEntries.length,
       paymentsUpdated: written.paymentsUpdated,
       laterPayDatesToReconcile: plan.laterPayDatesToReconcile,
+      earlierPayDatesToReconcile: plan.earlierPayDatesToReconcile,
     };
   }
 }
@@ -231,7 +237,8 @@ export interface PayDateToReconcile {
 /**
  * What the nightly sweep reconciles on `today`: pay dates whose settlement window of
  * `settlementWindowDays` working days is over and that are not reconciled (final mode), and pay
- * dates with records that no reconciliation has taken in yet. The window counts the working days
+ * dates with records that no reconciliation has taken in yet, and reconciled pay dates that could now
+ * take more of a payment than they did (findPayDatesThatCanTakeMore). The window counts the working days
  * of each payroll's own bank-holiday region: its payroll office reports on those.
  */
 export async function findPayDatesToReconcile(
@@ -246,6 +253,10 @@ export async function findPayDatesToReconcile(
     })),
   );
   const lookback = formatCalendarDate(parseCalendarDate(today).minus({ days: LATE_RECORD_LOOKBACK_DAYS }));
-  const rows = await findPayDatesDueForReconciliation(db, finalOnOrBefore, lookback);
-  return rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, final: row.final }));
+  const due = (await findPayDatesDueForReconciliation(db, finalOnOrBefore, lookback)).map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, final: row.final }));
+  const queued = new Set(due.map((pair) => `${pair.payrollId} ${pair.payDate}`));
+  for (const row of await findPayDatesThatCanTakeMore(db, lookback)) {
+    if (!queued.has(`${row.payroll_id} ${row.pay_date}`)) due.push({ payrollId: row.payroll_id, payDate: row.pay_date, final: false });
+  }
+  return due;
 }

@@ -187,7 +187,7 @@ export async function simulateConfirmation(
 
   const { body, outcomes } = confirmationWithOutcomes(pulled, entry.pay_period, choice.outcomes, choice.defaultOutcome);
   const confirmed = await deps.db.transaction().execute((trx) => submitConfirmation(trx, provider, payrollId, body.confirmation));
-  const summary = await reconcileWithLaterPayDates(deps, payrollId, payDate);
+  const summary = await reconcileWithOtherPayDates(deps, payrollId, payDate);
   const payments = await listPaymentsAttemptedOn(deps.db, caller.clientId, payrollId, payDate);
   const result: SandboxConfirmation = {
     confirmation: confirmed.confirmation,
@@ -221,12 +221,18 @@ export async function simulateConfirmation(
   return result;
 }
 
-/** Reconciles the pay date, then each later one it changed money for (the reconcile job asks for those). */
-async function reconcileWithLaterPayDates(deps: SimulationDeps, payrollId: string, payDate: string): Promise<ReconciliationSummary> {
-  const summary = await reconcilePayDate(deps.db, payrollId, payDate, { today: today(deps), trigger: 'sandbox' });
-  const waiting = [...summary.laterPayDatesToReconcile];
-  for (let later = waiting.shift(); later !== undefined; later = waiting.shift()) {
-    waiting.push(...(await reconcilePayDate(deps.db, payrollId, later, { today: today(deps), trigger: 'sandbox' })).laterPayDatesToReconcile);
+/**
+ * Reconciles the pay date, then each other one it changed money for, as the reconcile job asks for
+ * them. It ends: an earlier pay date is asked only when money moved, and money only moves towards
+ * what each pay date may take.
+ */
+async function reconcileWithOtherPayDates(deps: SimulationDeps, payrollId: string, payDate: string): Promise<ReconciliationSummary> {
+  const reconcile = (when: string) => reconcilePayDate(deps.db, payrollId, when, { today: today(deps), trigger: 'sandbox' });
+  const summary = await reconcile(payDate);
+  const waiting = [...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile];
+  for (let other = waiting.shift(); other !== undefined; other = waiting.shift()) {
+    const followUp = await reconcile(other);
+    waiting.push(...followUp.laterPayDatesToReconcile, ...followUp.earlierPayDatesToReconcile);
   }
   return summary;
 }

@@ -1,6 +1,7 @@
 /** Shared by the benchmark scripts: formatting, phase timing and fresh databases. */
 import { Queue } from 'bullmq';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inParallel } from '../../src/cli/demo/api-client.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -50,6 +51,33 @@ export async function timedPartsRolledBack(
       if (!(error instanceof RolledBack)) throw error;
     });
   return parts;
+}
+
+// Measuring ------------------------------------------------------------------------------------------
+
+const TICKS = 100; // USER_HZ
+
+/**
+ * CPU seconds of every postgres process on this machine, with the children the postmaster has reaped
+ * (cutime, cstime): a backend that exits during a phase still counts. Other databases' work counts too.
+ */
+export function postgresCpuSeconds(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const open = stat.indexOf('(');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(open + 1, close) !== 'postgres') continue;
+      // Fields 14 to 17: utime, stime, cutime, cstime (the rest of the line starts at field 3).
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / TICKS;
 }
 
 /**
@@ -149,7 +177,7 @@ export interface LockedSnapshot {
 export async function confirmPayDates(db: Database, caller: Caller, snapshots: readonly LockedSnapshot[], concurrency: number): Promise<void> {
   await inParallel(snapshots, concurrency, async (snapshot, index) => {
     const lines = (
-      await sql<{ employee_id: string; requested_amount: number }>`select employee_id, requested_amount from deduction_lines where snapshot_id = ${snapshot.id}`.execute(db)
+      await sql<{ employee_id: string; requested_amount: number }>`select employee_id, requested_amount from deduction_lines where snapshot_id = ${snapshot.id} order by employee_id`.execute(db)
     ).rows;
     let total = 0;
     const deductions = lines.map((line, i) => {

@@ -24,7 +24,7 @@
  * (pulls, export) get a floor of the rows they read out instead. Then the money checks.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, createReadStream, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, createReadStream, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -53,6 +53,7 @@ import {
   type LockedSnapshot,
   megabytes,
   perSecond,
+  postgresCpuSeconds,
   reconcileThroughQueue,
   recreateDatabase,
   seconds,
@@ -85,31 +86,6 @@ const config = parseConfig({
 });
 
 // Measuring ------------------------------------------------------------------------------------------
-
-const TICKS = 100; // USER_HZ
-
-/**
- * CPU seconds of every postgres process on this machine, with the children the postmaster has reaped
- * (cutime, cstime): a backend that exits during a phase still counts. Other databases' work counts too.
- */
-function postgresCpuSeconds(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const open = stat.indexOf('(');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(open + 1, close) !== 'postgres') continue;
-      // Fields 14 to 17: utime, stime, cutime, cstime (the rest of the line starts at field 3).
-      const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks / TICKS;
-}
 
 const redis = createProducerConnection(config.REDIS_URL);
 async function redisCpuSeconds(): Promise<number> {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
+import { findPayDatesThatCanTakeMore } from '../../src/reconciliation/reconciliation-repository.ts';
 import { unmatch } from '../../src/cash/matching-service.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -79,6 +80,45 @@ describe('ledger invariant regressions', () => {
       { amount: 4_000, current: false },
       { amount: 3_500, current: true },
     ]);
+    await settleAndCheck(t.db, model);
+  });
+
+  // Found by fast-check with seed 942999014. The carried payment (500) collected 141 on PD2, so PD1,
+  // corrected to 4000 later, could take only 359 of it. PD2's final reconciliation then collected 140
+  // (its record fell to 4000): PD1 could now take 360, but nothing asked it to, and reconciling PD1
+  // again moved a unit out of its over-deduction. A pay date whose collection of a payment changes
+  // now asks the earlier pay dates holding an attempt of it; the sweep finds any a crash left unasked.
+  it('seed 942999014: a later pay date collecting less of a payment lets the earlier one take the rest', async () => {
+    const model = await startScenario(t.db, [
+      { employee: 1, amount: 3_860, allowPostDue: false, due: '2026-11-01', payDate: 1 },
+      { employee: 1, amount: 500, allowPostDue: true, due: '2026-11-01', payDate: 0 },
+    ]);
+    const carried = model.paymentIds[1]!;
+    await applyAndCheck(t.db, model, [
+      { kind: 'reconcile', payDate: 0, final: true },
+      { kind: 'push', employee: 1, payDate: 1, amount: 4_001, reconcileAfter: false },
+      { kind: 'lockNext' },
+      { kind: 'reconcile', payDate: 1, final: false },
+      { kind: 'push', employee: 1, payDate: 1, amount: 4_000, reconcileAfter: false },
+      { kind: 'push', employee: 1, payDate: 0, amount: 4_000, reconcileAfter: false },
+      { kind: 'reconcile', payDate: 0, final: false },
+    ]);
+    expect(await paymentRow(t.db, carried)).toMatchObject({ collected_amount: 500 });
+
+    const second = await model.world.reconcile(PD2, { final: true });
+    expect(second).toMatchObject({ earlierPayDatesToReconcile: [PD1] });
+    // Before PD1 runs again, the sweep would find it too (the ask lost to a crash).
+    const since = PD1;
+    expect(await findPayDatesThatCanTakeMore(t.db, since, model.world.payroll.id)).toEqual([{ payroll_id: model.world.payroll.id, pay_date: PD1 }]);
+    expect(await paymentRow(t.db, carried)).toMatchObject({ collected_amount: 499 });
+
+    const first = await model.world.reconcile(PD1);
+    expect(first).toMatchObject({ collected: 360, ledgerEntries: 2, exceptions: 1, exceptionsSuperseded: 1, laterPayDatesToReconcile: [PD2], earlierPayDatesToReconcile: [] });
+    // Its status belongs to PD2, which had carried the last unit on; PD2 now finds it collected in full.
+    expect(await paymentRow(t.db, carried)).toMatchObject({ status: 'pending', collected_amount: 500 });
+    expect(await model.world.reconcile(PD2)).toMatchObject({ ledgerEntries: 0, earlierPayDatesToReconcile: [] });
+    expect(await paymentRow(t.db, carried)).toMatchObject({ status: 'collected', collected_amount: 500 });
+    expect(await findPayDatesThatCanTakeMore(t.db, since, model.world.payroll.id)).toEqual([]);
     await settleAndCheck(t.db, model);
   });
 

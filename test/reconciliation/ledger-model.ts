@@ -6,6 +6,8 @@ import type { Database } from '../../src/db/connection.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { knownProblem } from '../../src/http/plugins/errors.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
+import { findPayDatesThatCanTakeMore } from '../../src/reconciliation/reconciliation-repository.ts';
+import type { ReconciliationSummary } from '../../src/reconciliation/reconciliation-service.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { cancelPaymentRequest, getPayment, insertNewPaymentRequests } from '../../src/payments/payment-service.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
@@ -645,12 +647,19 @@ async function ledgerCount(db: Database, model: LedgerModel): Promise<number> {
 
 /**
  * The end of every settlement window: each locked pay date reconciled in final mode over the latest
- * records, once, in date order (as the nightly sweep does); then the end-state promises, and
- * reconciling again writes nothing.
+ * records, once, in date order (as the nightly sweep does), each followed by the pay dates it asks for
+ * (as the reconcile job does) until none asks; then the end-state promises, nothing the sweep would
+ * still find, and reconciling again writes nothing.
  */
 export async function settleAndCheck(db: Database, model: LedgerModel): Promise<void> {
   const locked = PAY_DATES.filter((payDate) => model.lockedPayDates.has(payDate));
-  for (const payDate of locked) await model.world.reconcile(payDate, { final: true });
+  const asked: string[] = [];
+  const follow = (summary: ReconciliationSummary) => asked.push(...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile);
+  for (const payDate of locked) follow(await model.world.reconcile(payDate, { final: true }));
+  for (let followUps = 0, next = asked.shift(); next !== undefined; followUps += 1, next = asked.shift()) {
+    if (followUps > 50) throw new LedgerInvariantError(`follow-up reconciliations did not come to rest: still asked for ${[next, ...asked].join(', ')}`);
+    follow(await model.world.reconcile(next));
+  }
   await checkLedgerInvariants(db, model);
   const coveredYetOpen = await db
     .selectFrom('payment_requests')
@@ -661,6 +670,7 @@ export async function settleAndCheck(db: Database, model: LedgerModel): Promise<
     .execute();
   expectNone('payments collected in full, yet still pending or instructed once every pay date is reconciled', coveredYetOpen);
   for (const payDate of locked) await checkNothingCountedTwice(db, model, payDate);
+  expectNone('pay dates the nightly sweep would find could take more', await findPayDatesThatCanTakeMore(db, PAY_DATES[0], model.world.payroll.id));
   const entries = await ledgerCount(db, model);
   for (const payDate of locked) {
     const summary = await model.world.reconcile(payDate, { final: true });

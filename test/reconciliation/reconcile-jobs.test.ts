@@ -159,6 +159,67 @@ describe('reconciliation jobs', () => {
     }
   });
 
+  /**
+   * The carried payment collects 141 on PD2; PD1, corrected to 4000, may then take only 359 of it and
+   * holds the rest. Returns the payment and a reader of what PD1 holds.
+   */
+  async function earlierPayDateCappedByLaterOne() {
+    const w = await createWorld(t.db);
+    const payment = await w.payment(0, 500, { allowPostDue: true });
+    const employee = w.people[0]!.employee.id;
+    await w.lock(PD1);
+    await w.push(employee, PD1, 0);
+    await w.reconcile(PD1);
+    await w.lock(PD2);
+    await w.push(employee, PD2, 141);
+    await w.reconcile(PD2);
+    await w.push(employee, PD1, 4_000);
+    await w.reconcile(PD1);
+    await w.reconcile(PD2);
+    const heldOnPd1 = () =>
+      t.db
+        .selectFrom('reconciliation_exceptions')
+        .select(['kind', 'amount'])
+        .where('payroll_id', '=', w.payroll.id)
+        .where('pay_date', '=', PD1)
+        .where('superseded_at', 'is', null)
+        .execute();
+    expect(await heldOnPd1()).toEqual([{ kind: 'over_deduction', amount: 3_641 }]);
+    expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'collected', collected_amount: 500 });
+    return { w, payment, employee, heldOnPd1 };
+  }
+
+  it('a later pay date collecting less of a payment has the earlier pay date that was capped by it reconciled after it', async () => {
+    const { w, payment, employee, heldOnPd1 } = await earlierPayDateCappedByLaterOne();
+    await w.push(employee, PD2, 140);
+    const host = await composition.startWorkers(runtimeOf(t), { schedule: false });
+    const requester = queueReconciliationRequester(t.config.REDIS_URL, t.config.QUEUE_PREFIX, 50);
+    try {
+      await requester.request(w.payroll.id, PD2);
+      // Only PD2 was asked for; PD1 is reconciled after it and takes the unit PD2 no longer collects.
+      expect(await until(heldOnPd1, (rows) => rows[0]?.amount === 3_640)).toEqual([{ kind: 'over_deduction', amount: 3_640 }]);
+      const row = await until(() => paymentRow(t.db, payment.id), (p) => p.status === 'collected');
+      expect(row).toMatchObject({ status: 'collected', collected_amount: 500 });
+    } finally {
+      await requester.close();
+      await host.close();
+    }
+  });
+
+  it('the nightly sweep finds an earlier pay date that a lost follow-up left able to take more', async () => {
+    const { w, payment, employee } = await earlierPayDateCappedByLaterOne();
+    await w.push(employee, PD2, 140);
+    // Reconciled directly: the follow-up for PD1 is never asked for, as after a crash between commit and ask.
+    expect(await w.reconcile(PD2)).toMatchObject({ earlierPayDatesToReconcile: [PD1] });
+    expect(await paymentRow(t.db, payment.id)).toMatchObject({ collected_amount: 499 });
+    const mine = async () => (await findPayDatesToReconcile(t.db, INSIDE_WINDOW, 3)).filter((row) => row.payrollId === w.payroll.id);
+    expect(await mine()).toEqual([{ payrollId: w.payroll.id, payDate: PD1, final: false }]);
+    await w.reconcile(PD1);
+    await w.reconcile(PD2);
+    expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'collected', collected_amount: 500 });
+    expect(await mine()).toEqual([]);
+  });
+
   it('the nightly sweep reconciles a silent pay date in final mode once its settlement window is over', async () => {
     const w = await createWorld(t.db);
     const payment = await w.payment(0, 2_500);
