@@ -52,18 +52,22 @@ export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, 
 }
 
 /**
- * The unfunded, unpaid entries of one payroll pay date, settled by the cutoff, each with its payment
- * request's rank by age: one reconciliation writes all of a pay date's entries at once, so the
- * request's creation is what tells which collection came first. Ranked here, to the microsecond (a
- * JavaScript Date keeps milliseconds, and requests made within one would tie).
+ * The unfunded, unpaid entries of some payroll pay dates, settled by the cutoff, each with its payment
+ * request's rank by age within its pay date: one reconciliation writes all of a pay date's entries at
+ * once, so the request's creation is what tells which collection came first. Ranked here, to the
+ * microsecond (a JavaScript Date keeps milliseconds, and requests made within one would tie). Many pay
+ * dates in one statement: the payout run funds ten thousand of them.
  */
-export async function listUnfundedEntries(db: Executor, payrollId: string, payDate: string, cutoff: string) {
-  const result = await sql<{ id: string; payment_request_id: string; amount: number; request_order: number }>`
-    select le.id, le.payment_request_id, le.amount, (dense_rank() over (order by pr.created_at, pr.id))::int as request_order
-    from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+export async function listUnfundedEntries(db: Executor, payDates: ReadonlyArray<{ payroll_id: string; pay_date: string }>, cutoff: string) {
+  if (payDates.length === 0) return [];
+  const result = await sql<{ payroll_id: string; pay_date: string; id: string; payment_request_id: string; amount: number; request_order: number }>`
+    select ca.payroll_id, to_char(ca.pay_date, 'YYYY-MM-DD') as pay_date, le.id, le.payment_request_id, le.amount,
+           (dense_rank() over (partition by ca.payroll_id, ca.pay_date order by pr.created_at, pr.id))::int as request_order
+    from unnest(${payDates.map((p) => p.payroll_id)}::uuid[], ${payDates.map((p) => p.pay_date)}::date[]) as k(payroll_id, pay_date)
+    join collection_attempts ca on ca.payroll_id = k.payroll_id and ca.pay_date = k.pay_date
+    join ledger_entries le on le.collection_attempt_id = ca.id
     join payment_requests pr on pr.id = le.payment_request_id
-    where ca.payroll_id = ${payrollId}::uuid and ca.pay_date = ${payDate}::date
-      and le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
+    where le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
   `.execute(db);
   return result.rows;
 }

@@ -4,6 +4,9 @@ import { fundableEntries } from './funding-order.ts';
 import { fundTrustedEntries, listPayDatesAwaitingFunding, listUnfundedEntries, markFunded } from './funding-repository.ts';
 import { lockCash } from './remittance-repository.ts';
 
+/** Pay dates whose entries are read and funded by one statement each: a few tens of thousands of rows. */
+const PAY_DATES_PER_STATEMENT = 500;
+
 export interface FundingOutcome {
   /** Entries funded because their employer is trusted (or their payroll a sandbox's). */
   trusted: number;
@@ -26,15 +29,28 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
     const trusted = await fundTrustedEntries(trx, options.cutoff, options.defaultFunding);
     let byCash = 0;
     let waiting = 0;
-    for (const payDate of await listPayDatesAwaitingFunding(trx, options.cutoff, options.defaultFunding)) {
-      const entries = await listUnfundedEntries(trx, payDate.payroll_id, payDate.pay_date, options.cutoff);
-      const funded = fundableEntries(
-        entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, requestOrder: entry.request_order })),
-        payDate.received - payDate.funded,
-      );
+    const awaiting = await listPayDatesAwaitingFunding(trx, options.cutoff, options.defaultFunding);
+    for (let start = 0; start < awaiting.length; start += PAY_DATES_PER_STATEMENT) {
+      const payDates = awaiting.slice(start, start + PAY_DATES_PER_STATEMENT);
+      const entriesOf = new Map<string, Awaited<ReturnType<typeof listUnfundedEntries>>>();
+      for (const entry of await listUnfundedEntries(trx, payDates, options.cutoff)) {
+        const key = `${entry.payroll_id} ${entry.pay_date}`;
+        const entries = entriesOf.get(key);
+        if (entries) entries.push(entry);
+        else entriesOf.set(key, [entry]);
+      }
+      const funded: string[] = [];
+      for (const payDate of payDates) {
+        const entries = entriesOf.get(`${payDate.payroll_id} ${payDate.pay_date}`) ?? [];
+        const fundable = fundableEntries(
+          entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, requestOrder: entry.request_order })),
+          payDate.received - payDate.funded,
+        );
+        funded.push(...fundable);
+        if (fundable.length < entries.length) waiting += 1;
+      }
       await markFunded(trx, funded);
       byCash += funded.length;
-      if (funded.length < entries.length) waiting += 1;
     }
     return { trusted, byCash, waiting };
   });

@@ -137,7 +137,7 @@ async function fingerprints(db: Database): Promise<Record<string, string>> {
       select 'deduction_line_payments', count(*) || ' rows, ' || sum(hashtextextended(concat_ws('|', s.payroll_id, p.payment_request_id, p.requested_amount), 0)::numeric)
         from deduction_line_payments p join deduction_snapshots s on s.id = p.snapshot_id where s.status <> 'superseded'
       union all
-      select 'snapshots', count(*) || ' rows, ' || sum(hashtextextended(concat_ws('|', payroll_id, pay_date, status, version), 0)::numeric)
+      select 'snapshots', count(*) || ' rows, ' || sum(hashtextextended(concat_ws('|', payroll_id, pay_date, status, snapshot_version), 0)::numeric)
         from deduction_snapshots
       union all
       select 'payment_requests', count(*) || ' rows, ' || sum(hashtextextended(concat_ws('|', id, status, collected_amount, paid_out_amount, target_pay_date, attempts, version), 0)::numeric)
