@@ -26,6 +26,7 @@ import * as reconciliationAndPayoutRuns from './20261125060000_reconciliation_an
 import * as consoleUsers from './20261126000000_console_users.ts';
 import * as cash from './20261127000000_cash.ts';
 import * as autovacuumForNightlyTables from './20261128000000_autovacuum_for_nightly_tables.ts';
+import * as narrowPaymentEvents from './20261129000000_narrow_payment_events.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '20261126000000_console_users': consoleUsers,
   '20261127000000_cash': cash,
   '20261128000000_autovacuum_for_nightly_tables': autovacuumForNightlyTables,
+  '20261129000000_narrow_payment_events': narrowPaymentEvents,
 };

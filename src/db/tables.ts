@@ -614,7 +614,21 @@ export interface EventsTable {
   biller_client_id: string;
   resource_type: string;
   resource_id: string;
-  payload: Json;
+  /**
+   * The webhook payload as stored; null for a payment_request.updated event written narrow (migration
+   * 20261129000000), whose payload is rendered from the payment_* columns and the payment request.
+   * Read it through eventPayloadSql, never directly.
+   */
+  payload: Json | null;
+  payment_status: PaymentStatus | null;
+  payment_status_reason: string | null;
+  payment_collected_amount: MinorUnits | null;
+  payment_paid_out_amount: MinorUnits | null;
+  payment_attempts: number | null;
+  payment_target_pay_date: IsoDate | null;
+  payment_version: number | null;
+  payment_updated_at: Timestamp | null;
+  payment_cancelled_at: Timestamp | null;
   created_at: Generated<Date>;
   dispatched_at: Timestamp | null;
 }

@@ -3,6 +3,7 @@ import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
 import type { PagingQuery } from '../shared/paging.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
+import { eventPayloadSql } from '../payments/payment-event-repository.ts';
 
 export interface NewEvent {
   id: string;
@@ -43,10 +44,23 @@ export async function insertEvents(db: Executor, events: readonly NewEvent[]): P
   await insertEventsSql(events).execute(db);
 }
 
+/** What a reader of events selects from `events`: its columns, with the payload rendered where stored narrow. */
+export const eventSelection = [
+  'id',
+  'sequence',
+  'type',
+  'biller_client_id',
+  'resource_type',
+  'resource_id',
+  'created_at',
+  'dispatched_at',
+  eventPayloadSql('events').as('payload'),
+] as const;
+
 export async function findEvent(db: Executor, billerClientId: string, eventId: string) {
   return db
     .selectFrom('events')
-    .selectAll()
+    .select(eventSelection)
     .where('id', '=', eventId)
     .where('biller_client_id', '=', billerClientId)
     .executeTakeFirst();
@@ -58,7 +72,7 @@ export async function listEvents(
   filters: { type?: string | undefined; resourceId?: string | undefined },
   paging: PagingQuery,
 ) {
-  let query = db.selectFrom('events').selectAll().where('biller_client_id', '=', billerClientId);
+  let query = db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', billerClientId);
   if (filters.type) query = query.where('type', '=', filters.type as EventType);
   if (filters.resourceId) query = query.where('resource_id', '=', filters.resourceId);
   return applyPaging(query, 'events', paging).execute();

@@ -19,16 +19,32 @@ function isInstantField(field: z.ZodType): boolean {
 }
 
 /**
- * toPaymentResource (payment-resource.ts) as a jsonb expression over a row of `alias`, which has the
- * payment_requests columns. Its keys are the fields of paymentResponseSchema, each read from the column
- * of the same name, instants formatted as toISOString formats them; every other value (uuids, text,
- * numbers, dates, booleans, the metadata jsonb) is already what the API shows. A field added to the
- * schema is in these events without a change here (toPaymentResource fails to compile until it has it
- * too), and the payment event tests hold the two to each other value by value.
+ * What an update of a payment request can change. A payment_request.updated event written in bulk
+ * stores these, as `payment_<field>`; every other field was set when the request was made and never
+ * changes (a trigger refuses it, migration 20261129000000), so it is rendered from the request itself.
  */
-export function paymentResourceJsonb(alias: string): RawBuilder<unknown> {
+const CHANGING_PAYMENT_FIELDS: ReadonlySet<string> = new Set([
+  'status',
+  'status_reason',
+  'collected_amount',
+  'paid_out_amount',
+  'attempts',
+  'target_pay_date',
+  'version',
+  'updated_at',
+  'cancelled_at',
+] satisfies ReadonlyArray<keyof z.infer<typeof paymentResponseSchema>>);
+
+/**
+ * toPaymentResource (payment-resource.ts) as a jsonb expression, each field read by `columnOf`. Its keys
+ * are the fields of paymentResponseSchema, instants formatted as toISOString formats them; every other
+ * value (uuids, text, numbers, dates, booleans, the metadata jsonb) is already what the API shows. A
+ * field added to the schema is in these events without a change here (toPaymentResource fails to
+ * compile until it has it too), and the payment event tests hold the two to each other value by value.
+ */
+function paymentResourceJsonbOf(columnOf: (field: string) => RawBuilder<unknown>): RawBuilder<unknown> {
   const fields = Object.entries(paymentResponseSchema.shape).map(([name, field]) => {
-    const column = sql.ref(`${alias}.${name}`);
+    const column = columnOf(name);
     return sql`${sql.lit(name)}, ${isInstantField(field) ? isoInstant(column) : column}`;
   });
   return sql`jsonb_build_object(${sql.join(fields)})`;
@@ -36,22 +52,33 @@ export function paymentResourceJsonb(alias: string): RawBuilder<unknown> {
 
 /**
  * An `insert into events` of one payment_request.updated event per row of `source` (a CTE or table
- * name whose rows have the payment_requests columns), with the envelope buildEvent (events/outbox.ts)
- * writes: the event id, type, created_at (the transaction's now(), also the row's created_at) and the
- * resource as data. For a WITH clause of the statement that updates the payments.
+ * name whose rows have the payment_requests columns), stored narrow: the event id (time-ordered),
+ * type, created_at (the transaction's now()) and what the update can change (CHANGING_PAYMENT_FIELDS),
+ * no payload. eventPayloadSql renders the payload buildEvent (events/outbox.ts) would have stored. For
+ * a WITH clause of the statement that updates the payments.
  */
 export function insertPaymentUpdatedEvents(source: string): RawBuilder<unknown> {
+  const changing = [...CHANGING_PAYMENT_FIELDS];
   return sql`
-    insert into events (id, type, biller_client_id, resource_type, resource_id, payload, created_at)
-    select e.event_id, 'payment_request.updated', e.biller_client_id, 'payment_request', e.id,
-           jsonb_build_object('id', e.event_id, 'type', 'payment_request.updated', 'created_at', stamp.created_at,
-                              'data', ${paymentResourceJsonb('e')}),
-           now()
+    insert into events (id, type, biller_client_id, resource_type, resource_id, created_at, ${sql.join(changing.map((field) => sql.ref(`payment_${field}`)))})
+    select e.event_id, 'payment_request.updated', e.biller_client_id, 'payment_request', e.id, now(), ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
     from (select ${timeOrderedUuidSql(sql`r.random`)} as event_id, r.*
           from (select uuid_send(gen_random_uuid()) as random, p.* from ${sql.table(source)} p) r) e
-    -- The transaction's now(), formatted once rather than per event.
-    cross join (select ${isoInstant(sql`now()`)} as created_at) stamp
   `;
+}
+
+/**
+ * An event's webhook payload, as a jsonb expression over a row of `alias` (the events columns): the
+ * stored payload, or for an event stored narrow the envelope buildEvent writes (id, type, created_at)
+ * around the payment as the event's columns say it was, the fields that never change read from the
+ * payment request. Every reader of payloads (the events API, webhook deliveries) goes through this.
+ */
+export function eventPayloadSql(alias: string): RawBuilder<unknown> {
+  const event = (column: string) => sql.ref(`${alias}.${column}`);
+  const data = paymentResourceJsonbOf((field) => (CHANGING_PAYMENT_FIELDS.has(field) ? event(`payment_${field}`) : sql.ref(`rendered_payment.${field}`)));
+  return sql`coalesce(${event('payload')}, (
+    select jsonb_build_object('id', ${event('id')}, 'type', ${event('type')}, 'created_at', ${isoInstant(event('created_at'))}, 'data', ${data})
+    from payment_requests rendered_payment where rendered_payment.id = ${event('resource_id')}))`;
 }
 
 /** payment_request.updated for the payments as they are now, in one statement; returns how many. */

@@ -3,6 +3,7 @@ import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
 import { type PagingQuery } from '../shared/paging.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
+import { eventPayloadSql } from '../payments/payment-event-repository.ts';
 
 // Endpoints ----------------------------------------------------------------------------------------
 
@@ -206,7 +207,7 @@ export async function findDeliveryContext(db: Executor, deliveryId: string) {
       'd.status as delivery_status',
       'e.id as event_id',
       'e.type as event_type',
-      'e.payload',
+      eventPayloadSql('e').as('payload'),
       'w.id as endpoint_id',
       'w.biller_client_id',
       'w.url',

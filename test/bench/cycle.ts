@@ -1,6 +1,6 @@
 /**
  * Whole pay-date cycle benchmark (a script, not a test):
- * `npx tsx test/bench/cycle.ts [--scale 1] [--database deductions_bench_cycle] [--concurrency 8]`
+ * `npx tsx test/bench/cycle.ts [--scale 1] [--database deductions_bench_cycle] [--concurrency 8] [--server postgres://postgres@127.0.0.1:5432]`
  *
  * On a fresh database, generates the nightly benchmark's data (10,000 payrolls, 500,000 employees,
  * 1,000,000 payment requests at --scale 1; generateNightlyData), then runs the cycle phase by phase:
@@ -65,6 +65,8 @@ const { values } = parseArgs({
   options: {
     scale: { type: 'string', default: '1' },
     database: { type: 'string', default: 'deductions_bench_cycle' },
+    /** The PostgreSQL server: another one than the default, e.g. with the recommended settings (recommended-postgres.sh). */
+    server: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     concurrency: { type: 'string', default: '8' },
     out: { type: 'string', default: '/tmp/bench-cycle-reconciliation.csv' },
     statement: { type: 'string', default: '/tmp/bench-cycle-camt053.xml' },
@@ -79,7 +81,7 @@ const BANK_DAY = '2026-12-11';
 const ACCOUNT = { sortCode: '04-00-04', accountNumber: '12345678' }; // generateNightlyData's collection account
 const config = parseConfig({
   ...process.env,
-  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${values.database}`,
+  DATABASE_URL: `${values.server}/${values.database}`,
   QUEUE_PREFIX: `bench-cycle-${process.pid}`,
   LOG_LEVEL: 'warn',
   DATABASE_POOL_SIZE: '12',
@@ -216,6 +218,13 @@ async function main(): Promise<void> {
   );
   await recreateDatabase(config.DATABASE_URL);
   meter = createDatabase(config.DATABASE_URL, 1);
+  const settings = (
+    await sql<{ name: string; setting: string }>`
+      select name, current_setting(name) as setting from pg_settings
+      where name in ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'work_mem', 'synchronous_commit') order by name
+    `.execute(meter)
+  ).rows;
+  process.stdout.write(`PostgreSQL ${values.server}: ${settings.map((s) => `${s.name}=${s.setting}`).join(', ')}\n`);
   await timed('migrate', () => migrateToLatest(meter), 16);
   await timed('generate data', () => generateNightlyData(meter, shape), 16);
 
@@ -337,7 +346,7 @@ async function main(): Promise<void> {
   // 7. The reconciliation CSV export, in a process of its own.
   await phase('7 CSV export', async () => {
     const exportScript = fileURLToPath(new URL('./reconcile-export.ts', import.meta.url));
-    const child = execFileSync(process.execPath, ['--import', 'tsx', exportScript, '--database', values.database!, '--pay-date', PAY_DATE, '--out', values.out!], { encoding: 'utf8' });
+    const child = execFileSync(process.execPath, ['--import', 'tsx', exportScript, '--server', values.server!, '--database', values.database!, '--pay-date', PAY_DATE, '--out', values.out!], { encoding: 'utf8' });
     const exported = JSON.parse(child.trim().split('\n').at(-1)!) as { ms: number; bytes: number; maxRssKb: number; cpuMs: number };
     const rows = readFileSync(values.out!, 'utf8').split('\n').filter((line) => line.length > 0).length - 1;
     return {

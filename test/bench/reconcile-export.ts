@@ -13,11 +13,12 @@ import { writeReconciliationCsv } from '../../src/reports/reconciliation-report.
 const { values } = parseArgs({
   options: {
     database: { type: 'string', default: 'deductions_bench' },
+    server: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     'pay-date': { type: 'string', default: '2026-12-10' },
     out: { type: 'string', default: '/tmp/bench-reconciliation.csv' },
   },
 });
-const db = createDatabase(`postgres://postgres@127.0.0.1:5432/${values.database}`, 2);
+const db = createDatabase(`${values.server}/${values.database}`, 2);
 const started = performance.now();
 await writeReconciliationCsv(db, { payDate: values['pay-date']! }, createWriteStream(values.out!));
 const ms = performance.now() - started;

@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/events/events-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
@@ -49,7 +50,7 @@ describe('remittances and funded payouts', () => {
     const outcome = await importParsed(statement([{ amount: 24_800, remittanceInformation: w.reference }]));
     expect(outcome.matching).toMatchObject({ matches: 1, byRule: { exact: 1 } });
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800, status: 'received' });
-    const events = await t.db.selectFrom('events').select(['type', 'payload']).where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.received').execute();
+    const events = await t.db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.received').execute();
     expect(events).toHaveLength(1);
     expect((events[0]!.payload as { data: unknown }).data).toEqual({ id: before.id, payroll_id: w.payroll.id, pay_date: PD1, status: 'received', due_date: before.due_date });
 
@@ -83,10 +84,13 @@ describe('remittances and funded payouts', () => {
     // Microseconds apart, the later-made request with the smaller id: JavaScript dates would tie them
     // and the id would decide; the database ranks them to the microsecond.
     const payments = await t.db.selectFrom('payment_requests').select(['id', 'amount']).where('payroll_id', '=', w.payroll.id).orderBy('id', 'desc').execute();
-    for (const [index, payment] of payments.entries()) {
-      await t.db.updateTable('payment_requests').set({ created_at: new Date('2026-10-01T10:00:00.000Z') }).where('id', '=', payment.id).execute();
-      await sql`update payment_requests set created_at = created_at + make_interval(secs => ${(index + 1) / 1_000_000}) where id = ${payment.id}::uuid`.execute(t.db);
-    }
+    // When a request was made never changes (a trigger refuses it): backdated here with triggers off, as a fixture.
+    await t.db.transaction().execute(async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx);
+      for (const [index, payment] of payments.entries()) {
+        await sql`update payment_requests set created_at = '2026-10-01T10:00:00.000Z'::timestamptz + make_interval(secs => ${(index + 1) / 1_000_000}) where id = ${payment.id}::uuid`.execute(trx);
+      }
+    });
     const oldest = payments[0]!;
     const credit = await importParsed(statement([{ amount: oldest.amount, remittanceInformation: `part ${w.reference}` }]));
     expect(credit.matching?.matches).toBe(0);

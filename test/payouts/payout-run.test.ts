@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/events/events-repository.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -264,7 +265,7 @@ describe('runPayouts', () => {
     expect(await findPayment(fresh.id)).toMatchObject({ status: 'collected', paid_out_amount: 0, version: fresh.version });
     expect(await findPayment(twoPayDates.id)).toMatchObject({ status: 'collected', paid_out_amount: 2000, version: twoPayDates.version + 1 });
 
-    const events = await t.db.selectFrom('events').selectAll().where('type', '=', 'payment_request.updated').where('biller_client_id', '=', biller.clientId).execute();
+    const events = await t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payment_request.updated').where('biller_client_id', '=', biller.clientId).execute();
     const latest = new Map(events.map((event) => [event.resource_id, (event.payload as { data: Record<string, unknown> }).data]));
     expect([...latest.keys()].sort()).toEqual([full.id, corrected.id, twoPayDates.id].sort());
     expect(latest.get(full.id)).toMatchObject({ status: 'paid_out', version: full.version + 1, paid_out_amount: 4000 });
@@ -274,7 +275,7 @@ describe('runPayouts', () => {
   });
 
   it('writes payout.created with the payout as the API shows it', async () => {
-    const events = await t.db.selectFrom('events').selectAll().where('type', '=', 'payout.created').where('biller_client_id', '=', biller.clientId).execute();
+    const events = await t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payout.created').where('biller_client_id', '=', biller.clientId).execute();
     expect(events).toHaveLength(1);
     expect(events[0]!.resource_id).toBe(firstPayoutId);
     const response = await injectJson(t.app, { method: 'GET', url: `/payouts/${firstPayoutId}`, headers: await authHeaders(t.app, biller) });
@@ -398,7 +399,7 @@ describe('marking payouts paid and failed', () => {
     expect(kept).toEqual([expect.objectContaining({ payment_request_id: payment.id, kind: 'payment_collected', amount: 6000, released_at: expect.any(Date) })]);
     const shown = await injectJson(t.app, { method: 'GET', url: `/payouts/${first.payoutId}`, headers: await authHeaders(t.app, biller) });
     expect(shown.json().payout).toMatchObject({ status: 'failed', items: [{ payment_request_id: payment.id, kind: 'payment_collected', amount: 6000 }] });
-    const events = await t.db.selectFrom('events').select('payload').where('resource_id', '=', payment.id).orderBy('sequence').execute();
+    const events = await t.db.selectFrom('events').select(eventSelection).where('resource_id', '=', payment.id).orderBy('sequence').execute();
     expect(events.map((event) => (event.payload as { data: { status: string } }).data.status)).toEqual(['paid_out', 'collected']);
     await expectPaidOutWithinCollected(biller.clientId);
 

@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/events/events-repository.ts';
 import { deepStrictEqual } from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
@@ -590,7 +591,7 @@ export async function checkEventsAgreeWithPayments(db: Database, billerClientId:
   const payments = await db.selectFrom('payment_requests').select(['id', 'status', 'version']).where('id', 'in', paymentIds).execute();
   const events = await db
     .selectFrom('events')
-    .select(['resource_id', 'payload'])
+    .select(eventSelection)
     .where('resource_id', 'in', paymentIds)
     .where('type', 'in', ['payment_request.created', 'payment_request.updated'])
     .orderBy('sequence')

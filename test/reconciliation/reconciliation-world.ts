@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/events/events-repository.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { reconcilePayDate, type ReconcileOptions } from '../../src/reconciliation/reconciliation-service.ts';
@@ -134,7 +135,7 @@ export async function attemptsOf(db: Database, paymentId: string) {
 export async function paymentEvents(db: Database, paymentId: string) {
   const rows = await db
     .selectFrom('events')
-    .select(['payload', 'sequence'])
+    .select(eventSelection)
     .where('resource_id', '=', paymentId)
     .where('type', '=', 'payment_request.updated')
     .orderBy('sequence')

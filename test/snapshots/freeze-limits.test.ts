@@ -1,3 +1,5 @@
+import { eventPayloadSql } from '../../src/payments/payment-event-repository.ts';
+import { eventSelection } from '../../src/events/events-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
@@ -76,7 +78,7 @@ async function statusesOf(ids: readonly string[]) {
 async function updatedEventsOf(ids: readonly string[]) {
   return t.db
     .selectFrom('events')
-    .select(['resource_id', 'biller_client_id', 'payload'])
+    .select(eventSelection)
     .where('type', '=', 'payment_request.updated')
     .where('resource_id', 'in', ids)
     .execute();
@@ -266,7 +268,7 @@ describe('a payroll with oversized payment requests stored', () => {
     expect((await statusesOf([honestAgain.id])).get(honestAgain.id)?.status).toBe('instructed');
     const refusedEvents = await sql<{ n: number }>`
       select count(*)::int as n from events e join payment_requests p on p.id = e.resource_id
-      where p.mandate_id = ${hostileAgain.id} and e.type = 'payment_request.updated' and e.payload -> 'data' ->> 'status' = 'failed'
+      where p.mandate_id = ${hostileAgain.id} and e.type = 'payment_request.updated' and ${eventPayloadSql('e')} -> 'data' ->> 'status' = 'failed'
     `.execute(t.db);
     expect(refusedEvents.rows[0]!.n).toBe(10_000);
   });

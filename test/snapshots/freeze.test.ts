@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/events/events-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
@@ -85,7 +86,7 @@ describe('freezePayDate', () => {
     expect(byId.get(onRevokedMandate.id)?.status).toBe('pending');
     expect(byId.get(nextPayDate.id)).toMatchObject({ status: 'pending', attempts: 0 });
 
-    const events = await t.db.selectFrom('events').selectAll().where('type', '=', 'payment_request.updated').execute();
+    const events = await t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payment_request.updated').execute();
     expect(events.map((e) => e.resource_id).sort()).toEqual(included.map((p) => p.id).sort());
     expect((events[0]!.payload as { data: { status: string } }).data.status).toBe('instructed');
 
