@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { fromStatusesSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 
 export async function findSnapshot(db: Executor, snapshotId: string) {
@@ -23,40 +24,14 @@ export async function findPositionsNotOnPayroll(db: Executor, payrollId: string,
   return result.rows.map((row) => row.position);
 }
 
-export async function insertConfirmation(
-  db: Executor,
-  confirmation: {
-    payrollId: string;
-    payDate: string;
-    deductionDataId: string;
-    submittedByClientId: string;
-    totalAmount: number;
-    employeeCount: number;
-    currency: string;
-  },
-) {
-  return db
-    .insertInto('confirmations')
-    .values({
-      payroll_id: confirmation.payrollId,
-      pay_date: confirmation.payDate,
-      deduction_data_id: confirmation.deductionDataId,
-      submitted_by_client_id: confirmation.submittedByClientId,
-      total_amount: confirmation.totalAmount,
-      employee_count: confirmation.employeeCount,
-      currency: confirmation.currency,
-    })
-    .returning(['id', 'received_at'])
-    .executeTakeFirstOrThrow();
-}
-
-export interface ConfirmationRecords {
-  confirmationId: string;
+export interface NewConfirmation {
   payrollId: string;
   payPeriod: string;
   payDate: string;
+  deductionDataId: string;
   currency: string;
-  receivedByClientId: string;
+  submittedByClientId: string;
+  totalAmount: number;
   /** Parallel arrays, one entry per line. */
   employeeIds: readonly string[];
   amounts: readonly number[];
@@ -74,41 +49,53 @@ const lineContentHash = (currency: string) => sql`encode(sha256(convert_to(forma
 ), 'UTF8')), 'hex')`;
 
 /**
- * One statement for the whole pay date: every line becomes the next version of its employee's
- * record (the highest existing version plus one, or 1), computed in SQL. The caller holds the pay
- * date exclusively, so no push can claim one of these versions meanwhile.
+ * One statement for the whole confirmation: its row; every line as the next version of its employee's
+ * record (the highest existing version plus one, or 1, computed in SQL), whose record id is the
+ * confirmation's; and the snapshot confirmed. The caller holds the pay date exclusively, so no push
+ * can claim one of these versions meanwhile.
  */
-export async function insertConfirmationRecords(db: Executor, records: ConfirmationRecords): Promise<number> {
-  const result = await sql`
-    with line as (
+export async function recordConfirmation(db: Executor, confirmation: NewConfirmation): Promise<{ id: string; received_at: Date; records: number }> {
+  const result = await sql<{ id: string; received_at: Date; records: number }>`
+    with confirmation as (
+      insert into confirmations (payroll_id, pay_date, deduction_data_id, submitted_by_client_id, total_amount, employee_count, currency)
+      values (${confirmation.payrollId}::uuid, ${confirmation.payDate}::date, ${confirmation.deductionDataId}::uuid, ${confirmation.submittedByClientId}::uuid,
+              ${confirmation.totalAmount}::int8, ${confirmation.employeeIds.length}::int4, ${confirmation.currency}::char(3))
+      returning id, received_at
+    ),
+    line as (
       select *
-      from unnest(${records.employeeIds}::uuid[], ${records.amounts}::int8[], ${records.leavers}::bool[])
+      from unnest(${confirmation.employeeIds}::uuid[], ${confirmation.amounts}::int8[], ${confirmation.leavers}::bool[])
         as l (employee_id, deduction_amount, leaver)
     ),
     latest as (
       select employee_id, max(version) as version
       from deduction_records
-      where payroll_id = ${records.payrollId}::uuid and pay_period = ${records.payPeriod}::text
+      where payroll_id = ${confirmation.payrollId}::uuid and pay_period = ${confirmation.payPeriod}::text
       group by employee_id
-    )
-    insert into deduction_records (
-      payroll_id, pay_period, pay_date, employee_id, record_id, version, deduction_amount, currency, leaver,
-      requested_payments, content_hash, source, confirmation_id, received_by_client_id
-    )
-    select ${records.payrollId}::uuid, ${records.payPeriod}::text, ${records.payDate}::date, line.employee_id,
-      ${records.confirmationId}::text, coalesce(latest.version, 0) + 1, line.deduction_amount, ${records.currency}::char(3),
-      line.leaver, '[]'::jsonb, ${lineContentHash(records.currency)}, 'confirmation', ${records.confirmationId}::uuid, ${records.receivedByClientId}::uuid
-    from line left join latest using (employee_id)
+    ),
+    records as (
+      insert into deduction_records (
+        payroll_id, pay_period, pay_date, employee_id, record_id, version, deduction_amount, currency, leaver,
+        requested_payments, content_hash, source, confirmation_id, received_by_client_id
+      )
+      select ${confirmation.payrollId}::uuid, ${confirmation.payPeriod}::text, ${confirmation.payDate}::date, line.employee_id,
+        c.id::text, coalesce(latest.version, 0) + 1, line.deduction_amount, ${confirmation.currency}::char(3),
+        line.leaver, '[]'::jsonb, ${lineContentHash(confirmation.currency)}, 'confirmation', c.id, ${confirmation.submittedByClientId}::uuid
+      from line left join latest using (employee_id) cross join confirmation c
+      returning 1
+    ),
+    snapshot as (${snapshotConfirmedSql(confirmation.deductionDataId)} returning 1)
+    select c.id, c.received_at, (select count(*)::int from records) as records from confirmation c
   `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  return result.rows[0]!;
 }
 
 /** Records are in: a locked snapshot becomes confirmed (later states are left to reconciliation). */
+const snapshotConfirmedSql = (snapshotId: string) => sql`
+  update deduction_snapshots set status = 'confirmed'
+  where id = ${snapshotId}::uuid and status in (${fromStatusesSql(SNAPSHOT_LIFECYCLE, 'confirmed')})`;
+
+/** A locked snapshot confirmed on its own (recordConfirmation confirms it with the records). */
 export async function markSnapshotConfirmed(db: Executor, snapshotId: string): Promise<void> {
-  await db
-    .updateTable('deduction_snapshots')
-    .set({ status: 'confirmed' })
-    .where('id', '=', snapshotId)
-    .where('status', 'in', SNAPSHOT_LIFECYCLE.fromStatuses('confirmed'))
-    .execute();
+  await snapshotConfirmedSql(snapshotId).execute(db);
 }

@@ -8,9 +8,7 @@ import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
 import {
   findPositionsNotOnPayroll,
   findSnapshot,
-  insertConfirmation,
-  insertConfirmationRecords,
-  markSnapshotConfirmed,
+  recordConfirmation,
 } from './confirmation-repository.ts';
 import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
 
@@ -75,27 +73,18 @@ export async function submitConfirmation(
     );
   }
 
-  const confirmation = await insertConfirmation(trx, {
-    payrollId: payroll.id,
-    payDate: snapshot.pay_date,
-    deductionDataId: snapshot.id,
-    submittedByClientId: caller.clientId,
-    totalAmount: check.total,
-    employeeCount: employeeIds.length,
-    currency: payroll.currency,
-  });
-  await insertConfirmationRecords(trx, {
-    confirmationId: confirmation.id,
+  const confirmation = await recordConfirmation(trx, {
     payrollId: payroll.id,
     payPeriod: snapshot.pay_period,
     payDate: snapshot.pay_date,
+    deductionDataId: snapshot.id,
     currency: payroll.currency,
-    receivedByClientId: caller.clientId,
+    submittedByClientId: caller.clientId,
+    totalAmount: check.total,
     employeeIds,
     amounts: check.amounts,
     leavers: submission.deductions.map((line) => line.leaver),
   });
-  await markSnapshotConfirmed(trx, snapshot.id);
 
   return toConfirmationResponse({
     id: confirmation.id,

@@ -22,7 +22,7 @@
  * phase 7) and of Redis (INFO cpu), WAL written, peak RSS (sampled every 250 ms), and the ratio to a
  * floor measured right after it: one INSERT ... SELECT generate_series of as many rows as the phase
  * wrote (inserted + updated + deleted, pg_stat_database), rolled back. Phases that write no rows
- * (pulls, export) get a floor of the rows they read out instead. Then the money checks.
+ * (pulls, export) get a floor of the rows they read out instead, whatever autovacuum wrote meanwhile. Then the money checks.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, createReadStream, statSync } from 'node:fs';
@@ -183,7 +183,8 @@ async function phase<T>(
   });
   const after = await mark();
   const rowsWritten = after.rows - before.rows;
-  const floorRows = rowsWritten > 0 ? rowsWritten : (out.readRows ?? out.units);
+  // A reading phase's floor is what it reads out, whatever autovacuum or analyze wrote meanwhile.
+  const floorRows = out.readRows ?? (rowsWritten > 0 ? rowsWritten : out.units);
   const floor = await floorMs(Math.max(floorRows, 1));
   const wallMs = out.ms ?? ms;
   const f: PhaseFigures = {
