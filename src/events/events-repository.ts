@@ -1,9 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
-import type { PagingQuery } from '../shared/paging.ts';
-import { applyPaging } from '../db/keyset-paging.ts';
-import { eventPayloadSql } from '../payments/payment-event-repository.ts';
 
 export interface NewEvent {
   id: string;
@@ -42,38 +39,4 @@ export function insertEventsSql(events: readonly NewEvent[]): RawBuilder<unknown
 export async function insertEvents(db: Executor, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   await insertEventsSql(events).execute(db);
-}
-
-/** What a reader of events selects from `events`: its columns, with the payload rendered where stored narrow. */
-export const eventSelection = [
-  'id',
-  'sequence',
-  'type',
-  'biller_client_id',
-  'resource_type',
-  'resource_id',
-  'created_at',
-  'dispatched_at',
-  eventPayloadSql('events').as('payload'),
-] as const;
-
-export async function findEvent(db: Executor, billerClientId: string, eventId: string) {
-  return db
-    .selectFrom('events')
-    .select(eventSelection)
-    .where('id', '=', eventId)
-    .where('biller_client_id', '=', billerClientId)
-    .executeTakeFirst();
-}
-
-export async function listEvents(
-  db: Executor,
-  billerClientId: string,
-  filters: { type?: string | undefined; resourceId?: string | undefined },
-  paging: PagingQuery,
-) {
-  let query = db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', billerClientId);
-  if (filters.type) query = query.where('type', '=', filters.type as EventType);
-  if (filters.resourceId) query = query.where('resource_id', '=', filters.resourceId);
-  return applyPaging(query, 'events', paging).execute();
 }

@@ -1,4 +1,4 @@
-import { eventSelection } from '../../src/events/events-repository.ts';
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { eventSelection } from '../../src/events/events-repository.ts';
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { deepStrictEqual } from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-import { eventSelection } from '../../src/events/events-repository.ts';
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { reconcilePayDate, type ReconcileOptions } from '../../src/reconciliation/reconciliation-service.ts';

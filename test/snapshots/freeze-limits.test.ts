@@ -1,5 +1,5 @@
 import { eventPayloadSql } from '../../src/payments/payment-event-repository.ts';
-import { eventSelection } from '../../src/events/events-repository.ts';
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';

@@ -1,4 +1,4 @@
-import { eventSelection } from '../../src/events/events-repository.ts';
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezePayDate } from '../../src/snapshots/freeze-service.ts';

@@ -6,7 +6,7 @@ import { NotFoundError } from '../../shared/domain-errors.ts';
 import { pageOf, pagingQuerySchema } from '../../shared/paging.ts';
 import { uuidSchema, isUuid } from '../../shared/schemas.ts';
 import { eventEnvelopeSchema, eventsPageSchema, eventTypeSchema, toEventResource } from '../../events/event-resource.ts';
-import { findEvent, listEvents } from '../../events/events-repository.ts';
+import { findEvent, listEvents } from '../../webhooks/event-log-repository.ts';
 
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
