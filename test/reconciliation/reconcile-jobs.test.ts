@@ -33,6 +33,17 @@ async function snapshotStatus(payrollId: string, payDate: string) {
   return row?.status;
 }
 
+/** The exceptions a pay date holds now (not superseded). */
+function heldOn(payrollId: string, payDate: string) {
+  return t.db
+    .selectFrom('reconciliation_exceptions')
+    .select(['kind', 'amount'])
+    .where('payroll_id', '=', payrollId)
+    .where('pay_date', '=', payDate)
+    .where('superseded_at', 'is', null)
+    .execute();
+}
+
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const started = Date.now();
   for (;;) {
@@ -134,14 +145,7 @@ describe('reconciliation jobs', () => {
     await w.push(employee, PD2, 500);
     await w.reconcile(PD2);
     // PD1 collected it, so PD2 could take nothing and holds its 500 as an over-deduction.
-    const heldOnPd2 = () =>
-      t.db
-        .selectFrom('reconciliation_exceptions')
-        .select(['kind', 'amount'])
-        .where('payroll_id', '=', w.payroll.id)
-        .where('pay_date', '=', PD2)
-        .where('superseded_at', 'is', null)
-        .execute();
+    const heldOnPd2 = () => heldOn(w.payroll.id, PD2);
     expect(await heldOnPd2()).toEqual([{ kind: 'over_deduction', amount: 500 }]);
 
     await w.push(employee, PD1, 0);
@@ -176,14 +180,7 @@ describe('reconciliation jobs', () => {
     await w.push(employee, PD1, 4_000);
     await w.reconcile(PD1);
     await w.reconcile(PD2);
-    const heldOnPd1 = () =>
-      t.db
-        .selectFrom('reconciliation_exceptions')
-        .select(['kind', 'amount'])
-        .where('payroll_id', '=', w.payroll.id)
-        .where('pay_date', '=', PD1)
-        .where('superseded_at', 'is', null)
-        .execute();
+    const heldOnPd1 = () => heldOn(w.payroll.id, PD1);
     expect(await heldOnPd1()).toEqual([{ kind: 'over_deduction', amount: 3_641 }]);
     expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'collected', collected_amount: 500 });
     return { w, payment, employee, heldOnPd1 };
