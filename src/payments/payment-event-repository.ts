@@ -51,21 +51,24 @@ function paymentResourceJsonbOf(columnOf: (field: string) => RawBuilder<unknown>
 }
 
 /**
- * An `insert into events` of one payment_request.updated event per row of `source` (a CTE or table
- * name whose rows have the payment_requests columns), stored narrow: the event id (time-ordered),
- * type, created_at (the transaction's now()) and what the update can change (CHANGING_PAYMENT_FIELDS),
- * no payload. eventPayloadSql renders the payload buildEvent (events/outbox.ts) would have stored. For
- * a WITH clause of the statement that updates the payments.
+ * An `insert into events` of one payment event per row of `source` (a CTE or table name whose rows
+ * have the payment_requests columns), stored narrow: the event id (time-ordered), type, created_at
+ * (the transaction's now()) and what an update can change (CHANGING_PAYMENT_FIELDS), no payload.
+ * eventPayloadSql renders the payload buildEvent (events/outbox.ts) would have stored. For a WITH
+ * clause of the statement that writes the payments.
  */
-export function insertPaymentUpdatedEvents(source: string): RawBuilder<unknown> {
+export function insertPaymentEventsSql(type: 'payment_request.created' | 'payment_request.updated', source: string): RawBuilder<unknown> {
   const changing = [...CHANGING_PAYMENT_FIELDS];
   return sql`
     insert into events (id, type, biller_client_id, resource_type, resource_id, created_at, ${sql.join(changing.map((field) => sql.ref(`payment_${field}`)))})
-    select e.event_id, 'payment_request.updated', e.biller_client_id, 'payment_request', e.id, now(), ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
+    select e.event_id, ${type}, e.biller_client_id, 'payment_request', e.id, now(), ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
     from (select ${timeOrderedUuidSql(sql`r.random`)} as event_id, r.*
           from (select uuid_send(gen_random_uuid()) as random, p.* from ${sql.table(source)} p) r) e
   `;
 }
+
+/** payment_request.updated of each row of `source`, for the statement that updates the payments. */
+export const insertPaymentUpdatedEvents = (source: string) => insertPaymentEventsSql('payment_request.updated', source);
 
 /**
  * An event's webhook payload, as a jsonb expression over a row of `alias` (the events columns): the

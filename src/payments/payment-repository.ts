@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
-import { insertEventsSql, type NewEvent } from '../events/events-repository.ts';
+import { insertPaymentEventsSql } from './payment-event-repository.ts';
 import { type PagingQuery } from '../shared/paging.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
 import type { PaymentRow } from './payment-resource.ts';
@@ -52,26 +52,22 @@ export interface PendingOnPayDate {
 }
 
 /**
- * New payment requests of one mandate and their events in one statement, prepared once per
+ * New payment requests of one mandate and their payment_request.created events (stored narrow, see
+ * insertPaymentEventsSql) in one statement, prepared once per
  * connection: the write of POST /payments and POST /schedules. The rows come complete (ids, initial
  * state, timestamps; see newPaymentRow) and are stored as given. Returns what the mandate's pending
  * requests already asked on the new rows' pay dates before them (the statement cannot see its own
  * inserts), read with this statement's snapshot, so after the mandate lock of
  * findMandateWithOpenPayDates was granted.
  */
-export async function insertPaymentRequestsWithEvents(
-  db: Executor,
-  rows: readonly PaymentRow[],
-  events: readonly NewEvent[],
-): Promise<PendingOnPayDate[]> {
+export async function insertPaymentRequestsWithEvents(db: Executor, rows: readonly PaymentRow[]): Promise<PendingOnPayDate[]> {
   if (rows.length === 0) return [];
   const mandateId = rows[0]!.mandate_id;
   if (rows.some((row) => row.mandate_id !== mandateId)) throw new Error('payment requests are written one mandate at a time');
   const payDates = [...new Set(rows.map((row) => row.target_pay_date))];
   const result = await sql<PendingOnPayDate>`
     /* prepared: insert_payment_requests_with_events */
-    with written_events as (${insertEventsSql(events)}),
-    written as (
+    with written as (
       insert into payment_requests (
         id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
         amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,
@@ -84,7 +80,9 @@ export async function insertPaymentRequestsWithEvents(
         employee_id uuid, status text, currency text, amount bigint, collected_amount bigint, paid_out_amount bigint,
         attempts integer, due_date date, allow_post_due_date_deduction boolean, target_pay_date date, metadata jsonb,
         version integer, created_at timestamptz, updated_at timestamptz, cancelled_at timestamptz)
-    )
+      returning *
+    ),
+    written_events as (${insertPaymentEventsSql('payment_request.created', 'written')})
     -- awaiting_lock, not status = 'pending': the predicate of the index that holds only pending requests.
     select to_char(p.target_pay_date, 'YYYY-MM-DD') as pay_date, sum(p.amount - p.collected_amount)::text as pending
     from payment_requests p

@@ -1,6 +1,6 @@
 import type { Executor } from '../db/connection.ts';
 import type { MandateStatus } from '../db/tables.ts';
-import { buildEvent, recordEvents } from '../events/outbox.ts';
+import { recordEvents } from '../events/outbox.ts';
 import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-date.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import type { PagingQuery } from '../shared/paging.ts';
@@ -280,8 +280,8 @@ function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
 /**
  * Writes new payment requests with their payment_request.created events, in one statement, and
  * returns the rows as stored with what their mandates' pending requests asked on the same pay dates
- * before them. The rows are built here in full, so the response and each event are made from
- * exactly the row that is stored, without reading it back.
+ * before them. The rows are built here in full, so the response is exactly the row that is stored,
+ * without reading it back; each event renders from that row.
  */
 async function writeNewPaymentRequests(
   trx: Executor,
@@ -289,10 +289,7 @@ async function writeNewPaymentRequests(
 ): Promise<{ rows: PaymentRow[]; pendingBefore: PendingOnPayDate[] }> {
   const now = new Date();
   const rows = requests.map((request) => newPaymentRow(request, now));
-  const events = rows.map((row) =>
-    buildEvent(paymentEvent('payment_request.created', row.biller_client_id, toPaymentResource(row)), now),
-  );
-  return { rows, pendingBefore: await insertPaymentRequestsWithEvents(trx, rows, events) };
+  return { rows, pendingBefore: await insertPaymentRequestsWithEvents(trx, rows) };
 }
 
 /** Writes new payment requests with their events, without the amount limits (fixtures of tests that build ledgers). */

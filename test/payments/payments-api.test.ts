@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
@@ -32,7 +33,7 @@ function cancel(headers: Record<string, string>, paymentId: string) {
 }
 
 function eventsOf(resourceId: string) {
-  return t.db.selectFrom('events').selectAll().where('resource_id', '=', resourceId).orderBy('sequence').execute();
+  return t.db.selectFrom('events').select(eventSelection).where('resource_id', '=', resourceId).orderBy('sequence').execute();
 }
 
 function paymentCount(mandate: string) {

@@ -1,3 +1,4 @@
+import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceToday } from '../../src/calendars/lock-date.ts';
@@ -111,7 +112,7 @@ describe('POST /schedules', () => {
       [3, 3000, 'pending', payroll.id, employeeId],
     ]);
     expect(rows[1]!.metadata).toEqual({ n: 2 });
-    const events = await t.db.selectFrom('events').selectAll().where('resource_id', 'in', rows.map((r) => r.id)).execute();
+    const events = await t.db.selectFrom('events').select(eventSelection).where('resource_id', 'in', rows.map((r) => r.id)).execute();
     expect(events).toHaveLength(3);
     for (const event of events) {
       expect(event.type).toBe('payment_request.created');
@@ -242,7 +243,7 @@ describe('POST /schedules/:schedule_id/cancel', () => {
     expect(schedule).toMatchObject({ id: created.id, status: 'cancelled', version: 2 });
     expect(schedule.instalments.map((i: { status: string }) => i.status)).toEqual(['instructed', 'cancelled', 'cancelled']);
 
-    const updates = await t.db.selectFrom('events').selectAll().where('type', '=', 'payment_request.updated').where('resource_id', 'in', [first, second, third]).execute();
+    const updates = await t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payment_request.updated').where('resource_id', 'in', [first, second, third]).execute();
     expect(updates.map((e) => e.resource_id).sort()).toEqual([second, third].sort());
     for (const event of updates) expect((event.payload as any).data).toMatchObject({ status: 'cancelled', version: 2 });
 
