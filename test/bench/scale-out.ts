@@ -30,7 +30,7 @@ import { migrateToLatest } from '../../src/db/migrator.ts';
 import { readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { queueNames } from '../../src/queue/job-catalogue.ts';
-import { producerConnection } from '../../src/runtime/redis-connections.ts';
+import { connected, createProducerConnection, producerConnection } from '../../src/runtime/redis-connections.ts';
 import {
   prepareConfirmations,
   submitConfirmations,
@@ -218,6 +218,18 @@ async function run(processes: number, caller: Parameters<typeof submitConfirmati
     await payDates.close();
     await stopWorkerProcesses(children);
     await db.destroy();
+    await dropQueueKeys(config);
+  }
+}
+
+/** The run's queues leave nothing behind in Redis (completed jobs are kept up to a limit). */
+async function dropQueueKeys(config: Config): Promise<void> {
+  const redis = await connected(createProducerConnection(config.REDIS_URL));
+  try {
+    const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`);
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  } finally {
+    redis.disconnect();
   }
 }
 
