@@ -6,6 +6,7 @@
  */
 export const unitTestFiles: readonly string[] = [
   'test/unit-project.test.ts',
+  'test/reconciliation/reconciliation-plan.test.ts',
   'test/architecture/architecture.test.ts',
   'test/architecture/import-rules.test.ts',
   'test/mandates/mandate-limitations.test.ts',
