@@ -19,9 +19,9 @@ function isInstantField(field: z.ZodType): boolean {
 }
 
 /**
- * What an update of a payment request can change. A payment_request.updated event written in bulk
- * stores these, as `payment_<field>`; every other field was set when the request was made and never
- * changes (a trigger refuses it, migration 20261129000000), so it is rendered from the request itself.
+ * What an update of a payment request can change. A payment event written in SQL stores these, as
+ * `payment_<field>`; every other field was set when the request was made and never changes (a trigger
+ * refuses it, migration 20261129000000), so it is rendered from the request itself.
  */
 const CHANGING_PAYMENT_FIELDS: ReadonlySet<string> = new Set([
   'status',
@@ -52,16 +52,18 @@ function paymentResourceJsonbOf(columnOf: (field: string) => RawBuilder<unknown>
 
 /**
  * An `insert into events` of one payment event per row of `source` (a CTE or table name whose rows
- * have the payment_requests columns), stored narrow: the event id (time-ordered), type, created_at
- * (the transaction's now()) and what an update can change (CHANGING_PAYMENT_FIELDS), no payload.
- * eventPayloadSql renders the payload buildEvent (events/outbox.ts) would have stored. For a WITH
- * clause of the statement that writes the payments.
+ * have the payment_requests columns), stored narrow: the event id (time-ordered), type, created_at and
+ * what an update can change (CHANGING_PAYMENT_FIELDS), no payload. A created event is as old as the
+ * request it announces; an updated one is the transaction's now(). eventPayloadSql renders the payload
+ * buildEvent (events/outbox.ts) would have stored. For a WITH clause of the statement that writes the
+ * payments.
  */
 export function insertPaymentEventsSql(type: 'payment_request.created' | 'payment_request.updated', source: string): RawBuilder<unknown> {
   const changing = [...CHANGING_PAYMENT_FIELDS];
+  const createdAt = type === 'payment_request.created' ? sql`e.created_at` : sql`now()`;
   return sql`
     insert into events (id, type, biller_client_id, resource_type, resource_id, created_at, ${sql.join(changing.map((field) => sql.ref(`payment_${field}`)))})
-    select e.event_id, ${type}, e.biller_client_id, 'payment_request', e.id, now(), ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
+    select e.event_id, ${type}, e.biller_client_id, 'payment_request', e.id, ${createdAt}, ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
     from (select ${timeOrderedUuidSql(sql`r.random`)} as event_id, r.*
           from (select uuid_send(gen_random_uuid()) as random, p.* from ${sql.table(source)} p) r) e
   `;

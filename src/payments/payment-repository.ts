@@ -53,8 +53,8 @@ export interface PendingOnPayDate {
 
 /**
  * New payment requests of one mandate and their payment_request.created events (stored narrow, see
- * insertPaymentEventsSql) in one statement, prepared once per
- * connection: the write of POST /payments and POST /schedules. The rows come complete (ids, initial
+ * insertPaymentEventsSql) in one statement, prepared once per connection: the write of POST /payments
+ * and POST /schedules. The rows come complete (ids, initial
  * state, timestamps; see newPaymentRow) and are stored as given. Returns what the mandate's pending
  * requests already asked on the new rows' pay dates before them (the statement cannot see its own
  * inserts), read with this statement's snapshot, so after the mandate lock of

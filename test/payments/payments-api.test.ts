@@ -96,6 +96,8 @@ describe('POST /payments', () => {
     expect(events[0]).toMatchObject({ type: 'payment_request.created', biller_client_id: billerA.clientId, resource_type: 'payment_request' });
     expect((events[0]!.payload as any).data).toEqual(payment);
     expect((events[0]!.payload as any).data.status).toBe('pending');
+    // Announced as of the moment the request was made, not the transaction's start.
+    expect((events[0]!.payload as any).created_at).toBe(payment.created_at);
     // The response and the event are built before the insert; what was stored reads back the same.
     const read = await injectJson(t.app, { method: 'GET', url: `/payments/${payment.id}`, headers: headersA });
     expect(read.statusCode).toBe(200);
