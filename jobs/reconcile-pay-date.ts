@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { serviceToday } from '../src/calendars/lock-date.ts';
 import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
-import { reconcilePayDate } from '../src/reconciliation/reconciliation-service.ts';
+import { payDatesToReconcileAfter, reconcilePayDate } from '../src/reconciliation/reconciliation-service.ts';
 import { reconcileSweepJob } from '../src/queue/job-catalogue.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 
@@ -23,7 +23,7 @@ export function reconcilePayDateProcessor(db: Database, timeZone: string, reconc
     // The sweep's jobs carry its job id; every other job came through the debounced request.
     const trigger = job.id?.startsWith(`${reconcileSweepJob}.`) ? 'sweep' : 'request';
     const summary = await reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone), trigger, triggeredBy: job.id ?? null });
-    for (const other of [...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile]) await reconciliation.request(payrollId, other);
+    for (const other of payDatesToReconcileAfter(summary)) await reconciliation.request(payrollId, other);
     return summary;
   };
 }

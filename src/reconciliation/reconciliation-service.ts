@@ -68,6 +68,11 @@ export interface ReconciliationSummary {
   earlierPayDatesToReconcile: string[];
 }
 
+/** Every other pay date a reconciliation asks to reconcile after it, later and earlier alike. */
+export function payDatesToReconcileAfter(summary: Pick<ReconciliationSummary, 'laterPayDatesToReconcile' | 'earlierPayDatesToReconcile'>): string[] {
+  return [...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile];
+}
+
 type CurrentSnapshotStatus = 'locked' | 'confirmed' | 'reconciled';
 
 /** A row changed between read and write; the transaction rolls back and the job retries. */

@@ -12,7 +12,7 @@ import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
 import type { SandboxConfirmation, SandboxLock, SandboxPayout } from './sandbox-resource.ts';
 import { loadClearingHolidays, markSandboxPayoutPaid, runPayoutsOfBiller } from '../payouts/payout-service.ts';
-import { reconcilePayDate, type ReconciliationSummary } from '../reconciliation/reconciliation-service.ts';
+import { payDatesToReconcileAfter, reconcilePayDate, type ReconciliationSummary } from '../reconciliation/reconciliation-service.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -229,11 +229,8 @@ export async function simulateConfirmation(
 async function reconcileWithOtherPayDates(deps: SimulationDeps, payrollId: string, payDate: string): Promise<ReconciliationSummary> {
   const reconcile = (when: string) => reconcilePayDate(deps.db, payrollId, when, { today: today(deps), trigger: 'sandbox' });
   const summary = await reconcile(payDate);
-  const waiting = [...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile];
-  for (let other = waiting.shift(); other !== undefined; other = waiting.shift()) {
-    const followUp = await reconcile(other);
-    waiting.push(...followUp.laterPayDatesToReconcile, ...followUp.earlierPayDatesToReconcile);
-  }
+  const waiting = payDatesToReconcileAfter(summary);
+  for (let other = waiting.shift(); other !== undefined; other = waiting.shift()) waiting.push(...payDatesToReconcileAfter(await reconcile(other)));
   return summary;
 }
 

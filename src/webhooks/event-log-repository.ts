@@ -4,9 +4,10 @@ import type { EventType } from '../db/tables.ts';
 import { eventPayloadSql } from '../payments/payment-event-repository.ts';
 import type { PagingQuery } from '../shared/paging.ts';
 
-// Reading events as their webhooks carry them: GET /events and the deliveries. Here rather than in
-// src/events, which payments write through: rendering a narrow payment event needs the payment's
-// resource schema, and events importing payments would make the two folders import each other.
+// Reading events as their webhooks carry them, for GET /events (a delivery reads its own event the
+// same way, eventPayloadSql in webhook-repository.ts). Here rather than in src/events, which payments
+// write through: rendering a narrow payment event needs the payment's resource schema, and events
+// importing payments would make the two folders import each other.
 
 /** What a reader of events selects from `events`: its columns, with the payload rendered where stored narrow. */
 export const eventSelection = [

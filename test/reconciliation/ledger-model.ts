@@ -8,7 +8,7 @@ import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { knownProblem } from '../../src/http/plugins/errors.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { findPayDatesThatCanTakeMore } from '../../src/reconciliation/reconciliation-repository.ts';
-import type { ReconciliationSummary } from '../../src/reconciliation/reconciliation-service.ts';
+import { payDatesToReconcileAfter, type ReconciliationSummary } from '../../src/reconciliation/reconciliation-service.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { cancelPaymentRequest, getPayment, insertNewPaymentRequests } from '../../src/payments/payment-service.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
@@ -655,7 +655,7 @@ async function ledgerCount(db: Database, model: LedgerModel): Promise<number> {
 export async function settleAndCheck(db: Database, model: LedgerModel): Promise<void> {
   const locked = PAY_DATES.filter((payDate) => model.lockedPayDates.has(payDate));
   const asked: string[] = [];
-  const follow = (summary: ReconciliationSummary) => asked.push(...summary.laterPayDatesToReconcile, ...summary.earlierPayDatesToReconcile);
+  const follow = (summary: ReconciliationSummary) => asked.push(...payDatesToReconcileAfter(summary));
   for (const payDate of locked) follow(await model.world.reconcile(payDate, { final: true }));
   for (let followUps = 0, next = asked.shift(); next !== undefined; followUps += 1, next = asked.shift()) {
     if (followUps > 50) throw new LedgerInvariantError(`follow-up reconciliations did not come to rest: still asked for ${[next, ...asked].join(', ')}`);
