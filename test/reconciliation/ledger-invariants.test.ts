@@ -89,9 +89,11 @@ describe('ledger invariant regressions', () => {
   // again moved a unit out of its over-deduction. A pay date whose collection of a payment changes
   // now asks the earlier pay dates holding an attempt of it; the sweep finds any a crash left unasked.
   it('seed 942999014: a later pay date collecting less of a payment lets the earlier one take the rest', async () => {
+    // The seed had both due on 2026-11-01, ordered by creation; made within one millisecond, the two
+    // tie and their ids decide. A later due date keeps the carried payment second, as in the seed.
     const model = await startScenario(t.db, [
       { employee: 1, amount: 3_860, allowPostDue: false, due: '2026-11-01', payDate: 1 },
-      { employee: 1, amount: 500, allowPostDue: true, due: '2026-11-01', payDate: 0 },
+      { employee: 1, amount: 500, allowPostDue: true, due: '2026-11-05', payDate: 0 },
     ]);
     const carried = model.paymentIds[1]!;
     await applyAndCheck(t.db, model, [
