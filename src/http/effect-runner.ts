@@ -73,11 +73,15 @@ export function createEffectRunner(options: IdempotencyOptions): EffectRunner {
 
     const answer = await runOnce(
       { clientId: caller.clientId, key, method: request.method, url: request.url, rawBody: fingerprintedBody },
-      async (trx) => serializeResult(await spec.effect(ctx, trx)),
+      async (trx, inWrite) => {
+        const storeResponse = inWrite && ((result: HttpResult) => inWrite.store(serializeResult(result)));
+        return serializeResult(await spec.effect(ctx, trx, storeResponse));
+      },
       (error) => {
         const problem = knownProblem(error);
         return problem && problem.status < 500 ? serializeProblem(problem, request.url) : undefined;
       },
+      { responseInWrite: spec.responseInWrite === true },
     );
     if (answer.replayed) countIdempotencyReplay();
     else await afterCommit(ctx, answer.response);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { z } from 'zod';
 import type { ClientRole, DB } from '../db/tables.ts';
+import type { WriteAlongside } from '../db/write-alongside.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { FieldError } from '../shared/domain-errors.ts';
@@ -89,8 +90,22 @@ export interface HandlerRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
  */
 export interface EffectRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
   idempotencyKey: 'required' | 'optional';
-  effect: (ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>, trx: Transaction<DB>) => Promise<HttpResult>;
+  /**
+   * The effect stores its response in its own write statement (see ResponseInWrite): with a key, it
+   * gets `storeResponse`, calls it with the result it is about to answer, and puts what comes back into
+   * that write. Two statements fewer; for the busiest writes, cheap enough that a duplicate may run
+   * them up to that write before it is answered from the first.
+   */
+  responseInWrite?: boolean;
+  effect: (
+    ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>,
+    trx: Transaction<DB>,
+    storeResponse: StoreResponse | undefined,
+  ) => Promise<HttpResult>;
 }
+
+/** Turns the result an effect will answer into the write that stores it (see EffectRoute.responseInWrite). */
+export type StoreResponse = (result: HttpResult) => WriteAlongside;
 
 export type RouteSpec<BS = any, QS = any, PS = any> = HandlerRoute<BS, QS, PS> | EffectRoute<BS, QS, PS>;
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import type { WriteAlongside } from '../db/write-alongside.ts';
 
 export interface KeyRef {
   clientId: string;
@@ -119,6 +120,26 @@ export async function insertCompletedKey(
     .returning('client_id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The key's row with its outcome, written by the effect's own write statement (see ResponseInWrite):
+ * a plain insert, no ON CONFLICT, so a duplicate fails that statement on the primary key (isKeyTaken)
+ * and the effect rolls back with it. A duplicate still running holds its uncommitted row, so the
+ * insert waits for it to end rather than taking the key from under it.
+ */
+export function storeResponseAlongside(ref: KeyRef, fingerprint: string, expiresAt: Date, response: StoredResponse): WriteAlongside {
+  return sql`
+    insert into idempotency_keys (client_id, idempotency_key, fingerprint, status, response_status, response_headers, response_body, expires_at)
+    values (${ref.clientId}::uuid, ${ref.key}::uuid, ${fingerprint}::text, 'completed', ${response.status}::integer,
+            ${JSON.stringify(response.headers)}::jsonb, ${response.body}::bytea, ${expiresAt}::timestamptz)
+  `;
+}
+
+/** The failure of storeResponseAlongside's insert when the key was stored first by another request. */
+export function isKeyTaken(error: unknown): boolean {
+  const failure = error as { code?: unknown; constraint?: unknown } | null;
+  return failure?.code === '23505' && failure.constraint === 'idempotency_keys_pkey';
 }
 
 /** Drops this transaction's claim (an effect that answered 5xx: the client may retry). */

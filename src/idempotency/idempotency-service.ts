@@ -9,9 +9,12 @@ import {
   deleteExpiredKeys,
   findKey,
   insertCompletedKey,
+  isKeyTaken,
+  storeResponseAlongside,
   type KeyRef,
   type StoredKey,
 } from './idempotency-repository.ts';
+import type { WriteAlongside } from '../db/write-alongside.ts';
 import { ConflictError, InvalidError } from '../shared/domain-errors.ts';
 import { redactUrlCredentials } from '../shared/logger.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -135,6 +138,19 @@ function answerFromStored(stored: StoredKey | undefined, fingerprint: string): E
   };
 }
 
+/**
+ * Given to an effect that stores its own response (runOnce's `responseInWrite`): it hands the
+ * response it is about to answer to `store` before its write and puts what comes back into that
+ * write's statement (a WriteAlongside). The key then costs no statement of its own: no claim before
+ * the effect, no completion after it. The effect must answer exactly the response it stored.
+ */
+export interface ResponseInWrite {
+  store(response: SerializedResponse): WriteAlongside;
+}
+
+/** The key was stored by another request while this one ran: this one's effect rolls back. */
+class KeyTakenMeanwhile extends Error {}
+
 type Attempt = { ran: true; response: EffectResponse } | { ran: false; stored: StoredKey | undefined };
 
 /**
@@ -143,18 +159,56 @@ type Attempt = { ran: true; response: EffectResponse } | { ran: false; stored: S
  * response is stored before the commit, so the effect and its stored response commit or vanish
  * together. A duplicate that arrives meanwhile is refused at once (in flight), one that arrives
  * later gets the stored response. Refusals are stored too (the same request would be refused the
- * same way), 5xx responses and failures are not, so the caller can retry.
+ * same way), 5xx responses and failures are not, so the caller can retry. With `responseInWrite`
+ * the effect's own write stores the response instead (see runWithResponseInWrite): two statements
+ * fewer for the API's busiest write.
  */
 export function createIdempotentEffects(options: IdempotencyOptions) {
   const { db } = options;
 
+  /**
+   * The response stored by the effect's own write (see ResponseInWrite), for an effect cheap enough
+   * that a duplicate may run it up to that write: the write fails on the key's primary key and rolls
+   * back, and the duplicate is answered from what the first stored. A duplicate of a request still
+   * running waits for it (the effect's row locks or the key's uncommitted row) instead of a 409.
+   * An effect that answers without storing has its response stored after it, as a refusal is.
+   */
+  async function runWithResponseInWrite(
+    ref: KeyRef,
+    fingerprint: string,
+    expiresAt: Date,
+    effect: (trx: Transaction<DB>, inWrite: ResponseInWrite) => Promise<EffectResponse>,
+  ): Promise<EffectAnswer> {
+    const response = await db.transaction().execute(async (trx) => {
+      let stored: SerializedResponse | undefined;
+      const inWrite: ResponseInWrite = {
+        store(response) {
+          if (response.status >= 500) throw new Error('a 5xx response is never stored: the caller may retry');
+          stored = response;
+          return storeResponseAlongside(ref, fingerprint, expiresAt, storable(response));
+        },
+      };
+      const response = await effect(trx, inWrite);
+      if (stored === undefined) {
+        if (response.status < 500 && !(await insertCompletedKey(trx, ref, fingerprint, expiresAt, storable(response)))) {
+          throw new KeyTakenMeanwhile();
+        }
+      } else if (stored.status !== response.status || stored.body !== response.body) {
+        throw new Error('the effect answered a different response from the one it stored');
+      }
+      return response;
+    });
+    return { response, replayed: false };
+  }
+
   return async function runOnce(
     call: IdempotentCall,
-    effect: (trx: Transaction<DB>) => Promise<EffectResponse>,
+    effect: (trx: Transaction<DB>, inWrite: ResponseInWrite | undefined) => Promise<EffectResponse>,
     refusalResponse: RefusalResponse,
+    mode: { responseInWrite?: boolean } = {},
   ): Promise<EffectAnswer> {
     const { key } = call;
-    if (key === undefined) return { response: await db.transaction().execute(effect), replayed: false };
+    if (key === undefined) return { response: await db.transaction().execute((trx) => effect(trx, undefined)), replayed: false };
 
     const ref: KeyRef = { clientId: call.clientId, key };
     const fingerprint = requestFingerprint(call.method, call.url, call.rawBody);
@@ -162,6 +216,7 @@ export function createIdempotentEffects(options: IdempotencyOptions) {
 
     let attempt: Attempt;
     try {
+      if (mode.responseInWrite) return await runWithResponseInWrite(ref, fingerprint, expiresAt, effect);
       attempt = await db.transaction().execute(async (trx): Promise<Attempt> => {
         const claim = await claimKey(trx, ref, fingerprint, expiresAt);
         if (!claim.claimed) {
@@ -169,12 +224,13 @@ export function createIdempotentEffects(options: IdempotencyOptions) {
           const stored = claim.existing ?? (claim.locked ? await findKey(trx, ref) : undefined);
           return { ran: false, stored };
         }
-        const response = await effect(trx);
+        const response = await effect(trx, undefined);
         if (response.status < 500) await completeKey(trx, ref, storable(response));
         else await deleteClaim(trx, ref);
         return { ran: true, response };
       });
     } catch (error) {
+      if (error instanceof KeyTakenMeanwhile || isKeyTaken(error)) return answerFromStored(await findKey(db, ref), fingerprint);
       const refusal = refusalResponse(error);
       if (!refusal) throw error;
       // The rollback took the claim with it; store the 4xx on its own, unless a duplicate that

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import type { WriteAlongside } from '../db/write-alongside.ts';
 import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
 import { insertPaymentEventsSql } from './payment-event-repository.ts';
 import { type PagingQuery } from '../shared/paging.ts';
@@ -60,14 +61,22 @@ export interface PendingOnPayDate {
  * inserts), read with this statement's snapshot, so after the mandate lock of
  * findMandateWithOpenPayDates was granted.
  */
-export async function insertPaymentRequestsWithEvents(db: Executor, rows: readonly PaymentRow[]): Promise<PendingOnPayDate[]> {
+export async function insertPaymentRequestsWithEvents(
+  db: Executor,
+  rows: readonly PaymentRow[],
+  /** Committed by this statement too, or not at all (POST /payments' idempotent response). */
+  alongside?: WriteAlongside,
+): Promise<PendingOnPayDate[]> {
   if (rows.length === 0) return [];
   const mandateId = rows[0]!.mandate_id;
   if (rows.some((row) => row.mandate_id !== mandateId)) throw new Error('payment requests are written one mandate at a time');
   const payDates = [...new Set(rows.map((row) => row.target_pay_date))];
+  // The variant with a write alongside is its own prepared statement: its text differs.
+  const head = alongside
+    ? sql`/* prepared: insert_payment_requests_with_events_alongside */ with alongside as (${alongside}),`
+    : sql`/* prepared: insert_payment_requests_with_events */ with`;
   const result = await sql<PendingOnPayDate>`
-    /* prepared: insert_payment_requests_with_events */
-    with written as (
+    ${head} written as (
       insert into payment_requests (
         id, biller_client_id, mandate_id, schedule_id, instalment_number, payroll_id, employee_id, status, currency,
         amount, collected_amount, paid_out_amount, attempts, due_date, allow_post_due_date_deduction, target_pay_date,

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/connection.ts';
+import type { WriteAlongside } from '../db/write-alongside.ts';
 import type { MandateStatus } from '../db/tables.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { targetPayDate, type CalendarPayDate } from '../calendars/target-pay-date.ts';
@@ -184,9 +185,10 @@ export async function insertNewPaymentRequestsWithinLimit(
   /** Where in the request body each request's amount was given, for the field errors of a refusal. */
   amountPointers: readonly string[],
   limits: AmountLimits,
+  alongside?: WritesAlongsideRows,
 ): Promise<PaymentRow[]> {
   if (requests.length === 0) return [];
-  const { rows, pendingBefore } = await writeNewPaymentRequests(trx, requests);
+  const { rows, pendingBefore } = await writeNewPaymentRequests(trx, requests, alongside);
   const mandateId = requests[0]!.mandateId;
   const alreadyRequested = new Map(pendingBefore.map((p) => [p.pay_date, BigInt(p.pending)]));
   const additions = requests.map((request, index) => ({ payDate: request.targetPayDate, amount: request.amount, pointer: amountPointers[index]! }));
@@ -197,11 +199,14 @@ export async function insertNewPaymentRequestsWithinLimit(
 
 /**
  * POST /payments. Two statements in the caller's transaction (mandate with calendar; the insert
- * with its event): this path carries the API's write load.
+ * with its event): this path carries the API's write load. `storeResponse` turns the new payment
+ * into a write that goes into the insert's statement (the idempotent response, see
+ * EffectRoute.responseInWrite).
  */
 export async function createPaymentRequest(
   trx: Executor,
   input: { billerClientId: string; record: PaymentRecord; today: string; limits: AmountLimits },
+  storeResponse?: (payment: PaymentResource) => WriteAlongside,
 ): Promise<PaymentResource> {
   const { record, billerClientId, today, limits } = input;
   assertPaymentAmountsWithinLimit([{ pointer: '/payment_record/amount', amount: record.amount }], limits, record.currency);
@@ -230,9 +235,13 @@ export async function createPaymentRequest(
     targetPayDate: timing.targetPayDate,
     metadata: record.metadata,
   };
-  const [row] = await insertNewPaymentRequestsWithinLimit(trx, [request], ['/payment_record/amount'], limits);
+  const alongside = storeResponse && ((rows: readonly PaymentRow[]) => storeResponse(toPaymentResource(rows[0]!)));
+  const [row] = await insertNewPaymentRequestsWithinLimit(trx, [request], ['/payment_record/amount'], limits, alongside);
   return toPaymentResource(row!);
 }
+
+/** Another write for the statement that stores new payment requests, made from those rows. */
+type WritesAlongsideRows = (rows: readonly PaymentRow[]) => WriteAlongside;
 
 export interface NewPaymentRequest {
   billerClientId: string;
@@ -286,10 +295,11 @@ function newPaymentRow(request: NewPaymentRequest, now: Date): PaymentRow {
 async function writeNewPaymentRequests(
   trx: Executor,
   requests: readonly NewPaymentRequest[],
+  alongside?: WritesAlongsideRows,
 ): Promise<{ rows: PaymentRow[]; pendingBefore: PendingOnPayDate[] }> {
   const now = new Date();
   const rows = requests.map((request) => newPaymentRow(request, now));
-  return { rows, pendingBefore: await insertPaymentRequestsWithEvents(trx, rows) };
+  return { rows, pendingBefore: await insertPaymentRequestsWithEvents(trx, rows, alongside?.(rows)) };
 }
 
 /** Writes new payment requests with their events, without the amount limits (fixtures of tests that build ledgers). */

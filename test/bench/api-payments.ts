@@ -58,7 +58,7 @@ const poolSize = Number(values.pool);
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/${values.database}`;
 const serverScript = fileURLToPath(new URL('./api-payments-server.ts', import.meta.url));
 
-const TARGET_RATIO = 0.6;
+const TARGET_RATIO = 0.8;
 const TARGET_P99_MS = 50;
 
 interface World {

@@ -67,7 +67,47 @@ const testRoutes: RouteModule = (app) => {
       },
     });
   }
+
+  // An effect that stores its response in its own write statement (responseInWrite), as POST /payments does.
+  defineRoute(app, {
+    method: 'POST',
+    url: '/test/gadgets',
+    operationId: 'test_gadgets',
+    summary: 'Test effect storing its response in its write',
+    description: 'A route of this test only.',
+    tags: ['Test'],
+    auth: { kind: 'both', scope: 'payments:write' },
+    idempotencyKey: 'required',
+    responseInWrite: true,
+    body: gadgetBody,
+    responses: { 201: { description: 'Created' } },
+    effect: async (ctx, trx, storeResponse) => {
+      const body = ctx.body;
+      effectRuns.set(body.name, (effectRuns.get(body.name) ?? 0) + 1);
+      if (body.fail === '422-before-write') throw new HttpProblem(422, 'gadget-rejected', `Gadget ${body.name} was rejected`);
+      const id = randomUUID();
+      const result = { status: 201, headers: { location: `/test/gadgets/${id}` }, body: { id, name: body.name } };
+      const alongside = body.answer === 'without-storing' ? undefined : storeResponse!(body.answer === 'differently' ? { ...result, body: { id } } : result);
+      await sql`
+        with ${alongside ? sql`alongside as (${alongside}),` : sql``} gadget as (
+          insert into consumers (id, biller_client_id, given_name, family_name) values (${id}::uuid, ${ctx.caller.clientId}::uuid, ${body.name}, 'x')
+        )
+        select 1
+      `.execute(trx);
+      if (body.delay_ms) await sleep(body.delay_ms);
+      if (body.fail === '422-after-write') throw new HttpProblem(422, 'gadget-rejected', `Gadget ${body.name} was rejected`);
+      return result;
+    },
+  });
 };
+
+const gadgetBody = z.strictObject({
+  name: z.string(),
+  delay_ms: z.number().optional(),
+  fail: z.enum(['422-before-write', '422-after-write']).optional(),
+  /** How the effect treats its response: stored in its write (default), not stored, or stored but another answered. */
+  answer: z.enum(['without-storing', 'differently']).optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 
@@ -431,6 +471,93 @@ describe('idempotent effects', () => {
     expect(replay.body).toBe(first.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(await rowsNamed(name)).toHaveLength(1);
+  });
+});
+
+describe('responses stored by the effect\'s own write (responseInWrite)', () => {
+  it('stores the response in the effect\'s statement, with no claim of its own, and replays it byte for byte', async () => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const first = await post('/test/gadgets', { name }, key);
+    expect(first.statusCode).toBe(201);
+    const stored = await keyRow(key);
+    expect(stored).toMatchObject({ status: 'completed', response_status: 201, response_headers: { location: first.headers.location } });
+    expect(stored!.response_body!.toString('utf8')).toBe(first.body);
+
+    const replay = await post('/test/gadgets', { name }, key);
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    expect(await rowsNamed(name)).toHaveLength(1);
+    // The duplicate ran up to its write, which failed on the key and rolled back.
+    expect(effectRuns.get(name)).toBe(2);
+  });
+
+  it('answers every one of a burst of concurrent duplicates with the one response that was stored', async () => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const body = { name, delay_ms: 30 };
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => sleep(i * 10).then(() => post('/test/gadgets', body, key))),
+    );
+    const fresh = responses.filter((r) => r.headers['idempotent-replayed'] === undefined);
+    expect(fresh).toHaveLength(1);
+    // A duplicate of a request still running waits for it (the key's uncommitted row), then replays.
+    for (const response of responses) {
+      expect(response.statusCode).toBe(201);
+      expect(response.body).toBe(fresh[0]!.body);
+    }
+    expect(await rowsNamed(name)).toHaveLength(1);
+  });
+
+  it('refuses the same key with a different body while the first runs, once it has committed: 422, one effect', async () => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const running = post('/test/gadgets', { name, delay_ms: 300 }, key);
+    await sleep(100);
+    const other = await post('/test/gadgets', { name: `${name}-other` }, key);
+    expectProblem(other, 422, 'idempotency-key-reused');
+    expect((await running).statusCode).toBe(201);
+    expect(await rowsNamed(name)).toHaveLength(1);
+    expect(await rowsNamed(`${name}-other`)).toHaveLength(0);
+  });
+
+  it.each(['422-before-write', '422-after-write'] as const)('stores a refusal thrown %s and replays it; the write rolled back', async (fail) => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const first = await post('/test/gadgets', { name, fail }, key);
+    expectProblem(first, 422, 'gadget-rejected');
+    expect(await keyRow(key)).toMatchObject({ status: 'completed', response_status: 422 });
+    expect(await rowsNamed(name)).toHaveLength(0);
+
+    // The retry runs the effect again (no claim first) and is answered from the stored refusal.
+    const retry = await post('/test/gadgets', { name, fail }, key);
+    expect(retry.body).toBe(first.body);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(effectRuns.get(name)).toBe(2);
+    expect(await rowsNamed(name)).toHaveLength(0);
+  });
+
+  it('stores the answer of an effect that wrote without storing it, after the effect, in its transaction', async () => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const first = await post('/test/gadgets', { name, answer: 'without-storing' }, key);
+    expect(first.statusCode).toBe(201);
+    expect(await keyRow(key)).toMatchObject({ status: 'completed', response_status: 201 });
+    const replay = await post('/test/gadgets', { name, answer: 'without-storing' }, key);
+    expect(replay.body).toBe(first.body);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    // The duplicate's own write was rolled back when its key turned out taken.
+    expect(await rowsNamed(name)).toHaveLength(1);
+  });
+
+  it('fails (500), storing nothing, an effect that answers otherwise than it stored', async () => {
+    const name = uniqueName();
+    const key = randomUUID();
+    const response = await post('/test/gadgets', { name, answer: 'differently' }, key);
+    expectProblem(response, 500, 'internal-error');
+    expect(await keyRow(key)).toBeUndefined();
+    expect(await rowsNamed(name)).toHaveLength(0);
   });
 });
 

@@ -7,7 +7,7 @@ import { exampleIds } from '../../shared/examples.ts';
 import { pagingQuerySchema } from '../../shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../shared/schemas.ts';
 import { amountLimitsOf } from '../../payments/amount-limits.ts';
-import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema } from '../../payments/payment-resource.ts';
+import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema, type PaymentResource } from '../../payments/payment-resource.ts';
 import {
   cancelPaymentRequest,
   createPaymentRequest,
@@ -59,6 +59,10 @@ const listPaymentsQuery = pagingQuerySchema.extend({
 
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 
+function paymentCreated(payment: PaymentResource) {
+  return { status: 201, headers: { location: `/payments/${payment.id}` }, body: { payment } };
+}
+
 export const registerPaymentRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
     method: 'POST',
@@ -86,9 +90,10 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
         ...problem,
       },
     },
-    effect: async (ctx, trx) => {
+    responseInWrite: true,
+    effect: async (ctx, trx, storeResponse) => {
       const record = ctx.body.payment_record;
-      const payment = await createPaymentRequest(trx, {
+      const input = {
         billerClientId: ctx.caller.clientId,
         today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
         limits: amountLimitsOf(deps.config),
@@ -100,8 +105,9 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
           metadata: record.metadata ?? null,
           allow_post_due_date_deduction: record.allow_post_due_date_deduction ?? false,
         },
-      });
-      return { status: 201, headers: { location: `/payments/${payment.id}` }, body: { payment } };
+      };
+      const payment = await createPaymentRequest(trx, input, storeResponse && ((created) => storeResponse(paymentCreated(created))));
+      return paymentCreated(payment);
     },
   });
 
