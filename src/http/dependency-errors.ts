@@ -59,6 +59,14 @@ export function isPostgresUnavailable(error: unknown): boolean {
 }
 
 /**
+ * A deadlock (40P01) or a serialization failure (40001): two requests took the same rows or keys in
+ * opposite orders, and PostgreSQL rolled one back. Nothing of it was kept, so a retry is safe.
+ */
+export function isPostgresConcurrencyFailure(error: unknown): error is pg.DatabaseError {
+  return error instanceof pg.DatabaseError && (error.code === '40P01' || error.code === '40001');
+}
+
+/**
  * SQLSTATE class 22 (data exception: 22001 too long, 22003 out of range, 22007/22008 bad date or
  * time, 22021/22P05 NUL, 22P02 bad text representation...): a value from the request that the
  * edge validation should have refused. The client's input, so 4xx, but also a gap to close.

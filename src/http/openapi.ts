@@ -215,10 +215,19 @@ function derivedResponses(spec: RouteSpec, largestBodyBytes: number): Map<number
       spec.idempotencyKey === 'required' ? 'The Idempotency-Key header is missing or not a UUID' : 'The Idempotency-Key header is not a UUID',
       new HttpProblem(400, 'invalid-idempotency-key', 'Idempotency-Key must be a UUID', { errors: [{ pointer: '/headers/idempotency-key', detail: 'must be a UUID' }] }),
     );
-    add(
-      'A request with this Idempotency-Key is still being processed; see `Retry-After`',
-      new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly'),
-    );
+    if (spec.responseInWrite) {
+      // A duplicate waits for the first and replays it; only a deadlock with a request holding the
+      // same key on another operation is left to refuse.
+      add(
+        'A request with this Idempotency-Key on another operation ran at the same moment; nothing was done, see `Retry-After`',
+        new HttpProblem(409, 'concurrent-request', 'Another request changed the same data at the same moment; nothing was done, retry shortly'),
+      );
+    } else {
+      add(
+        'A request with this Idempotency-Key is still being processed; see `Retry-After`',
+        new HttpProblem(409, 'idempotency-key-in-flight', 'A request with this Idempotency-Key is still being processed; retry shortly'),
+      );
+    }
     add(
       'This Idempotency-Key was already used for a different request',
       new HttpProblem(422, 'idempotency-key-reused', 'This Idempotency-Key was already used for a different request'),

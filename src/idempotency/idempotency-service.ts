@@ -142,7 +142,8 @@ function answerFromStored(stored: StoredKey | undefined, fingerprint: string): E
  * Given to an effect that stores its own response (runOnce's `responseInWrite`): it hands the
  * response it is about to answer to `store` before its write and puts what comes back into that
  * write's statement (a WriteAlongside). The key then costs no statement of its own: no claim before
- * the effect, no completion after it. The effect must answer exactly the response it stored.
+ * the effect, no completion after it. The effect must answer exactly the response it stored (checked),
+ * and must run the statement it put it in (not checked: a host that skips its write stores nothing).
  */
 export interface ResponseInWrite {
   store(response: SerializedResponse): WriteAlongside;
@@ -233,8 +234,8 @@ export function createIdempotentEffects(options: IdempotencyOptions) {
       if (error instanceof KeyTakenMeanwhile || isKeyTaken(error)) return answerFromStored(await findKey(db, ref), fingerprint);
       const refusal = refusalResponse(error);
       if (!refusal) throw error;
-      // The rollback took the claim with it; store the 4xx on its own, unless a duplicate that
-      // ran meanwhile stored its outcome first: then that one is the answer, for both.
+      // The rollback took the claim (or the stored response) with it; store the 4xx on its own,
+      // unless a duplicate that ran meanwhile stored its outcome first: then that one is the answer.
       if (await insertCompletedKey(db, ref, fingerprint, expiresAt, storable(refusal))) return { response: refusal, replayed: false };
       return answerFromStored(await findKey(db, ref), fingerprint);
     }

@@ -26,6 +26,8 @@ const widgetBody = z.strictObject({
   /** Like delay_ms, but spent in a statement of the effect's transaction (pg_sleep). */
   db_sleep_ms: z.number().optional(),
   fail: z.enum(['422', '500']).optional(),
+  /** Lock the caller's client row (FOR NO KEY UPDATE) before the insert, after the key's claim. */
+  lock_client: z.boolean().optional(),
 });
 
 const testRoutes: RouteModule = (app) => {
@@ -47,6 +49,7 @@ const testRoutes: RouteModule = (app) => {
       effect: async (ctx, trx) => {
         const body = ctx.body;
         effectRuns.set(body.name, (effectRuns.get(body.name) ?? 0) + 1);
+        if (body.lock_client) await sql`select 1 from clients where id = ${ctx.caller.clientId}::uuid for no key update`.execute(trx);
         const row = await trx
           .insertInto('consumers')
           .values({ biller_client_id: ctx.caller.clientId, given_name: body.name, family_name: 'x' })
@@ -85,6 +88,10 @@ const testRoutes: RouteModule = (app) => {
       const body = ctx.body;
       effectRuns.set(body.name, (effectRuns.get(body.name) ?? 0) + 1);
       if (body.fail === '422-before-write') throw new HttpProblem(422, 'gadget-rejected', `Gadget ${body.name} was rejected`);
+      if (body.lock_client_ms) {
+        await sql`select 1 from clients where id = ${ctx.caller.clientId}::uuid for no key update`.execute(trx);
+        await sleep(body.lock_client_ms);
+      }
       const id = randomUUID();
       const result = { status: 201, headers: { location: `/test/gadgets/${id}` }, body: { id, name: body.name } };
       const alongside = body.answer === 'without-storing' ? undefined : storeResponse!(body.answer === 'differently' ? { ...result, body: { id } } : result);
@@ -107,6 +114,8 @@ const gadgetBody = z.strictObject({
   fail: z.enum(['422-before-write', '422-after-write']).optional(),
   /** How the effect treats its response: stored in its write (default), not stored, or stored but another answered. */
   answer: z.enum(['without-storing', 'differently']).optional(),
+  /** Lock the caller's client row (FOR NO KEY UPDATE) and hold it this long before the write. */
+  lock_client_ms: z.number().optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -160,6 +169,18 @@ async function keyRow(key: string, client = clientId) {
     .where('client_id', '=', client)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
+}
+
+/** Until a session of this database sits idle in a transaction: an effect has written and now waits (delay_ms). */
+async function untilATransactionWaits() {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction'
+    `.execute(t.db);
+    if (rows[0]!.n > 0) return;
+    await sleep(10);
+  }
+  throw new Error('no transaction began to wait');
 }
 
 function expectProblem(response: LightMyRequestResponse, status: number, slug?: string) {
@@ -514,7 +535,7 @@ describe('responses stored by the effect\'s own write (responseInWrite)', () => 
     const name = uniqueName();
     const key = randomUUID();
     const running = post('/test/gadgets', { name, delay_ms: 300 }, key);
-    await sleep(100);
+    await untilATransactionWaits();
     const other = await post('/test/gadgets', { name: `${name}-other` }, key);
     expectProblem(other, 422, 'idempotency-key-reused');
     expect((await running).statusCode).toBe(201);
@@ -549,6 +570,23 @@ describe('responses stored by the effect\'s own write (responseInWrite)', () => 
     expect(replay.headers['idempotent-replayed']).toBe('true');
     // The duplicate's own write was rolled back when its key turned out taken.
     expect(await rowsNamed(name)).toHaveLength(1);
+  });
+
+  it('answers 409 concurrent-request, not 500, when a key sent to two routes at once deadlocks them', async () => {
+    // The gadget locks a row and then stores its key; the widget claims the key first and then wants
+    // that row. PostgreSQL rolls one back (40P01); the other completes.
+    const name = uniqueName();
+    const key = randomUUID();
+    const gadget = post('/test/gadgets', { name, lock_client_ms: 300 }, key);
+    await untilATransactionWaits();
+    const widget = post('/test/widgets', { name: `${name}-widget`, lock_client: true }, key);
+    const [g, w] = await Promise.all([gadget, widget]);
+    expect([g.statusCode, w.statusCode].sort()).toEqual([201, 409]);
+    const refused = g.statusCode === 409 ? g : w;
+    expectProblem(refused, 409, 'concurrent-request');
+    expect(refused.headers['retry-after']).toBe('1');
+    expect((await rowsNamed(name)).length + (await rowsNamed(`${name}-widget`)).length).toBe(1);
+    expect(await keyRow(key)).toMatchObject({ status: 'completed', response_status: 201 });
   });
 
   it('fails (500), storing nothing, an effect that answers otherwise than it stored', async () => {

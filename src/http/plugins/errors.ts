@@ -2,8 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { DependencyUnavailable, DomainError, type DomainErrorKind } from '../../shared/domain-errors.ts';
-import { isPostgresDataException, isPostgresUnavailable, serviceUnavailable } from '../dependency-errors.ts';
+import { ConflictError, DependencyUnavailable, DomainError, type DomainErrorKind } from '../../shared/domain-errors.ts';
+import { isPostgresConcurrencyFailure, isPostgresDataException, isPostgresUnavailable, serviceUnavailable } from '../dependency-errors.ts';
 import { HttpProblem, serializeProblem } from '../problem.ts';
 
 const statusOfKind: Record<DomainErrorKind, number> = {
@@ -59,9 +59,10 @@ function fromFastifyError(error: FastifyError): HttpProblem | undefined {
 }
 
 /**
- * The problem an error becomes. Dependency outages are 503 (retry is safe), data exceptions that
- * slipped past validation 422 (logged at warn: the edge validation has a gap to close); anything
- * else unexpected is a 500 logged with its stack.
+ * The problem an error becomes. Dependency outages are 503 (retry is safe), deadlocks and
+ * serialization failures 409 (retry is safe too), data exceptions that slipped past validation 422
+ * (logged at warn: the edge validation has a gap to close); anything else unexpected is a 500
+ * logged with its stack.
  */
 export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger): HttpProblem {
   const known = knownProblem(error);
@@ -75,6 +76,16 @@ export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger):
   }
   const framework = fromFastifyError(error as FastifyError);
   if (framework) return framework;
+  if (isPostgresConcurrencyFailure(error)) {
+    // For example the same Idempotency-Key sent at once to POST /payments and to a route that claims
+    // it first, on one mandate: each waits for what the other holds.
+    log.warn({ err: error, sqlState: error.code }, 'a concurrent request took the same rows; answered 409, retry is safe');
+    return problemOfDomainError(
+      new ConflictError('concurrent-request', 'Another request changed the same data at the same moment; nothing was done, retry shortly', {
+        retryAfterSeconds: 1,
+      }),
+    );
+  }
   if (isPostgresDataException(error)) {
     log.warn({ err: error, sqlState: error.code }, 'PostgreSQL refused a value the request validation let through');
     return new HttpProblem(422, 'invalid-value', 'A value in the request is out of range or malformed', { title: 'Validation failed' });
