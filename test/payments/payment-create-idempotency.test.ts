@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
@@ -48,6 +49,18 @@ async function storedResponse(key: string) {
     .executeTakeFirst();
 }
 
+/** Until this many sessions of this database wait for a lock. */
+async function untilWaitingForLocks(db: Database, count: number) {
+  for (let i = 0; i < 300; i++) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+    `.execute(db);
+    if (rows[0]!.n >= count) return;
+    await sleep(10);
+  }
+  throw new Error(`fewer than ${count} requests came to wait for the mandate`);
+}
+
 describe('POST /payments idempotency, stored by the insert itself', () => {
   it('stores exactly the response it sent, committed with the payment and its event', async () => {
     const mandateId = await newMandate();
@@ -80,9 +93,24 @@ describe('POST /payments idempotency, stored by the insert itself', () => {
   it('writes one payment and one event for a burst of concurrent duplicates, and answers each with the first response', async () => {
     const mandateId = await newMandate();
     const key = randomUUID();
-    const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => sleep(i * 3).then(() => postPayment(key, { mandate_id: mandateId, amount: 777 }))),
-    );
+    // The mandate is held locked (from a pool of the test's own) until as many duplicates as the app's
+    // pool holds are in flight, waiting for it: those overlap for sure, and the rest follow.
+    const side = createDatabase(t.config.DATABASE_URL, 2);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holder = side.transaction().execute(async (trx) => {
+      await sql`select 1 from mandates where id = ${mandateId}::uuid for no key update`.execute(trx);
+      await released;
+    });
+    const burst = Promise.all(Array.from({ length: 10 }, () => postPayment(key, { mandate_id: mandateId, amount: 777 })));
+    try {
+      await untilWaitingForLocks(side, 5);
+    } finally {
+      release();
+      await holder;
+      await side.destroy();
+    }
+    const responses = await burst;
     const fresh = responses.filter((r) => r.headers['idempotent-replayed'] === undefined);
     expect(fresh).toHaveLength(1);
     for (const response of responses) {
