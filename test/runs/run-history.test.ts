@@ -160,7 +160,8 @@ describe('payout runs', () => {
   });
 });
 
-describe('deductions runs list', () => {
+// Each test starts several `deductions` processes, each loading the whole service: slow on a busy machine.
+describe('deductions runs list', { timeout: 90_000 }, () => {
   it('shows every kind of run, newest first', async () => {
     const w = await reportedPayDate();
     await w.reconcile(PD1);
