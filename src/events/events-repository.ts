@@ -17,7 +17,7 @@ export interface NewEvent {
  * hundreds at once): a statement of its own (insertEvents) or a WITH clause of the statement that
  * makes the change, so the change and its events cost one round trip.
  */
-export function insertEventsSql(events: readonly NewEvent[]): RawBuilder<unknown> {
+function insertEventsSql(events: readonly NewEvent[]): RawBuilder<unknown> {
   const rows = events.map((event) => ({
     id: event.id,
     type: event.type,

@@ -2,15 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventPayloadSql, recordPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
 import { toPaymentResource } from '../../src/payments/payment-resource.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPaymentRequestRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../support/factories.ts';
+import { createBiller, createEmploymentWorld, createMandateRow, createPaymentRequestRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 // Reconciliation and payouts build payment_request.updated events in SQL; webhooks and the events
@@ -23,14 +15,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 async function paymentWorld() {
-  const provider = await createPayrollProvider(t.db);
-  const employer = await createEmployer(t.db, provider.id);
-  const payroll = await createPayroll(t.db, {
-    providerId: provider.id,
-    employerId: employer.id,
-    payDates: [{ pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' }],
-  });
-  const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+  const { payroll, employee } = await createEmploymentWorld(t.db);
   const biller = await createBiller(t.db);
   const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
   return { biller, mandate };
