@@ -14,8 +14,8 @@ export interface NewEvent {
 
 /**
  * `insert into events` of any number of events through one parameter (a lock or a cascade writes
- * hundreds at once): a statement of its own (insertEvents) or a WITH clause of the statement that
- * makes the change, so the change and its events cost one round trip.
+ * hundreds at once), so they cost one round trip. Payment events written in the same statement as the
+ * payments use insertPaymentEventsSql instead.
  */
 function insertEventsSql(events: readonly NewEvent[]): RawBuilder<unknown> {
   const rows = events.map((event) => ({
