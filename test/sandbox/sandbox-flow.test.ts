@@ -32,6 +32,8 @@ async function enrol(
   amount: number,
   reference: string,
   allowPostDueDateDeduction = true,
+  /** The payroll to enrol on, for a person the directory may also employ elsewhere; else the first fit. */
+  onPayroll?: string,
 ) {
   const check = await ok('POST', '/deductions/availability/full', {
     availability_check: {
@@ -45,8 +47,12 @@ async function enrol(
   expect(check.availability_check.availability_status).toBe('confirmed');
   const job = check.availability_check.employments
     .map((e: any) => e.employment)
-    .find((e: any) => e.employer.salary_deduction_opt_in_status === 'opted_in' && e.payrolls.some((p: any) => p.payroll.employment_status === 'active'));
-  const payrollId: string = job.payrolls.find((p: any) => p.payroll.employment_status === 'active').payroll.id;
+    .find(
+      (e: any) =>
+        e.employer.salary_deduction_opt_in_status === 'opted_in' &&
+        e.payrolls.some((p: any) => p.payroll.employment_status === 'active' && (onPayroll === undefined || p.payroll.id === onPayroll)),
+    );
+  const payrollId: string = job.payrolls.find((p: any) => p.payroll.employment_status === 'active' && (onPayroll === undefined || p.payroll.id === onPayroll)).payroll.id;
   const { mandate } = await ok('POST', '/mandates', mandateBody({ ...person, employee_id: job.employee_id, payroll_id: payrollId }, reference));
   expect(mandate.status).toBe('pending_enablement');
   const { enablement } = await ok('POST', '/deductions/enablement', { enablement: { employee_id: job.employee_id, payroll_id: payrollId, mandate_id: mandate.id } });
@@ -56,7 +62,10 @@ async function enrol(
   return { employeeId: job.employee_id as string, payrollId, mandateId: mandate.id as string, payment };
 }
 
-/** Two confirmed people whose only job is active, on a payroll of an opted-in employer that has no mandate yet. */
+/**
+ * Two confirmed people whose jobs are all active, on a payroll of an opted-in employer that has no mandate
+ * yet. Either may hold a second job elsewhere (the directory gives some people two), so enrol them on this one.
+ */
 async function twoColleagues() {
   const taken = await t.db.selectFrom('mandates').select('payroll_id').execute();
   const rows = await t.db
@@ -128,8 +137,8 @@ describe('a sandbox biller, through the API and the simulation operations only',
   it('confirms partial and leaver outcomes per employee: half collected and paid out, the rest of both carried to the next pay date', async () => {
     // Two people with one active job each, on one opted-in payroll, so one pay date answers for both.
     const [partly, leaver] = await twoColleagues();
-    const a = await enrol(partly!, 10_001, 'SANDBOX-PARTIAL');
-    const b = await enrol(leaver!, 8_000, 'SANDBOX-LEAVER');
+    const a = await enrol(partly!, 10_001, 'SANDBOX-PARTIAL', true, partly!.payroll_id);
+    const b = await enrol(leaver!, 8_000, 'SANDBOX-LEAVER', true, leaver!.payroll_id);
     expect(b.payrollId).toBe(a.payrollId);
 
     const { lock } = await ok('POST', `/sandbox/payrolls/${a.payrollId}/pay-dates/next/lock`);
@@ -161,8 +170,8 @@ describe('a sandbox biller, through the API and the simulation operations only',
 
   it('ends them partially_collected and failed when the requests do not allow deduction after their due date', async () => {
     const [partly, leaver] = await twoColleagues();
-    const a = await enrol(partly!, 6_000, 'SANDBOX-PARTIAL-ONCE', false);
-    const b = await enrol(leaver!, 7_000, 'SANDBOX-LEAVER-ONCE', false);
+    const a = await enrol(partly!, 6_000, 'SANDBOX-PARTIAL-ONCE', false, partly!.payroll_id);
+    const b = await enrol(leaver!, 7_000, 'SANDBOX-LEAVER-ONCE', false, leaver!.payroll_id);
     const { lock } = await ok('POST', `/sandbox/payrolls/${a.payrollId}/pay-dates/next/lock`);
     const confirmed = await ok('POST', `/sandbox/payrolls/${a.payrollId}/pay-dates/${lock.pay_date}/confirmation`, {
       default_outcome: 'leaver',
