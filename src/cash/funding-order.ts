@@ -62,3 +62,17 @@ export function fundableEntries(entries: readonly FundingCandidate[], available:
   }
   return funded.flatMap((unit) => unit.entries.sort(byRequestOrder).map((entry) => entry.id));
 }
+
+/**
+ * Whether `available` funds every entry of a payroll pay date, given what each of its payment requests
+ * nets (`requestNets`): then fundableEntries would take them all, whatever their order. It does when no
+ * request raises the total (nets more than zero), or when all of them together need no more than is
+ * available (the running total only climbs through the raising requests, so the last one is the
+ * highest it gets). The usual case, a remittance received in full, so the funding run funds such pay
+ * dates in one statement (fundCoveredPayDates, funding-repository.ts, tests this in SQL) and orders
+ * the entries of the others only.
+ */
+export function fundsEveryEntry(requestNets: readonly number[], available: number): boolean {
+  if (!requestNets.some((net) => net > 0)) return true;
+  return requestNets.reduce((sum, net) => sum + net, 0) <= available;
+}

@@ -23,11 +23,18 @@ export async function fundTrustedEntries(db: Executor, cutoff: string, defaultFu
 /**
  * Payroll pay dates of employers funded by cash that have unfunded, unpaid, settled entries, with what
  * their remittance has received and what of it is already funded (a reversal counting only once it is
- * not riding in an unpaid payout).
+ * not riding in an unpaid payout): a select of (payroll_id, pay_date, received, funded).
  */
-export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, defaultFunding: PayoutFunding) {
-  const result = await sql<{ payroll_id: string; pay_date: string; received: number; funded: number }>`
-    with waiting as (
+function payDatesAwaitingFundingSql(cutoff: string, defaultFunding: PayoutFunding) {
+  return sql`
+    select w.payroll_id, w.pay_date, coalesce(r.received, 0)::bigint as received,
+           -- A reversal in a payout the bank has not yet paid frees no cash: if that payout fails, the reversal
+           -- is released, and a collection funded against it meanwhile would be paid beyond what was received.
+           coalesce((select sum(le.amount) from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
+                     left join payouts po on po.id = le.payout_id
+                     where ca.payroll_id = w.payroll_id and ca.pay_date = w.pay_date and le.funded_at is not null
+                       and (le.amount >= 0 or le.payout_id is null or po.status = 'paid')), 0)::bigint as funded
+    from (
       select distinct ca.payroll_id, ca.pay_date
       from ledger_entries le
       join collection_attempts ca on ca.id = le.collection_attempt_id
@@ -36,19 +43,51 @@ export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, 
       join payroll_providers pp on pp.id = p.payroll_provider_id and not pp.sandbox
       where le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
         and coalesce(e.payout_funding, ${defaultFunding}) = 'received'
-    )
-    -- A reversal in a payout the bank has not yet paid frees no cash: if that payout fails, the reversal
-    -- is released, and a collection funded against it meanwhile would be paid beyond what was received.
-    select w.payroll_id, to_char(w.pay_date, 'YYYY-MM-DD') as pay_date, coalesce(r.received, 0)::bigint as received,
-           coalesce((select sum(le.amount) from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
-                     left join payouts po on po.id = le.payout_id
-                     where ca.payroll_id = w.payroll_id and ca.pay_date = w.pay_date and le.funded_at is not null
-                       and (le.amount >= 0 or le.payout_id is null or po.status = 'paid')), 0)::bigint as funded
-    from waiting w
+    ) w
     left join remittances r on r.payroll_id = w.payroll_id and r.pay_date = w.pay_date
-    order by w.payroll_id, w.pay_date
+  `;
+}
+
+export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, defaultFunding: PayoutFunding) {
+  const result = await sql<{ payroll_id: string; pay_date: string; received: number; funded: number }>`
+    select a.payroll_id, to_char(a.pay_date, 'YYYY-MM-DD') as pay_date, a.received, a.funded
+    from (${payDatesAwaitingFundingSql(cutoff, defaultFunding)}) a
+    order by a.payroll_id, a.pay_date
   `.execute(db);
   return result.rows;
+}
+
+/**
+ * Funds at once every unfunded, unpaid, settled entry of the cash-funded payroll pay dates whose unused
+ * received cash covers them all: fundsEveryEntry (funding-order.ts), in SQL, over what each payment
+ * request's entries net. Returns how many entries it funded. The pay dates it leaves (cash short) are
+ * still awaiting funding, for listUnfundedEntries and fundableEntries to fund in order.
+ */
+export async function fundCoveredPayDates(db: Executor, cutoff: string, defaultFunding: PayoutFunding): Promise<number> {
+  const result = await sql`
+    with awaiting as (${payDatesAwaitingFundingSql(cutoff, defaultFunding)}),
+    unfunded as (
+      select a.payroll_id, a.pay_date, le.id, le.payment_request_id, le.amount
+      from awaiting a
+      join collection_attempts ca on ca.payroll_id = a.payroll_id and ca.pay_date = a.pay_date
+      join ledger_entries le on le.collection_attempt_id = ca.id
+      where le.funded_at is null and le.payout_id is null and le.pay_date <= ${cutoff}::date
+    ),
+    request_nets as (
+      select payroll_id, pay_date, payment_request_id, sum(amount) as net
+      from unfunded group by payroll_id, pay_date, payment_request_id
+    ),
+    covered as (
+      select n.payroll_id, n.pay_date
+      from request_nets n join awaiting a on a.payroll_id = n.payroll_id and a.pay_date = n.pay_date
+      group by n.payroll_id, n.pay_date, a.received, a.funded
+      having not bool_or(n.net > 0) or sum(n.net) <= a.received - a.funded
+    )
+    update ledger_entries le set funded_at = now()
+    from unfunded u join covered c on c.payroll_id = u.payroll_id and c.pay_date = u.pay_date
+    where le.id = u.id and le.funded_at is null and le.payout_id is null
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /**

@@ -79,6 +79,42 @@ describe('remittances and funded payouts', () => {
     expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount).sort()).toEqual([12_250, 12_550]);
   });
 
+  it('funds a remittance received in full at once and orders only a short one, in the same run', async () => {
+    const full = await reconciledPayDate();
+    const short = await reconciledPayDate();
+    await importParsed(statement([{ amount: 24_800, remittanceInformation: full.reference }]));
+    await importParsed(statement([{ amount: 20_000, remittanceInformation: `short ${short.reference}` }]));
+    const credit = await t.db.selectFrom('bank_credits').select('id').where('remittance_information', '=', `short ${short.reference}`).executeTakeFirstOrThrow();
+    await matchCreditManually(t.db, actor, policy(), { creditId: credit.id, allocations: [{ payrollId: short.payroll.id, payDate: PD1, amount: 20_000 }], reason: null });
+
+    const fundedOf = async (payrollId: string) =>
+      (
+        await t.db
+          .selectFrom('ledger_entries as le')
+          .innerJoin('collection_attempts as ca', 'ca.id', 'le.collection_attempt_id')
+          .select(['le.amount', 'le.funded_at'])
+          .where('ca.payroll_id', '=', payrollId)
+          .orderBy('le.amount')
+          .execute()
+      ).map((row) => [row.amount, row.funded_at !== null]);
+    const run = await pay();
+    // The full one in one statement, all its collections; the short one by the documented order.
+    expect(await fundedOf(full.payroll.id)).toEqual([
+      [4_250, true],
+      [8_000, true],
+      [12_550, true],
+    ]);
+    // 12 550 was asked first; 12 550 and then 8 000 would be 20 550 > 20 000.
+    expect(await fundedOf(short.payroll.id)).toEqual([
+      [4_250, false],
+      [8_000, false],
+      [12_550, true],
+    ]);
+    expect(run.funding?.waiting).toBeGreaterThanOrEqual(1);
+    expect((await payoutsOf(full.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
+    expect((await payoutsOf(short.biller.clientId)).map((p) => p.amount)).toEqual([12_550]);
+  });
+
   it('funds the oldest request first even when requests were made within one millisecond', async () => {
     const w = await reconciledPayDate();
     // Microseconds apart, the later-made request with the smaller id: JavaScript dates would tie them

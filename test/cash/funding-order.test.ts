@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../support/property-seed.ts';
-import { fundableEntries, type FundingCandidate } from '../../src/cash/funding-order.ts';
+import { fundableEntries, fundsEveryEntry, type FundingCandidate } from '../../src/cash/funding-order.ts';
 
 const entry = (id: string, amount: number, minute: number, paymentRequestId = id): FundingCandidate => ({ id, paymentRequestId, amount, requestOrder: minute });
 
@@ -125,6 +125,35 @@ describe('fundableEntries', () => {
       fc.property(entriesArbitrary, fc.integer({ min: -500, max: 3000 }), (entries, available) => {
         expect(fundableEntries([...entries].reverse(), available)).toEqual(fundableEntries(entries, available));
       }),
+    );
+  });
+});
+
+describe('fundsEveryEntry', () => {
+  it.each([
+    [[], 0, true],
+    [[-50, 0], -100, true],
+    [[100, -50], 50, true],
+    [[100, -50], 49, false],
+    [[100, 200], 300, true],
+    [[100, 200], 299, false],
+    [[1], 0, false],
+  ] as const)('requests netting %j with %d available: %s', (nets, available, expected) => {
+    expect(fundsEveryEntry(nets, available)).toBe(expected);
+  });
+
+  it('property: true exactly when fundableEntries funds every entry', () => {
+    const grouped = fc.array(
+      fc.record({ payment: fc.constantFrom('p1', 'p2', 'p3', 'p4', 'p5'), amount: fc.integer({ min: -300, max: 500 }), minute: fc.nat({ max: 20 }) }),
+      { maxLength: 12 },
+    ).map((rows) => rows.map((row, index) => entry(`e${index}`, row.amount, row.minute, row.payment)));
+    fc.assert(
+      fc.property(grouped, fc.integer({ min: -1000, max: 3000 }), (entries, available) => {
+        const nets = new Map<string, number>();
+        for (const e of entries) nets.set(e.paymentRequestId, (nets.get(e.paymentRequestId) ?? 0) + e.amount);
+        expect(fundsEveryEntry([...nets.values()], available)).toBe(fundableEntries(entries, available).length === entries.length);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
