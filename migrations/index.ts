@@ -27,6 +27,8 @@ import * as consoleUsers from './20261126000000_console_users.ts';
 import * as cash from './20261127000000_cash.ts';
 import * as autovacuumForNightlyTables from './20261128000000_autovacuum_for_nightly_tables.ts';
 import * as narrowPaymentEvents from './20261129000000_narrow_payment_events.ts';
+import * as snapshotBillers from './20261130000000_snapshot_billers.ts';
+import * as fundingInPlace from './20261130010000_funding_in_place.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -59,4 +61,6 @@ export const migrations: Record<string, Migration> = {
   '20261127000000_cash': cash,
   '20261128000000_autovacuum_for_nightly_tables': autovacuumForNightlyTables,
   '20261129000000_narrow_payment_events': narrowPaymentEvents,
+  '20261130000000_snapshot_billers': snapshotBillers,
+  '20261130010000_funding_in_place': fundingInPlace,
 };

@@ -130,15 +130,14 @@ export async function updateReceived(db: Executor, changes: ReadonlyArray<{ id: 
   `.execute(db);
 }
 
-/** The billers whose collections a payroll pay date's current snapshot carries: who hears of its remittance. */
+/** The billers whose collections a payroll pay date's current snapshot carries (written by its freeze): who hears of its remittance. */
 export async function listBillersOfPayDates(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
   if (keys.length === 0) return [];
   const result = await sql<{ payroll_id: string; pay_date: string; biller_client_id: string }>`
-    select distinct s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, pr.biller_client_id
+    select distinct s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, b.biller_client_id
     from unnest(${keys.map((k) => k.payrollId)}::uuid[], ${keys.map((k) => k.payDate)}::date[]) as k(payroll_id, pay_date)
     join deduction_snapshots s on s.payroll_id = k.payroll_id and s.pay_date = k.pay_date and s.status <> 'superseded'
-    join deduction_line_payments dlp on dlp.snapshot_id = s.id
-    join payment_requests pr on pr.id = dlp.payment_request_id
+    join snapshot_billers b on b.snapshot_id = s.id
   `.execute(db);
   return result.rows;
 }

@@ -405,6 +405,12 @@ export interface DeductionLinePaymentsTable {
   requested_amount: MinorUnits;
 }
 
+/** The billers whose collections a snapshot carries: who hears of its pay date's remittance. Written by the freeze. */
+export interface SnapshotBillersTable {
+  snapshot_id: string;
+  biller_client_id: string;
+}
+
 export interface RequestedPaymentsTable {
   id: Generated<string>;
   snapshot_id: string;
@@ -847,6 +853,7 @@ export interface DB {
   payout_runs: PayoutRunsTable;
   nightly_run_pay_dates: NightlyRunPayDatesTable;
   deduction_line_payments: DeductionLinePaymentsTable;
+  snapshot_billers: SnapshotBillersTable;
   requested_payments: RequestedPaymentsTable;
   reruns: RerunsTable;
   rerun_requests: RerunRequestsTable;

@@ -120,7 +120,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       -- so it is history, carried into the new version exactly as it was asked (never re-instructed,
       -- never re-capped, never dropped), and the data request, the instruction file and the
       -- reconciliation report go on telling the same story.
-      select a.payment_request_id as id, pr.mandate_id, pr.employee_id, a.requested_amount as requested
+      select a.payment_request_id as id, pr.mandate_id, pr.employee_id, pr.biller_client_id, a.requested_amount as requested
       from collection_attempts a join payment_requests pr on pr.id = a.payment_request_id
       where ${input.supersededSnapshotId}::uuid is not null
         and a.payroll_id = ${input.payrollId} and a.pay_date = ${input.payDate}::date
@@ -131,12 +131,12 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       -- They cannot overlap: every pending request a snapshot includes leaves pending in the same
       -- statement, and a re-run asks again only for what is still owed on this pay date, instructed
       -- or partly collected (whatever failed, was collected or was cancelled since stays out).
-      select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
+      select pr.id, pr.mandate_id, pr.employee_id, pr.biller_client_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from payment_requests pr
       where pr.payroll_id = ${input.payrollId} and pr.awaiting_lock and pr.target_pay_date <= ${input.payDate}::date
         and pr.id not in (select id from settled)
       union all
-      select pr.id, pr.mandate_id, pr.employee_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
+      select pr.id, pr.mandate_id, pr.employee_id, pr.biller_client_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from deduction_line_payments lp join payment_requests pr on pr.id = lp.payment_request_id
       where lp.snapshot_id = ${input.supersededSnapshotId}::uuid and pr.status in ('instructed', 'partially_collected')
         and pr.id not in (select id from settled)
@@ -155,7 +155,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       select mandate_id, sum(requested) as requested from settled group by mandate_id
     ),
     candidates as (
-      select c.id, c.mandate_id, c.employee_id, c.status, c.due_date, c.created_at,
+      select c.id, c.mandate_id, c.employee_id, c.biller_client_id, c.status, c.due_date, c.created_at,
              c.amount - c.collected_amount as remaining,
              -- least() skips nulls: the service's per-pay-date limit applies to every mandate.
              least(m.max_amount_per_pay_date, ${input.maxMandateAmountPerPayDate}::bigint) as max_amount_per_pay_date,
@@ -188,7 +188,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       left join settled_per_mandate sm on sm.mandate_id = c.mandate_id
     ),
     capped as (
-      select id, employee_id, status, least(remaining, greatest(0, cap - ahead))::bigint as requested
+      select id, employee_id, biller_client_id, status, least(remaining, greatest(0, cap - ahead))::bigint as requested
       from ordered
       where least(remaining, greatest(0, cap - ahead)) > 0
     ),
@@ -199,21 +199,21 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
              coalesce((select sum(requested) from capped), 0) as capped_total
     ),
     admitted as (
-      select id, employee_id, status, requested from capped
+      select id, employee_id, biller_client_id, status, requested from capped
       where (select capped_total <= left_for_capped from room)
       union all
       -- Past the largest total the data response carries exactly, requests are taken smallest first
       -- (those a re-run carries, which payroll was already asked for, before any new one), and the
       -- rest stay pending for the next pay date: the outliers wait, every other request goes ahead.
-      select id, employee_id, status, requested
+      select id, employee_id, biller_client_id, status, requested
       from (select c.*, sum(c.requested) over (order by c.status = 'pending', c.requested, c.id) as running from capped c) w
       where (select capped_total > left_for_capped from room)
         and w.running <= (select left_for_capped from room)
     ),
     included as (
-      select id, employee_id, status, requested from admitted
+      select id, employee_id, biller_client_id, status, requested from admitted
       union all
-      select id, employee_id, 'settled', requested from settled where requested > 0
+      select id, employee_id, biller_client_id, 'settled', requested from settled where requested > 0
     ),
     per_employee as (
       select i.employee_id, e.payroll_reference, e.deduction_reference_number, sum(i.requested)::bigint as requested_amount
@@ -242,6 +242,12 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     links as (
       insert into deduction_line_payments (snapshot_id, line_id, payment_request_id, requested_amount)
       select ${input.snapshotId}::uuid, l.id, i.id, i.requested
+      from included i join lines l on l.employee_id = i.employee_id
+    ),
+    billers as (
+      -- Who hears of this pay date's remittance (listBillersOfPayDates): the billers of the links above.
+      insert into snapshot_billers (snapshot_id, biller_client_id)
+      select distinct ${input.snapshotId}::uuid, i.biller_client_id
       from included i join lines l on l.employee_id = i.employee_id
     ),
     remittance as (

@@ -23,14 +23,14 @@ const threePeople: WorldOptions = { payDates: calendar, billers: 1, employees: 3
 
 async function payment(
   w: World,
-  mandate: { id: string; employee_id: string },
+  mandate: { id: string; employee_id: string; biller_client_id: string },
   amount: number,
   overrides: { status?: 'pending' | 'cancelled'; target?: string; due?: string } = {},
 ) {
   return t.db
     .insertInto('payment_requests')
     .values({
-      biller_client_id: w.biller.clientId,
+      biller_client_id: mandate.biller_client_id,
       mandate_id: mandate.id,
       payroll_id: w.payroll.id,
       employee_id: mandate.employee_id,
@@ -138,6 +138,12 @@ describe('freezePayDate', () => {
         where not exists (select 1 from employees e where e.id = i.employee_id)
       union all select 'event without biller', count(*)::int from events ev
         where not exists (select 1 from clients c where c.id = ev.biller_client_id)
+      union all select 'snapshot biller without a link of theirs', count(*)::int from snapshot_billers b
+        where not exists (select 1 from deduction_line_payments lp join payment_requests pr on pr.id = lp.payment_request_id
+                          where lp.snapshot_id = b.snapshot_id and pr.biller_client_id = b.biller_client_id)
+      union all select 'link whose biller the snapshot does not name', count(*)::int from deduction_line_payments lp
+        join payment_requests pr on pr.id = lp.payment_request_id
+        where not exists (select 1 from snapshot_billers b where b.snapshot_id = lp.snapshot_id and b.biller_client_id = pr.biller_client_id)
     `.execute(t.db);
     const links = await t.db.selectFrom('deduction_line_payments').select('payment_request_id').where('snapshot_id', '=', outcome.snapshotId).execute();
     expect(links).toHaveLength(3);
@@ -149,7 +155,28 @@ describe('freezePayDate', () => {
       'item without file': 0,
       'item without employee': 0,
       'event without biller': 0,
+      'snapshot biller without a link of theirs': 0,
+      'link whose biller the snapshot does not name': 0,
     });
+  });
+
+  it("names the billers whose collections the snapshot carries, and only those (who hears of its remittance)", async () => {
+    const w = await buildWorld(t.db, { ...threePeople, billers: 3 });
+    const [alice, bob] = w.people;
+    const [first, second, third] = w.billers;
+    const m1 = await createMandateRow(t.db, { billerClientId: first!.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
+    const m2 = await createMandateRow(t.db, { billerClientId: second!.clientId, employeeId: bob!.employee.id, payrollId: w.payroll.id });
+    const m3 = await createMandateRow(t.db, { billerClientId: second!.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
+    const m4 = await createMandateRow(t.db, { billerClientId: third!.clientId, employeeId: bob!.employee.id, payrollId: w.payroll.id });
+    await payment(w, m1, 1_000);
+    await payment(w, m2, 2_000);
+    await payment(w, m3, 3_000);
+    // The third biller's only request is due on a later pay date: not in this snapshot.
+    await payment(w, m4, 4_000, { target: '2026-12-24', due: '2026-12-31' });
+
+    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const named = await t.db.selectFrom('snapshot_billers').select('biller_client_id').where('snapshot_id', '=', outcome.snapshotId).execute();
+    expect(named.map((row) => row.biller_client_id).sort()).toEqual([first!.clientId, second!.clientId].sort());
   });
 
   it('applies the per-pay-date limitation in due-date order and leaves the rest pending', async () => {

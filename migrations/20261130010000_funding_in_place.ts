@@ -1,0 +1,28 @@
+import { type Kysely, sql } from 'kysely';
+
+// Frozen in time: never import application code.
+//
+// The payout run marks each entry it funds (funded_at), then attaches it to its payout. Both were
+// updates that wrote a new entry into every index of ledger_entries: funded_at was read by the
+// predicate of the index of unfunded entries, and the pages, filled by reconciliation, had no room for
+// a second version. At a million entries the funding update alone took most of a payout run's first
+// half. The index of entries waiting for funding now covers every unpaid entry (funding reads
+// funded_at from the row: funded entries not yet paid out are few, the payout run attaches them right
+// after funding them), so no index reads funded_at, and pages are half filled: funding becomes a
+// heap-only update. The attach still changes payout_id, which the unpaid indexes read.
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`
+    drop index ledger_entries_unfunded_idx;
+    create index ledger_entries_unpaid_by_attempt_idx on ledger_entries (collection_attempt_id) where payout_id is null;
+    alter table ledger_entries set (fillfactor = 50);
+  `.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`
+    alter table ledger_entries reset (fillfactor);
+    drop index ledger_entries_unpaid_by_attempt_idx;
+    create index ledger_entries_unfunded_idx on ledger_entries (collection_attempt_id) where funded_at is null and payout_id is null;
+  `.execute(db);
+}
