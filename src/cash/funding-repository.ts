@@ -48,23 +48,25 @@ function payDatesAwaitingFundingSql(cutoff: string, defaultFunding: PayoutFundin
   `;
 }
 
-export async function listPayDatesAwaitingFunding(db: Executor, cutoff: string, defaultFunding: PayoutFunding) {
-  const result = await sql<{ payroll_id: string; pay_date: string; received: number; funded: number }>`
-    select a.payroll_id, to_char(a.pay_date, 'YYYY-MM-DD') as pay_date, a.received, a.funded
-    from (${payDatesAwaitingFundingSql(cutoff, defaultFunding)}) a
-    order by a.payroll_id, a.pay_date
-  `.execute(db);
-  return result.rows;
+export interface PayDateAwaitingFunding {
+  payroll_id: string;
+  pay_date: string;
+  received: number;
+  funded: number;
 }
 
 /**
  * Funds at once every unfunded, unpaid, settled entry of the cash-funded payroll pay dates whose unused
  * received cash covers them all: fundsEveryEntry (funding-order.ts), in SQL, over what each payment
- * request's entries net. Returns how many entries it funded. The pay dates it leaves (cash short) are
- * still awaiting funding, for listUnfundedEntries and fundableEntries to fund in order.
+ * request's entries net. Returns how many entries it funded, and the pay dates it left (cash short),
+ * with what they received and have funded, for listUnfundedEntries and fundableEntries to fund in order.
  */
-export async function fundCoveredPayDates(db: Executor, cutoff: string, defaultFunding: PayoutFunding): Promise<number> {
-  const result = await sql`
+export async function fundCoveredPayDates(
+  db: Executor,
+  cutoff: string,
+  defaultFunding: PayoutFunding,
+): Promise<{ entriesFunded: number; short: PayDateAwaitingFunding[] }> {
+  const result = await sql<PayDateAwaitingFunding & { entries_funded: number }>`
     with awaiting as (${payDatesAwaitingFundingSql(cutoff, defaultFunding)}),
     unfunded as (
       select a.payroll_id, a.pay_date, le.id, le.payment_request_id, le.amount
@@ -77,17 +79,28 @@ export async function fundCoveredPayDates(db: Executor, cutoff: string, defaultF
       select payroll_id, pay_date, payment_request_id, sum(amount) as net
       from unfunded group by payroll_id, pay_date, payment_request_id
     ),
-    covered as (
-      select n.payroll_id, n.pay_date
+    verdicts as (
+      select a.payroll_id, a.pay_date, a.received, a.funded,
+             not bool_or(n.net > 0) or sum(n.net) <= a.received - a.funded as covered
       from request_nets n join awaiting a on a.payroll_id = n.payroll_id and a.pay_date = n.pay_date
-      group by n.payroll_id, n.pay_date, a.received, a.funded
-      having not bool_or(n.net > 0) or sum(n.net) <= a.received - a.funded
+      group by a.payroll_id, a.pay_date, a.received, a.funded
+    ),
+    funded_now as (
+      update ledger_entries le set funded_at = now()
+      from unfunded u join verdicts v on v.payroll_id = u.payroll_id and v.pay_date = u.pay_date and v.covered
+      where le.id = u.id and le.funded_at is null and le.payout_id is null
+      returning 1
     )
-    update ledger_entries le set funded_at = now()
-    from unfunded u join covered c on c.payroll_id = u.payroll_id and c.pay_date = u.pay_date
-    where le.id = u.id and le.funded_at is null and le.payout_id is null
+    -- One row at least, to carry the count when no pay date is short.
+    select v.payroll_id, to_char(v.pay_date, 'YYYY-MM-DD') as pay_date, v.received, v.funded,
+           (select count(*) from funded_now)::int as entries_funded
+    from (select 1) one left join verdicts v on not v.covered
+    order by v.payroll_id, v.pay_date
   `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  return {
+    entriesFunded: result.rows[0]?.entries_funded ?? 0,
+    short: result.rows.filter((row) => row.payroll_id !== null).map(({ entries_funded: _, ...payDate }) => payDate),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from '../db/connection.ts';
 import type { PayoutFunding } from '../db/tables.ts';
 import { fundableEntries } from './funding-order.ts';
-import { fundCoveredPayDates, fundTrustedEntries, listPayDatesAwaitingFunding, listUnfundedEntries, markFunded } from './funding-repository.ts';
+import { fundCoveredPayDates, fundTrustedEntries, listUnfundedEntries, markFunded } from './funding-repository.ts';
 import { lockCash } from './remittance-repository.ts';
 
 /** Pay dates whose entries are read and funded by one statement each: a few tens of thousands of rows. */
@@ -27,10 +27,11 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
   return db.transaction().execute(async (trx) => {
     await lockCash(trx, 'exclusive');
     const trusted = await fundTrustedEntries(trx, options.cutoff, options.defaultFunding);
-    // Most pay dates have received all they owe: funded whole in one statement, never listed.
-    let byCash = await fundCoveredPayDates(trx, options.cutoff, options.defaultFunding);
+    // Most pay dates have received all they owe: funded whole in one statement, never listed. Only
+    // those short of cash have their entries read and ordered.
+    const { entriesFunded, short: awaiting } = await fundCoveredPayDates(trx, options.cutoff, options.defaultFunding);
+    let byCash = entriesFunded;
     let waiting = 0;
-    const awaiting = await listPayDatesAwaitingFunding(trx, options.cutoff, options.defaultFunding);
     for (let start = 0; start < awaiting.length; start += PAY_DATES_PER_STATEMENT) {
       const payDates = awaiting.slice(start, start + PAY_DATES_PER_STATEMENT);
       const entriesOf = new Map<string, Awaited<ReturnType<typeof listUnfundedEntries>>>();
