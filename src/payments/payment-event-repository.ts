@@ -64,8 +64,7 @@ export function insertPaymentEventsSql(type: 'payment_request.created' | 'paymen
   return sql`
     insert into events (id, type, biller_client_id, resource_type, resource_id, created_at, ${sql.join(changing.map((field) => sql.ref(`payment_${field}`)))})
     select e.event_id, ${type}, e.biller_client_id, 'payment_request', e.id, ${createdAt}, ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
-    from (select ${timeOrderedUuidSql(sql`r.random`)} as event_id, r.*
-          from (select uuid_send(gen_random_uuid()) as random, p.* from ${sql.table(source)} p) r) e
+    from (select ${timeOrderedUuidSql} as event_id, p.* from ${sql.table(source)} p) e
   `;
 }
 

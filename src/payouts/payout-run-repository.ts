@@ -149,8 +149,8 @@ export async function attachUnpaidEntriesToPayout(
     ),
     items as (
       insert into payout_items (id, payout_id, ledger_entry_id, payment_request_id, kind, amount)
-      select ${timeOrderedUuidSql(sql`l.random`)}, ${payoutId}::uuid, l.id, l.payment_request_id, l.kind, l.amount
-      from (select uuid_send(gen_random_uuid()) as random, linked.* from linked) l
+      select ${timeOrderedUuidSql}, ${payoutId}::uuid, l.id, l.payment_request_id, l.kind, l.amount
+      from linked l
       returning amount
     )
     select coalesce(sum(amount), 0)::bigint as net, count(*)::bigint as entries from items

@@ -118,7 +118,7 @@ async function saveOrRestore(): Promise<void> {
  * queue, no reads: how far the jobs are from the writes themselves.
  */
 async function allReconciliationWritesAtOnce(db: Database): Promise<Record<string, number>> {
-  const timeOrderedId = timeOrderedUuidSql(sql`uuid_send(gen_random_uuid())`);
+  const timeOrderedId = timeOrderedUuidSql;
   return timedPartsRolledBack(db, async (part, trx) => {
     await sql`
       create temp table asked on commit drop as
