@@ -28,7 +28,11 @@ export function calendarDateOf(value: string, timeZone: string): string | null {
 /** Only the provider that runs a payroll may read its deduction data; others see nothing there. */
 export async function requireProvidersPayroll(db: Executor, caller: Caller, payrollId: string) {
   if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
-  const payroll = await findPayrollForProvider(db, payrollId);
+  return providersPayroll(caller, payrollId, await findPayrollForProvider(db, payrollId));
+}
+
+/** The payroll found by id, if it is the calling provider's: another provider's is as good as missing. */
+export function providersPayroll<Payroll extends { payroll_provider_id: string }>(caller: Caller, payrollId: string, payroll: Payroll | undefined): Payroll {
   if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw new NotFoundError(`Payroll ${payrollId}`);
   return payroll;
 }

@@ -3,14 +3,6 @@ import type { Executor } from '../db/connection.ts';
 import { fromStatusesSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 
-export async function findSnapshot(db: Executor, snapshotId: string) {
-  return db
-    .selectFrom('deduction_snapshots')
-    .select(['id', 'payroll_id', 'pay_date', 'pay_period', 'status', 'currency'])
-    .where('id', '=', snapshotId)
-    .executeTakeFirst();
-}
-
 /** Zero-based positions of the employee ids that have no employment on the payroll. */
 export async function findPositionsNotOnPayroll(db: Executor, payrollId: string, employeeIds: readonly string[]): Promise<number[]> {
   const result = await sql<{ position: number }>`

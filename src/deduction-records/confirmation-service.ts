@@ -1,15 +1,12 @@
 import type { Executor } from '../db/connection.ts';
-import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
+import { providersPayroll } from '../deduction-data/deduction-data-service.ts';
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
-import { findCurrentSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
+import { isUuid } from '../shared/schemas.ts';
+import { findCurrentSnapshot, findPayrollForProviderWithSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
 import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
-import {
-  findPositionsNotOnPayroll,
-  findSnapshot,
-  recordConfirmation,
-} from './confirmation-repository.ts';
+import { findPositionsNotOnPayroll, recordConfirmation } from './confirmation-repository.ts';
 import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
 
 function listedErrors(errors: FieldError[], errorCount: number): string {
@@ -36,8 +33,10 @@ export async function submitConfirmation(
   payrollId: string,
   submission: ConfirmationSubmission,
 ): Promise<ConfirmationResponse> {
-  const payroll = await requireProvidersPayroll(trx, caller, payrollId);
-  const located = await findSnapshot(trx, submission.deduction_data_id);
+  if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
+  const found = await findPayrollForProviderWithSnapshot(trx, payrollId, submission.deduction_data_id);
+  const payroll = providersPayroll(caller, payrollId, found.payroll);
+  const located = found.snapshot;
   if (!located || located.payroll_id !== payroll.id) throw new NotFoundError(`Deduction data ${submission.deduction_data_id}`);
 
   // Checked before taking the pay date, which holds up pushes to it until this transaction ends.
@@ -61,9 +60,9 @@ export async function submitConfirmation(
     });
   }
 
-  await lockPayDateForConfirmation(trx, payroll.id, located.pay_date);
   // Read again under the lock: a re-run may have superseded it while we waited.
-  const snapshot = (await findSnapshot(trx, located.id))!;
+  const snapshot = await lockPayDateForConfirmation(trx, payroll.id, located.pay_date, located.id);
+  if (!snapshot) throw new Error(`deduction data ${located.id} vanished under its pay date's lock`);
   if (snapshot.status === 'superseded') {
     const currentId = (await findCurrentSnapshot(trx, payroll.id, snapshot.pay_date))?.id;
     throw new ConflictError(

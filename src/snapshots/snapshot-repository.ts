@@ -9,6 +9,32 @@ export async function findPayrollForProvider(db: Executor, payrollId: string) {
     .executeTakeFirst();
 }
 
+export interface SnapshotHeader {
+  id: string;
+  payroll_id: string;
+  pay_date: string;
+  pay_period: string;
+  status: string;
+  currency: string;
+}
+
+/** findPayrollForProvider and a snapshot by id (of any payroll), in one round trip: a confirmation names both. */
+export async function findPayrollForProviderWithSnapshot(db: Executor, payrollId: string, snapshotId: string) {
+  const row = await db
+    .selectFrom(sql<{ one: number }>`(values (1))`.as('one'))
+    .leftJoin('payrolls as p', (join) => join.on('p.id', '=', payrollId))
+    .leftJoin('deduction_snapshots as s', (join) => join.on('s.id', '=', snapshotId))
+    .select(['p.id', 'p.payroll_provider_id', 'p.currency', 'p.external_id', 'p.name'])
+    .select(['s.id as snapshot_id', 's.payroll_id as snapshot_payroll_id', 's.pay_date', 's.pay_period', 's.status', 's.currency as snapshot_currency'])
+    .executeTakeFirstOrThrow();
+  const payroll = row.id === null ? undefined : { id: row.id, payroll_provider_id: row.payroll_provider_id!, currency: row.currency!, external_id: row.external_id!, name: row.name! };
+  const snapshot: SnapshotHeader | undefined =
+    row.snapshot_id === null
+      ? undefined
+      : { id: row.snapshot_id, payroll_id: row.snapshot_payroll_id!, pay_date: row.pay_date!, pay_period: row.pay_period!, status: row.status!, currency: row.snapshot_currency! };
+  return { payroll, snapshot };
+}
+
 export async function findPayDate(db: Executor, payrollId: string, payDate: string) {
   return db
     .selectFrom('pay_dates')
@@ -138,14 +164,25 @@ export async function lockPayDateForReconciliation(db: Executor, payrollId: stri
 /**
  * Takes the pay date exclusively for a confirmation's records: waits for pushes in flight (they hold
  * it shared) and for a freeze or re-run of the pay date (they hold it for update), so the versions
- * computed next are not raced and the snapshot cannot be superseded under the confirmation.
+ * computed next are not raced and the snapshot cannot be superseded under the confirmation. Returns
+ * the snapshot as it is once the pay date is taken, in the same round trip.
  */
-export async function lockPayDateForConfirmation(db: Executor, payrollId: string, payDate: string): Promise<void> {
-  await sql`
-    select 1 from pay_dates
-    where payroll_id = ${payrollId} and pay_date = ${payDate}
-    for no key update
+export async function lockPayDateForConfirmation(db: Executor, payrollId: string, payDate: string, snapshotId: string): Promise<SnapshotHeader | undefined> {
+  // The pay date is taken first (the CTE runs before the row is returned); the snapshot's share lock
+  // then makes PostgreSQL return its newest committed version, not the one this statement started
+  // with: a re-run that superseded it while we waited for the pay date is seen.
+  const result = await sql<SnapshotHeader>`
+    with pay_date as (
+      select 1 from pay_dates
+      where payroll_id = ${payrollId} and pay_date = ${payDate}
+      for no key update
+    )
+    select s.id, s.payroll_id, s.pay_date, s.pay_period, s.status, s.currency
+    from deduction_snapshots s
+    where s.id = ${snapshotId} and exists (select 1 from pay_date)
+    for share of s
   `.execute(db);
+  return result.rows[0];
 }
 
 /**

@@ -273,6 +273,40 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     expect(current.statusCode, current.body).toBe(201);
   });
 
+  it('answers 409 when a re-run supersedes the deduction data while the confirmation waits for its pay date', async () => {
+    const first = await freezePayDate(t.db, payrollId, '2027-01-28');
+    const before = await recordCount();
+    // The re-run holds the pay date (and has superseded the snapshot) until it is told to commit.
+    let commitRerun!: () => void;
+    const released = new Promise<void>((resolve) => (commitRerun = resolve));
+    let rerunSnapshotId = '';
+    const rerun = t.db.transaction().execute(async (trx) => {
+      rerunSnapshotId = (await refreezePayDate(trx, payrollId, '2027-01-28')).snapshotId;
+      await released;
+    });
+    while (rerunSnapshotId === '') await new Promise((resolve) => setTimeout(resolve, 5));
+
+    const pending = submit(
+      confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '10-2026' }),
+    );
+    // Until the confirmation's session waits for the pay date's row lock.
+    for (let i = 0; ; i++) {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+      `.execute(t.db);
+      if (rows[0]!.n > 0) break;
+      if (i > 500) throw new Error('the confirmation never waited for the pay date');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    commitRerun();
+    await rerun;
+
+    const response = await pending;
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json().current_deduction_data_id).toBe(rerunSnapshotId);
+    expect(await recordCount()).toEqual(before);
+  });
+
   it('answers 404 for unknown deduction data, another payroll’s, an unknown payroll and another provider’s', async () => {
     const line = [{ employee_id: employees[0]!, deducted_amount: 1 }];
     expect((await submit(confirmation(line, 1, { deduction_data_id: crypto.randomUUID() }))).statusCode).toBe(404);
