@@ -126,9 +126,12 @@ export async function refreshRemittances(trx: Executor, policy: RemittancePolicy
   const facts = await listRemittanceFacts(trx, refreshWindowStart(policy.today), one);
   const rows: RemittanceRow[] = [];
   let created = 0;
+  // A night's thousands of remittances share a few pay dates; counting working days is the slow part.
+  const dueDates = new Map<string, string>();
+  const dueDateOf = (payDate: string) => dueDates.get(payDate) ?? dueDates.set(payDate, remittanceDueDate(payDate, policy.lateWorkingDays, policy.holidays)).get(payDate)!;
   for (const fact of facts) {
     const expected = expectedRemittance({ requested: fact.requested, deducted: fact.deducted });
-    const dueDate = remittanceDueDate(fact.pay_date, policy.lateWorkingDays, policy.holidays);
+    const dueDate = dueDateOf(fact.pay_date);
     const status = remittanceStatus({ expected, received: fact.received ?? 0, dueDate, today: policy.today });
     if (fact.remittance_id !== null && fact.expected === expected && fact.status === status) continue;
     if (fact.remittance_id === null) created += 1;
