@@ -1,19 +1,54 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import { fromStatusesSql } from '../db/status-transitions-sql.ts';
+import type { SnapshotHeader } from '../snapshots/snapshot-repository.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 
-/** Zero-based positions of the employee ids that have no employment on the payroll. */
-export async function findPositionsNotOnPayroll(db: Executor, payrollId: string, employeeIds: readonly string[]): Promise<number[]> {
-  const result = await sql<{ position: number }>`
-    select (line.ordinality - 1)::int4 as position
-    from unnest(${employeeIds}::uuid[]) with ordinality as line (employee_id, ordinality)
-    where not exists (
-      select 1 from employments e where e.payroll_id = ${payrollId} and e.employee_id = line.employee_id
-    )
-    order by line.ordinality
+/**
+ * What a confirmation is checked against, in one round trip: the payroll (as findPayrollForProvider
+ * reads it), the deduction data it answers (any payroll's: the caller compares), and the zero-based
+ * positions of its employee ids that have no employment on the payroll (an id that is not a UUID has
+ * none; the confirmation's own check refuses it first).
+ */
+export async function findConfirmationContext(db: Executor, payrollId: string, snapshotId: string, employeeIds: readonly string[]) {
+  const result = await sql<{
+    id: string | null;
+    payroll_provider_id: string | null;
+    currency: string | null;
+    external_id: string | null;
+    name: string | null;
+    snapshot_id: string | null;
+    snapshot_payroll_id: string | null;
+    pay_date: string | null;
+    pay_period: string | null;
+    status: string | null;
+    snapshot_currency: string | null;
+    positions_not_on_payroll: number[];
+  }>`
+    select p.id, p.payroll_provider_id, p.currency, p.external_id, p.name,
+           s.id as snapshot_id, s.payroll_id as snapshot_payroll_id, s.pay_date, s.pay_period, s.status, s.currency as snapshot_currency,
+           array(
+             select (line.ordinality - 1)::int4
+             from unnest(${employeeIds}::text[]) with ordinality as line (employee_id, ordinality)
+             where not exists (
+               select 1 from employments e
+               where e.payroll_id = ${payrollId}::uuid
+                 and e.employee_id = case when line.employee_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                                          then line.employee_id::uuid end
+             )
+             order by line.ordinality
+           ) as positions_not_on_payroll
+    from (values (1)) as one (n)
+    left join payrolls p on p.id = ${payrollId}::uuid
+    left join deduction_snapshots s on s.id = ${snapshotId}::uuid
   `.execute(db);
-  return result.rows.map((row) => row.position);
+  const row = result.rows[0]!;
+  const payroll = row.id === null ? undefined : { id: row.id, payroll_provider_id: row.payroll_provider_id!, currency: row.currency!, external_id: row.external_id!, name: row.name! };
+  const snapshot: SnapshotHeader | undefined =
+    row.snapshot_id === null
+      ? undefined
+      : { id: row.snapshot_id, payroll_id: row.snapshot_payroll_id!, pay_date: row.pay_date!, pay_period: row.pay_period!, status: row.status!, currency: row.snapshot_currency! };
+  return { payroll, snapshot, positionsNotOnPayroll: row.positions_not_on_payroll };
 }
 
 export interface NewConfirmation {

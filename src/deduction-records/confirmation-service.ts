@@ -4,9 +4,9 @@ import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
-import { findCurrentSnapshot, findPayrollForProviderWithSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
+import { findCurrentSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
 import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
-import { findPositionsNotOnPayroll, recordConfirmation } from './confirmation-repository.ts';
+import { findConfirmationContext, recordConfirmation } from './confirmation-repository.ts';
 import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
 
 function listedErrors(errors: FieldError[], errorCount: number): string {
@@ -34,7 +34,8 @@ export async function submitConfirmation(
   submission: ConfirmationSubmission,
 ): Promise<ConfirmationResponse> {
   if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
-  const found = await findPayrollForProviderWithSnapshot(trx, payrollId, submission.deduction_data_id);
+  const employeeIds = submission.deductions.map((line) => line.employee_id.toLowerCase());
+  const found = await findConfirmationContext(trx, payrollId, submission.deduction_data_id, employeeIds);
   const payroll = providersPayroll(caller, payrollId, found.payroll);
   const located = found.snapshot;
   if (!located || located.payroll_id !== payroll.id) throw new NotFoundError(`Deduction data ${submission.deduction_data_id}`);
@@ -48,8 +49,7 @@ export async function submitConfirmation(
   }
   if (check.kind === 'total-mismatch') throw totalMismatch(check.statedTotal, check.linesTotal, payroll.currency);
 
-  const employeeIds = submission.deductions.map((line) => line.employee_id.toLowerCase());
-  const strangers = await findPositionsNotOnPayroll(trx, payroll.id, employeeIds);
+  const strangers = found.positionsNotOnPayroll;
   if (strangers.length > 0) {
     const errors = strangers.slice(0, MAX_LISTED_ERRORS).map((position) => ({
       pointer: `/confirmation/deductions/${position}/employee_id`,

@@ -18,23 +18,6 @@ export interface SnapshotHeader {
   currency: string;
 }
 
-/** findPayrollForProvider and a snapshot by id (of any payroll), in one round trip: a confirmation names both. */
-export async function findPayrollForProviderWithSnapshot(db: Executor, payrollId: string, snapshotId: string) {
-  const row = await db
-    .selectFrom(sql<{ one: number }>`(values (1))`.as('one'))
-    .leftJoin('payrolls as p', (join) => join.on('p.id', '=', payrollId))
-    .leftJoin('deduction_snapshots as s', (join) => join.on('s.id', '=', snapshotId))
-    .select(['p.id', 'p.payroll_provider_id', 'p.currency', 'p.external_id', 'p.name'])
-    .select(['s.id as snapshot_id', 's.payroll_id as snapshot_payroll_id', 's.pay_date', 's.pay_period', 's.status', 's.currency as snapshot_currency'])
-    .executeTakeFirstOrThrow();
-  const payroll = row.id === null ? undefined : { id: row.id, payroll_provider_id: row.payroll_provider_id!, currency: row.currency!, external_id: row.external_id!, name: row.name! };
-  const snapshot: SnapshotHeader | undefined =
-    row.snapshot_id === null
-      ? undefined
-      : { id: row.snapshot_id, payroll_id: row.snapshot_payroll_id!, pay_date: row.pay_date!, pay_period: row.pay_period!, status: row.status!, currency: row.snapshot_currency! };
-  return { payroll, snapshot };
-}
-
 export async function findPayDate(db: Executor, payrollId: string, payDate: string) {
   return db
     .selectFrom('pay_dates')
