@@ -7,9 +7,12 @@ import { type Kysely, sql } from 'kysely';
 // predicate of the index of unfunded entries, and the pages, filled by reconciliation, had no room for
 // a second version. At a million entries the funding update alone took most of a payout run's first
 // half. The index of entries waiting for funding now covers every unpaid entry (funding reads
-// funded_at from the row: funded entries not yet paid out are few, the payout run attaches them right
-// after funding them), so no index reads funded_at, and pages are half filled: funding becomes a
-// heap-only update. The attach still changes payout_id, which the unpaid indexes read.
+// funded_at from the row: a funded entry usually leaves the index with the payout that follows its
+// funding; a biller without a beneficiary account, or with a net of reversals, keeps it there until
+// its payout), so no index reads funded_at, and pages written from now on are half filled: funding
+// becomes a heap-only update (entries already on full pages are funded as before, until a VACUUM FULL
+// or pg_repack rewrites the table). The attach still changes payout_id, which the unpaid indexes read.
+// The index is rebuilt under the table's lock: upgrade outside the nightly window.
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`

@@ -108,7 +108,7 @@ export async function fundCoveredPayDates(
  * request's rank by age within its pay date: one reconciliation writes all of a pay date's entries at
  * once, so the request's creation is what tells which collection came first. Ranked here, to the
  * microsecond (a JavaScript Date keeps milliseconds, and requests made within one would tie). Many pay
- * dates in one statement: the payout run funds ten thousand of them.
+ * dates in one statement: the pay dates short of cash (fundCoveredPayDates funds the others whole).
  */
 export async function listUnfundedEntries(db: Executor, payDates: ReadonlyArray<{ payroll_id: string; pay_date: string }>, cutoff: string) {
   if (payDates.length === 0) return [];

@@ -134,10 +134,21 @@ export async function updateReceived(db: Executor, changes: ReadonlyArray<{ id: 
 export async function listBillersOfPayDates(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
   if (keys.length === 0) return [];
   const result = await sql<{ payroll_id: string; pay_date: string; biller_client_id: string }>`
-    select distinct s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, b.biller_client_id
-    from unnest(${keys.map((k) => k.payrollId)}::uuid[], ${keys.map((k) => k.payDate)}::date[]) as k(payroll_id, pay_date)
-    join deduction_snapshots s on s.payroll_id = k.payroll_id and s.pay_date = k.pay_date and s.status <> 'superseded'
-    join snapshot_billers b on b.snapshot_id = s.id
+    with current_snapshots as (
+      select s.id, s.payroll_id, s.pay_date
+      from unnest(${keys.map((k) => k.payrollId)}::uuid[], ${keys.map((k) => k.payDate)}::date[]) as k(payroll_id, pay_date)
+      join deduction_snapshots s on s.payroll_id = k.payroll_id and s.pay_date = k.pay_date and s.status <> 'superseded'
+    )
+    select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, b.biller_client_id
+    from current_snapshots s join snapshot_billers b on b.snapshot_id = s.id
+    union
+    -- A snapshot frozen by a worker older than snapshot_billers (during an upgrade) names no biller:
+    -- its line payments say who. An empty snapshot has none either, and nothing to read.
+    select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD'), pr.biller_client_id
+    from current_snapshots s
+    join deduction_line_payments dlp on dlp.snapshot_id = s.id
+    join payment_requests pr on pr.id = dlp.payment_request_id
+    where not exists (select 1 from snapshot_billers b where b.snapshot_id = s.id)
   `.execute(db);
   return result.rows;
 }

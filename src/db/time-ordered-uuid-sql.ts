@@ -10,6 +10,6 @@ import { sql } from 'kysely';
  * secret (nothing is authorised by knowing one), and the primary key refuses a repeat.
  */
 export const timeOrderedUuidSql = sql<string>`encode(
-  int8send(((extract(epoch from clock_timestamp()) * 1000)::int8 << 16) | 28672 | (random() * 4095)::int8)
-  || int8send(((random() * 2147483647)::int8 << 31) | (random() * 2147483647)::int8 | (-9223372036854775808)::int8),
+  int8send(((extract(epoch from clock_timestamp()) * 1000)::int8 << 16) | 28672 | floor(random() * 4096)::int8)
+  || int8send((floor(random() * 2147483648)::int8 << 31) | floor(random() * 2147483648)::int8 | (-9223372036854775808)::int8),
   'hex')::uuid`;

@@ -58,6 +58,17 @@ describe('remittances and funded payouts', () => {
     expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
   });
 
+  it('tells the billers of a pay date frozen without its billers named (by a worker older than snapshot_billers)', async () => {
+    const w = await reconciledPayDate();
+    const deleted = await sql`
+      delete from snapshot_billers b using deduction_snapshots s where s.id = b.snapshot_id and s.payroll_id = ${w.payroll.id}::uuid
+    `.execute(t.db);
+    expect(Number(deleted.numAffectedRows)).toBe(1);
+    await importParsed(statement([{ amount: 24_800, remittanceInformation: w.reference }]));
+    const events = await t.db.selectFrom('events').select('biller_client_id').where('type', '=', 'remittance.received').where('biller_client_id', '=', w.biller.clientId).execute();
+    expect(events).toHaveLength(1);
+  });
+
   it('holds back what a short remittance does not cover, oldest collection first, and pays the rest when it arrives', async () => {
     const w = await reconciledPayDate();
     await importParsed(statement([{ amount: 20_000, remittanceInformation: `payroll ${w.reference}` }]));
