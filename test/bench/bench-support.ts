@@ -81,6 +81,71 @@ export function postgresCpuSeconds(): number {
   return ticks / TICKS;
 }
 
+/** What a postgres process is, from the title it sets (`postgres: 15/main: checkpointer`, `postgres: autovacuum worker`, ...). */
+function postgresRole(pid: string): string {
+  const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  if (!title.startsWith('postgres: ')) return 'other';
+  if (title.includes('autovacuum')) return 'autovacuum';
+  if (title.includes('checkpointer')) return 'checkpointer';
+  if (title.includes('background writer') || title.includes('walwriter')) return 'writers';
+  // A client's backend names its client: `postgres: [cluster: ]user database 127.0.0.1(port) state`.
+  if (/\(\d+\)|\[local\]/.test(title)) return 'backends';
+  return 'other';
+}
+
+/**
+ * PostgreSQL's CPU split by process role (backends, autovacuum, checkpointer, the WAL and background
+ * writers), sampled every 250 ms: each process's own utime + stime as last seen, so a short-lived
+ * autovacuum worker or backend counts up to its last sample. `since()` gives the seconds per role
+ * from a mark.
+ */
+export class PostgresCpuByRole {
+  readonly #seen = new Map<string, { role: string; ticks: number }>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor() {
+    this.sample();
+    this.#timer = setInterval(() => this.sample(), 250);
+    this.#timer.unref();
+  }
+
+  sample(): void {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+        const fields = stat.slice(close + 2).split(' ');
+        const ticks = Number(fields[11]) + Number(fields[12]);
+        const known = this.#seen.get(pid);
+        this.#seen.set(pid, { role: known?.role ?? postgresRole(pid), ticks });
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+
+  /** Ticks per pid now, to pass to since() later. */
+  mark(): Map<string, number> {
+    this.sample();
+    return new Map([...this.#seen].map(([pid, seen]) => [pid, seen.ticks]));
+  }
+
+  since(mark: Map<string, number>): Record<string, number> {
+    this.sample();
+    const seconds: Record<string, number> = {};
+    for (const [pid, { role, ticks }] of this.#seen) {
+      seconds[role] = (seconds[role] ?? 0) + (ticks - (mark.get(pid) ?? 0)) / TICKS;
+    }
+    return seconds;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
 /**
  * A fresh database each run: migrating a kept one down and up again breaks whenever the migration
  * list it was built with has changed meanwhile (a branch, a renamed migration).

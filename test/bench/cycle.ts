@@ -18,7 +18,8 @@
  * Each phase gets a runtime (pool, workers) of its own, closed before the phase's figures are read, so
  * that its backends have exited and flushed their statistics. Per phase it prints wall time, rows/s,
  * CPU seconds of PostgreSQL (every postgres process, plus the postmaster's reaped children: backends
- * that exited during the phase), of this Node process (workers included; the export's own process for
+ * that exited during the phase; split by role, sampled every 250 ms: backends, autovacuum,
+ * checkpointer, the WAL and background writers), of this Node process (workers included; the export's own process for
  * phase 7) and of Redis (INFO cpu), WAL written, peak RSS (sampled every 250 ms), and the ratio to a
  * floor measured right after it: one INSERT ... SELECT generate_series of as many rows as the phase
  * wrote (inserted + updated + deleted, pg_stat_database), rolled back. Phases that write no rows
@@ -56,6 +57,7 @@ import {
   megabytes,
   perSecond,
   postgresCpuSeconds,
+  PostgresCpuByRole,
   reconcileThroughQueue,
   recreateDatabase,
   seconds,
@@ -99,6 +101,7 @@ async function redisCpuSeconds(): Promise<number> {
 }
 
 let peakRss = 0;
+const postgresByRole = new PostgresCpuByRole();
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 250);
@@ -171,6 +174,7 @@ async function phase<T>(
   body: (time: <R>(work: () => Promise<R>) => Promise<R>) => Promise<{ result: T; unit: string; units: number; readRows?: number; note?: string; node?: number; peakRss?: number; ms?: number }>,
 ): Promise<T> {
   const before = await mark();
+  const roleMark = postgresByRole.mark();
   peakRss = process.memoryUsage().rss;
   let ms = 0;
   const out = await body(async (work) => {
@@ -182,6 +186,7 @@ async function phase<T>(
     }
   });
   const after = await mark();
+  const byRole = postgresByRole.since(roleMark);
   const rowsWritten = after.rows - before.rows;
   // A reading phase's floor is what it reads out, whatever autovacuum or analyze wrote meanwhile.
   const floorRows = out.readRows ?? (rowsWritten > 0 ? rowsWritten : out.units);
@@ -205,7 +210,10 @@ async function phase<T>(
   figures.push(f);
   process.stdout.write(
     `  ${name.padEnd(16)} ${seconds(wallMs).padStart(8)} s  ${perSecond(f.units, wallMs)} ${f.unit}/s; ${rowsWritten} rows written; floor ${seconds(floor)} s (${floorRows} rows), ${(wallMs / floor).toFixed(2)}x` +
-      `; CPU pg ${f.postgres.toFixed(1)} s, node ${f.node.toFixed(1)} s, redis ${f.redis.toFixed(1)} s; WAL ${megabytes(f.wal / 1024)}; peak RSS ${megabytes(f.peakRss / 1024)}${f.note ? `; ${f.note}` : ''}\n`,
+      `; CPU pg ${f.postgres.toFixed(1)} s (${Object.entries(byRole)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([role, cpu]) => `${role} ${cpu.toFixed(1)}`)
+        .join(', ')}), node ${f.node.toFixed(1)} s, redis ${f.redis.toFixed(1)} s; WAL ${megabytes(f.wal / 1024)}; peak RSS ${megabytes(f.peakRss / 1024)}${f.note ? `; ${f.note}` : ''}\n`,
   );
   return out.result;
 }
