@@ -118,8 +118,9 @@ export class PostgresCpuByRole {
         if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
         const fields = stat.slice(close + 2).split(' ');
         const ticks = Number(fields[11]) + Number(fields[12]);
+        // A new backend shows the postmaster's title until it has set its own: ask again until then.
         const known = this.#seen.get(pid);
-        this.#seen.set(pid, { role: known?.role ?? postgresRole(pid), ticks });
+        this.#seen.set(pid, { role: known === undefined || known.role === 'other' ? postgresRole(pid) : known.role, ticks });
       } catch {
         // gone meanwhile
       }
