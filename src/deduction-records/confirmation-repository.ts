@@ -5,18 +5,15 @@ import type { SnapshotHeader } from '../snapshots/snapshot-repository.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 
 /**
- * What a confirmation is checked against, in one round trip: the payroll (as findPayrollForProvider
- * reads it), the deduction data it answers (any payroll's: the caller compares), and the zero-based
- * positions of its employee ids that have no employment on the payroll (an id that is not a UUID has
- * none; the confirmation's own check refuses it first).
+ * What a confirmation is checked against, in one round trip: the payroll, the deduction data it
+ * answers (any payroll's: the caller compares), and the zero-based positions of its employee ids
+ * (UUIDs, as the submission's schema has them) that have no employment on the payroll.
  */
 export async function findConfirmationContext(db: Executor, payrollId: string, snapshotId: string, employeeIds: readonly string[]) {
   const result = await sql<{
     id: string | null;
     payroll_provider_id: string | null;
     currency: string | null;
-    external_id: string | null;
-    name: string | null;
     snapshot_id: string | null;
     snapshot_payroll_id: string | null;
     pay_date: string | null;
@@ -25,17 +22,12 @@ export async function findConfirmationContext(db: Executor, payrollId: string, s
     snapshot_currency: string | null;
     positions_not_on_payroll: number[];
   }>`
-    select p.id, p.payroll_provider_id, p.currency, p.external_id, p.name,
+    select p.id, p.payroll_provider_id, p.currency,
            s.id as snapshot_id, s.payroll_id as snapshot_payroll_id, s.pay_date, s.pay_period, s.status, s.currency as snapshot_currency,
            array(
              select (line.ordinality - 1)::int4
-             from unnest(${employeeIds}::text[]) with ordinality as line (employee_id, ordinality)
-             where not exists (
-               select 1 from employments e
-               where e.payroll_id = ${payrollId}::uuid
-                 and e.employee_id = case when line.employee_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-                                          then line.employee_id::uuid end
-             )
+             from unnest(${employeeIds}::uuid[]) with ordinality as line (employee_id, ordinality)
+             where not exists (select 1 from employments e where e.payroll_id = ${payrollId}::uuid and e.employee_id = line.employee_id)
              order by line.ordinality
            ) as positions_not_on_payroll
     from (values (1)) as one (n)
@@ -43,7 +35,7 @@ export async function findConfirmationContext(db: Executor, payrollId: string, s
     left join deduction_snapshots s on s.id = ${snapshotId}::uuid
   `.execute(db);
   const row = result.rows[0]!;
-  const payroll = row.id === null ? undefined : { id: row.id, payroll_provider_id: row.payroll_provider_id!, currency: row.currency!, external_id: row.external_id!, name: row.name! };
+  const payroll = row.id === null ? undefined : { id: row.id, payroll_provider_id: row.payroll_provider_id!, currency: row.currency! };
   const snapshot: SnapshotHeader | undefined =
     row.snapshot_id === null
       ? undefined
