@@ -59,26 +59,33 @@ export async function timedPartsRolledBack(
 const TICKS = 100; // USER_HZ
 
 /**
- * CPU seconds of every postgres process on this machine, with the children the postmaster has reaped
- * (cutime, cstime): a backend that exits during a phase still counts. Other databases' work counts too.
+ * Every postgres process on this machine, with its CPU ticks: its own (utime + stime) and those of the
+ * children it has reaped (cutime + cstime, the postmaster's exited backends).
  */
-export function postgresCpuSeconds(): number {
-  let ticks = 0;
+function postgresProcesses(): Array<{ pid: string; own: number; reaped: number }> {
+  const processes = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const open = stat.indexOf('(');
       const close = stat.lastIndexOf(')');
-      if (stat.slice(open + 1, close) !== 'postgres') continue;
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
       // Fields 14 to 17: utime, stime, cutime, cstime (the rest of the line starts at field 3).
       const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      processes.push({ pid, own: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
     } catch {
       // gone meanwhile
     }
   }
-  return ticks / TICKS;
+  return processes;
+}
+
+/**
+ * CPU seconds of every postgres process on this machine, with the children the postmaster has reaped
+ * (cutime, cstime): a backend that exits during a phase still counts. Other databases' work counts too.
+ */
+export function postgresCpuSeconds(): number {
+  return postgresProcesses().reduce((ticks, process) => ticks + process.own + process.reaped, 0) / TICKS;
 }
 
 /** What a postgres process is, from the title it sets (`postgres: 15/main: checkpointer`, `postgres: autovacuum worker`, ...). */
@@ -110,17 +117,11 @@ export class PostgresCpuByRole {
   }
 
   sample(): void {
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
+    for (const { pid, own } of postgresProcesses()) {
+      // A new backend shows the postmaster's title until it has set its own: ask again until then.
+      const known = this.#seen.get(pid);
       try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-        const fields = stat.slice(close + 2).split(' ');
-        const ticks = Number(fields[11]) + Number(fields[12]);
-        // A new backend shows the postmaster's title until it has set its own: ask again until then.
-        const known = this.#seen.get(pid);
-        this.#seen.set(pid, { role: known === undefined || known.role === 'other' ? postgresRole(pid) : known.role, ticks });
+        this.#seen.set(pid, { role: known === undefined || known.role === 'other' ? postgresRole(pid) : known.role, ticks: own });
       } catch {
         // gone meanwhile
       }
