@@ -103,11 +103,22 @@ export async function remittanceEvents(
   type: 'remittance.received' | 'remittance.overdue',
   remittances: ReadonlyArray<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }>,
 ): Promise<EventToRecord[]> {
-  const billers = await listBillersOfPayDates(trx, remittances);
+  // Grouped by pay date first: a night's statement tells 10,000 remittances' billers at once.
+  const billersOfPayDate = new Map<string, string[]>();
+  for (const b of await listBillersOfPayDates(trx, remittances)) {
+    const key = `${b.payroll_id}/${b.pay_date}`;
+    const billers = billersOfPayDate.get(key);
+    if (billers) billers.push(b.biller_client_id);
+    else billersOfPayDate.set(key, [b.biller_client_id]);
+  }
   return remittances.flatMap((remittance) =>
-    billers
-      .filter((b) => b.payroll_id === remittance.payrollId && b.pay_date === remittance.payDate)
-      .map((b) => ({ type, billerClientId: b.biller_client_id, resourceType: 'remittance', resourceId: remittance.id, data: remittanceEventData(remittance) })),
+    (billersOfPayDate.get(`${remittance.payrollId}/${remittance.payDate}`) ?? []).map((billerClientId) => ({
+      type,
+      billerClientId,
+      resourceType: 'remittance',
+      resourceId: remittance.id,
+      data: remittanceEventData(remittance),
+    })),
   );
 }
 

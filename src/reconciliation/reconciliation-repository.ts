@@ -146,15 +146,6 @@ export async function supersedeExceptions(db: Executor, ids: readonly string[]):
     .execute();
 }
 
-/**
- * Reconciliation reads with index lookups, a few hundred rows per pay date, but its estimates can pass
- * jit_above_cost (a large payroll, or tables not analyzed yet): compiling the reads then took 0.5 s of
- * a job that otherwise takes a few milliseconds. Nothing here runs long enough to repay compilation.
- */
-export async function disableJit(db: Executor): Promise<void> {
-  await sql`set local jit = off`.execute(db);
-}
-
 export interface ReconciliationWrites {
   payrollId: string;
   payDate: string;

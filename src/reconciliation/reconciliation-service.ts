@@ -10,7 +10,6 @@ import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import { findCurrentSnapshotForUpdate, lockPayDateForReconciliation } from '../snapshots/snapshot-repository.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
-  disableJit,
   findPayDatesDueForReconciliation,
   findPayDatesThatCanTakeMore,
   loadCurrentExceptions,
@@ -165,7 +164,6 @@ async function reconcileInTransaction(trx: Executor, payrollId: string, payDate:
       laterPayDatesToReconcile: [],
       earlierPayDatesToReconcile: [],
     };
-    await disableJit(trx);
     const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
     if (!payDateRow) return empty;
     const snapshot = await findCurrentSnapshotForUpdate(trx, payrollId, payDate);

@@ -129,8 +129,6 @@ export async function* streamReconciliationRows(
   let finished = false;
   let next: Promise<{ rows: ReconciliationRow[] }> | undefined;
   try {
-    // Key lookups over a few million rows: compiling them would cost more than it saves.
-    await sql`set local jit = off`.execute(trx);
     await sql`select set_config('idle_in_transaction_session_timeout', ${IDLE_READER_TIMEOUT}, true)`.execute(trx);
     const labels = await findReportLabels(trx, filter);
     const compiled = reconciliationQuery(trx, filter).compile();

@@ -1,6 +1,8 @@
 /**
  * Whole pay-date cycle benchmark (a script, not a test):
  * `npx tsx test/bench/cycle.ts [--scale 1] [--database deductions_bench_cycle] [--concurrency 8] [--server postgres://postgres@127.0.0.1:5432]`
+ *   `[--profile-phase N] [--profile-file /tmp/bench-cycle-phase.cpuprofile]` (a CPU profile of this process over phase N's timed work)
+ *   `[--statements N]` (each phase's N costliest statements from pg_stat_statements, which the server must preload)
  *
  * On a fresh database, generates the nightly benchmark's data (10,000 payrolls, 500,000 employees,
  * 1,000,000 payment requests at --scale 1; generateNightlyData), then runs the cycle phase by phase:
@@ -27,6 +29,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, createReadStream, statSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -74,6 +77,11 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     out: { type: 'string', default: '/tmp/bench-cycle-reconciliation.csv' },
     statement: { type: 'string', default: '/tmp/bench-cycle-camt053.xml' },
+    /** A phase's number (1-6): a CPU profile of this process over its timed work, written to --profile-file (for Chrome's DevTools). */
+    'profile-phase': { type: 'string' },
+    'profile-file': { type: 'string', default: '/tmp/bench-cycle-phase.cpuprofile' },
+    /** Per phase, the N statements that took the most time (pg_stat_statements: the server must preload it). */
+    statements: { type: 'string' },
   },
 });
 const scale = Number(values.scale);
@@ -147,6 +155,37 @@ async function floorMs(rows: number): Promise<number> {
   return parts.floor!;
 }
 
+/** What --statements prints after a phase: its costliest statements, read before the floor runs. */
+async function topStatements(limit: number): Promise<string> {
+  const { rows } = await sql<{ calls: string; total_ms: string; mean_ms: string; rows: string; hit: string; read: string; written: string; query: string }>`
+    select calls::text, round(total_exec_time)::text as total_ms, round(mean_exec_time::numeric, 3)::text as mean_ms, rows::text,
+           shared_blks_hit::text as hit, shared_blks_read::text as read, shared_blks_written::text as written,
+           left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) as query
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+    order by total_exec_time desc limit ${limit}
+  `.execute(meter);
+  return rows
+    .map((r) => `      ${r.total_ms.padStart(7)} ms ${r.calls.padStart(7)} calls ${r.mean_ms.padStart(9)} ms/call ${r.rows.padStart(8)} rows hit ${r.hit} read ${r.read} written ${r.written}: ${r.query}\n`)
+    .join('');
+}
+
+/** The inspector's CPU profiler in this process (workers included), for --profile-phase. */
+const profiler = {
+  session: undefined as Session | undefined,
+  async start() {
+    this.session = new Session();
+    this.session.connect();
+    await this.session.post('Profiler.enable');
+    await this.session.post('Profiler.start');
+  },
+  async stop(file: string) {
+    const { profile } = await this.session!.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    this.session!.disconnect();
+    process.stdout.write(`  (CPU profile of the phase's timed work: ${file})\n`);
+  },
+};
+
 interface PhaseFigures {
   name: string;
   ms: number;
@@ -173,19 +212,27 @@ async function phase<T>(
   name: string,
   body: (time: <R>(work: () => Promise<R>) => Promise<R>) => Promise<{ result: T; unit: string; units: number; readRows?: number; note?: string; node?: number; peakRss?: number; ms?: number }>,
 ): Promise<T> {
+  if (values.statements !== undefined) await sql`select pg_stat_statements_reset()`.execute(meter);
   const before = await mark();
   const roleMark = postgresByRole.mark();
   peakRss = process.memoryUsage().rss;
   let ms = 0;
+  const profiling = values['profile-phase'] !== undefined && name.startsWith(`${values['profile-phase']} `);
+  // A phase timed in parts (remittance) writes one profile per part: name.cpuprofile, name-2.cpuprofile...
+  let part = 0;
+  const profileFile = () => (++part === 1 ? values['profile-file']! : values['profile-file']!.replace(/(\.cpuprofile)?$/, `-${part}$1`));
   const out = await body(async (work) => {
+    if (profiling) await profiler.start();
     const started = performance.now();
     try {
       return await work();
     } finally {
       ms += performance.now() - started;
+      if (profiling) await profiler.stop(profileFile());
     }
   });
   const after = await mark();
+  const statements = values.statements === undefined ? '' : await topStatements(Number(values.statements));
   const byRole = postgresByRole.since(roleMark);
   const rowsWritten = after.rows - before.rows;
   // A reading phase's floor is what it reads out, whatever autovacuum or analyze wrote meanwhile.
@@ -215,6 +262,7 @@ async function phase<T>(
         .map(([role, cpu]) => `${role} ${cpu.toFixed(1)}`)
         .join(', ')}), node ${f.node.toFixed(1)} s, redis ${f.redis.toFixed(1)} s; WAL ${megabytes(f.wal / 1024)}; peak RSS ${megabytes(f.peakRss / 1024)}${f.note ? `; ${f.note}` : ''}\n`,
   );
+  process.stdout.write(statements);
   return out.result;
 }
 
@@ -236,6 +284,7 @@ async function main(): Promise<void> {
     `.execute(meter)
   ).rows;
   process.stdout.write(`PostgreSQL ${values.server}: ${settings.map((s) => `${s.name}=${s.setting}`).join(', ')}\n`);
+  if (values.statements !== undefined) await sql`create extension if not exists pg_stat_statements`.execute(meter);
   await timed('migrate', () => migrateToLatest(meter), 16);
   await timed('generate data', () => generateNightlyData(meter, shape), 16);
 
@@ -426,7 +475,9 @@ async function main(): Promise<void> {
     `.execute(meter)
   ).rows[0]!;
   clearInterval(sampler);
+  postgresByRole.stop();
   await meter.destroy();
+  await removeQueueKeys();
   await redis.quit();
 
   const [requested, deducted, received, paid] = [money.requested, money.deducted, money.received, money.paid].map(Number) as [number, number, number, number];
@@ -457,4 +508,19 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** The lock's finished jobs stay in Redis under this run's prefix (the reconciliation phase removes its own). */
+async function removeQueueKeys(): Promise<void> {
+  for (let cursor = '0'; ; ) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.QUEUE_PREFIX}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    if ((cursor = next) === '0') break;
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  // A failed run leaves no queue keys behind either; its database stays for a look.
+  await removeQueueKeys().catch(() => {});
+  throw error;
+}

@@ -58,6 +58,23 @@ describe('remittances and funded payouts', () => {
     expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
   });
 
+  it('tells each biller of its own remittances only, when one statement pays several pay dates', async () => {
+    const first = await reconciledPayDate();
+    const second = await reconciledPayDate();
+    const outcome = await importParsed(
+      statement([
+        { amount: 24_800, remittanceInformation: first.reference },
+        { amount: 24_800, remittanceInformation: second.reference },
+      ]),
+    );
+    expect(outcome.matching).toMatchObject({ matches: 2 });
+    for (const [w, other] of [[first, second], [second, first]] as const) {
+      const events = await t.db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.received').execute();
+      expect(events.map((e) => (e.payload as { data: { payroll_id: string } }).data.payroll_id)).toEqual([w.payroll.id]);
+      expect(events.map((e) => (e.payload as { data: { payroll_id: string } }).data.payroll_id)).not.toContain(other.payroll.id);
+    }
+  });
+
   it('tells the billers of a pay date frozen without its billers named (by a worker older than snapshot_billers)', async () => {
     const w = await reconciledPayDate();
     const deleted = await sql`

@@ -18,6 +18,7 @@ import {
   createPayrollProvider,
   createProviderClient,
 } from '../support/factories.ts';
+import { untilSessionsWaitForLocks } from '../support/database.ts';
 import { authHeaders, fetchToken, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
 
 // The confirmation submission response as the salary-deduction interface describes it.
@@ -290,14 +291,7 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
       confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '10-2026' }),
     );
     // Until the confirmation's session waits for the pay date's row lock.
-    for (let i = 0; ; i++) {
-      const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
-      `.execute(t.db);
-      if (rows[0]!.n > 0) break;
-      if (i > 500) throw new Error('the confirmation never waited for the pay date');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilSessionsWaitForLocks(t.db, 1, 'the confirmation');
     commitRerun();
     await rerun;
 

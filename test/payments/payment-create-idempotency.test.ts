@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/connection.ts';
+import { createDatabase } from '../../src/db/connection.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
+import { untilSessionsWaitForLocks } from '../support/database.ts';
 import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
 
@@ -49,18 +49,6 @@ async function storedResponse(key: string) {
     .executeTakeFirst();
 }
 
-/** Until this many sessions of this database wait for a lock. */
-async function untilWaitingForLocks(db: Database, count: number) {
-  for (let i = 0; i < 300; i++) {
-    const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
-    `.execute(db);
-    if (rows[0]!.n >= count) return;
-    await sleep(10);
-  }
-  throw new Error(`fewer than ${count} requests came to wait for the mandate`);
-}
-
 describe('POST /payments idempotency, stored by the insert itself', () => {
   it('stores exactly the response it sent, committed with the payment and its event', async () => {
     const mandateId = await newMandate();
@@ -104,7 +92,7 @@ describe('POST /payments idempotency, stored by the insert itself', () => {
     });
     const burst = Promise.all(Array.from({ length: 10 }, () => postPayment(key, { mandate_id: mandateId, amount: 777 })));
     try {
-      await untilWaitingForLocks(side, 5);
+      await untilSessionsWaitForLocks(side, 5, 'five duplicate requests');
     } finally {
       release();
       await holder;

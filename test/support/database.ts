@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
@@ -43,4 +44,16 @@ export async function createTestDatabase(poolSize = 5): Promise<TestDatabase> {
       await cleanup.end();
     },
   };
+}
+
+/** Until at least `count` sessions of this database wait for a lock another transaction holds; `what` names them when they never do. */
+export async function untilSessionsWaitForLocks(db: Database, count: number, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+    `.execute(db);
+    if (rows[0]!.n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${what} never came to wait for a lock`);
 }
