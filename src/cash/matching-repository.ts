@@ -43,19 +43,32 @@ export interface NewMatch {
   matchedBy: string;
 }
 
-/** The matches, and each credit's matched amount raised by its share, in one statement; returns the matches as stored. */
-export async function insertMatches(db: Executor, matches: readonly NewMatch[]): Promise<Array<Selectable<RemittanceMatchesTable>>> {
+/**
+ * The matches, and each stored credit's matched amount raised by its share, in one statement; returns
+ * the matches as stored. Credits in `storedMatched` were inserted with their matched amount already
+ * (a statement's new credits): raising it again would count their matches twice.
+ */
+export async function insertMatches(
+  db: Executor,
+  matches: readonly NewMatch[],
+  storedMatched: ReadonlySet<string> = new Set(),
+): Promise<Array<Selectable<RemittanceMatchesTable>>> {
   if (matches.length === 0) return [];
   const column = <T>(pick: (match: NewMatch) => T) => matches.map(pick);
   const result = await sql<Selectable<RemittanceMatchesTable>>`
-    with inserted as (
-      insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, flagged, matched_by)
+    with input as (
       select * from unnest(${column((m) => m.id)}::uuid[], ${column((m) => m.creditId)}::uuid[], ${column((m) => m.payrollId)}::uuid[],
                            ${column((m) => m.payDate)}::date[], ${column((m) => m.amount)}::bigint[], ${column((m) => m.rule)}::text[],
-                           ${column((m) => m.flagged)}::boolean[], ${column((m) => m.matchedBy)}::text[])
+                           ${column((m) => m.flagged)}::boolean[], ${column((m) => m.matchedBy)}::text[],
+                           ${column((m) => !storedMatched.has(m.creditId))}::boolean[])
+        as u(id, bank_credit_id, payroll_id, pay_date, amount, rule, flagged, matched_by, raises_credit)
+    ),
+    inserted as (
+      insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, flagged, matched_by)
+      select id, bank_credit_id, payroll_id, pay_date, amount, rule, flagged, matched_by from input
       returning *
     ),
-    per_credit as (select bank_credit_id, sum(amount)::bigint as amount from inserted group by bank_credit_id),
+    per_credit as (select bank_credit_id, sum(amount)::bigint as amount from input where raises_credit group by bank_credit_id),
     credited as (
       update bank_credits c set matched_amount = c.matched_amount + p.amount
       from per_credit p where c.id = p.bank_credit_id

@@ -8,6 +8,8 @@ import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { fundedAndPaidOut, unfundDownTo } from './funding-repository.ts';
 import { findCreditForUpdate, findLiveMatchForUpdate, insertMatches, listOpenRemittances, listUnmatchedCredits, markUnmatched, type NewMatch } from './matching-repository.ts';
 import { matchCredits } from './remittance-matching.ts';
+import type { StatementEntry } from './bank-statement.ts';
+import { insertCredits } from './statement-repository.ts';
 import { lockCash, lockRemittances, updateReceived } from './remittance-repository.ts';
 import { noteOverdueRemittances, refreshRemittances, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceStatus } from './remittance-status.ts';
@@ -50,19 +52,32 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
   await recordEvents(trx, await remittanceEvents(trx, 'remittance.received', received));
 }
 
+/** A statement's new credits, not stored yet: matched first, then stored with what they matched. */
+export interface IncomingCredits {
+  statement: { id: string; collectionAccountId: string };
+  credits: ReadonlyArray<StatementEntry & { id: string }>;
+}
+
 /**
  * Runs the matching rules (remittance-matching.ts) over every credit with money unmatched and every
  * remittance still owed, records each match with its rule, and leaves the rest in the exceptions
  * queue. Remittances are refreshed first, so a pay date locked or reported since is matched too;
  * those still owed past their due date afterwards are noted overdue.
+ * A statement's new credits are matched with the stored ones and then inserted already carrying their
+ * matched amounts: updating rows this transaction just inserted would write each one twice, and make
+ * PostgreSQL check their foreign keys again.
  * Call inside the cash lock.
  */
-export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy): Promise<MatchingOutcome> {
+export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, incoming?: IncomingCredits): Promise<MatchingOutcome> {
   await refreshRemittances(trx, policy);
-  const credits = await listUnmatchedCredits(trx);
+  const stored = await listUnmatchedCredits(trx);
+  const credits = [
+    ...stored.map((c) => ({ id: c.id, amount: c.amount - c.matched_amount, currency: c.currency, reference: c.remittance_information, bookingDate: c.booking_date })),
+    ...(incoming?.credits ?? []).map((c) => ({ id: c.id, amount: c.amount, currency: c.currency, reference: c.remittanceInformation, bookingDate: c.bookingDate })),
+  ];
   const remittances = await listOpenRemittances(trx);
   const proposed = matchCredits(
-    credits.map((c) => ({ id: c.id, amount: c.amount - c.matched_amount, currency: c.currency, reference: c.remittance_information, bookingDate: c.booking_date })),
+    credits,
     remittances.map((r) => ({
       payrollId: r.payroll_id,
       payDate: r.pay_date,
@@ -74,14 +89,17 @@ export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy): P
     { toleranceMinor: policy.toleranceMinor },
   );
   const matches: NewMatch[] = proposed.map((p) => ({ id: timeOrderedUuid(), creditId: p.creditId, payrollId: p.payrollId, payDate: p.payDate, amount: p.amount, rule: p.rule, flagged: p.flagged, matchedBy: 'rules' }));
-  await insertMatches(trx, matches);
+  const usedUp = new Map<string, number>();
+  for (const match of matches) usedUp.set(match.creditId, (usedUp.get(match.creditId) ?? 0) + match.amount);
+  if (incoming) {
+    await insertCredits(trx, incoming.statement, incoming.credits.map((credit) => ({ ...credit, matchedAmount: usedUp.get(credit.id) ?? 0 })));
+  }
+  await insertMatches(trx, matches, new Set(incoming?.credits.map((credit) => credit.id)));
   await addToRemittances(trx, policy, matches);
   await noteOverdueRemittances(trx, policy);
   const byRule: Record<string, number> = {};
   for (const match of matches) byRule[match.rule] = (byRule[match.rule] ?? 0) + 1;
-  const usedUp = new Map<string, number>();
-  for (const match of matches) usedUp.set(match.creditId, (usedUp.get(match.creditId) ?? 0) + match.amount);
-  const unmatchedCredits = credits.filter((c) => c.amount - c.matched_amount - (usedUp.get(c.id) ?? 0) > 0).length;
+  const unmatchedCredits = credits.filter((c) => c.amount - (usedUp.get(c.id) ?? 0) > 0).length;
   return { matches: matches.length, unmatchedCredits, byRule };
 }
 

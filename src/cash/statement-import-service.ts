@@ -8,7 +8,7 @@ import { StatementRejected, type ParsedStatement } from './bank-statement.ts';
 import { matchOpenCredits, type MatchingOutcome, type MatchingPolicy } from './matching-service.ts';
 import { lockCash } from './remittance-repository.ts';
 import { parseStatement } from './statement-parser.ts';
-import { findCollectionAccountByDetails, findStatementByBankId, insertCredits, insertStatement, setCreditsAlreadyImported } from './statement-repository.ts';
+import { findCollectionAccountByDetails, findKnownBankReferences, findStatementByBankId, insertStatement } from './statement-repository.ts';
 
 export interface StatementImportOutcome {
   statement: Awaited<ReturnType<typeof insertStatement>>;
@@ -68,6 +68,10 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       members: { bank_statement_id: existing.id },
     });
   }
+  // The statement's file is checked to hold no entry twice; the account may hold some of them already.
+  const known = await findKnownBankReferences(trx, account.id, credits.map((credit) => credit.bankReference));
+  const fresh = credits.filter((credit) => !known.has(credit.bankReference)).map((credit) => ({ ...credit, id: timeOrderedUuid() }));
+  const newCredits = fresh.length;
   const statement = await insertStatement(trx, {
     id: randomUUID(),
     collectionAccountId: account.id,
@@ -78,12 +82,11 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
     currency: parsed.currency,
     credits: credits.length,
     creditsTotal: credits.reduce((sum, credit) => sum + credit.amount, 0),
+    creditsAlreadyImported: credits.length - newCredits,
     debitsIgnored: parsed.entries.length - credits.length,
     importedBy: describeActor(input.actor),
   });
-  const newCredits = await insertCredits(trx, { id: statement.id, collectionAccountId: account.id }, credits.map((credit) => ({ ...credit, id: timeOrderedUuid() })));
-  await setCreditsAlreadyImported(trx, statement.id, credits.length - newCredits);
-  const matching = await matchOpenCredits(trx, input.policy);
+  const matching = await matchOpenCredits(trx, input.policy, { statement: { id: statement.id, collectionAccountId: account.id }, credits: fresh });
   await recordAction(trx, {
     actor: input.actor,
     action: 'bank_statement.imported',
@@ -92,7 +95,7 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
     reason: null,
     after: { format: parsed.format, statement_id: parsed.statementId, credits: credits.length, new_credits: newCredits, matches: matching.matches },
   });
-  return { statement: { ...statement, credits_already_imported: credits.length - newCredits }, replayed: false, newCredits, matching };
+  return { statement, replayed: false, newCredits, matching };
 }
 
 /** The CLI's and the demo's import: read, then record in a transaction of its own. */

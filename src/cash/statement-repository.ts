@@ -45,6 +45,8 @@ export async function insertStatement(
     currency: string;
     credits: number;
     creditsTotal: number;
+    /** Credits the account already had (same bank reference), which this statement does not store again. */
+    creditsAlreadyImported: number;
     debitsIgnored: number;
     importedBy: string;
   },
@@ -61,7 +63,7 @@ export async function insertStatement(
       currency: statement.currency,
       credits: statement.credits,
       credits_total: statement.creditsTotal,
-      credits_already_imported: 0,
+      credits_already_imported: statement.creditsAlreadyImported,
       debits_ignored: statement.debitsIgnored,
       imported_by: statement.importedBy,
     })
@@ -69,37 +71,37 @@ export async function insertStatement(
     .executeTakeFirstOrThrow();
 }
 
-/**
- * Every credit of the statement in one statement; a credit the bank already reported (the same
- * bank reference on the account, from an intraday notification) is skipped. Returns how many were new.
- */
-export async function insertCredits(
-  db: Executor,
-  statement: { id: string; collectionAccountId: string },
-  credits: ReadonlyArray<StatementEntry & { id: string }>,
-): Promise<number> {
-  if (credits.length === 0) return 0;
-  const column = <T>(pick: (credit: StatementEntry & { id: string }) => T) => credits.map(pick);
-  const result = await sql<{ inserted: number }>`
-    with inserted as (
-      insert into bank_credits (id, bank_statement_id, collection_account_id, bank_reference, amount, currency, booking_date, value_date,
-                                remittance_information, debtor_name, debtor_account)
-      select u.id, ${statement.id}::uuid, ${statement.collectionAccountId}::uuid, u.bank_reference, u.amount, u.currency, u.booking_date,
-             u.value_date, u.remittance_information, u.debtor_name, u.debtor_account
-      from unnest(${column((c) => c.id)}::uuid[], ${column((c) => c.bankReference)}::text[], ${column((c) => c.amount)}::bigint[],
-                  ${column((c) => c.currency)}::text[], ${column((c) => c.bookingDate)}::date[], ${column((c) => c.valueDate)}::date[],
-                  ${column((c) => c.remittanceInformation)}::text[], ${column((c) => c.debtorName)}::text[], ${column((c) => c.debtorAccount)}::text[])
-        as u(id, bank_reference, amount, currency, booking_date, value_date, remittance_information, debtor_name, debtor_account)
-      on conflict (collection_account_id, bank_reference) do nothing
-      returning 1
-    )
-    select count(*)::int as inserted from inserted
+/** Which of these bank references the account's credits already carry (an intraday notification or an earlier statement reported them). */
+export async function findKnownBankReferences(db: Executor, collectionAccountId: string, bankReferences: readonly string[]): Promise<Set<string>> {
+  if (bankReferences.length === 0) return new Set();
+  const result = await sql<{ bank_reference: string }>`
+    select bank_reference from bank_credits
+    where collection_account_id = ${collectionAccountId}::uuid and bank_reference = any(${bankReferences}::text[])
   `.execute(db);
-  return result.rows[0]!.inserted;
+  return new Set(result.rows.map((row) => row.bank_reference));
 }
 
-export async function setCreditsAlreadyImported(db: Executor, statementId: string, count: number) {
-  await db.updateTable('bank_statements').set({ credits_already_imported: count }).where('id', '=', statementId).execute();
+/** A credit as first stored: with what the matching rules already gave it, so no update follows its insert. */
+export type NewCredit = StatementEntry & { id: string; matchedAmount: number };
+
+/**
+ * The statement's new credits in one statement. A credit whose bank reference the account already has
+ * violates the unique key: the caller leaves those out (findKnownBankReferences, under the cash lock).
+ */
+export async function insertCredits(db: Executor, statement: { id: string; collectionAccountId: string }, credits: readonly NewCredit[]): Promise<void> {
+  if (credits.length === 0) return;
+  const column = <T>(pick: (credit: NewCredit) => T) => credits.map(pick);
+  await sql`
+    insert into bank_credits (id, bank_statement_id, collection_account_id, bank_reference, amount, currency, booking_date, value_date,
+                              remittance_information, debtor_name, debtor_account, matched_amount)
+    select u.id, ${statement.id}::uuid, ${statement.collectionAccountId}::uuid, u.bank_reference, u.amount, u.currency, u.booking_date,
+           u.value_date, u.remittance_information, u.debtor_name, u.debtor_account, u.matched_amount
+    from unnest(${column((c) => c.id)}::uuid[], ${column((c) => c.bankReference)}::text[], ${column((c) => c.amount)}::bigint[],
+                ${column((c) => c.currency)}::text[], ${column((c) => c.bookingDate)}::date[], ${column((c) => c.valueDate)}::date[],
+                ${column((c) => c.remittanceInformation)}::text[], ${column((c) => c.debtorName)}::text[], ${column((c) => c.debtorAccount)}::text[],
+                ${column((c) => c.matchedAmount)}::bigint[])
+      as u(id, bank_reference, amount, currency, booking_date, value_date, remittance_information, debtor_name, debtor_account, matched_amount)
+  `.execute(db);
 }
 
 export async function countStatementCredits(db: Executor, statementId: string) {

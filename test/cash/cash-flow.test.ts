@@ -221,6 +221,33 @@ describe('remittances and funded payouts', () => {
     expect(outcome.statement.credits_already_imported).toBe(1);
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800 });
   });
+
+  it('stores new credits with what they matched, raises a waiting credit matched with them, and leaves the rest unmatched', async () => {
+    const w = await reconciledPayDate();
+    const first = await importParsed(statement([{ amount: 10_000, remittanceInformation: w.reference, bankReference: `PART1-${w.reference}` }]));
+    expect(first.matching).toMatchObject({ matches: 0, unmatchedCredits: 1 });
+
+    const second = await importParsed(
+      statement([
+        { amount: 14_800, remittanceInformation: w.reference, bankReference: `PART2-${w.reference}` },
+        { amount: 500, remittanceInformation: 'NOT A REFERENCE', bankReference: `STRAY-${w.reference}` },
+      ]),
+    );
+    // The waiting credit is counted among the unmatched it looked at; only the stray one is left.
+    expect(second.matching).toMatchObject({ matches: 2, unmatchedCredits: 1, byRule: { one_to_many: 2 } });
+    const credits = await t.db
+      .selectFrom('bank_credits')
+      .select(['bank_reference', 'amount', 'matched_amount'])
+      .where('bank_reference', 'in', [`PART1-${w.reference}`, `PART2-${w.reference}`, `STRAY-${w.reference}`])
+      .orderBy('bank_reference')
+      .execute();
+    expect(credits).toEqual([
+      { bank_reference: `PART1-${w.reference}`, amount: 10_000, matched_amount: 10_000 },
+      { bank_reference: `PART2-${w.reference}`, amount: 14_800, matched_amount: 14_800 },
+      { bank_reference: `STRAY-${w.reference}`, amount: 500, matched_amount: 0 },
+    ]);
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800, status: 'received' });
+  });
 });
 
 describe('refreshRemittances', () => {
