@@ -15,14 +15,14 @@ const payloadSchema = z.object({ date: isoDateSchema.optional() });
  * The daily payout run for today (or `date`). A group that failed makes the job fail, so BullMQ retries
  * it; the groups already paid out are no-ops on the retry.
  */
-export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_TIME_ZONE' | 'SETTLEMENT_DELAY_WORKING_DAYS' | 'PAYOUT_FUNDING' | 'REMITTANCE_LATE_WORKING_DAYS' | 'REMITTANCE_TOLERANCE_MINOR'>, logger: Logger) {
+export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_TIME_ZONE' | 'SETTLEMENT_DELAY_WORKING_DAYS' | 'PAYOUT_FUNDING' | 'PAYOUT_CONCURRENCY' | 'REMITTANCE_LATE_WORKING_DAYS' | 'REMITTANCE_TOLERANCE_MINOR'>, logger: Logger) {
   return async (job: Job) => {
     const { date } = payloadSchema.parse(job.data ?? {});
     const today = date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
     // Remittances first: late ones are marked (and their billers told), credits matched again, so the
     // payouts fund from every remittance as it stands this morning.
     const matching = await runMatching(db, await matchingPolicyOf(db, config, today));
-    const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING, trigger: 'schedule', triggeredBy: job.id ?? null });
+    const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING, concurrency: config.PAYOUT_CONCURRENCY, trigger: 'schedule', triggeredBy: job.id ?? null });
     const count = (outcome: string) => summary.groups.filter((group) => group.outcome === outcome).length;
     for (const group of summary.groups) {
       if (group.outcome === 'no_beneficiary_account') {

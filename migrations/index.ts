@@ -29,6 +29,7 @@ import * as autovacuumForNightlyTables from './20261128000000_autovacuum_for_nig
 import * as narrowPaymentEvents from './20261129000000_narrow_payment_events.ts';
 import * as snapshotBillers from './20261130000000_snapshot_billers.ts';
 import * as fundingInPlace from './20261130010000_funding_in_place.ts';
+import * as payoutAssemblies from './20261201000000_payout_assemblies.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '20261129000000_narrow_payment_events': narrowPaymentEvents,
   '20261130000000_snapshot_billers': snapshotBillers,
   '20261130010000_funding_in_place': fundingInPlace,
+  '20261201000000_payout_assemblies': payoutAssemblies,
 };

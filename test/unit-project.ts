@@ -12,6 +12,7 @@ export const unitTestFiles: readonly string[] = [
   'test/mandates/mandate-limitations.test.ts',
   'test/metrics/metrics-access.test.ts',
   'test/payouts/payout-transitions.test.ts',
+  'test/payouts/payout-chunks.test.ts',
   'test/nightly/next-nightly-run.test.ts',
   'test/schedules/schedule-outcome.test.ts',
   'test/schedules/schedule-transitions.test.ts',

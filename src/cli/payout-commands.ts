@@ -80,6 +80,7 @@ export function registerPayoutCommands(program: Command): void {
           today,
           settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS,
           funding: config.PAYOUT_FUNDING,
+          concurrency: config.PAYOUT_CONCURRENCY,
           trigger: 'cli',
           triggeredBy: `cli:${operatorName(options.by)}`,
         });

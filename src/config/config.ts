@@ -65,6 +65,9 @@ function isTrustedProxyAddress(entry: string): boolean {
 export const DEFAULT_MAX_PAYMENT_AMOUNT_MINOR = 100_000_000;
 export const DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR = 100_000_000;
 
+/** Two transactions at once: a payout run then uses both cores of a small database server. */
+export const DEFAULT_PAYOUT_CONCURRENCY = 2;
+
 /**
  * An amount limit in minor units. At most 15 digits, the largest amount a payment request may carry
  * at all (and a JSON number carries exactly), so limits never need more than a safe integer.
@@ -116,6 +119,12 @@ export const configSchema = z.object({
    * overrides this per employer).
    */
   PAYOUT_FUNDING: z.enum(['received', 'deducted']).default('received'),
+  /**
+   * Transactions one payout run keeps going at once: the chunks of a large payout (one biller's, over
+   * 50,000 entries) and the payouts of different billers, side by side. Size it to PostgreSQL's cores,
+   * below DATABASE_POOL_SIZE.
+   */
+  PAYOUT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_PAYOUT_CONCURRENCY),
   /** A remittance not fully received this many working days after the pay date is late. */
   REMITTANCE_LATE_WORKING_DAYS: z.coerce.number().int().min(0).max(60).default(3),
   /** A credit within this many minor units of a remittance's amount still matches it, flagged. */

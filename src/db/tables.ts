@@ -575,6 +575,26 @@ export interface PayoutsTable {
   failed_at: Timestamp | null;
 }
 
+/**
+ * A payout being assembled in chunks (payout-service.ts): what its plan decided, until the transaction
+ * that finishes it writes its row in payouts and deletes this one. Entries already attached carry its
+ * payout_id meanwhile.
+ */
+export interface PayoutAssembliesTable {
+  payout_id: string;
+  biller_client_id: string;
+  currency: string;
+  payout_date: IsoDate;
+  /** Entries with a pay date on or before this are settled: the cutoff of the run that planned it. */
+  settled_through: IsoDate;
+  reference: string;
+  account_number: string;
+  sort_code: string;
+  account_holder_name: string;
+  chunks: number;
+  created_at: Generated<Date>;
+}
+
 export interface LedgerEntriesTable {
   id: Generated<string>;
   biller_client_id: string;
@@ -865,6 +885,7 @@ export interface DB {
   collection_attempts: CollectionAttemptsTable;
   reconciliation_exceptions: ReconciliationExceptionsTable;
   payouts: PayoutsTable;
+  payout_assemblies: PayoutAssembliesTable;
   ledger_entries: LedgerEntriesTable;
   payout_items: PayoutItemsTable;
   events: EventsTable;

@@ -76,7 +76,8 @@ export interface BrokenLedgerLink {
  * foreign keys are gone (migration 20261122030000: the writing statements guarantee them), so this is
  * the check, and a stricter one than the keys were: an attempt's copy of its payment's identity and an
  * entry's payment and biller must agree with the payment, an item must match its entry and sit in the
- * payout the entry is linked to (or, released, in a failed payout the entry has left). Always empty
+ * payout the entry is linked to (or, released, in a failed payout the entry has left). A payout still
+ * being assembled (payout_assemblies) has no row in payouts yet and is not missing. Always empty
  * unless something wrote these tables outside reconciliation and the payout run. For audits and the
  * invariant tests.
  */
@@ -106,24 +107,26 @@ export async function findBrokenLedgerLinks(db: Executor, paymentRequestIds: rea
     left join collection_attempts a on a.id = le.collection_attempt_id
     left join payment_requests pr on pr.id = le.payment_request_id
     left join payouts po on po.id = le.payout_id
+    left join payout_assemblies pa on pa.payout_id = le.payout_id
     where le.payment_request_id = any(${ids}::uuid[])
       and (a.id is null or a.payment_request_id <> le.payment_request_id or pr.id is null
            or pr.biller_client_id <> le.biller_client_id or pr.currency <> le.currency or a.pay_date <> le.pay_date
-           or (le.payout_id is not null and po.id is null))
+           or (le.payout_id is not null and po.id is null and pa.payout_id is null))
     union all
     select 'payout_items', i.id,
-           case when po.id is null then 'payout missing'
+           case when po.id is null and pa.payout_id is null then 'payout missing'
                 when le.id is null then 'ledger entry missing'
                 when i.released_at is null and le.payout_id is distinct from i.payout_id then 'ledger entry is not linked to its payout'
-                when i.released_at is not null and (po.status <> 'failed' or le.payout_id = i.payout_id) then 'released, yet its payout did not fail or still holds the entry'
+                when i.released_at is not null and (po.status is distinct from 'failed' or le.payout_id = i.payout_id) then 'released, yet its payout did not fail or still holds the entry'
                 else 'payment, kind or amount is not its ledger entry''s' end
     from payout_items i
     left join payouts po on po.id = i.payout_id
+    left join payout_assemblies pa on pa.payout_id = i.payout_id
     left join ledger_entries le on le.id = i.ledger_entry_id
     where i.payment_request_id = any(${ids}::uuid[])
-      and (po.id is null or le.id is null
+      and ((po.id is null and pa.payout_id is null) or le.id is null
            or (i.released_at is null and le.payout_id is distinct from i.payout_id)
-           or (i.released_at is not null and (po.status <> 'failed' or le.payout_id is not distinct from i.payout_id))
+           or (i.released_at is not null and (po.status is distinct from 'failed' or le.payout_id is not distinct from i.payout_id))
            or le.payment_request_id <> i.payment_request_id or le.kind <> i.kind or le.amount <> i.amount)
     order by 1, 2
   `.execute(db);

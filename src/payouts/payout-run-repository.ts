@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import type { PayoutAssembliesTable } from '../db/tables.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
 import { fromStatusesSql } from '../db/status-transitions-sql.ts';
@@ -7,14 +8,16 @@ import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 import { PAYOUT_LIFECYCLE } from './payout-transitions.ts';
 
 /**
- * Payments one of whose reversals rides in a payout the bank has not answered yet: their newer entries
- * wait for that answer. If the payout failed, its reversal would go back to the unpaid pool while a
- * re-collection paid meanwhile stayed paid, and the biller would be paid more than was collected.
- * Pending payouts are few, so the set is small.
+ * Payments one of whose reversals rides in a payout the bank has not answered yet (or one still being
+ * assembled): their newer entries wait for that answer. If the payout failed, its reversal would go
+ * back to the unpaid pool while a re-collection paid meanwhile stayed paid, and the biller would be
+ * paid more than was collected. Pending payouts and assemblies are few, so the set is small.
  */
 const paymentsWithPendingReversal = sql<string>`(
-  select r.payment_request_id from ledger_entries r join payouts p on p.id = r.payout_id
-  where p.status = 'pending' and r.amount < 0
+  select r.payment_request_id from ledger_entries r
+  where r.amount < 0 and r.payout_id is not null
+    and (r.payout_id in (select p.id from payouts p where p.status = 'pending')
+         or r.payout_id in (select a.payout_id from payout_assemblies a))
 )`;
 
 /** One biller's money in one currency: payouts never mix either. */
@@ -93,82 +96,17 @@ export async function findActiveBeneficiaryAccount(db: Executor, group: PayoutGr
     .executeTakeFirst();
 }
 
-export interface NewPayout extends PayoutGroup {
-  id: string;
-  amount: number;
-  payoutDate: string;
-  reference: string;
-  account: { account_number: string; sort_code: string; account_holder_name: string };
-}
-
-/**
- * Undefined when this biller and currency already have a payout that day: the unique key, not a prior
- * read, is what makes a concurrent or repeated run a no-op.
- */
-export async function insertPayout(db: Executor, payout: NewPayout) {
-  return db
-    .insertInto('payouts')
-    .values({
-      id: payout.id,
-      biller_client_id: payout.billerClientId,
-      currency: payout.currency,
-      amount: payout.amount,
-      payout_date: payout.payoutDate,
-      reference: payout.reference,
-      account_number: payout.account.account_number,
-      sort_code: payout.account.sort_code,
-      account_holder_name: payout.account.account_holder_name,
-    })
-    .onConflict((oc) => oc.columns(['biller_client_id', 'currency', 'payout_date']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-}
-
-/**
- * Set-based: links every unpaid, settled entry of the group to the payout and writes one signed item
- * per entry (time-ordered ids, see time-ordered-uuid.ts), in one statement. Returns what was attached
- * so the caller can check it against the payout.
- */
-export async function attachUnpaidEntriesToPayout(
-  db: Executor,
-  payoutId: string,
-  group: PayoutGroup,
-  cutoff: string,
-): Promise<UnpaidLedgerTotal> {
-  const result = await sql<{ net: number; entries: number }>`
-    with linked as (
-      update ledger_entries
-      set payout_id = ${payoutId}::uuid
-      where biller_client_id = ${group.billerClientId}::uuid
-        and currency = ${group.currency}
-        and payout_id is null
-        and funded_at is not null
-        and pay_date <= ${cutoff}::date
-        and payment_request_id not in ${paymentsWithPendingReversal}
-      returning id, payment_request_id, kind, amount
-    ),
-    items as (
-      insert into payout_items (id, payout_id, ledger_entry_id, payment_request_id, kind, amount)
-      select ${timeOrderedUuidSql}, ${payoutId}::uuid, l.id, l.payment_request_id, l.kind, l.amount
-      from linked l
-      returning amount
-    )
-    select coalesce(sum(amount), 0)::bigint as net, count(*)::bigint as entries from items
-  `.execute(db);
-  return result.rows[0]!;
-}
-
 export type PaidOutDirection = 'pay' | 'release';
 
 /**
- * One statement for the whole payout, however many payments it holds: adds (pay) or takes back
- * (release) each payment's net of the payout's items, moves the status in the same write (collected ->
- * paid_out once the whole amount is paid out, paid_out -> collected once it is not any more), and
- * makes every payment whose money changed a new version with its payment_request.updated event, whether
- * or not the status moved (a partly collected payment's paid_out_amount is news to the biller too).
- * Returns how many payments changed status.
+ * The CTEs that add (pay) or take back (release) each payment's net of `net` (a CTE of `id, amount`, one
+ * row per payment request) to its paid_out_amount, move the status in the same write (collected ->
+ * paid_out once the whole amount is paid out, paid_out -> collected once it is not any more), and make
+ * every payment whose money changed a new version with its payment_request.updated event, whether or
+ * not the status moved (a partly collected payment's paid_out_amount is news to the biller too).
+ * Leaves `updated` (the payments, with `moved`) for the statement's select.
  */
-export async function applyPayoutToPayments(db: Executor, payoutId: string, direction: PaidOutDirection): Promise<number> {
+function paidOutPaymentsSql(net: string, direction: PaidOutDirection): RawBuilder<unknown> {
   const delta = direction === 'pay' ? sql`c.amount` : sql`-c.amount`;
   const to = direction === 'pay' ? 'paid_out' : 'collected';
   // Paying moves whatever the lifecycle lets become paid_out (collected); releasing moves back only
@@ -178,15 +116,10 @@ export async function applyPayoutToPayments(db: Executor, payoutId: string, dire
     direction === 'pay'
       ? sql`p.status in (${from}) and p.paid_out_amount + n.amount = p.amount`
       : sql`p.status in (${from}) and p.paid_out_amount - n.amount < p.amount`;
-  const result = await sql<{ moved: number }>`
-    with net as (
-      select payment_request_id as id, sum(amount)::bigint as amount
-      from payout_items where payout_id = ${payoutId}::uuid
-      group by payment_request_id
-    ),
+  return sql`
     change as (
       select n.id, n.amount, (${moves}) as moved
-      from net n join payment_requests p on p.id = n.id
+      from ${sql.table(net)} n join payment_requests p on p.id = n.id
     ),
     updated as (
       update payment_requests pr
@@ -198,10 +131,195 @@ export async function applyPayoutToPayments(db: Executor, payoutId: string, dire
       where pr.id = c.id and (c.amount <> 0 or c.moved)
       returning pr.*, c.moved
     ),
-    events as (${insertPaymentUpdatedEvents('updated')})
+    events as (${insertPaymentUpdatedEvents('updated')})`;
+}
+
+/** What one chunk of an assembly attached, and how many of its payments it moved to paid_out. */
+export interface PaidOutChunk extends UnpaidLedgerTotal {
+  paymentsPaidOut: number;
+}
+
+/** The payout being assembled, as a chunk needs it. */
+export interface AssemblyToPay extends PayoutGroup {
+  payoutId: string;
+  settledThrough: string;
+}
+
+/**
+ * One chunk of a payout's assembly, in one statement: links every unpaid, settled, funded entry of the
+ * group whose payment request falls in chunk `chunk` of `chunks` (payoutChunkOf: the id's last byte
+ * modulo the count) to the payout, writes one signed item per entry (time-ordered ids, see
+ * time-ordered-uuid.ts), and pays each of those payments its net (paidOutPaymentsSql) with its event.
+ * Only entries whose payout_id this statement sets count, so a chunk that runs again attaches and pays
+ * nothing it already did; the unique unreleased item per entry is the last guard.
+ */
+export async function payOutChunk(db: Executor, assembly: AssemblyToPay, chunk: number, chunks: number): Promise<PaidOutChunk> {
+  const inChunk = chunks === 1 ? sql`true` : sql`get_byte(uuid_send(payment_request_id), 15) % ${chunks}::int = ${chunk}::int`;
+  const result = await sql<{ net: number; entries: number; payments_paid_out: number }>`
+    with linked as (
+      update ledger_entries
+      set payout_id = ${assembly.payoutId}::uuid
+      where biller_client_id = ${assembly.billerClientId}::uuid
+        and currency = ${assembly.currency}
+        and payout_id is null
+        and funded_at is not null
+        and pay_date <= ${assembly.settledThrough}::date
+        and payment_request_id not in ${paymentsWithPendingReversal}
+        and ${inChunk}
+      returning id, payment_request_id, kind, amount
+    ),
+    items as (
+      insert into payout_items (id, payout_id, ledger_entry_id, payment_request_id, kind, amount)
+      select ${timeOrderedUuidSql}, ${assembly.payoutId}::uuid, l.id, l.payment_request_id, l.kind, l.amount
+      from linked l
+      returning payment_request_id, amount
+    ),
+    net as (
+      select payment_request_id as id, sum(amount)::bigint as amount from items group by payment_request_id
+    ),
+    ${paidOutPaymentsSql('net', 'pay')}
+    select (select coalesce(sum(amount), 0)::bigint from items) as net,
+           (select count(*)::bigint from items) as entries,
+           (select count(*) filter (where moved)::int from updated) as payments_paid_out
+  `.execute(db);
+  const row = result.rows[0]!;
+  return { net: row.net, entries: row.entries, paymentsPaidOut: row.payments_paid_out };
+}
+
+/**
+ * Takes back (release) what a payout's unreleased items paid each payment, in one statement; see
+ * paidOutPaymentsSql. Returns how many payments changed status.
+ */
+export async function releasePayoutFromPayments(db: Executor, payoutId: string): Promise<number> {
+  const result = await sql<{ moved: number }>`
+    with net as (
+      select payment_request_id as id, sum(amount)::bigint as amount
+      from payout_items where payout_id = ${payoutId}::uuid and released_at is null
+      group by payment_request_id
+    ),
+    ${paidOutPaymentsSql('net', 'release')}
     select count(*) filter (where moved)::int as moved from updated
   `.execute(db);
   return result.rows[0]!.moved;
+}
+
+/** What a payout's unreleased items add up to: its amount, once assembled. */
+export async function sumPayoutItems(db: Executor, payoutId: string): Promise<UnpaidLedgerTotal> {
+  const row = await db
+    .selectFrom('payout_items')
+    .select([sql<number>`coalesce(sum(amount), 0)::bigint`.as('net'), sql<number>`count(*)::bigint`.as('entries')])
+    .where('payout_id', '=', payoutId)
+    .where('released_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { net: row.net, entries: row.entries };
+}
+
+export interface NewPayoutAssembly extends PayoutGroup {
+  payoutId: string;
+  payoutDate: string;
+  settledThrough: string;
+  reference: string;
+  account: { account_number: string; sort_code: string; account_holder_name: string };
+  chunks: number;
+}
+
+/**
+ * Undefined when this biller and currency already have an assembly that day: the unique key, not a
+ * prior read, decides which of two concurrent runs plans it (the other finishes the winner's).
+ */
+export async function insertPayoutAssembly(db: Executor, assembly: NewPayoutAssembly) {
+  return db
+    .insertInto('payout_assemblies')
+    .values({
+      payout_id: assembly.payoutId,
+      biller_client_id: assembly.billerClientId,
+      currency: assembly.currency,
+      payout_date: assembly.payoutDate,
+      settled_through: assembly.settledThrough,
+      reference: assembly.reference,
+      account_number: assembly.account.account_number,
+      sort_code: assembly.account.sort_code,
+      account_holder_name: assembly.account.account_holder_name,
+      chunks: assembly.chunks,
+    })
+    .onConflict((oc) => oc.columns(['biller_client_id', 'currency', 'payout_date']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findPayoutAssemblyOfDay(db: Executor, group: PayoutGroup, payoutDate: string) {
+  return db
+    .selectFrom('payout_assemblies')
+    .selectAll()
+    .where('biller_client_id', '=', group.billerClientId)
+    .where('currency', '=', group.currency)
+    .where('payout_date', '=', payoutDate)
+    .executeTakeFirst();
+}
+
+/**
+ * Assemblies a run left unfinished (it died between chunks), oldest first: live billers' for the daily
+ * run, or one biller's.
+ */
+export async function listPayoutAssemblies(db: Executor, billers: { billerClientId: string } | 'live') {
+  let query = db.selectFrom('payout_assemblies').selectAll();
+  query =
+    billers === 'live'
+      ? query.where('biller_client_id', 'not in', (eb) => eb.selectFrom('clients').select('id').where('sandbox', '=', true))
+      : query.where('biller_client_id', '=', billers.billerClientId);
+  return query.orderBy('created_at').orderBy('payout_id').execute();
+}
+
+/** The assembly's row, locked: whoever holds it finishes the payout; a second finisher then finds it gone. */
+export async function lockPayoutAssembly(db: Executor, payoutId: string) {
+  return db.selectFrom('payout_assemblies').selectAll().where('payout_id', '=', payoutId).forUpdate().executeTakeFirst();
+}
+
+/** Whether a payout or an assembly already has this bank reference (ten random hex digits of an id). */
+export async function payoutReferenceTaken(db: Executor, reference: string): Promise<boolean> {
+  const row = await sql<{ taken: boolean }>`
+    select exists (select 1 from payouts where reference = ${reference})
+        or exists (select 1 from payout_assemblies where reference = ${reference}) as taken
+  `.execute(db);
+  return row.rows[0]!.taken;
+}
+
+/** The assembled payout's row, with the amount its items add up to; the assembly's row goes with it. */
+export async function insertAssembledPayout(db: Executor, assembly: Selectable<PayoutAssembliesTable>, amount: number) {
+  const payout = await db
+    .insertInto('payouts')
+    .values({
+      id: assembly.payout_id,
+      biller_client_id: assembly.biller_client_id,
+      currency: assembly.currency,
+      amount,
+      payout_date: assembly.payout_date,
+      reference: assembly.reference,
+      account_number: assembly.account_number,
+      sort_code: assembly.sort_code,
+      account_holder_name: assembly.account_holder_name,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await deletePayoutAssembly(db, assembly.payout_id);
+  return payout;
+}
+
+export async function deletePayoutAssembly(db: Executor, payoutId: string): Promise<void> {
+  await db.deleteFrom('payout_assemblies').where('payout_id', '=', payoutId).execute();
+}
+
+/**
+ * Undoes an assembly that nets to nothing payable (entries changed between its plan and its chunks):
+ * its payments' paid-out amounts come back down, its entries return to the unpaid pool and its items,
+ * of a payout that never existed, are deleted. Returns how many entries went back.
+ */
+export async function withdrawPayoutAssembly(db: Executor, payoutId: string): Promise<number> {
+  await releasePayoutFromPayments(db, payoutId);
+  const returned = await db.updateTable('ledger_entries').set({ payout_id: null }).where('payout_id', '=', payoutId).executeTakeFirst();
+  await db.deleteFrom('payout_items').where('payout_id', '=', payoutId).execute();
+  await deletePayoutAssembly(db, payoutId);
+  return Number(returned.numUpdatedRows);
 }
 
 /** Operators act on any biller's payout, so no tenant filter; the row lock serialises paid/failed. */

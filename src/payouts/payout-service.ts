@@ -5,21 +5,33 @@ import type { HolidayCalendar } from '../calendars/working-days.ts';
 import { subtractWorkingDays } from '../calendars/working-days.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Selectable } from 'kysely';
 import {
-  applyPayoutToPayments,
-  attachUnpaidEntriesToPayout,
   findActiveBeneficiaryAccount,
+  findPayoutAssemblyOfDay,
   findPayoutForUpdate,
   findPayoutOfDay,
-  insertPayout,
+  insertAssembledPayout,
+  insertPayoutAssembly,
+  listPayoutAssemblies,
   listPayoutsMadeOn,
   listUnpaidLedgerGroups,
+  lockPayoutAssembly,
+  payOutChunk,
+  payoutReferenceTaken,
   releasePayoutEntries,
+  releasePayoutFromPayments,
   setPayoutFailed,
   setPayoutPaid,
+  sumPayoutItems,
   sumUnpaidLedgerEntries,
+  withdrawPayoutAssembly,
+  type PaidOutChunk,
   type PayoutGroup,
 } from './payout-run-repository.ts';
+import { MIN_ENTRIES_PER_PAYOUT_CHUNK, payoutChunkCount } from './payout-chunks.ts';
+import { DEFAULT_PAYOUT_CONCURRENCY } from '../config/config.ts';
 import { payoutFileName, renderPayoutFile } from './payout-file.ts';
 import { pain001FileName, renderPain001File } from './pain001-file.ts';
 import { listCollectionAccounts } from './collection-account-repository.ts';
@@ -27,7 +39,7 @@ import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import type { PayoutFunding, PayoutRunTrigger } from '../db/tables.ts';
+import type { PayoutAssembliesTable, PayoutFunding, PayoutRunTrigger } from '../db/tables.ts';
 import { fundLedgerEntries, type FundingOutcome } from '../cash/funding-service.ts';
 import { lockCash } from '../cash/remittance-repository.ts';
 import { finishPayoutRun, insertPayoutRun } from './payout-run-history-repository.ts';
@@ -45,6 +57,10 @@ export interface PayoutRunOptions {
   /** What started this run, for its row in payout_runs; `direct` when not said. */
   trigger?: PayoutRunTrigger;
   triggeredBy?: string | null;
+  /** PAYOUT_CONCURRENCY: transactions the run keeps going at once (chunks and other billers' payouts). */
+  concurrency?: number;
+  /** The smallest chunk a payout is split into (payoutChunkCount); tests lower it to split small payouts. */
+  minEntriesPerChunk?: number;
 }
 
 export type PayoutGroupOutcome = PayoutGroup &
@@ -98,26 +114,49 @@ export function payoutReference(payoutId: string, payoutDate: string): string {
 }
 
 // Serialization failures and deadlocks (against reconciliation updating the same payments) and a
-// clash of the random reference are all cured by running the group's transaction again.
+// clash of the random reference are all cured by running the transaction again.
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
 
+/** The random reference of a new payout matched one already made or planned: planned again with another id. */
+class PayoutReferenceClash extends Error {}
+
 function isRetryable(error: unknown): boolean {
+  if (error instanceof PayoutReferenceClash) return true;
   const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
-  return (code !== undefined && RETRYABLE_SQLSTATES.has(code)) || (code === '23505' && constraint === 'payouts_reference_key');
+  return (code !== undefined && RETRYABLE_SQLSTATES.has(code)) || (code === '23505' && constraint === 'payout_assemblies_reference_key');
 }
 
-async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string, cutoff: string): Promise<PayoutGroupOutcome> {
-  // Repeatable read: the sum, the entries attached and the payments updated all come from one snapshot,
-  // so an entry reconciliation posts meanwhile can never be half-included; it waits for the next run.
+/** How a run spreads its work: the transactions it keeps going at once, and the smallest chunk worth one. */
+interface Assembling {
+  /** Runs one transaction when a place is free; shared by every group and chunk of the run. */
+  limit: LimitFunction;
+  concurrency: number;
+  minEntriesPerChunk: number;
+}
+
+type Assembly = Selectable<PayoutAssembliesTable>;
+type Plan = PayoutGroupOutcome | { outcome: 'assemble'; assembly: Assembly };
+
+/**
+ * Decides a group's payout in one snapshot (repeatable read): what it nets, whether it is paid and to
+ * which account, and in how many chunks it is assembled; then records the assembly, the payout's id and
+ * reference reserved. A payout already made that day ends it; an assembly already planned that day (by
+ * a run that died, or one running now) is returned to be finished.
+ */
+async function planPayout(db: Database, group: PayoutGroup, payoutDate: string, cutoff: string, assembling: Assembling): Promise<Plan> {
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
-    .execute(async (trx): Promise<PayoutGroupOutcome> => {
-      // First, so the snapshot is taken under it: no unmatch takes funding back while this group pays.
+    .execute(async (trx): Promise<Plan> => {
+      // The snapshot is taken as this lock is asked for, before it is granted: the plan's net may miss an
+      // unmatch that commits meanwhile. It only decides whether to pay and in how many chunks; what is
+      // paid is what the chunks attach, each checked against the rows it writes.
       await lockCash(trx, 'shared');
       const existing = await findPayoutOfDay(trx, group, payoutDate);
       if (existing) return { ...group, outcome: 'already_paid_out_today', payoutId: existing.id, reference: existing.reference };
+      const planned = await findPayoutAssemblyOfDay(trx, group, payoutDate);
+      if (planned) return { outcome: 'assemble', assembly: planned };
 
       const { net, entries } = await sumUnpaidLedgerEntries(trx, group, cutoff);
       const account = await findActiveBeneficiaryAccount(trx, group);
@@ -129,30 +168,90 @@ async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string,
       // first ten hex digits, which in a time-ordered id are the clock, so payouts made together would clash.
       const payoutId = crypto.randomUUID();
       const reference = payoutReference(payoutId, payoutDate);
-      const payout = await insertPayout(trx, { ...group, id: payoutId, amount: net, payoutDate, reference, account });
-      if (!payout) {
-        const winner = (await findPayoutOfDay(trx, group, payoutDate))!;
-        return { ...group, outcome: 'already_paid_out_today', payoutId: winner.id, reference: winner.reference };
-      }
-
-      const attached = await attachUnpaidEntriesToPayout(trx, payout.id, group, cutoff);
-      if (attached.net !== net || attached.entries !== entries) {
-        throw new Error(
-          `payout ${payout.id}: attached ${attached.entries} entries netting ${attached.net}, expected ${entries} netting ${net}`,
-        );
-      }
-      const paidOut = await applyPayoutToPayments(trx, payout.id, 'pay');
-      await recordEvents(trx, [
-        {
-          type: 'payout.created',
-          billerClientId: payout.biller_client_id,
-          resourceType: 'payout',
-          resourceId: payout.id,
-          data: toPayoutResource(payout),
-        },
-      ]);
-      return { ...group, outcome: 'paid_out', payoutId: payout.id, reference, amount: net, entries, paymentsPaidOut: paidOut };
+      if (await payoutReferenceTaken(trx, reference)) throw new PayoutReferenceClash(reference);
+      const assembly = await insertPayoutAssembly(trx, {
+        ...group,
+        payoutId,
+        payoutDate,
+        settledThrough: cutoff,
+        reference,
+        account,
+        chunks: payoutChunkCount(entries, assembling.concurrency, assembling.minEntriesPerChunk),
+      });
+      // Another run planned this group's payout first: finish theirs.
+      return { outcome: 'assemble', assembly: assembly ?? (await findPayoutAssemblyOfDay(trx, group, payoutDate))! };
     });
+}
+
+/**
+ * One chunk, in its own transaction. Repeatable read: an entry or a payment it would write that changed
+ * after its snapshot (funding an unmatch took back while we waited for the cash lock, a payment
+ * reconciliation moved) fails the chunk, which runs again, rather than pay from stale figures. The cash
+ * lock, shared, keeps any unmatch out until it commits.
+ */
+async function payChunk(db: Database, assembly: Assembly, chunk: number): Promise<PaidOutChunk> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      await lockCash(trx, 'shared');
+      const toPay = {
+        payoutId: assembly.payout_id,
+        billerClientId: assembly.biller_client_id,
+        currency: assembly.currency,
+        settledThrough: assembly.settled_through,
+      };
+      return payOutChunk(trx, toPay, chunk, assembly.chunks);
+    });
+}
+
+/**
+ * The last step: the payout's row, with the amount its items add up to, and its payout.created event,
+ * in one transaction that also deletes the assembly. If the entries attached net to nothing payable
+ * (they changed between the plan and the chunks), the assembly is withdrawn instead and the group
+ * carried over, as its plan would have decided.
+ */
+async function finishAssembly(db: Database, planned: Assembly, paymentsPaidOut: number): Promise<PayoutGroupOutcome> {
+  const group = { billerClientId: planned.biller_client_id, currency: planned.currency };
+  return db.transaction().execute(async (trx): Promise<PayoutGroupOutcome> => {
+    const assembly = await lockPayoutAssembly(trx, planned.payout_id);
+    if (!assembly) {
+      // Another run finished it (or withdrew it) while we paid our chunks.
+      const made = await findPayoutOfDay(trx, group, planned.payout_date);
+      if (made) return { ...group, outcome: 'already_paid_out_today', payoutId: made.id, reference: made.reference };
+      return { ...group, outcome: 'carried_over', net: 0, entries: 0 };
+    }
+    const { net, entries } = await sumPayoutItems(trx, assembly.payout_id);
+    if (payoutDecision(net, true) !== 'pay') {
+      await withdrawPayoutAssembly(trx, assembly.payout_id);
+      return { ...group, outcome: 'carried_over', net, entries };
+    }
+    const payout = await insertAssembledPayout(trx, assembly, net);
+    await recordEvents(trx, [
+      {
+        type: 'payout.created',
+        billerClientId: payout.biller_client_id,
+        resourceType: 'payout',
+        resourceId: payout.id,
+        data: toPayoutResource(payout),
+      },
+    ]);
+    return { ...group, outcome: 'paid_out', payoutId: payout.id, reference: payout.reference, amount: net, entries, paymentsPaidOut };
+  });
+}
+
+/** Every chunk of an assembly (those already paid attach nothing), side by side as the limit allows; then its end. */
+async function assemble(db: Database, assembly: Assembly, assembling: Assembling): Promise<PayoutGroupOutcome> {
+  const chunks = await Promise.all(
+    Array.from({ length: assembly.chunks }, (_, chunk) => assembling.limit(() => withRetries(() => payChunk(db, assembly, chunk)))),
+  );
+  const paymentsPaidOut = chunks.reduce((sum, chunk) => sum + chunk.paymentsPaidOut, 0);
+  return assembling.limit(() => withRetries(() => finishAssembly(db, assembly, paymentsPaidOut)));
+}
+
+async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string, cutoff: string, assembling: Assembling): Promise<PayoutGroupOutcome> {
+  const plan = await assembling.limit(() => withRetries(() => planPayout(db, group, payoutDate, cutoff, assembling)));
+  return plan.outcome === 'assemble' ? assemble(db, plan.assembly, assembling) : plan;
 }
 
 async function withRetries<T>(work: () => Promise<T>): Promise<T> {
@@ -166,11 +265,19 @@ async function withRetries<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The run's spread of work from its options: PAYOUT_CONCURRENCY transactions at once by default. */
+function assemblingOf(options: { concurrency?: number; minEntriesPerChunk?: number }): Assembling {
+  const concurrency = options.concurrency ?? DEFAULT_PAYOUT_CONCURRENCY;
+  return { limit: pLimit(concurrency), concurrency, minEntriesPerChunk: options.minEntriesPerChunk ?? MIN_ENTRIES_PER_PAYOUT_CHUNK };
+}
+
 /**
- * The daily payout: per biller and currency, in one transaction each, every unpaid ledger entry whose
- * pay date is settled becomes one payout with a signed item per entry. Safe to run again the same day:
- * the unique (biller, currency, payout date) makes the second run write nothing. One group failing does
- * not stop the others; the summary names it.
+ * The daily payout: per biller and currency, every unpaid ledger entry whose pay date is settled becomes
+ * one payout with a signed item per entry. A large payout is assembled in chunks that run side by side
+ * (payout-chunks.ts) and become visible, as a payout, only once all are in. Safe to run again the same
+ * day: the unique (biller, currency, payout date) of payouts and of assemblies makes the second run write
+ * nothing new, and an assembly a run left unfinished is finished first. One group failing does not stop
+ * the others; the summary names it.
  */
 export async function runPayouts(db: Database, options: PayoutRunOptions): Promise<PayoutRunSummary> {
   const cutoff = settlementCutoff(options.today, options.settlementDelayWorkingDays, options.holidays);
@@ -185,7 +292,7 @@ export async function runPayouts(db: Database, options: PayoutRunOptions): Promi
   let summary: PayoutRunSummary;
   try {
     const funding = await fundLedgerEntries(db, { cutoff, defaultFunding: options.funding });
-    summary = { ...(await payOutGroups(db, await listUnpaidLedgerGroups(db, cutoff, 'live'), options.today, cutoff)), funding };
+    summary = { ...(await payOutGroups(db, 'live', options.today, cutoff, assemblingOf(options))), funding };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await finishPayoutRun(db, runId, { payoutsMade: 0, failedGroups: 0, totalsByCurrency: {}, groups: [], failureReason: reason });
@@ -210,25 +317,53 @@ export async function runPayouts(db: Database, options: PayoutRunOptions): Promi
 export async function runPayoutsOfBiller(
   db: Database,
   billerClientId: string,
-  options: { payoutDate: string; settledThrough: string; funding: PayoutFunding },
+  options: { payoutDate: string; settledThrough: string; funding: PayoutFunding; concurrency?: number },
 ): Promise<PayoutRunSummary> {
   await fundLedgerEntries(db, { cutoff: options.settledThrough, defaultFunding: options.funding });
-  const groups = await listUnpaidLedgerGroups(db, options.settledThrough, { billerClientId });
-  return payOutGroups(db, groups, options.payoutDate, options.settledThrough);
+  return payOutGroups(db, { billerClientId }, options.payoutDate, options.settledThrough, assemblingOf(options));
 }
 
-async function payOutGroups(db: Database, groups: readonly PayoutGroup[], payoutDate: string, cutoff: string): Promise<PayoutRunSummary> {
-  const outcomes: PayoutGroupOutcome[] = [];
-  const totalsByCurrency: Record<string, number> = {};
-  for (const { billerClientId, currency } of groups) {
-    const group = { billerClientId, currency };
+/**
+ * Finishes the assemblies earlier runs left, then pays every group with settled, funded entries, all
+ * side by side within the run's limit. A group's outcome says what happened to it; a failure is caught
+ * per group (its assembly, if any, waits for the next run).
+ */
+async function payOutGroups(
+  db: Database,
+  billers: { billerClientId: string } | 'live',
+  payoutDate: string,
+  cutoff: string,
+  assembling: Assembling,
+): Promise<PayoutRunSummary> {
+  const attempt = async (group: PayoutGroup, work: () => Promise<PayoutGroupOutcome>): Promise<PayoutGroupOutcome> => {
     try {
-      const outcome = await withRetries(() => payOutGroup(db, group, payoutDate, cutoff));
-      if (outcome.outcome === 'paid_out') totalsByCurrency[currency] = (totalsByCurrency[currency] ?? 0) + outcome.amount;
-      outcomes.push(outcome);
+      return await work();
     } catch (error) {
-      outcomes.push({ ...group, outcome: 'failed', error: error instanceof Error ? error.message : String(error) });
+      return { ...group, outcome: 'failed', error: error instanceof Error ? error.message : String(error) };
     }
+  };
+  const unfinished = await listPayoutAssemblies(db, billers);
+  const resumed = await Promise.all(
+    unfinished.map((assembly) =>
+      attempt({ billerClientId: assembly.biller_client_id, currency: assembly.currency }, () => assemble(db, assembly, assembling)),
+    ),
+  );
+  const finishedNow = new Set(resumed.flatMap((outcome) => (outcome.outcome === 'paid_out' ? [outcome.payoutId] : [])));
+  const groups = await listUnpaidLedgerGroups(db, cutoff, billers);
+  const paid = await Promise.all(
+    groups.map(({ billerClientId, currency }) => {
+      const group = { billerClientId, currency };
+      return attempt(group, () => payOutGroup(db, group, payoutDate, cutoff, assembling));
+    }),
+  );
+  // A group whose unfinished assembly of today was just finished answers "already paid out" now: said once.
+  const outcomes = [
+    ...resumed,
+    ...paid.filter((outcome) => !(outcome.outcome === 'already_paid_out_today' && finishedNow.has(outcome.payoutId))),
+  ];
+  const totalsByCurrency: Record<string, number> = {};
+  for (const outcome of outcomes) {
+    if (outcome.outcome === 'paid_out') totalsByCurrency[outcome.currency] = (totalsByCurrency[outcome.currency] ?? 0) + outcome.amount;
   }
   return { payoutDate, settledThrough: cutoff, groups: outcomes, totalsByCurrency };
 }
@@ -325,7 +460,7 @@ export async function markPayoutFailed(trx: Executor, payoutId: string, settleme
     throw new InvalidError('reason-required', 'Marking a payout failed needs the reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   }
   const before = await payoutToSettle(trx, payoutId, 'failed', { sandbox: false });
-  const paymentsReleased = await applyPayoutToPayments(trx, payoutId, 'release');
+  const paymentsReleased = await releasePayoutFromPayments(trx, payoutId);
   const entriesReleased = await releasePayoutEntries(trx, payoutId);
   const failed = await setPayoutFailed(trx, payoutId, reason);
   await recordAction(trx, {

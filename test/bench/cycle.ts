@@ -397,11 +397,18 @@ async function main(): Promise<void> {
   // 6. Payouts, funded by received remittances only.
   const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
   const payouts = await phase('6 payouts', async (time) => {
-    const db = createDatabase(config.DATABASE_URL, 2);
-    const summary = await time(() => runPayoutsOn(db, { funding: 'received', today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
+    const db = createDatabase(config.DATABASE_URL, config.PAYOUT_CONCURRENCY);
+    const summary = await time(() =>
+      runPayoutsOn(db, { funding: 'received', today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, concurrency: config.PAYOUT_CONCURRENCY }),
+    );
     await db.destroy();
     const items = Number((await sql<{ n: string }>`select count(*)::text as n from payout_items`.execute(meter)).rows[0]!.n);
-    return { result: summary, unit: 'payout items', units: items, note: `${summary.groups.length} payout groups (${summary.groups.map((g) => g.outcome).join(', ')})` };
+    return {
+      result: summary,
+      unit: 'payout items',
+      units: items,
+      note: `${summary.groups.length} payout groups (${summary.groups.map((g) => g.outcome).join(', ')}), ${config.PAYOUT_CONCURRENCY} transactions at once`,
+    };
   });
 
   // 7. The reconciliation CSV export, in a process of its own.

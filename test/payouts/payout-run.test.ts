@@ -487,7 +487,7 @@ describe('the bank payment file and the daily job', () => {
   });
 
   it('runs from the job payload and reports what it did', async () => {
-    const processor = runPayoutsProcessor(t.db, { SERVICE_TIME_ZONE: 'Europe/London', SETTLEMENT_DELAY_WORKING_DAYS: 1, PAYOUT_FUNDING: 'deducted', REMITTANCE_LATE_WORKING_DAYS: 3, REMITTANCE_TOLERANCE_MINOR: 100 }, pino({ level: 'silent' }));
+    const processor = runPayoutsProcessor(t.db, { SERVICE_TIME_ZONE: 'Europe/London', SETTLEMENT_DELAY_WORKING_DAYS: 1, PAYOUT_FUNDING: 'deducted', PAYOUT_CONCURRENCY: 2, REMITTANCE_LATE_WORKING_DAYS: 3, REMITTANCE_TOLERANCE_MINOR: 100 }, pino({ level: 'silent' }));
     const biller = await createBiller(t.db);
     await beneficiaryAccount(biller.clientId);
     const payment = await paymentOf(biller, { amount: 777, status: 'collected', payDate: SETTLED_PAY_DATE });

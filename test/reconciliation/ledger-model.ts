@@ -269,7 +269,9 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
       model.payouts += 1;
       const funding = op.funding;
       if ((model.employerFunding ?? funding) === 'deducted') model.fundedByCash = false;
-      const summary = await runPayouts(db, { funding, today, settlementDelayWorkingDays: 0, holidays: new Set() });
+      // Every payout of a few payments assembled in chunks (one per payment where it can), so the
+      // sequences also hold the chunked assembly to the ledger's promises.
+      const summary = await runPayouts(db, { funding, today, settlementDelayWorkingDays: 0, holidays: new Set(), concurrency: 3, minEntriesPerChunk: 1 });
       const failed = summary.groups.filter((group) => group.outcome === 'failed');
       expectNone('payout groups failed', failed);
       if (summary.groups.some((group) => group.outcome === 'paid_out' && group.billerClientId === world.biller.clientId)) count('payout: paid the model biller');

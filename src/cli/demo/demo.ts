@@ -373,7 +373,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     print(`8. Payouts on ${payoutDate} (settled collections whose remittance has been received, per biller and currency)`);
-    const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING });
+    const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING, concurrency: config.PAYOUT_CONCURRENCY });
     const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));
     for (const group of payouts.groups) {
       const detail = group.outcome === 'paid_out' ? `${pounds(group.amount)} in ${group.entries} items, reference ${group.reference}` : group.outcome;
