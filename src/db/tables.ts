@@ -299,8 +299,17 @@ export interface PaymentRequestsTable {
   cancelled_at: Timestamp | null;
   /** Why the request is in its status, where the status alone does not say (failed at the lock: over the amount limit). */
   status_reason: string | null;
-  /** status = 'pending', stored: the lock index's predicate (see migration 20261122060000). */
-  awaiting_lock: GeneratedAlways<boolean>;
+}
+
+/**
+ * Where the nightly lock finds pending payment requests (migration 20261201010000): kept by the
+ * database's triggers for every request that is pending, at its payroll and target pay date. A row
+ * may outlive its request's pending state until a lock meets it, so readers check the request.
+ */
+export interface PendingPaymentRequestsTable {
+  payment_request_id: string;
+  payroll_id: string;
+  target_pay_date: IsoDate;
 }
 
 export type SnapshotStatus = 'locked' | 'confirmed' | 'reconciled' | 'superseded';
@@ -866,6 +875,7 @@ export interface DB {
   mandates: MandatesTable;
   schedules: SchedulesTable;
   payment_requests: PaymentRequestsTable;
+  pending_payment_requests: PendingPaymentRequestsTable;
   deduction_snapshots: DeductionSnapshotsTable;
   deduction_lines: DeductionLinesTable;
   nightly_runs: NightlyRunsTable;

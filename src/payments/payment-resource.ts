@@ -88,8 +88,8 @@ export const paymentsPageSchema = z.object({ payments: z.array(paymentResponseSc
   example: { payments: [paymentExample], paging: pagingExample },
 });
 
-/** A stored payment request; awaiting_lock is derived by the database for its lock index, never read. */
-export type PaymentRow = Omit<Selectable<PaymentRequestsTable>, 'awaiting_lock'>;
+/** A stored payment request. */
+export type PaymentRow = Selectable<PaymentRequestsTable>;
 
 /** The API's view of a payment request; also the `data` of its events, so webhooks match GETs. */
 export function toPaymentResource(row: PaymentRow): PaymentResource {

@@ -125,16 +125,23 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       where ${input.supersededSnapshotId}::uuid is not null
         and a.payroll_id = ${input.payrollId} and a.pay_date = ${input.payDate}::date
     ),
+    queued as (
+      -- The lock queue's rows for this payroll up to this pay date (pending_payment_requests: every
+      -- pending request has one; a request that has left pending may still have one), with the request.
+      select q.payment_request_id as id, pr.id as request_id, pr.status = 'pending' as pending
+      from pending_payment_requests q
+      left join payment_requests pr on pr.id = q.payment_request_id
+      where q.payroll_id = ${input.payrollId} and q.target_pay_date <= ${input.payDate}::date
+    ),
     chosen as (
-      -- Two index-friendly branches rather than one OR: the partial lock index (awaiting_lock, that
-      -- is status = 'pending'), and on a re-run the superseded snapshot's links not reconciled yet.
-      -- They cannot overlap: every pending request a snapshot includes leaves pending in the same
-      -- statement, and a re-run asks again only for what is still owed on this pay date, instructed
-      -- or partly collected (whatever failed, was collected or was cancelled since stays out).
+      -- Two branches rather than one OR: the pending requests of the lock queue, and on a re-run the
+      -- superseded snapshot's links not reconciled yet. They cannot overlap: every pending request a
+      -- snapshot includes leaves pending in the same statement, and a re-run asks again only for what
+      -- is still owed on this pay date, instructed or partly collected (whatever failed, was collected
+      -- or was cancelled since stays out).
       select pr.id, pr.mandate_id, pr.employee_id, pr.biller_client_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
-      from payment_requests pr
-      where pr.payroll_id = ${input.payrollId} and pr.awaiting_lock and pr.target_pay_date <= ${input.payDate}::date
-        and pr.id not in (select id from settled)
+      from queued q join payment_requests pr on pr.id = q.id
+      where q.pending and pr.id not in (select id from settled)
       union all
       select pr.id, pr.mandate_id, pr.employee_id, pr.biller_client_id, pr.status, pr.due_date, pr.created_at, pr.amount, pr.collected_amount
       from deduction_line_payments lp join payment_requests pr on pr.id = lp.payment_request_id
@@ -143,12 +150,10 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     ),
     over_limit as (
       -- Stored before the limit existed or written around the API: payroll is never asked for it,
-      -- whatever its mandate's state. What payroll was already asked for (a re-run's) stays. Read
-      -- from the lock index again rather than from chosen, which then stays inlined in candidates.
+      -- whatever its mandate's state. What payroll was already asked for (a re-run's) stays.
       select pr.id
-      from payment_requests pr
-      where pr.payroll_id = ${input.payrollId} and pr.awaiting_lock and pr.target_pay_date <= ${input.payDate}::date
-        and pr.amount > ${input.maxPaymentAmount}::bigint
+      from queued q join payment_requests pr on pr.id = q.id
+      where q.pending and pr.amount > ${input.maxPaymentAmount}::bigint
         and pr.id not in (select id from settled)
     ),
     settled_per_mandate as (
@@ -305,7 +310,17 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       where s.id = r.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, 'errored')})
     ),
     changed as (select * from instructed union all select * from refused union all select * from released),
-    events as (${insertPaymentUpdatedEvents('changed')})
+    events as (${insertPaymentUpdatedEvents('changed')}),
+    dequeued as (
+      -- Queue rows of the requests that leave pending here, and of those that had left it already (or
+      -- are gone). Those left pending (held back, mandate not collecting, no room under a cap) stay
+      -- queued. Released requests are queued again by the database's trigger.
+      delete from pending_payment_requests q
+      using queued x
+      where q.payment_request_id = x.id
+        and (not coalesce(x.pending, false)
+             or x.id in (select id from instructed) or x.id in (select id from refused))
+    )
     select s.snapshot_version, s.total_amount, s.employee_count,
            (select count(*) from instructed)::int as payments_instructed,
            (select count(*) from refused)::int as payments_refused,

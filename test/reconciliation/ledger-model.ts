@@ -7,6 +7,7 @@ import type { Database } from '../../src/db/connection.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { knownProblem } from '../../src/http/plugins/errors.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
+import { findPendingRequestsOffTheLockQueue } from '../../src/snapshots/lock-queue-repository.ts';
 import { findPayDatesThatCanTakeMore } from '../../src/reconciliation/reconciliation-repository.ts';
 import { payDatesToReconcileAfter, type ReconciliationSummary } from '../../src/reconciliation/reconciliation-service.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
@@ -584,6 +585,7 @@ export async function checkLedgerInvariants(db: Database, model: LedgerModel): P
   expectNone('payouts that disagree with their entries', payouts.rows);
 
   expectNone('ledger links to nothing', await findBrokenLedgerLinks(db, model.paymentIds));
+  expectNone('pending requests the lock would not find', await findPendingRequestsOffTheLockQueue(db, model.paymentIds));
   await checkEventsAgreeWithPayments(db, model.world.biller.clientId, model.paymentIds);
   await checkCashInvariants(db, model);
 }
