@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { StatusTransitions } from '../shared/status-transitions.ts';
+import { fixedSql } from './fixed-sql.ts';
 
 // The transition tables (status-transitions.ts) as SQL, for the statements that move statuses in bulk:
 // their guards come from the table instead of being written out again next to each update.
@@ -11,7 +12,7 @@ import type { StatusTransitions } from '../shared/status-transitions.ts';
  */
 export function statusListSql(statuses: readonly string[]): RawBuilder<unknown> {
   if (statuses.length === 0) throw new Error('an empty status list is not SQL: `in ()`');
-  return sql.join(statuses.map((status) => sql.lit(status)));
+  return fixedSql(`status list ${statuses.join(',')}`, () => sql.join(statuses.map((status) => sql.lit(status))));
 }
 
 /** fromStatuses of the table as SQL literals: the `where status in (...)` of a statement moving rows to `to`. */

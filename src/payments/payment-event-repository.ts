@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { z } from 'zod';
 import type { Executor } from '../db/connection.ts';
+import { fixedSql } from '../db/fixed-sql.ts';
 import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 import { paymentResponseSchema } from './payment-resource.ts';
 
@@ -59,13 +60,15 @@ function paymentResourceJsonbOf(columnOf: (field: string) => RawBuilder<unknown>
  * payments.
  */
 export function insertPaymentEventsSql(type: 'payment_request.created' | 'payment_request.updated', source: string): RawBuilder<unknown> {
-  const changing = [...CHANGING_PAYMENT_FIELDS];
-  const createdAt = type === 'payment_request.created' ? sql`e.created_at` : sql`now()`;
-  return sql`
-    insert into events (id, type, biller_client_id, resource_type, resource_id, created_at, ${sql.join(changing.map((field) => sql.ref(`payment_${field}`)))})
-    select e.event_id, ${type}, e.biller_client_id, 'payment_request', e.id, ${createdAt}, ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
-    from (select ${timeOrderedUuidSql} as event_id, p.* from ${sql.table(source)} p) e
-  `;
+  return fixedSql(`payment events ${type} from ${source}`, () => {
+    const changing = [...CHANGING_PAYMENT_FIELDS];
+    const createdAt = type === 'payment_request.created' ? sql`e.created_at` : sql`now()`;
+    return sql`
+      insert into events (id, type, biller_client_id, resource_type, resource_id, created_at, ${sql.join(changing.map((field) => sql.ref(`payment_${field}`)))})
+      select e.event_id, ${sql.lit(type)}, e.biller_client_id, 'payment_request', e.id, ${createdAt}, ${sql.join(changing.map((field) => sql.ref(`e.${field}`)))}
+      from (select ${timeOrderedUuidSql} as event_id, p.* from ${sql.table(source)} p) e
+    `;
+  });
 }
 
 /** payment_request.updated of each row of `source`, for the statement that updates the payments. */
@@ -78,11 +81,13 @@ export const insertPaymentUpdatedEvents = (source: string) => insertPaymentEvent
  * payment request. Every reader of payloads (the events API, webhook deliveries) goes through this.
  */
 export function eventPayloadSql(alias: string): RawBuilder<unknown> {
-  const event = (column: string) => sql.ref(`${alias}.${column}`);
-  const data = paymentResourceJsonbOf((field) => (CHANGING_PAYMENT_FIELDS.has(field) ? event(`payment_${field}`) : sql.ref(`rendered_payment.${field}`)));
-  return sql`coalesce(${event('payload')}, (
-    select jsonb_build_object('id', ${event('id')}, 'type', ${event('type')}, 'created_at', ${isoInstant(event('created_at'))}, 'data', ${data})
-    from payment_requests rendered_payment where rendered_payment.id = ${event('resource_id')}))`;
+  return fixedSql(`event payload of ${alias}`, () => {
+    const event = (column: string) => sql.ref(`${alias}.${column}`);
+    const data = paymentResourceJsonbOf((field) => (CHANGING_PAYMENT_FIELDS.has(field) ? event(`payment_${field}`) : sql.ref(`rendered_payment.${field}`)));
+    return sql`coalesce(${event('payload')}, (
+      select jsonb_build_object('id', ${event('id')}, 'type', ${event('type')}, 'created_at', ${isoInstant(event('created_at'))}, 'data', ${data})
+      from payment_requests rendered_payment where rendered_payment.id = ${event('resource_id')}))`;
+  });
 }
 
 /** payment_request.updated for the payments as they are now, in one statement; returns how many. */

@@ -5,6 +5,7 @@ import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repos
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE, type PaymentStatus } from '../payments/payment-transitions.ts';
 import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
+import { fixedSql } from '../db/fixed-sql.ts';
 import { fromStatusesSql, statusChangeAllowedSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import type { AttemptWrite, CurrentException, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
@@ -229,7 +230,7 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
         ${payments.map((p) => p.targetPayDate)}::date[]
       ) as p(id, expected_version, collected_amount, status, target_pay_date)
       where pr.id = p.id and pr.version = p.expected_version
-        and ${statusChangeAllowedSql(PAYMENT_REQUEST_LIFECYCLE, sql`pr.status`, sql`p.status`)}
+        and ${fixedSql('payment status move pr to p', () => statusChangeAllowedSql(PAYMENT_REQUEST_LIFECYCLE, sql`pr.status`, sql`p.status`))}
       returning pr.*
     ),
     events as (${insertPaymentUpdatedEvents('payments')}),

@@ -46,9 +46,13 @@ export async function createTestDatabase(poolSize = 5): Promise<TestDatabase> {
   };
 }
 
-/** Until at least `count` sessions of this database wait for a lock another transaction holds; `what` names them when they never do. */
+/**
+ * Until at least `count` sessions of this database wait for a lock another transaction holds; `what`
+ * names them when they never do. Up to 20 s: on a loaded machine (the whole suite on two cores) the
+ * requests that are to wait can take seconds to get there.
+ */
 export async function untilSessionsWaitForLocks(db: Database, count: number, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < 2000; i++) {
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
     `.execute(db);
