@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 import { fromStatusesSql } from '../db/status-transitions-sql.ts';
 import type { SnapshotHeader } from '../snapshots/snapshot-repository.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
@@ -94,10 +95,10 @@ export async function recordConfirmation(db: Executor, confirmation: NewConfirma
     ),
     records as (
       insert into deduction_records (
-        payroll_id, pay_period, pay_date, employee_id, record_id, version, deduction_amount, currency, leaver,
+        id, payroll_id, pay_period, pay_date, employee_id, record_id, version, deduction_amount, currency, leaver,
         requested_payments, content_hash, source, confirmation_id, received_by_client_id
       )
-      select ${confirmation.payrollId}::uuid, ${confirmation.payPeriod}::text, ${confirmation.payDate}::date, line.employee_id,
+      select ${timeOrderedUuidSql}, ${confirmation.payrollId}::uuid, ${confirmation.payPeriod}::text, ${confirmation.payDate}::date, line.employee_id,
         c.id::text, coalesce(latest.version, 0) + 1, line.deduction_amount, ${confirmation.currency}::char(3),
         line.leaver, '[]'::jsonb, ${lineContentHash(confirmation.currency)}, 'confirmation', c.id, ${confirmation.submittedByClientId}::uuid
       from line left join latest using (employee_id) cross join confirmation c

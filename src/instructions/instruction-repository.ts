@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
+import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 
 /** The snapshot an instruction file is written for, with what its name and pushes depend on. */
 export interface SnapshotToInstruct {
@@ -124,8 +125,8 @@ export async function insertInstructionFile(db: Executor, file: NewInstructionFi
       returning id
     ),
     items as (
-      insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
-      select file.id, i.employee_id, i.payroll_reference, i.amount, i.previous_amount, i.currency, i.payment_reference, i.pay_period, i.action
+      insert into instruction_items (id, instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
+      select ${timeOrderedUuidSql}, file.id, i.employee_id, i.payroll_reference, i.amount, i.previous_amount, i.currency, i.payment_reference, i.pay_period, i.action
       from file, jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as i(
         employee_id uuid, payroll_reference text, amount bigint, previous_amount bigint, currency char(3),
         payment_reference text, pay_period text, action text)

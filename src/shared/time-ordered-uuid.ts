@@ -1,5 +1,6 @@
 // Ids the service makes itself for rows and events (payment requests, snapshots, nightly runs, collection
-// attempts, ledger entries, payout items, and every event, built in TypeScript or in SQL: src/db/time-ordered-uuid-sql.ts) are UUID
+// attempts, ledger entries, payout items, deduction lines, instruction items, deduction records, and every
+// event, built in TypeScript or in SQL: src/db/time-ordered-uuid-sql.ts) are UUID
 // version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then 74 random bits. (A payout's id is the
 // exception: its reference is made of the id's first digits, see payout-service.ts.) Ids made close in
 // time sort close together, so each index on them grows at its right edge: a reconciliation inserting a

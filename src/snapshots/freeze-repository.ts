@@ -6,6 +6,7 @@ import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
 import { SCHEDULE_LIFECYCLE } from '../schedules/schedule-transitions.ts';
 import { fromStatusesSql, statusListSql } from '../db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from './snapshot-transitions.ts';
+import { timeOrderedUuidSql } from '../db/time-ordered-uuid-sql.ts';
 
 export async function payrollExists(db: Executor, payrollId: string): Promise<boolean> {
   return (await db.selectFrom('payrolls').select('id').where('id', '=', payrollId).executeTakeFirst()) !== undefined;
@@ -237,9 +238,9 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
       returning id, snapshot_version, total_amount, employee_count
     ),
     lines as (
-      insert into deduction_lines (snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
+      insert into deduction_lines (id, snapshot_id, employee_id, payroll_reference, requested_amount, currency, payment_reference)
       -- deductionPaymentReference (src/instructions/payment-reference.ts): 'SD' and the number, at least 8 digits.
-      select ${input.snapshotId}::uuid, employee_id, payroll_reference, requested_amount, ${input.currency},
+      select ${timeOrderedUuidSql}, ${input.snapshotId}::uuid, employee_id, payroll_reference, requested_amount, ${input.currency},
              'SD' || lpad(deduction_reference_number::text, greatest(8, length(deduction_reference_number::text)), '0')
       from per_employee
       returning id, employee_id
