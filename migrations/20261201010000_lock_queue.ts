@@ -25,6 +25,8 @@ import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
+    -- No request may be written between the queue's filling and its triggers' start.
+    lock table payment_requests in share row exclusive mode;
     create table pending_payment_requests (
       payment_request_id uuid primary key,
       payroll_id uuid not null,

@@ -593,13 +593,10 @@ export interface PayoutAssembliesTable {
   payout_id: string;
   biller_client_id: string;
   currency: string;
+  /** The day it was planned for; the payout is dated the day of the run that finishes it. */
   payout_date: IsoDate;
   /** Entries with a pay date on or before this are settled: the cutoff of the run that planned it. */
   settled_through: IsoDate;
-  reference: string;
-  account_number: string;
-  sort_code: string;
-  account_holder_name: string;
   chunks: number;
   created_at: Generated<Date>;
 }

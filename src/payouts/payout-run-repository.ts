@@ -1,6 +1,5 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { PayoutAssembliesTable } from '../db/tables.ts';
 import { insertPaymentUpdatedEvents } from '../payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../payments/payment-transitions.ts';
 import { fromStatusesSql } from '../db/status-transitions-sql.ts';
@@ -218,8 +217,6 @@ export interface NewPayoutAssembly extends PayoutGroup {
   payoutId: string;
   payoutDate: string;
   settledThrough: string;
-  reference: string;
-  account: { account_number: string; sort_code: string; account_holder_name: string };
   chunks: number;
 }
 
@@ -236,10 +233,6 @@ export async function insertPayoutAssembly(db: Executor, assembly: NewPayoutAsse
       currency: assembly.currency,
       payout_date: assembly.payoutDate,
       settled_through: assembly.settledThrough,
-      reference: assembly.reference,
-      account_number: assembly.account.account_number,
-      sort_code: assembly.account.sort_code,
-      account_holder_name: assembly.account.account_holder_name,
       chunks: assembly.chunks,
     })
     .onConflict((oc) => oc.columns(['biller_client_id', 'currency', 'payout_date']).doNothing())
@@ -270,39 +263,58 @@ export async function listPayoutAssemblies(db: Executor, billers: { billerClient
   return query.orderBy('created_at').orderBy('payout_id').execute();
 }
 
+/**
+ * Whether the assembly is still open, holding it (share) until the caller's transaction ends, so the
+ * transaction that finishes it waits for this one. Under repeatable read, an assembly finished after
+ * the caller's snapshot fails the caller (serialization), which then finds it gone.
+ */
+export async function holdOpenPayoutAssembly(db: Executor, payoutId: string): Promise<boolean> {
+  const row = await db.selectFrom('payout_assemblies').select('payout_id').where('payout_id', '=', payoutId).forShare().executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The assembly's row, locked: whoever holds it finishes the payout; a second finisher then finds it gone. */
 export async function lockPayoutAssembly(db: Executor, payoutId: string) {
   return db.selectFrom('payout_assemblies').selectAll().where('payout_id', '=', payoutId).forUpdate().executeTakeFirst();
 }
 
-/** Whether a payout or an assembly already has this bank reference (ten random hex digits of an id). */
+/** Whether a payout already has this bank reference (the payout date and ten hex digits of an id). */
 export async function payoutReferenceTaken(db: Executor, reference: string): Promise<boolean> {
-  const row = await sql<{ taken: boolean }>`
-    select exists (select 1 from payouts where reference = ${reference})
-        or exists (select 1 from payout_assemblies where reference = ${reference}) as taken
-  `.execute(db);
-  return row.rows[0]!.taken;
+  const row = await db.selectFrom('payouts').select('id').where('reference', '=', reference).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findPayoutById(db: Executor, payoutId: string) {
+  return db.selectFrom('payouts').select(['id', 'reference']).where('id', '=', payoutId).executeTakeFirst();
+}
+
+export interface AssembledPayout extends PayoutGroup {
+  id: string;
+  amount: number;
+  payoutDate: string;
+  reference: string;
+  account: { account_number: string; sort_code: string; account_holder_name: string };
 }
 
 /** The assembled payout's row, with the amount its items add up to; the assembly's row goes with it. */
-export async function insertAssembledPayout(db: Executor, assembly: Selectable<PayoutAssembliesTable>, amount: number) {
-  const payout = await db
+export async function insertAssembledPayout(db: Executor, payout: AssembledPayout) {
+  const row = await db
     .insertInto('payouts')
     .values({
-      id: assembly.payout_id,
-      biller_client_id: assembly.biller_client_id,
-      currency: assembly.currency,
-      amount,
-      payout_date: assembly.payout_date,
-      reference: assembly.reference,
-      account_number: assembly.account_number,
-      sort_code: assembly.sort_code,
-      account_holder_name: assembly.account_holder_name,
+      id: payout.id,
+      biller_client_id: payout.billerClientId,
+      currency: payout.currency,
+      amount: payout.amount,
+      payout_date: payout.payoutDate,
+      reference: payout.reference,
+      account_number: payout.account.account_number,
+      sort_code: payout.account.sort_code,
+      account_holder_name: payout.account.account_holder_name,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await deletePayoutAssembly(db, assembly.payout_id);
-  return payout;
+  await deletePayoutAssembly(db, payout.id);
+  return row;
 }
 
 export async function deletePayoutAssembly(db: Executor, payoutId: string): Promise<void> {
@@ -310,9 +322,10 @@ export async function deletePayoutAssembly(db: Executor, payoutId: string): Prom
 }
 
 /**
- * Undoes an assembly that nets to nothing payable (entries changed between its plan and its chunks):
- * its payments' paid-out amounts come back down, its entries return to the unpaid pool and its items,
- * of a payout that never existed, are deleted. Returns how many entries went back.
+ * Undoes an assembly that is not to become a payout (what it attached nets to nothing payable, the
+ * biller has no account any more, the day already has the group's payout): its payments' paid-out
+ * amounts come back down, with their events; its entries return to the unpaid pool and its items, of a
+ * payout that never existed, are deleted. Returns how many entries went back.
  */
 export async function withdrawPayoutAssembly(db: Executor, payoutId: string): Promise<number> {
   await releasePayoutFromPayments(db, payoutId);

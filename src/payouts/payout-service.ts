@@ -10,8 +10,10 @@ import type { Selectable } from 'kysely';
 import {
   findActiveBeneficiaryAccount,
   findPayoutAssemblyOfDay,
+  findPayoutById,
   findPayoutForUpdate,
   findPayoutOfDay,
+  holdOpenPayoutAssembly,
   insertAssembledPayout,
   insertPayoutAssembly,
   listPayoutAssemblies,
@@ -113,18 +115,15 @@ export function payoutReference(payoutId: string, payoutDate: string): string {
   return `PO${yymmdd}${payoutId.replaceAll('-', '').slice(0, 10).toUpperCase()}`;
 }
 
-// Serialization failures and deadlocks (against reconciliation updating the same payments) and a
-// clash of the random reference are all cured by running the transaction again.
+// Serialization failures and deadlocks (against reconciliation updating the same payments), and two
+// runs finishing payouts of one biller and currency for the same day at once, are cured by running the
+// transaction again.
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
 
-/** The random reference of a new payout matched one already made or planned: planned again with another id. */
-class PayoutReferenceClash extends Error {}
-
 function isRetryable(error: unknown): boolean {
-  if (error instanceof PayoutReferenceClash) return true;
   const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
-  return (code !== undefined && RETRYABLE_SQLSTATES.has(code)) || (code === '23505' && constraint === 'payout_assemblies_reference_key');
+  return (code !== undefined && RETRYABLE_SQLSTATES.has(code)) || (code === '23505' && constraint === 'payouts_biller_client_id_currency_payout_date_key');
 }
 
 /** How a run spreads its work: the transactions it keeps going at once, and the smallest chunk worth one. */
@@ -139,10 +138,10 @@ type Assembly = Selectable<PayoutAssembliesTable>;
 type Plan = PayoutGroupOutcome | { outcome: 'assemble'; assembly: Assembly };
 
 /**
- * Decides a group's payout in one snapshot (repeatable read): what it nets, whether it is paid and to
- * which account, and in how many chunks it is assembled; then records the assembly, the payout's id and
- * reference reserved. A payout already made that day ends it; an assembly already planned that day (by
- * a run that died, or one running now) is returned to be finished.
+ * Decides a group's payout in one snapshot (repeatable read): what it nets, whether it is paid, and in
+ * how many chunks it is assembled; then records the assembly with the payout's id reserved. A payout
+ * already made that day ends it; an assembly already planned that day (by a run that died, or one
+ * running now) is returned to be finished.
  */
 async function planPayout(db: Database, group: PayoutGroup, payoutDate: string, cutoff: string, assembling: Assembling): Promise<Plan> {
   return db
@@ -159,23 +158,17 @@ async function planPayout(db: Database, group: PayoutGroup, payoutDate: string, 
       if (planned) return { outcome: 'assemble', assembly: planned };
 
       const { net, entries } = await sumUnpaidLedgerEntries(trx, group, cutoff);
-      const account = await findActiveBeneficiaryAccount(trx, group);
-      const decision = payoutDecision(net, account !== undefined);
+      const decision = payoutDecision(net, (await findActiveBeneficiaryAccount(trx, group)) !== undefined);
       if (decision === 'carry_over') return { ...group, outcome: 'carried_over', net, entries };
-      if (decision === 'no_beneficiary_account' || !account) return { ...group, outcome: 'no_beneficiary_account', net, entries };
+      if (decision === 'no_beneficiary_account') return { ...group, outcome: 'no_beneficiary_account', net, entries };
 
-      // Random, unlike the service's other ids (time-ordered-uuid.ts): the reference is made of the id's
-      // first ten hex digits, which in a time-ordered id are the clock, so payouts made together would clash.
-      const payoutId = crypto.randomUUID();
-      const reference = payoutReference(payoutId, payoutDate);
-      if (await payoutReferenceTaken(trx, reference)) throw new PayoutReferenceClash(reference);
       const assembly = await insertPayoutAssembly(trx, {
         ...group,
-        payoutId,
+        // Random, unlike the service's other ids (time-ordered-uuid.ts): the reference is made of the id's
+        // first ten hex digits, which in a time-ordered id are the clock, so payouts made together would clash.
+        payoutId: crypto.randomUUID(),
         payoutDate,
         settledThrough: cutoff,
-        reference,
-        account,
         chunks: payoutChunkCount(entries, assembling.concurrency, assembling.minEntriesPerChunk),
       });
       // Another run planned this group's payout first: finish theirs.
@@ -183,11 +176,14 @@ async function planPayout(db: Database, group: PayoutGroup, payoutDate: string, 
     });
 }
 
+const NOTHING_PAID: PaidOutChunk = { net: 0, entries: 0, paymentsPaidOut: 0 };
+
 /**
  * One chunk, in its own transaction. Repeatable read: an entry or a payment it would write that changed
  * after its snapshot (funding an unmatch took back while we waited for the cash lock, a payment
  * reconciliation moved) fails the chunk, which runs again, rather than pay from stale figures. The cash
- * lock, shared, keeps any unmatch out until it commits.
+ * lock, shared, keeps any unmatch out until it commits. A chunk of an assembly already finished (by
+ * another run) pays nothing: the finished payout's amount is its items', so nothing may join them.
  */
 async function payChunk(db: Database, assembly: Assembly, chunk: number): Promise<PaidOutChunk> {
   return db
@@ -195,6 +191,7 @@ async function payChunk(db: Database, assembly: Assembly, chunk: number): Promis
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       await lockCash(trx, 'shared');
+      if (!(await holdOpenPayoutAssembly(trx, assembly.payout_id))) return NOTHING_PAID;
       const toPay = {
         payoutId: assembly.payout_id,
         billerClientId: assembly.biller_client_id,
@@ -206,27 +203,38 @@ async function payChunk(db: Database, assembly: Assembly, chunk: number): Promis
 }
 
 /**
- * The last step: the payout's row, with the amount its items add up to, and its payout.created event,
- * in one transaction that also deletes the assembly. If the entries attached net to nothing payable
- * (they changed between the plan and the chunks), the assembly is withdrawn instead and the group
- * carried over, as its plan would have decided.
+ * The last step, in one transaction under the cash lock: the payout's row, dated `payoutDate` (the day
+ * of the run that finishes it, so a payout a dead run left is in that day's bank file, not a file already
+ * sent), with the amount its items add up to, the biller's active account and its payout.created event;
+ * the assembly is deleted with it. The assembly is withdrawn instead, every effect undone, when it is
+ * not to become a payout: what the chunks attached nets to nothing payable (the entries changed after
+ * the plan), the biller has no active account any more, or that day already has the group's payout.
  */
-async function finishAssembly(db: Database, planned: Assembly, paymentsPaidOut: number): Promise<PayoutGroupOutcome> {
+async function finishAssembly(db: Database, planned: Assembly, payoutDate: string, paymentsPaidOut: number): Promise<PayoutGroupOutcome> {
   const group = { billerClientId: planned.biller_client_id, currency: planned.currency };
   return db.transaction().execute(async (trx): Promise<PayoutGroupOutcome> => {
+    await lockCash(trx, 'shared');
     const assembly = await lockPayoutAssembly(trx, planned.payout_id);
     if (!assembly) {
       // Another run finished it (or withdrew it) while we paid our chunks.
-      const made = await findPayoutOfDay(trx, group, planned.payout_date);
+      const made = await findPayoutById(trx, planned.payout_id);
       if (made) return { ...group, outcome: 'already_paid_out_today', payoutId: made.id, reference: made.reference };
       return { ...group, outcome: 'carried_over', net: 0, entries: 0 };
     }
     const { net, entries } = await sumPayoutItems(trx, assembly.payout_id);
-    if (payoutDecision(net, true) !== 'pay') {
+    const account = await findActiveBeneficiaryAccount(trx, group);
+    const decision = payoutDecision(net, account !== undefined);
+    const dayTaken = await findPayoutOfDay(trx, group, payoutDate);
+    const reference = payoutReference(assembly.payout_id, payoutDate);
+    if (decision !== 'pay' || !account || dayTaken || (await payoutReferenceTaken(trx, reference))) {
       await withdrawPayoutAssembly(trx, assembly.payout_id);
+      if (dayTaken) return { ...group, outcome: 'already_paid_out_today', payoutId: dayTaken.id, reference: dayTaken.reference };
+      if (decision === 'no_beneficiary_account') return { ...group, outcome: 'no_beneficiary_account', net, entries };
+      // Net zero or negative, or (one in a trillion) another payout of the day has this reference: the
+      // next run plans the entries again, under a new id.
       return { ...group, outcome: 'carried_over', net, entries };
     }
-    const payout = await insertAssembledPayout(trx, assembly, net);
+    const payout = await insertAssembledPayout(trx, { ...group, id: assembly.payout_id, amount: net, payoutDate, reference, account });
     await recordEvents(trx, [
       {
         type: 'payout.created',
@@ -240,18 +248,21 @@ async function finishAssembly(db: Database, planned: Assembly, paymentsPaidOut: 
   });
 }
 
-/** Every chunk of an assembly (those already paid attach nothing), side by side as the limit allows; then its end. */
-async function assemble(db: Database, assembly: Assembly, assembling: Assembling): Promise<PayoutGroupOutcome> {
+/**
+ * Every chunk of an assembly (those already paid attach nothing), side by side as the limit allows; then
+ * its end, dated `payoutDate`.
+ */
+async function assemble(db: Database, assembly: Assembly, payoutDate: string, assembling: Assembling): Promise<PayoutGroupOutcome> {
   const chunks = await Promise.all(
     Array.from({ length: assembly.chunks }, (_, chunk) => assembling.limit(() => withRetries(() => payChunk(db, assembly, chunk)))),
   );
   const paymentsPaidOut = chunks.reduce((sum, chunk) => sum + chunk.paymentsPaidOut, 0);
-  return assembling.limit(() => withRetries(() => finishAssembly(db, assembly, paymentsPaidOut)));
+  return assembling.limit(() => withRetries(() => finishAssembly(db, assembly, payoutDate, paymentsPaidOut)));
 }
 
 async function payOutGroup(db: Database, group: PayoutGroup, payoutDate: string, cutoff: string, assembling: Assembling): Promise<PayoutGroupOutcome> {
   const plan = await assembling.limit(() => withRetries(() => planPayout(db, group, payoutDate, cutoff, assembling)));
-  return plan.outcome === 'assemble' ? assemble(db, plan.assembly, assembling) : plan;
+  return plan.outcome === 'assemble' ? assemble(db, plan.assembly, payoutDate, assembling) : plan;
 }
 
 async function withRetries<T>(work: () => Promise<T>): Promise<T> {
@@ -345,7 +356,7 @@ async function payOutGroups(
   const unfinished = await listPayoutAssemblies(db, billers);
   const resumed = await Promise.all(
     unfinished.map((assembly) =>
-      attempt({ billerClientId: assembly.biller_client_id, currency: assembly.currency }, () => assemble(db, assembly, assembling)),
+      attempt({ billerClientId: assembly.biller_client_id, currency: assembly.currency }, () => assemble(db, assembly, payoutDate, assembling)),
     ),
   );
   const finishedNow = new Set(resumed.flatMap((outcome) => (outcome.outcome === 'paid_out' ? [outcome.payoutId] : [])));

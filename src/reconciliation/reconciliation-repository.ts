@@ -230,7 +230,7 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
         ${payments.map((p) => p.targetPayDate)}::date[]
       ) as p(id, expected_version, collected_amount, status, target_pay_date)
       where pr.id = p.id and pr.version = p.expected_version
-        and ${fixedSql('payment status move pr to p', () => statusChangeAllowedSql(PAYMENT_REQUEST_LIFECYCLE, sql`pr.status`, sql`p.status`))}
+        and ${fixedSql('payment_requests lifecycle: pr.status may move to p.status', () => statusChangeAllowedSql(PAYMENT_REQUEST_LIFECYCLE, sql`pr.status`, sql`p.status`))}
       returning pr.*
     ),
     events as (${insertPaymentUpdatedEvents('payments')}),

@@ -14,8 +14,9 @@ export async function findThreeWayRows(db: Executor, payDate: string): Promise<T
       select ca.payroll_id,
              coalesce(sum(le.amount) filter (where le.funded_at is not null), 0)::bigint as funded,
              -- A failed payout hands its entries back (payout_id cleared); the status check keeps a
-             -- payout being failed from counting as paid out in between.
-             coalesce(sum(le.amount) filter (where le.payout_id is not null and po.status <> 'failed'), 0)::bigint as paid_out,
+             -- payout being failed from counting as paid out in between. A payout still being assembled
+             -- has no row yet: its entries count as paid out, as its payments already show.
+             coalesce(sum(le.amount) filter (where le.payout_id is not null and po.status is distinct from 'failed'), 0)::bigint as paid_out,
              coalesce(sum(le.amount) filter (where le.funded_at is null and le.payout_id is null), 0)::bigint as held_back
       from collection_attempts ca
       join ledger_entries le on le.collection_attempt_id = ca.id

@@ -128,8 +128,9 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     ),
     queued as (
       -- The lock queue's rows for this payroll up to this pay date (pending_payment_requests: every
-      -- pending request has one; a request that has left pending may still have one), with the request.
-      select q.payment_request_id as id, pr.id as request_id, pr.status = 'pending' as pending
+      -- pending request has one; a request that has left pending may still have one), with the request,
+      -- and the version of the queue row read (the transaction that wrote it).
+      select q.payment_request_id as id, q.xmin as queue_row_version, pr.id as request_id, pr.status = 'pending' as pending
       from pending_payment_requests q
       left join payment_requests pr on pr.id = q.payment_request_id
       where q.payroll_id = ${input.payrollId} and q.target_pay_date <= ${input.payDate}::date
@@ -315,10 +316,12 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     dequeued as (
       -- Queue rows of the requests that leave pending here, and of those that had left it already (or
       -- are gone). Those left pending (held back, mandate not collecting, no room under a cap) stay
-      -- queued. Released requests are queued again by the database's trigger.
+      -- queued. Released requests are queued again by the database's trigger. Only the row version this
+      -- statement read: a request another transaction has just brought back to pending re-wrote its row
+      -- (the trigger), and the delete, rechecking the newer version, leaves it.
       delete from pending_payment_requests q
       using queued x
-      where q.payment_request_id = x.id
+      where q.payment_request_id = x.id and q.xmin = x.queue_row_version
         and (not coalesce(x.pending, false)
              or x.id in (select id from instructed) or x.id in (select id from refused))
     )

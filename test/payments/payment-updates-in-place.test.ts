@@ -1,6 +1,9 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../src/db/tables.ts';
+import { createDatabase } from '../../src/db/connection.ts';
 import { freezeDeductionData } from '../../src/snapshots/freeze-repository.ts';
+import { findPendingRequestsOffTheLockQueue } from '../../src/snapshots/lock-queue-repository.ts';
+import { untilSessionsWaitForLocks } from '../support/database.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBiller, createEmployee, createEmployer, createMandateRow, createPaymentRequestRow, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -139,6 +142,52 @@ describe('the lock queue', () => {
     await t.db.updateTable('payment_requests').set({ status: 'pending', target_pay_date: nextPayDate }).where('id', '=', payment.id).execute();
     expect(await queueRowOf(payment.id)).toEqual({ payroll_id: mandate.payroll_id, target_pay_date: nextPayDate });
     await t.db.updateTable('payment_requests').set({ target_pay_date: payment.target_pay_date }).where('id', '=', payment.id).execute();
+    expect(await queueRowOf(payment.id)).toEqual({ payroll_id: mandate.payroll_id, target_pay_date: payment.target_pay_date });
+  });
+
+  it('keeps the row of a request brought back to pending while a lock was clearing it as stale', async () => {
+    const mandate = await mandateOnNewPayroll();
+    const payment = await createPaymentRequestRow(t.db, { mandate, status: 'pending' });
+    // Re-reconciled out of pending (say, collected after all): its queue row stays, stale, for a lock to clear.
+    await t.db.updateTable('payment_requests').set({ status: 'collected', collected_amount: payment.amount }).where('id', '=', payment.id).execute();
+    expect(await queueRowOf(payment.id)).toBeDefined();
+
+    // Another correction brings it back to pending (its trigger re-writes the queue row), not committed yet...
+    const side = createDatabase(t.config.DATABASE_URL, 2);
+    let commitCorrection!: () => void;
+    const correctionMayCommit = new Promise<void>((resolve) => (commitCorrection = resolve));
+    const correction = side.transaction().execute(async (trx) => {
+      await trx.updateTable('payment_requests').set({ status: 'pending', collected_amount: 0 }).where('id', '=', payment.id).execute();
+      await correctionMayCommit;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // ...while the lock of the payroll's pay date reads the request as collected and comes to its queue row.
+      const lock = t.db.transaction().execute((trx) =>
+        freezeDeductionData(trx, {
+          snapshotId: crypto.randomUUID(),
+          payrollId: mandate.payroll_id,
+          payDate: payment.target_pay_date,
+          payPeriod: 'any',
+          currency: 'GBP',
+          collectionAccount: { account_number: '12345678', sort_code: '12-34-56', account_holder_name: 'Collections' },
+          supersededSnapshotId: null,
+          maxPaymentAmount: 100_000_000,
+          maxMandateAmountPerPayDate: 100_000_000,
+          maxSnapshotTotal: 100_000_000_000,
+          refusalReason: 'over the limit',
+        }),
+      );
+      await untilSessionsWaitForLocks(t.db, 1, 'the lock clearing the stale queue row');
+      commitCorrection();
+      await correction;
+      expect((await lock).paymentsInstructed).toBe(0);
+    } finally {
+      commitCorrection();
+      await side.destroy();
+    }
+    // Pending again, and still where the next lock looks.
+    expect(await findPendingRequestsOffTheLockQueue(t.db, [payment.id])).toEqual([]);
     expect(await queueRowOf(payment.id)).toEqual({ payroll_id: mandate.payroll_id, target_pay_date: payment.target_pay_date });
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { payoutChunkOf } from '../../src/payouts/payout-chunks.ts';
+import { holdOpenPayoutAssembly, lockPayoutAssembly } from '../../src/payouts/payout-run-repository.ts';
 import { payoutReference, runPayouts, type PayoutGroupOutcome, type PayoutRunOptions } from '../../src/payouts/payout-service.ts';
 import {
   createBiller,
@@ -92,6 +93,22 @@ async function eventsOf(biller: IssuedCredentials) {
   return t.db.selectFrom('events').select(['type', 'resource_id', 'payment_status']).where('biller_client_id', '=', biller.clientId).execute();
 }
 
+/** Runs `work` while one payment's update fails (a simulated crash of the chunk holding it), then lifts that. */
+async function withPaymentRefused<T>(paymentId: string, work: () => Promise<T>): Promise<T> {
+  const name = `refuse_payment_${paymentId.replaceAll('-', '_')}`;
+  await sql
+    .raw(
+      `create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'simulated crash'; end $$;
+       create trigger ${name} before update on payment_requests for each row when (old.id = '${paymentId}') execute function ${name}()`,
+    )
+    .execute(t.db);
+  try {
+    return await work();
+  } finally {
+    await sql.raw(`drop trigger ${name} on payment_requests; drop function ${name}()`).execute(t.db);
+  }
+}
+
 describe('a payout assembled in chunks', () => {
   it('pays what one transaction would, each chunk holding whole payments in a transaction of its own', async () => {
     const { biller, payments, total } = await billerWithCollections(40);
@@ -129,20 +146,7 @@ describe('a payout assembled in chunks', () => {
     const { biller, payments, total } = await billerWithCollections(30);
     // One payment's update fails, so its chunk rolls back while the other chunks commit.
     const victim = payments[7]!;
-    await sql
-      .raw(
-        `create function refuse_payment_${victim.id.replaceAll('-', '_')}() returns trigger language plpgsql as $$
-         begin raise exception 'simulated crash'; end $$;
-         create trigger refuse_victim before update on payment_requests for each row when (old.id = '${victim.id}')
-         execute function refuse_payment_${victim.id.replaceAll('-', '_')}()`,
-      )
-      .execute(t.db);
-    let first;
-    try {
-      first = await runPayouts(t.db, options({ concurrency: 3, minEntriesPerChunk: 1 }));
-    } finally {
-      await sql.raw(`drop trigger refuse_victim on payment_requests; drop function refuse_payment_${victim.id.replaceAll('-', '_')}()`).execute(t.db);
-    }
+    const first = await withPaymentRefused(victim.id, () => runPayouts(t.db, options({ concurrency: 3, minEntriesPerChunk: 1 })));
     expect(outcomeOf(first.groups, biller)).toMatchObject({ outcome: 'failed', error: expect.stringContaining('simulated crash') });
     const [assembly] = await t.db.selectFrom('payout_assemblies').selectAll().where('biller_client_id', '=', biller.clientId).execute();
     expect(assembly).toMatchObject({ chunks: 3, payout_date: TODAY, settled_through: '2026-11-30' });
@@ -156,14 +160,14 @@ describe('a payout assembled in chunks', () => {
     }
     // Entries of the payout being assembled are linked to it, not broken.
     expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
-    // Nobody sees half a payout: not the biller through the API.
+    // The payout itself is not shown until it is whole: not to the biller through the API.
     const listed = await injectJson(t.app, { method: 'GET', url: '/payouts', headers: await authHeaders(t.app, biller) });
     expect(listed.json().payouts).toEqual([]);
 
     const second = await runPayouts(t.db, options({ concurrency: 3, minEntriesPerChunk: 1 }));
     expect(outcomeOf(second.groups, biller)).toMatchObject({ outcome: 'paid_out', payoutId: assembly!.payout_id, amount: total, entries: 30 });
     const payout = await t.db.selectFrom('payouts').selectAll().where('biller_client_id', '=', biller.clientId).executeTakeFirstOrThrow();
-    expect(payout).toMatchObject({ id: assembly!.payout_id, amount: total, reference: assembly!.reference });
+    expect(payout).toMatchObject({ id: assembly!.payout_id, amount: total, payout_date: TODAY, reference: payoutReference(assembly!.payout_id, TODAY) });
     const finished = await paymentsOf(biller);
     expect(finished.every((payment) => payment.status === 'paid_out' && payment.paid_out_amount === payment.amount)).toBe(true);
     const events = await eventsOf(biller);
@@ -171,6 +175,35 @@ describe('a payout assembled in chunks', () => {
     expect(events.filter((event) => event.payment_status === 'paid_out')).toHaveLength(30);
     expect(await t.db.selectFrom('payout_assemblies').selectAll().where('biller_client_id', '=', biller.clientId).execute()).toEqual([]);
     expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+  });
+
+  it('left by a dead run, is finished by a later day’s run as that day’s payout, to the account active then', async () => {
+    const { biller, payments, total } = await billerWithCollections(12);
+    const first = await withPaymentRefused(payments[3]!.id, () => runPayouts(t.db, options({ concurrency: 2, minEntriesPerChunk: 1 })));
+    expect(outcomeOf(first.groups, biller)).toMatchObject({ outcome: 'failed' });
+    const [assembly] = await t.db.selectFrom('payout_assemblies').selectAll().where('biller_client_id', '=', biller.clientId).execute();
+    // Finance replaced the account meanwhile.
+    await t.db.updateTable('beneficiary_accounts').set({ active: false }).where('biller_client_id', '=', biller.clientId).execute();
+    await t.db
+      .insertInto('beneficiary_accounts')
+      .values({ biller_client_id: biller.clientId, currency: 'GBP', account_number: '55779911', sort_code: '20-00-00', account_holder_name: 'Acme Lending Ltd (new)' })
+      .execute();
+
+    const nextDay = '2026-12-02';
+    const second = await runPayouts(t.db, options({ today: nextDay, concurrency: 2, minEntriesPerChunk: 1 }));
+    expect(second.groups.filter((group) => group.billerClientId === biller.clientId)).toEqual([
+      expect.objectContaining({ outcome: 'paid_out', payoutId: assembly!.payout_id, amount: total, entries: 12 }),
+    ]);
+    const payout = await t.db.selectFrom('payouts').selectAll().where('biller_client_id', '=', biller.clientId).executeTakeFirstOrThrow();
+    expect(payout).toMatchObject({
+      id: assembly!.payout_id,
+      amount: total,
+      payout_date: nextDay,
+      reference: payoutReference(assembly!.payout_id, nextDay),
+      account_number: '55779911',
+      sort_code: '20-00-00',
+    });
+    expect((await paymentsOf(biller)).every((payment) => payment.paid_out_amount === payment.amount)).toBe(true);
   });
 
   it('makes one payout when two runs assemble it at once', async () => {
@@ -205,10 +238,6 @@ describe('a payout assembled in chunks', () => {
         currency: 'GBP',
         payout_date: TODAY,
         settled_through: '2026-11-30',
-        reference: payoutReference(payoutId, TODAY),
-        account_number: '31926819',
-        sort_code: '60-16-13',
-        account_holder_name: 'Acme Lending Ltd',
         chunks: 2,
       })
       .execute();
@@ -229,6 +258,50 @@ describe('a payout assembled in chunks', () => {
       expect({ status: payment.status, paid_out_amount: payment.paid_out_amount }).toEqual({ status: was.status, paid_out_amount: was.paid_out_amount });
     }
     expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+  });
+});
+
+describe('an open assembly, held by a chunk', () => {
+  async function openAssembly() {
+    const biller = await createBiller(t.db);
+    const payoutId = crypto.randomUUID();
+    await t.db
+      .insertInto('payout_assemblies')
+      .values({ payout_id: payoutId, biller_client_id: biller.clientId, currency: 'GBP', payout_date: TODAY, settled_through: '2026-11-30', chunks: 2 })
+      .execute();
+    return payoutId;
+  }
+
+  it('makes the transaction that finishes it wait until the chunk commits', async () => {
+    const payoutId = await openAssembly();
+    let chunkDone = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const chunk = t.db.transaction().execute(async (trx) => {
+      expect(await holdOpenPayoutAssembly(trx, payoutId)).toBe(true);
+      await released;
+      chunkDone = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const finisher = t.db.transaction().execute(async (trx) => {
+      const locked = await lockPayoutAssembly(trx, payoutId);
+      return { locked: locked !== undefined, afterChunk: chunkDone };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await chunk;
+    expect(await finisher).toEqual({ locked: true, afterChunk: true });
+  });
+
+  it('is gone for a chunk that starts after it was finished, and fails one whose snapshot is older (which then runs again)', async () => {
+    const payoutId = await openAssembly();
+    const stale = t.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+      await sql`select 1`.execute(trx); // the snapshot is taken here, while the assembly is open
+      await t.db.deleteFrom('payout_assemblies').where('payout_id', '=', payoutId).execute(); // finished by another run
+      return holdOpenPayoutAssembly(trx, payoutId);
+    });
+    await expect(stale).rejects.toMatchObject({ code: '40001' });
+    expect(await t.db.transaction().setIsolationLevel('repeatable read').execute((trx) => holdOpenPayoutAssembly(trx, payoutId))).toBe(false);
   });
 });
 
