@@ -33,6 +33,22 @@ async function mandateOnNewPayroll() {
 /** The columns the lock, a reconciliation or a payout changes on a payment it instructs or settles. */
 const CHANGED_COLUMNS = ['status', 'attempts', 'collected_amount', 'paid_out_amount', 'version', 'updated_at', 'status_reason'];
 
+/** The nightly lock's statement for one pay date of a payroll, in the caller's transaction, with the default limits. */
+const lockPayDate = (trx: Transaction<DB>, payrollId: string, payDate: string) =>
+  freezeDeductionData(trx, {
+    snapshotId: crypto.randomUUID(),
+    payrollId,
+    payDate,
+    payPeriod: 'any',
+    currency: 'GBP',
+    collectionAccount: { account_number: '12345678', sort_code: '12-34-56', account_holder_name: 'Collections' },
+    supersededSnapshotId: null,
+    maxPaymentAmount: 100_000_000,
+    maxMandateAmountPerPayDate: 100_000_000,
+    maxSnapshotTotal: 100_000_000_000,
+    refusalReason: 'over the limit',
+  });
+
 /** The backend's counters run on until it reports them, so each transaction reads them before and after. */
 const updateCounts = async (trx: Transaction<DB>) =>
   (
@@ -65,19 +81,7 @@ describe('instructing and settling payment requests updates them in place', () =
     const payDate = (await t.db.selectFrom('payment_requests').select('target_pay_date').where('id', '=', ids[0]!).executeTakeFirstOrThrow()).target_pay_date;
     const counts = await t.db.transaction().execute(async (trx) => {
       const before = await updateCounts(trx);
-      const frozen = await freezeDeductionData(trx, {
-        snapshotId: crypto.randomUUID(),
-        payrollId: mandate.payroll_id,
-        payDate,
-        payPeriod: 'any',
-        currency: 'GBP',
-        collectionAccount: { account_number: '12345678', sort_code: '12-34-56', account_holder_name: 'Collections' },
-        supersededSnapshotId: null,
-        maxPaymentAmount: 100_000_000,
-        maxMandateAmountPerPayDate: 100_000_000,
-        maxSnapshotTotal: 100_000_000_000,
-        refusalReason: 'over the limit',
-      });
+      const frozen = await lockPayDate(trx, mandate.payroll_id, payDate);
       expect(frozen.paymentsInstructed).toBe(60);
       const after = await updateCounts(trx);
       return { updated: after.updated - before.updated, in_place: after.in_place - before.in_place };
@@ -163,21 +167,7 @@ describe('the lock queue', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       // ...while the lock of the payroll's pay date reads the request as collected and comes to its queue row.
-      const lock = t.db.transaction().execute((trx) =>
-        freezeDeductionData(trx, {
-          snapshotId: crypto.randomUUID(),
-          payrollId: mandate.payroll_id,
-          payDate: payment.target_pay_date,
-          payPeriod: 'any',
-          currency: 'GBP',
-          collectionAccount: { account_number: '12345678', sort_code: '12-34-56', account_holder_name: 'Collections' },
-          supersededSnapshotId: null,
-          maxPaymentAmount: 100_000_000,
-          maxMandateAmountPerPayDate: 100_000_000,
-          maxSnapshotTotal: 100_000_000_000,
-          refusalReason: 'over the limit',
-        }),
-      );
+      const lock = t.db.transaction().execute((trx) => lockPayDate(trx, mandate.payroll_id, payment.target_pay_date));
       await untilSessionsWaitForLocks(t.db, 1, 'the lock clearing the stale queue row');
       commitCorrection();
       await correction;
