@@ -303,7 +303,7 @@ export async function runPayouts(db: Database, options: PayoutRunOptions): Promi
   let summary: PayoutRunSummary;
   try {
     const funding = await fundLedgerEntries(db, { cutoff, defaultFunding: options.funding });
-    summary = { ...(await payOutGroups(db, 'live', options.today, cutoff, assemblingOf(options))), funding };
+    summary = { ...(await payOutGroups(db, 'live', options.today, cutoff, options)), funding };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await finishPayoutRun(db, runId, { payoutsMade: 0, failedGroups: 0, totalsByCurrency: {}, groups: [], failureReason: reason });
@@ -331,21 +331,22 @@ export async function runPayoutsOfBiller(
   options: { payoutDate: string; settledThrough: string; funding: PayoutFunding; concurrency?: number },
 ): Promise<PayoutRunSummary> {
   await fundLedgerEntries(db, { cutoff: options.settledThrough, defaultFunding: options.funding });
-  return payOutGroups(db, { billerClientId }, options.payoutDate, options.settledThrough, assemblingOf(options));
+  return payOutGroups(db, { billerClientId }, options.payoutDate, options.settledThrough, options);
 }
 
 /**
- * Finishes the assemblies earlier runs left, then pays every group with settled, funded entries, all
- * side by side within the run's limit. A group's outcome says what happened to it; a failure is caught
- * per group (its assembly, if any, waits for the next run).
+ * Finishes the assemblies other runs left or are still making, then pays every group with settled,
+ * funded entries, all side by side within the run's limit. A group's outcome says what happened to it;
+ * a failure is caught per group (its assembly, if any, waits for the next run).
  */
-async function payOutGroups(
+export async function payOutGroups(
   db: Database,
   billers: { billerClientId: string } | 'live',
   payoutDate: string,
   cutoff: string,
-  assembling: Assembling,
+  options: { concurrency?: number; minEntriesPerChunk?: number },
 ): Promise<PayoutRunSummary> {
+  const assembling = assemblingOf(options);
   const attempt = async (group: PayoutGroup, work: () => Promise<PayoutGroupOutcome>): Promise<PayoutGroupOutcome> => {
     try {
       return await work();
@@ -353,24 +354,30 @@ async function payOutGroups(
       return { ...group, outcome: 'failed', error: error instanceof Error ? error.message : String(error) };
     }
   };
+  // Groups before assemblies: a group missing from the first list because another run's chunks have
+  // attached all its entries is then found among the assemblies (or its payout is already made), so
+  // no run returns while a payout of its billers is half made.
+  const groups = await listUnpaidLedgerGroups(db, cutoff, billers);
   const unfinished = await listPayoutAssemblies(db, billers);
   const resumed = await Promise.all(
     unfinished.map((assembly) =>
       attempt({ billerClientId: assembly.biller_client_id, currency: assembly.currency }, () => assemble(db, assembly, payoutDate, assembling)),
     ),
   );
-  const finishedNow = new Set(resumed.flatMap((outcome) => (outcome.outcome === 'paid_out' ? [outcome.payoutId] : [])));
-  const groups = await listUnpaidLedgerGroups(db, cutoff, billers);
+  const resumedPayouts = new Set(
+    resumed.flatMap((outcome) => (outcome.outcome === 'paid_out' || outcome.outcome === 'already_paid_out_today' ? [outcome.payoutId] : [])),
+  );
   const paid = await Promise.all(
     groups.map(({ billerClientId, currency }) => {
       const group = { billerClientId, currency };
       return attempt(group, () => payOutGroup(db, group, payoutDate, cutoff, assembling));
     }),
   );
-  // A group whose unfinished assembly of today was just finished answers "already paid out" now: said once.
+  // A group whose unfinished assembly was just finished (by this run or another) then answers "already
+  // paid out" for the same payout: said once.
   const outcomes = [
     ...resumed,
-    ...paid.filter((outcome) => !(outcome.outcome === 'already_paid_out_today' && finishedNow.has(outcome.payoutId))),
+    ...paid.filter((outcome) => !(outcome.outcome === 'already_paid_out_today' && resumedPayouts.has(outcome.payoutId))),
   ];
   const totalsByCurrency: Record<string, number> = {};
   for (const outcome of outcomes) {

@@ -3,8 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { payoutChunkOf } from '../../src/payouts/payout-chunks.ts';
-import { holdOpenPayoutAssembly, lockPayoutAssembly } from '../../src/payouts/payout-run-repository.ts';
-import { payoutReference, runPayouts, type PayoutGroupOutcome, type PayoutRunOptions } from '../../src/payouts/payout-service.ts';
+import { fundLedgerEntries } from '../../src/cash/funding-service.ts';
+import { holdOpenPayoutAssembly, insertPayoutAssembly, lockPayoutAssembly, payOutChunk } from '../../src/payouts/payout-run-repository.ts';
+import {
+  payOutGroups,
+  payoutReference,
+  runPayouts,
+  settlementCutoff,
+  type PayoutGroupOutcome,
+  type PayoutRunOptions,
+  type PayoutRunSummary,
+} from '../../src/payouts/payout-service.ts';
 import {
   createBiller,
   createCollectionAttemptRow,
@@ -15,6 +24,7 @@ import {
   createPayroll,
   createPayrollProvider,
 } from '../support/factories.ts';
+import { untilSessionsWaitForLocks } from '../support/database.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
 // A payout assembled in chunks (payout-chunks.ts, payout-service.ts): each chunk its own transaction,
@@ -206,14 +216,14 @@ describe('a payout assembled in chunks', () => {
     expect((await paymentsOf(biller)).every((payment) => payment.paid_out_amount === payment.amount)).toBe(true);
   });
 
-  it('makes one payout when two runs assemble it at once', async () => {
+  it('makes one payout when three runs assemble it at once, and none returns before it is made', async () => {
     const { biller, total } = await billerWithCollections(24);
-    const [a, b] = await Promise.all([
-      runPayouts(t.db, options({ concurrency: 2, minEntriesPerChunk: 1 })),
-      runPayouts(t.db, options({ concurrency: 2, minEntriesPerChunk: 1 })),
-    ]);
-    const outcomes = [outcomeOf(a.groups, biller), outcomeOf(b.groups, biller)];
-    expect(outcomes.every((outcome) => outcome.outcome !== 'failed')).toBe(true);
+    const payoutMade = async () => (await t.db.selectFrom('payouts').select('id').where('biller_client_id', '=', biller.clientId).execute()).length;
+    const runs = [1, 2, 3].map(() => runPayouts(t.db, options({ concurrency: 2, minEntriesPerChunk: 1 })).then(async (summary) => ({ summary, made: await payoutMade() })));
+    const finished = await Promise.all(runs);
+    expect(finished.map((run) => run.made)).toEqual([1, 1, 1]);
+    const outcomes = finished.map((run) => outcomeOf(run.summary.groups, biller));
+    expect(outcomes.every((outcome) => outcome.outcome === 'paid_out' || outcome.outcome === 'already_paid_out_today')).toBe(true);
     const payouts = await t.db.selectFrom('payouts').selectAll().where('biller_client_id', '=', biller.clientId).execute();
     expect(payouts).toHaveLength(1);
     expect(payouts[0]!.amount).toBe(total);
@@ -222,6 +232,34 @@ describe('a payout assembled in chunks', () => {
     const payments = await paymentsOf(biller);
     expect(payments.every((payment) => payment.paid_out_amount === payment.amount)).toBe(true);
     expect((await eventsOf(biller)).filter((event) => event.payment_status === 'paid_out')).toHaveLength(24);
+  });
+
+  it('is finished by a run that found none of its entries unpaid because another run attached them all meanwhile', async () => {
+    const { biller, total } = await billerWithCollections(6);
+    const cutoff = settlementCutoff(TODAY, 1, new Set());
+    await fundLedgerEntries(t.db, { cutoff, defaultFunding: 'deducted' });
+    let run: Promise<PayoutRunSummary> | undefined;
+    // The other run plans and attaches everything while this run waits to read the unpaid entries: it
+    // then finds no group to pay, and must find the half-made payout among the assemblies.
+    await t.db.transaction().execute(async (trx) => {
+      await sql`lock table ledger_entries in access exclusive mode`.execute(trx);
+      run = payOutGroups(t.db, { billerClientId: biller.clientId }, TODAY, cutoff, {});
+      await untilSessionsWaitForLocks(t.db, 1, 'the run listing unpaid entries');
+      const assembly = await insertPayoutAssembly(trx, {
+        billerClientId: biller.clientId,
+        currency: 'GBP',
+        payoutId: crypto.randomUUID(),
+        payoutDate: TODAY,
+        settledThrough: cutoff,
+        chunks: 1,
+      });
+      const toPay = { payoutId: assembly!.payout_id, billerClientId: biller.clientId, currency: 'GBP', settledThrough: cutoff };
+      expect(await payOutChunk(trx, toPay, 0, 1)).toMatchObject({ net: total, entries: 6 });
+    });
+    const outcome = outcomeOf((await run!).groups, biller);
+    expect(outcome).toMatchObject({ outcome: 'paid_out', amount: total, entries: 6 });
+    const payouts = await t.db.selectFrom('payouts').select(['amount']).where('biller_client_id', '=', biller.clientId).execute();
+    expect(payouts).toEqual([{ amount: total }]);
   });
 
   it('is withdrawn, every effect undone, when what it attached nets to nothing payable', async () => {
