@@ -253,10 +253,14 @@ async function finishAssembly(db: Database, planned: Assembly, payoutDate: strin
  * its end, dated `payoutDate`.
  */
 async function assemble(db: Database, assembly: Assembly, payoutDate: string, assembling: Assembling): Promise<PayoutGroupOutcome> {
-  const chunks = await Promise.all(
+  // Every chunk ends, committed or rolled back, before a failure is reported: no run returns while a
+  // chunk of its payout is still writing.
+  const chunks = await Promise.allSettled(
     Array.from({ length: assembly.chunks }, (_, chunk) => assembling.limit(() => withRetries(() => payChunk(db, assembly, chunk)))),
   );
-  const paymentsPaidOut = chunks.reduce((sum, chunk) => sum + chunk.paymentsPaidOut, 0);
+  const failure = chunks.find((chunk) => chunk.status === 'rejected');
+  if (failure) throw failure.reason;
+  const paymentsPaidOut = chunks.reduce((sum, chunk) => sum + (chunk.status === 'fulfilled' ? chunk.value.paymentsPaidOut : 0), 0);
   return assembling.limit(() => withRetries(() => finishAssembly(db, assembly, payoutDate, paymentsPaidOut)));
 }
 

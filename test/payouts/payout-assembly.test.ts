@@ -187,6 +187,30 @@ describe('a payout assembled in chunks', () => {
     expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
   });
 
+  it('reports a failed chunk only once every other chunk of the payout has ended', async () => {
+    const { biller, payments } = await billerWithCollections(30);
+    const victim = payments[0]!;
+    const held = payments.find((payment) => payoutChunkOf(payment.id, 3) !== payoutChunkOf(victim.id, 3))!;
+    let returned = false;
+    let run: Promise<PayoutRunSummary> | undefined;
+    await withPaymentRefused(victim.id, () =>
+      t.db.transaction().execute(async (trx) => {
+        // Another chunk waits on this payment's row while the victim's chunk fails.
+        await trx.selectFrom('payment_requests').select('id').where('id', '=', held.id).forUpdate().execute();
+        run = runPayouts(t.db, options({ concurrency: 3, minEntriesPerChunk: 1 }));
+        void run.then(() => (returned = true));
+        await untilSessionsWaitForLocks(t.db, 1, 'the chunk of the held payment');
+        for (let i = 0; i < 100 && !returned; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(returned).toBe(false);
+      }),
+    );
+    expect(outcomeOf((await run!).groups, biller)).toMatchObject({ outcome: 'failed', error: expect.stringContaining('simulated crash') });
+    const [heldNow] = (await paymentsOf(biller)).filter((payment) => payment.id === held.id);
+    expect(heldNow!.status).toBe('paid_out');
+    // The next run finishes it.
+    expect(outcomeOf((await runPayouts(t.db, options({ concurrency: 3, minEntriesPerChunk: 1 }))).groups, biller)).toMatchObject({ outcome: 'paid_out', entries: 30 });
+  });
+
   it('left by a dead run, is finished by a later day’s run as that day’s payout, to the account active then', async () => {
     const { biller, payments, total } = await billerWithCollections(12);
     const first = await withPaymentRefused(payments[3]!.id, () => runPayouts(t.db, options({ concurrency: 2, minEntriesPerChunk: 1 })));
