@@ -201,7 +201,8 @@ describe('the pain.001 file of a payout date', () => {
   });
 });
 
-describe('deductions export payouts --format pain.001', () => {
+// Four `deductions` processes, each loading the whole service: slow on a busy machine.
+describe('deductions export payouts --format pain.001', { timeout: 90_000 }, () => {
   it('writes the same document as payoutPain001File, and csv stays the default', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'pain001-'));
     try {

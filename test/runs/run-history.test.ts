@@ -113,7 +113,8 @@ describe('reconciliation runs', () => {
     } finally {
       await sql`drop trigger if exists hold_ledger_write on ledger_entries`.execute(t.db);
     }
-  });
+    // Three `deductions` processes, each loading the whole service: slow on a busy machine.
+  }, 90_000);
 });
 
 describe('payout runs', () => {
