@@ -27,11 +27,6 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/bench/**', 'node_modules/**', ...unitTestFiles],
           globalSetup: ['test/support/global-setup.ts'],
-          // A worker loads the service's modules once for all its files rather than once per file
-          // (imports were two thirds of the suite's CPU). Files still share no data: each clones its own
-          // database and takes its own queue prefix. What a process keeps for its life (metrics) is
-          // asserted as a change, never as an absolute count.
-          isolate: false,
         },
       },
     ],
