@@ -284,10 +284,6 @@ export async function payoutReferenceTaken(db: Executor, reference: string): Pro
   return row !== undefined;
 }
 
-export async function findPayoutById(db: Executor, payoutId: string) {
-  return db.selectFrom('payouts').select(['id', 'reference']).where('id', '=', payoutId).executeTakeFirst();
-}
-
 export interface AssembledPayout extends PayoutGroup {
   id: string;
   amount: number;

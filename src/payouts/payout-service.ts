@@ -10,7 +10,6 @@ import type { Selectable } from 'kysely';
 import {
   findActiveBeneficiaryAccount,
   findPayoutAssemblyOfDay,
-  findPayoutById,
   findPayoutForUpdate,
   findPayoutOfDay,
   holdOpenPayoutAssembly,
@@ -37,6 +36,7 @@ import { DEFAULT_PAYOUT_CONCURRENCY } from '../config/config.ts';
 import { payoutFileName, renderPayoutFile } from './payout-file.ts';
 import { pain001FileName, renderPain001File } from './pain001-file.ts';
 import { listCollectionAccounts } from './collection-account-repository.ts';
+import { findPayout } from './payout-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -171,8 +171,10 @@ async function planPayout(db: Database, group: PayoutGroup, payoutDate: string, 
         settledThrough: cutoff,
         chunks: payoutChunkCount(entries, assembling.concurrency, assembling.minEntriesPerChunk),
       });
-      // Another run planned this group's payout first: finish theirs.
-      return { outcome: 'assemble', assembly: assembly ?? (await findPayoutAssemblyOfDay(trx, group, payoutDate))! };
+      // A plan another run committed after this snapshot makes the insert fail (a serialization failure
+      // under repeatable read), and the retry finds it above; one this snapshot sees was found already.
+      if (!assembly) throw new Error(`payout of ${group.billerClientId} ${group.currency} on ${payoutDate}: planned twice in one snapshot`);
+      return { outcome: 'assemble', assembly };
     });
 }
 
@@ -217,7 +219,7 @@ async function finishAssembly(db: Database, planned: Assembly, payoutDate: strin
     const assembly = await lockPayoutAssembly(trx, planned.payout_id);
     if (!assembly) {
       // Another run finished it (or withdrew it) while we paid our chunks.
-      const made = await findPayoutById(trx, planned.payout_id);
+      const made = await findPayout(trx, { billerClientId: group.billerClientId }, planned.payout_id);
       if (made) return { ...group, outcome: 'already_paid_out_today', payoutId: made.id, reference: made.reference };
       return { ...group, outcome: 'carried_over', net: 0, entries: 0 };
     }
