@@ -128,9 +128,10 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     ),
     queued as (
       -- The lock queue's rows for this payroll up to this pay date (pending_payment_requests: every
-      -- pending request has one; a request that has left pending may still have one), with the request,
-      -- and the version of the queue row read (the transaction that wrote it).
-      select q.payment_request_id as id, q.xmin as queue_row_version, pr.id as request_id, pr.status = 'pending' as pending
+      -- pending request has one; a request that has left pending may still have one), whether the request
+      -- is still pending (null when it is gone), and the version of the queue row read (the transaction
+      -- that wrote it).
+      select q.payment_request_id as id, q.xmin as queue_row_version, pr.status = 'pending' as pending
       from pending_payment_requests q
       left join payment_requests pr on pr.id = q.payment_request_id
       where q.payroll_id = ${input.payrollId} and q.target_pay_date <= ${input.payDate}::date
