@@ -1,5 +1,4 @@
 import { processorRegistry } from '../jobs/index.ts';
-import { runCli } from '../src/cli/main.ts';
 import { routeModules } from '../src/http/routes.ts';
 import { registerConsoleRoutes } from '../src/console/console-routes.ts';
 import { startWorkers } from '../src/workers/worker-host.ts';
@@ -17,7 +16,3 @@ export const composition: Composition = {
   startWorkers: (runtime, options) => startWorkers(runtime, processorRegistry, options),
 };
 
-/** The `deductions` command line (bin/deductions.mjs). */
-export function runDeductions(argv: readonly string[]): Promise<void> {
-  return runCli(composition, argv);
-}

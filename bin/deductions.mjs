@@ -4,5 +4,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runDeductions } = await import('./composition.ts');
-await runDeductions(process.argv);
+const { runCli } = await import('../src/cli/main.ts');
+// The routes and job processors load only for the commands that run them (serve, work, nightly, ...).
+await runCli(async () => (await import('./composition.ts')).composition, process.argv);

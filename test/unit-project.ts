@@ -76,5 +76,6 @@ export const unitTestFiles: readonly string[] = [
   'test/payouts/pain001-text.test.ts',
   'test/payroll-providers/provider-connection.test.ts',
   'test/cli/directory-options.test.ts',
+  'test/cli/command-modules.test.ts',
   'test/console/charts.test.ts',
 ];
