@@ -16,7 +16,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,6 +235,7 @@ async function accessToken(baseUrl: string, world: World): Promise<string> {
 
 async function measure(name: Measurement['name'], world: World, round: number): Promise<Measurement> {
   const profileFile = name === 'api' && values.profile ? path.resolve(values.profile, `api-payments-round${round}.cpuprofile`) : undefined;
+  if (profileFile) mkdirSync(path.dirname(profileFile), { recursive: true });
   const server = await startServer({
     mode: name,
     databaseUrl,
