@@ -6,7 +6,7 @@ import { describeFailure } from './failures.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-type CommandModule =
+export type CommandModule =
   | { commands: readonly string[]; load: () => Promise<(program: Command) => void> }
   | { commands: readonly string[]; usesComposition: true; load: () => Promise<(program: Command, composition: Composition) => void> };
 
@@ -70,11 +70,15 @@ export async function buildProgram(loadComposition: () => Promise<Composition>, 
     });
 
   let composition: Promise<Composition> | undefined;
-  for (const module of commandModulesFor(args)) {
-    if ('usesComposition' in module) (await module.load())(program, await (composition ??= loadComposition()));
-    else (await module.load())(program);
-  }
+  const loadOnce = () => (composition ??= loadComposition());
+  for (const module of commandModulesFor(args)) await registerCommandModule(program, module, loadOnce);
   return program;
+}
+
+/** Adds a module's commands to `program`, loading the composition only for a module that takes it. */
+export async function registerCommandModule(program: Command, module: CommandModule, loadComposition: () => Promise<Composition>): Promise<void> {
+  if ('usesComposition' in module) (await module.load())(program, await loadComposition());
+  else (await module.load())(program);
 }
 
 function configIfValid(): Config | undefined {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Composition } from '../../src/cli/composition.ts';
-import { buildProgram, COMMAND_MODULES, commandModulesFor } from '../../src/cli/main.ts';
+import { buildProgram, COMMAND_MODULES, commandModulesFor, registerCommandModule } from '../../src/cli/main.ts';
 
 // A command line loads only the modules of its command, by the table in src/cli/main.ts. A table that
 // names a command its module does not define (or misses one it does) would leave that command out of
@@ -27,8 +27,7 @@ describe('the command modules table', () => {
     'names exactly the top-level commands its module defines: %s',
     async (_names, module) => {
       const program = new Command();
-      if ('usesComposition' in module) (await module.load())(program, composition);
-      else (await module.load())(program);
+      await registerCommandModule(program, module, async () => composition);
       expect(topLevelNames(program)).toEqual([...module.commands]);
     },
   );

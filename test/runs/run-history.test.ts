@@ -113,7 +113,7 @@ describe('reconciliation runs', () => {
     } finally {
       await sql`drop trigger if exists hold_ledger_write on ledger_entries`.execute(t.db);
     }
-    // Three `deductions` processes, each loading the whole service: slow on a busy machine.
+    // Three `deductions` processes besides the reconciliation: slow on a busy machine.
   }, 90_000);
 });
 
