@@ -25,7 +25,8 @@
  * phase 7) and of Redis (INFO cpu), WAL written, peak RSS (sampled every 250 ms), and the ratio to a
  * floor measured right after it: one INSERT ... SELECT generate_series of as many rows as the phase
  * wrote (inserted + updated + deleted, pg_stat_database), rolled back. Phases that write no rows
- * (pulls, export) get a floor of the rows they read out instead, whatever autovacuum wrote meanwhile. Then the money checks.
+ * (pulls, export) get a floor of the rows they read out instead, whatever autovacuum wrote meanwhile. Then the money checks,
+ * and a table of the phases ending with the whole cycle: their wall times summed against their floors summed.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, createReadStream, statSync } from 'node:fs';
@@ -507,12 +508,26 @@ async function main(): Promise<void> {
             `| ${f.name} | ${seconds(f.ms)} | ${perSecond(f.units, f.ms)} ${f.unit} | ${f.rowsWritten.toLocaleString('en-GB')} | ${seconds(f.floorMs)} (${f.floorRows.toLocaleString('en-GB')}) | ${(f.ms / f.floorMs).toFixed(1)} | ${f.postgres.toFixed(1)} | ${f.node.toFixed(1)} | ${f.redis.toFixed(1)} | ${Math.round(f.wal / 1_048_576)} | ${Math.round(f.peakRss / 1_048_576)} |`,
         )
         .join('\n') +
+      `\n${wholeCycleRow(figures)}` +
       `\n\nload average at start ${load.map((l) => l.toFixed(2)).join(' ')}, at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,
   );
   if (checks.some(([, ok]) => !ok)) {
     process.stderr.write('Benchmark run was incorrect: see the money checks\n');
     process.exitCode = 1;
   }
+}
+
+/**
+ * The phases summed, beside their floors summed: the cycle's ratio to its floor says how close to the
+ * write bound it runs whatever the host, where its seconds alone move with the machine.
+ */
+function wholeCycleRow(phases: readonly PhaseFigures[]): string {
+  const sum = (pick: (f: PhaseFigures) => number) => phases.reduce((total, f) => total + pick(f), 0);
+  const [ms, floorMs] = [sum((f) => f.ms), sum((f) => f.floorMs)];
+  return (
+    `| **whole cycle** | **${seconds(ms)}** | | ${sum((f) => f.rowsWritten).toLocaleString('en-GB')} | ${seconds(floorMs)} | ${(ms / floorMs).toFixed(1)} | ` +
+    `${sum((f) => f.postgres).toFixed(1)} | ${sum((f) => f.node).toFixed(1)} | ${sum((f) => f.redis).toFixed(1)} | ${Math.round(sum((f) => f.wal) / 1_048_576)} | |`
+  );
 }
 
 /** The lock's finished jobs stay in Redis under this run's prefix (the reconciliation phase removes its own). */
