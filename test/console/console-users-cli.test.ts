@@ -12,7 +12,7 @@ afterAll(async () => t?.close());
 const deductions = (args: string[], input?: string) => runDeductions(args, cliEnvOf(t.config), input);
 const userRow = (email: string) => t.db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
 
-// Each test starts several `deductions` processes, each loading the whole service: slow on a busy machine.
+// Each test starts several `deductions` processes (about a second each when idle): slow on a busy machine.
 describe('deductions console-users', { timeout: 90_000 }, () => {
   it('creates a user with a generated password shown once, which signs in; the hash is scrypt and never printed', async () => {
     const created = await deductions(['console-users', 'create', '--email', 'Fiona@Example.com', '--name', 'Fiona Finance', '--role', 'finance', '--by', 'ops-lead']);

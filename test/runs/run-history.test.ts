@@ -161,7 +161,7 @@ describe('payout runs', () => {
   });
 });
 
-// Each test starts several `deductions` processes, each loading the whole service: slow on a busy machine.
+// Each test starts several `deductions` processes (about a second each when idle): slow on a busy machine.
 describe('deductions runs list', { timeout: 90_000 }, () => {
   it('shows every kind of run, newest first', async () => {
     const w = await reportedPayDate();
