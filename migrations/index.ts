@@ -32,6 +32,8 @@ import * as fundingInPlace from './20261130010000_funding_in_place.ts';
 import * as payoutAssemblies from './20261201000000_payout_assemblies.ts';
 import * as lockQueue from './20261201010000_lock_queue.ts';
 import * as ledgerEntriesWithoutPaymentIndex from './20261201020000_ledger_entries_without_payment_index.ts';
+import * as bankCreditIdentity from './20261202000000_bank_credit_identity.ts';
+import * as paymentFiles from './20261202010000_payment_files.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -69,4 +71,6 @@ export const migrations: Record<string, Migration> = {
   '20261201000000_payout_assemblies': payoutAssemblies,
   '20261201010000_lock_queue': lockQueue,
   '20261201020000_ledger_entries_without_payment_index': ledgerEntriesWithoutPaymentIndex,
+  '20261202000000_bank_credit_identity': bankCreditIdentity,
+  '20261202010000_payment_files': paymentFiles,
 };

@@ -19,6 +19,7 @@ export function describeActor(actor: Actor): string {
 export type AuditAction =
   | 'payout.marked_paid'
   | 'payout.marked_failed'
+  | 'payment_file.written'
   | 'rerun.requested'
   | 'beneficiary_account.replaced'
   | 'client.created'
@@ -59,6 +60,10 @@ export type AuditAction =
   | 'bank_statement.imported'
   | 'bank_credit.matched'
   | 'remittance_match.unmatched'
+  | 'bank_credit.set_aside'
+  | 'bank_credit.restored'
+  | 'bank_credit.reversed'
+  | 'bank_reversal.placed'
   | 'employer.payout_funding_changed';
 
 export interface AuditedAction {

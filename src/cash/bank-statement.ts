@@ -10,33 +10,112 @@ export interface FilePosition {
   column?: number;
 }
 
-/** One booked entry of a statement, as the bank wrote it; amounts in minor units of `currency`, always positive. */
+/** The ISO 20022 bank transaction code of an entry: Domn/Cd, Domn/Fmly/Cd, Domn/Fmly/SubFmlyCd ('PMNT', 'RCDT', 'ESCT'), and Prtry/Cd. */
+export interface BankTransactionCode {
+  domain: string | null;
+  family: string | null;
+  subFamily: string | null;
+  proprietary: string | null;
+}
+
+/**
+ * One booked entry of a statement, as the bank wrote it; amounts in minor units of `currency`, always
+ * positive (zero only on an entry with a `problem`). An entry whose NtryDtls holds several TxDtls each
+ * with its own amount (a batch) is given as one entry per TxDtls, each carrying `batch`.
+ */
 export interface StatementEntry {
   position: FilePosition;
-  /** The bank's own unique reference of the entry (camt AcctSvcrRef, else NtryRef; CSV bank_reference). */
+  /** 0-based place of the entry in its statement, in document order (a batch's parts each have their own). */
+  index: number;
+  /**
+   * The reference a person reads the entry by: AcctSvcrRef, else NtryRef, else `#<index + 1>`; a batch's
+   * part adds `/<part>`. Not an identity: banks reuse NtryRef and some reuse AcctSvcrRef (see credit-identity.ts).
+   */
   bankReference: string;
+  /** Ntry/AcctSvcrRef (a batch part: its TxDtls/Refs/AcctSvcrRef when it has one, else the entry's). */
+  accountServicerReference: string | null;
+  /** Ntry/NtryRef. */
+  entryReference: string | null;
+  /**
+   * The transaction references of the entry's TxDtls/Refs (EndToEndId, TxId, InstrId, MsgId, PmtInfId, MndtId, ChqNb, ClrSysRef,
+   * and the others: UETR, Prtry/Ref...; not Refs/AcctSvcrRef, which is `accountServicerReference`; 'NOTPROVIDED' left out), in
+   * document order, without duplicates.
+   */
+  transactionReferences: string[];
+  /** Set on each part of a batch-booked entry: the lump sum the bank booked and where this part sits in it. */
+  batch: { amount: number; part: number; parts: number } | null;
+  /** As the bank wrote it (CdtDbtInd); 'credit' when it could not be read, always with a `problem`. */
   direction: 'credit' | 'debit';
+  /** Ntry/RvslInd true: the entry reverses an earlier one of the opposite direction. */
+  reversal: boolean;
+  bankTransactionCode: BankTransactionCode | null;
+  /** TxDtls/RtrInf present: the entry returns a payment; its reason code (Rsn/Cd or Rsn/Prtry), if given. */
+  returnReason: string | null;
+  /** Minor units of `currency`; 0 when the entry's amount could not be read (its `problem` says why). */
   amount: number;
+  /** Ntry/Amt/@Ccy (else the account's; '' when neither is known, always with a `problem`). */
   currency: string;
-  /** YYYY-MM-DD */
+  /**
+   * YYYY-MM-DD. An entry with a `problem` whose BookgDt is missing or invalid gets its ValDt, else the
+   * statement's own date (FrToDt/ToDtTm, else CreDtTm, else GrpHdr/CreDtTm), else '' (CSV: value_date, else '').
+   */
   bookingDate: string;
   valueDate: string | null;
-  /** The payer's reference: camt RmtInf (Strd/CdtrRefInf/Ref, else Ustrd joined); CSV reference. */
+  /**
+   * Everything the payer wrote, for matching: every Strd/CdtrRefInf/Ref, every Ustrd line, AddtlTxInf,
+   * then AddtlNtryInf, joined by ' | ' (CSV: the reference column). Null when there is none.
+   */
   remittanceInformation: string | null;
   debtorName: string | null;
   debtorAccount: string | null;
+  /**
+   * Why the entry cannot be booked as it stands (a zero amount, another currency than the account's,
+   * a missing booking date...): it goes to the exceptions queue with this reason; the rest of the file is imported.
+   */
+  problem: string | null;
 }
 
-/** A whole statement file, checked: one account, one currency, no duplicate entry, positive amounts. */
+/** A statement's balance (Bal): type code (OPBD, CLBD, PRCD, ITBD, CLAV...), signed minor units, date. */
+export interface StatementBalance {
+  type: string;
+  /** Signed (CRDT positive, DBIT negative) minor units of `currency`; at most 15 digits. */
+  amount: number;
+  /** Bal/Amt/@Ccy: the account's currency (checked against Acct/Ccy when the file gives one). Added for statements without Acct/Ccy. */
+  currency: string;
+  date: string | null;
+  position: FilePosition;
+}
+
+/** A statement's own totals (TxsSummry), as far as the bank gave them; signed net in minor units. */
+export interface StatementSummary {
+  entries: { count: number | null; sum: number | null; net: number | null } | null;
+  credits: { count: number | null; sum: number | null } | null;
+  debits: { count: number | null; sum: number | null } | null;
+}
+
+/** One statement (camt.053 Stmt, camt.054 Ntfctn, or the CSV layout's rows), read and checked. */
 export interface ParsedStatement {
   format: StatementFormat;
   /** camt.053 Stmt/Id, camt.054 Ntfctn/Id, CSV statement_id column (the same on every row). */
   statementId: string;
+  /** Pagination (camt GrpHdr/MsgPgntn or Stmt/StmtPgntn): page 1 of 1 when the file has none. */
+  page: { number: number; last: boolean };
+  /** camt ElctrncSeqNb and LglSeqNb, as written (numbers in the schema, kept as decimal text). */
+  electronicSequenceNumber: string | null;
+  legalSequenceNumber: string | null;
   /** The collection account the statement is of: UK sort code (NN-NN-NN) and 8-digit account number. */
   account: { sortCode: string; accountNumber: string };
-  /** The account's currency (camt Acct/Ccy, CSV currency); every entry is in it. */
-  currency: string;
+  /** The account's currency (camt Acct/Ccy, CSV currency); null when the file does not say (camt Acct/Ccy is optional). */
+  currency: string | null;
+  balances: StatementBalance[];
+  summary: StatementSummary | null;
   entries: StatementEntry[];
+}
+
+/** A statement file: one or more statements (a camt file may hold several Stmt or Ntfctn). */
+export interface ParsedStatementFile {
+  format: StatementFormat;
+  statements: ParsedStatement[];
 }
 
 /** A statement refused whole, with where and why; nothing of it is imported. */
@@ -52,33 +131,47 @@ export class StatementRejected extends InvalidError {
   }
 }
 
-// What both statement formats share: the rules that turn the bank's text into checked values. Each
-// refuses with the position it was given, so a message always points at the entry that broke it.
+// What both statement formats share: the rules that turn the bank's text into checked values. A
+// statement-level value that breaks them refuses the file, with the position it was given; an entry's
+// value that breaks them becomes that entry's `problem` (the reading functions below say why, without throwing).
 
-const POSITIVE_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** 15 digits of minor units is the most a JavaScript number holds exactly for every currency. */
 const MAX_MINOR_DIGITS = 15;
 
+/** What reading an amount gave: its minor units, or why it cannot be read. */
+export type AmountReading = { minor: number; problem?: undefined } | { minor?: undefined; problem: string };
+
 /**
- * Minor units of a bank's decimal amount text ("1250.50" GBP -> 125050, "1250" JPY -> 1250). Only a
- * plain positive decimal is accepted: no sign, exponent, thousands separator or spaces, no more decimal
- * places than the currency has (a bank never books a fraction of a penny, so "10.005" GBP is a broken
- * file, not an amount to round), and never zero: a booked entry of nothing moves no money.
+ * Minor units of a bank's decimal amount text ("1250.50" GBP -> 125050, "1250" JPY -> 1250), or why it
+ * cannot be read. Only a plain unsigned decimal is read: no sign, exponent, thousands separator or
+ * spaces. Decimal places past the currency's are accepted when they are zeros ("4106.910" GBP is
+ * 4106.91: banks pad to a fixed scale), refused otherwise (a bank never books a fraction of a penny,
+ * so "10.005" GBP is a broken amount, not one to round). Zero only when `allowZero` (a balance, a
+ * total): a booked entry of nothing moves no money. At most 15 digits of minor units.
  */
-export function statementAmountInMinorUnits(text: string, currency: string, position: FilePosition): number {
-  const exponent = statementCurrencyExponent(currency, position);
-  const match = POSITIVE_DECIMAL.exec(text);
-  if (match === null) throw new StatementRejected(`amount "${text}" is not a positive decimal number`, position);
+export function readStatementAmount(text: string, currency: string, options: { allowZero?: boolean } = {}): AmountReading {
+  if (!isSupportedCurrency(currency)) return { problem: `currency "${currency}" is not supported` };
+  const exponent = currencyExponent(currency);
+  const match = PLAIN_DECIMAL.exec(text);
+  if (match === null) return { problem: `amount "${text}" is not a positive decimal number` };
   const [, whole = '', fraction = ''] = match;
-  if (fraction.length > exponent) {
+  if (fraction.length > exponent && !/^0*$/.test(fraction.slice(exponent))) {
     const allowed = exponent === 0 ? 'no decimal places' : `at most ${exponent} decimal place${exponent === 1 ? '' : 's'}`;
-    throw new StatementRejected(`amount "${text}" has more decimal places than ${currency} allows (${allowed})`, position);
+    return { problem: `amount "${text}" has more decimal places than ${currency} allows (${allowed})` };
   }
   // Moving the decimal point in the string: "1250.5" GBP -> "125050", no float arithmetic.
-  const digits = `${whole}${fraction.padEnd(exponent, '0')}`.replace(/^0+/, '');
-  if (digits === '') throw new StatementRejected(`amount "${text}" is zero`, position);
-  if (digits.length > MAX_MINOR_DIGITS) throw new StatementRejected(`amount "${text}" ${currency} is too large`, position);
-  return Number(digits);
+  const digits = `${whole}${fraction.slice(0, exponent).padEnd(exponent, '0')}`.replace(/^0+/, '');
+  if (digits === '') return options.allowZero === true ? { minor: 0 } : { problem: `amount "${text}" is zero` };
+  if (digits.length > MAX_MINOR_DIGITS) return { problem: `amount "${text}" ${currency} is too large` };
+  return { minor: Number(digits) };
+}
+
+/** readStatementAmount for a value the file cannot do without: a refusal at `position` instead of a reason. */
+export function statementAmountInMinorUnits(text: string, currency: string, position: FilePosition, options: { allowZero?: boolean } = {}): number {
+  const reading = readStatementAmount(text, currency, options);
+  if (reading.problem !== undefined) throw new StatementRejected(reading.problem, position);
+  return reading.minor;
 }
 
 /** The currency's ISO 4217 exponent, or a refusal naming the unsupported code. */
@@ -145,37 +238,26 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
  * 'YYYY-MM-DD' of a statement date, or of a date-time as the bank wrote it (its own local date: the
- * bank books in its own day, so no time-zone conversion is applied). Impossible dates are refused.
+ * bank books in its own day, so no time-zone conversion is applied); null when it is not a real date.
  */
-export function statementDate(text: string, what: string, position: FilePosition): string {
+export function readStatementDate(text: string): string | null {
   const date = text.length > 10 && text[10] === 'T' ? text.slice(0, 10) : text;
   const match = ISO_DATE.exec(date);
-  if (match !== null) {
-    const [, year = '', month = '', day = ''] = match;
-    const parsed = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-    if (parsed.getUTCFullYear() === Number(year) && parsed.getUTCMonth() === Number(month) - 1 && parsed.getUTCDate() === Number(day)) {
-      return date;
-    }
-  }
-  throw new StatementRejected(`${what} "${text}" is not a valid date (YYYY-MM-DD)`, position);
+  if (match === null) return null;
+  const [, year = '', month = '', day = ''] = match;
+  const parsed = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  const real = parsed.getUTCFullYear() === Number(year) && parsed.getUTCMonth() === Number(month) - 1 && parsed.getUTCDate() === Number(day);
+  return real ? date : null;
 }
 
-/** Refuses a second entry with a bank reference already seen in the file: the bank's reference is what makes a credit unique. */
-export class BankReferences {
-  readonly #seen = new Map<string, FilePosition>();
-
-  add(reference: string, position: FilePosition): void {
-    const first = this.#seen.get(reference);
-    if (first !== undefined) {
-      throw new StatementRejected(`duplicate bank reference "${reference}" (first at line ${first.line}${first.column ? `, column ${first.column}` : ''})`, position);
-    }
-    this.#seen.set(reference, position);
-  }
+/** Why a date text is refused: the entry's problem, or the statement's refusal. */
+export function invalidDateReason(what: string, text: string): string {
+  return `${what} "${text}" is not a valid date (YYYY-MM-DD)`;
 }
 
-/** Refuses an entry in another currency than the account's: a statement is of one account in one currency. */
-export function checkEntryCurrency(entryCurrency: string, accountCurrency: string, position: FilePosition): void {
-  if (entryCurrency !== accountCurrency) {
-    throw new StatementRejected(`entry currency ${entryCurrency} differs from the account currency ${accountCurrency}`, position);
-  }
+/** readStatementDate for a date the file cannot do without: impossible dates are refused at `position`. */
+export function statementDate(text: string, what: string, position: FilePosition): string {
+  const date = readStatementDate(text);
+  if (date === null) throw new StatementRejected(invalidDateReason(what, text), position);
+  return date;
 }

@@ -5,12 +5,12 @@ import type { Executor } from '../db/connection.ts';
 import type { RemittanceStatus } from '../db/tables.ts';
 import { NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
-import { toBankCreditResource, toBankStatementResource, toRemittanceMatchResource } from './cash-resource.ts';
+import { toBankCreditResource, toBankStatementResource, toRemittanceMatchResource, toStatementEntryResource } from './cash-resource.ts';
 import { findCredit, listMatchesOfCredit, listUnmatchedCredits } from './matching-repository.ts';
 import type { MatchingPolicy } from './matching-service.ts';
 import { findRemittance, listMatchesOfRemittance, listRemittances } from './remittance-repository.ts';
 import { toRemittanceResource } from './remittance-service.ts';
-import { findStatement, listStatements } from './statement-repository.ts';
+import { findStatement, listStatementEntries, listStatements, listUnresolvedReversals } from './statement-repository.ts';
 
 /**
  * The cash rules as configured, for today: remittances are late REMITTANCE_LATE_WORKING_DAYS bank
@@ -39,9 +39,21 @@ export async function showBankStatement(db: Executor, id: string) {
   return toBankStatementResource(statement);
 }
 
-/** The exceptions queue: credits with money no rule could match, oldest first. */
+/** The exceptions queue: credits with money no rule could match (open, or held for a person), oldest first. */
 export async function listCreditsToMatch(db: Executor, limit: number) {
-  return (await listUnmatchedCredits(db, limit)).map(toBankCreditResource);
+  return (await listUnmatchedCredits(db, { limit })).map(toBankCreditResource);
+}
+
+/** What the import made of each entry of a statement. */
+export async function listBankStatementEntries(db: Executor, statementId: string) {
+  const statement = isUuid(statementId) ? await findStatement(db, statementId) : undefined;
+  if (!statement) throw new NotFoundError(`Bank statement ${statementId}`);
+  return (await listStatementEntries(db, statementId)).map(toStatementEntryResource);
+}
+
+/** Reversals no rule could place: each waits for a person to name the credit the bank took back. */
+export async function listReversalsToPlace(db: Executor, limit: number) {
+  return (await listUnresolvedReversals(db, limit)).map(toStatementEntryResource);
 }
 
 export async function showBankCredit(db: Executor, id: string) {

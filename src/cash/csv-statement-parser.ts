@@ -1,21 +1,26 @@
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import {
-  BankReferences,
-  checkEntryCurrency,
   type FilePosition,
-  type ParsedStatement,
+  type ParsedStatementFile,
   type StatementEntry,
   StatementRejected,
-  statementAmountInMinorUnits,
+  invalidDateReason,
+  readStatementAmount,
+  readStatementDate,
   statementCurrencyExponent,
-  statementDate,
   ukAccountNumber,
   ukSortCode,
 } from './bank-statement.ts';
 
 // The statement layout for banks that export only CSV: a header row naming exactly these columns, in
 // any order, then one booked entry per row. Values are trimmed; an empty optional value is null.
+// A file is one statement (page 1 of 1, no balances or totals). What refuses the file: a header that
+// is not exactly these columns, a row of another width, malformed quoting, no row, statement columns
+// (statement_id, sort_code, account_number) that change between rows or do not name a UK account, a
+// first row's currency that is not supported. A row that cannot be booked as it stands (its amount,
+// direction, dates, bank reference, or a currency other than the first row's) is kept with its
+// `problem`, like a camt entry, for the exceptions queue.
 
 export const CSV_STATEMENT_COLUMNS = [
   'statement_id',
@@ -36,10 +41,9 @@ type Column = (typeof CSV_STATEMENT_COLUMNS)[number];
 
 /** Columns whose value must be the same on every row: they describe the statement, not the entry. */
 const STATEMENT_COLUMNS = ['statement_id', 'sort_code', 'account_number', 'currency'] as const;
-const REQUIRED_COLUMNS: readonly Column[] = [...STATEMENT_COLUMNS, 'bank_reference', 'booking_date', 'direction', 'amount'];
 
 /** Parses the CSV statement layout from its text chunks; positions are 1-based line numbers of the row's start. */
-export async function parseCsvStatement(chunks: AsyncIterable<string>): Promise<ParsedStatement> {
+export async function parseCsvStatement(chunks: AsyncIterable<string>): Promise<ParsedStatementFile> {
   const parser = parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true });
   const source = Readable.from(chunks, { objectMode: false });
   // A refusal from the source (a file past maxBytes) must end the loop below, not leave it waiting.
@@ -77,7 +81,6 @@ class CsvReader {
   #statement: StatementColumns | undefined;
   #account: { sortCode: string; accountNumber: string } | undefined;
   readonly #entries: StatementEntry[] = [];
-  readonly #references = new BankReferences();
 
   row(record: string[], info: { lines: number; empty_lines: number }): void {
     // csv-parse reports the line a record ends on; a quoted value can span lines, so the start is
@@ -97,34 +100,63 @@ class CsvReader {
     }
     const columns = this.#columns;
     const value = (column: Column): string => values[columns.get(column) ?? -1] ?? '';
-    for (const column of REQUIRED_COLUMNS) {
+    for (const column of STATEMENT_COLUMNS) {
       if (value(column) === '') throw new StatementRejected(`${column} is empty`, position);
     }
 
     const statement = this.#statementOf(value, position);
-    const currency = statement.values.currency;
-    const bankReference = value('bank_reference');
-    const direction = value('direction');
-    if (direction !== 'credit' && direction !== 'debit') {
-      throw new StatementRejected(`direction "${direction}" is neither credit nor debit`, position);
+    const accountCurrency = statement.values.currency;
+    const problems: string[] = [];
+    const required = (column: Column): string => {
+      const text = value(column);
+      if (text === '') problems.push(`${column} is empty`);
+      return text;
+    };
+    const bankReference = required('bank_reference');
+    const directionText = required('direction');
+    let direction: 'credit' | 'debit' = 'credit';
+    if (directionText === 'credit' || directionText === 'debit') direction = directionText;
+    else if (directionText !== '') problems.push(`direction "${directionText}" is neither credit nor debit`);
+    const currency = value('currency');
+    if (currency !== accountCurrency) problems.push(`the entry's currency ${currency} differs from the account's ${accountCurrency}`);
+    let amount = 0;
+    const amountText = required('amount');
+    if (amountText !== '') {
+      const reading = readStatementAmount(amountText, currency, { allowZero: true });
+      if (reading.problem !== undefined) problems.push(reading.problem);
+      else if (reading.minor === 0) problems.push("the entry's amount is zero");
+      else amount = reading.minor;
     }
-    const entryCurrency = value('currency');
-    checkEntryCurrency(entryCurrency, currency, position);
-    const valueDate = value('value_date');
-    const entry: StatementEntry = {
+    const valueDateText = value('value_date');
+    const valueDate = valueDateText === '' ? null : readStatementDate(valueDateText);
+    if (valueDateText !== '' && valueDate === null) problems.push(invalidDateReason('value_date', valueDateText));
+    const bookingDateText = required('booking_date');
+    let bookingDate = bookingDateText === '' ? null : readStatementDate(bookingDateText);
+    if (bookingDateText !== '' && bookingDate === null) problems.push(invalidDateReason('booking_date', bookingDateText));
+    bookingDate ??= valueDate ?? '';
+
+    const index = this.#entries.length;
+    this.#entries.push({
       position,
-      bankReference,
+      index,
+      bankReference: bankReference === '' ? `#${index + 1}` : bankReference,
+      accountServicerReference: bankReference === '' ? null : bankReference,
+      entryReference: null,
+      transactionReferences: [],
+      batch: null,
       direction,
-      amount: statementAmountInMinorUnits(value('amount'), currency, position),
+      reversal: false,
+      bankTransactionCode: null,
+      returnReason: null,
+      amount,
       currency,
-      bookingDate: statementDate(value('booking_date'), 'booking_date', position),
-      valueDate: valueDate === '' ? null : statementDate(valueDate, 'value_date', position),
+      bookingDate,
+      valueDate,
       remittanceInformation: value('reference') || null,
       debtorName: value('debtor_name') || null,
       debtorAccount: value('debtor_account').replace(/\s+/g, '') || null,
-    };
-    this.#references.add(bankReference, position);
-    this.#entries.push(entry);
+      problem: problems.length === 0 ? null : problems.join('; '),
+    });
   }
 
   /** The statement's columns from the first row, checked once; every later row must repeat them. */
@@ -139,7 +171,7 @@ class CsvReader {
       return this.#statement;
     }
     for (const column of STATEMENT_COLUMNS) {
-      // A different currency on a row is the entry-currency refusal, the same as camt's; checked by the caller.
+      // A different currency on a row is that entry's problem, the same as camt's; checked by the caller.
       if (column === 'currency') continue;
       if (value(column) !== statement.values[column]) {
         throw new StatementRejected(
@@ -151,7 +183,7 @@ class CsvReader {
     return statement;
   }
 
-  finish(): ParsedStatement {
+  finish(): ParsedStatementFile {
     if (this.#columns === undefined) throw new StatementRejected('CSV statement has no header row');
     const statement = this.#statement;
     if (statement === undefined || this.#account === undefined) {
@@ -159,10 +191,20 @@ class CsvReader {
     }
     return {
       format: 'csv',
-      statementId: statement.values.statement_id,
-      account: this.#account,
-      currency: statement.values.currency,
-      entries: this.#entries,
+      statements: [
+        {
+          format: 'csv',
+          statementId: statement.values.statement_id,
+          page: { number: 1, last: true },
+          electronicSequenceNumber: null,
+          legalSequenceNumber: null,
+          account: this.#account,
+          currency: statement.values.currency,
+          balances: [],
+          summary: null,
+          entries: this.#entries,
+        },
+      ],
     };
   }
 }

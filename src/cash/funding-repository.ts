@@ -163,3 +163,15 @@ export async function unfundDownTo(db: Executor, payrollId: string, payDate: str
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
+
+/** The payroll pay dates whose entries a payout held (released ones included): what its failure changes. */
+export async function listPayDatesOfPayout(db: Executor, payoutId: string): Promise<Array<{ payrollId: string; payDate: string }>> {
+  const result = await sql<{ payroll_id: string; pay_date: string }>`
+    select distinct ca.payroll_id, to_char(ca.pay_date, 'YYYY-MM-DD') as pay_date
+    from payout_items i
+    join ledger_entries le on le.id = i.ledger_entry_id
+    join collection_attempts ca on ca.id = le.collection_attempt_id
+    where i.payout_id = ${payoutId}::uuid
+  `.execute(db);
+  return result.rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date }));
+}

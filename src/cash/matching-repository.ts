@@ -1,14 +1,19 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { Selectable } from 'kysely';
-import type { MatchRule, RemittanceMatchesTable } from '../db/tables.ts';
+import type { BankCreditState, MatchRule, RemittanceMatchesTable, SetAsideCategory } from '../db/tables.ts';
 
-/** Credits with money not yet matched, with what remains of each: the exceptions queue, and what the rules try again. */
-export async function listUnmatchedCredits(db: Executor, limit?: number) {
+/**
+ * Credits with money not yet matched, with what remains of each: open ones are what the rules try
+ * again; open and held ones (a person must look at a held credit first) are the exceptions queue.
+ */
+export async function listUnmatchedCredits(db: Executor, options: { state?: 'open'; limit?: number } = {}) {
+  const { limit } = options;
   let query = db
     .selectFrom('bank_credits')
-    .select(['id', 'bank_statement_id', 'bank_reference', 'amount', 'matched_amount', 'currency', 'booking_date', 'value_date', 'remittance_information', 'debtor_name', 'debtor_account'])
+    .selectAll()
     .where(sql<boolean>`matched_amount < amount`)
+    .where('state', 'in', options.state === 'open' ? ['open'] : ['open', 'held'])
     .orderBy('booking_date')
     .orderBy('id');
   if (limit !== undefined) query = query.limit(limit);
@@ -22,6 +27,34 @@ export async function listOpenRemittances(db: Executor) {
     .select(['id', 'payroll_id', 'pay_date', 'employer_id', 'currency', 'payment_reference', 'expected', 'received'])
     .where(sql<boolean>`received < expected`)
     .execute();
+}
+
+/** The remittances a person took each of these credits away from: no rule may pair them again. */
+export async function listRefusedPairs(db: Executor, creditIds: readonly string[]) {
+  if (creditIds.length === 0) return [];
+  const result = await sql<{ bank_credit_id: string; payroll_id: string; pay_date: string }>`
+    select distinct bank_credit_id, payroll_id, to_char(pay_date, 'YYYY-MM-DD') as pay_date
+    from remittance_matches where unmatched_at is not null and bank_credit_id = any(${creditIds}::uuid[])
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * The payment references of remittances no longer owed, pay dates from `since` on (and of older pay
+ * dates with a remittance still owed): a credit quoting one of them names that remittance (an
+ * over-payment, a duplicate), never another it looks like.
+ */
+export async function listSettledRemittanceReferences(db: Executor, since: string) {
+  const result = await sql<{ payroll_id: string; pay_date: string; payment_reference: string }>`
+    select payroll_id, to_char(pay_date, 'YYYY-MM-DD') as pay_date, payment_reference
+    from remittances
+    -- Older ones too where a remittance of the same pay date is still owed: a reference cut short names
+    -- its pay date whole, so only those could be mistaken for the settled one.
+    where received >= expected
+      and (pay_date >= ${since}::date or pay_date in (select open.pay_date from remittances open
+                                                where open.status in ('expected', 'short', 'late') and open.received < open.expected and open.pay_date < ${since}::date))
+  `.execute(db);
+  return result.rows;
 }
 
 export async function findCreditForUpdate(db: Executor, creditId: string) {
@@ -100,4 +133,26 @@ export async function markUnmatched(db: Executor, match: { id: string; creditId:
 
 export async function listMatchesOfCredit(db: Executor, creditId: string) {
   return db.selectFrom('remittance_matches').selectAll().where('bank_credit_id', '=', creditId).orderBy('matched_at').orderBy('id').execute();
+}
+
+/** A credit's live matches, locked: what a reversal takes back. */
+export async function listLiveMatchesOfCreditForUpdate(db: Executor, creditId: string) {
+  return db
+    .selectFrom('remittance_matches')
+    .select(['id', 'payroll_id', 'pay_date', 'amount'])
+    .where('bank_credit_id', '=', creditId)
+    .where('unmatched_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** A credit's state as a person or the bank decided it, with who, when and why. */
+export async function setCreditState(db: Executor, creditId: string, change: { state: BankCreditState; reason: string | null; category: SetAsideCategory | null; by: string }) {
+  return db
+    .updateTable('bank_credits')
+    .set({ state: change.state, state_reason: change.reason, set_aside_category: change.category, state_changed_at: sql<Date>`now()`, state_changed_by: change.by })
+    .where('id', '=', creditId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -6,12 +6,11 @@ import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-err
 import { isUuid } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { fundedAndPaidOut, unfundDownTo } from './funding-repository.ts';
-import { findCreditForUpdate, findLiveMatchForUpdate, insertMatches, listOpenRemittances, listUnmatchedCredits, markUnmatched, type NewMatch } from './matching-repository.ts';
-import { matchCredits } from './remittance-matching.ts';
-import type { StatementEntry } from './bank-statement.ts';
-import { insertCredits } from './statement-repository.ts';
+import { findCreditForUpdate, findLiveMatchForUpdate, insertMatches, listOpenRemittances, listRefusedPairs, listSettledRemittanceReferences, listUnmatchedCredits, markUnmatched, type NewMatch } from './matching-repository.ts';
+import { matchCredits, pairKey } from './remittance-matching.ts';
+import { insertCredits, type NewCredit } from './statement-repository.ts';
 import { lockCash, lockRemittances, updateReceived } from './remittance-repository.ts';
-import { noteOverdueRemittances, refreshRemittances, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
+import { noteOverdueRemittances, refreshRemittances, refreshWindowStart, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceStatus } from './remittance-status.ts';
 
 export interface MatchingPolicy extends RemittancePolicy {
@@ -30,7 +29,7 @@ const keyOf = (key: PayDateKey) => `${key.payrollId}/${key.payDate}`;
 
 /**
  * Adds matched money to remittances (locked, in order), sets their status, and tells their billers
- * (remittance.received) in the same transaction.
+ * (remittance.received) in the same transaction. Money coming in first pays back a shortfall.
  */
 async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts: ReadonlyArray<PayDateKey & { amount: number }>) {
   const totals = new Map<string, PayDateKey & { amount: number }>();
@@ -40,42 +39,42 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
     totals.set(keyOf(entry), total);
   }
   const locked = await lockRemittances(trx, [...totals.values()]);
-  const changes: Array<{ id: string; delta: number; status: RemittanceStatus }> = [];
+  const changes: Array<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }> = [];
   const received: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
   for (const remittance of locked) {
     const delta = totals.get(keyOf({ payrollId: remittance.payroll_id, payDate: remittance.pay_date }))!.amount;
-    const status = remittanceStatus({ expected: remittance.expected, received: remittance.received + delta, dueDate: remittance.due_date, today: policy.today });
-    changes.push({ id: remittance.id, delta, status });
+    // An unmatch is refused when it would take received below what was paid out, so only new money moves a shortfall.
+    const shortfall = delta > 0 ? Math.max(0, remittance.shortfall - delta) : remittance.shortfall;
+    const status = remittanceStatus({ expected: remittance.expected, received: remittance.received + delta, dueDate: remittance.due_date, today: policy.today, shortfall });
+    changes.push({ id: remittance.id, delta, shortfall, status });
     if (delta > 0) received.push({ id: remittance.id, payrollId: remittance.payroll_id, payDate: remittance.pay_date, status, dueDate: remittance.due_date });
   }
   await updateReceived(trx, changes);
   await recordEvents(trx, await remittanceEvents(trx, 'remittance.received', received));
 }
 
-/** A statement's new credits, not stored yet: matched first, then stored with what they matched. */
-export interface IncomingCredits {
-  statement: { id: string; collectionAccountId: string };
-  credits: ReadonlyArray<StatementEntry & { id: string }>;
-}
-
 /**
- * Runs the matching rules (remittance-matching.ts) over every credit with money unmatched and every
- * remittance still owed, records each match with its rule, and leaves the rest in the exceptions
- * queue. Remittances are refreshed first, so a pay date locked or reported since is matched too;
- * those still owed past their due date afterwards are noted overdue.
- * A statement's new credits are matched with the stored ones and then inserted already carrying their
- * matched amounts: updating rows this transaction just inserted would write each one twice, and make
- * PostgreSQL check their foreign keys again.
+ * Runs the matching rules (remittance-matching.ts) over every open credit with money unmatched and
+ * every remittance still owed, records each match with its rule, and leaves the rest in the exceptions
+ * queue. A pairing a person took back (unmatched) is never made again by a rule; credits held for a
+ * person or set aside are not offered. Remittances are refreshed first, so a pay date locked or
+ * reported since is matched too; those still owed past their due date afterwards are noted overdue.
+ * A statement's new credits (`incoming`, not stored yet) are matched with the stored ones and then
+ * inserted already carrying their matched amounts: updating rows this transaction just inserted would
+ * write each one twice, and make PostgreSQL check their foreign keys again. Held ones are stored as they are.
  * Call inside the cash lock.
  */
-export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, incoming?: IncomingCredits): Promise<MatchingOutcome> {
+export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, incoming: readonly NewCredit[] = []): Promise<MatchingOutcome> {
   await refreshRemittances(trx, policy);
-  const stored = await listUnmatchedCredits(trx);
+  const stored = await listUnmatchedCredits(trx, { state: 'open' });
+  const open = incoming.filter((credit) => credit.state === 'open');
   const credits = [
     ...stored.map((c) => ({ id: c.id, amount: c.amount - c.matched_amount, currency: c.currency, reference: c.remittance_information, bookingDate: c.booking_date })),
-    ...(incoming?.credits ?? []).map((c) => ({ id: c.id, amount: c.amount, currency: c.currency, reference: c.remittanceInformation, bookingDate: c.bookingDate })),
+    ...open.map((c) => ({ id: c.id, amount: c.amount, currency: c.currency, reference: c.remittanceInformation, bookingDate: c.bookingDate })),
   ];
   const remittances = await listOpenRemittances(trx);
+  const refused = await listRefusedPairs(trx, stored.map((credit) => credit.id));
+  const settled = await listSettledRemittanceReferences(trx, refreshWindowStart(policy.today));
   const proposed = matchCredits(
     credits,
     remittances.map((r) => ({
@@ -86,15 +85,14 @@ export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, in
       paymentReference: r.payment_reference,
       outstanding: r.expected - r.received,
     })),
-    { toleranceMinor: policy.toleranceMinor },
+    settled.map((r) => ({ payrollId: r.payroll_id, payDate: r.pay_date, paymentReference: r.payment_reference })),
+    { toleranceMinor: policy.toleranceMinor, refusedPairs: new Set(refused.map((pair) => pairKey(pair.bank_credit_id, pair.payroll_id, pair.pay_date))) },
   );
   const matches: NewMatch[] = proposed.map((p) => ({ id: timeOrderedUuid(), creditId: p.creditId, payrollId: p.payrollId, payDate: p.payDate, amount: p.amount, rule: p.rule, flagged: p.flagged, matchedBy: 'rules' }));
   const usedUp = new Map<string, number>();
   for (const match of matches) usedUp.set(match.creditId, (usedUp.get(match.creditId) ?? 0) + match.amount);
-  if (incoming) {
-    await insertCredits(trx, incoming.statement, incoming.credits.map((credit) => ({ ...credit, matchedAmount: usedUp.get(credit.id) ?? 0 })));
-  }
-  await insertMatches(trx, matches, new Set(incoming?.credits.map((credit) => credit.id)));
+  await insertCredits(trx, incoming.map((credit) => ({ ...credit, matchedAmount: usedUp.get(credit.id) ?? 0 })));
+  await insertMatches(trx, matches, new Set(incoming.map((credit) => credit.id)));
   await addToRemittances(trx, policy, matches);
   await noteOverdueRemittances(trx, policy);
   const byRule: Record<string, number> = {};
@@ -133,6 +131,9 @@ export async function matchCreditManually(db: Database, actor: Actor, policy: Re
     await lockCash(trx, 'exclusive');
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
+    if (credit.state !== 'open' && credit.state !== 'held') {
+      throw new ConflictError('credit-not-open', `the credit is ${credit.state === 'set_aside' ? 'set aside' : 'reversed'}: ${credit.state === 'set_aside' ? 'restore it first' : 'the bank took it back'}`, { members: { state: credit.state } });
+    }
     const total = request.allocations.reduce((sum, allocation) => sum + allocation.amount, 0);
     const remaining = credit.amount - credit.matched_amount;
     if (total > remaining) {

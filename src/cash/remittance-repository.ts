@@ -26,6 +26,7 @@ export interface RemittanceFacts {
   received: number | null;
   status: RemittanceStatus | null;
   expected: number | null;
+  shortfall: number | null;
   overdue_at: Date | null;
 }
 
@@ -38,7 +39,7 @@ export async function listRemittanceFacts(db: Executor, since: string, payroll?:
   const result = await sql<RemittanceFacts>`
     select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, p.employer_id, rp.currency, rp.payment_reference,
            rp.payment_amount as requested, reported.deducted,
-           r.id as remittance_id, r.received, r.status, r.expected, r.overdue_at
+           r.id as remittance_id, r.received, r.status, r.expected, r.shortfall, r.overdue_at
     from deduction_snapshots s
     join requested_payments rp on rp.snapshot_id = s.id
     join payrolls p on p.id = s.payroll_id
@@ -108,8 +109,8 @@ export async function findRemittance(db: Executor, payrollId: string, payDate: s
 /** Locked, in a stable order, so that concurrent changes to several remittances cannot deadlock. */
 export async function lockRemittances(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
   if (keys.length === 0) return [];
-  const result = await sql<{ id: string; payroll_id: string; pay_date: string; expected: number; received: number; due_date: string; status: RemittanceStatus; currency: string }>`
-    select r.id, r.payroll_id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, to_char(r.due_date, 'YYYY-MM-DD') as due_date, r.status, r.currency
+  const result = await sql<{ id: string; payroll_id: string; pay_date: string; expected: number; received: number; shortfall: number; due_date: string; status: RemittanceStatus; currency: string }>`
+    select r.id, r.payroll_id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, r.shortfall, to_char(r.due_date, 'YYYY-MM-DD') as due_date, r.status, r.currency
     from remittances r
     join unnest(${keys.map((k) => k.payrollId)}::uuid[], ${keys.map((k) => k.payDate)}::date[]) as k(payroll_id, pay_date)
       on r.payroll_id = k.payroll_id and r.pay_date = k.pay_date
@@ -119,13 +120,14 @@ export async function lockRemittances(db: Executor, keys: ReadonlyArray<{ payrol
   return result.rows;
 }
 
-/** Adds (or, negative, takes back) received cash and sets the status the caller computed. */
-export async function updateReceived(db: Executor, changes: ReadonlyArray<{ id: string; delta: number; status: RemittanceStatus }>) {
+/** Adds (or, negative, takes back) received cash and sets the shortfall and status the caller computed. */
+export async function updateReceived(db: Executor, changes: ReadonlyArray<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }>) {
   if (changes.length === 0) return;
   await sql`
     update remittances r
-    set received = r.received + u.delta, status = u.status, version = r.version + 1, updated_at = now()
-    from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.delta)}::bigint[], ${changes.map((c) => c.status)}::text[]) as u(id, delta, status)
+    set received = r.received + u.delta, shortfall = u.shortfall, status = u.status, version = r.version + 1, updated_at = now()
+    from unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => c.delta)}::bigint[], ${changes.map((c) => c.shortfall)}::bigint[],
+                ${changes.map((c) => c.status)}::text[]) as u(id, delta, shortfall, status)
     where r.id = u.id
   `.execute(db);
 }

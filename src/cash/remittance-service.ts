@@ -24,7 +24,7 @@ export function refreshWindowStart(today: string): string {
   return date.toISOString().slice(0, 10);
 }
 
-export const remittanceStatusSchema = z.enum(['expected', 'received', 'short', 'over', 'late']);
+export const remittanceStatusSchema = z.enum(['expected', 'received', 'short', 'over', 'late', 'shortfall']);
 
 export const remittanceSchema = z
   .object({
@@ -39,6 +39,10 @@ export const remittanceSchema = z
     expected: z.number().int().meta({ description: 'What the employer owes: deducted once reported, requested before.' }),
     received: z.number().int().meta({ description: 'Matched from bank statements so far.' }),
     owed: z.number().int().meta({ description: 'expected minus received, never below zero.' }),
+    shortfall: z
+      .number()
+      .int()
+      .meta({ description: 'Paid out beyond what was received, after the bank reversed a credit already paid out: owed back (status `shortfall` while above zero).' }),
     status: remittanceStatusSchema,
     due_date: z.iso.date().meta({ description: 'After this day a remittance not fully received is late.' }),
     overdue_at: z.iso.datetime().nullable(),
@@ -54,12 +58,13 @@ export const remittanceSchema = z
       employer_id: '019a7b2c-0000-7000-8000-000000000002',
       pay_date: '2026-11-27',
       currency: 'GBP',
-      payment_reference: 'SDR261127P12',
+      payment_reference: 'SDR261127P00000012',
       requested: 1_520_000,
       deducted: 1_498_000,
       expected: 1_498_000,
       received: 1_000_000,
       owed: 498_000,
+      shortfall: 0,
       status: 'short',
       due_date: '2026-12-02',
       overdue_at: null,
@@ -82,6 +87,7 @@ export function toRemittanceResource(row: Selectable<RemittancesTable>): Remitta
     expected: row.expected,
     received: row.received,
     owed: amountOwed({ expected: row.expected, received: row.received }),
+    shortfall: row.shortfall,
     status: row.status,
     due_date: row.due_date,
     overdue_at: row.overdue_at ? new Date(row.overdue_at).toISOString() : null,
@@ -100,7 +106,7 @@ export function remittanceEventData(remittance: { id: string; payrollId: string;
 
 export async function remittanceEvents(
   trx: Executor,
-  type: 'remittance.received' | 'remittance.overdue',
+  type: 'remittance.received' | 'remittance.overdue' | 'remittance.reversed',
   remittances: ReadonlyArray<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }>,
 ): Promise<EventToRecord[]> {
   // Grouped by pay date first: a night's statement tells 10,000 remittances' billers at once.
@@ -143,7 +149,7 @@ export async function refreshRemittances(trx: Executor, policy: RemittancePolicy
   for (const fact of facts) {
     const expected = expectedRemittance({ requested: fact.requested, deducted: fact.deducted });
     const dueDate = dueDateOf(fact.pay_date);
-    const status = remittanceStatus({ expected, received: fact.received ?? 0, dueDate, today: policy.today });
+    const status = remittanceStatus({ expected, received: fact.received ?? 0, dueDate, today: policy.today, shortfall: fact.shortfall ?? 0 });
     if (fact.remittance_id !== null && fact.expected === expected && fact.status === status) continue;
     if (fact.remittance_id === null) created += 1;
     rows.push({

@@ -25,18 +25,22 @@ export function remittanceDueDate(payDate: string, lateWorkingDays: number, holi
 }
 
 /**
+ * - shortfall: more has been paid out of it than it has received (the bank took back a credit after it
+ *   was paid out): money owed back, whatever else is true;
  * - received: exactly what was expected has come (also when nothing was expected);
  * - over: more than expected has come;
  * - short: some, but not all, has come, whether or not it is past due (the money says more than the date);
  * - expected: nothing yet, and today is on or before the due date;
  * - late: nothing yet, and the due date has passed.
  */
-export function remittanceStatus(input: RemittanceAmounts & { dueDate: string; today: string }): RemittanceStatus {
-  const { expected, received, dueDate, today } = input;
+export function remittanceStatus(input: RemittanceAmounts & { dueDate: string; today: string; shortfall?: number }): RemittanceStatus {
+  const { expected, received, dueDate, today, shortfall = 0 } = input;
   assertMinorUnits(expected, 'the expected amount');
   assertMinorUnits(received, 'the received amount');
+  assertMinorUnits(shortfall, 'the shortfall');
   assertCalendarDate(dueDate);
   assertCalendarDate(today);
+  if (shortfall > 0) return 'shortfall';
   if (received === expected) return 'received';
   if (received > expected) return 'over';
   if (received > 0) return 'short';
@@ -60,4 +64,14 @@ export function expectedRemittance(amounts: { requested: number; deducted: numbe
   if (amounts.deducted === null) return amounts.requested;
   assertMinorUnits(amounts.deducted, 'the deducted amount');
   return amounts.deducted;
+}
+
+/**
+ * What has been paid out of a pay date beyond what it has received: after the bank takes back a credit
+ * whose money was already paid to billers, that money is owed back. Never below zero.
+ */
+export function remittanceShortfall(amounts: { paidOut: number; received: number }): number {
+  if (!Number.isSafeInteger(amounts.paidOut)) throw new RangeError(`the paid out amount must be an integer of minor units, got ${String(amounts.paidOut)}`);
+  assertMinorUnits(amounts.received, 'the received amount');
+  return Math.max(0, amounts.paidOut - amounts.received);
 }

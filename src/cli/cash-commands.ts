@@ -2,17 +2,24 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
-import { listBankStatements, listCreditsToMatch, listRemittanceResources, matchingPolicyOf, showRemittance } from '../cash/cash-service.ts';
+import { listBankStatementEntries, listBankStatements, listCreditsToMatch, listRemittanceResources, listReversalsToPlace, matchingPolicyOf, showRemittance } from '../cash/cash-service.ts';
+import { restoreCredit, SET_ASIDE_CATEGORIES, setCreditAside } from '../cash/credit-decision-service.ts';
+import { resolveReversal } from '../cash/reversal-service.ts';
 import { matchCreditManually, runMatching, unmatch } from '../cash/matching-service.ts';
 import { remittanceStatusSchema } from '../cash/remittance-service.ts';
 import { importStatement } from '../cash/statement-import-service.ts';
 import { loadConfig } from '../config/config.ts';
-import type { RemittanceStatus } from '../db/tables.ts';
+import type { RemittanceStatus, SetAsideCategory } from '../db/tables.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 
 const money = (minor: number, currency: string) => `${formatMinorUnits(minor, currency)} ${currency}`;
+
+function parseSetAsideCategory(value: string): SetAsideCategory {
+  if (!(SET_ASIDE_CATEGORIES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${SET_ASIDE_CATEGORIES.join(', ')}`);
+  return value as SetAsideCategory;
+}
 
 function parseStatus(value: string): RemittanceStatus {
   const status = remittanceStatusSchema.safeParse(value);
@@ -52,15 +59,29 @@ export function registerCashCommands(program: Command): void {
           maxBytes: config.STATEMENT_LIMIT_BYTES,
           policy: await matchingPolicyOf(db, config),
         });
-        const s = outcome.statement;
-        if (outcome.replayed) {
-          console.log(`statement ${s.statement_id} (${s.format}) was imported on ${s.imported_at.toISOString()}: nothing changed`);
-          return;
+        for (const recorded of outcome.statements) {
+          const s = recorded.statement;
+          const name = `${s.format} statement ${s.statement_id}${s.page_number > 1 || !s.last_page ? ` page ${s.page_number}` : ''}`;
+          if (recorded.replayed) {
+            console.log(`${name} was imported on ${s.imported_at.toISOString()}: nothing changed`);
+            continue;
+          }
+          const outcomes = Object.entries(s.entry_outcomes).map(([kind, count]) => `${kind.replaceAll('_', ' ')} ${count}`).join(', ') || 'no entries';
+          console.log(`imported ${name}: ${s.credits} credits (${money(s.credits_total, s.currency)}), ${recorded.newCredits} new; entries: ${outcomes}`);
+          for (const entry of recorded.entries.filter((e) => !['new', 'debit', 'already_known', 'superseded'].includes(e.outcome))) {
+            console.log(`  entry ${entry.index + 1} ${entry.bankReference} ${entry.direction} ${money(entry.amount, s.currency)}: ${entry.outcome.replaceAll('_', ' ')}${entry.detail ? ` (${entry.detail})` : ''}`);
+          }
+          for (const finding of s.integrity_findings) console.log(`  check: ${finding.detail}`);
         }
-        console.log(`imported ${s.format} statement ${s.statement_id}: ${s.credits} credits (${money(s.credits_total, s.currency)}), ${outcome.newCredits} new, ${s.debits_ignored} debits ignored`);
-        const m = outcome.matching!;
-        const rules = Object.entries(m.byRule).map(([rule, count]) => `${rule} ${count}`).join(', ') || 'none';
-        console.log(`matched ${m.matches} (${rules}); ${m.unmatchedCredits} credit(s) wait in the exceptions queue (deductions credits list)`);
+        if (outcome.matching) {
+          const m = outcome.matching;
+          const rules = Object.entries(m.byRule).map(([rule, count]) => `${rule} ${count}`).join(', ') || 'none';
+          console.log(`matched ${m.matches} (${rules}); ${m.unmatchedCredits} credit(s) wait in the exceptions queue (deductions credits list)`);
+        }
+        const r = outcome.reversals;
+        if (r.applied + r.unresolved > 0) {
+          console.log(`reversals: ${r.applied} took back their credit, ${r.unresolved} wait for a person (deductions statements reversals)${r.shortfall > 0 ? `; ${money(r.shortfall, outcome.statement.currency)} paid out is now owed back` : ''}`);
+        }
       });
     });
 
@@ -87,6 +108,45 @@ export function registerCashCommands(program: Command): void {
       });
     });
 
+  statements
+    .command('entries')
+    .description("A statement's entries and what the import made of each")
+    .argument('<statement-id>', 'the imported statement (its id from statements list)', parseUuidOption)
+    .action(async (statementId: string) => {
+      await withDatabase(async (db) => {
+        for (const e of await listBankStatementEntries(db, statementId)) {
+          console.log(`${String(e.entry_index + 1).padStart(5)}  ${e.direction.padEnd(6)}  ${money(e.amount, e.currency).padStart(16)}  ${(e.booking_date ?? '-').padEnd(10)}  ${e.outcome.padEnd(19)}  ${e.bank_reference}${e.detail ? `  ${e.detail}` : ''}`);
+        }
+      });
+    });
+
+  statements
+    .command('reversals')
+    .description('Reversals no rule could place: each waits for a person to name the credit the bank took back')
+    .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
+    .action(async (options: { limit: number }) => {
+      await withDatabase(async (db) => {
+        const rows = await listReversalsToPlace(db, options.limit);
+        if (rows.length === 0) console.log('no reversal waits to be placed');
+        for (const e of rows) console.log(`${e.id}  ${e.booking_date ?? '-'}  ${money(e.amount, e.currency).padStart(16)}  ${e.bank_reference}  ${e.detail ?? ''}`);
+      });
+    });
+
+  statements
+    .command('place-reversal')
+    .description('Say which credit an unresolved reversal took back: its matches are undone and what was paid out becomes a shortfall')
+    .requiredOption('--entry <id>', 'the reversal (from statements reversals)', parseUuidOption)
+    .requiredOption('--credit <id>', 'the credit the bank took back', parseUuidOption)
+    .requiredOption('--reason <reason>', 'why, for the audit log')
+    .option('--by <name>', 'who decides (default: the OS user)')
+    .action(async (options: { entry: string; credit: string; reason: string; by?: string }) => {
+      const config = loadConfig();
+      await withDatabase(async (db) => {
+        const placed = await resolveReversal(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { entryId: options.entry, creditId: options.credit, reason: options.reason });
+        console.log(`credit ${placed.creditId} reversed${placed.shortfall > 0 ? `; ${placed.shortfall} minor units paid out are now owed back` : ''}`);
+      });
+    });
+
   const credits = program.command('credits').description('Credits on the collection accounts: the exceptions queue and manual matching');
 
   credits
@@ -98,7 +158,7 @@ export function registerCashCommands(program: Command): void {
         const rows = await listCreditsToMatch(db, options.limit);
         if (rows.length === 0) console.log('no credit waits to be matched');
         for (const c of rows) {
-          console.log(`${c.id}  ${c.booking_date}  ${money(c.unmatched_amount, c.currency).padStart(16)} of ${money(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}`);
+          console.log(`${c.id}  ${c.booking_date}  ${c.state.padEnd(4)}  ${money(c.unmatched_amount, c.currency).padStart(16)} of ${money(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}${c.state_reason ? `  (${c.state_reason})` : ''}`);
         }
       });
     });
@@ -122,6 +182,33 @@ export function registerCashCommands(program: Command): void {
       });
     });
 
+  credits
+    .command('set-aside')
+    .description('Say a credit is no remittance (bank interest, to return to its sender...): it leaves the queue and no rule matches it')
+    .requiredOption('--credit <id>', 'the credit', parseUuidOption)
+    .requiredOption('--category <category>', SET_ASIDE_CATEGORIES.join(', '), parseSetAsideCategory)
+    .requiredOption('--reason <reason>', 'why, for the audit log')
+    .option('--by <name>', 'who decides (default: the OS user)')
+    .action(async (options: { credit: string; category: SetAsideCategory; reason: string; by?: string }) => {
+      await withDatabase(async (db) => {
+        const credit = await setCreditAside(db, cliActor(operatorName(options.by)), { creditId: options.credit, category: options.category, reason: options.reason });
+        console.log(`credit ${credit.id} set aside (${credit.set_aside_category}): ${money(credit.amount - credit.matched_amount, credit.currency)} leaves the queue`);
+      });
+    });
+
+  credits
+    .command('restore')
+    .description('Give a credit set aside or held back to the queue and the rules')
+    .requiredOption('--credit <id>', 'the credit', parseUuidOption)
+    .requiredOption('--reason <reason>', 'why, for the audit log')
+    .option('--by <name>', 'who decides (default: the OS user)')
+    .action(async (options: { credit: string; reason: string; by?: string }) => {
+      await withDatabase(async (db) => {
+        const credit = await restoreCredit(db, cliActor(operatorName(options.by)), { creditId: options.credit, reason: options.reason });
+        console.log(`credit ${credit.id} is open again: run \`deductions statements match\` to try the rules`);
+      });
+    });
+
   program
     .command('unmatch')
     .description('Take a match back (refused if the remittance has paid out more than would remain)')
@@ -142,14 +229,14 @@ export function registerCashCommands(program: Command): void {
     .command('list')
     .description('Remittances, newest pay date first')
     .option('--pay-date <date>', 'only this pay date', parseDateOption)
-    .option('--status <status>', 'expected, received, short, over or late', parseStatus)
+    .option('--status <status>', 'expected, received, short, over, late or shortfall', parseStatus)
     .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
     .action(async (options: { payDate?: string; status?: RemittanceStatus; limit: number }) => {
       await withDatabase(async (db) => {
         const rows = await listRemittanceResources(db, { limit: options.limit, ...(options.payDate ? { payDate: options.payDate } : {}), ...(options.status ? { status: options.status } : {}) });
         for (const r of rows) {
           console.log(
-            `${r.pay_date}  ${r.status.padEnd(8)}  expected ${money(r.expected, r.currency).padStart(14)}  received ${money(r.received, r.currency).padStart(14)}  owed ${money(r.owed, r.currency).padStart(14)}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,
+            `${r.pay_date}  ${r.status.padEnd(9)}  expected ${money(r.expected, r.currency).padStart(14)}  received ${money(r.received, r.currency).padStart(14)}  owed ${money(r.owed, r.currency).padStart(14)}${r.shortfall > 0 ? `  owed back ${money(r.shortfall, r.currency)}` : ''}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,
           );
         }
       });

@@ -3,24 +3,65 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
-import { PAYOUT_BANK_FILE_FORMATS, payoutBankFileIn, type PayoutBankFileFormat } from '../payouts/payout-service.ts';
+import { cliActor, type Actor } from '../audit/audit-service.ts';
+import { formatMinorUnits } from '../money/major-units.ts';
+import { listPaymentFilesOfDate, type PaymentFileSummaryRow } from '../payouts/payment-file-repository.ts';
+import { latestPaymentFileOf, paymentFileOfDateDownload, type PaymentFileDownload } from '../payouts/payment-file-service.ts';
+import { PAYMENT_FILE_FORMATS, type PaymentFileFormat } from '../payouts/payout-file.ts';
 import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
 import { writeThreeWayCsv } from '../reports/three-way-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
-import { parseDateOption, parseUuidOption } from './options.ts';
+import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
+
+export interface ExportPayoutsOptions {
+  date: string;
+  out?: string | undefined;
+  format?: PaymentFileFormat | undefined;
+  /** A file of the date by its number: written again as stored, nothing new is written. */
+  file?: number | undefined;
+  /** Who writes a new file (default: the OS user). */
+  actor?: Actor | undefined;
+}
+
+/** What exportPayouts wrote: the file, and the files it wrote into the database first (none with `file`). */
+export interface ExportedPayouts {
+  download: PaymentFileDownload;
+  written: PaymentFileSummaryRow[];
+}
 
 /**
- * The bank payment file of the payouts made on `date` (the CSV, or with format `pain.001` the ISO 20022
- * credit transfer initiation), to `out` or stdout. Returns how many payouts it holds.
+ * A payment file of the payouts made on `date` (the CSV rendering, or with format `pain.001` the ISO
+ * 20022 credit transfer initiation), to `out` or stdout, as stored. Without `file`, as GET
+ * /payouts/bank-file: the date's payouts that no file holds yet are first written into a new file, and
+ * the date's latest file is exported (the same bytes as its every other download). With `file`, that
+ * file of the date, and nothing is written.
  */
-export async function exportPayouts(
-  db: Executor,
-  options: { date: string; out?: string | undefined; format?: PayoutBankFileFormat | undefined },
-): Promise<number> {
-  const file = await payoutBankFileIn(db, options.date, options.format ?? 'csv');
-  if (options.out) await writeFile(options.out, file.content, 'utf8');
-  else process.stdout.write(file.content);
-  return file.payouts;
+export async function exportPayouts(db: Database, options: ExportPayoutsOptions): Promise<ExportedPayouts> {
+  const format = options.format ?? 'csv';
+  const exported: ExportedPayouts =
+    options.file === undefined
+      ? await latestPaymentFileOf(db, options.date, format, { actor: options.actor ?? cliActor(operatorName(undefined)) }).then(({ written, ...download }) => ({
+          download,
+          written,
+        }))
+      : { download: await paymentFileOfDateDownload(db, options.date, options.file, format), written: [] };
+  if (options.out) await writeFile(options.out, exported.download.content);
+  else process.stdout.write(exported.download.content);
+  return exported;
+}
+
+/** One line per file of a date: its number, MsgId, execution date, transfers and totals, who wrote it and when. */
+export function describePaymentFiles(files: readonly PaymentFileSummaryRow[]): string {
+  return files
+    .map((file) => {
+      const transfers = file.totals.reduce((sum, total) => sum + total.transfers, 0);
+      const totals = file.totals.map((total) => `${total.currency} ${formatMinorUnits(total.amount, total.currency)}`).join(', ');
+      const what = file.legacy
+        ? 'legacy: payouts made before payment files were stored (not kept, not downloadable)'
+        : `${file.message_id} execution ${file.requested_execution_date}`;
+      return `${String(file.sequence).padStart(2, '0')}  ${what}  ${transfers} payout(s)${totals ? ` ${totals}` : ''}  written ${file.created_at.toISOString()} by ${file.created_by}  id ${file.id}\n`;
+    })
+    .join('');
 }
 
 /**
@@ -50,17 +91,39 @@ export function registerExportCommands(program: Command): void {
 
   exportCommand
     .command('payouts')
-    .description('Write the bank payment file (CSV, or ISO 20022 pain.001.001.09 XML) of the payouts made on a date')
+    .description(
+      'Write a payment file (CSV, or ISO 20022 pain.001.001.09 XML) of the payouts made on a date: by default the payouts ' +
+        'no file holds yet are first written into a new stored file, then the date\'s latest file is exported; --file N ' +
+        'exports file N of the date as stored; --list lists the date\'s files',
+    )
     .requiredOption('--date <date>', 'payout date (YYYY-MM-DD)', parseDateOption)
     .addOption(
-      new Option('--format <format>', 'csv, or pain.001 for the credit transfer initiation the bank imports').choices(PAYOUT_BANK_FILE_FORMATS).default('csv'),
+      new Option('--format <format>', 'csv, or pain.001 for the credit transfer initiation the bank imports').choices(PAYMENT_FILE_FORMATS).default('csv'),
     )
+    .option('--file <number>', "export this file of the date (1, 2...) as stored; nothing new is written", parseWholeNumber)
+    .option('--list', "list the date's payment files instead (nothing is written)")
+    .option('--by <name>', 'who writes a new file, kept on it and in the audit log (default: the OS user)')
     .option('--out <file>', 'output file (default: stdout)')
-    .action(async (options: { date: string; format: PayoutBankFileFormat; out?: string }) => {
+    .action(async (options: { date: string; format: PaymentFileFormat; file?: number; list?: boolean; by?: string; out?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
-        const count = await exportPayouts(runtime.db, options);
-        if (options.out) process.stderr.write(`Wrote ${count} payout(s) made on ${options.date} to ${options.out}\n`);
+        if (options.list) {
+          const files = await listPaymentFilesOfDate(runtime.db, options.date);
+          process.stdout.write(files.length === 0 ? `No payment file of ${options.date}\n` : describePaymentFiles(files));
+          return;
+        }
+        const { download, written } = await exportPayouts(runtime.db, { ...options, actor: cliActor(operatorName(options.by)) });
+        const file = download.file;
+        const transfers = file.totals.reduce((sum, total) => sum + total.transfers, 0);
+        if (written.length > 1) {
+          process.stderr.write(`Wrote ${written.length} new payment files of ${options.date} (one pain.001 message cannot carry their totals): export each with --file\n`);
+        }
+        const fresh = written.some((candidate) => candidate.id === file.id);
+        process.stderr.write(
+          `${fresh ? 'New payment file' : 'Payment file'} ${file.sequence} of ${options.date} (${file.message_id}, execution ${file.requested_execution_date}): ` +
+            `${transfers} payout(s)${options.out ? ` to ${options.out}` : ''}` +
+            `${!fresh && options.file === undefined ? '; no payout of the date was waiting for a file, so this is the latest file again, as stored' : ''}\n`,
+        );
       } finally {
         await runtime.close();
       }

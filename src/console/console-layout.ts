@@ -80,13 +80,20 @@ ${fields}
 </form>`;
 }
 
-/** A status word with a symbol, so it reads without colour. */
+/**
+ * A status word with a symbol, so it reads without colour. A shortfall (money already paid out that
+ * is owed back) stands out from every other bad status; what waits for a person's look is marked apart.
+ */
 export function statusBadge(status: string): Html {
-  const tone = /fail|error|abandon|disabled|unreconciled|unfinished|short|late|overdue/.test(status)
-    ? 'bad'
-    : /complete|paid|ok|succeed|reconciled|finished|delivered|locked|instructed|confirmed|received/.test(status)
-      ? 'good'
-      : 'neutral';
-  const symbol = tone === 'bad' ? '✗' : tone === 'good' ? '✓' : '•';
+  const tone = /shortfall/.test(status)
+    ? 'owed'
+    : /fail|error|abandon|disabled|unreconciled|unfinished|short|late|overdue/.test(status)
+      ? 'bad'
+      : /held|conflicting|unusable|unresolved/.test(status)
+        ? 'attention'
+        : /complete|paid|ok|succeed|reconciled|finished|delivered|locked|instructed|confirmed|received/.test(status)
+          ? 'good'
+          : 'neutral';
+  const symbol = tone === 'owed' || tone === 'attention' ? '⚠' : tone === 'bad' ? '✗' : tone === 'good' ? '✓' : '•';
   return html`<span class="status status-${tone}"><span aria-hidden="true">${symbol}</span> ${status}</span>`;
 }

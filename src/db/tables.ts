@@ -601,6 +601,37 @@ export interface PayoutAssembliesTable {
   created_at: Generated<Date>;
 }
 
+/**
+ * A payment file: a stored document instructing the bank to make payouts, written once
+ * (src/payouts/payment-file-service.ts) and never changed (the table refuses UPDATE and DELETE).
+ * Numbered per payout date from 1; sequence 0 is the legacy file recording the payouts that existed
+ * before files were stored, which has no MsgId and no bytes.
+ */
+export interface PaymentFilesTable {
+  id: string;
+  payout_date: IsoDate;
+  sequence: number;
+  legacy: Generated<boolean>;
+  /** The pain.001 GrpHdr/MsgId. */
+  message_id: string | null;
+  /** The pain.001 ReqdExctnDt: the payout date, or the next bank business day when it is not one. */
+  requested_execution_date: IsoDate | null;
+  /** The pain.001 GrpHdr/CreDtTm (whole seconds). */
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  created_by: string;
+  /** The exact bytes of each rendering, and their SHA-256 (lower-case hex). */
+  pain001: Buffer | null;
+  pain001_sha256: string | null;
+  csv: Buffer | null;
+  csv_sha256: string | null;
+}
+
+/** Which file instructs a payout: the payout is the key, so it is in one file at most. */
+export interface PaymentFilePayoutsTable {
+  payout_id: string;
+  payment_file_id: string;
+}
+
 export interface LedgerEntriesTable {
   id: Generated<string>;
   biller_client_id: string;
@@ -637,7 +668,8 @@ export type EventType =
   | 'employee.updated'
   | 'webhook_endpoint.disabled'
   | 'remittance.received'
-  | 'remittance.overdue';
+  | 'remittance.overdue'
+  | 'remittance.reversed';
 
 export interface EventsTable {
   id: Generated<string>;
@@ -784,7 +816,11 @@ export interface ConsoleSessionsTable {
 
 export type StatementFormat = 'camt.053' | 'camt.054' | 'csv';
 export type MatchRule = 'exact' | 'normalised' | 'many_to_one' | 'one_to_many' | 'tolerance' | 'manual';
-export type RemittanceStatus = 'expected' | 'received' | 'short' | 'over' | 'late';
+export type RemittanceStatus = 'expected' | 'received' | 'short' | 'over' | 'late' | 'shortfall';
+/** open: the rules may match it; held: a person must look first; set_aside: a person said it is no remittance; reversed: the bank took it back. */
+export type BankCreditState = 'open' | 'held' | 'set_aside' | 'reversed';
+export type SetAsideCategory = 'not_a_remittance' | 'bank_interest' | 'returned_to_sender' | 'duplicate' | 'other';
+export type StatementEntryOutcome = 'new' | 'already_known' | 'superseded' | 'conflicting' | 'reversal' | 'unresolved_reversal' | 'held' | 'debit' | 'unusable';
 export type PayoutFunding = 'received' | 'deducted';
 
 export interface BankStatementsTable {
@@ -802,6 +838,34 @@ export interface BankStatementsTable {
   debits_ignored: number;
   imported_at: Generated<Date>;
   imported_by: string;
+  page_number: Generated<number>;
+  last_page: Generated<boolean>;
+  electronic_sequence_number: string | null;
+  legal_sequence_number: string | null;
+  /** SHA-256 of the statement's parsed content: the same statement in another file is the same statement. */
+  parsed_sha256: Buffer | null;
+  /** The statement's balances (Bal): type code, signed minor units, currency, date. */
+  balances: ColumnType<Array<{ type: string; amount: number; currency: string; date: string | null }>, string | undefined, string>;
+  integrity_findings: ColumnType<Array<{ code: string; detail: string }>, string | undefined, string>;
+  /** How many of its entries had each outcome (StatementEntryOutcome -> count). */
+  entry_outcomes: ColumnType<Record<string, number>, string | undefined, string>;
+}
+
+/** What an import made of each entry of a statement. */
+export interface BankStatementEntriesTable {
+  id: string;
+  bank_statement_id: string;
+  entry_index: number;
+  direction: 'credit' | 'debit';
+  amount: MinorUnits;
+  currency: string;
+  booking_date: IsoDate | null;
+  bank_reference: string;
+  outcome: StatementEntryOutcome;
+  bank_credit_id: string | null;
+  detail: string | null;
+  resolved_at: Timestamp | null;
+  resolved_by: string | null;
 }
 
 export interface BankCreditsTable {
@@ -818,6 +882,19 @@ export interface BankCreditsTable {
   debtor_account: string | null;
   matched_amount: Generated<MinorUnits>;
   created_at: Generated<Date>;
+  account_servicer_reference: string | null;
+  entry_reference: string | null;
+  transaction_references: Generated<string[]>;
+  batch_amount: MinorUnits | null;
+  batch_part: number | null;
+  batch_parts: number | null;
+  /** The camt.053 (or CSV) statement that booked the credit; null while only a camt.054 notified it. */
+  booked_statement_id: string | null;
+  state: Generated<BankCreditState>;
+  state_reason: string | null;
+  set_aside_category: SetAsideCategory | null;
+  state_changed_at: Timestamp | null;
+  state_changed_by: string | null;
 }
 
 export interface RemittancesTable {
@@ -834,6 +911,8 @@ export interface RemittancesTable {
   status: RemittanceStatus;
   due_date: IsoDate;
   overdue_at: Timestamp | null;
+  /** Paid out beyond what was received, after the bank reversed a credit already paid out: owed back. */
+  shortfall: Generated<MinorUnits>;
   version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
@@ -893,6 +972,8 @@ export interface DB {
   reconciliation_exceptions: ReconciliationExceptionsTable;
   payouts: PayoutsTable;
   payout_assemblies: PayoutAssembliesTable;
+  payment_files: PaymentFilesTable;
+  payment_file_payouts: PaymentFilePayoutsTable;
   ledger_entries: LedgerEntriesTable;
   payout_items: PayoutItemsTable;
   events: EventsTable;
@@ -907,6 +988,7 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   bank_statements: BankStatementsTable;
   bank_credits: BankCreditsTable;
+  bank_statement_entries: BankStatementEntriesTable;
   remittances: RemittancesTable;
   remittance_matches: RemittanceMatchesTable;
 }

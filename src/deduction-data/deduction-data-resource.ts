@@ -47,7 +47,7 @@ export const deductionDataResponseSchema = z
           payment_information: {
             payment_reference: 'SDR-0193A4F1-20261127',
             payment_amount: 75,
-            payment_account: { account_number: '41926819', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' },
+            payment_account: { account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' },
           },
         },
       ],

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'webhook_endpoint.disabled',
   'remittance.received',
   'remittance.overdue',
+  'remittance.reversed',
 ] as const satisfies readonly EventType[];
 
 export const eventTypeSchema = z.enum(EVENT_TYPES).meta({

@@ -10,6 +10,15 @@
 // assigns once and never reuses (an identity column, unique, with its largest value capped so the
 // reference always fits), so two references can never be equal and a re-run builds the same one.
 // The freeze builds the same strings in SQL (src/snapshots/freeze-repository.ts); a test compares them.
+//
+// A remittance reference is also fixed width, so none is ever the start of another: bank credits are
+// matched to remittances by reference, and banks cut references short, so with SDR261030P15 a prefix
+// of SDR261030P150 a duplicate payment quoting P15 was taken for P150, another payroll's money. The
+// payroll number is zero-padded to 8 digits rather than followed by a check character: 8 digits is
+// what the numbering already allows (MAX_REMITTANCE_REFERENCE_NUMBER), so every reference is exactly
+// the 18 characters Bacs carries, whereas a check character would need a 19th (or a lower cap on
+// payroll numbers than the identity column already allows) and its own algorithm in TypeScript and SQL.
+// References issued before (SDR261030P15) stay as they were sent: a re-run keeps the stored one.
 
 export const BACS_REFERENCE_MAX_LENGTH = 18;
 
@@ -53,16 +62,21 @@ export function deductionPaymentReference(deductionReferenceNumber: number): str
   return `SD${String(deductionReferenceNumber).padStart(8, '0')}`;
 }
 
+/** How many digits of the payroll's number a remittance reference carries: 'SDR', YYMMDD, 'P' and these make 18. */
+export const REMITTANCE_REFERENCE_NUMBER_DIGITS = 8;
+
 /**
  * The reference an employer puts on the transfer of a payroll pay date's deductions to the collection
  * account: 'SDR', the pay date as YYMMDD, 'P' and the payroll's remittance reference number
- * (SDR261030P17). Unique across the installation for each payroll pay date, the same for every
- * snapshot version of it, and still unique once a bank strips it to letters and digits (the date is
- * always 6 digits).
+ * zero-padded to 8 digits (SDR261030P00000017): always 18 characters, so no reference is a prefix of
+ * another. Unique across the installation for each payroll pay date, and still unique once a bank
+ * strips it to letters and digits. A pay date frozen before this format keeps the reference it was
+ * sent with on every later snapshot version (the freeze reuses the stored one): build it only for a
+ * pay date that has none yet.
  */
 export function remittancePaymentReference(payDate: string, remittanceReferenceNumber: number): string {
   const date = /^\d{2}(\d{2})-(\d{2})-(\d{2})$/.exec(payDate);
   if (!date) throw new RangeError(`a pay date must be YYYY-MM-DD, got ${payDate}`);
   assertReferenceNumber(remittanceReferenceNumber, MAX_REMITTANCE_REFERENCE_NUMBER, 'a remittance reference number');
-  return `SDR${date[1]}${date[2]}${date[3]}P${remittanceReferenceNumber}`;
+  return `SDR${date[1]}${date[2]}${date[3]}P${String(remittanceReferenceNumber).padStart(REMITTANCE_REFERENCE_NUMBER_DIGITS, '0')}`;
 }

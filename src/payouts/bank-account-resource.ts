@@ -2,11 +2,14 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { BeneficiaryAccountsTable, CollectionAccountsTable } from '../db/tables.ts';
 import { isoInstant } from '../shared/schemas.ts';
+import { pain001Name, paymentFileNameProblem } from './payment-text.ts';
 
 const accountExample = {
   sort_code: '20-00-00',
-  account_number: '41234567',
+  account_number: '41234978',
   account_holder_name: 'Salary Deductions Collections Ltd',
+  payment_file_name: 'Salary Deductions Collections Ltd',
+  payment_file_name_problem: null,
 };
 
 const collectionAccountExample = {
@@ -24,7 +27,9 @@ const beneficiaryAccountExample = {
   currency: 'GBP',
   sort_code: '60-16-13',
   account_number: '31926819',
-  account_holder_name: 'Acme Lending Ltd',
+  account_holder_name: 'Müller & Söhne Lending Ltd',
+  payment_file_name: 'Muller and Sohne Lending Ltd',
+  payment_file_name_problem: null,
   active: true,
   created_at: '2026-11-25T09:30:00.000Z',
   deactivated_at: null,
@@ -40,6 +45,16 @@ const storedAccountFields = {
   sort_code: z.string(),
   account_number: z.string(),
   account_holder_name: z.string(),
+  payment_file_name: z.string().meta({
+    description:
+      'The holder name as a pain.001 payment file writes it: in the characters banks accept (accents dropped, Cyrillic and Greek romanised, & as "and") and at most 70 characters',
+    example: 'Muller and Sohne Lending Ltd',
+  }),
+  payment_file_name_problem: z.string().nullable().meta({
+    description:
+      'Why the holder name would be refused if set up today (an account stored before names were checked): fewer than 2 letters or digits, or longer than 70 characters, in a payment file. The file still pays the account under payment_file_name; set up the account again with the name the bank holds',
+    example: null,
+  }),
   active: z.boolean(),
   created_at: z.iso.datetime(),
   deactivated_at: z.iso.datetime().nullable(),
@@ -54,6 +69,8 @@ function storedAccountResource(row: StoredAccountRow) {
     sort_code: row.sort_code,
     account_number: row.account_number,
     account_holder_name: row.account_holder_name,
+    payment_file_name: pain001Name(row.account_holder_name),
+    payment_file_name_problem: paymentFileNameProblem(row.account_holder_name),
     active: row.active,
     created_at: isoInstant(row.created_at),
     deactivated_at: row.deactivated_at === null ? null : isoInstant(row.deactivated_at),
@@ -77,7 +94,7 @@ export const collectionAccountEnvelopeSchema = z
     description: 'The currency’s new active collection account and the one it replaced (null for the first)',
     example: {
       collection_account: collectionAccountExample,
-      replaced: { ...collectionAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c60', account_number: '41234560', active: false, created_at: '2026-01-05T09:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
+      replaced: { ...collectionAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c60', account_number: '41234390', active: false, created_at: '2026-01-05T09:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
     },
   });
 
@@ -110,7 +127,7 @@ export const beneficiaryAccountChangeSchema = z
     description: "The biller's new active account in the currency and the one it replaced (null for the first)",
     example: {
       beneficiary_account: beneficiaryAccountExample,
-      replaced: { ...beneficiaryAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c61', account_number: '31926810', active: false, created_at: '2026-02-02T10:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
+      replaced: { ...beneficiaryAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c61', account_number: '31926800', active: false, created_at: '2026-02-02T10:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
     },
   });
 

@@ -1,15 +1,14 @@
-import { createHash } from 'node:crypto';
 import { create } from 'xmlbuilder2';
 import { currencyExponent } from '../money/currency.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
-import { InvalidError } from '../shared/domain-errors.ts';
 import type { UkBankAccount } from './bank-account-details.ts';
 import type { PayoutFileRow } from './payout-file.ts';
+import { pain001Name, swiftLatinText as isoLatinText } from './payment-text.ts';
 
 export const PAIN001_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
 
 /** Banks' pain.001 guidelines (EPC, UK clearing) cap names at 70 characters though the schema allows 140. */
-export const PAIN001_NAME_MAX_LENGTH = 70;
+export { PAIN001_NAME_MAX_LENGTH } from './payment-text.ts';
 /** Max140Text: the unstructured remittance information. */
 const REMITTANCE_MAX_LENGTH = 140;
 /** Max35Text: identifiers and references. */
@@ -26,66 +25,22 @@ export interface Pain001DebtorAccount extends UkBankAccount {
 }
 
 export interface Pain001Request {
-  payoutDate: string;
-  /** When the file is generated: the group header's CreDtTm, the only part that changes between generations. */
+  /** GrpHdr/MsgId: the payment file's own (paymentFileMessageId), never reused for other payouts. */
+  messageId: string;
+  /** GrpHdr/CreDtTm: when the payment file was written (to the second). */
   createdAt: Date;
-  /** The payouts made on the date, as the CSV bank file lists them. */
+  /** ReqdExctnDt of every block: a bank business day (payoutExecutionDate of the payout date). */
+  requestedExecutionDate: string;
+  /** The payouts the file instructs, as the CSV rendering of the same file lists them. */
   payouts: readonly PayoutFileRow[];
   /** One per currency of the payouts. */
   debtorAccounts: readonly Pain001DebtorAccount[];
 }
 
-// The character set UK and EPC banks accept in pain.001 text (the "SWIFT Latin" subset): anything else
-// risks the whole file being rejected, so it is transliterated or replaced before it reaches the file.
-const DISALLOWED = /[^A-Za-z0-9/\-?:().,'+ ]/g;
-const TRANSLITERATIONS: Readonly<Record<string, string>> = {
-  ß: 'ss',
-  æ: 'ae',
-  Æ: 'AE',
-  œ: 'oe',
-  Œ: 'OE',
-  ø: 'o',
-  Ø: 'O',
-  ł: 'l',
-  Ł: 'L',
-  đ: 'd',
-  Đ: 'D',
-  ð: 'd',
-  Ð: 'D',
-  þ: 'th',
-  Þ: 'TH',
-  '&': '+',
-  '‘': "'",
-  '’': "'",
-  '‚': "'",
-  '`': "'",
-  '´': "'",
-  '–': '-',
-  '—': '-',
-  '‐': '-',
-  '‑': '-',
-};
-
-/**
- * Text as a bank accepts it in a pain.001 file: accents dropped (é -> e), a few letters and marks spelt
- * out (ß -> ss, & -> +), any other character outside the set a space, spaces collapsed, and cut to
- * `maxLength`. May return '' when nothing of the text is representable; the caller decides what that means.
- */
-export function isoLatinText(text: string, maxLength: number): string {
-  const spelt = [...text.normalize('NFKD').replace(/\p{M}/gu, '')].map((character) => TRANSLITERATIONS[character] ?? character).join('');
-  return spelt.replace(DISALLOWED, ' ').replace(/ +/g, ' ').trim().slice(0, maxLength).trimEnd();
-}
-
-/**
- * The file's MsgId: 'SDPO', the payout date as YYMMDD and eight hex digits of a hash of the payout ids,
- * so generating the same date's file again gives the same id (a bank refuses a MsgId it has seen as a
- * duplicate upload), and a date whose payouts changed gets a new one.
- */
-export function pain001MessageId(payoutDate: string, payoutIds: readonly string[]): string {
-  const yymmdd = payoutDate.slice(2).replaceAll('-', '');
-  const hash = createHash('sha256').update([...payoutIds].sort().join(',')).digest('hex');
-  return `SDPO${yymmdd}${hash.slice(0, 8).toUpperCase()}`;
-}
+// Text reaches the file in the character set UK and EPC banks accept in pain.001 (the "SWIFT Latin"
+// subset), by the rules of payment-text.ts, which the account setup checks names against as well.
+// isoLatinText stays exported under its old name for code that imports it from here.
+export { isoLatinText };
 
 /**
  * The sum of amounts as a decimal string, exactly: each is brought to the largest exponent among their
@@ -105,6 +60,45 @@ export function controlSum(amounts: ReadonlyArray<{ amount: number; currency: st
   return `${negative ? '-' : ''}${digits.slice(0, cut)}${exponent === 0 ? '' : `.${digits.slice(cut)}`}`;
 }
 
+/**
+ * The most digits an amount or a control sum may have (ActiveOrHistoricCurrencyAndAmount and
+ * DecimalNumber: totalDigits 18).
+ */
+export const PAIN001_MAX_TOTAL_DIGITS = 18;
+
+/** How many digits a total of `minor` units with `exponent` decimals has as controlSum writes it, but for leading zeros. */
+function writtenDigits(minor: bigint, exponent: number): number {
+  const digits = String(minor < 0n ? -minor : minor).length;
+  return Math.max(digits, exponent, 1);
+}
+
+/**
+ * Whether a pain.001 message with these totals (minor units per currency) is valid: every control sum
+ * it carries (each currency's block and the group header's, over all currencies at the largest
+ * exponent, as controlSum writes them) fits in 18 digits. Trailing zeros of a fraction count, as a
+ * validator that reads the written form counts them. Payouts that do not fit in one message are spread
+ * over several files (paymentFileBatches).
+ */
+export function pain001TotalsFit(totals: ReadonlyMap<string, bigint>): boolean {
+  const exponent = Math.max(0, ...[...totals.keys()].map(currencyExponent));
+  let group = 0n;
+  for (const [currency, total] of totals) {
+    if (writtenDigits(total, currencyExponent(currency)) > PAIN001_MAX_TOTAL_DIGITS) return false;
+    group += total * 10n ** BigInt(exponent - currencyExponent(currency));
+  }
+  return writtenDigits(group, exponent) <= PAIN001_MAX_TOTAL_DIGITS;
+}
+
+/** pain001TotalsFit of the payouts' totals. */
+export function fitsOnePain001(payouts: ReadonlyArray<{ amount: number; currency: string }>): boolean {
+  const totals = new Map<string, bigint>();
+  for (const payout of payouts) {
+    if (!Number.isSafeInteger(payout.amount)) throw new RangeError(`Minor units must be a safe integer, got ${String(payout.amount)}`);
+    totals.set(payout.currency, (totals.get(payout.currency) ?? 0n) + BigInt(payout.amount));
+  }
+  return pain001TotalsFit(totals);
+}
+
 /** A sort code as a clearing member id and the start of a BBAN: its six digits. */
 function sortCodeDigits(sortCode: string): string {
   return sortCode.replaceAll('-', '');
@@ -120,12 +114,13 @@ function isoDateTime(instant: Date): string {
   return `${instant.toISOString().slice(0, 19)}Z`;
 }
 
-function bankName(text: string, what: string): string {
-  const name = isoLatinText(text, PAIN001_NAME_MAX_LENGTH);
-  if (name === '') {
-    throw new InvalidError('name-not-representable', `${what}: the name "${text}" has no character a bank accepts in a pain.001 file`);
-  }
-  return name;
+/**
+ * A party's name as the file writes it (pain001Name): it never throws, so an account stored with a name
+ * no file can carry does not hold back the file that pays everyone else; `what` names the party for
+ * callers that report such names.
+ */
+function bankName(text: string, _what: string): string {
+  return pain001Name(text);
 }
 
 function account(details: UkBankAccount, currency?: string) {
@@ -153,14 +148,20 @@ function creditTransfer(payout: PayoutFileRow) {
 }
 
 /**
- * The ISO 20022 credit transfer initiation (pain.001.001.09) of a date's payouts: one payment
- * information block per currency, paid from that currency's collection account on the payout date,
- * with one transfer per payout whose references are the payout's, so the bank statement line leads
- * back to it. Amounts are exact decimal strings; text is reduced to the characters banks accept.
+ * The ISO 20022 credit transfer initiation (pain.001.001.09) of a payment file: one payment
+ * information block per currency, paid from that currency's collection account on the requested
+ * execution date, with one transfer per payout whose InstrId and EndToEndId are the payout's own
+ * reference (unique to the payout: a failed payout's money is paid again by a new payout, under a new
+ * reference), so the bank statement line leads back to it. Amounts are exact decimal strings; text is
+ * reduced to the characters banks accept. Rendered once, when the file is written: the bytes are stored.
  */
 export function renderPain001File(request: Pain001Request): string {
   if (request.payouts.length === 0) throw new RangeError('A pain.001 file holds at least one transfer');
-  const messageId = pain001MessageId(request.payoutDate, request.payouts.map((payout) => payout.id));
+  if (new Set(request.payouts.map((payout) => payout.id)).size !== request.payouts.length) {
+    throw new RangeError('A pain.001 file instructs each payout once');
+  }
+  if (!fitsOnePain001(request.payouts)) throw new RangeError(`A control sum of the file would exceed ${PAIN001_MAX_TOTAL_DIGITS} digits`);
+  const { messageId } = request;
   const currencies = [...new Set(request.payouts.map((payout) => payout.currency))].sort();
   const debtors = currencies.map((currency) => {
     const debtor = request.debtorAccounts.find((candidate) => candidate.currency === currency);
@@ -178,7 +179,7 @@ export function renderPain001File(request: Pain001Request): string {
       NbOfTxs: String(payouts.length),
       CtrlSum: controlSum(payouts),
       PmtTpInf: { SvcLvl: { Cd: SERVICE_LEVEL } },
-      ReqdExctnDt: { Dt: request.payoutDate },
+      ReqdExctnDt: { Dt: request.requestedExecutionDate },
       Dbtr: { Nm: bankName(debtor.account_holder_name, `The ${debtor.currency} collection account`) },
       DbtrAcct: account(debtor, debtor.currency),
       DbtrAgt: agent(debtor.sort_code),
@@ -202,8 +203,4 @@ export function renderPain001File(request: Pain001Request): string {
     },
   };
   return create({ version: '1.0', encoding: 'UTF-8' }, document).end({ prettyPrint: true }) + '\n';
-}
-
-export function pain001FileName(payoutDate: string): string {
-  return `payouts-${payoutDate}.pain.001.xml`;
 }

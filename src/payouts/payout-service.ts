@@ -2,7 +2,7 @@ import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Database, Executor } from '../db/connection.ts';
 import { loadHolidays } from '../calendars/bank-holiday-repository.ts';
 import type { HolidayCalendar } from '../calendars/working-days.ts';
-import { subtractWorkingDays } from '../calendars/working-days.ts';
+import { settlementCutoff } from './payout-calendar.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -16,7 +16,6 @@ import {
   insertAssembledPayout,
   insertPayoutAssembly,
   listPayoutAssemblies,
-  listPayoutsMadeOn,
   listUnpaidLedgerGroups,
   lockPayoutAssembly,
   payOutChunk,
@@ -33,9 +32,6 @@ import {
 } from './payout-run-repository.ts';
 import { MIN_ENTRIES_PER_PAYOUT_CHUNK, payoutChunkCount } from './payout-chunks.ts';
 import { DEFAULT_PAYOUT_CONCURRENCY } from '../config/config.ts';
-import { payoutFileName, renderPayoutFile } from './payout-file.ts';
-import { pain001FileName, renderPain001File } from './pain001-file.ts';
-import { listCollectionAccounts } from './collection-account-repository.ts';
 import { findPayout } from './payout-repository.ts';
 import { toPayoutResource, type PayoutResource, type PayoutRow } from './payout-resource.ts';
 import { PAYOUT_LIFECYCLE, type PayoutStatus } from './payout-transitions.ts';
@@ -44,6 +40,7 @@ import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import type { PayoutAssembliesTable, PayoutFunding, PayoutRunTrigger } from '../db/tables.ts';
 import { fundLedgerEntries, type FundingOutcome } from '../cash/funding-service.ts';
 import { lockCash } from '../cash/remittance-repository.ts';
+import { reassessPayDatesOfFailedPayout } from '../cash/reversal-service.ts';
 import { finishPayoutRun, insertPayoutRun } from './payout-run-history-repository.ts';
 
 export interface PayoutRunOptions {
@@ -90,10 +87,9 @@ export interface PayoutRunSummary {
   funding?: FundingOutcome;
 }
 
-/** Pay dates on or before the returned date are at least the settlement delay old on `today`. */
-export function settlementCutoff(today: string, settlementDelayWorkingDays: number, holidays: HolidayCalendar): string {
-  return subtractWorkingDays(today, settlementDelayWorkingDays, holidays);
-}
+// Which pay dates a run pays: those at least the settlement delay old in bank business days, counted
+// from the last business day on or before the run's day (payout-calendar.ts).
+export { settlementCutoff };
 
 export type PayoutDecision = 'pay' | 'carry_over' | 'no_beneficiary_account';
 
@@ -398,7 +394,7 @@ export async function payOutGroups(
  * a Scottish or Northern Irish holiday closes no clearing day. So the settlement delay counts
  * England and Wales working days, with the days operators added for that region.
  */
-export async function loadClearingHolidays(db: Database) {
+export async function loadClearingHolidays(db: Executor) {
   return loadHolidays(db, 'england-and-wales');
 }
 
@@ -430,6 +426,8 @@ async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'fai
 export interface PayoutSettlement {
   actor: Actor;
   reason?: string | null;
+  /** The service's day, for the status of a remittance whose shortfall a failure clears (UTC's day when not given). */
+  today?: string;
 }
 
 /** What the audit record keeps of a payout: enough to see what a mistaken mark changed. */
@@ -477,16 +475,23 @@ async function markPaid(trx: Executor, payoutId: string, settlement: PayoutSettl
  * paid-out amounts come back down (paid_out -> collected), so the next run pays them again. That
  * makes the money due a second time, so it takes a reason, and the record says who gave it. Live
  * payouts only: a sandbox biller's payout is not found here (the simulation only ever pays).
+ *
+ * The failed payout itself is never instructed again: it stays in the payment file it was sent in (if
+ * any), and no new file takes it (only pending payouts are filed). Its money is paid by a new payout,
+ * with a new id and reference (the transfer's EndToEndId), in a file of that payout's own date.
  */
 export async function markPayoutFailed(trx: Executor, payoutId: string, settlement: PayoutSettlement): Promise<PayoutResource> {
   const reason = settlement.reason?.trim() ?? '';
   if (reason === '') {
     throw new InvalidError('reason-required', 'Marking a payout failed needs the reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   }
+  // Cash first, as every other mover of funding takes it: the failure changes what its pay dates have paid out.
+  await lockCash(trx, 'exclusive');
   const before = await payoutToSettle(trx, payoutId, 'failed', { sandbox: false });
   const paymentsReleased = await releasePayoutFromPayments(trx, payoutId);
   const entriesReleased = await releasePayoutEntries(trx, payoutId);
   const failed = await setPayoutFailed(trx, payoutId, reason);
+  await reassessPayDatesOfFailedPayout(trx, payoutId, settlement.today ?? new Date().toISOString().slice(0, 10));
   await recordAction(trx, {
     actor: settlement.actor,
     action: 'payout.marked_failed',
@@ -497,70 +502,4 @@ export async function markPayoutFailed(trx: Executor, payoutId: string, settleme
     after: { ...payoutSummary(failed), entries_released: entriesReleased, payments_released: paymentsReleased },
   });
   return toPayoutResource(failed);
-}
-
-export interface PayoutBankFile {
-  fileName: string;
-  csv: string;
-  /** How many payouts (transfers) it holds. */
-  payouts: number;
-}
-
-/**
- * The bank payment file of the live payouts made on a date: the one file `export payouts` writes and
- * GET /payouts/bank-file answers, so finance gets the same bytes whichever way it asks.
- */
-export async function payoutBankFile(db: Executor, payoutDate: string): Promise<PayoutBankFile> {
-  const rows = await listPayoutsMadeOn(db, payoutDate);
-  return { fileName: payoutFileName(payoutDate), csv: renderPayoutFile(rows), payouts: rows.length };
-}
-
-export interface PayoutPain001File {
-  fileName: string;
-  xml: string;
-  /** How many payouts (transfers) it holds. */
-  payouts: number;
-}
-
-/**
- * The same payouts as payoutBankFile, as an ISO 20022 pain.001.001.09 credit transfer initiation the
- * bank takes directly, paid from the active collection account of each currency. Unlike the CSV, which
- * can be a header alone, a pain.001 message holds at least one transfer, so a date without payouts is
- * not found; a currency without an active collection account has nothing to pay from, a conflict.
- */
-export async function payoutPain001File(db: Executor, payoutDate: string, createdAt: Date = new Date()): Promise<PayoutPain001File> {
-  const rows = await listPayoutsMadeOn(db, payoutDate);
-  if (rows.length === 0) throw new NotFoundError(`A live payout made on ${payoutDate}`);
-  const active = (await listCollectionAccounts(db, {})).filter((account) => account.active);
-  const currencies = [...new Set(rows.map((row) => row.currency))].sort();
-  const missing = currencies.filter((currency) => !active.some((account) => account.currency === currency));
-  if (missing.length > 0) {
-    throw new ConflictError(
-      'no-collection-account',
-      `No active collection account in ${missing.join(', ')} to pay the payouts made on ${payoutDate} from: add one (collection-accounts) first`,
-      { members: { currencies: missing } },
-    );
-  }
-  const xml = renderPain001File({ payoutDate, createdAt, payouts: rows, debtorAccounts: active });
-  return { fileName: pain001FileName(payoutDate), xml, payouts: rows.length };
-}
-
-export const PAYOUT_BANK_FILE_FORMATS = ['csv', 'pain.001'] as const;
-export type PayoutBankFileFormat = (typeof PAYOUT_BANK_FILE_FORMATS)[number];
-
-/** A payout bank file in either format, as the API, the console and the CLI hand it over. */
-export interface PayoutBankFileDownload {
-  fileName: string;
-  contentType: string;
-  content: string;
-  payouts: number;
-}
-
-export async function payoutBankFileIn(db: Executor, payoutDate: string, format: PayoutBankFileFormat): Promise<PayoutBankFileDownload> {
-  if (format === 'pain.001') {
-    const file = await payoutPain001File(db, payoutDate);
-    return { fileName: file.fileName, contentType: 'application/xml', content: file.xml, payouts: file.payouts };
-  }
-  const file = await payoutBankFile(db, payoutDate);
-  return { fileName: file.fileName, contentType: 'text/csv; charset=utf-8', content: file.csv, payouts: file.payouts };
 }

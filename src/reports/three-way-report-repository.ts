@@ -28,7 +28,7 @@ export async function findThreeWayRows(db: Executor, payDate: string): Promise<T
            r.currency, r.payment_reference, r.requested, r.deducted, r.expected, r.received,
            r.status as remittance_status, to_char(r.due_date, 'YYYY-MM-DD') as due_date,
            coalesce(x.funded, 0)::bigint as funded, coalesce(x.paid_out, 0)::bigint as paid_out,
-           coalesce(x.held_back, 0)::bigint as held_back
+           coalesce(x.held_back, 0)::bigint as held_back, r.shortfall
     from remittances r
     join payrolls p on p.id = r.payroll_id
     join employers e on e.id = r.employer_id

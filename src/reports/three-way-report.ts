@@ -34,6 +34,8 @@ export interface ThreeWayRow {
   paid_out: number;
   /** Ledger entries collected but not yet funded: waiting for the employer's cash. */
   held_back: number;
+  /** Paid out beyond what was received, after the bank reversed a credit already paid out: owed back. */
+  shortfall: number;
 }
 
 /** The report's columns, in order: finance's spreadsheets address columns by position. */
@@ -54,6 +56,8 @@ export const threeWayColumns = [
   'paid_out',
   'held_back',
   'explanation',
+  // Added after the others, so the columns finance's spreadsheets address by position keep their place.
+  'shortfall',
 ] as const;
 
 export type ThreeWayRecord = Record<(typeof threeWayColumns)[number], string>;
@@ -84,6 +88,8 @@ export function explainThreeWay(row: ThreeWayRow): string {
   } else if (row.received > row.expected) {
     differences.push(`employer remitted ${money(row.received - row.expected)} more than ${owedBasis} (over)`);
   }
+
+  if (row.shortfall > 0) differences.push(`the bank took back money already paid out: ${money(row.shortfall)} owed back (shortfall)`);
 
   // A reversal (payroll reported less after a payout) is a negative entry: it waits like a collection.
   if (row.held_back > 0) differences.push(`${money(row.held_back)} held back until the remittance arrives`);
@@ -118,6 +124,7 @@ export function toThreeWayRecord(row: ThreeWayRow): ThreeWayRecord {
     paid_out: money(row.paid_out),
     held_back: money(row.held_back),
     explanation: explainThreeWay(row),
+    shortfall: money(row.shortfall),
   };
 }
 
@@ -134,19 +141,21 @@ export interface ThreeWayTotal {
   funded: number;
   paid_out: number;
   held_back: number;
+  shortfall: number;
 }
 
 /** Per currency sums of the rows (a missing payroll report counts as nothing deducted), in currency order. */
 export function threeWayTotals(rows: readonly ThreeWayRow[]): ThreeWayTotal[] {
   const totals = new Map<string, ThreeWayTotal>();
   for (const row of rows) {
-    const total = totals.get(row.currency) ?? { currency: row.currency, requested: 0, deducted: 0, received: 0, funded: 0, paid_out: 0, held_back: 0 };
+    const total = totals.get(row.currency) ?? { currency: row.currency, requested: 0, deducted: 0, received: 0, funded: 0, paid_out: 0, held_back: 0, shortfall: 0 };
     total.requested += row.requested;
     total.deducted += row.deducted ?? 0;
     total.received += row.received;
     total.funded += row.funded;
     total.paid_out += row.paid_out;
     total.held_back += row.held_back;
+    total.shortfall += row.shortfall;
     totals.set(row.currency, total);
   }
   return [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency));

@@ -260,8 +260,19 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     ),
     remittance as (
       insert into requested_payments (snapshot_id, payment_reference, payment_amount, currency, account_number, sort_code, account_holder_name)
-      -- remittancePaymentReference (src/instructions/payment-reference.ts): 'SDR', YYMMDD, 'P' and the payroll's number.
-      select s.id, 'SDR' || to_char(${input.payDate}::date, 'YYMMDD') || 'P' || p.remittance_reference_number::text,
+      -- The reference an earlier snapshot version of this pay date gave the employer, when one did
+      -- (a re-run, including of a pay date frozen before references were zero-padded): the employer
+      -- may already have paid with it. Otherwise remittancePaymentReference
+      -- (src/instructions/payment-reference.ts): 'SDR', YYMMDD, 'P' and the payroll's number, 8 digits
+      -- (the identity column's maxvalue keeps it within 8; greatest() would never cut a longer one).
+      select s.id,
+             coalesce(
+               (select earlier.payment_reference
+                from deduction_snapshots prior join requested_payments earlier on earlier.snapshot_id = prior.id
+                where prior.payroll_id = ${input.payrollId} and prior.pay_date = ${input.payDate}::date
+                order by prior.snapshot_version desc limit 1),
+               'SDR' || to_char(${input.payDate}::date, 'YYMMDD') || 'P'
+                 || lpad(p.remittance_reference_number::text, greatest(8, length(p.remittance_reference_number::text)), '0')),
              s.total_amount, ${input.currency}, ${input.collectionAccount.account_number},
              ${input.collectionAccount.sort_code}, ${input.collectionAccount.account_holder_name}
       from snapshot s join payrolls p on p.id = ${input.payrollId} where s.total_amount > 0

@@ -185,7 +185,7 @@ export async function generateNightlyData(db: Database, { payrolls, employeesPer
     sql`insert into clients (id, name, role, secret_hash, scopes)
         values ('00000000-0000-4000-8000-000000000002', 'Bench biller', 'biller', repeat('0', 64), '{payments:write}')`,
     sql`insert into collection_accounts (currency, account_number, sort_code, account_holder_name)
-        values ('GBP', '12345678', '04-00-04', 'Salary Deductions Collections Ltd')`,
+        values ('GBP', '41234978', '04-00-04', 'Salary Deductions Collections Ltd')`,
     sql`insert into employers (id, payroll_provider_id, external_id, name, salary_deduction_opt_in_status)
         select ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'E' || g, 'Employer ' || g, 'opted_in'
         from generate_series(1, ${payrolls}) g`,

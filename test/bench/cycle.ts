@@ -91,7 +91,7 @@ const shape = { payrolls: Math.round(10_000 * scale), employeesPerPayroll: 50, p
 const PAY_DATE = shape.payDate;
 /** The statement's booking date and the cash rules' today: after the pay date, before the remittances are due (3 working days). */
 const BANK_DAY = '2026-12-11';
-const ACCOUNT = { sortCode: '04-00-04', accountNumber: '12345678' }; // generateNightlyData's collection account
+const ACCOUNT = { sortCode: '04-00-04', accountNumber: '41234978' }; // generateNightlyData's collection account
 const config = parseConfig({
   ...process.env,
   DATABASE_URL: `${values.server}/${values.database}`,
@@ -294,7 +294,7 @@ async function main(): Promise<void> {
   const providerClient = await createClient(meter, { name: 'Bench provider client', role: 'payroll_provider', payrollProviderId: providerId });
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: providerId };
   const billerId = (await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(meter)).rows[0]!.id;
-  await insertBeneficiaryAccount(meter, { biller_client_id: billerId, currency: 'GBP', account_number: '70000001', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
+  await insertBeneficiaryAccount(meter, { biller_client_id: billerId, currency: 'GBP', account_number: '70000019', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
   // Autovacuum would have analyzed the freshly generated tables before any lock in service.
   await sql`analyze`.execute(meter);
   process.stdout.write('\n');

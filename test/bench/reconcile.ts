@@ -266,7 +266,7 @@ async function main(): Promise<void> {
   `.execute(db)).rows[0]!;
 
   const biller = await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(db);
-  await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000001', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
+  await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000019', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
   const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
   cpuMark = await cpuNow();
   const payouts = await timedPhase('payouts', () => runPayoutsOn(db, { funding: 'deducted', today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));

@@ -18,6 +18,7 @@ import { cliActor } from '../../src/audit/audit-service.ts';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { readStatement, importStatement } from '../../src/cash/statement-import-service.ts';
+import { remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
 import { simulatedCamt053, type SimulatedEntry } from '../../src/sandbox/simulated-bank-statement.ts';
 import { perSecond, recreateDatabase, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
@@ -31,7 +32,7 @@ const { values } = parseArgs({
 const COUNT = Number(values.remittances);
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/${values.database}`;
 const PAY_DATE = '2026-10-30';
-const reference = (n: number) => `SDR261030P${n}`;
+const reference = (n: number) => remittancePaymentReference(PAY_DATE, n);
 const expected = (n: number) => 10_000 + ((n * 7_919) % 90_000);
 const TOLERANCE = 100;
 
@@ -51,7 +52,7 @@ function statementEntries(): SimulatedEntry[] {
         credit(expected(n), reference(n));
         break;
       case 'normalised':
-        credit(expected(n), `sdr 261030 p${n} salary deductions`);
+        credit(expected(n), `sdr 261030 ${reference(n).slice(9).toLowerCase()} salary deductions`);
         break;
       case 'one_to_many':
         credit(Math.floor(expected(n) / 2), reference(n));
@@ -78,7 +79,7 @@ async function main() {
   try {
     await migrateToLatest(db);
     process.stdout.write(`Remittance benchmark: ${COUNT.toLocaleString('en-GB')} payroll pay dates expecting a remittance, one camt.053 statement\n`);
-    const account = { sortCode: '04-00-04', accountNumber: '41234567' };
+    const account = { sortCode: '04-00-04', accountNumber: '41234978' };
     await sql`insert into collection_accounts (currency, account_number, sort_code, account_holder_name) values ('GBP', ${account.accountNumber}, ${account.sortCode}, 'Collections Ltd')`.execute(db);
     await sql`insert into payroll_providers (id, name) values ('00000000-0000-4000-8000-000000000001', 'Bench provider')`.execute(db);
     await sql`
@@ -95,7 +96,7 @@ async function main() {
     await sql`
       insert into remittances (id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date)
       select gen_random_uuid(), ('00000000-0000-4000-8002-' || lpad(n::text, 12, '0'))::uuid, ${PAY_DATE}::date,
-             ('00000000-0000-4000-8001-' || lpad((n / 10)::text, 12, '0'))::uuid, 'GBP', 'SDR261030P' || n,
+             ('00000000-0000-4000-8001-' || lpad((n / 10)::text, 12, '0'))::uuid, 'GBP', 'SDR261030P' || lpad(n::text, 8, '0'),
              10000 + ((n * 7919) % 90000), 10000 + ((n * 7919) % 90000), 10000 + ((n * 7919) % 90000), 'expected', '2026-11-04'
       from generate_series(1, ${COUNT}) n
     `.execute(db);
@@ -125,7 +126,7 @@ async function main() {
     const matches = Object.values(matching.byRule).reduce((a, b) => a + b, 0);
     const floor = await timedPartsRolledBack(db, async (part) => {
       await part('credits', sql`insert into bank_credits (id, bank_statement_id, collection_account_id, bank_reference, amount, currency, booking_date, remittance_information)
-        select gen_random_uuid(), (select id from bank_statements limit 1), (select id from collection_accounts limit 1), 'FLOOR' || n, 10000 + n, 'GBP', '2026-11-02', 'SDR261030P' || n
+        select gen_random_uuid(), (select id from bank_statements limit 1), (select id from collection_accounts limit 1), 'FLOOR' || n, 10000 + n, 'GBP', '2026-11-02', 'SDR261030P' || lpad(n::text, 8, '0')
         from generate_series(1, ${entries.length}) n`);
       await part('matches', sql`insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, matched_by)
         select gen_random_uuid(), (select id from bank_credits limit 1), r.payroll_id, r.pay_date, 1, 'exact', 'floor'

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../support/property-seed.ts';
 import type { RemittanceStatus } from '../../src/db/tables.ts';
-import { amountOwed, expectedRemittance, remittanceDueDate, remittanceStatus } from '../../src/cash/remittance-status.ts';
+import { amountOwed, expectedRemittance, remittanceDueDate, remittanceShortfall, remittanceStatus } from '../../src/cash/remittance-status.ts';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -122,5 +122,34 @@ describe('expectedRemittance', () => {
     expect(() => expectedRemittance({ requested: -1, deducted: null })).toThrow(RangeError);
     expect(() => expectedRemittance({ requested: 1, deducted: -1 })).toThrow(RangeError);
     expect(() => expectedRemittance({ requested: 1, deducted: 0.5 })).toThrow(RangeError);
+  });
+});
+
+describe('shortfall: paid out beyond what was received', () => {
+  it('is what was paid out above what is left, never below zero', () => {
+    expect(remittanceShortfall({ paidOut: 410_691, received: 0 })).toBe(410_691);
+    expect(remittanceShortfall({ paidOut: 410_691, received: 10_000 })).toBe(400_691);
+    expect(remittanceShortfall({ paidOut: 410_691, received: 410_691 })).toBe(0);
+    expect(remittanceShortfall({ paidOut: 0, received: 410_691 })).toBe(0);
+    // A pay date whose reversals netted below zero owes nothing back.
+    expect(remittanceShortfall({ paidOut: -500, received: 0 })).toBe(0);
+  });
+
+  it('refuses amounts that are not whole minor units', () => {
+    expect(() => remittanceShortfall({ paidOut: 1.5, received: 0 })).toThrow(RangeError);
+    expect(() => remittanceShortfall({ paidOut: 0, received: -1 })).toThrow(RangeError);
+  });
+
+  it('outranks every other status while above zero, whatever the amounts and the date', () => {
+    fc.assert(
+      fc.property(fc.nat(10_000_000), fc.nat(10_000_000), fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('2026-11-03', '2026-11-04', '2026-11-05'), (expected, received, shortfall, today) => {
+        expect(remittanceStatus({ expected, received, dueDate: '2026-11-04', today, shortfall })).toBe('shortfall');
+        expect(remittanceStatus({ expected, received, dueDate: '2026-11-04', today, shortfall: 0 })).not.toBe('shortfall');
+      }),
+    );
+  });
+
+  it('refuses a negative shortfall', () => {
+    expect(() => remittanceStatus({ expected: 1, received: 0, dueDate: '2026-11-04', today: '2026-11-04', shortfall: -1 })).toThrow(RangeError);
   });
 });

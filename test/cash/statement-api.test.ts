@@ -67,18 +67,6 @@ describe('POST /bank-statements', () => {
       'text/csv',
       /in EUR; collection account 60-16-13 31926819 holds GBP/,
     ],
-    [
-      'a duplicate entry',
-      'statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\nS-D,60-16-13,31926819,GBP,R1,2026-11-27,,credit,10.00,SDR1,,\nS-D,60-16-13,31926819,GBP,R1,2026-11-27,,credit,11.00,SDR2,,\n',
-      'text/csv',
-      /R1/,
-    ],
-    [
-      'a zero amount',
-      'statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\nS-Z,60-16-13,31926819,GBP,R1,2026-11-27,,credit,0.00,SDR1,,\n',
-      'text/csv',
-      /line 2/,
-    ],
   ])('refuses %s with a 422 problem saying why and where, and stores nothing', async (_what, body, contentType, detail) => {
     const before = [await statementCount(), await creditCount()];
     const response = await post(body, contentType);
@@ -89,16 +77,72 @@ describe('POST /bank-statements', () => {
     expect([await statementCount(), await creditCount()]).toEqual(before);
   });
 
-  it('refuses a file over the limit (413), a body that is neither XML nor CSV (415), another file with the same statement id (409), and billers (403)', async () => {
+  it('imports entries it cannot use or that repeat a bank reference, saying per entry what became of them', async () => {
+    const header = 'statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\n';
+    const body =
+      header +
+      'S-DZ,60-16-13,31926819,GBP,R1,2026-11-27,,credit,10.00,SDR1,,\n' +
+      'S-DZ,60-16-13,31926819,GBP,R1,2026-11-27,,credit,11.00,SDR2,,\n' +
+      'S-DZ,60-16-13,31926819,GBP,R2,2026-11-27,,credit,0.00,SDR3,,\n';
+    const response = await post(body, 'text/csv');
+    expect(response.statusCode).toBe(201);
+    const [imported] = response.json().statements;
+    expect(imported.entries.map((e: { bank_reference: string; outcome: string; amount: number }) => [e.bank_reference, e.outcome, e.amount])).toEqual([
+      ['R1', 'new', 1_000],
+      ['R1', 'new', 1_100],
+      ['R2', 'unusable', 0],
+    ]);
+    expect(imported.entries[2].detail).toMatch(/zero/);
+    expect(imported.statement.entry_outcomes).toEqual({ new: 2, unusable: 1 });
+  });
+
+  it('refuses a file over the limit (413), a body that is neither XML nor CSV (415), another statement with the same id (409), and billers (403)', async () => {
     const big = `${'x'.repeat(70_000)}`;
     expect((await post(big, 'text/csv')).statusCode).toBe(413);
     expect((await post('{}', 'application/json')).statusCode).toBe(415);
-    const changed = fixture('camt053-v02.xml').toString('utf8').replace('</BkToCstmrStmt>', '</BkToCstmrStmt><!-- another file -->');
+    // The same statement in another file (here, with a comment) is the same statement: replayed.
+    const commented = fixture('camt053-v02.xml').toString('utf8').replace('</BkToCstmrStmt>', '</BkToCstmrStmt><!-- another file -->');
+    expect((await post(commented, 'application/xml')).json()).toMatchObject({ replayed: true });
+    const changed = fixture('camt053-v02.xml').toString('utf8').replace('<Amt Ccy="GBP">1250.00</Amt>', '<Amt Ccy="GBP">1250.01</Amt>');
     const conflict = await post(changed, 'application/xml');
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json()).toMatchObject({ bank_statement_id: expect.any(String) });
     const biller = await authHeaders(t.app, await createBiller(t.db));
     expect((await post(fixture('statement.csv'), 'text/csv', biller)).statusCode).toBe(403);
+  });
+});
+
+describe('statements banks published (test/cash/fixtures/public, see its PROVENANCE.md)', () => {
+  const publicFile = (name: string) => readFileSync(new URL(`./fixtures/public/${name}`, import.meta.url));
+  const outcomesOf = (statement: { entries: Array<{ outcome: string }> }) => statement.entries.map((entry) => entry.outcome);
+
+  it('imports each whole: no entry lost, reversals and returns placed or left for a person, integrity recorded', async () => {
+    // Goldman Sachs' two statements are of two accounts of its own: once ours, now replaced (inactive).
+    for (const accountNumber of ['60000635', '50000970']) {
+      await t.db.insertInto('collection_accounts').values({ currency: 'GBP', account_number: accountNumber, sort_code: '04-29-62', account_holder_name: 'Collections Ltd', active: false }).execute();
+    }
+    const goldman = await post(publicFile('goldman-sachs-uk-camt053-v02.xml'), 'application/xml');
+    expect(goldman.statusCode).toBe(201);
+    const statements = goldman.json().statements;
+    // Two statements in one file; the second's closing balance is 108.35 off as published.
+    expect(statements).toHaveLength(2);
+    expect(statements[1].statement.integrity_findings.map((f: { code: string }) => f.code)).toContain('balance_mismatch');
+    // Its BACS credit payment return (CRDT, RvslInd true, PMNT/ICDT/ARET) is a payment of ours coming back: held, never a remittance.
+    expect(statements.flatMap(outcomesOf).filter((outcome: string) => outcome === 'held')).toHaveLength(1);
+
+    const outcomes = new Map<string, string[]>();
+    for (const name of ['postfinance-camt053-v04.xml', 'postfinance-camt054-v08.xml', 'iso20022-business-sample-camt053-v04.xml']) {
+      const response = await post(publicFile(name), 'application/xml', operator, `?file_name=${name}`);
+      expect(response.statusCode, name).toBe(201);
+      const body = response.json();
+      const entries = body.statements.flatMap(outcomesOf);
+      expect(entries.length, name).toBeGreaterThan(0);
+      const listed = await t.app.inject({ method: 'GET', url: `/bank-statements/${body.statement.id}/entries`, headers: operator });
+      expect(listed.json().entries.length, name).toBe(body.statements[0].entries.length);
+      outcomes.set(name, entries);
+    }
+    // PostFinance's two direct-debit refunds (DBIT, RvslInd true, MD06) take back credits this account never had: left for a person.
+    expect(outcomes.get('postfinance-camt053-v04.xml')!.filter((outcome) => outcome === 'unresolved_reversal').length).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -141,7 +185,7 @@ describe('deductions statements import', () => {
     const env = cliEnvOf(t.config);
     const good = await runDeductions(['statements', 'import', new URL('./fixtures/statement.csv', import.meta.url).pathname], env);
     expect(good.stderr).toBe('');
-    expect(good.stdout).toMatch(/^imported csv statement LLOY-20261127: \d+ credits \(\d+\.\d{2} GBP\), \d+ new, \d+ debits ignored\n/);
+    expect(good.stdout).toMatch(/^imported csv statement LLOY-20261127: \d+ credits \(\d+\.\d{2} GBP\), \d+ new; entries: new \d+, debit \d+\n/);
     expect(good.stdout).toMatch(/wait in the exceptions queue/);
     const again = await runDeductions(['statements', 'import', new URL('./fixtures/statement.csv', import.meta.url).pathname], env);
     expect(again.stdout).toMatch(/was imported on .*: nothing changed/);

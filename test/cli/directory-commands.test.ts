@@ -56,7 +56,7 @@ describe('deductions providers, employers, payrolls, collection-accounts and cli
       deductions(['employers', 'create', '--provider', files.id, '--external-id', 'ACME-1', '--name', 'Acme Retail plc', '--sic-code', '47110', '--json']),
       deductions(['clients', 'create', '--name', 'Files Payroll client', '--role', 'payroll_provider', '--payroll-provider', files.id, '--by', 'alice', '--json']),
       deductions([
-        'collection-accounts', 'set', '--currency', 'GBP', '--sort-code', '20-00-00', '--account-number', '41234567',
+        'collection-accounts', 'set', '--currency', 'GBP', '--sort-code', '20-00-00', '--account-number', '41234978',
         '--holder', 'Salary Deductions Collections Ltd', '--reason', 'first account', '--by', 'bob', '--json',
       ]),
       deductions(['employers', 'create', '--provider', randomUUID(), '--external-id', 'X', '--name', 'X', '--json']),

@@ -6,12 +6,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composition } from '../../bin/composition.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
+import { recordStatement } from '../../src/cash/statement-import-service.ts';
 import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
 import { formatMinorUnits } from '../../src/money/major-units.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
 import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import type { WorkerHost } from '../../src/workers/worker-host.ts';
 import { createWorld, PD1, type World } from '../reconciliation/reconciliation-world.ts';
+import { cashPolicy, statementEntry, statementFile } from '../support/cash.ts';
 import { CONSOLE_PASSWORD, createConsoleUserOf } from '../support/console.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { runtimeOf } from '../support/runtime.ts';
@@ -156,8 +158,16 @@ describe('the console in a browser', () => {
     await signIn(page, finance.email);
     await nav(page, 'Payouts').click();
     await screenshot(page, '06-payouts');
-    const payout = await t.db.selectFrom('payouts').select(['id', 'amount']).where('biller_client_id', '=', w.biller.clientId).executeTakeFirstOrThrow();
+    const payout = await t.db.selectFrom('payouts').select(['id', 'amount', 'payout_date']).where('biller_client_id', '=', w.biller.clientId).executeTakeFirstOrThrow();
     expect(payout.amount).toBe(deducted.reduce((a, b) => a + b, 0));
+    // First the payout is instructed: its date's payment file, written from the date's page.
+    await page.getByRole('link', { name: `Payment files of the payouts made on ${payout.payout_date}` }).click();
+    await screenshot(page, '06a-payment-files');
+    await page.getByRole('button', { name: 'Write the payment file' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toMatch(/Wrote file 1 \(SDPO/);
+    await screenshot(page, '06b-payment-file-written');
+    expect(await page.getByRole('link', { name: 'CSV' }).count()).toBe(1);
+    await nav(page, 'Payouts').click();
     await page.getByRole('link', { name: payout.id }).click();
     await screenshot(page, '07-payout');
     await page.getByLabel(/What shows the transfer was made/).fill('Bank statement line 42');
@@ -252,6 +262,45 @@ describe('the console in a browser', () => {
     expect(after).toEqual({ received: deductedTotal, status: 'received' });
     await page.goto(`${baseUrl}/console/cash/remittances/${w.payroll.id}/${PD1}`);
     await screenshot(page, '15-remittance');
+    await page.close();
+  }, 60_000);
+
+  it('finance sets a credit aside, and sees a reversal to place and a statement with a finding', async () => {
+    const account = await t.db.selectFrom('collection_accounts').selectAll().where('active', '=', true).executeTakeFirstOrThrow();
+    // A camt.053 without balances (a finding), two credits of one amount no rule places, and a reversal of that amount.
+    const entries = [
+      statementEntry(0, 'BROWSER-2-0', { amount: 5_000, remittanceInformation: 'interest', bookingDate: PD1 }),
+      statementEntry(1, 'BROWSER-2-1', { amount: 7_500, remittanceInformation: 'unknown payer', bookingDate: PD1 }),
+      statementEntry(2, 'BROWSER-2-2', { amount: 7_500, remittanceInformation: 'another payer', bookingDate: PD1 }),
+      statementEntry(3, 'BROWSER-2-3', { amount: 7_500, direction: 'debit', reversal: true, bookingDate: PD1 }),
+    ];
+    const parsed = statementFile(account, 'BROWSER-2', entries, { format: 'camt.053' });
+    const outcome = await t.db
+      .transaction()
+      .execute((trx) => recordStatement(trx, { parsed, digest: Buffer.alloc(32, 2), fileName: 'browser-2.xml', actor: cliActor('fixture'), policy: cashPolicy('2026-11-25') }));
+    expect(outcome.reversals.unresolved).toBe(1);
+    const interest = outcome.statements[0]!.entries[0]!.creditId!;
+
+    const finance = await createConsoleUserOf(t.db, 'finance');
+    const page = await browser.newPage();
+    await signIn(page, finance.email);
+    await page.goto(`${baseUrl}/console/cash/credits`);
+    await screenshot(page, '16-credits-to-match');
+    await page.goto(`${baseUrl}/console/cash/credits/${interest}`);
+    await screenshot(page, '17-credit');
+    await page.getByLabel('What the money is').selectOption('bank_interest');
+    await page.getByLabel('Why it is no remittance (required)').fill('Interest the bank paid');
+    await page.getByRole('button', { name: 'Set aside' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toMatch(/set aside \(Bank interest\)/);
+    expect((await t.db.selectFrom('bank_credits').select('state').where('id', '=', interest).executeTakeFirstOrThrow()).state).toBe('set_aside');
+    await screenshot(page, '18-credit-set-aside');
+    await page.goto(`${baseUrl}/console/cash/reversals`);
+    await screenshot(page, '19-reversals-to-place');
+    await page.goto(`${baseUrl}/console/cash/statements`);
+    await screenshot(page, '20-statements-with-findings');
+    await page.goto(`${baseUrl}/console/cash/statements/${outcome.statement.id}`);
+    await expect.poll(() => page.locator('.findings').textContent()).toContain('no balances to check');
+    await screenshot(page, '21-statement');
     await page.close();
   }, 60_000);
 

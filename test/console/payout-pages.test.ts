@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/console/console-format.ts';
 import { XMLParser } from 'fast-xml-parser';
-import { payoutBankFile, payoutPain001File, runPayouts } from '../../src/payouts/payout-service.ts';
+import { listPaymentFilePayouts, listPaymentFilesOfDate } from '../../src/payouts/payment-file-repository.ts';
+import { paymentFileDownload } from '../../src/payouts/payment-file-service.ts';
+import { runPayouts } from '../../src/payouts/payout-service.ts';
+import { xsdErrors } from '../support/xsd.ts';
 import { signedInAs, type ConsoleBrowser } from '../support/console.ts';
 import { createBiller, createCollectionAccount, createPayoutRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -66,7 +69,6 @@ describe('the payouts list', () => {
     expect((await payoutRow(payoutIds[0]!)).amount).toBe(22_550);
     expect(page.body).toContain('<label for="status">Status</label>');
     expect(page.body).toContain('<label for="payout_date">Payout date</label>');
-    // Viewers cannot download bank files, so the page offers none.
     expect(page.body).not.toContain('/console/payouts/bank-file');
 
     const paidOnly = await viewer.get('/console/payouts?status=paid');
@@ -78,11 +80,10 @@ describe('the payouts list', () => {
     expect((await viewer.get('/console/payouts?status=lost')).statusCode).toBe(400);
   });
 
-  it('links the bank file of each payout date for finance and operators', async () => {
-    for (const browser of [finance.browser, operator]) {
+  it('links the payment files of each payout date', async () => {
+    for (const browser of [finance.browser, operator, viewer]) {
       const page = await browser.get('/console/payouts');
-      expect(page.body).toContain(`href="/console/payouts/bank-file?date=${PAYOUT_DATE}"`);
-      expect(page.body).toContain(`href="/console/payouts/bank-file?date=${PAYOUT_DATE}&amp;format=pain.001" download aria-label="pain.001 XML of the payouts made on ${PAYOUT_DATE}">pain.001 XML</a>`);
+      expect(page.body).toContain(`<a href="/console/payment-files?date=${PAYOUT_DATE}">Payment files of the payouts made on ${PAYOUT_DATE}</a>`);
     }
   });
 });
@@ -117,6 +118,92 @@ describe('a payout page', () => {
   it('is a 404 page for an unknown or malformed id', async () => {
     expect((await viewer.get(`/console/payouts/${crypto.randomUUID()}`)).statusCode).toBe(404);
     expect((await viewer.get('/console/payouts/nope')).statusCode).toBe(404);
+  });
+});
+
+describe('payment files', () => {
+  const filesPage = `/console/payment-files?date=${PAYOUT_DATE}`;
+
+  it("turns the old bank file link into the date's payment files page, for finance and operators", async () => {
+    for (const browser of [finance.browser, operator]) {
+      const response = await browser.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=pain.001`);
+      expect(response.statusCode).toBe(303);
+      expect(response.headers.location).toBe(filesPage);
+    }
+    expect((await viewer.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}`)).statusCode).toBe(403);
+    expect((await finance.browser.get('/console/payouts/bank-file?date=2026-11-31')).statusCode).toBe(400);
+    // Following the link writes nothing: a GET never does.
+    expect(await listPaymentFilesOfDate(t.db, PAYOUT_DATE)).toEqual([]);
+  });
+
+  it('shows the payouts waiting for a file; only finance and operators may write one', async () => {
+    const page = await viewer.get(filesPage);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`Payment files of the payouts made on ${PAYOUT_DATE}, in the order they were written: none written yet.`);
+    expect(page.body).toContain(`2 pending payout(s) made on ${PAYOUT_DATE} are in no file yet.`);
+    expect(page.body).not.toContain('method="post" action="/console/payment-files"');
+    expect(page.body).toContain('Operators and finance write payment files.');
+    expect((await viewer.post('/console/payment-files', { date: PAYOUT_DATE })).statusCode).toBe(403);
+    expect(await listPaymentFilesOfDate(t.db, PAYOUT_DATE)).toEqual([]);
+    expect((await viewer.get('/console/payment-files?date=2026-11-31')).statusCode).toBe(400);
+  });
+
+  it('lets finance write the file once, audited as the person; writing again writes nothing', async () => {
+    const page = await finance.browser.get(filesPage);
+    expect(page.body).toContain('<form method="post" action="/console/payment-files" class="action">');
+    const written = await finance.browser.post('/console/payment-files', { date: PAYOUT_DATE });
+    expect(written.statusCode).toBe(303);
+    expect(written.headers.location).toBe(filesPage);
+    const files = await listPaymentFilesOfDate(t.db, PAYOUT_DATE);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatchObject({ sequence: 1, created_by: `${finance.email} (console)`, requested_execution_date: PAYOUT_DATE });
+    expect((await listPaymentFilePayouts(t.db, files[0]!.id)).map((payout) => payout.id).sort()).toEqual([...payoutIds].sort());
+    const audit = await t.db.selectFrom('audit_log').select(['action', 'actor_kind', 'actor']).where('resource_id', '=', files[0]!.id).execute();
+    expect(audit).toEqual([{ action: 'payment_file.written', actor_kind: 'console', actor: finance.email }]);
+
+    const after = await finance.browser.get(filesPage);
+    expect(after.body).toContain(`Wrote file 1 (${files[0]!.message_id}) of ${PAYOUT_DATE}.`);
+    expect(after.body).toContain(files[0]!.message_id!);
+    expect(after.body).toContain(`Every pending payout made on ${PAYOUT_DATE} is in a file.`);
+    expect(after.body).not.toContain('method="post" action="/console/payment-files"');
+
+    await operator.get(filesPage);
+    const again = await operator.post('/console/payment-files', { date: PAYOUT_DATE });
+    expect(again.statusCode).toBe(303);
+    expect((await operator.get(filesPage)).body).toContain(`No payout made on ${PAYOUT_DATE} was waiting for a file: nothing written.`);
+    expect(await listPaymentFilesOfDate(t.db, PAYOUT_DATE)).toHaveLength(1);
+  });
+
+  it('downloads each rendering as stored to finance and operators, and refuses viewers', async () => {
+    const [file] = await listPaymentFilesOfDate(t.db, PAYOUT_DATE);
+    const page = await operator.get(filesPage);
+    for (const format of ['csv', 'pain.001'] as const) {
+      expect(page.body).toContain(`href="/console/payment-files/${file!.id}/${format}"`);
+      const expected = await paymentFileDownload(t.db, file!.id, format);
+      for (const browser of [finance.browser, operator]) {
+        const response = await browser.get(`/console/payment-files/${file!.id}/${format}`);
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-type']).toBe(expected.contentType);
+        expect(response.headers['content-disposition']).toBe(`attachment; filename="${expected.fileName}"`);
+        expect(response.rawPayload.equals(expected.content)).toBe(true);
+      }
+      const refused = await viewer.get(`/console/payment-files/${file!.id}/${format}`);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.body).not.toContain('31926819');
+    }
+    expect((await viewer.get(filesPage)).body).not.toContain(`href="/console/payment-files/${file!.id}/csv"`);
+    const xml = (await paymentFileDownload(t.db, file!.id, 'pain.001')).content.toString();
+    expect(await xsdErrors(xml, 'pain.001.001.09')).toEqual([]);
+    const message = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(xml).Document.CstmrCdtTrfInitn;
+    expect(message.GrpHdr).toMatchObject({ MsgId: file!.message_id, NbOfTxs: '2', CtrlSum: '290.50' });
+    expect((await finance.browser.get(`/console/payment-files/${file!.id}/mt101`)).statusCode).toBe(404);
+    expect((await finance.browser.get(`/console/payment-files/${crypto.randomUUID()}/csv`)).statusCode).toBe(404);
+  });
+
+  it("names on a payout's page the file it was instructed in", async () => {
+    const [file] = await listPaymentFilesOfDate(t.db, PAYOUT_DATE);
+    const page = await viewer.get(`/console/payouts/${payoutIds[0]!}`);
+    expect(page.body).toContain(`<dt>Payment file</dt><dd><a href="/console/payment-files?date=${PAYOUT_DATE}">file 1 of ${PAYOUT_DATE}, ${file!.message_id}</a></dd>`);
   });
 });
 
@@ -163,42 +250,6 @@ describe('settling a payout', () => {
     expect(await auditOf(id)).toEqual([{ action: 'payout.marked_failed', actor_kind: 'console', actor: finance.email, reason: 'Returned: account closed' }]);
     const released = await t.db.selectFrom('ledger_entries').select('payout_id').where('biller_client_id', '=', worlds[1]!.biller.clientId).execute();
     expect(released.map((entry) => entry.payout_id)).toEqual([null, null]);
-  });
-});
-
-describe('the bank file download', () => {
-  it("gives finance and operators payoutBankFile's bytes, and refuses viewers", async () => {
-    const expected = await payoutBankFile(t.db, PAYOUT_DATE);
-    expect(expected.payouts).toBe(2);
-    for (const browser of [finance.browser, operator]) {
-      const response = await browser.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}`);
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
-      expect(response.headers['content-disposition']).toBe(`attachment; filename="${expected.fileName}"`);
-      expect(response.body).toBe(expected.csv);
-    }
-    const refused = await viewer.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}`);
-    expect(refused.statusCode).toBe(403);
-    expect(refused.body).not.toContain('31926819');
-    expect((await finance.browser.get('/console/payouts/bank-file?date=2026-11-31')).statusCode).toBe(400);
-  });
-
-  it('gives finance and operators the pain.001 XML of the same payouts, and refuses viewers', async () => {
-    const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(xml).Document.CstmrCdtTrfInitn;
-    const expected = parse((await payoutPain001File(t.db, PAYOUT_DATE)).xml);
-    expect(expected.GrpHdr.NbOfTxs).toBe('2');
-    for (const browser of [finance.browser, operator]) {
-      const response = await browser.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=pain.001`);
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('application/xml');
-      expect(response.headers['content-disposition']).toBe(`attachment; filename="payouts-${PAYOUT_DATE}.pain.001.xml"`);
-      const message = parse(response.body);
-      expect(message).toEqual({ ...expected, GrpHdr: { ...expected.GrpHdr, CreDtTm: message.GrpHdr.CreDtTm } });
-      expect(message.GrpHdr.CtrlSum).toBe('290.50');
-    }
-    expect((await viewer.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=pain.001`)).statusCode).toBe(403);
-    expect((await finance.browser.get(`/console/payouts/bank-file?date=${PAYOUT_DATE}&format=mt101`)).statusCode).toBe(400);
-    expect((await finance.browser.get('/console/payouts/bank-file?date=2026-11-30&format=pain.001')).statusCode).toBe(404);
   });
 });
 

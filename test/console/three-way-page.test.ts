@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
-import type { ParsedStatement } from '../../src/cash/bank-statement.ts';
 import type { MatchingPolicy } from '../../src/cash/matching-service.ts';
 import { recordStatement } from '../../src/cash/statement-import-service.ts';
 import { formatMoney } from '../../src/console/console-format.ts';
 import { escapeHtml } from '../../src/console/html.ts';
 import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
+import { statementEntry, statementFile } from '../support/cash.ts';
 import { threeWayColumns } from '../../src/reports/three-way-report.ts';
 import { signedInAs, type ConsoleBrowser } from '../support/console.ts';
 import { createCollectionAccount, createOperator } from '../support/factories.ts';
@@ -57,26 +57,9 @@ beforeAll(async () => {
     .select('rp.payment_reference')
     .where('s.payroll_id', '=', paidWorld.payroll.id)
     .executeTakeFirstOrThrow();
-  const parsed: ParsedStatement = {
-    format: 'csv',
-    statementId: 'STMT-3W-PAGE',
-    account: { sortCode: account.sort_code, accountNumber: account.account_number },
-    currency: 'GBP',
-    entries: [
-      {
-        position: { line: 2 },
-        bankReference: 'STMT-3W-PAGE-0',
-        direction: 'credit',
-        currency: 'GBP',
-        amount: 12_550,
-        bookingDate: '2026-10-30',
-        valueDate: '2026-10-30',
-        remittanceInformation: reference.payment_reference,
-        debtorName: 'Employer Ltd',
-        debtorAccount: null,
-      },
-    ],
-  };
+  const parsed = statementFile(account, 'STMT-3W-PAGE', [
+    statementEntry(0, 'STMT-3W-PAGE-0', { amount: 12_550, remittanceInformation: reference.payment_reference }),
+  ]);
   const digest = createHash('sha256').update(JSON.stringify(parsed)).digest();
   await t.db.transaction().execute((trx) => recordStatement(trx, { parsed, digest, fileName: 'stmt.csv', actor, policy }));
   await t.db.updateTable('payroll_providers').set({ sandbox: true }).where('id', '=', sandboxWorld.provider.id).execute();
@@ -103,9 +86,9 @@ describe('the three-way reconciliation page', () => {
     );
 
     const totals = page.body.match(/<tr><td><strong>Total GBP<\/strong>.*?<\/tr>/s)?.[0] ?? '';
-    // Requested, deducted, received, paid out and held back, in the table's order.
+    // Requested, deducted, received, paid out, held back and owed back, in the table's order.
     const cells = [...totals.matchAll(/<td>([^<]*)<\/td>/g)].map((match) => match[1]).filter((cell) => cell !== '');
-    expect(cells).toEqual([formatMoney(20_550, 'GBP'), formatMoney(18_550, 'GBP'), formatMoney(12_550, 'GBP'), formatMoney(12_550, 'GBP'), formatMoney(6_000, 'GBP')]);
+    expect(cells).toEqual([formatMoney(20_550, 'GBP'), formatMoney(18_550, 'GBP'), formatMoney(12_550, 'GBP'), formatMoney(12_550, 'GBP'), formatMoney(6_000, 'GBP'), formatMoney(0, 'GBP')]);
 
     expect(page.body).not.toContain(sandboxWorld.payroll.id);
     expect(page.body).toContain(`href="/console/reconciliation/${PD1}/three-way.csv"`);

@@ -105,7 +105,7 @@ describe('GET /deductions/{payroll_id}', () => {
     expect(body.requested_payments).toHaveLength(1);
     expect(body.requested_payments[0]!.payment_information).toMatchObject({
       payment_amount: 155.51,
-      payment_account: { sort_code: '04-00-04', account_number: '41234567' },
+      payment_account: { sort_code: '04-00-04', account_number: '41234978' },
     });
   });
 

@@ -11,7 +11,7 @@ const base: DeductionContent = {
       payment_information: {
         payment_reference: 'REF-1',
         payment_amount: 12_550,
-        payment_account: { account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Collections Ltd' },
+        payment_account: { account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Collections Ltd' },
       },
     },
   ],
@@ -30,7 +30,7 @@ describe('deductionContentHash', () => {
       requestedPayments: [
         {
           payment_information: {
-            payment_account: { sort_code: '04-00-04', account_holder_name: 'Collections Ltd', account_number: '41234567' },
+            payment_account: { sort_code: '04-00-04', account_holder_name: 'Collections Ltd', account_number: '41234978' },
             payment_amount: 12_550,
             payment_reference: 'REF-1',
           },

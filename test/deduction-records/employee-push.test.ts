@@ -148,7 +148,7 @@ describe('POST /deductions/payroll/{payroll_id}: versioning', () => {
         payment_information: {
           payment_reference: 'SD-8-2026',
           payment_amount: amount,
-          payment_account: { account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Collections Ltd' },
+          payment_account: { account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Collections Ltd' },
         },
       },
     ];

@@ -6,6 +6,7 @@ import {
   BACS_REFERENCE_MAX_LENGTH,
   MAX_DEDUCTION_REFERENCE_NUMBER,
   MAX_REMITTANCE_REFERENCE_NUMBER,
+  REMITTANCE_REFERENCE_NUMBER_DIGITS,
   deductionPaymentReference,
   isBacsReference,
   remittancePaymentReference,
@@ -24,6 +25,7 @@ describe('isBacsReference', () => {
   it.each([
     ['SD00000001', true],
     ['SDR261030P1', true],
+    ['SDR261030P00000001', true],
     ['ABCDEF', true],
     ['A1B2C3D4E5F6G7H8I9', true],
     ['INV 2026/10-30.A&B', true],
@@ -118,13 +120,24 @@ describe('deductionPaymentReference', () => {
 
 describe('remittancePaymentReference', () => {
   it.each([
-    ['2026-10-30', 1, 'SDR261030P1'],
-    ['2026-10-30', 17, 'SDR261030P17'],
-    ['2027-01-01', 17, 'SDR270101P17'],
+    ['2026-10-30', 1, 'SDR261030P00000001'],
+    ['2026-10-30', 15, 'SDR261030P00000015'],
+    ['2026-10-30', 17, 'SDR261030P00000017'],
+    ['2026-10-30', 150, 'SDR261030P00000150'],
+    ['2027-01-01', 17, 'SDR270101P00000017'],
+    ['2000-01-01', 9_999_999, 'SDR000101P09999999'],
+    ['2026-10-30', 10_000_000, 'SDR261030P10000000'],
     ['2099-12-31', MAX_REMITTANCE_REFERENCE_NUMBER, 'SDR991231P99999999'],
   ])('%s, payroll %d -> %s', (date, number, reference) => {
     expect(remittancePaymentReference(date, number)).toBe(reference);
+    expect(reference).toHaveLength(BACS_REFERENCE_MAX_LENGTH);
     expect(isBacsReference(reference)).toBe(true);
+  });
+
+  it('the largest payroll number fits the 8 digits, so every reference is exactly the 18 characters Bacs carries', () => {
+    expect(REMITTANCE_REFERENCE_NUMBER_DIGITS).toBe(8);
+    expect(String(MAX_REMITTANCE_REFERENCE_NUMBER)).toHaveLength(REMITTANCE_REFERENCE_NUMBER_DIGITS);
+    expect('SDR'.length + 'YYMMDD'.length + 'P'.length + REMITTANCE_REFERENCE_NUMBER_DIGITS).toBe(BACS_REFERENCE_MAX_LENGTH);
   });
 
   it.each([0, -1, 2.5, Number.NaN, MAX_REMITTANCE_REFERENCE_NUMBER + 1])('refuses payroll number %d', (bad) => {
@@ -135,12 +148,12 @@ describe('remittancePaymentReference', () => {
     expect(() => remittancePaymentReference(bad, 1)).toThrow(RangeError);
   });
 
-  it('is a reference a bank accepts for every pay date and payroll, letters and digits only', () => {
+  it('is a reference a bank accepts for every pay date and payroll, letters and digits only, always 18 of them', () => {
     fc.assert(
       fc.property(payDate, remittanceNumber, (date, number) => {
         const reference = remittancePaymentReference(date, number);
-        expect(reference.length).toBeLessThanOrEqual(BACS_REFERENCE_MAX_LENGTH);
-        expect(reference).toMatch(/^SDR[0-9]{6}P[0-9]{1,8}$/);
+        expect(reference).toHaveLength(BACS_REFERENCE_MAX_LENGTH);
+        expect(reference).toMatch(/^SDR[0-9]{6}P[0-9]{8}$/);
         expect(isBacsReference(reference)).toBe(true);
         expect(normalised(reference)).toBe(reference);
         expect(remittancePaymentReference(date, number)).toBe(reference);
@@ -156,6 +169,24 @@ describe('remittancePaymentReference', () => {
         expect(Number(reference.slice(10))).toBe(number);
       }),
     );
+  });
+
+  it('no reference is the start of another, even cut short or with separators stripped (so none can be read as another)', () => {
+    fc.assert(
+      fc.property(payDate, remittanceNumber, payDate, remittanceNumber, (dateA, a, dateB, b) => {
+        fc.pre(dateA !== dateB || a !== b);
+        const first = remittancePaymentReference(dateA, a);
+        const second = remittancePaymentReference(dateB, b);
+        expect(second.startsWith(first)).toBe(false);
+        expect(normalised(second).startsWith(normalised(first))).toBe(false);
+      }),
+    );
+    // The case that went wrong when the number was not padded: payroll 15 and payroll 150 on one pay date.
+    expect(remittancePaymentReference('2026-10-30', 150).startsWith(remittancePaymentReference('2026-10-30', 15))).toBe(false);
+    // And numbers one digit longer than another's start with it no more.
+    for (const [short, long] of [[1, 10], [12, 123], [1_234_567, 12_345_678]] as const) {
+      expect(remittancePaymentReference('2026-10-30', long).startsWith(remittancePaymentReference('2026-10-30', short))).toBe(false);
+    }
   });
 
   it('is unique over 500 payrolls for every day of a year, and never equal to a deduction reference', () => {

@@ -24,7 +24,7 @@ const get = (url: string) => t.app.inject({ method: 'GET', url, headers });
 const account = (overrides: Record<string, unknown> = {}) => ({
   currency: 'GBP',
   sort_code: '20-00-00',
-  account_number: '41234567',
+  account_number: '41234978',
   account_holder_name: 'Salary Deductions Collections Ltd',
   reason: 'board minute 12',
   ...overrides,
@@ -35,28 +35,28 @@ describe('the collection account', () => {
     const first = await post('/admin/collection-accounts', account({ currency: 'EUR' }));
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json()).toMatchObject({ collection_account: { currency: 'EUR', active: true, deactivated_at: null }, replaced: null });
-    const second = await post('/admin/collection-accounts', account({ currency: 'EUR', account_number: '87654321', account_holder_name: ' New Holder Ltd ', reason: 'bank move' }));
+    const second = await post('/admin/collection-accounts', account({ currency: 'EUR', account_number: '55779911', account_holder_name: ' New Holder Ltd ', reason: 'bank move' }));
     expect(second.statusCode, second.body).toBe(201);
     expect(second.json()).toMatchObject({
-      collection_account: { account_number: '87654321', account_holder_name: 'New Holder Ltd', active: true },
+      collection_account: { account_number: '55779911', account_holder_name: 'New Holder Ltd', active: true },
       replaced: { id: first.json().collection_account.id, active: false, deactivated_at: expect.any(String) },
     });
 
     const listed = (await get('/admin/collection-accounts?currency=EUR')).json().collection_accounts;
     expect(listed.map((a: { account_number: string; active: boolean }) => [a.account_number, a.active])).toEqual([
-      ['87654321', true],
-      ['41234567', false],
+      ['55779911', true],
+      ['41234978', false],
     ]);
     const active = await t.db.selectFrom('collection_accounts').select('account_number').where('currency', '=', 'EUR').where('active', '=', true).execute();
-    expect(active).toEqual([{ account_number: '87654321' }]);
+    expect(active).toEqual([{ account_number: '55779911' }]);
 
     const audit = await t.db.selectFrom('audit_log').selectAll().where('resource_type', '=', 'collection_account').where('resource_id', '=', 'EUR').orderBy('at').execute();
     expect(audit.map((entry) => [entry.action, entry.actor, entry.reason])).toEqual([
       ['collection_account.replaced', operator.clientId, 'board minute 12'],
       ['collection_account.replaced', operator.clientId, 'bank move'],
     ]);
-    expect(audit[1]).toMatchObject({ before: { account_number: '****4567' }, after: { account_number: '****4321' } });
-    expect(JSON.stringify(audit)).not.toContain('87654321');
+    expect(audit[1]).toMatchObject({ before: { account_number: '****4978' }, after: { account_number: '****9911' } });
+    expect(JSON.stringify(audit)).not.toContain('55779911');
   });
 
   it('refuses bad details with 422 naming each field, and a change without a reason or an Idempotency-Key', async () => {
@@ -88,12 +88,12 @@ describe("a biller's beneficiary accounts over the API", () => {
     const first = await post(url, account({ sort_code: '60-16-13', account_number: '31926819', account_holder_name: 'Acme Lending Ltd', reason: 'onboarding form 17' }));
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json()).toMatchObject({ beneficiary_account: { biller_client_id: biller.clientId, account_number: '31926819', active: true }, replaced: null });
-    const second = await post(url, account({ sort_code: '60-16-13', account_number: '11112222', account_holder_name: 'Acme Lending Ltd', reason: 'change of bank' }));
+    const second = await post(url, account({ sort_code: '60-16-13', account_number: '11112220', account_holder_name: 'Acme Lending Ltd', reason: 'change of bank' }));
     expect(second.json().replaced).toMatchObject({ id: first.json().beneficiary_account.id, active: false });
 
     const listed = (await get(url)).json().beneficiary_accounts;
     expect(listed.map((a: { account_number: string; active: boolean }) => [a.account_number, a.active])).toEqual([
-      ['11112222', true],
+      ['11112220', true],
       ['31926819', false],
     ]);
     const audit = await t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', biller.clientId).orderBy('at').execute();
@@ -114,5 +114,69 @@ describe("a biller's beneficiary accounts over the API", () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/account_number']);
     expect((await get(`/admin/billers/${biller.clientId}/beneficiary-accounts`)).json()).toEqual({ beneficiary_accounts: [] });
+  });
+});
+
+describe('account details checked at setup, so no payout bounces on a mistyped number and no name blocks a payment file', () => {
+  const problem = (response: { statusCode: number; headers: Record<string, unknown>; json: () => { errors: Array<{ pointer: string; detail: string }> } }) => {
+    expect(response.statusCode).toBe(422);
+    expect(String(response.headers['content-type'])).toContain('application/problem+json');
+    return response.json().errors;
+  };
+
+  it('refuses a sort code and account number that fail the Vocalink modulus check, at the account number', async () => {
+    const biller = await createBiller(t.db);
+    for (const url of ['/admin/collection-accounts', `/admin/billers/${biller.clientId}/beneficiary-accounts`]) {
+      // One digit off the collection account above.
+      const refused = await post(url, account({ currency: 'SEK', account_number: '41234979' }));
+      expect(problem(refused)).toEqual([
+        { pointer: '/account_number', detail: 'fails the Vocalink modulus check for sort code 20-00-00: check both for a mistyped or swapped digit' },
+      ]);
+    }
+    expect((await get('/admin/collection-accounts?currency=SEK')).json().collection_accounts).toEqual([]);
+    // VocaLink's worked example passes.
+    expect((await post('/admin/collection-accounts', account({ currency: 'SEK', sort_code: '08-99-99', account_number: '66374958' }))).statusCode).toBe(201);
+  });
+
+  it('refuses a holder name a payment file cannot carry, or that outgrows a pain.001 name once written in its characters', async () => {
+    const biller = await createBiller(t.db);
+    const url = `/admin/billers/${biller.clientId}/beneficiary-accounts`;
+    for (const name of ['北京银行', '😀😀', 'A']) {
+      const [error, ...rest] = problem(await post(url, account({ account_holder_name: name })));
+      expect(rest).toEqual([]);
+      expect(error).toMatchObject({ pointer: '/account_holder_name', detail: expect.stringMatching(/needs at least 2 letters or digits/) });
+    }
+    const long = problem(await post(url, account({ account_holder_name: `${'Щ'.repeat(20)} Ltd` })));
+    expect(long).toEqual([{ pointer: '/account_holder_name', detail: expect.stringMatching(/^is 84 characters as a payment file writes it, over the 70/) }]);
+    expect((await get(url)).json()).toEqual({ beneficiary_accounts: [] });
+  });
+
+  it('shows the holder name as the payment file will write it', async () => {
+    const biller = await createBiller(t.db);
+    const url = `/admin/billers/${biller.clientId}/beneficiary-accounts`;
+    const set = await post(url, account({ currency: 'GBP', account_holder_name: 'Müller & Söhne Иванов', reason: 'onboarding' }));
+    expect(set.statusCode, set.body).toBe(201);
+    expect(set.json().beneficiary_account).toMatchObject({
+      account_holder_name: 'Müller & Söhne Иванов',
+      payment_file_name: 'Muller and Sohne Ivanov',
+      payment_file_name_problem: null,
+    });
+    expect((await get(url)).json().beneficiary_accounts[0]).toMatchObject({ payment_file_name: 'Muller and Sohne Ivanov' });
+    const collection = await post('/admin/collection-accounts', account({ currency: 'NOK', account_holder_name: 'Παπαδόπουλος & Co' }));
+    expect(collection.json().collection_account).toMatchObject({ payment_file_name: 'Papadopoulos and Co', payment_file_name_problem: null });
+  });
+
+  it('shows operators an account stored before names were checked, with the name the file writes instead', async () => {
+    const biller = await createBiller(t.db);
+    await t.db
+      .insertInto('beneficiary_accounts')
+      .values({ biller_client_id: biller.clientId, currency: 'GBP', sort_code: '60-16-13', account_number: '31926819', account_holder_name: '北京银行' })
+      .execute();
+    const [stored] = (await get(`/admin/billers/${biller.clientId}/beneficiary-accounts`)).json().beneficiary_accounts;
+    expect(stored).toMatchObject({
+      account_holder_name: '北京银行',
+      payment_file_name: 'BeiJingYinXing',
+      payment_file_name_problem: expect.stringMatching(/^has no character a UK payment file can carry/),
+    });
   });
 });

@@ -8,15 +8,13 @@ import {
   controlSum,
   isoLatinText,
   PAIN001_NAME_MAX_LENGTH,
-  pain001FileName,
-  pain001MessageId,
   renderPain001File,
   ukBban,
 } from '../../src/payouts/pain001-file.ts';
 import type { PayoutFileRow } from '../../src/payouts/payout-file.ts';
 
 // The rules of the pain.001 file that need no database: what text a bank accepts, exact control sums,
-// the stable message id, and the document's shape read back.
+// and the document's shape read back.
 
 const ALLOWED = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
 
@@ -24,8 +22,9 @@ describe('isoLatinText', () => {
   it.each([
     ['Acme Lending Ltd', 'Acme Lending Ltd'],
     ['Crédit Agricole Société', 'Credit Agricole Societe'],
-    ['Müller & Söhne GmbH', 'Muller + Sohne GmbH'],
-    ['Straße Øresund Æble Łódź', 'Strasse Oresund AEble Lodz'],
+    ['Müller & Söhne GmbH', 'Muller and Sohne GmbH'],
+    ['Straße Øresund Æble Łódź', 'Strasse Oresund Aeble Lodz'],
+    ['Иванов Παπαδόπουλος', 'Ivanov Papadopoulos'],
     ['O’Brien – Finance', "O'Brien - Finance"],
     ['Tab\tand\nnewline', 'Tab and newline'],
     ['<script>alert("x")</script>', 'script alert( x ) /script'],
@@ -94,27 +93,10 @@ describe('controlSum', () => {
   });
 });
 
-describe('pain001MessageId', () => {
-  const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
-
-  it('is SDPO, the date as YYMMDD and eight hex digits, within Max35Text', () => {
-    expect(pain001MessageId('2026-11-03', ids)).toMatch(/^SDPO261103[0-9A-F]{8}$/);
-  });
-
-  it('depends on the set of payouts, not their order', () => {
-    expect(pain001MessageId('2026-11-03', ids)).toBe(pain001MessageId('2026-11-03', [...ids].reverse()));
-    expect(pain001MessageId('2026-11-03', ids)).not.toBe(pain001MessageId('2026-11-03', ids.slice(1)));
-    expect(pain001MessageId('2026-11-03', ids)).not.toBe(pain001MessageId('2026-11-04', ids));
-  });
-});
-
-describe('ukBban and the file name', () => {
+// The MsgId and the file names are the payment file's: test/payouts/payment-file-rules.test.ts.
+describe('ukBban', () => {
   it('puts the sort code digits before the account number', () => {
     expect(ukBban({ sort_code: '60-16-13', account_number: '01926819' })).toBe('60161301926819');
-  });
-
-  it('names the file after the date', () => {
-    expect(pain001FileName('2026-11-03')).toBe('payouts-2026-11-03.pain.001.xml');
   });
 });
 
@@ -132,13 +114,14 @@ describe('renderPain001File', () => {
     status: 'pending',
     ...overrides,
   });
-  const debtor = (currency: string) => ({ currency, sort_code: '04-00-04', account_number: '41234567', account_holder_name: 'Salary Deductions Ltd' });
+  const debtor = (currency: string) => ({ currency, sort_code: '04-00-04', account_number: '41234978', account_holder_name: 'Salary Deductions Ltd' });
   const parse = (xml: string) =>
     new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false, isArray: (name) => ['PmtInf', 'CdtTrfTxInf'].includes(name) }).parse(xml);
 
   it('escapes and limits names, and keeps the XML well formed', () => {
     const xml = renderPain001File({
-      payoutDate: '2026-11-03',
+      messageId: 'SDPO261103-01-ABCDEF01',
+      requestedExecutionDate: '2026-11-03',
       createdAt: new Date('2026-11-03T07:00:00.123Z'),
       payouts: [payout({ account_holder_name: `Tom & Jerry <Ltd> "Quoted" ${'x'.repeat(100)}` })],
       debtorAccounts: [debtor('GBP')],
@@ -149,24 +132,35 @@ describe('renderPain001File', () => {
     expect(document.CstmrCdtTrfInitn.GrpHdr.CreDtTm).toBe('2026-11-03T07:00:00Z');
     const name: string = document.CstmrCdtTrfInitn.PmtInf[0].CdtTrfTxInf[0].Cdtr.Nm;
     expect(name).toHaveLength(70);
-    expect(name.startsWith('Tom + Jerry Ltd Quoted xxx')).toBe(true);
+    expect(name.startsWith('Tom and Jerry Ltd Quoted xxx')).toBe(true);
   });
 
-  it('refuses a name with nothing a bank accepts, naming the payout', () => {
-    expect(() =>
-      renderPain001File({ payoutDate: '2026-11-03', createdAt: new Date(), payouts: [payout({ account_holder_name: '北京银行' })], debtorAccounts: [debtor('GBP')] }),
-    ).toThrow(/PO261103ABCDEF0123/);
+  it('writes a stored name no file can carry romanised, or NOTPROVIDED, rather than hold back every payout of the file', () => {
+    const xml = renderPain001File({
+      messageId: 'SDPO261103-01-ABCDEF01',
+      requestedExecutionDate: '2026-11-03',
+      createdAt: new Date(),
+      payouts: [
+        payout({ reference: 'PO261103ABCDEF0123', account_holder_name: '北京银行' }),
+        payout({ reference: 'PO261103ABCDEF0124', account_holder_name: '😀' }),
+        payout({ reference: 'PO261103ABCDEF0125', account_holder_name: 'Acme Lending Ltd' }),
+      ],
+      debtorAccounts: [{ ...debtor('GBP'), account_holder_name: 'Σ' }],
+    });
+    const information = parse(xml).Document.CstmrCdtTrfInitn.PmtInf[0];
+    expect(information.CdtTrfTxInf.map((transfer: { Cdtr: { Nm: string } }) => transfer.Cdtr.Nm)).toEqual(['BeiJingYinXing', 'NOTPROVIDED', 'Acme Lending Ltd']);
+    expect(information.Dbtr.Nm).toBe('S');
   });
 
   it('refuses an empty file, a currency without a debtor account and a non-positive amount', () => {
-    const render = (payouts: PayoutFileRow[]) => () => renderPain001File({ payoutDate: '2026-11-03', createdAt: new Date(), payouts, debtorAccounts: [debtor('GBP')] });
+    const render = (payouts: PayoutFileRow[]) => () => renderPain001File({ messageId: 'SDPO261103-01-ABCDEF01', requestedExecutionDate: '2026-11-03', createdAt: new Date(), payouts, debtorAccounts: [debtor('GBP')] });
     expect(render([])).toThrow(/at least one transfer/);
     expect(render([payout({ currency: 'EUR' })])).toThrow(/EUR/);
     expect(render([payout({ amount: 0 })])).toThrow(/positive amount/);
   });
 
   it('puts the element children in the order the pain.001.001.09 schema requires', () => {
-    const xml = renderPain001File({ payoutDate: '2026-11-03', createdAt: new Date(), payouts: [payout({})], debtorAccounts: [debtor('GBP')] });
+    const xml = renderPain001File({ messageId: 'SDPO261103-01-ABCDEF01', requestedExecutionDate: '2026-11-03', createdAt: new Date(), payouts: [payout({})], debtorAccounts: [debtor('GBP')] });
     const order = (names: string[]) => names.map((name) => xml.indexOf(`<${name}>`));
     const ascending = (positions: number[]) => positions.every((position, index) => position >= 0 && (index === 0 || position > positions[index - 1]!));
     expect(ascending(order(['GrpHdr', 'MsgId', 'CreDtTm', 'NbOfTxs', 'CtrlSum', 'InitgPty', 'PmtInf']))).toBe(true);

@@ -223,15 +223,15 @@ describe("a biller's beneficiary account history", () => {
           { actor: cliActor('alice'), reason },
         ),
       );
-    const first = await replace('11112222', 'onboarding form 17');
+    const first = await replace('02022222', 'onboarding form 17');
     expect(first.previous).toBeUndefined();
-    const second = await replace('33334444', 'change of bank, signed letter 2026-11-20');
+    const second = await replace('00364444', 'change of bank, signed letter 2026-11-20');
     expect(second.previous).toMatchObject({ id: first.current.id, active: false, deactivated_at: expect.any(Date) });
 
     const rows = await t.db.selectFrom('beneficiary_accounts').selectAll().where('biller_client_id', '=', biller.clientId).orderBy('created_at').execute();
     expect(rows.map((row) => [row.account_number, row.active])).toEqual([
-      ['11112222', false],
-      ['33334444', true],
+      ['02022222', false],
+      ['00364444', true],
     ]);
 
     const trail = await auditOf(biller.clientId);
@@ -244,7 +244,7 @@ describe("a biller's beneficiary account history", () => {
       after: { account_id: second.current.id, account_number: '****4444', sort_code: '20-00-00' },
     });
     // The audit record tells the accounts apart without holding a number to pay into.
-    expect(JSON.stringify(trail)).not.toContain('11112222');
+    expect(JSON.stringify(trail)).not.toContain('02022222');
   });
 
   it('refuses to overwrite, reactivate or delete an account row, whoever writes to the table', async () => {
@@ -253,7 +253,7 @@ describe("a biller's beneficiary account history", () => {
       replaceBeneficiaryAccount(
         trx,
         biller.clientId,
-        { currency: 'GBP', account_number: '55556666', sort_code: '40-11-22', account_holder_name: 'Acme Lending Ltd' },
+        { currency: 'GBP', account_number: '55556651', sort_code: '40-11-22', account_holder_name: 'Acme Lending Ltd' },
         { actor: cliActor('bob'), reason: 'onboarding' },
       ),
     );
@@ -265,7 +265,7 @@ describe("a biller's beneficiary account history", () => {
     await change({ active: false, deactivated_at: new Date() });
     await expect(change({ active: true, deactivated_at: null })).rejects.toThrow(/is history/);
     const row = await t.db.selectFrom('beneficiary_accounts').selectAll().where('id', '=', current.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ account_number: '55556666', sort_code: '40-11-22', active: false });
+    expect(row).toMatchObject({ account_number: '55556651', sort_code: '40-11-22', active: false });
   });
 
   it('refuses a replacement without a reason, for a client that is not a biller, or with an invalid account', async () => {
@@ -295,7 +295,7 @@ describe('the CLI', () => {
       deductions(['payouts', 'mark-failed', '--payout', failed.payoutId, '--reason', 'returned: account closed']),
       deductions(['payouts', 'mark-failed', '--payout', blank.payoutId, '--reason', ' ']),
       deductions([
-        'beneficiary-accounts', 'set', '--biller', biller.clientId, '--currency', 'GBP', '--account-number', '77778888',
+        'beneficiary-accounts', 'set', '--biller', biller.clientId, '--currency', 'GBP', '--account-number', '77778885',
         '--sort-code', '30-90-91', '--holder', 'Cli Lending Ltd', '--reason', 'onboarding call', '--by', 'erin',
       ]),
     ]);
@@ -305,7 +305,7 @@ describe('the CLI', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe('--reason must not be empty\n');
     expect(accountSet.code, accountSet.stderr).toBe(0);
-    expect(accountSet.stdout).toContain('77778888');
+    expect(accountSet.stdout).toContain('77778885');
 
     expect(await auditOf(paid.payoutId)).toEqual([
       expect.objectContaining({ actor_kind: 'cli', actor: 'dana', action: 'payout.marked_paid', reason: 'statement line 2026-12-02 #88' }),

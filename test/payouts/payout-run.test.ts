@@ -22,6 +22,7 @@ import {
 import { runPayoutsProcessor } from '../../jobs/run-payouts.ts';
 import {
   createBiller,
+  createCollectionAccount,
   createCollectionAttemptRow,
   createEmployee,
   createEmployer,
@@ -159,11 +160,13 @@ async function expectPaidOutWithinCollected(billerClientId: string) {
 }
 
 describe('payout rules', () => {
-  it('settles pay dates a working day old, skipping weekends and holidays', () => {
+  it('settles pay dates a working day old, skipping weekends and holidays (every case: payout-calendar.test.ts)', () => {
     expect(settlementCutoff('2026-12-01', 1, NO_HOLIDAYS)).toBe('2026-11-30');
     expect(settlementCutoff('2026-11-30', 1, NO_HOLIDAYS)).toBe('2026-11-27');
     expect(settlementCutoff('2026-12-01', 1, new Set(['2026-11-30']))).toBe('2026-11-27');
     expect(settlementCutoff('2026-12-01', 0, NO_HOLIDAYS)).toBe('2026-12-01');
+    // A Saturday's run counts from Friday: Friday's pay date has had no working day yet.
+    expect(settlementCutoff('2026-11-28', 1, NO_HOLIDAYS)).toBe('2026-11-26');
   });
 
   it('pays only a positive net, and only to a beneficiary account', () => {
@@ -461,10 +464,12 @@ describe('marking payouts paid and failed', () => {
 });
 
 describe('the bank payment file and the daily job', () => {
-  it('exports the payouts made on a date with decimal amounts and bank details', async () => {
+  it('exports the payment file of the pending payouts made on a date, with decimal amounts and bank details', async () => {
+    await createCollectionAccount(t.db);
     const dir = mkdtempSync(join(tmpdir(), 'payouts-'));
     const out = join(dir, 'payouts.csv');
-    const count = await exportPayouts(t.db, { date: TODAY, out });
+    const { download, written } = await exportPayouts(t.db, { date: TODAY, out });
+    expect(written.map((file) => file.id)).toEqual([download.file.id]);
     const text = readFileSync(out, 'utf8');
     expect(text.split('\n')[0]).toBe(payoutFileColumns.join(','));
     const rows = parse(text, { columns: true }) as Array<Record<string, string>>;
@@ -473,13 +478,25 @@ describe('the bank payment file and the daily job', () => {
       .innerJoin('clients', 'clients.id', 'payouts.biller_client_id')
       .select(['payouts.id', 'payouts.amount', 'payouts.status', 'payouts.reference', 'clients.name'])
       .where('payout_date', '=', TODAY)
+      .where('payouts.status', '=', 'pending')
       .execute();
-    expect(count).toBe(payouts.length);
+    // The day's failed payout is not instructed: its money went into tomorrow's payout.
+    const settled = await t.db.selectFrom('payouts').select(['id', 'status']).where('payout_date', '=', TODAY).where('status', '!=', 'pending').execute();
+    expect(settled.map((payout) => payout.status)).toContain('failed');
+    for (const { id } of settled) expect(text).not.toContain(id);
     expect(rows).toHaveLength(payouts.length);
-    expect(payouts.length).toBeGreaterThanOrEqual(2);
+    expect(payouts.length).toBeGreaterThanOrEqual(1);
     for (const payout of payouts) {
       const row = rows.find((candidate) => candidate.payout_id === payout.id)!;
-      expect(row).toMatchObject({ reference: payout.reference, biller: payout.name, currency: 'GBP', payout_date: TODAY, status: payout.status });
+      expect(row).toMatchObject({
+        reference: payout.reference,
+        biller: payout.name,
+        currency: 'GBP',
+        payout_date: TODAY,
+        status: 'pending',
+        message_id: download.file.message_id,
+        requested_execution_date: TODAY,
+      });
       expect(row.amount).toMatch(/^\d+\.\d{2}$/);
       expect(Number(row.amount!.replace('.', ''))).toBe(payout.amount);
       expect(row).toMatchObject({ sort_code: '60-16-13', account_number: '31926819', account_holder_name: 'Acme Lending Ltd' });
@@ -495,5 +512,22 @@ describe('the bank payment file and the daily job', () => {
     const result = await processor({ data: { date: '2026-12-04' } } as Job);
     expect(result).toMatchObject({ payoutDate: '2026-12-04', settledThrough: '2026-12-03', payouts: 1 });
     expect(await findPayment(payment.id)).toMatchObject({ status: 'paid_out', paid_out_amount: 777 });
+  });
+
+  it("counts a weekend run's settlement from the Friday before: Friday's pay date waits for Monday", async () => {
+    const biller = await createBiller(t.db);
+    await beneficiaryAccount(biller.clientId);
+    const payment = await paymentOf(biller, { amount: 1_234, status: 'collected', payDate: SETTLED_PAY_DATE });
+    await post(payment, SETTLED_PAY_DATE, 1_234);
+    // Saturday 28 November: no working day has passed since Friday 27th's pay date.
+    for (const weekend of ['2026-11-28', '2026-11-29']) {
+      const summary = await run(weekend);
+      expect(summary.settledThrough).toBe('2026-11-26');
+      expect(summary.groups.filter((group) => group.billerClientId === biller.clientId)).toEqual([]);
+      expect(await findPayment(payment.id)).toMatchObject({ status: 'collected', paid_out_amount: 0 });
+    }
+    const monday = await run('2026-11-30');
+    expect(monday.settledThrough).toBe(SETTLED_PAY_DATE);
+    expect(outcomeOf(monday.groups, biller.clientId)).toMatchObject({ outcome: 'paid_out', amount: 1_234 });
   });
 });

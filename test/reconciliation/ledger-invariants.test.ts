@@ -28,12 +28,26 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('ledger invariants', () => {
-  it('hold after any sequence of pushes, reconciliations, re-runs, locks, cancellations, revocations, statements, matches, unmatches and payouts', async () => {
+  it('hold after any sequence of pushes, reconciliations, re-runs, locks, cancellations, revocations, statements, notices and their bookings, reversals, returned payments, credits set aside, matches, unmatches, payouts and payment files', async () => {
     await fc.assert(ledgerProperty(t.db), { numRuns: 50 });
     // What the fixed seed exercised: a kind that never ran (or a cash outcome never reached) would be untested.
     const counts = Object.entries(operationCounts).sort(([a], [b]) => a.localeCompare(b));
     console.info(`ledger model operations:\n${counts.map(([what, n]) => `  ${what}: ${n}`).join('\n')}`);
-    for (const kind of ['statement', 'manualMatch: matched', 'unmatch: done', 'payout: paid the model biller', 'matched by rule: exact']) expect(operationCounts[kind] ?? 0).toBeGreaterThan(0);
+    for (const kind of [
+      'statement',
+      'manualMatch: matched',
+      'unmatch: done',
+      'payout: paid the model biller',
+      'matched by rule: exact',
+      'notice then statement: superseded',
+      'reverse: before payout',
+      'returnedPayout',
+      'setAside: set aside',
+      'setAside: restored',
+      'paymentFiles: written',
+    ]) {
+      expect(operationCounts[kind] ?? 0, kind).toBeGreaterThan(0);
+    }
   }, 240_000);
 });
 
@@ -263,3 +277,39 @@ describe('ledger invariant regressions', () => {
   });
 });
 
+
+describe('the bank takes money back', () => {
+  it('a credit reversed after its payout leaves a shortfall owed back; a failed payout afterwards owes back no more than was paid', async () => {
+    const model = await startScenario(t.db, [{ employee: 0, amount: 5_000, allowPostDue: true, due: null, payDate: 0 }], 'received');
+    await applyAndCheck(t.db, model, [
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      { kind: 'statement', credits: [{ variant: 'exact', percent: 1 }] },
+      { kind: 'payout', funding: 'received' },
+      { kind: 'reverse', credit: 0, asReturn: false },
+    ]);
+    const remittance = await t.db.selectFrom('remittances').select(['received', 'shortfall', 'status']).where('payroll_id', '=', model.world.payroll.id).executeTakeFirstOrThrow();
+    expect(remittance).toEqual({ received: 0, shortfall: 5_000, status: 'shortfall' });
+    // The bank fails the payout too: nothing was paid after all, so nothing is owed back.
+    await applyAndCheck(t.db, model, [{ kind: 'payoutFailed' }, { kind: 'payout', funding: 'received' }]);
+    const after = await t.db.selectFrom('remittances').select(['received', 'shortfall', 'status']).where('payroll_id', '=', model.world.payroll.id).executeTakeFirstOrThrow();
+    expect(after).toMatchObject({ received: 0, shortfall: 0 });
+    const payouts = await t.db.selectFrom('payouts').select(['amount', 'status']).where('biller_client_id', '=', model.world.biller.clientId).execute();
+    expect(payouts).toEqual([{ amount: 5_000, status: 'failed' }]);
+    await settleAndCheck(t.db, model);
+  });
+
+  it('a notice and its booking, a returned payment of ours and credits set aside never count twice or reach a biller', async () => {
+    const model = await startScenario(t.db, [{ employee: 0, amount: 5_000, allowPostDue: true, due: null, payDate: 0 }], 'received');
+    await applyAndCheck(t.db, model, [
+      { kind: 'push', employee: 0, payDate: 0, amount: 5_000, reconcileAfter: true },
+      { kind: 'returnedPayout', amount: 5_000 },
+      { kind: 'noticeThenStatement', credits: [{ variant: 'short', percent: 40 }] },
+      { kind: 'setAside', credit: 0, restore: false },
+      { kind: 'statement', credits: [{ variant: 'exact', percent: 1 }] },
+      { kind: 'payout', funding: 'received' },
+    ]);
+    const remittance = await t.db.selectFrom('remittances').select(['received', 'status']).where('payroll_id', '=', model.world.payroll.id).executeTakeFirstOrThrow();
+    expect(remittance).toEqual({ received: 5_000, status: 'received' });
+    await settleAndCheck(t.db, model);
+  });
+});

@@ -13,13 +13,16 @@ import { payDatesToReconcileAfter, type ReconciliationSummary } from '../../src/
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { cancelPaymentRequest, getPayment, insertNewPaymentRequests } from '../../src/payments/payment-service.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
-import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
+import type { StatementEntry } from '../../src/cash/bank-statement.ts';
+import { statementEntry, statementFile } from '../support/cash.ts';
 import { matchCreditManually, unmatch, type Allocation, type MatchingPolicy } from '../../src/cash/matching-service.ts';
+import { restoreCredit, setCreditAside } from '../../src/cash/credit-decision-service.ts';
 import { lockCash } from '../../src/cash/remittance-repository.ts';
 import { refreshRemittances } from '../../src/cash/remittance-service.ts';
 import { remittanceStatus } from '../../src/cash/remittance-status.ts';
 import { recordStatement } from '../../src/cash/statement-import-service.ts';
 import type { PayoutFunding } from '../../src/db/tables.ts';
+import { createPaymentFiles, paymentFileDownload } from '../../src/payouts/payment-file-service.ts';
 import { markPayoutFailed, markPayoutPaid, runPayouts } from '../../src/payouts/payout-service.ts';
 import { createWorld, PD1, PD2, PD3, type World } from './reconciliation-world.ts';
 
@@ -65,7 +68,12 @@ export type LedgerOperation =
   | { kind: 'statement'; credits: CreditShape[] }
   | { kind: 'manualMatch'; credit: number; remittance: number; percent: number; split: boolean }
   | { kind: 'unmatch'; match: number }
-  | { kind: 'trustEmployer' };
+  | { kind: 'trustEmployer' }
+  | { kind: 'noticeThenStatement'; credits: CreditShape[] }
+  | { kind: 'reverse'; credit: number; asReturn: boolean }
+  | { kind: 'returnedPayout'; amount: number }
+  | { kind: 'setAside'; credit: number; restore: boolean }
+  | { kind: 'paymentFiles'; twice: boolean };
 
 /** How an employer pays one remittance on a statement, as banks and employers get it wrong. */
 export type CreditVariant = 'exact' | 'short' | 'over' | 'mangledReference' | 'split' | 'twoPayDates';
@@ -116,6 +124,11 @@ const operation: fc.Arbitrary<LedgerOperation> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('manualMatch' as const), credit: fc.nat(15), remittance: fc.nat(5), percent: fc.integer({ min: 1, max: 100 }), split: fc.boolean() }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('unmatch' as const), match: fc.nat(15) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'trustEmployer' as const }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('noticeThenStatement' as const), credits: fc.array(creditShape, { minLength: 1, maxLength: 2 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('reverse' as const), credit: fc.nat(15), asReturn: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('returnedPayout' as const), amount: fc.integer({ min: 1, max: 6_000 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('setAside' as const), credit: fc.nat(15), restore: fc.boolean() }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('paymentFiles' as const), twice: fc.boolean() }) },
 );
 
 const paymentSpec: fc.Arbitrary<PaymentSpec> = fc.record({
@@ -286,6 +299,21 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
     case 'statement':
       await receiveStatement(db, model, op.credits);
       return;
+    case 'noticeThenStatement':
+      await receiveStatement(db, model, op.credits, 'camt.054');
+      return;
+    case 'reverse':
+      await reverseOne(db, model, op);
+      return;
+    case 'returnedPayout':
+      await importEntries(db, model, [{ amount: op.amount, reference: null, reversal: true }], 'camt.053');
+      return;
+    case 'setAside':
+      await setAsideOne(db, model, op);
+      return;
+    case 'paymentFiles':
+      await writeAndDownloadPaymentFiles(db, model, op.twice);
+      return;
     case 'manualMatch':
       await matchByHand(db, model, op);
       return;
@@ -334,7 +362,7 @@ const partOf = (amount: number, percent: number) => Math.max(1, Math.floor((amou
  * as the upload does (recordStatement), which runs the matching rules. Remittances are refreshed first
  * under the cash lock, as the import's matching would, so a newly locked pay date can be paid.
  */
-async function receiveStatement(db: Database, model: LedgerModel, shapes: readonly CreditShape[]): Promise<void> {
+async function receiveStatement(db: Database, model: LedgerModel, shapes: readonly CreditShape[], notice?: 'camt.054'): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await lockCash(trx, 'exclusive');
     await refreshRemittances(trx, CASH_POLICY);
@@ -381,27 +409,127 @@ async function receiveStatement(db: Database, model: LedgerModel, shapes: readon
       }
     }
   });
+  if (notice) {
+    // The same credits twice: notified intraday, then booked by the end-of-day statement. Counted once.
+    const notified = await importEntries(db, model, credits, 'camt.054');
+    const booked = await importEntries(db, model, credits, 'camt.053', notified.entryReferences);
+    const outcomes = booked.outcome.statements.flatMap((statement) => statement.entries.map((entry) => entry.outcome));
+    expectNone('booked entries of notified credits not recognised as them', outcomes.filter((outcome) => outcome !== 'superseded'));
+    count('notice then statement: superseded');
+  } else {
+    const { outcome } = await importEntries(db, model, credits, 'csv');
+    for (const [rule, matches] of Object.entries(outcome.matching?.byRule ?? {})) operationCounts[`matched by rule: ${rule}`] = (operationCounts[`matched by rule: ${rule}`] ?? 0) + matches;
+  }
+  for (const shape of shapes) count(`statement credit: ${shape.variant}`);
+}
+
+/**
+ * A statement of the model's own making, imported as the upload does (recordStatement). Each entry's
+ * AcctSvcrRef is its own unless `references` gives the ones to repeat (a booking of notified credits).
+ */
+async function importEntries(
+  db: Database,
+  model: LedgerModel,
+  credits: ReadonlyArray<{ amount: number; reference: string | null; reversal?: boolean; direction?: 'credit' | 'debit'; accountServicerReference?: string; returnReason?: string }>,
+  format: 'csv' | 'camt.053' | 'camt.054',
+  references?: readonly string[],
+) {
   const account = await db.selectFrom('collection_accounts').select(['sort_code', 'account_number']).where('currency', '=', 'GBP').where('active', '=', true).executeTakeFirstOrThrow();
   // Ids of our own making, so picks by position (bank_reference order) replay under a fixed seed.
   const statementId = `LM-${model.world.payroll.id}-${String(model.statementIds.length + 1).padStart(3, '0')}`;
-  const entries: StatementEntry[] = credits.map((credit, index) => ({
-    position: { line: index + 2 },
-    bankReference: `${statementId}-${index}`,
-    direction: 'credit',
-    amount: credit.amount,
-    currency: 'GBP',
-    bookingDate: CASH_POLICY.today,
-    valueDate: CASH_POLICY.today,
-    remittanceInformation: credit.reference,
-    debtorName: 'Model Employer Ltd',
-    debtorAccount: null,
-  }));
-  const parsed: ParsedStatement = { format: 'csv', statementId, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
+  const entries: StatementEntry[] = credits.map((credit, index) =>
+    statementEntry(index, `${statementId}-${index}`, {
+      amount: credit.amount,
+      bookingDate: CASH_POLICY.today,
+      valueDate: CASH_POLICY.today,
+      remittanceInformation: credit.reference,
+      debtorName: 'Model Employer Ltd',
+      accountServicerReference: credit.accountServicerReference ?? references?.[index] ?? `${statementId}-${index}`,
+      direction: credit.direction ?? 'credit',
+      reversal: credit.reversal ?? false,
+      returnReason: credit.returnReason ?? null,
+    }),
+  );
+  const parsed = statementFile(account, statementId, entries, { format });
   const digest = createHash('sha256').update(JSON.stringify(parsed)).digest();
-  const outcome = await db.transaction().execute((trx) => recordStatement(trx, { parsed, digest, fileName: `${statementId}.csv`, actor: cashActor, policy: CASH_POLICY }));
+  const outcome = await db.transaction().execute((trx) => recordStatement(trx, { parsed, digest, fileName: `${statementId}.xml`, actor: cashActor, policy: CASH_POLICY }));
   model.statementIds.push(outcome.statement.id);
-  for (const shape of shapes) count(`statement credit: ${shape.variant}`);
-  for (const [rule, matches] of Object.entries(outcome.matching?.byRule ?? {})) operationCounts[`matched by rule: ${rule}`] = (operationCounts[`matched by rule: ${rule}`] ?? 0) + matches;
+  return { outcome, entryReferences: entries.map((entry) => entry.accountServicerReference!) };
+}
+
+/** The model's credits the bank has not taken back, in a replayable order. */
+async function modelCredits(db: Database, model: LedgerModel, states: ReadonlyArray<'open' | 'held' | 'set_aside'>) {
+  if (model.statementIds.length === 0) return [];
+  return db
+    .selectFrom('bank_credits')
+    .select(['id', 'amount', 'matched_amount', 'account_servicer_reference', 'state'])
+    .where('bank_statement_id', 'in', model.statementIds)
+    .where('state', 'in', states)
+    .orderBy('bank_reference')
+    .execute();
+}
+
+/**
+ * The bank takes back one of the model's credits: a reversal (RvslInd) or a return (RtrInf), naming
+ * the credit by its AcctSvcrRef. Whatever it had funded is un-funded; what was paid out is a shortfall.
+ */
+async function reverseOne(db: Database, model: LedgerModel, op: Extract<LedgerOperation, { kind: 'reverse' }>): Promise<void> {
+  const credits = (await modelCredits(db, model, ['open', 'held', 'set_aside'])).filter((credit) => credit.account_servicer_reference !== null);
+  if (credits.length === 0) {
+    count('reverse: no credit');
+    return;
+  }
+  const credit = credits[op.credit % credits.length]!;
+  const { outcome } = await importEntries(
+    db,
+    model,
+    [{ amount: credit.amount, reference: null, direction: 'debit', accountServicerReference: credit.account_servicer_reference!, ...(op.asReturn ? { returnReason: 'AC04' } : { reversal: true }) }],
+    'camt.053',
+  );
+  expectNone('reversals naming their credit not applied', outcome.reversals.applied === 1 ? [] : [outcome.reversals]);
+  count(outcome.reversals.shortfall > 0 ? 'reverse: after payout (shortfall)' : 'reverse: before payout');
+}
+
+/**
+ * Finance writes the payment files of every date the model biller has payouts on (perhaps twice, as a
+ * second click would) and downloads each again: the same bytes every time, and a second writing finds
+ * nothing new to instruct.
+ */
+async function writeAndDownloadPaymentFiles(db: Database, model: LedgerModel, twice: boolean): Promise<void> {
+  const dates = await db.selectFrom('payouts').select('payout_date').distinct().where('biller_client_id', '=', model.world.biller.clientId).execute();
+  if (dates.length === 0) {
+    count('paymentFiles: no payout yet');
+    return;
+  }
+  for (const { payout_date: payoutDate } of dates) {
+    const written = await createPaymentFiles(db, payoutDate, { actor: cashActor });
+    count(written.length > 0 ? 'paymentFiles: written' : 'paymentFiles: nothing new');
+    if (twice) {
+      const again = await createPaymentFiles(db, payoutDate, { actor: cashActor });
+      expectNone('payment files written a second time for the same payouts', again);
+    }
+    for (const file of written) {
+      const first = await paymentFileDownload(db, file.id, 'pain.001');
+      const second = await paymentFileDownload(db, file.id, 'pain.001');
+      if (Buffer.compare(Buffer.from(first.content), Buffer.from(second.content)) !== 0) throw new LedgerInvariantError(`payment file ${file.id} downloaded with other bytes`);
+    }
+  }
+}
+
+/** A person sets an unmatched credit aside, and perhaps gives it back to the rules. */
+async function setAsideOne(db: Database, model: LedgerModel, op: Extract<LedgerOperation, { kind: 'setAside' }>): Promise<void> {
+  const credits = (await modelCredits(db, model, ['open', 'held'])).filter((credit) => credit.matched_amount < credit.amount);
+  if (credits.length === 0) {
+    count('setAside: no unmatched credit');
+    return;
+  }
+  const credit = credits[op.credit % credits.length]!;
+  await setCreditAside(db, cashActor, { creditId: credit.id, category: 'other', reason: 'ledger model' });
+  count('setAside: set aside');
+  if (op.restore) {
+    await restoreCredit(db, cashActor, { creditId: credit.id, reason: 'ledger model' });
+    count('setAside: restored');
+  }
 }
 
 /** A person places part of an unmatched credit of the model's statements on one or two open remittances. */
@@ -414,6 +542,7 @@ async function matchByHand(db: Database, model: LedgerModel, op: Extract<LedgerO
     .selectFrom('bank_credits')
     .select(['id', 'amount', 'matched_amount'])
     .where('bank_statement_id', 'in', model.statementIds)
+    .where('state', 'in', ['open', 'held'])
     .whereRef('matched_amount', '<', 'amount')
     .orderBy('bank_reference')
     .execute();
@@ -486,8 +615,8 @@ async function unmatchOne(db: Database, model: LedgerModel, pick: number): Promi
 export async function checkCashInvariants(db: Database, model: LedgerModel): Promise<void> {
   const payrollId = model.world.payroll.id;
   const statementIds = model.statementIds.length > 0 ? model.statementIds : [randomUUID()];
-  const credits = await sql<{ id: string; amount: number; matched_amount: number; live: number }>`
-    select c.id, c.amount, c.matched_amount,
+  const credits = await sql<{ id: string; amount: number; matched_amount: number; state: string; live: number }>`
+    select c.id, c.amount, c.matched_amount, c.state,
            coalesce((select sum(m.amount) from remittance_matches m where m.bank_credit_id = c.id and m.unmatched_at is null), 0)::bigint as live
     from bank_credits c
     where c.bank_statement_id = any(${statementIds}::uuid[])
@@ -498,8 +627,33 @@ export async function checkCashInvariants(db: Database, model: LedgerModel): Pro
     credits.rows.filter((c) => c.matched_amount < 0 || c.matched_amount > c.amount || Number(c.live) !== c.matched_amount),
   );
 
-  const remittances = await sql<{ id: string; pay_date: string; expected: number; received: number; status: string; due_date: string; live: number }>`
-    select r.id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, r.status, to_char(r.due_date, 'YYYY-MM-DD') as due_date,
+  expectNone(
+    'credits the bank took back that still pay a remittance',
+    credits.rows.filter((c) => c.state === 'reversed' && (Number(c.live) !== 0 || c.matched_amount !== 0)),
+  );
+  const decisions = await sql<{ id: string; problem: string }>`
+    select m.id, 'a rule matched a credit set aside' as problem
+    from remittance_matches m join bank_credits c on c.id = m.bank_credit_id
+    where m.payroll_id = ${payrollId} and m.unmatched_at is null and m.matched_by = 'rules'
+      and c.state = 'set_aside' and m.matched_at > c.state_changed_at
+    union all
+    select m.id, 'a rule made again a pairing a person took back'
+    from remittance_matches m
+    where m.payroll_id = ${payrollId} and m.matched_by = 'rules'
+      and exists (select 1 from remittance_matches earlier
+                  where earlier.bank_credit_id = m.bank_credit_id and earlier.payroll_id = m.payroll_id and earlier.pay_date = m.pay_date
+                    and earlier.unmatched_at is not null and earlier.unmatched_at <= m.matched_at and earlier.id <> m.id)
+  `.execute(db);
+  expectNone("people's decisions undone by the rules", decisions.rows);
+  const twice = await sql<{ account_servicer_reference: string; credits: number }>`
+    select account_servicer_reference, count(*)::int as credits from bank_credits
+    where bank_statement_id = any(${statementIds}::uuid[]) and account_servicer_reference is not null and state <> 'held'
+    group by account_servicer_reference having count(*) > 1
+  `.execute(db);
+  expectNone('credits counted twice (one bank reference, several credits)', twice.rows);
+
+  const remittances = await sql<{ id: string; pay_date: string; expected: number; received: number; shortfall: number; status: string; due_date: string; live: number }>`
+    select r.id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, r.shortfall, r.status, to_char(r.due_date, 'YYYY-MM-DD') as due_date,
            coalesce((select sum(m.amount) from remittance_matches m
                      where m.payroll_id = r.payroll_id and m.pay_date = r.pay_date and m.unmatched_at is null), 0)::bigint as live
     from remittances r where r.payroll_id = ${payrollId}
@@ -507,30 +661,54 @@ export async function checkCashInvariants(db: Database, model: LedgerModel): Pro
   expectNone(
     'remittances whose received is not their live matches, or whose status is not what their figures give',
     remittances.rows.filter((r) => {
-      if (Number(r.live) !== r.received || r.received < 0 || r.expected < 0) return true;
-      return remittanceStatus({ expected: r.expected, received: r.received, dueDate: r.due_date, today: CASH_POLICY.today }) !== r.status;
+      if (Number(r.live) !== r.received || r.received < 0 || r.expected < 0 || r.shortfall < 0) return true;
+      return remittanceStatus({ expected: r.expected, received: r.received, dueDate: r.due_date, today: CASH_POLICY.today, shortfall: r.shortfall }) !== r.status;
     }),
   );
+  const negative = await db.selectFrom('payouts').select(['id', 'amount']).where('biller_client_id', '=', model.world.biller.clientId).where('amount', '<', 0).execute();
+  expectNone('negative payouts', negative);
+  // Each payout in one payment file at most, and none written into a file after it had failed or been paid.
+  const instructed = await sql<{ payout_id: string; files: number; late: boolean }>`
+    select fp.payout_id, count(*)::int as files,
+           bool_or(po.status <> 'pending' and coalesce(po.failed_at, po.paid_at) < f.created_at - interval '1 second') as late
+    from payment_file_payouts fp join payouts po on po.id = fp.payout_id join payment_files f on f.id = fp.payment_file_id
+    where po.biller_client_id = ${model.world.biller.clientId}
+    group by fp.payout_id having count(*) > 1 or bool_or(po.status <> 'pending' and coalesce(po.failed_at, po.paid_at) < f.created_at - interval '1 second')
+  `.execute(db);
+  expectNone('payouts instructed in several payment files, or after they failed or were paid', instructed.rows);
 
   if (!model.fundedByCash) return;
-  const payDates = await sql<{ pay_date: string; received: number; funded: number; paid_out: number; paid_out_unfunded: number }>`
+  // Paid out beyond what was received is only ever what the bank took back after the payout: recorded
+  // as the pay date's shortfall (owed back), never a silent loss; and never more than was paid out.
+  const payDates = await sql<{ pay_date: string; received: number; shortfall: number; funded: number; paid_out: number; paid_out_gross: number; paid_out_unfunded: number }>`
     select to_char(ca.pay_date, 'YYYY-MM-DD') as pay_date,
            coalesce((select r.received from remittances r where r.payroll_id = ca.payroll_id and r.pay_date = ca.pay_date), 0)::bigint as received,
+           coalesce((select r.shortfall from remittances r where r.payroll_id = ca.payroll_id and r.pay_date = ca.pay_date), 0)::bigint as shortfall,
            coalesce(sum(le.amount) filter (where le.funded_at is not null), 0)::bigint as funded,
            coalesce(sum(le.amount) filter (where le.payout_id is not null), 0)::bigint as paid_out,
+           coalesce(sum(le.amount) filter (where le.payout_id is not null and le.amount > 0), 0)::bigint as paid_out_gross,
            count(*) filter (where le.payout_id is not null and le.funded_at is null)::bigint as paid_out_unfunded
     from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
     where ca.payroll_id = ${payrollId}
     group by ca.payroll_id, ca.pay_date
   `.execute(db);
-  const rows = payDates.rows.map((row) => ({ ...row, received: Number(row.received), funded: Number(row.funded), paid_out: Number(row.paid_out), paid_out_unfunded: Number(row.paid_out_unfunded) }));
+  const rows = payDates.rows.map((row) => ({
+    ...row,
+    received: Number(row.received),
+    shortfall: Number(row.shortfall),
+    funded: Number(row.funded),
+    paid_out: Number(row.paid_out),
+    paid_out_gross: Number(row.paid_out_gross),
+    paid_out_unfunded: Number(row.paid_out_unfunded),
+  }));
   expectNone(
-    'cash-funded pay dates paying out or funding more than was received, or paying out unfunded entries',
-    rows.filter((row) => row.paid_out > row.received || row.funded > row.received || row.paid_out_unfunded > 0),
+    'cash-funded pay dates paying out or funding more than was received and recorded as owed back, or paying out unfunded entries',
+    rows.filter((row) => row.paid_out > row.received + row.shortfall || row.funded > row.received + row.shortfall || row.paid_out_unfunded > 0),
   );
+  expectNone('pay dates owing back more than was ever paid out of them', rows.filter((row) => row.shortfall > Math.max(0, row.paid_out_gross - row.received)));
   const paidOut = rows.reduce((total, row) => total + row.paid_out, 0);
-  const received = remittances.rows.reduce((total, row) => total + row.received, 0);
-  if (paidOut > received) throw new LedgerInvariantError(`employer paid out ${paidOut}, yet its remittances received ${received}`);
+  const received = remittances.rows.reduce((total, row) => total + row.received + row.shortfall, 0);
+  if (paidOut > received) throw new LedgerInvariantError(`employer paid out ${paidOut}, yet its remittances received ${received} with what is owed back`);
 }
 
 export async function checkLedgerInvariants(db: Database, model: LedgerModel): Promise<void> {

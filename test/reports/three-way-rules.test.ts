@@ -28,6 +28,7 @@ function agreeing(overrides: Partial<ThreeWayRow> = {}): ThreeWayRow {
     received: 24_800,
     remittance_status: 'received',
     due_date: '2026-11-04',
+    shortfall: 0,
     funded: 24_800,
     paid_out: 24_800,
     held_back: 0,

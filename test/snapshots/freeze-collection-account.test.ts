@@ -58,7 +58,7 @@ describe('freezePayDate and the collection account', () => {
       .execute((trx) =>
         replaceCollectionAccount(
           trx,
-          { currency: 'GBP', account_number: '87654321', sort_code: '20-30-40', account_holder_name: 'New Collections Ltd' },
+          { currency: 'GBP', account_number: '87653921', sort_code: '20-30-40', account_holder_name: 'New Collections Ltd' },
           { actor: cliActor('finance-test'), reason: 'bank moved' },
         ),
       );

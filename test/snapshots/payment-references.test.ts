@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
 import { deductionPaymentReference, isBacsReference, remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
 import { createCollectionAccount, createEmployee, createEmployer, createPayroll, createPayrollProvider } from '../support/factories.ts';
 import { readInstructionFile } from '../support/instruction-file.ts';
@@ -157,6 +157,63 @@ describe('payment references built by the freeze', () => {
     }
     expect(new Set(references).size).toBe(10);
     expect(new Set(remittances).size).toBe(2);
+  });
+
+  it('zero-pad the payroll number to 8 digits in SQL as the pure function does, so P15 is no prefix of P150', async () => {
+    // Small numbers, where padding shows (the numbering is restarted for this file's database only).
+    await sql`alter table payrolls alter column remittance_reference_number restart with 15`.execute(t.db);
+    const fifteen = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 1, mandates: true });
+    await sql`alter table payrolls alter column remittance_reference_number restart with 150`.execute(t.db);
+    const oneHundredFifty = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 1, mandates: true });
+    expect([fifteen.payroll.remittance_reference_number, oneHundredFifty.payroll.remittance_reference_number]).toEqual([15, 150]);
+    const references: string[] = [];
+    for (const w of [fifteen, oneHundredFifty]) {
+      await payEveryone(w, '2026-10-30', 700);
+      const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+      const reference = await remittanceOf(outcome.snapshotId);
+      expect(reference).toBe(remittancePaymentReference('2026-10-30', w.payroll.remittance_reference_number));
+      expect(reference).toHaveLength(18);
+      expect(isBacsReference(reference)).toBe(true);
+      references.push(reference);
+    }
+    expect(references).toEqual(['SDR261030P00000015', 'SDR261030P00000150']);
+    expect(references[1]!.startsWith(references[0]!)).toBe(false);
+  });
+
+  it('a re-run keeps the reference the employer was sent, also one issued before references were zero-padded', async () => {
+    await sql`alter table payrolls alter column remittance_reference_number restart with 17`.execute(t.db);
+    const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 2, mandates: true });
+    const rerun = () => t.db.transaction().execute((trx) => refreezePayDate(trx, w.payroll.id, '2026-10-30'));
+    await payEveryone(w, '2026-10-30', 700);
+    const first = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    expect(await remittanceOf(first.snapshotId)).toBe('SDR261030P00000017');
+    // As an installation frozen before fixed width holds it: the unpadded reference the employer has.
+    await t.db.updateTable('requested_payments').set({ payment_reference: 'SDR261030P17' }).where('snapshot_id', '=', first.snapshotId).execute();
+
+    const second = await rerun();
+    expect(second.snapshotVersion).toBe(2);
+    expect(await remittanceOf(second.snapshotId)).toBe('SDR261030P17');
+    const third = await rerun();
+    expect(third.snapshotVersion).toBe(3);
+    expect(await remittanceOf(third.snapshotId)).toBe('SDR261030P17');
+
+    // A version that asked for no payment (nothing to remit) sent no reference: the one before it stands.
+    await t.db.deleteFrom('requested_payments').where('snapshot_id', '=', third.snapshotId).execute();
+    const fourth = await rerun();
+    expect(await remittanceOf(fourth.snapshotId)).toBe('SDR261030P17');
+    // Versions that sent different references (an older scheme's, then a re-run's under the next): the latest was last sent.
+    await t.db.updateTable('requested_payments').set({ payment_reference: 'SDR-0193A4F1-20261030' }).where('snapshot_id', 'in', [first.snapshotId, second.snapshotId]).execute();
+    const fifth = await rerun();
+    expect(await remittanceOf(fifth.snapshotId)).toBe('SDR261030P17');
+
+    // The payroll's next pay date was never sent a reference: it gets the zero-padded one.
+    await payEveryone(w, '2026-11-27', 700);
+    const next = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    expect(await remittanceOf(next.snapshotId)).toBe(remittancePaymentReference('2026-11-27', 17));
+    expect(await remittanceOf(next.snapshotId)).toBe('SDR261127P00000017');
+    // And a re-run of it keeps that one.
+    const nextAgain = await t.db.transaction().execute((trx) => refreezePayDate(trx, w.payroll.id, '2026-11-27'));
+    expect(await remittanceOf(nextAgain.snapshotId)).toBe('SDR261127P00000017');
   });
 
   it('cannot outgrow 18 characters: the numbering refuses a number past the largest', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cliActor } from '../../src/audit/audit-service.ts';
-import type { ParsedStatement, StatementEntry } from '../../src/cash/bank-statement.ts';
+import type { ParsedStatement, ParsedStatementFile, StatementEntry } from '../../src/cash/bank-statement.ts';
 import type { MatchingPolicy } from '../../src/cash/matching-service.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
@@ -40,23 +40,69 @@ export async function reconciledPayDate(db: Database, options: { deducted?: read
   return { ...w, reference: reference.payment_reference };
 }
 
-/**
- * A statement as the parser would hand it over (so tests of what follows need no file): credits on
- * PD1 in GBP, each with a bank reference of its own unless given.
- */
-export function parsedStatement(account: { sort_code: string; account_number: string }, id: string, credits: ReadonlyArray<Partial<StatementEntry> & { amount: number }>) {
-  const entries: StatementEntry[] = credits.map((credit, index) => ({
+/** An entry as the parsers hand it over: a plain credit on PD1 in GBP, with `fields` over it. */
+export function statementEntry(index: number, bankReference: string, fields: Partial<StatementEntry> & { amount: number }): StatementEntry {
+  return {
     position: { line: index + 2 },
-    bankReference: `${id}-${index}`,
+    index,
+    bankReference,
+    accountServicerReference: fields.bankReference ?? bankReference,
+    entryReference: null,
+    transactionReferences: [],
+    batch: null,
     direction: 'credit',
+    reversal: false,
+    bankTransactionCode: null,
+    returnReason: null,
     currency: 'GBP',
     bookingDate: '2026-10-30',
     valueDate: '2026-10-30',
     remittanceInformation: null,
     debtorName: 'Employer Ltd',
     debtorAccount: null,
-    ...credit,
-  }));
-  const parsed: ParsedStatement = { format: 'csv', statementId: id, account: { sortCode: account.sort_code, accountNumber: account.account_number }, currency: 'GBP', entries };
+    problem: null,
+    ...fields,
+  };
+}
+
+/** A parsed statement file of one statement: no pages, balances or summary unless given. */
+export function statementFile(
+  account: { sort_code: string; account_number: string },
+  id: string,
+  entries: StatementEntry[],
+  options: { format?: ParsedStatement['format']; page?: ParsedStatement['page']; electronicSequenceNumber?: string | null } = {},
+): ParsedStatementFile {
+  const format = options.format ?? 'csv';
+  return {
+    format,
+    statements: [
+      {
+        format,
+        statementId: id,
+        page: options.page ?? { number: 1, last: true },
+        electronicSequenceNumber: options.electronicSequenceNumber ?? null,
+        legalSequenceNumber: null,
+        account: { sortCode: account.sort_code, accountNumber: account.account_number },
+        currency: 'GBP',
+        balances: [],
+        summary: null,
+        entries,
+      },
+    ],
+  };
+}
+
+/**
+ * A statement as the parser would hand it over (so tests of what follows need no file): credits on
+ * PD1 in GBP, each with a bank reference of its own unless given.
+ */
+export function parsedStatement(
+  account: { sort_code: string; account_number: string },
+  id: string,
+  credits: ReadonlyArray<Partial<StatementEntry> & { amount: number }>,
+  options: { format?: ParsedStatement['format'] } = {},
+) {
+  const entries = credits.map((credit, index) => statementEntry(index, credit.bankReference ?? `${id}-${index}`, credit));
+  const parsed = statementFile(account, id, entries, options);
   return { parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${id}.csv` };
 }

@@ -224,7 +224,7 @@ export async function createScheduleRow(
 export async function createCollectionAccount(db: Database, currency = 'GBP') {
   return db
     .insertInto('collection_accounts')
-    .values({ currency, account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' })
+    .values({ currency, account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' })
     .onConflict((oc) => oc.column('currency').where('active', '=', true).doNothing())
     .returningAll()
     .executeTakeFirst();

@@ -58,10 +58,7 @@ export async function remitAndImportStatement(
 
   const file = path.join(options.filesDir, 'bank', `camt053-${options.statementDate}.xml`);
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(
-    file,
-    simulatedCamt053({ statementId: `STMT-${options.statementDate}`, account: options.account, currency: 'GBP', createdAt: new Date(`${options.statementDate}T18:00:00Z`), entries }),
-  );
+  writeFileSync(file, demoStatementXml({ statementDate: options.statementDate, account: options.account, entries }));
   const policy = await matchingPolicyOf(db, config, options.statementDate);
   const outcome = await importStatement(db, { source: createReadStream(file), fileName: path.basename(file), actor: cliActor('finance (demo)'), maxBytes: config.STATEMENT_LIMIT_BYTES, policy });
   const matching = outcome.matching!;
@@ -92,4 +89,23 @@ export async function remitAndImportStatement(
   for (const r of (await listRemittanceResources(db, { limit: 1_000 })).sort((a, b) => a.employer_name.localeCompare(b.employer_name) || a.pay_date.localeCompare(b.pay_date))) {
     print(`  ${r.employer_name.padEnd(30)} ${r.pay_date} ${pounds(r.expected).padStart(10)} ${pounds(r.received).padStart(10)} ${r.status}`);
   }
+}
+
+/** What the demo's collection account holds before the statement's day: £25,000.00. */
+const DEMO_OPENING_BALANCE = 2_500_000;
+
+/**
+ * The demo bank's end-of-day statement of the collection account: camt.053.001.02, valid against the
+ * official schema (test/cash/written-xml-xsd.test.ts), its opening balance the account's float and its
+ * closing balance that plus the day's entries, as a bank's adds up.
+ */
+export function demoStatementXml(options: { statementDate: string; account: { sortCode: string; accountNumber: string }; entries: readonly SimulatedEntry[] }): string {
+  return simulatedCamt053({
+    statementId: `STMT-${options.statementDate}`,
+    account: options.account,
+    currency: 'GBP',
+    createdAt: new Date(`${options.statementDate}T18:00:00Z`),
+    openingBalance: DEMO_OPENING_BALANCE,
+    entries: options.entries,
+  });
 }

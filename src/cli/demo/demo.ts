@@ -22,6 +22,9 @@ import type { Composition } from '../composition.ts';
 import { openRuntime, type Runtime } from '../../runtime/runtime.ts';
 import { addWorkingDays } from '../../calendars/working-days.ts';
 import { exportPayouts } from '../export-commands.ts';
+import { cliActor } from '../../audit/audit-service.ts';
+import { createPaymentFiles } from '../../payouts/payment-file-service.ts';
+import { paymentFileName } from '../../payouts/payout-file.ts';
 import { remitAndImportStatement } from './demo-bank.ts';
 import { explainThreeWay, threeWayFileName, threeWayReport, writeThreeWayCsv } from '../../reports/three-way-report.ts';
 import { runPayoutsOn } from '../../payouts/payout-service.ts';
@@ -187,7 +190,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
   const secrets = secretBoxFor(config);
   const adapterFor = httpAdapterFactory({ secrets });
 
-  await insertCollectionAccount(runtime.db, { currency: 'GBP', account_number: '41234567', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' });
+  await insertCollectionAccount(runtime.db, { currency: 'GBP', account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' });
   const provider = await registerPayrollProvider(runtime.db, secrets, {
     name: 'Sandbox Payroll Ltd',
     apiBaseUrl: sandbox.url,
@@ -197,6 +200,11 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     leadTimeWorkingDays: config.DEFAULT_PROVIDER_LEAD_DAYS,
   });
   const billerNames = ['Northwind Credit Union', 'Acme Lending'];
+  // Where their payouts go: VocaLink's worked examples 1 and 2 (modulus 10, modulus 11), which pass the modulus check.
+  const billerAccounts = [
+    { sort_code: '08-99-99', account_number: '66374958' },
+    { sort_code: '10-79-99', account_number: '88837491' },
+  ];
   const billerCredentials: IssuedCredentials[] = [];
   for (const [i, name] of billerNames.entries()) {
     const issued = await createClient(runtime.db, { name, role: 'biller' });
@@ -204,8 +212,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     await insertBeneficiaryAccount(runtime.db, {
       biller_client_id: issued.clientId,
       currency: 'GBP',
-      account_number: `7000000${i}`,
-      sort_code: '20-00-00',
+      ...billerAccounts[i]!,
       account_holder_name: name,
     });
   }
@@ -366,7 +373,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     await remitAndImportStatement(runtime.db, config, {
       statementDate,
       firstPayDate: payDates[0]!,
-      account: { sortCode: '04-00-04', accountNumber: '41234567' },
+      account: { sortCode: '04-00-04', accountNumber: '41234978' },
       filesDir,
       print,
     });
@@ -382,11 +389,16 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     if (payouts.funding && payouts.funding.waiting > 0) {
       print(`  held back: collections of ${payouts.funding.waiting} payroll pay date(s) whose remittance is late or short (paid when the money arrives)`);
     }
-    const payoutFile = path.join(filesDir, `payouts-${payoutDate}.csv`);
-    await exportPayouts(runtime.db, { date: payoutDate, out: payoutFile });
-    const pain001File = path.join(filesDir, `payouts-${payoutDate}.pain.001.xml`);
-    await exportPayouts(runtime.db, { date: payoutDate, out: pain001File, format: 'pain.001' });
-    print(`  bank payment files ${payoutFile} and ${pain001File} (ISO 20022 pain.001)`);
+    // The day's payment file: written once and stored; both renderings are the same file (one MsgId).
+    const [paymentFile] = await createPaymentFiles(runtime.db, payoutDate, { actor: cliActor('demo') });
+    if (paymentFile) {
+      const payoutFile = path.join(filesDir, paymentFileName(payoutDate, paymentFile.sequence, 'csv'));
+      await exportPayouts(runtime.db, { date: payoutDate, file: paymentFile.sequence, out: payoutFile });
+      const pain001File = path.join(filesDir, paymentFileName(payoutDate, paymentFile.sequence, 'pain.001'));
+      await exportPayouts(runtime.db, { date: payoutDate, file: paymentFile.sequence, out: pain001File, format: 'pain.001' });
+      print(`  payment file ${paymentFile.sequence} of ${payoutDate}, MsgId ${paymentFile.message_id}, execution date ${paymentFile.requested_execution_date}:`);
+      print(`    ${payoutFile} and ${pain001File} (ISO 20022 pain.001)`);
+    }
 
     print();
     print('9. Three-way reconciliation: requested, deducted, received, paid out (per payroll pay date)');

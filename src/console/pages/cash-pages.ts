@@ -1,17 +1,46 @@
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
-import { consoleActor } from '../../audit/audit-service.ts';
-import { listBankStatements, listCreditsToMatch, listRemittanceResources, matchingPolicyOf, showBankCredit, showRemittance } from '../../cash/cash-service.ts';
-import type { remittanceMatchSchema } from '../../cash/cash-resource.ts';
+import { cliActor, clientActor, consoleActor, describeActor } from '../../audit/audit-service.ts';
+import {
+  listBankStatementEntries,
+  listBankStatements,
+  listCreditsToMatch,
+  listRemittanceResources,
+  listReversalsToPlace,
+  matchingPolicyOf,
+  showBankCredit,
+  showBankStatement,
+  showRemittance,
+} from '../../cash/cash-service.ts';
+import {
+  setAsideCategorySchema,
+  statementEntryOutcomeSchema,
+  toBankCreditResource,
+  type bankCreditSchema,
+  type bankStatementSchema,
+  type remittanceMatchSchema,
+} from '../../cash/cash-resource.ts';
+import { restoreCredit, SET_ASIDE_CATEGORIES, setCreditAside } from '../../cash/credit-decision-service.ts';
 import { matchCreditManually, unmatch, type Allocation } from '../../cash/matching-service.ts';
 import { remittanceStatusSchema } from '../../cash/remittance-service.ts';
-import { readStatement, recordStatement, type ReadStatement, type StatementImportOutcome } from '../../cash/statement-import-service.ts';
-import type { RemittanceStatus } from '../../db/tables.ts';
+import { resolveReversal } from '../../cash/reversal-service.ts';
+import { readStatement, recordStatement, type ReadStatement, type StatementImportOutcome, type StatementRecordOutcome } from '../../cash/statement-import-service.ts';
+import type { AuditActorKind, RemittanceStatus, SetAsideCategory, StatementEntryOutcome } from '../../db/tables.ts';
 import { currencyExponent } from '../../money/currency.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../../money/major-units.ts';
 import { ConflictError, DomainError, InvalidError, MalformedRequestError, NotFoundError } from '../../shared/domain-errors.ts';
 import { isoDateSchema, isUuid } from '../../shared/schemas.ts';
-import { countCreditsToMatch, countRemittancesByStatus, findMatchWithCurrency, listOwedRemittancesIn } from '../console-cash-repository.ts';
+import {
+  countCreditsToMatch,
+  countRemittancesByStatus,
+  countReversalsToPlace,
+  findMatchWithCurrency,
+  findReversalToPlace,
+  listCreditsSetAside,
+  listCreditStateChanges,
+  listOwedRemittancesIn,
+  listReversibleCreditsFor,
+} from '../console-cash-repository.ts';
 import { formatInstant, formatMoney } from '../console-format.ts';
 import { actionForm, dataTable, statusBadge } from '../console-layout.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsolePageModule } from '../console-plugin.ts';
@@ -19,6 +48,8 @@ import { consolePermits } from '../console-permissions.ts';
 import { html, type Html } from '../html.ts';
 
 type MatchResource = z.infer<typeof remittanceMatchSchema>;
+type CreditResource = z.infer<typeof bankCreditSchema>;
+type StatementResource = z.infer<typeof bankStatementSchema>;
 
 /** As many split rows as a person reasonably fills in; larger splits go through the API. */
 export const MANUAL_ALLOCATION_ROWS = 3;
@@ -29,6 +60,12 @@ const STATEMENTS_ON_OVERVIEW = 5;
 const CREDITS_LISTED = 200;
 const REMITTANCES_LISTED = 200;
 const REMITTANCES_OFFERED = 200;
+const SET_ASIDE_LISTED = 50;
+const REVERSALS_LISTED = 200;
+/** Credits offered per reversal to place, newest first: the one reversed is usually recent. */
+const CREDITS_OFFERED_PER_REVERSAL = 50;
+/** redirectWithNotice keeps this many characters of a notice: an import's line is made to fit. */
+const NOTICE_MAX_LENGTH = 300;
 const REMITTANCE_STATUSES = remittanceStatusSchema.options;
 
 /**
@@ -50,20 +87,85 @@ export function minorUnitsOfTypedAmount(text: string, currency: string): number 
   return Number(digits);
 }
 
-/** The line a person reads after an upload: what came in, what the rules matched, what waits for them. */
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** What a person calls each integrity finding (its detail gives the figures); a code not listed reads as itself. */
+const FINDING_LABELS: Readonly<Record<string, string>> = {
+  balance_mismatch: 'balances do not add up',
+  summary_count_mismatch: 'entry count differs from the totals',
+  summary_sum_mismatch: 'entry sum differs from the totals',
+  summary_net_mismatch: 'net differs from the totals',
+  no_balances: 'no balances to check',
+  sequence_gap: 'sequence gap',
+  sequence_repeated: 'sequence number repeated',
+};
+export const findingLabel = (code: string): string => FINDING_LABELS[code] ?? code.replaceAll('_', ' ');
+
+const OUTCOMES = statementEntryOutcomeSchema.options;
+
+const SET_ASIDE_LABELS: Readonly<Record<SetAsideCategory, string>> = {
+  not_a_remittance: 'Not a remittance',
+  bank_interest: 'Bank interest',
+  returned_to_sender: 'To return to its sender',
+  duplicate: 'A duplicate',
+  other: 'Other',
+};
+
+function statementName(statement: { statement_id: string; format: string; page_number: number; last_page: boolean }): string {
+  const paginated = statement.page_number > 1 || !statement.last_page;
+  return `Statement ${statement.statement_id}${paginated ? ` page ${statement.page_number}` : ''} (${statement.format})`;
+}
+
+/** What became of a statement's entries, as few words as a notice allows; only outcomes that happened are named. */
+function describeEntries(entries: StatementRecordOutcome['entries'], newCredits: number, findings: ReadonlyArray<{ code: string }>): string {
+  const count = (outcome: StatementEntryOutcome) => entries.filter((entry) => entry.outcome === outcome).length;
+  const parts = [plural(newCredits, 'new credit', 'new credits')];
+  if (count('already_known') > 0) parts.push(`${count('already_known')} already known`);
+  if (count('superseded') > 0) parts.push(`${count('superseded')} superseded`);
+  if (count('conflicting') > 0) parts.push(`${count('conflicting')} conflicting (held)`);
+  if (count('held') > 0) parts.push(`${count('held')} held (a payment of ours back)`);
+  if (count('unusable') > 0) parts.push(plural(count('unusable'), 'unusable entry', 'unusable entries'));
+  const labels = [...new Set(findings.map((finding) => findingLabel(finding.code)))];
+  if (labels.length > 0) parts.push(`findings: ${labels.join(', ')}`);
+  return parts.join(', ');
+}
+
+/**
+ * The line a person reads after an upload: per statement what came in (new, already known, superseded,
+ * conflicting, unusable) and what its checks found; then the reversals, any money now owed back, what
+ * the rules matched and what waits for a person. A file of many statements that would not fit a notice
+ * is told in totals (each statement's figures are on the statements page).
+ */
 export function describeImport(outcome: StatementImportOutcome): string {
-  const { statement } = outcome;
-  const name = `Statement ${statement.statement_id} (${statement.format})`;
-  if (outcome.replayed) return `${name} was already imported, nothing changed.`;
-  const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  const statements = outcome.statements;
+  if (outcome.replayed) {
+    return statements.length === 1
+      ? `${statementName(outcome.statement)} was already imported, nothing changed.`
+      : `All ${statements.length} statements of the file were already imported, nothing changed.`;
+  }
   const matching = outcome.matching;
   const byRule = matching ? Object.entries(matching.byRule).map(([rule, count]) => `${rule} ${count}`) : [];
-  const parts = [
-    `${plural(outcome.newCredits, 'new credit', 'new credits')}${statement.credits_already_imported > 0 ? ` (${statement.credits_already_imported} already imported from an earlier statement)` : ''}`,
+  const { applied, unresolved, shortfall } = outcome.reversals;
+  const overall = [
+    ...(applied + unresolved > 0 ? [`reversals: ${applied} applied, ${unresolved} to place by hand`] : []),
+    ...(shortfall > 0 ? [`${formatMoney(shortfall, outcome.statement.currency)} already paid out is now owed back (shortfall)`] : []),
     `${plural(matching?.matches ?? 0, 'match', 'matches')} by the rules${byRule.length > 0 ? ` (${byRule.join(', ')})` : ''}`,
     `${plural(matching?.unmatchedCredits ?? 0, 'credit', 'credits')} left in the exceptions queue`,
-  ];
-  return `${name} imported: ${parts.join('; ')}.`;
+  ].join('; ');
+  const described = (recorded: StatementRecordOutcome) =>
+    recorded.replayed ? 'already imported, nothing changed' : describeEntries(recorded.entries, recorded.newCredits, recorded.statement.integrity_findings);
+  if (statements.length === 1) return `${statementName(outcome.statement)} imported: ${described(statements[0]!)}; ${overall}.`;
+
+  const each = `${statements.length} statements: ${statements.map((recorded) => `${statementName(recorded.statement)}: ${described(recorded)}`).join('; ')}. In all: ${overall}.`;
+  if (each.length <= NOTICE_MAX_LENGTH) return each;
+  const recorded = statements.filter((statement) => !statement.replayed);
+  const totals = describeEntries(
+    recorded.flatMap((statement) => statement.entries),
+    outcome.newCredits,
+    recorded.flatMap((statement) => statement.statement.integrity_findings),
+  );
+  const replayed = statements.length - recorded.length;
+  return `${statements.length} statements (${recorded.length} imported${replayed > 0 ? `, ${replayed} already imported` : ''}): ${totals}; ${overall}. Each statement is listed below.`;
 }
 
 function field(body: unknown, name: string): string {
@@ -71,13 +173,16 @@ function field(body: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-function reasonOf(body: unknown, required: boolean): string | null {
+function optionalReasonOf(body: unknown): string | null {
   const reason = field(body, 'reason').trim();
   if (reason.length > REASON_MAX_LENGTH) throw new InvalidError('reason-too-long', `The reason must be at most ${REASON_MAX_LENGTH} characters`);
-  if (reason === '') {
-    if (required) throw new InvalidError('reason-required', 'Say why the match is taken back');
-    return null;
-  }
+  return reason === '' ? null : reason;
+}
+
+/** `missing` is what the person reads when they left the reason empty. */
+function requiredReasonOf(body: unknown, missing: string): string {
+  const reason = optionalReasonOf(body);
+  if (reason === null) throw new InvalidError('reason-required', missing);
   return reason;
 }
 
@@ -113,6 +218,101 @@ function statusFilter(value: string | undefined): RemittanceStatus | undefined {
 
 const remittanceHref = (payrollId: string, payDate: string) => `/console/cash/remittances/${payrollId}/${payDate}`;
 const creditHref = (creditId: string) => `/console/cash/credits/${creditId}`;
+const statementHref = (statementId: string) => `/console/cash/statements/${statementId}`;
+const REVERSALS_HREF = '/console/cash/reversals';
+/** The API's words with spaces, as people read them ("unresolved reversal", "set aside"). */
+const spaced = (word: string) => word.replaceAll('_', ' ');
+
+/** Where a set-aside or restore form returns to: a fixed choice, never a URL from the form. */
+type DecisionReturn = 'queue' | 'credit';
+const decisionReturnOf = (body: unknown): DecisionReturn => (field(body, 'return_to') === 'queue' ? 'queue' : 'credit');
+
+function categoryOf(body: unknown): SetAsideCategory {
+  const parsed = setAsideCategorySchema.safeParse(field(body, 'category'));
+  if (!parsed.success) throw new InvalidError('category-invalid', 'Choose what the credit is from the list');
+  return parsed.data;
+}
+
+/** A credit's state as the queue and its page show it: the word, what it was set aside as, and why. */
+function creditState(credit: CreditResource): Html {
+  return html`${statusBadge(spaced(credit.state))}${credit.set_aside_category ? ` (${SET_ASIDE_LABELS[credit.set_aside_category]})` : ''}${credit.state_reason ? `: ${credit.state_reason}` : ''}`;
+}
+
+const mayBeSetAside = (credit: CreditResource) => (credit.state === 'open' || credit.state === 'held') && credit.unmatched_amount > 0;
+const mayBeRestored = (credit: CreditResource) => credit.state === 'held' || credit.state === 'set_aside';
+
+function setAsideForm(credit: CreditResource, csrf: string, returnTo: DecisionReturn): Html {
+  const category = `set-aside-category-${credit.id}`;
+  const reason = `set-aside-reason-${credit.id}`;
+  return actionForm(
+    `/console/cash/credits/${credit.id}/set-aside`,
+    csrf,
+    'Set aside',
+    html`<input type="hidden" name="return_to" value="${returnTo}">
+<label for="${category}">What the money is</label>
+<select id="${category}" name="category" required>
+<option value="">Choose</option>
+${SET_ASIDE_CATEGORIES.map((option) => html`<option value="${option}">${SET_ASIDE_LABELS[option]}</option>`)}
+</select>
+<label for="${reason}">Why it is no remittance (required)</label>
+<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+  );
+}
+
+function restoreForm(credit: CreditResource, csrf: string, returnTo: DecisionReturn): Html {
+  const reason = `restore-reason-${credit.id}`;
+  return actionForm(
+    `/console/cash/credits/${credit.id}/restore`,
+    csrf,
+    credit.state === 'held' ? 'Release to the rules' : 'Restore to the queue',
+    html`<input type="hidden" name="return_to" value="${returnTo}">
+<label for="${reason}">Why it goes back to the rules (required)</label>
+<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+  );
+}
+
+/** How many entries had each outcome, in the outcomes' own order; an old statement recorded none. */
+function outcomeCounts(counts: Readonly<Record<string, number>>): string {
+  const listed = OUTCOMES.filter((outcome) => (counts[outcome] ?? 0) > 0).map((outcome) => `${spaced(outcome)} ${counts[outcome]}`);
+  return listed.length > 0 ? listed.join(', ') : '—';
+}
+
+const pageOf = (statement: StatementResource) => (statement.page_number === 1 && statement.last_page ? '—' : `${statement.page_number}${statement.last_page ? ' (last)' : ''}`);
+
+function findingsBadge(statement: StatementResource): Html | string {
+  if (statement.integrity_findings.length === 0) return 'None';
+  return html`<span class="status status-attention"><span aria-hidden="true">⚠</span> ${plural(statement.integrity_findings.length, 'finding', 'findings')}</span>`;
+}
+
+/**
+ * What the checks found in these statements, each finding with its figures, in a section of its own
+ * above everything else: a statement whose balances do not add up, or that follows a gap, must not be
+ * read past. Nothing when all checked out.
+ */
+function findingsSection(statements: readonly StatementResource[], linked: boolean): Html | string {
+  const flagged = statements.filter((statement) => statement.integrity_findings.length > 0);
+  if (flagged.length === 0) return '';
+  return html`<section class="findings" aria-labelledby="findings">
+<h2 id="findings"><span aria-hidden="true">⚠</span> Integrity findings</h2>
+<p>The bank's figures did not check out for ${plural(flagged.length, 'statement', 'statements')}: compare with the bank before relying on them.</p>
+<ul>
+${flagged.flatMap((statement) =>
+  statement.integrity_findings.map(
+    (finding) =>
+      html`<li>${linked ? html`<a href="${statementHref(statement.id)}">${statementName(statement)}</a>: ` : ''}<strong>${findingLabel(finding.code)}</strong>: ${finding.detail}</li>`,
+  ),
+)}
+</ul>
+</section>`;
+}
+
+/** An audit row's actor as the service names actors elsewhere (a credit's state_changed_by, a match's matched_by). */
+const auditActorName = (kind: AuditActorKind, actor: string) => describeActor(kind === 'client' ? clientActor(actor) : kind === 'cli' ? cliActor(actor) : consoleActor(actor));
+const STATE_CHANGES: Readonly<Record<string, string>> = {
+  'bank_credit.set_aside': 'Set aside',
+  'bank_credit.restored': 'Restored to the rules',
+  'bank_credit.reversed': 'Reversed by the bank',
+};
 
 /** Where an unmatch form returns to: a fixed choice, never a URL from the form. */
 type UnmatchReturn = 'credit' | 'remittance';
@@ -159,15 +359,22 @@ export const registerCashPages: ConsolePageModule = (app, context) => {
 
   app.get('/cash', async (request, reply) => {
     const session = context.session(request);
-    const [byStatus, creditsToMatch, statements] = await Promise.all([countRemittancesByStatus(db), countCreditsToMatch(db), listBankStatements(db, STATEMENTS_ON_OVERVIEW)]);
+    const [byStatus, creditsToMatch, reversalsToPlace, statements] = await Promise.all([
+      countRemittancesByStatus(db),
+      countCreditsToMatch(db),
+      countReversalsToPlace(db),
+      listBankStatements(db, STATEMENTS_ON_OVERVIEW),
+    ]);
     return context.page(request, reply, {
       title: 'Cash',
       section: 'cash',
       body: html`<ul class="links">
 <li><a href="/console/cash/credits">Credits to match (${creditsToMatch})</a></li>
+<li><a href="${REVERSALS_HREF}">Reversals to place (${reversalsToPlace})</a></li>
 <li><a href="/console/cash/statements">Bank statements${consolePermits(session.role, 'import_statement') ? ': import one' : ''}</a></li>
 <li><a href="/console/cash/remittances">Remittances</a></li>
 </ul>
+${findingsSection(statements, true)}
 ${dataTable(
   'Remittances by status',
   ['Status', 'Remittances'],
@@ -175,8 +382,15 @@ ${dataTable(
 )}
 ${dataTable(
   'Latest bank statements',
-  ['Imported', 'Statement', 'Format', 'Credits', 'Credits total'],
-  statements.map((statement) => [formatInstant(statement.imported_at), statement.statement_id, statement.format, String(statement.credits), formatMoney(statement.credits_total, statement.currency)]),
+  ['Imported', 'Statement', 'Format', 'Credits', 'Credits total', 'Findings'],
+  statements.map((statement) => [
+    formatInstant(statement.imported_at),
+    html`<a href="${statementHref(statement.id)}">${statementName(statement)}</a>`,
+    statement.format,
+    String(statement.credits),
+    formatMoney(statement.credits_total, statement.currency),
+    findingsBadge(statement),
+  ]),
   'none imported yet.',
 )}`,
     });
@@ -189,8 +403,9 @@ ${dataTable(
     return context.page(request, reply, {
       title: 'Bank statements',
       section: 'cash',
-      body: html`${consolePermits(session.role, 'import_statement')
-        ? html`<section aria-labelledby="import">
+      body: html`${findingsSection(statements, true)}
+${consolePermits(session.role, 'import_statement')
+  ? html`<section aria-labelledby="import">
 <h2 id="import">Import a statement</h2>
 <p>camt.053 (end of day) or camt.054 (intraday) XML, or the CSV layout. The file is checked whole first: a refused file imports nothing. The same file again changes nothing.</p>
 <form method="post" action="/console/cash/statements" enctype="multipart/form-data" class="action">
@@ -200,24 +415,74 @@ ${dataTable(
 <button type="submit">Import statement</button>
 </form>
 </section>`
-        : ''}
+  : ''}
 ${dataTable(
-  `Bank statements, newest first (at most ${STATEMENTS_LISTED})`,
-  ['Imported', 'Statement', 'Format', 'File', 'Credits', 'Credits total', 'Already imported', 'Debits ignored', 'Imported by'],
+  `Bank statements, newest first (at most ${STATEMENTS_LISTED}); open one for its entries`,
+  ['Imported', 'Statement', 'Format', 'Page', 'Sequence', 'File', 'Credits', 'Credits total', 'Entries', 'Findings', 'Imported by'],
   statements.map((statement) => [
     formatInstant(statement.imported_at),
-    statement.statement_id,
+    html`<a href="${statementHref(statement.id)}">${statement.statement_id}</a>`,
     statement.format,
+    pageOf(statement),
+    statement.electronic_sequence_number ?? '—',
     statement.file_name ?? '—',
     String(statement.credits),
     formatMoney(statement.credits_total, statement.currency),
-    String(statement.credits_already_imported),
-    String(statement.debits_ignored),
+    outcomeCounts(statement.entry_outcomes),
+    findingsBadge(statement),
     statement.imported_by,
   ]),
   'none imported yet.',
 )}
 <p><a href="/console/cash">Cash overview</a></p>`,
+    });
+  });
+
+  app.get<{ Params: { id: string } }>('/cash/statements/:id', async (request, reply) => {
+    const statement = await showBankStatement(db, request.params.id);
+    const entries = await listBankStatementEntries(db, statement.id);
+    const money = (minor: number) => formatMoney(minor, statement.currency);
+    return context.page(request, reply, {
+      title: statementName(statement),
+      section: 'cash',
+      body: html`${findingsSection([statement], false)}
+<dl class="facts">
+<dt>Bank's statement id</dt><dd>${statement.statement_id}</dd>
+<dt>Format</dt><dd>${statement.format}</dd>
+<dt>Page</dt><dd>${statement.page_number === 1 && statement.last_page ? 'Not paginated' : `${statement.page_number}${statement.last_page ? ', the last' : ', more follow'}`}</dd>
+<dt>Electronic sequence number</dt><dd>${statement.electronic_sequence_number ?? '—'}</dd>
+<dt>Legal sequence number</dt><dd>${statement.legal_sequence_number ?? '—'}</dd>
+<dt>File</dt><dd>${statement.file_name ?? '—'}</dd>
+<dt>Credits</dt><dd>${statement.credits}, ${money(statement.credits_total)}</dd>
+<dt>Entries</dt><dd>${outcomeCounts(statement.entry_outcomes)}</dd>
+<dt>Integrity findings</dt><dd>${findingsBadge(statement)}</dd>
+<dt>Imported</dt><dd>${formatInstant(statement.imported_at)} by ${statement.imported_by}</dd>
+<dt>File SHA-256</dt><dd><code>${statement.content_sha256}</code></dd>
+</dl>
+<section aria-labelledby="entries">
+<h2 id="entries">Entries</h2>
+${dataTable(
+  'What the import made of each entry, in file order',
+  ['#', 'Direction', 'Amount', 'Booking date', 'Bank reference', 'Outcome', 'Credit', 'Detail'],
+  entries.map((entry) => [
+    String(entry.entry_index + 1),
+    entry.direction,
+    formatMoney(entry.amount, entry.currency),
+    entry.booking_date ?? '—',
+    entry.bank_reference,
+    // A reversal a person placed becomes a reversal, stamped with who placed it: the badge says so.
+    statusBadge(entry.resolved_at ? 'reversal placed by hand' : spaced(entry.outcome)),
+    entry.bank_credit_id
+      ? html`<a href="${creditHref(entry.bank_credit_id)}">${entry.outcome === 'reversal' || entry.resolved_at ? 'Credit taken back' : 'The credit'}</a>`
+      : entry.outcome === 'unresolved_reversal'
+        ? html`<a href="${REVERSALS_HREF}">Place it</a>`
+        : '—',
+    html`${entry.detail ?? '—'}${entry.resolved_at ? ` Placed by ${entry.resolved_by ?? '—'} at ${formatInstant(entry.resolved_at)}.` : ''}`,
+  ]),
+  'the statement had no entries.',
+)}
+</section>
+<p><a href="/console/cash/statements">All bank statements</a></p>`,
     });
   });
 
@@ -265,23 +530,46 @@ ${dataTable(
   });
 
   app.get('/cash/credits', async (request, reply) => {
-    const credits = await listCreditsToMatch(db, CREDITS_LISTED);
+    const session = context.session(request);
+    const mayMatch = consolePermits(session.role, 'match_credit');
+    const [credits, setAside, reversalsToPlace] = await Promise.all([listCreditsToMatch(db, CREDITS_LISTED), listCreditsSetAside(db, SET_ASIDE_LISTED), countReversalsToPlace(db)]);
+    const csrf = context.csrfToken(request, reply);
     return context.page(request, reply, {
       title: 'Credits to match',
       section: 'cash',
-      body: html`<p>Credits with money no rule could match to a remittance, oldest first. Open one to match it by hand.</p>
+      body: html`<p>Credits with money no rule could match to a remittance, oldest first: open ones the rules try again at each import, held ones wait for a person first. Open one to match it by hand${mayMatch ? '; set aside money that is no remittance' : ''}.</p>
+${reversalsToPlace > 0 ? html`<p><a href="${REVERSALS_HREF}">${plural(reversalsToPlace, 'reversal waits', 'reversals wait')} to be placed</a>: the bank took money back and no rule could tell which credit.</p>` : ''}
 ${dataTable(
   `The exceptions queue (at most ${CREDITS_LISTED})`,
-  ['Credit', 'Booking date', 'Unmatched of total', 'Reference', 'Debtor'],
+  ['Credit', 'Booking date', 'Unmatched of total', 'Reference', 'Debtor', 'State', ...(mayMatch ? ['Action'] : [])],
   credits.map((credit) => [
     html`<a href="${creditHref(credit.id)}">${credit.bank_reference}</a>`,
     credit.booking_date,
     `${formatMoney(credit.unmatched_amount, credit.currency)} of ${formatMoney(credit.amount, credit.currency)}`,
     credit.remittance_information ?? '—',
     credit.debtor_name ?? '—',
+    creditState(credit),
+    ...(mayMatch ? [html`${setAsideForm(credit, csrf, 'queue')}${mayBeRestored(credit) ? restoreForm(credit, csrf, 'queue') : ''}`] : []),
   ]),
   'every credit is matched.',
 )}
+<section aria-labelledby="set-aside">
+<h2 id="set-aside">Set aside</h2>
+${dataTable(
+  `Credits set aside as no remittance, latest first (at most ${SET_ASIDE_LISTED}); open one to restore it`,
+  ['Credit', 'Booking date', 'Unmatched of total', 'Set aside as', 'Why', 'By', 'When'],
+  setAside.map(toBankCreditResource).map((credit) => [
+    html`<a href="${creditHref(credit.id)}">${credit.bank_reference}</a>`,
+    credit.booking_date,
+    `${formatMoney(credit.unmatched_amount, credit.currency)} of ${formatMoney(credit.amount, credit.currency)}`,
+    credit.set_aside_category ? SET_ASIDE_LABELS[credit.set_aside_category] : '—',
+    credit.state_reason ?? '—',
+    credit.state_changed_by ?? '—',
+    formatInstant(credit.state_changed_at),
+  ]),
+  'none.',
+)}
+</section>
 <p><a href="/console/cash">Cash overview</a></p>`,
     });
   });
@@ -291,7 +579,11 @@ ${dataTable(
     const { credit, matches } = await showBankCredit(db, request.params.id);
     const mayMatch = consolePermits(session.role, 'match_credit');
     const csrf = context.csrfToken(request, reply);
-    const owed = mayMatch && credit.unmatched_amount > 0 ? await listOwedRemittancesIn(db, credit.currency, REMITTANCES_OFFERED) : [];
+    const matchable = mayBeSetAside(credit);
+    const [owed, stateChanges] = await Promise.all([
+      mayMatch && matchable ? listOwedRemittancesIn(db, credit.currency, REMITTANCES_OFFERED) : Promise.resolve([]),
+      listCreditStateChanges(db, credit.id),
+    ]);
     const exponent = currencyExponent(credit.currency);
     const rows = Array.from({ length: MANUAL_ALLOCATION_ROWS }, (_, index) => index + 1);
     const matchForm = html`<section aria-labelledby="match">
@@ -321,6 +613,20 @@ ${owed.map(
 <button type="submit">Match</button>
 </form>`}
 </section>`;
+    const decisions = html`${matchable
+      ? html`<section aria-labelledby="set-aside">
+<h2 id="set-aside">Set aside</h2>
+<p>Money that is no remittance (bank interest, a payment to send back, a duplicate) leaves the exceptions queue, and no rule will match it. Its live matches stay.</p>
+${setAsideForm(credit, csrf, 'credit')}
+</section>`
+      : ''}
+${mayBeRestored(credit)
+  ? html`<section aria-labelledby="restore">
+<h2 id="restore">${credit.state === 'held' ? 'Release to the rules' : 'Restore to the queue'}</h2>
+<p>${credit.state === 'held' ? 'Held for a person to look at first.' : 'Set aside as no remittance.'} Back in the queue, the rules try it again at the next import.</p>
+${restoreForm(credit, csrf, 'credit')}
+</section>`
+  : ''}`;
     return context.page(request, reply, {
       title: `Credit ${credit.bank_reference}`,
       section: 'cash',
@@ -330,25 +636,139 @@ ${owed.map(
 <dt>Amount</dt><dd>${formatMoney(credit.amount, credit.currency)}</dd>
 <dt>Matched</dt><dd>${formatMoney(credit.matched_amount, credit.currency)}</dd>
 <dt>Unmatched</dt><dd>${formatMoney(credit.unmatched_amount, credit.currency)}</dd>
+<dt>State</dt><dd>${statusBadge(spaced(credit.state))}</dd>
+<dt>Why</dt><dd>${credit.state_reason ?? '—'}</dd>
+<dt>Set aside as</dt><dd>${credit.set_aside_category ? SET_ASIDE_LABELS[credit.set_aside_category] : '—'}</dd>
+<dt>State changed</dt><dd>${credit.state_changed_at ? `${formatInstant(credit.state_changed_at)} by ${credit.state_changed_by ?? '—'}` : 'Never: as imported'}</dd>
 <dt>Booking date</dt><dd>${credit.booking_date}</dd>
 <dt>Value date</dt><dd>${credit.value_date ?? '—'}</dd>
+<dt>Booked</dt><dd>${credit.booked ? 'Booked by a statement (camt.053 or CSV)' : 'Notice only (camt.054): no booked statement has confirmed it yet'}</dd>
+<dt>Statement</dt><dd><a href="${statementHref(credit.bank_statement_id)}">The statement that brought it</a></dd>
+<dt>Account servicer reference (AcctSvcrRef)</dt><dd>${credit.account_servicer_reference ?? '—'}</dd>
+<dt>Entry reference (NtryRef)</dt><dd>${credit.entry_reference ?? '—'}</dd>
 <dt>Reference</dt><dd>${credit.remittance_information ?? '—'}</dd>
 <dt>Debtor</dt><dd>${credit.debtor_name ?? '—'}${credit.debtor_account ? `, account ${credit.debtor_account}` : ''}</dd>
 </dl>
+<section aria-labelledby="history">
+<h2 id="history">State history</h2>
+${dataTable(
+  'Decisions about this credit, oldest first',
+  ['When', 'Change', 'By', 'Why'],
+  stateChanges.map((change) => [formatInstant(change.at), STATE_CHANGES[change.action] ?? change.action, auditActorName(change.actor_kind, change.actor), change.reason ?? '—']),
+  credit.state === 'held' ? 'none yet: the import held it.' : 'none: it is as imported.',
+)}
+</section>
 <section aria-labelledby="matches">
 <h2 id="matches">Matches</h2>
 ${matchesTable('Matches of this credit, live and taken back', matches, credit.currency, mayMatch ? { csrf, returnTo: 'credit' } : null, 'remittance')}
 </section>
-${mayMatch && credit.unmatched_amount > 0 ? matchForm : ''}
+${mayMatch && matchable ? matchForm : ''}
+${mayMatch ? decisions : ''}
 <p><a href="/console/cash/credits">Credits to match</a></p>`,
     });
+  });
+
+  app.post<{ Params: { id: string } }>('/cash/credits/:id/set-aside', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+    const session = context.requirePermission(request, 'match_credit');
+    const category = categoryOf(request.body);
+    const reason = requiredReasonOf(request.body, 'Say why this money is no remittance');
+    const credit = await setCreditAside(db, consoleActor(session.email), { creditId: request.params.id, category, reason });
+    const back = decisionReturnOf(request.body);
+    return context.redirectWithNotice(
+      reply,
+      back === 'queue' ? '/console/cash/credits' : creditHref(credit.id),
+      `Credit ${credit.bank_reference} set aside (${SET_ASIDE_LABELS[category]}): ${formatMoney(credit.amount - credit.matched_amount, credit.currency)} leaves the exceptions queue, and no rule will match it.`,
+    );
+  });
+
+  app.post<{ Params: { id: string } }>('/cash/credits/:id/restore', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+    const session = context.requirePermission(request, 'match_credit');
+    const reason = requiredReasonOf(request.body, 'Say why the credit goes back to the rules');
+    const credit = await restoreCredit(db, consoleActor(session.email), { creditId: request.params.id, reason });
+    const back = decisionReturnOf(request.body);
+    return context.redirectWithNotice(
+      reply,
+      back === 'queue' ? '/console/cash/credits' : creditHref(credit.id),
+      `Credit ${credit.bank_reference} is open again: ${formatMoney(credit.amount - credit.matched_amount, credit.currency)} waits in the exceptions queue, and the rules try it at the next import.`,
+    );
+  });
+
+  app.get('/cash/reversals', async (request, reply) => {
+    const session = context.session(request);
+    const mayPlace = consolePermits(session.role, 'match_credit');
+    const reversals = await listReversalsToPlace(db, REVERSALS_LISTED);
+    const candidates = mayPlace ? await listReversibleCreditsFor(db, reversals.map((reversal) => reversal.id), CREDITS_OFFERED_PER_REVERSAL) : [];
+    const csrf = context.csrfToken(request, reply);
+    const placeForm = (reversal: (typeof reversals)[number]) => {
+      const offered = candidates.filter((candidate) => candidate.entry_id === reversal.id);
+      if (offered.length === 0) return html`<p class="empty">No credit of ${formatMoney(reversal.amount, reversal.currency)} on the account is left to reverse.</p>`;
+      const credit = `reversal-credit-${reversal.id}`;
+      const reason = `reversal-reason-${reversal.id}`;
+      return actionForm(
+        `${REVERSALS_HREF}/${reversal.id}/place`,
+        csrf,
+        'Place the reversal',
+        html`<label for="${credit}">The credit the bank took back</label>
+<select id="${credit}" name="bank_credit_id" required>
+<option value="">Choose a credit of ${formatMoney(reversal.amount, reversal.currency)}</option>
+${offered.map(
+  (candidate) =>
+    html`<option value="${candidate.id}">${candidate.bank_reference} · booked ${candidate.booking_date} · ${candidate.remittance_information ?? 'no reference'} · ${candidate.debtor_name ?? 'payer unknown'} · ${candidate.matched_amount > 0 ? `${formatMoney(candidate.matched_amount, reversal.currency)} matched` : 'unmatched'} · ${spaced(candidate.state)}</option>`,
+)}
+</select>
+<label for="${reason}">How you know it is this one (required)</label>
+<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+      );
+    };
+    return context.page(request, reply, {
+      title: 'Reversals to place',
+      section: 'cash',
+      body: html`<p>The bank took money back (a reversal or a return) and no rule could tell which credit: several of that amount could be it, or none shares its references. Placing one takes the credit back: its matches are undone, its pay dates lose the money, and what was already paid out of it becomes the pay date's shortfall, owed back.</p>
+${dataTable(
+  `Reversals waiting for a person, oldest first (at most ${REVERSALS_LISTED})`,
+  ['Booked', 'Bank reference', 'Amount', 'Statement', 'Why it waits', ...(mayPlace ? ['Place it'] : [])],
+  reversals.map((reversal) => [
+    reversal.booking_date ?? '—',
+    reversal.bank_reference,
+    formatMoney(reversal.amount, reversal.currency),
+    html`<a href="${statementHref(reversal.bank_statement_id)}">Entry ${reversal.entry_index + 1} of its statement</a>`,
+    reversal.detail ?? '—',
+    ...(mayPlace ? [placeForm(reversal)] : []),
+  ]),
+  'none: every reversal is placed.',
+)}
+<p><a href="/console/cash">Cash overview</a></p>`,
+    });
+  });
+
+  app.post<{ Params: { id: string } }>('/cash/reversals/:id/place', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+    const session = context.requirePermission(request, 'match_credit');
+    const reversal = isUuid(request.params.id) ? await findReversalToPlace(db, request.params.id) : undefined;
+    if (!reversal) throw new NotFoundError(`Reversal to place ${request.params.id}`);
+    const creditId = field(request.body, 'bank_credit_id').trim();
+    if (creditId === '') throw new InvalidError('reversal-invalid', 'Choose the credit the bank took back');
+    const reason = requiredReasonOf(request.body, 'Say how you know this is the credit the bank took back');
+    const { credit } = await showBankCredit(db, creditId);
+    const money = (minor: number) => formatMoney(minor, reversal.currency);
+    // Said here in money a person reads; the service would refuse it too, in minor units.
+    if (credit.amount !== reversal.amount) {
+      throw new InvalidError('reversal-invalid', `The reversal is of ${money(reversal.amount)}; credit ${credit.bank_reference} is of ${money(credit.amount)}`);
+    }
+    const placed = await resolveReversal(db, consoleActor(session.email), await matchingPolicyOf(db, config), { entryId: reversal.id, creditId: credit.id, reason });
+    return context.redirectWithNotice(
+      reply,
+      REVERSALS_HREF,
+      `Reversal ${reversal.bank_reference} placed: credit ${credit.bank_reference} (${money(credit.amount)}) is taken back; ${
+        placed.shortfall > 0 ? `${money(placed.shortfall)} already paid out of it is now owed back (shortfall).` : 'nothing paid out of it is owed back.'
+      }`,
+    );
   });
 
   app.post<{ Params: { id: string } }>('/cash/credits/:id/matches', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
     const session = context.requirePermission(request, 'match_credit');
     const { credit } = await showBankCredit(db, request.params.id);
     const allocations = allocationsOf(request.body, credit.currency);
-    const reason = reasonOf(request.body, false);
+    const reason = optionalReasonOf(request.body);
     const matches = await matchCreditManually(db, consoleActor(session.email), await matchingPolicyOf(db, config), { creditId: credit.id, allocations, reason });
     const total = matches.reduce((sum, match) => sum + match.amount, 0);
     return context.redirectWithNotice(reply, creditHref(credit.id), `Matched ${formatMoney(total, credit.currency)} of credit ${credit.bank_reference} to ${matches.length === 1 ? '1 remittance' : `${matches.length} remittances`}.`);
@@ -358,7 +778,7 @@ ${mayMatch && credit.unmatched_amount > 0 ? matchForm : ''}
     const session = context.requirePermission(request, 'match_credit');
     const match = isUuid(request.params.id) ? await findMatchWithCurrency(db, request.params.id) : undefined;
     if (!match) throw new NotFoundError(`Match ${request.params.id}`);
-    const reason = reasonOf(request.body, true)!;
+    const reason = requiredReasonOf(request.body, 'Say why the match is taken back');
     try {
       await unmatch(db, consoleActor(session.email), await matchingPolicyOf(db, config), { matchId: match.id, reason });
     } catch (error) {
@@ -399,7 +819,7 @@ ${REMITTANCE_STATUSES.map((option) => html`<option value="${option}"${option ===
 </form>
 ${dataTable(
   `Remittances, newest pay date first${status ? `, ${status}` : ''}${payDate ? `, pay date ${payDate}` : ''} (at most ${REMITTANCES_LISTED})`,
-  ['Pay date', 'Employer', 'Payroll', 'Reference', 'Expected', 'Received', 'Owed', 'Status', 'Due date'],
+  ['Pay date', 'Employer', 'Payroll', 'Reference', 'Expected', 'Received', 'Owed', 'Owed back', 'Status', 'Due date'],
   remittances.map((remittance) => [
     html`<a href="${remittanceHref(remittance.payroll_id, remittance.pay_date)}">${remittance.pay_date}</a>`,
     remittance.employer_name,
@@ -408,6 +828,7 @@ ${dataTable(
     formatMoney(remittance.expected, remittance.currency),
     formatMoney(remittance.received, remittance.currency),
     formatMoney(remittance.owed, remittance.currency),
+    remittance.shortfall > 0 ? html`<strong>${formatMoney(remittance.shortfall, remittance.currency)}</strong>` : '—',
     statusBadge(remittance.status),
     remittance.due_date,
   ]),
@@ -438,6 +859,9 @@ ${dataTable(
 <dt>Expected</dt><dd>${money(remittance.expected)}</dd>
 <dt>Received</dt><dd>${money(remittance.received)}</dd>
 <dt>Owed</dt><dd>${money(remittance.owed)}</dd>
+${remittance.shortfall > 0
+  ? html`<dt>Owed back</dt><dd><strong>${money(remittance.shortfall)}</strong>: the bank took back money already paid out of this pay date to billers; it is owed back</dd>`
+  : ''}
 <dt>Status</dt><dd>${statusBadge(remittance.status)}</dd>
 <dt>Due date</dt><dd>${remittance.due_date}</dd>
 </dl>

@@ -2,7 +2,10 @@ import { consoleActor } from '../../audit/audit-service.ts';
 import { maskedAccountNumber } from '../../payouts/bank-account-details.ts';
 import { findPayout, listPayoutItems, listPayouts, type PayoutAudience } from '../../payouts/payout-repository.ts';
 import { PAYOUT_STATUSES } from '../../payouts/payout-resource.ts';
-import { markPayoutFailed, markPayoutPaid, PAYOUT_BANK_FILE_FORMATS, payoutBankFileIn, type PayoutBankFileFormat } from '../../payouts/payout-service.ts';
+import { markPayoutFailed, markPayoutPaid } from '../../payouts/payout-service.ts';
+import { countPayoutsToInstruct, findPaymentFileOfPayout, listPaymentFilesOfDate, type PaymentFileSummaryRow } from '../../payouts/payment-file-repository.ts';
+import { createPaymentFiles, paymentFileDownload } from '../../payouts/payment-file-service.ts';
+import { PAYMENT_FILE_FORMATS, paymentFileName, type PaymentFileFormat } from '../../payouts/payout-file.ts';
 import { InvalidError, MalformedRequestError, NotFoundError } from '../../shared/domain-errors.ts';
 import { DEFAULT_PAGE_SIZE, pageOf } from '../../shared/paging.ts';
 import { isoDateSchema, isUuid } from '../../shared/schemas.ts';
@@ -52,16 +55,24 @@ function settlementReason(body: unknown): string | null {
   return reason === '' ? null : reason;
 }
 
-function bankFileHref(date: string, format: PayoutBankFileFormat = 'csv'): string {
-  return format === 'csv' ? `/console/payouts/bank-file?date=${date}` : `/console/payouts/bank-file?date=${date}&format=${format}`;
+function paymentFilesHref(date: string): string {
+  return `/console/payment-files?date=${date}`;
 }
 
-function bankFileFormat(value: string | undefined): PayoutBankFileFormat {
-  if (value === undefined || value === '') return 'csv';
-  if (!(PAYOUT_BANK_FILE_FORMATS as readonly string[]).includes(value)) {
-    throw new MalformedRequestError('invalid-format', `format must be one of ${PAYOUT_BANK_FILE_FORMATS.join(', ')}`);
+function paymentFileHref(fileId: string, format: PaymentFileFormat): string {
+  return `/console/payment-files/${fileId}/${format}`;
+}
+
+function paymentFileFormat(value: string | undefined): PaymentFileFormat {
+  if (value === undefined || !(PAYMENT_FILE_FORMATS as readonly string[]).includes(value)) {
+    throw new NotFoundError(`A payment file rendering ${value ?? ''}`);
   }
-  return value as PayoutBankFileFormat;
+  return value as PaymentFileFormat;
+}
+
+/** Per currency, how many payouts and how much, as a file's row shows it. */
+function fileTotals(file: PaymentFileSummaryRow): string {
+  return file.totals.map((total) => `${formatMoney(total.amount, total.currency)} in ${total.transfers} payout(s)`).join('; ');
 }
 
 /**
@@ -126,21 +137,93 @@ ${page.before ? html`<a href="${pageHref('before', page.before)}" rel="prev">New
 ${page.after ? html`<a href="${pageHref('after', page.after)}" rel="next">Next: older payouts</a>` : ''}
 </nav>
 <section aria-labelledby="bank-files">
-<h2 id="bank-files">Bank files</h2>
-${mayDownload
-  ? payoutDates.length === 0
-    ? html`<p class="empty">No payout dates on this page.</p>`
-    : html`<ul>${payoutDates.map((date) => html`<li><a href="${bankFileHref(date)}" download>Bank file of the payouts made on ${date}</a> · <a href="${bankFileHref(date, 'pain.001')}" download aria-label="pain.001 XML of the payouts made on ${date}">pain.001 XML</a></li>`)}</ul>`
-  : html`<p>Bank files hold account numbers: operators and finance download them.</p>`}
+<h2 id="bank-files">Payment files</h2>
+<p>Each payout is instructed to the bank in one stored payment file (pain.001 and CSV of the same payouts, one MsgId); a date whose payouts were made in several runs has several files.${mayDownload ? '' : ' Files hold account numbers: operators and finance download them.'}</p>
+${payoutDates.length === 0
+  ? html`<p class="empty">No payout dates on this page.</p>`
+  : html`<ul>${payoutDates.map((date) => html`<li><a href="${paymentFilesHref(date)}">Payment files of the payouts made on ${date}</a></li>`)}</ul>`}
 </section>`,
     });
   });
 
+  // The bank file link of old: the date's payment files now, where each is downloaded and a new one
+  // written by a form (a download link that wrote a file would be a state change a GET could trigger).
   app.get<{ Querystring: { date?: string; format?: string } }>('/payouts/bank-file', async (request, reply) => {
     context.requirePermission(request, 'download_bank_file');
     const date = optionalDate(request.query.date, 'date');
     if (date === undefined) throw new MalformedRequestError('invalid-date', 'date must be a date as YYYY-MM-DD');
-    const file = await payoutBankFileIn(db, date, bankFileFormat(request.query.format));
+    return reply.redirect(paymentFilesHref(date), 303);
+  });
+
+  app.get<{ Querystring: { date?: string } }>('/payment-files', async (request, reply) => {
+    const session = context.session(request);
+    const date = optionalDate(request.query.date, 'date');
+    if (date === undefined) throw new MalformedRequestError('invalid-date', 'date must be a date as YYYY-MM-DD');
+    const [files, waiting] = await Promise.all([listPaymentFilesOfDate(db, date), countPayoutsToInstruct(db, date)]);
+    const mayDownload = consolePermits(session.role, 'download_bank_file');
+    const csrf = context.csrfToken(request, reply);
+    const downloads = (file: PaymentFileSummaryRow) =>
+      file.legacy
+        ? 'not kept'
+        : mayDownload
+          ? html`<a href="${paymentFileHref(file.id, 'csv')}" download="${paymentFileName(file.payout_date, file.sequence, 'csv')}">CSV</a> · <a href="${paymentFileHref(file.id, 'pain.001')}" download="${paymentFileName(file.payout_date, file.sequence, 'pain.001')}" aria-label="pain.001 XML of file ${file.sequence}">pain.001 XML</a>`
+          : 'operators and finance';
+    return context.page(request, reply, {
+      title: `Payment files of ${date}`,
+      section: 'payouts',
+      body: html`<form method="get" action="/console/payment-files" class="filters">
+<label for="date">Payout date</label>
+<input type="date" id="date" name="date" value="${date}">
+<button type="submit">Show</button>
+</form>
+${dataTable(
+  `Payment files of the payouts made on ${date}, in the order they were written`,
+  ['File', 'MsgId', 'Execution date', 'Payouts', 'Written', 'By', 'SHA-256 (pain.001)', 'Download'],
+  files.map((file) => [
+    file.legacy ? html`0 (before files were stored)` : String(file.sequence),
+    file.message_id ?? '—',
+    file.requested_execution_date ?? '—',
+    fileTotals(file) || 'none',
+    formatInstant(file.created_at),
+    file.created_by,
+    file.pain001_sha256 ? html`<code>${file.pain001_sha256.slice(0, 16)}…</code>` : '—',
+    downloads(file),
+  ]),
+  'none written yet.',
+)}
+<section aria-labelledby="write-file">
+<h2 id="write-file">Payouts waiting for a file</h2>
+${waiting === 0
+  ? html`<p>Every pending payout made on ${date} is in a file.</p>`
+  : html`<p>${String(waiting)} pending payout(s) made on ${date} are in no file yet.</p>
+${mayDownload
+  ? actionForm(
+      '/console/payment-files',
+      csrf,
+      'Write the payment file',
+      html`<input type="hidden" name="date" value="${date}"><p>Writes a new file holding only these payouts, with its own MsgId; the files above stay as they are.</p>`,
+    )
+  : html`<p>Operators and finance write payment files.</p>`}`}
+</section>
+<p><a href="/console/payouts?payout_date=${date}">Payouts made on ${date}</a></p>`,
+    });
+  });
+
+  app.post('/payment-files', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+    const session = context.requirePermission(request, 'download_bank_file');
+    const date = optionalDate((request.body as { date?: string } | undefined)?.date, 'date');
+    if (date === undefined) throw new MalformedRequestError('invalid-date', 'date must be a date as YYYY-MM-DD');
+    const written = await createPaymentFiles(db, date, { actor: consoleActor(session.email) });
+    const notice =
+      written.length === 0
+        ? `No payout made on ${date} was waiting for a file: nothing written.`
+        : `Wrote ${written.map((file) => `file ${file.sequence} (${file.message_id})`).join(', ')} of ${date}.`;
+    return context.redirectWithNotice(reply, paymentFilesHref(date), notice);
+  });
+
+  app.get<{ Params: { id: string; format: string } }>('/payment-files/:id/:format', async (request, reply) => {
+    context.requirePermission(request, 'download_bank_file');
+    const file = await paymentFileDownload(db, request.params.id, paymentFileFormat(request.params.format));
     return reply
       .code(200)
       .header('content-type', file.contentType)
@@ -153,7 +236,11 @@ ${mayDownload
     const { id } = request.params;
     const payout = isUuid(id) ? await findPayout(db, LIVE_BILLERS, id) : undefined;
     if (!payout) throw new NotFoundError(`Payout ${id}`);
-    const [items, billers] = await Promise.all([listPayoutItems(db, payout.id), findClientNames(db, [payout.biller_client_id])]);
+    const [items, billers, paymentFile] = await Promise.all([
+      listPayoutItems(db, payout.id),
+      findClientNames(db, [payout.biller_client_id]),
+      findPaymentFileOfPayout(db, payout.id),
+    ]);
     const csrf = context.csrfToken(request, reply);
     const maySettle = consolePermits(session.role, 'settle_payout') && payout.status === 'pending';
     const total = items.reduce((sum, item) => sum + item.amount, 0);
@@ -169,6 +256,11 @@ ${mayDownload
 <dt>Reference</dt><dd>${payout.reference}</dd>
 <dt>Beneficiary account</dt><dd>${payout.account_holder_name}, sort code ${payout.sort_code}, account ${maskedAccountNumber(payout.account_number)}</dd>
 <dt>Payout date</dt><dd>${payout.payout_date}</dd>
+<dt>Payment file</dt><dd>${paymentFile
+  ? html`<a href="${paymentFilesHref(paymentFile.payout_date)}">${paymentFile.legacy ? 'made before payment files were stored' : `file ${paymentFile.sequence} of ${paymentFile.payout_date}, ${paymentFile.message_id}`}</a>`
+  : payout.status === 'pending'
+    ? html`not instructed yet (<a href="${paymentFilesHref(payout.payout_date)}">payment files of ${payout.payout_date}</a>)`
+    : 'none'}</dd>
 <dt>Created</dt><dd>${formatInstant(payout.created_at)}</dd>
 <dt>Paid</dt><dd>${formatInstant(payout.paid_at)}</dd>
 <dt>Failed</dt><dd>${formatInstant(payout.failed_at)}</dd>

@@ -42,7 +42,7 @@ export const registerThreeWayPage: ConsolePageModule = (app, context) => {
 Download: <a href="/console/reconciliation/${payDate}/three-way.csv" download>three-way CSV (one row per payroll)</a></p>
 ${dataTable(
   `Requested, deducted, received and paid out per payroll for pay date ${payDate}`,
-  ['Payroll', 'Employer', 'Reference', 'Requested', 'Deducted', 'Received', 'Remittance', 'Paid out', 'Held back', 'Explanation'],
+  ['Payroll', 'Employer', 'Reference', 'Requested', 'Deducted', 'Received', 'Remittance', 'Paid out', 'Held back', 'Owed back', 'Explanation'],
   [
     ...rows.map((row) => [
       html`<a href="/console/payrolls/${row.payroll_id}/pay-dates/${payDate}">${row.payroll}</a>`,
@@ -54,6 +54,7 @@ ${dataTable(
       statusBadge(row.remittance_status),
       money(row.paid_out, row.currency),
       money(row.held_back, row.currency),
+      money(row.shortfall, row.currency),
       explainThreeWay(row),
     ]),
     // One totals row per currency: amounts of different currencies are never added together.
@@ -67,6 +68,7 @@ ${dataTable(
       '',
       money(total.paid_out, total.currency),
       money(total.held_back, total.currency),
+      money(total.shortfall, total.currency),
       '',
     ]),
   ],

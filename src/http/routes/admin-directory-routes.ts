@@ -66,7 +66,7 @@ const reasonSchema = z.string().trim().min(1).max(500).meta({ description: 'Why 
 const newCollectionAccountRequest = bankAccountObject({ currency: currencySchema, reason: reasonSchema }).meta({
   id: 'SetCollectionAccountRequest',
   description: 'The account employers remit into in the currency from now on; the one it replaces is kept, inactive',
-  example: { currency: 'GBP', sort_code: '20-00-00', account_number: '41234567', account_holder_name: 'Salary Deductions Collections Ltd', reason: 'new client money account, board minute 12' },
+  example: { currency: 'GBP', sort_code: '20-00-00', account_number: '41234978', account_holder_name: 'Salary Deductions Collections Ltd', reason: 'new client money account, board minute 12' },
 });
 
 const newBeneficiaryAccountRequest = bankAccountObject({ currency: currencySchema, reason: reasonSchema }).meta({

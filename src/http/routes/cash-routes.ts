@@ -1,8 +1,20 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
-import { bankCreditSchema, bankStatementSchema, remittanceMatchSchema, toBankStatementResource } from '../../cash/cash-resource.ts';
-import { listBankStatements, listCreditsToMatch, listRemittanceResources, matchingPolicyOf, showBankCredit, showBankStatement, showRemittance } from '../../cash/cash-service.ts';
+import { bankCreditSchema, bankStatementSchema, remittanceMatchSchema, setAsideCategorySchema, statementEntrySchema, toBankCreditResource, toBankStatementResource } from '../../cash/cash-resource.ts';
+import {
+  listBankStatementEntries,
+  listBankStatements,
+  listCreditsToMatch,
+  listRemittanceResources,
+  listReversalsToPlace,
+  matchingPolicyOf,
+  showBankCredit,
+  showBankStatement,
+  showRemittance,
+} from '../../cash/cash-service.ts';
+import { restoreCredit, setCreditAside } from '../../cash/credit-decision-service.ts';
+import { resolveReversal } from '../../cash/reversal-service.ts';
 import { matchCreditManually, unmatch } from '../../cash/matching-service.ts';
 import { remittanceSchema, remittanceStatusSchema } from '../../cash/remittance-service.ts';
 import { readStatement, recordStatement } from '../../cash/statement-import-service.ts';
@@ -37,21 +49,44 @@ const matchingSchema = z.object({
   unmatched_credits: z.number().int().meta({ description: 'Credits with money still unmatched: the exceptions queue' }),
   by_rule: z.record(z.string(), z.number().int()),
 });
+const entryOutcomeSchema = statementEntrySchema.pick({ entry_index: true, bank_reference: true, direction: true, amount: true, outcome: true, bank_credit_id: true, detail: true });
+const importedStatementSchema = z.object({
+  statement: bankStatementSchema,
+  replayed: z.boolean().meta({ description: 'This statement (and page) was imported before, from this file or another: nothing changed' }),
+  new_credits: z.number().int(),
+  entries: z.array(entryOutcomeSchema).meta({ description: 'What the import made of each entry (none when replayed)' }),
+});
+const reversalsSchema = z.object({
+  applied: z.number().int().meta({ description: 'Reversals that took back the credit they name' }),
+  unresolved: z.number().int().meta({ description: 'Reversals waiting for a person (GET /bank-reversals)' }),
+  shortfall: z.number().int().meta({ description: 'Minor units newly owed back: paid out of pay dates whose credit the bank took back' }),
+});
 const importResultSchema = z
   .object({
-    statement: bankStatementSchema,
-    replayed: z.boolean().meta({ description: 'The same file was imported before; nothing changed' }),
+    statement: bankStatementSchema.meta({ description: "The file's first statement" }),
+    statements: z.array(importedStatementSchema).meta({ description: 'Every statement (and page) of the file, in file order' }),
+    replayed: z.boolean().meta({ description: 'Every statement of the file was imported before; nothing changed' }),
     new_credits: z.number().int(),
     matching: matchingSchema.nullable(),
+    reversals: reversalsSchema,
   })
   .meta({
     id: 'BankStatementImport',
     description: 'A statement imported and matched, or recognised as imported before.',
     example: {
       statement: bankStatementSchema.meta()!.example,
+      statements: [
+        {
+          statement: bankStatementSchema.meta()!.example,
+          replayed: false,
+          new_credits: 40,
+          entries: [{ entry_index: 0, bank_reference: 'BANK-REF-000123', direction: 'credit', amount: 1_498_000, outcome: 'new', bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', detail: null }],
+        },
+      ],
       replayed: false,
-      new_credits: 42,
+      new_credits: 40,
       matching: { matches: 40, unmatched_credits: 2, by_rule: { exact: 37, normalised: 2, many_to_one: 1 } },
+      reversals: { applied: 0, unresolved: 0, shortfall: 0 },
     },
   });
 const statementsSchema = z.object({ bank_statements: z.array(bankStatementSchema) }).meta({ id: 'BankStatementList', description: 'Bank statements, newest first.', example: { bank_statements: [bankStatementSchema.meta()!.example] } });
@@ -87,6 +122,19 @@ const unmatchResult = z
   .object({ match: remittanceMatchSchema, received: z.number().int(), entries_unfunded: z.number().int() })
   .meta({ id: 'UnmatchResult', description: 'The match taken back, what the remittance has received without it, and how many unpaid entries lost their funding.', example: { match: remittanceMatchSchema.meta()!.example, received: 0, entries_unfunded: 3 } });
 
+const entriesSchema = z.object({ entries: z.array(statementEntrySchema) }).meta({ id: 'BankStatementEntryList', description: 'Statement entries and what the import made of them.', example: { entries: [statementEntrySchema.meta()!.example] } });
+const creditOnlyEnvelope = z.object({ bank_credit: bankCreditSchema }).meta({ id: 'BankCreditOnly', description: 'One credit.', example: { bank_credit: bankCreditSchema.meta()!.example } });
+const setAsideBody = z
+  .strictObject({ category: setAsideCategorySchema, reason: z.string().trim().min(1).max(500) })
+  .meta({ id: 'SetAsideRequest', description: 'Why the credit is no remittance.', example: { category: 'bank_interest', reason: 'Quarterly interest on the collection account' } });
+const reversalParams = z.strictObject({ entry_id: z.string() });
+const placeReversalBody = z
+  .strictObject({ bank_credit_id: z.uuid(), reason: z.string().trim().min(1).max(500) })
+  .meta({ id: 'PlaceReversalRequest', description: 'The credit the bank took back.', example: { bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', reason: 'Bank confirmed the recall of this payment' } });
+const placedReversalSchema = z
+  .object({ entry_id: z.uuid(), bank_credit_id: z.uuid(), shortfall: z.number().int().meta({ description: 'Minor units newly owed back' }) })
+  .meta({ id: 'PlacedReversal', description: 'A reversal placed on the credit it took back.', example: { entry_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a05', bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', shortfall: 0 } });
+
 /** Operators' cash: bank statements in, the exceptions queue, manual matching, remittances. */
 export const registerCashRoutes: RouteModule = (app, deps) => {
   const policy = () => matchingPolicyOf(deps.db, deps.config);
@@ -105,10 +153,16 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
         '(intraday credit notification) XML, or as the CSV layout the README documents (`text/csv`). The file is streamed ' +
         'and checked whole before anything is stored: a malformed file, an account that is not ours, another currency than ' +
         "the account's, a duplicate entry, a zero or negative amount, a DTD or entity declaration is refused with the reason " +
-        'and position, and nothing is imported. Its credits are then matched to remittances by the rules (exact reference and ' +
-        'amount; normalised reference; one credit for several pay dates; several credits for one; within the tolerance, flagged); ' +
-        'the rest wait in the exceptions queue. The same file again changes nothing (200, `replayed`); another file with the ' +
-        "same statement id is a 409. A credit an intraday notification already brought is kept once.",
+        'and position, and nothing is imported. An entry that cannot be used (a zero amount, another currency...) is kept with ' +
+        'its reason (`unusable`) and the rest of the file is imported. Each credit is told apart from the credits the account ' +
+        'already has by its booking date, amount and bank references (a camt.054 notice and the camt.053 that books it, or a ' +
+        'batch and its lump sum, are one credit; a shared reference with another amount is `conflicting`, held for a person). ' +
+        'New credits are then matched to remittances by the rules (exact reference and amount; normalised reference; one credit ' +
+        'for several pay dates; several credits for one; within the tolerance, flagged), never to a remittance a person unmatched ' +
+        'them from; the rest wait in the exceptions queue. A reversal or return takes back the credit it names: its matches are ' +
+        'undone, and what was already paid out becomes the pay date\'s `shortfall`. Each statement (and page) of a file is ' +
+        'recorded once: the same statement again changes nothing (200, `replayed`); another with the same id and page is a 409. ' +
+        'The result says, per entry, what the import made of it.',
       tags: ['Cash'],
       auth: cash('cash:write'),
       bodyLimit: deps.config.STATEMENT_LIMIT_BYTES,
@@ -140,9 +194,24 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
           status: outcome.replayed ? 200 : 201,
           body: {
             statement: toBankStatementResource(outcome.statement),
+            statements: outcome.statements.map((recorded) => ({
+              statement: toBankStatementResource(recorded.statement),
+              replayed: recorded.replayed,
+              new_credits: recorded.newCredits,
+              entries: recorded.entries.map((entry) => ({
+                entry_index: entry.index,
+                bank_reference: entry.bankReference,
+                direction: entry.direction,
+                amount: entry.amount,
+                outcome: entry.outcome,
+                bank_credit_id: entry.creditId,
+                detail: entry.detail,
+              })),
+            })),
             replayed: outcome.replayed,
             new_credits: outcome.newCredits,
             matching: outcome.matching && { matches: outcome.matching.matches, unmatched_credits: outcome.matching.unmatchedCredits, by_rule: outcome.matching.byRule },
+            reversals: { applied: outcome.reversals.applied, unresolved: outcome.reversals.unresolved, shortfall: outcome.reversals.shortfall },
           },
         };
       },
@@ -263,6 +332,105 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
           entries_unfunded: result.entriesUnfunded,
         },
       };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/bank-statements/:statement_id/entries',
+    operationId: 'list_bank_statement_entries',
+    summary: "List a statement's entries and what became of them",
+    description: 'Operators: every entry of an imported statement, in file order, with its outcome (new, already known, superseded, conflicting, a reversal, unusable...).',
+    tags: ['Cash'],
+    auth: cash('cash:read'),
+    params: statementParams,
+    responses: { 200: { description: 'The entries', schema: entriesSchema }, 404: { description: 'No such statement', ...problem } },
+    handler: async (ctx) => ({ status: 200, body: { entries: await listBankStatementEntries(deps.db, ctx.params.statement_id) } }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/bank-credits/:credit_id/set-aside',
+    operationId: 'set_bank_credit_aside',
+    summary: 'Set a credit aside',
+    description:
+      'Operators: the credit\'s unmatched money is no remittance (bank interest, money to return to its sender, a duplicate...): ' +
+      'it leaves the exceptions queue and no rule will ever match it. Its live matches stay. Audited with the reason; ' +
+      '`POST /bank-credits/{credit_id}/restore` undoes it.',
+    tags: ['Cash'],
+    auth: cash('cash:write'),
+    params: creditParams,
+    body: setAsideBody,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The credit, set aside', schema: creditOnlyEnvelope },
+      404: { description: 'No such credit', ...problem },
+      409: { description: 'The credit is already set aside, or the bank reversed it', ...problem },
+    },
+    effect: async (ctx) => {
+      const credit = await setCreditAside(deps.db, clientActor(ctx.caller.clientId), { creditId: ctx.params.credit_id, category: ctx.body.category, reason: ctx.body.reason });
+      return { status: 200, body: { bank_credit: toBankCreditResource(credit) } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/bank-credits/:credit_id/restore',
+    operationId: 'restore_bank_credit',
+    summary: 'Restore a credit set aside or held',
+    description: 'Operators: a credit set aside, or held for a person (a conflict, a returned payment), goes back to the exceptions queue and the rules. Audited with the reason.',
+    tags: ['Cash'],
+    auth: cash('cash:write'),
+    params: creditParams,
+    body: unmatchBody,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The credit, open again', schema: creditOnlyEnvelope },
+      404: { description: 'No such credit', ...problem },
+      409: { description: 'The credit is neither set aside nor held', ...problem },
+    },
+    effect: async (ctx) => {
+      const credit = await restoreCredit(deps.db, clientActor(ctx.caller.clientId), { creditId: ctx.params.credit_id, reason: ctx.body.reason });
+      return { status: 200, body: { bank_credit: toBankCreditResource(credit) } };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/bank-reversals',
+    operationId: 'list_unresolved_bank_reversals',
+    summary: 'List reversals to place',
+    description: 'Operators: reversals and returns no rule could place (no single credit of their amount matched their references): say which credit the bank took back.',
+    tags: ['Cash'],
+    auth: cash('cash:read'),
+    query: limitQuery,
+    responses: { 200: { description: 'Reversals waiting for a person, oldest first', schema: entriesSchema } },
+    handler: async (ctx) => ({ status: 200, body: { entries: await listReversalsToPlace(deps.db, ctx.query.limit) } }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/bank-reversals/:entry_id/place',
+    operationId: 'place_bank_reversal',
+    summary: 'Say which credit a reversal took back',
+    description:
+      'Operators: the credit (of the same amount and account) the bank reversed. Its matches are undone, its pay dates lose the money, ' +
+      'entries it funded and not yet paid lose their funding, and what was already paid out becomes the pay date\'s shortfall ' +
+      '(status `shortfall`, `remittance.reversed` to its billers). Audited with the reason.',
+    tags: ['Cash'],
+    auth: cash('cash:write'),
+    params: reversalParams,
+    body: placeReversalBody,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The reversal, placed', schema: placedReversalSchema },
+      404: { description: 'No such unresolved reversal, or no such credit', ...problem },
+      409: { description: 'The credit was already reversed', ...problem },
+      422: { description: 'The credit is of another amount or account', ...problem },
+    },
+    effect: async (ctx) => {
+      const placed = await resolveReversal(deps.db, clientActor(ctx.caller.clientId), await policy(), { entryId: ctx.params.entry_id, creditId: ctx.body.bank_credit_id, reason: ctx.body.reason });
+      return { status: 200, body: { entry_id: placed.entryId, bank_credit_id: placed.creditId, shortfall: placed.shortfall } };
     },
   });
 

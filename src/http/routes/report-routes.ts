@@ -26,12 +26,13 @@ const threeWayRowFields = z.object({
   deducted: decimal('What payroll reported it deducted; empty until it has reported'),
   expected: decimal('What the employer owes: deducted once reported, requested before'),
   received: decimal('Matched to the remittance from bank statements'),
-  remittance_status: z.enum(['expected', 'received', 'short', 'over', 'late']),
+  remittance_status: z.enum(['expected', 'received', 'short', 'over', 'late', 'shortfall']),
   due_date: z.iso.date().meta({ description: 'After this day a remittance with nothing received is late.' }),
   funded: decimal('Collections made payable to billers (by cash received, or trust in the employer)'),
   paid_out: decimal('Collections in payouts that have not failed'),
   held_back: decimal('Collections waiting for the remittance before they can be paid out'),
   explanation: z.string().meta({ description: 'Why the figures differ, in one sentence; "All paid out." when they agree.' }),
+  shortfall: decimal('Paid out beyond what was received, after the bank reversed a credit already paid out: owed back'),
 });
 
 const threeWayExample: z.input<typeof threeWayRowFields> = {
@@ -40,7 +41,7 @@ const threeWayExample: z.input<typeof threeWayRowFields> = {
   payroll: 'Monthly',
   pay_date: '2026-11-27',
   currency: 'GBP',
-  payment_reference: 'SDR261127P12',
+  payment_reference: 'SDR261127P00000012',
   requested: '248.00',
   deducted: '208.00',
   expected: '208.00',
@@ -51,6 +52,7 @@ const threeWayExample: z.input<typeof threeWayRowFields> = {
   paid_out: '125.50',
   held_back: '82.50',
   explanation: 'Payroll deducted 40.00 GBP less than requested; employer remitted 48.00 GBP less than deducted (short); 82.50 GBP held back until the remittance arrives.',
+  shortfall: '0.00',
 };
 
 const threeWayRowSchema = threeWayRowFields.meta({
