@@ -71,15 +71,23 @@ export async function up(db: Kysely<any>): Promise<void> {
       currency text not null,
       booking_date date,
       bank_reference text not null,
+      account_servicer_reference text check (length(account_servicer_reference) <= 140),
+      entry_reference text check (length(entry_reference) <= 140),
       outcome text not null check (outcome in ('new', 'already_known', 'superseded', 'conflicting', 'reversal', 'unresolved_reversal', 'held', 'debit', 'unusable')),
       bank_credit_id uuid references bank_credits (id),
       detail text,
       resolved_at timestamptz,
       resolved_by text,
       unique (bank_statement_id, entry_index),
-      check ((outcome in ('new', 'already_known', 'superseded', 'conflicting', 'reversal', 'held')) = (bank_credit_id is not null) or outcome = 'unresolved_reversal')
+      -- Every credit entry names its credit, a reversal the credit it took back; a reversal already recorded
+      -- names the credit the first one took back, none while that one waits for a person.
+      check (outcome not in ('new', 'superseded', 'conflicting', 'reversal', 'held') or bank_credit_id is not null),
+      check (outcome <> 'already_known' or direction = 'debit' or bank_credit_id is not null),
+      check (outcome not in ('debit', 'unusable') or bank_credit_id is null)
     );
     create index bank_statement_entries_credit_idx on bank_statement_entries (bank_credit_id) where bank_credit_id is not null;
+    -- A reversal a camt.054 notified and the camt.053 books again is one reversal: found by day and amount.
+    create index bank_statement_entries_reversals_idx on bank_statement_entries (booking_date, amount) where outcome in ('reversal', 'unresolved_reversal');
     create index bank_statement_entries_unresolved_idx on bank_statement_entries (bank_statement_id) where outcome = 'unresolved_reversal' and resolved_at is null;
 
     -- A pairing a person took back is never made again by a rule: the matching reads these for the credits it tries.

@@ -197,6 +197,34 @@ export function creditVerdict(
   return { outcome: 'new' };
 }
 
+/** A reversal a statement already recorded: placed on its credit, or waiting for a person. */
+export interface RecordedReversal {
+  id: string;
+  /** The credit it took back; null while it waits for a person. */
+  creditId: string | null;
+  format: 'camt.053' | 'camt.054' | 'csv';
+  bookingDate: string;
+  amount: number;
+  accountServicerReference: string | null;
+  entryReference: string | null;
+}
+
+/**
+ * The reversal already recorded that this entry is again (a camt.054 notified it and the camt.053
+ * books it, or a statement is sent again under another id), if any: same day and amount, and a
+ * distinctive reference both give; without any distinctive reference, one recorded from the other
+ * kind of file (a notice against a booked statement). Taking a credit back twice would un-fund
+ * another credit of the same amount.
+ */
+export function sameReversal(entry: Pick<IncomingCredit, 'amount' | 'bookingDate' | 'accountServicerReference' | 'entryReference'>, format: RecordedReversal['format'], recorded: readonly RecordedReversal[]): RecordedReversal | undefined {
+  const candidates = recorded.filter((earlier) => earlier.bookingDate === entry.bookingDate && earlier.amount === entry.amount);
+  const entryRefs = [entry.accountServicerReference, entry.entryReference].filter(isDistinctive);
+  const byReference = candidates.find((earlier) => [earlier.accountServicerReference, earlier.entryReference].some((reference) => isDistinctive(reference) && entryRefs.includes(reference)));
+  if (byReference !== undefined || entryRefs.length > 0) return byReference;
+  const notice = format === 'camt.054';
+  return candidates.find((earlier) => (earlier.format === 'camt.054') !== notice && ![earlier.accountServicerReference, earlier.entryReference].some(isDistinctive));
+}
+
 export type ReversalVerdict = { creditId: string; detail: string } | { creditId: null; detail: string };
 
 /**
@@ -211,8 +239,11 @@ export function reversedCredit(
   candidates: readonly KnownCredit[],
 ): ReversalVerdict {
   const possible = candidates.filter((credit) => !credit.reversed && credit.amount === reversal.amount && credit.bookingDate <= reversal.bookingDate);
-  const byReference = possible.filter((credit) => sharedReference(reversal, credit)?.strength === 'strong');
-  if (byReference.length === 1) return { creditId: byReference[0]!.id, detail: `reverses the credit with its ${sharedReference(reversal, byReference[0]!)!.by}` };
+  // A reversal quotes the credit's references wherever its file puts them (its own AcctSvcrRef, a TxDtls reference...).
+  const distinctive = referencesOf(reversal).filter(isDistinctive);
+  const shared = (credit: KnownCredit) => referencesOf(credit).find((reference) => distinctive.includes(reference));
+  const byReference = possible.filter((credit) => shared(credit) !== undefined);
+  if (byReference.length === 1) return { creditId: byReference[0]!.id, detail: `reverses the credit with its reference ${shared(byReference[0]!)!}` };
   if (byReference.length > 1) return { creditId: null, detail: `${byReference.length} credits of this amount share its references` };
   const text = reversal.remittanceInformation === null ? '' : normaliseReference(reversal.remittanceInformation);
   if (text !== '') {

@@ -7,7 +7,7 @@ import type { BankStatementsTable, StatementEntryOutcome } from '../db/tables.ts
 import { ConflictError } from '../shared/domain-errors.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { StatementRejected, type ParsedStatement, type ParsedStatementFile, type StatementEntry } from './bank-statement.ts';
-import { creditVerdict, entryKind, KnownCreditIndex } from './credit-identity.ts';
+import { creditVerdict, entryKind, KnownCreditIndex, sameReversal, type RecordedReversal } from './credit-identity.ts';
 import { matchOpenCredits, type MatchingOutcome, type MatchingPolicy } from './matching-service.ts';
 import { lockCash } from './remittance-repository.ts';
 import { applyReversals, type ReversalOutcome } from './reversal-service.ts';
@@ -22,6 +22,7 @@ import {
   insertStatementEntries,
   listCreditsBookedOn,
   listEntriesOfStatements,
+  listRecordedReversals,
   listStatementPages,
   markCreditsBooked,
   sequenceNumberTaken,
@@ -160,6 +161,7 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
   const indexes = new Map<string, KnownCreditIndex>();
   const knownOf = (accountId: string) => indexes.get(accountId) ?? indexes.set(accountId, new KnownCreditIndex()).get(accountId)!;
   const seenIds = new Set<string>();
+  const reversalsOfThisFile: RecordedReversal[] = [];
   const recorded: StatementInProgress[] = [];
   const incoming: NewCredit[] = [];
   const reversals: Array<{ entry: StatementEntry; statement: StatementInProgress; outcome: EntryOutcome; collectionAccountId: string }> = [];
@@ -220,6 +222,8 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       seenIds.add(credit.id);
     }
     const claimedBy = new Map<string, string>();
+    const takenBack = usable.filter((entry) => entryKind(entry) === 'credit_reversal');
+    const recordedReversals = await listRecordedReversals(trx, account.id, [...new Set(takenBack.map((entry) => entry.bookingDate))], [...new Set(takenBack.map((entry) => entry.amount))]);
     const confirmed: string[] = [];
     for (const entry of usable) {
       const base = { index: entry.index, bankReference: entry.bankReference, direction: entry.direction, amount: entry.amount };
@@ -229,9 +233,15 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       } else if (kind === 'debit') {
         progress.entries.push({ ...base, outcome: 'debit', creditId: null, detail: null });
       } else if (kind === 'credit_reversal') {
+        const repeated = sameReversal(entry, parsed.format, [...recordedReversals, ...reversalsOfThisFile]);
+        if (repeated !== undefined) {
+          progress.entries.push({ ...base, outcome: 'already_known', creditId: repeated.creditId, detail: 'a reversal already recorded (a camt.054 notified it, or another statement had it)' });
+          continue;
+        }
         const outcome: EntryOutcome = { ...base, outcome: 'unresolved_reversal', creditId: null, detail: null };
         progress.entries.push(outcome);
         reversals.push({ entry, statement: progress, outcome, collectionAccountId: account.id });
+        reversalsOfThisFile.push({ id: `${statement.id}/${entry.index}`, creditId: null, format: parsed.format, bookingDate: entry.bookingDate, amount: entry.amount, accountServicerReference: entry.accountServicerReference, entryReference: entry.entryReference });
       } else if (kind === 'debit_return') {
         const id = timeOrderedUuid();
         const reason = 'brings back a payment of ours (a reversal or return of a debit): not an employer remittance';
@@ -281,6 +291,7 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
   }
 
   for (const progress of recorded) {
+    const parsedEntries = new Map(progress.parsed.entries.map((parsed) => [parsed.index, parsed]));
     const entries: NewStatementEntry[] = progress.entries.map((entry) => ({
       id: timeOrderedUuid(),
       statementId: progress.statement.id,
@@ -288,8 +299,10 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       direction: entry.direction,
       amount: entry.amount,
       currency: progress.statement.currency,
-      bookingDate: progress.parsed.entries.find((parsed) => parsed.index === entry.index)?.bookingDate || null,
+      bookingDate: parsedEntries.get(entry.index)?.bookingDate || null,
       bankReference: entry.bankReference,
+      accountServicerReference: parsedEntries.get(entry.index)?.accountServicerReference ?? null,
+      entryReference: parsedEntries.get(entry.index)?.entryReference ?? null,
       outcome: entry.outcome,
       creditId: entry.creditId,
       detail: entry.detail,
@@ -350,12 +363,17 @@ function newCredit(entry: StatementEntry, id: string, statement: StatementInProg
 async function integrityFindings(trx: Executor, collectionAccountId: string, parsed: ParsedStatement): Promise<Array<{ code: string; detail: string }>> {
   const findings: Array<{ code: string; detail: string }> = statementIntegrityFindings(parsed).map(({ code, detail }) => ({ code, detail }));
   if (!(parsed.page.number === 1 && parsed.page.last)) findings.push(...(await paginatedStatementFindings(trx, collectionAccountId, parsed)));
-  const number = parsed.electronicSequenceNumber;
-  if (number !== null && /^\d{1,30}$/.test(number) && parsed.page.number === 1) {
-    if (await sequenceNumberTaken(trx, collectionAccountId, parsed.format, number)) {
-      findings.push({ code: 'sequence_repeated', detail: `electronic sequence number ${number} was already used by another ${parsed.format} statement of the account` });
+  const sequences = [
+    { column: 'electronic_sequence_number', name: 'electronic sequence', number: parsed.electronicSequenceNumber },
+    { column: 'legal_sequence_number', name: 'legal sequence', number: parsed.legalSequenceNumber },
+  ] as const;
+  for (const { column, name, number } of sequences) {
+    // The pages of a statement share its numbers: the first page speaks for them.
+    if (number === null || !/^\d{1,30}$/.test(number) || parsed.page.number !== 1) continue;
+    if (await sequenceNumberTaken(trx, collectionAccountId, parsed.format, column, number)) {
+      findings.push({ code: 'sequence_repeated', detail: `${name} number ${number} was already used by another ${parsed.format} statement of the account` });
     } else {
-      const gap = sequenceGap(await findPreviousSequenceNumber(trx, collectionAccountId, parsed.format, number), number);
+      const gap = sequenceGap(await findPreviousSequenceNumber(trx, collectionAccountId, parsed.format, column, number), number, name);
       if (gap !== null) findings.push({ code: 'sequence_gap', detail: gap });
     }
   }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { StatementEntryOutcome, StatementFormat } from '../db/tables.ts';
 import type { StatementEntry } from './bank-statement.ts';
-import type { KnownCredit } from './credit-identity.ts';
+import type { KnownCredit, RecordedReversal } from './credit-identity.ts';
 
 /** The collection account a statement is of: the active one with these details, else the latest that had them. */
 export async function findCollectionAccountByDetails(db: Executor, sortCode: string, accountNumber: string) {
@@ -27,25 +27,29 @@ export async function findStatementByBankId(db: Executor, collectionAccountId: s
     .executeTakeFirst();
 }
 
+/** camt ElctrncSeqNb and LglSeqNb: each numbers an account's statements of one kind in order. */
+export type SequenceColumn = 'electronic_sequence_number' | 'legal_sequence_number';
+
 /** The highest sequence number below `current` among the account's statements of this format (the one before it, if none is missing). */
-export async function findPreviousSequenceNumber(db: Executor, collectionAccountId: string, format: StatementFormat, current: string): Promise<string | null> {
+export async function findPreviousSequenceNumber(db: Executor, collectionAccountId: string, format: StatementFormat, column: SequenceColumn, current: string): Promise<string | null> {
+  const number = sql.ref(column);
   const result = await sql<{ number: string }>`
-    select electronic_sequence_number as number from bank_statements
+    select ${number} as number from bank_statements
     where collection_account_id = ${collectionAccountId}::uuid and format = ${format}
-      and electronic_sequence_number ~ '^[0-9]{1,30}$' and electronic_sequence_number::numeric < ${current}::numeric
-    order by electronic_sequence_number::numeric desc limit 1
+      and ${number} ~ '^[0-9]{1,30}$' and ${number}::numeric < ${current}::numeric
+    order by ${number}::numeric desc limit 1
   `.execute(db);
   return result.rows[0]?.number ?? null;
 }
 
 /** Whether another statement of the account and format already carries this sequence number. */
-export async function sequenceNumberTaken(db: Executor, collectionAccountId: string, format: StatementFormat, number: string): Promise<boolean> {
+export async function sequenceNumberTaken(db: Executor, collectionAccountId: string, format: StatementFormat, column: SequenceColumn, number: string): Promise<boolean> {
   const row = await db
     .selectFrom('bank_statements')
     .select('id')
     .where('collection_account_id', '=', collectionAccountId)
     .where('format', '=', format)
-    .where('electronic_sequence_number', '=', number)
+    .where(column, '=', number)
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -222,6 +226,8 @@ export interface NewStatementEntry {
   currency: string;
   bookingDate: string | null;
   bankReference: string;
+  accountServicerReference: string | null;
+  entryReference: string | null;
   outcome: StatementEntryOutcome;
   creditId: string | null;
   detail: string | null;
@@ -231,12 +237,27 @@ export async function insertStatementEntries(db: Executor, entries: readonly New
   if (entries.length === 0) return;
   const column = <T>(pick: (entry: NewStatementEntry) => T) => entries.map(pick);
   await sql`
-    insert into bank_statement_entries (id, bank_statement_id, entry_index, direction, amount, currency, booking_date, bank_reference, outcome, bank_credit_id, detail)
+    insert into bank_statement_entries (id, bank_statement_id, entry_index, direction, amount, currency, booking_date, bank_reference,
+                                        account_servicer_reference, entry_reference, outcome, bank_credit_id, detail)
     select * from unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.statementId)}::uuid[], ${column((e) => e.index)}::int[],
                          ${column((e) => e.direction)}::text[], ${column((e) => e.amount)}::bigint[], ${column((e) => e.currency)}::text[],
-                         ${column((e) => e.bookingDate)}::date[], ${column((e) => e.bankReference)}::text[], ${column((e) => e.outcome)}::text[],
+                         ${column((e) => e.bookingDate)}::date[], ${column((e) => e.bankReference)}::text[],
+                         ${column((e) => e.accountServicerReference)}::text[], ${column((e) => e.entryReference)}::text[], ${column((e) => e.outcome)}::text[],
                          ${column((e) => e.creditId)}::uuid[], ${column((e) => e.detail)}::text[])
   `.execute(db);
+}
+
+/** The account's reversals already recorded on these days for these amounts (placed or waiting), with their statement's format. */
+export async function listRecordedReversals(db: Executor, collectionAccountId: string, bookingDates: readonly string[], amounts: readonly number[]): Promise<RecordedReversal[]> {
+  if (bookingDates.length === 0) return [];
+  const result = await sql<{ id: string; bank_credit_id: string | null; format: StatementFormat; booking_date: string; amount: number; account_servicer_reference: string | null; entry_reference: string | null }>`
+    select e.id, e.bank_credit_id, s.format, to_char(e.booking_date, 'YYYY-MM-DD') as booking_date, e.amount, e.account_servicer_reference, e.entry_reference
+    from bank_statement_entries e join bank_statements s on s.id = e.bank_statement_id
+    where e.outcome in ('reversal', 'unresolved_reversal') and e.booking_date = any(${bookingDates}::date[]) and e.amount = any(${amounts}::bigint[])
+      and s.collection_account_id = ${collectionAccountId}::uuid
+    order by e.booking_date, e.id
+  `.execute(db);
+  return result.rows.map((row) => ({ id: row.id, creditId: row.bank_credit_id, format: row.format, bookingDate: row.booking_date, amount: row.amount, accountServicerReference: row.account_servicer_reference, entryReference: row.entry_reference }));
 }
 
 /** Reversals no rule placed and no person has placed yet, with their statement. */

@@ -861,6 +861,8 @@ export interface BankStatementEntriesTable {
   currency: string;
   booking_date: IsoDate | null;
   bank_reference: string;
+  account_servicer_reference: string | null;
+  entry_reference: string | null;
   outcome: StatementEntryOutcome;
   bank_credit_id: string | null;
   detail: string | null;

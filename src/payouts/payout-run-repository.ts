@@ -374,27 +374,3 @@ export async function releasePayoutEntries(db: Executor, payoutId: string): Prom
   return Number(released.numUpdatedRows);
 }
 
-/** The bank payment file's rows: every payout made on a date, with the biller's name; never a sandbox biller's. */
-export async function listPayoutsMadeOn(db: Executor, payoutDate: string) {
-  return db
-    .selectFrom('payouts')
-    .innerJoin('clients', 'clients.id', 'payouts.biller_client_id')
-    .select([
-      'payouts.id',
-      'payouts.reference',
-      'clients.name as biller',
-      'payouts.currency',
-      'payouts.amount',
-      'payouts.account_holder_name',
-      'payouts.sort_code',
-      'payouts.account_number',
-      'payouts.payout_date',
-      'payouts.status',
-    ])
-    .where('payouts.payout_date', '=', payoutDate)
-    .where('clients.sandbox', '=', false)
-    .orderBy('clients.name')
-    .orderBy('payouts.currency')
-    .orderBy('payouts.id')
-    .execute();
-}

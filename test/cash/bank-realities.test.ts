@@ -87,6 +87,23 @@ describe('reversals and returns take money back', () => {
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: EXPECTED, shortfall: 0, status: 'received' });
   });
 
+  it('a reversal a camt.054 notified and the camt.053 books again takes its credit back once, never a second credit of that amount', async () => {
+    const w = await reconciledPayDate();
+    const twin = await reconciledPayDate();
+    await importEntries([
+      { amount: EXPECTED, remittanceInformation: w.reference, accountServicerReference: 'CR-0004-REAL' },
+      { amount: EXPECTED, remittanceInformation: twin.reference, accountServicerReference: 'CR-0005-REAL' },
+    ]);
+    const reversal = reversalOf(EXPECTED, { transactionReferences: ['CR-0004-REAL'], accountServicerReference: 'RVSL-7781-REAL', bankReference: 'RVSL-7781-REAL' });
+    const notice = await importEntries([reversal], { format: 'camt.054' });
+    expect(notice.reversals).toMatchObject({ applied: 1 });
+    const booked = await importEntries([{ ...reversal, transactionReferences: [] }], { format: 'camt.053' });
+    expect(booked.statements[0]!.entries).toEqual([expect.objectContaining({ outcome: 'already_known' })]);
+    expect(booked.reversals).toMatchObject({ applied: 0, unresolved: 0 });
+    expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 0 });
+    expect(await remittanceOf(twin.payroll.id)).toMatchObject({ received: EXPECTED });
+  });
+
   it('a returned payment of ours (a credit with RvslInd) is held for a person, never matched as a remittance', async () => {
     const w = await reconciledPayDate();
     const outcome = await importEntries([{ amount: EXPECTED, remittanceInformation: w.reference, reversal: true }]);
@@ -251,15 +268,16 @@ describe('each credit counted once, none dropped', () => {
     await expect(record(page(2, true, 103))).rejects.toMatchObject({ kind: 'conflict' });
   });
 
-  it('a gap in the electronic sequence numbers is a finding on the statement', async () => {
+  it('a gap in the electronic or legal sequence numbers is a finding on the statement', async () => {
     const fresh = await t.db.transaction().execute(async (trx) => {
       const sequence = (number: string) =>
-        statementFile(account, `SEQ-${number}`, [statementEntry(0, `SEQ-${number}-0`, { amount: 7 })], { format: 'camt.053', electronicSequenceNumber: number });
+        statementFile(account, `SEQ-${number}`, [statementEntry(0, `SEQ-${number}-0`, { amount: 7 })], { format: 'camt.053', electronicSequenceNumber: number, legalSequenceNumber: `7${number}` });
       await recordStatement(trx, { parsed: sequence('900001'), digest: Buffer.alloc(32, 1), fileName: null, actor, policy: policy() });
       return recordStatement(trx, { parsed: sequence('900003'), digest: Buffer.alloc(32, 2), fileName: null, actor, policy: policy() });
     });
     expect(fresh.statement.integrity_findings.filter((finding) => finding.code.startsWith('sequence'))).toEqual([
-      { code: 'sequence_gap', detail: expect.stringContaining('900002') },
+      { code: 'sequence_gap', detail: expect.stringMatching(/^electronic sequence .*900002/) },
+      { code: 'sequence_gap', detail: expect.stringMatching(/^legal sequence .*7900002/) },
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../support/property-seed.ts';
-import { creditVerdict, entryKind, KnownCreditIndex, reversedCredit, RETURN_SUB_FAMILIES, type IncomingCredit, type KnownCredit } from '../../src/cash/credit-identity.ts';
+import { creditVerdict, entryKind, KnownCreditIndex, reversedCredit, RETURN_SUB_FAMILIES, sameReversal, type IncomingCredit, type KnownCredit, type RecordedReversal } from '../../src/cash/credit-identity.ts';
 
 const DAY = '2026-11-27';
 
@@ -200,5 +200,34 @@ describe('KnownCreditIndex: only the credits an entry could be', () => {
         expect(indexed).toEqual(creditVerdict(incomingEntry, true, credits, none, 'k'));
       }),
     );
+  });
+});
+
+describe('sameReversal: one reversal across the files that report it', () => {
+  const recorded = (overrides: Partial<RecordedReversal> = {}): RecordedReversal => ({
+    id: 'r1',
+    creditId: 'c1',
+    format: 'camt.054',
+    bookingDate: DAY,
+    amount: 410_691,
+    accountServicerReference: 'RVSL-REF-0001',
+    entryReference: null,
+    ...overrides,
+  });
+  const entry = (overrides: Partial<IncomingCredit> = {}) => ({ amount: 410_691, bookingDate: DAY, accountServicerReference: null, entryReference: null, ...overrides });
+
+  it('is the recorded one sharing a distinctive reference on the same day, for the same amount', () => {
+    expect(sameReversal(entry({ entryReference: 'RVSL-REF-0001' }), 'camt.053', [recorded()])?.id).toBe('r1');
+    expect(sameReversal(entry({ accountServicerReference: 'RVSL-REF-0001', amount: 1 }), 'camt.053', [recorded()])).toBeUndefined();
+    expect(sameReversal(entry({ accountServicerReference: 'RVSL-REF-0001', bookingDate: '2026-11-28' }), 'camt.053', [recorded()])).toBeUndefined();
+    // A distinctive reference of its own that no recorded one shares: another reversal.
+    expect(sameReversal(entry({ accountServicerReference: 'RVSL-REF-0002' }), 'camt.053', [recorded()])).toBeUndefined();
+  });
+
+  it('without distinctive references, is a notice recorded from the other kind of file, never one of the same kind', () => {
+    const bare = recorded({ accountServicerReference: null, entryReference: '1' });
+    expect(sameReversal(entry({ entryReference: '1' }), 'camt.053', [bare])?.id).toBe('r1');
+    expect(sameReversal(entry({ entryReference: '1' }), 'camt.054', [bare])).toBeUndefined();
+    expect(sameReversal(entry(), 'camt.053', [recorded({ format: 'camt.053', accountServicerReference: null })])).toBeUndefined();
   });
 });

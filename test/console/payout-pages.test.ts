@@ -3,7 +3,9 @@ import { formatMoney } from '../../src/console/console-format.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { listPaymentFilePayouts, listPaymentFilesOfDate } from '../../src/payouts/payment-file-repository.ts';
 import { paymentFileDownload } from '../../src/payouts/payment-file-service.ts';
-import { runPayouts } from '../../src/payouts/payout-service.ts';
+import { payoutExecutionDate } from '../../src/payouts/payout-calendar.ts';
+import { loadClearingHolidays, runPayouts } from '../../src/payouts/payout-service.ts';
+import { serviceToday } from '../../src/calendars/lock-date.ts';
 import { xsdErrors } from '../support/xsd.ts';
 import { signedInAs, type ConsoleBrowser } from '../support/console.ts';
 import { createBiller, createCollectionAccount, createPayoutRow } from '../support/factories.ts';
@@ -156,7 +158,9 @@ describe('payment files', () => {
     expect(written.headers.location).toBe(filesPage);
     const files = await listPaymentFilesOfDate(t.db, PAYOUT_DATE);
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatchObject({ sequence: 1, created_by: `${finance.email} (console)`, requested_execution_date: PAYOUT_DATE });
+    // Written now, after its payout date: executed on the first business day from today.
+    const execution = payoutExecutionDate(PAYOUT_DATE, serviceToday(new Date(), 'Europe/London'), await loadClearingHolidays(t.db));
+    expect(files[0]).toMatchObject({ sequence: 1, created_by: `${finance.email} (console)`, requested_execution_date: execution });
     expect((await listPaymentFilePayouts(t.db, files[0]!.id)).map((payout) => payout.id).sort()).toEqual([...payoutIds].sort());
     const audit = await t.db.selectFrom('audit_log').select(['action', 'actor_kind', 'actor']).where('resource_id', '=', files[0]!.id).execute();
     expect(audit).toEqual([{ action: 'payment_file.written', actor_kind: 'console', actor: finance.email }]);

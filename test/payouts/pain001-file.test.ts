@@ -11,7 +11,9 @@ import { formatMinorUnits } from '../../src/money/major-units.ts';
 import { isoLatinText } from '../../src/payouts/pain001-file.ts';
 import { listPaymentFilePayouts, listPaymentFilesOfDate } from '../../src/payouts/payment-file-repository.ts';
 import { createPaymentFiles, latestPaymentFileOf, paymentFileDownload } from '../../src/payouts/payment-file-service.ts';
-import { markPayoutFailed, runPayouts } from '../../src/payouts/payout-service.ts';
+import { payoutExecutionDate } from '../../src/payouts/payout-calendar.ts';
+import { loadClearingHolidays, markPayoutFailed, runPayouts } from '../../src/payouts/payout-service.ts';
+import { serviceToday } from '../../src/calendars/lock-date.ts';
 import { ConflictError, NotFoundError } from '../../src/shared/domain-errors.ts';
 import { cliEnvOf, runDeductions } from '../support/cli.ts';
 import { createBiller, createCollectionAccount, createPayoutRow } from '../support/factories.ts';
@@ -306,7 +308,8 @@ describe('the payment file of a payout date', () => {
       ['2026-12-25', '2026-12-29'], // Christmas: past Boxing Day's substitute
     ] as const) {
       await createPayoutRow(t.db, { billerClientId: (await createBiller(t.db)).clientId, payoutDate: day });
-      const [file] = await createPaymentFiles(t.db, day, { actor });
+      // Written on the payout date itself: a file written later asks for no day in the past (payoutExecutionDate).
+      const [file] = await createPaymentFiles(t.db, day, { actor, now: new Date(`${day}T09:00:00Z`) });
       expect(file!.requested_execution_date, day).toBe(execution);
       const xml = (await paymentFileDownload(t.db, file!.id, 'pain.001')).content.toString();
       expect(read(xml).PmtInf.map((block) => block.ReqdExctnDt.Dt)).toEqual([execution]);
@@ -317,7 +320,14 @@ describe('the payment file of a payout date', () => {
     // A day operators close (a state funeral) counts as a bank holiday.
     await t.db.insertInto('bank_holidays').values({ region: 'england-and-wales', holiday_date: '2026-11-17', name: 'State funeral', added_by: 'test' }).execute();
     await createPayoutRow(t.db, { billerClientId: (await createBiller(t.db)).clientId, payoutDate: '2026-11-17' });
-    expect((await createPaymentFiles(t.db, '2026-11-17', { actor }))[0]!.requested_execution_date).toBe('2026-11-18');
+    expect((await createPaymentFiles(t.db, '2026-11-17', { actor, now: new Date('2026-11-17T09:00:00Z') }))[0]!.requested_execution_date).toBe('2026-11-18');
+  });
+
+  it('asks for no day in the past when the file is written after its payout date', async () => {
+    await createPayoutRow(t.db, { billerClientId: (await createBiller(t.db)).clientId, payoutDate: '2026-11-24' });
+    // Written on Saturday the 28th: the first business day from then, Monday the 30th.
+    const [file] = await createPaymentFiles(t.db, '2026-11-24', { actor, now: new Date('2026-11-28T10:00:00Z') });
+    expect(file!.requested_execution_date).toBe('2026-11-30');
   });
 
   it('is refused, writing nothing, while a currency of the payouts has no active collection account', async () => {
@@ -377,7 +387,9 @@ describe('deductions export payouts', { timeout: 120_000 }, () => {
       const out = join(directory, 'file.pain.001.xml');
       const cli = await runDeductions(['export', 'payouts', '--date', day, '--format', 'pain.001', '--out', out, '--by', 'Fiona'], env);
       expect(cli.code, cli.stderr).toBe(0);
-      expect(cli.stderr).toMatch(new RegExp(`New payment file 1 of ${day} \\(SDPO261119-01-[0-9A-F]{8}, execution ${day}\\): 1 payout\\(s\\) to ${out}`));
+      // The CLI writes with the real clock: a day in the past is executed on the first business day from today.
+      const execution = payoutExecutionDate(day, serviceToday(new Date(), 'Europe/London'), await loadClearingHolidays(t.db));
+      expect(cli.stderr).toMatch(new RegExp(`New payment file 1 of ${day} \\(SDPO261119-01-[0-9A-F]{8}, execution ${execution}\\): 1 payout\\(s\\) to ${out}`));
       const [file] = await listPaymentFilesOfDate(t.db, day);
       expect(file!.created_by).toBe('Fiona');
       expect((await readFile(out)).equals((await paymentFileDownload(t.db, file!.id, 'pain.001')).content)).toBe(true);

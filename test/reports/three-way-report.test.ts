@@ -128,6 +128,7 @@ describe('GET /reports/three-way', () => {
         paid_out: gbp(paidOut),
         held_back: gbp(heldBack),
         explanation: record.explanation,
+        shortfall: gbp(0),
       });
     }
 

@@ -149,8 +149,8 @@ describe('threeWayTotals', () => {
       agreeing({ currency: 'EUR', requested: 100, deducted: 90, expected: 90, received: 90, funded: 90, paid_out: 50 }),
     ];
     expect(threeWayTotals(rows)).toEqual([
-      { currency: 'EUR', requested: 100, deducted: 90, received: 90, funded: 90, paid_out: 50, held_back: 0 },
-      { currency: 'GBP', requested: 49_600, deducted: 24_800, received: 24_800, funded: 24_800, paid_out: 24_800, held_back: 1_000 },
+      { currency: 'EUR', requested: 100, deducted: 90, received: 90, funded: 90, paid_out: 50, held_back: 0, shortfall: 0 },
+      { currency: 'GBP', requested: 49_600, deducted: 24_800, received: 24_800, funded: 24_800, paid_out: 24_800, held_back: 1_000, shortfall: 0 },
     ]);
     expect(threeWayTotals([])).toEqual([]);
   });

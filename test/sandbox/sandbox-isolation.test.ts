@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultScopesByRole } from '../../src/auth/scopes.ts';
 import { hasPayDatesDueToFreeze, insertRunWithDuePayDates, listRunPayDates } from '../../src/nightly/nightly-run-repository.ts';
-import { listPayoutsMadeOn } from '../../src/payouts/payout-run-repository.ts';
+import { cliActor } from '../../src/audit/audit-service.ts';
+import { createPaymentFiles } from '../../src/payouts/payment-file-service.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
 import { reconciliationSummary } from '../../src/reports/reconciliation-report.ts';
 import type { SandboxDescription } from '../../src/sandbox/sandbox-setup-service.ts';
@@ -149,7 +150,9 @@ describe('the service’s own runs leave sandbox data out', () => {
 
     const simulated = (await sandboxed('POST', '/sandbox/payouts')).json();
     expect(simulated.payouts).toEqual([expect.objectContaining({ status: 'paid', amount: 4_200 })]);
-    expect(await listPayoutsMadeOn(t.db, simulated.payout_date)).toEqual([]);
+    expect(await createPaymentFiles(t.db, simulated.payout_date, { actor: cliActor('finance') })).toEqual([]);
+    const filed = await t.db.selectFrom('payment_file_payouts').select('payout_id').where('payout_id', '=', simulated.payouts[0].id).execute();
+    expect(filed).toEqual([]);
   });
 
   it('operators’ reconciliation report and summary leave sandbox payrolls out; the sandbox biller’s own report has its rows', async () => {

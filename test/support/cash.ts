@@ -70,7 +70,7 @@ export function statementFile(
   account: { sort_code: string; account_number: string },
   id: string,
   entries: StatementEntry[],
-  options: { format?: ParsedStatement['format']; page?: ParsedStatement['page']; electronicSequenceNumber?: string | null } = {},
+  options: { format?: ParsedStatement['format']; page?: ParsedStatement['page']; electronicSequenceNumber?: string | null; legalSequenceNumber?: string | null } = {},
 ): ParsedStatementFile {
   const format = options.format ?? 'csv';
   return {
@@ -81,7 +81,7 @@ export function statementFile(
         statementId: id,
         page: options.page ?? { number: 1, last: true },
         electronicSequenceNumber: options.electronicSequenceNumber ?? null,
-        legalSequenceNumber: null,
+        legalSequenceNumber: options.legalSequenceNumber ?? null,
         account: { sortCode: account.sort_code, accountNumber: account.account_number },
         currency: 'GBP',
         balances: [],
