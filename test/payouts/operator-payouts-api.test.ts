@@ -234,8 +234,11 @@ describe('/payment-files', () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors).toEqual([{ pointer: '/payout_date', detail: 'must be a date as YYYY-MM-DD' }]);
     expect((await post({ payout_date: DAY }, headersA)).statusCode).toBe(403);
-    const readOnly = await post({ payout_date: DAY }, await authHeaders(t.app, await createOperator(t.db), 'payouts:read'));
+    const readOnlyHeaders = await authHeaders(t.app, await createOperator(t.db), 'payouts:read');
+    const readOnly = await post({ payout_date: DAY }, readOnlyHeaders);
     expect(readOnly.statusCode).toBe(403);
+    // The bank-file download may write a file too: it needs payouts:write as well.
+    expect((await get(bankFile(DAY), readOnlyHeaders)).statusCode).toBe(403);
   });
 
   it("lists a date's files, and all files newest first a page at a time", async () => {

@@ -642,7 +642,8 @@ export async function checkCashInvariants(db: Database, model: LedgerModel): Pro
     where m.payroll_id = ${payrollId} and m.matched_by = 'rules'
       and exists (select 1 from remittance_matches earlier
                   where earlier.bank_credit_id = m.bank_credit_id and earlier.payroll_id = m.payroll_id and earlier.pay_date = m.pay_date
-                    and earlier.unmatched_at is not null and earlier.unmatched_at <= m.matched_at and earlier.id <> m.id)
+                    -- Strictly before: a reversal's import may match a credit and then take it back in one transaction (one now()).
+                    and earlier.unmatched_at is not null and earlier.unmatched_at < m.matched_at and earlier.id <> m.id)
   `.execute(db);
   expectNone("people's decisions undone by the rules", decisions.rows);
   const twice = await sql<{ account_servicer_reference: string; credits: number }>`

@@ -268,9 +268,10 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       'currency, paid from its active collection account on the execution date (the payout date, or the next bank business ' +
       'day), one transfer per payout with the payout reference as InstrId, EndToEndId and remittance information. The CSV ' +
       `lists the same payouts under the same MsgId. ${downloadHeadersText} ` +
-      'The same file `deductions export payouts --date D --format csv|pain.001` writes.',
+      'The same file `deductions export payouts --date D --format csv|pain.001` writes. Since it may write a file (instruct ' +
+      'payouts), it needs `payouts:write`, like `POST /payment-files`; reading stored files needs only `payouts:read`.',
     tags: ['Payouts'],
-    auth: { kind: 'both', scope: 'payouts:read', roles: ['operator'] },
+    auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
     query: bankFileQuery,
     responses: {
       200: {
