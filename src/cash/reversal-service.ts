@@ -6,7 +6,7 @@ import { formatMinorUnits } from '../money/major-units.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
 import type { StatementEntry } from './bank-statement.ts';
-import { reversedCredit } from './credit-identity.ts';
+import { reversedCredit, type KnownCredit } from './credit-identity.ts';
 import { fundedAndPaidOut, listPayDatesOfPayout, unfundDownTo } from './funding-repository.ts';
 import { findCreditForUpdate, listLiveMatchesOfCreditForUpdate, markUnmatched, setCreditState } from './matching-repository.ts';
 import { lockCash, lockRemittances, updateReceived } from './remittance-repository.ts';
@@ -55,10 +55,11 @@ export async function applyReversals(
   actor: Actor,
 ): Promise<ReversalOutcome> {
   const outcome: ReversalOutcome = { results: [], applied: 0, unresolved: 0, shortfall: 0 };
+  const candidatesOf = await reversibleCreditsByAccount(trx, reversals);
   const reversedNow = new Set<string>();
   for (const { entry, collectionAccountId } of reversals) {
-    const candidates = (await listReversibleCredits(trx, collectionAccountId, [entry.amount], daysBefore(entry.bookingDate, REVERSAL_WINDOW_DAYS), entry.bookingDate))
-      .filter((credit) => !reversedNow.has(credit.id));
+    const since = daysBefore(entry.bookingDate, REVERSAL_WINDOW_DAYS);
+    const candidates = (candidatesOf.get(collectionAccountId) ?? []).filter((credit) => credit.bookingDate >= since && !reversedNow.has(credit.id));
     const verdict = reversedCredit(entry, candidates);
     if (verdict.creditId === null) {
       outcome.results.push({ creditId: null, detail: `waits for a person: ${verdict.detail}` });
@@ -72,6 +73,23 @@ export async function applyReversals(
     outcome.applied += 1;
   }
   return outcome;
+}
+
+/**
+ * The credits each account's reversals could take back, one read per account for the whole import (a
+ * bank returning a batch books many reversals at once): of their amounts, within the window before the
+ * latest of them. Each reversal then keeps those of its own amount and window (reversedCredit).
+ */
+async function reversibleCreditsByAccount(trx: Executor, reversals: ReadonlyArray<{ entry: StatementEntry; collectionAccountId: string }>): Promise<Map<string, KnownCredit[]>> {
+  const byAccount = new Map<string, StatementEntry[]>();
+  for (const { entry, collectionAccountId } of reversals) byAccount.set(collectionAccountId, [...(byAccount.get(collectionAccountId) ?? []), entry]);
+  const credits = new Map<string, KnownCredit[]>();
+  for (const [collectionAccountId, entries] of byAccount) {
+    const dates = entries.map((entry) => entry.bookingDate).sort();
+    const amounts = [...new Set(entries.map((entry) => entry.amount))];
+    credits.set(collectionAccountId, await listReversibleCredits(trx, collectionAccountId, amounts, daysBefore(dates[0]!, REVERSAL_WINDOW_DAYS), dates.at(-1)!));
+  }
+  return credits;
 }
 
 /**

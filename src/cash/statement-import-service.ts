@@ -7,7 +7,7 @@ import type { BankStatementsTable, StatementEntryOutcome } from '../db/tables.ts
 import { ConflictError } from '../shared/domain-errors.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { StatementRejected, type ParsedStatement, type ParsedStatementFile, type StatementEntry } from './bank-statement.ts';
-import { creditVerdict, entryKind, KnownCreditIndex, sameReversal, type RecordedReversal } from './credit-identity.ts';
+import { creditVerdict, entryKind, KnownCreditIndex, sameReversal, type KnownCredit, type RecordedReversal } from './credit-identity.ts';
 import { matchOpenCredits, type MatchingOutcome, type MatchingPolicy } from './matching-service.ts';
 import { lockCash } from './remittance-repository.ts';
 import { applyReversals, type ReversalOutcome } from './reversal-service.ts';
@@ -26,8 +26,6 @@ import {
   listStatementPages,
   markCreditsBooked,
   sequenceNumberTaken,
-  toKnownCredit,
-  type KnownCreditRow,
   type NewCredit,
   type NewStatementEntry,
 } from './statement-repository.ts';
@@ -99,21 +97,9 @@ export function parsedStatementDigest(statement: ParsedStatement): Buffer {
 }
 
 /** A new credit as the index of known credits holds it. */
-function rowOf(entry: StatementEntry, id: string): KnownCreditRow {
-  return {
-    id,
-    amount: entry.amount,
-    booking_date: entry.bookingDate,
-    account_servicer_reference: entry.accountServicerReference,
-    entry_reference: entry.entryReference,
-    transaction_references: entry.transactionReferences,
-    remittance_information: entry.remittanceInformation,
-    batch_amount: entry.batch?.amount ?? null,
-    batch_part: entry.batch?.part ?? null,
-    batch_parts: entry.batch?.parts ?? null,
-    notified_only: false,
-    reversed: false,
-  };
+function knownCreditOfEntry(entry: StatementEntry, id: string, notifiedOnly: boolean): KnownCredit {
+  const { amount, bookingDate, accountServicerReference, entryReference, transactionReferences, remittanceInformation, batch } = entry;
+  return { id, amount, bookingDate, accountServicerReference, entryReference, transactionReferences, remittanceInformation, batch, notifiedOnly, reversed: false };
 }
 
 const countOutcomes = (entries: readonly EntryOutcome[]) => {
@@ -255,7 +241,7 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
           const id = timeOrderedUuid();
           incoming.push(newCredit(entry, id, progress, booked, 'open', null));
           // A later statement of the same file (another Stmt of the account) may report it again.
-          known.add(toKnownCredit({ ...rowOf(entry, id), notified_only: !booked }));
+          known.add(knownCreditOfEntry(entry, id, !booked));
           seenIds.add(id);
           progress.entries.push({ ...base, outcome: 'new', creditId: id, detail: null });
           progress.newCredits += 1;

@@ -157,7 +157,7 @@ const knownCreditColumns = sql`
   id, amount, to_char(booking_date, 'YYYY-MM-DD') as booking_date, account_servicer_reference, entry_reference, transaction_references,
   remittance_information, batch_amount, batch_part, batch_parts, booked_statement_id is null as notified_only, state = 'reversed' as reversed`;
 
-export interface KnownCreditRow {
+interface KnownCreditRow {
   id: string;
   amount: number;
   booking_date: string;
@@ -173,7 +173,7 @@ export interface KnownCreditRow {
 }
 
 /** A credit as credit-identity.ts compares it. */
-export function toKnownCredit(row: KnownCreditRow): KnownCredit {
+function toKnownCredit(row: KnownCreditRow): KnownCredit {
   return {
     id: row.id,
     amount: row.amount,

@@ -750,7 +750,7 @@ ${dataTable(
     const reason = requiredReasonOf(request.body, 'Say how you know this is the credit the bank took back');
     const { credit } = await showBankCredit(db, creditId);
     const money = (minor: number) => formatMoney(minor, reversal.currency);
-    // Said here in money a person reads; the service would refuse it too, in minor units.
+    // Said here with both bank references, which the service's refusal does not name.
     if (credit.amount !== reversal.amount) {
       throw new InvalidError('reversal-invalid', `The reversal is of ${money(reversal.amount)}; credit ${credit.bank_reference} is of ${money(credit.amount)}`);
     }
