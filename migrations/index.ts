@@ -34,6 +34,9 @@ import * as lockQueue from './20261201010000_lock_queue.ts';
 import * as ledgerEntriesWithoutPaymentIndex from './20261201020000_ledger_entries_without_payment_index.ts';
 import * as bankCreditIdentity from './20261202000000_bank_credit_identity.ts';
 import * as paymentFiles from './20261202010000_payment_files.ts';
+import * as reportedRecordVoids from './20261209000000_reported_record_voids.ts';
+import * as webhookCircuitBreaker from './20261211000000_webhook_circuit_breaker.ts';
+import * as consoleUsersWithoutLockout from './20261213000000_console_users_without_lockout.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -73,4 +76,7 @@ export const migrations: Record<string, Migration> = {
   '20261201020000_ledger_entries_without_payment_index': ledgerEntriesWithoutPaymentIndex,
   '20261202000000_bank_credit_identity': bankCreditIdentity,
   '20261202010000_payment_files': paymentFiles,
+  '20261209000000_reported_record_voids': reportedRecordVoids,
+  '20261211000000_webhook_circuit_breaker': webhookCircuitBreaker,
+  '20261213000000_console_users_without_lockout': consoleUsersWithoutLockout,
 };

@@ -31,6 +31,8 @@ export const unitTestFiles: readonly string[] = [
   'test/calendars/target-pay-date.test.ts',
   'test/calendars/working-days.test.ts',
   'test/cash/funding-order.test.ts',
+  'test/deduction-records/reported-limits.test.ts',
+  'test/webhooks/webhook-delivery-rules.test.ts',
   'test/cash/remittance-matching.test.ts',
   'test/cash/remittance-status.test.ts',
   'test/cash/credit-identity.test.ts',

@@ -64,7 +64,8 @@ export type AuditAction =
   | 'bank_credit.restored'
   | 'bank_credit.reversed'
   | 'bank_reversal.placed'
-  | 'employer.payout_funding_changed';
+  | 'employer.payout_funding_changed'
+  | 'deduction_records.voided';
 
 export interface AuditedAction {
   actor: Actor;

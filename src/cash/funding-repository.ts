@@ -27,13 +27,13 @@ export async function fundTrustedEntries(db: Executor, cutoff: string, defaultFu
  */
 function payDatesAwaitingFundingSql(cutoff: string, defaultFunding: PayoutFunding) {
   return sql`
-    select w.payroll_id, w.pay_date, coalesce(r.received, 0)::bigint as received,
+    select w.payroll_id, w.pay_date, coalesce(r.received, 0)::numeric as received,
            -- A reversal in a payout the bank has not yet paid frees no cash: if that payout fails, the reversal
            -- is released, and a collection funded against it meanwhile would be paid beyond what was received.
            coalesce((select sum(le.amount) from ledger_entries le join collection_attempts ca on ca.id = le.collection_attempt_id
                      left join payouts po on po.id = le.payout_id
                      where ca.payroll_id = w.payroll_id and ca.pay_date = w.pay_date and le.funded_at is not null
-                       and (le.amount >= 0 or le.payout_id is null or po.status = 'paid')), 0)::bigint as funded
+                       and (le.amount >= 0 or le.payout_id is null or po.status = 'paid')), 0) as funded
     from (
       select distinct ca.payroll_id, ca.pay_date
       from ledger_entries le
@@ -48,11 +48,12 @@ function payDatesAwaitingFundingSql(cutoff: string, defaultFunding: PayoutFundin
   `;
 }
 
+/** Amounts exact (numeric, read as BigInt): the caller judges each pay date's on its own. */
 export interface PayDateAwaitingFunding {
   payroll_id: string;
   pay_date: string;
-  received: number;
-  funded: number;
+  received: bigint;
+  funded: bigint;
 }
 
 /**

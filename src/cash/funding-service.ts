@@ -1,5 +1,7 @@
 import type { Database } from '../db/connection.ts';
 import type { PayoutFunding } from '../db/tables.ts';
+import { exactMinorUnits } from '../money/major-units.ts';
+import { eachPayDate, notePayDateStage, type PayDateFailure } from '../pay-date-exceptions/pay-date-exceptions.ts';
 import { fundableEntries } from './funding-order.ts';
 import { fundCoveredPayDates, fundTrustedEntries, listUnfundedEntries, markFunded } from './funding-repository.ts';
 import { lockCash } from './remittance-repository.ts';
@@ -14,14 +16,17 @@ export interface FundingOutcome {
   byCash: number;
   /** Payroll pay dates whose entries wait, wholly or partly, for cash. */
   waiting: number;
+  /** Payroll pay dates that could not be funded (recorded as exceptions): the others were. */
+  failed: number;
 }
 
 /**
  * Makes settled ledger entries payable before a payout run. Trusted employers' entries are funded as
  * they are. Every other payroll pay date's entries are funded from its remittance's received cash, in
  * the documented order (funding-order.ts: a payment request's entries together, those netting negative first, then the oldest requests first), as far as
- * the cash not yet used goes; the rest wait for the next statement. One transaction under the cash
- * lock, so no unmatch can take the cash back halfway.
+ * the cash not yet used goes; the rest wait for the next statement. A pay date whose amounts cannot be
+ * carried is left unfunded and recorded as an exception; the others are funded. One transaction under
+ * the cash lock, so no unmatch can take the cash back halfway.
  */
 export async function fundLedgerEntries(db: Database, options: { cutoff: string; defaultFunding: PayoutFunding }): Promise<FundingOutcome> {
   return db.transaction().execute(async (trx) => {
@@ -32,6 +37,7 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
     const { entriesFunded, short: awaiting } = await fundCoveredPayDates(trx, options.cutoff, options.defaultFunding);
     let byCash = entriesFunded;
     let waiting = 0;
+    const failures: PayDateFailure[] = [];
     for (let start = 0; start < awaiting.length; start += PAY_DATES_PER_STATEMENT) {
       const payDates = awaiting.slice(start, start + PAY_DATES_PER_STATEMENT);
       const entriesOf = new Map<string, Awaited<ReturnType<typeof listUnfundedEntries>>>();
@@ -41,19 +47,26 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
         if (entries) entries.push(entry);
         else entriesOf.set(key, [entry]);
       }
-      const funded: string[] = [];
-      for (const payDate of payDates) {
-        const entries = entriesOf.get(`${payDate.payroll_id} ${payDate.pay_date}`) ?? [];
-        const fundable = fundableEntries(
-          entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, requestOrder: entry.request_order })),
-          payDate.received - payDate.funded,
-        );
-        funded.push(...fundable);
-        if (fundable.length < entries.length) waiting += 1;
-      }
+      const outcome = eachPayDate(
+        payDates.map((payDate) => ({ ...payDate, payrollId: payDate.payroll_id, payDate: payDate.pay_date })),
+        (payDate) => {
+          const entries = entriesOf.get(`${payDate.payroll_id} ${payDate.pay_date}`) ?? [];
+          const unused = exactMinorUnits(payDate.received - payDate.funded, `The unused cash of payroll ${payDate.payroll_id} pay date ${payDate.pay_date}`);
+          const fundable = fundableEntries(
+            entries.map((entry) => ({ id: entry.id, paymentRequestId: entry.payment_request_id, amount: entry.amount, requestOrder: entry.request_order })),
+            unused,
+          );
+          return { fundable, waits: fundable.length < entries.length };
+        },
+      );
+      failures.push(...outcome.failures);
+      const funded = outcome.results.flatMap((result) => result.fundable);
+      waiting += outcome.results.filter((result) => result.waits).length;
       await markFunded(trx, funded);
       byCash += funded.length;
     }
-    return { trusted, byCash, waiting };
+    // Only the short pay dates were judged one by one: those are the ones a failure is resolved for.
+    await notePayDateStage(trx, 'funding', awaiting.map((p) => ({ payrollId: p.payroll_id, payDate: p.pay_date })), failures);
+    return { trusted, byCash, waiting, failed: failures.length };
   });
 }

@@ -2,6 +2,7 @@ import { describeActor, recordAction, type Actor } from '../audit/audit-service.
 import type { Database, Executor } from '../db/connection.ts';
 import type { RemittanceStatus } from '../db/tables.ts';
 import { recordEvents } from '../events/outbox.ts';
+import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
@@ -43,6 +44,15 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
   const received: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
   for (const remittance of locked) {
     const delta = totals.get(keyOf({ payrollId: remittance.payroll_id, payDate: remittance.pay_date }))!.amount;
+    // Received stays within what every later sum over it can carry: a person can match any credit to a
+    // remittance (it shows `over`), but not without bound.
+    if (remittance.received + delta > MAX_EXACT_MINOR_UNITS) {
+      throw new InvalidError(
+        'match-invalid',
+        `payroll ${remittance.payroll_id} pay date ${remittance.pay_date} would have received ${formatMinorUnits(BigInt(remittance.received) + BigInt(delta), remittance.currency)} ${remittance.currency}, ` +
+          `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, remittance.currency)}, the most one remittance may receive`,
+      );
+    }
     // An unmatch is refused when it would take received below what was paid out, so only new money moves a shortfall.
     const shortfall = delta > 0 ? Math.max(0, remittance.shortfall - delta) : remittance.shortfall;
     const status = remittanceStatus({ expected: remittance.expected, received: remittance.received + delta, dueDate: remittance.due_date, today: policy.today, shortfall });

@@ -20,8 +20,8 @@ export interface RemittanceFacts {
   currency: string;
   payment_reference: string;
   requested: number;
-  /** What payroll reported it deducted (the latest record per employee), null before it has. */
-  deducted: number | null;
+  /** What payroll reported it deducted (the latest counting record per employee), exact; null before it has. */
+  deducted: bigint | null;
   remittance_id: string | null;
   received: number | null;
   status: RemittanceStatus | null;
@@ -45,11 +45,11 @@ export async function listRemittanceFacts(db: Executor, since: string, payroll?:
     join payrolls p on p.id = s.payroll_id
     join payroll_providers pp on pp.id = p.payroll_provider_id and not pp.sandbox
     left join lateral (
-      select sum(latest.deduction_amount)::bigint as deducted
+      select sum(latest.deduction_amount) as deducted
       from (
         select distinct on (dr.employee_id) dr.deduction_amount
         from deduction_records dr
-        where dr.payroll_id = s.payroll_id and dr.pay_date = s.pay_date
+        where dr.payroll_id = s.payroll_id and dr.pay_date = s.pay_date and dr.void_id is null
         order by dr.employee_id, dr.version desc
       ) latest
     ) reported on true

@@ -4,6 +4,8 @@ import type { HolidayCalendar } from '../calendars/working-days.ts';
 import type { Executor } from '../db/connection.ts';
 import type { RemittancesTable } from '../db/tables.ts';
 import { recordEvents, type EventToRecord } from '../events/outbox.ts';
+import { exactMinorUnits } from '../money/major-units.ts';
+import { eachPayDate, notePayDateStage } from '../pay-date-exceptions/pay-date-exceptions.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { listBillersOfPayDates, listRemittanceFacts, markOverdue, saveRemittances, type RemittanceRow } from './remittance-repository.ts';
 import { amountOwed, expectedRemittance, remittanceDueDate, remittanceStatus } from './remittance-status.ts';
@@ -131,43 +133,52 @@ export async function remittanceEvents(
 export interface RefreshOutcome {
   created: number;
   updated: number;
+  /** Pay dates left as they were, each recorded as an exception of the remittance stage. */
+  failed: number;
 }
 
 /**
  * Brings each live payroll pay date's remittance in line with its current snapshot's requested payment
  * and payroll's report: a new remittance when a pay date locks, a new expected amount when payroll
- * reports or a re-run changes the request, and the status as of today. Who is told of lateness is
+ * reports or a re-run changes the request, and the status as of today. A pay date whose amounts cannot
+ * be carried (a report past 2^53 stored before reports were bounded) keeps its remittance as it was
+ * and is recorded as an exception; the others go on. Who is told of lateness is
  * noteOverdueRemittances' business, after matching has had its say. Call inside the cash lock.
  */
 export async function refreshRemittances(trx: Executor, policy: RemittancePolicy, one?: { payrollId: string; payDate: string }): Promise<RefreshOutcome> {
   const facts = await listRemittanceFacts(trx, refreshWindowStart(policy.today), one);
-  const rows: RemittanceRow[] = [];
-  let created = 0;
   // A night's thousands of remittances share a few pay dates; counting working days is the slow part.
   const dueDates = new Map<string, string>();
   const dueDateOf = (payDate: string) => dueDates.get(payDate) ?? dueDates.set(payDate, remittanceDueDate(payDate, policy.lateWorkingDays, policy.holidays)).get(payDate)!;
-  for (const fact of facts) {
-    const expected = expectedRemittance({ requested: fact.requested, deducted: fact.deducted });
-    const dueDate = dueDateOf(fact.pay_date);
-    const status = remittanceStatus({ expected, received: fact.received ?? 0, dueDate, today: policy.today, shortfall: fact.shortfall ?? 0 });
-    if (fact.remittance_id !== null && fact.expected === expected && fact.status === status) continue;
-    if (fact.remittance_id === null) created += 1;
-    rows.push({
-      id: fact.remittance_id ?? timeOrderedUuid(),
-      payrollId: fact.payroll_id,
-      payDate: fact.pay_date,
-      employerId: fact.employer_id,
-      currency: fact.currency,
-      paymentReference: fact.payment_reference,
-      requested: fact.requested,
-      deducted: fact.deducted,
-      expected,
-      status,
-      dueDate,
-    });
-  }
+  const { results, failures } = eachPayDate(
+    facts.map((fact) => ({ ...fact, payrollId: fact.payroll_id, payDate: fact.pay_date })),
+    (fact): RemittanceRow | null => {
+      const deducted = fact.deducted === null ? null : exactMinorUnits(fact.deducted, `What payroll reported for payroll ${fact.payroll_id} pay date ${fact.pay_date}`);
+      const expected = expectedRemittance({ requested: fact.requested, deducted });
+      const dueDate = dueDateOf(fact.pay_date);
+      const status = remittanceStatus({ expected, received: fact.received ?? 0, dueDate, today: policy.today, shortfall: fact.shortfall ?? 0 });
+      if (fact.remittance_id !== null && fact.expected === expected && fact.status === status) return null;
+      return {
+        id: fact.remittance_id ?? timeOrderedUuid(),
+        payrollId: fact.payroll_id,
+        payDate: fact.pay_date,
+        employerId: fact.employer_id,
+        currency: fact.currency,
+        paymentReference: fact.payment_reference,
+        requested: fact.requested,
+        deducted,
+        expected,
+        status,
+        dueDate,
+      };
+    },
+  );
+  const rows = results.filter((row) => row !== null);
+  const known = new Set(facts.filter((fact) => fact.remittance_id !== null).map((fact) => fact.remittance_id));
+  const created = rows.filter((row) => !known.has(row.id)).length;
   await saveRemittances(trx, rows);
-  return { created, updated: rows.length - created };
+  await notePayDateStage(trx, 'remittance', facts.map((fact) => ({ payrollId: fact.payroll_id, payDate: fact.pay_date })), failures);
+  return { created, updated: rows.length - created, failed: failures.length };
 }
 
 /**

@@ -10,6 +10,8 @@ import {
   listPayrollProviderResources,
   onboardPayrollProvider,
 } from '../payroll-providers/payroll-provider-service.ts';
+import { providerUrlPolicy } from '../payroll-providers/provider-url-guard.ts';
+import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import type { EmployerResource } from '../payrolls/employer-resource.ts';
 import { changeEmployerOptIn, changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../payrolls/employer-service.ts';
 import type { PayrollRecord } from '../payrolls/payroll-setup-resource.ts';
@@ -18,8 +20,9 @@ import { toCollectionAccountResource, type CollectionAccountResource } from '../
 import { collectionAccountHistory, replaceCollectionAccount } from '../payouts/collection-account-service.ts';
 import { MAX_PAGE_SIZE, type PagingQuery } from '../shared/paging.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
+import { showPayDateVoids, voidPayDateRecords, type RecordVoidResource } from '../deduction-records/void-service.ts';
 import { withDatabase } from './command-database.ts';
-import { operatorName, parseUuidOption, parseWholeNumber } from './options.ts';
+import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 
 // Setting up an installation from the command line: payroll providers, employers, payrolls and the
 // collection account, through the same use cases (and the same audit log) as /admin/... in the API.
@@ -119,10 +122,15 @@ function registerProviderCommands(program: Command): void {
         const input = { name: options.name, region: options.region, connection, ...(options.leadTime === undefined ? {} : { lead_time_working_days: options.leadTime }) };
         const provider = await db
           .transaction()
-          .execute((trx) => onboardPayrollProvider(trx, secretBoxFor(loadConfig()), input, {
-            actor: cliActor(operatorName(options.by)),
-            defaultLeadTimeWorkingDays: loadConfig().DEFAULT_PROVIDER_LEAD_DAYS,
-          }));
+          .execute((trx) =>
+            onboardPayrollProvider(
+              trx,
+              secretBoxFor(loadConfig()),
+              input,
+              { actor: cliActor(operatorName(options.by)), defaultLeadTimeWorkingDays: loadConfig().DEFAULT_PROVIDER_LEAD_DAYS },
+              providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+            ),
+          );
         if (options.json) printJson(provider);
         else process.stdout.write(`${formatProviderLine(provider)}\n`);
       });
@@ -182,7 +190,15 @@ function registerProviderCommands(program: Command): void {
           const { payroll_provider: provider, lock_dates_changed: lockDatesChanged } = await db
             .transaction()
             .execute((trx) =>
-              changePayrollProvider(trx, secretBoxFor(loadConfig()), options.provider, change, { actor: cliActor(operatorName(options.by)) }, { recomputeLockDates }),
+              changePayrollProvider(
+                trx,
+                secretBoxFor(loadConfig()),
+                options.provider,
+                change,
+                { actor: cliActor(operatorName(options.by)) },
+                { recomputeLockDates },
+                providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+              ),
             );
           if (options.json) printJson(provider);
           else {
@@ -403,6 +419,49 @@ function registerPayrollCommands(program: Command): void {
     });
 }
 
+export function formatVoidLine(voided: RecordVoidResource): string {
+  return `${voided.voided_at} ${voided.records} record(s) totalling ${voided.total_amount} ${voided.currency} voided by ${voided.voided_by}: ${voided.reason} (${voided.id})`;
+}
+
+function registerReportedRecordCommands(program: Command): void {
+  const payrolls = group(program, 'payrolls', 'Payrolls of employers (their calendars and employees have commands of their own)');
+
+  payrolls
+    .command('void-records')
+    .description(
+      "Void every record payroll reported for a pay date (pushes and confirmations): they stop counting and the pay date is as if payroll " +
+        'had reported nothing; the next nightly run reconciles it again (audited; the reason is required)',
+    )
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
+    .requiredOption('--pay-date <YYYY-MM-DD>', 'the pay date', parseDateOption)
+    .requiredOption('--reason <text>', 'why the records cannot stand (kept with the void and in the audit log)')
+    .option('--by <name>', 'who voids them (default: the OS user)')
+    .option('--json', 'print the void as JSON')
+    .action(async (options: { payroll: string; payDate: string; reason: string; by?: string; json?: boolean }) => {
+      await withDatabase(async (db) => {
+        const voided = await db
+          .transaction()
+          .execute((trx) => voidPayDateRecords(trx, cliActor(operatorName(options.by)), { payrollId: options.payroll, payDate: options.payDate, reason: options.reason }));
+        if (options.json) printJson(voided);
+        else process.stdout.write(`${formatVoidLine(voided)}\nThe next nightly run reconciles pay date ${voided.pay_date} again.\n`);
+      });
+    });
+
+  payrolls
+    .command('voids')
+    .description("A payroll pay date's voids of reported records, newest first")
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
+    .requiredOption('--pay-date <YYYY-MM-DD>', 'the pay date', parseDateOption)
+    .option('--json', 'print as JSON')
+    .action(async (options: { payroll: string; payDate: string; json?: boolean }) => {
+      await withDatabase(async (db) => {
+        const voids = await showPayDateVoids(db, options.payroll, options.payDate);
+        if (options.json) printJson({ voids });
+        else process.stdout.write(voids.length === 0 ? 'No voids.\n' : voids.map((v) => `${formatVoidLine(v)}\n`).join(''));
+      });
+    });
+}
+
 // The collection account ----------------------------------------------------------------------------
 
 export function formatCollectionAccountLine(account: CollectionAccountResource): string {
@@ -457,5 +516,6 @@ export function registerDirectoryCommands(program: Command): void {
   registerProviderCommands(program);
   registerEmployerCommands(program);
   registerPayrollCommands(program);
+  registerReportedRecordCommands(program);
   registerCollectionAccountCommands(program);
 }

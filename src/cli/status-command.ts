@@ -7,12 +7,14 @@ import { createQueue } from '../queue/queues.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
 import { listTroubledEndpoints, outboxBacklog } from '../webhooks/webhook-repository.ts';
 import { nextNightlyRunAt } from '../nightly/next-nightly-run.ts';
+import { openPayDateExceptions, type PayDateExceptionResource } from '../pay-date-exceptions/pay-date-exceptions.ts';
 import { HEARTBEAT_TTL_MS, listLiveWorkers, type WorkerHeartbeat } from '../workers/worker-heartbeat.ts';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** More than a screenful of broken endpoints is a different problem; the count says so. */
 const ENDPOINTS_SHOWN = 50;
 const NIGHTLY_RUNS_SHOWN = 5;
+const PAY_DATE_EXCEPTIONS_SHOWN = 50;
 
 export interface NightlyRunStatus {
   id: string;
@@ -39,6 +41,8 @@ export interface StatusReport {
   queues: Array<{ name: string } & Record<(typeof JOB_STATES)[number], number>>;
   /** The latest nightly runs as the database recorded them, newest first. */
   nightlyRuns: NightlyRunStatus[];
+  /** Pay dates that work over many pay dates left as they were while the others went on. */
+  payDateExceptions: PayDateExceptionResource[];
   webhooks: {
     undispatchedEvents: number;
     pendingDeliveries: number;
@@ -59,12 +63,13 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
   const connection = producerConnection(config.REDIS_URL);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
   try {
-    const [workers, counts, backlog, endpoints, runs] = await Promise.all([
+    const [workers, counts, backlog, endpoints, runs, payDateExceptions] = await Promise.all([
       listLiveWorkers(runtime.redis, config.QUEUE_PREFIX),
       Promise.all(queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) }))),
       outboxBacklog(db),
       listTroubledEndpoints(db, ENDPOINTS_SHOWN),
       listRecentRuns(db, NIGHTLY_RUNS_SHOWN),
+      openPayDateExceptions(db, PAY_DATE_EXCEPTIONS_SHOWN),
     ]);
     const nightlyRuns = runs.map((run) => ({
       id: run.id,
@@ -92,6 +97,7 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
         failed: byState.failed ?? 0,
       })),
       nightlyRuns,
+      payDateExceptions,
       webhooks: {
         ...backlog,
         troubledEndpoints: endpoints.map((endpoint) => ({
@@ -141,6 +147,12 @@ export function formatStatus(report: StatusReport): string {
     lines.push(`  ${run.runDate}  ${run.trigger}${by}, started ${run.startedAt}, ${state}`);
     lines.push(`    ${run.payDates} due: ${run.locked} locked, ${run.alreadyLocked} already locked, ${run.failed} failed`);
   }
+  lines.push('Pay dates left behind (exceptions)');
+  if (report.payDateExceptions.length === 0) lines.push('  none');
+  for (const exception of report.payDateExceptions) {
+    lines.push(`  ${exception.employer}, payroll ${exception.payroll} (${exception.payroll_id}), pay date ${exception.pay_date}: ${exception.stage}`);
+    lines.push(`    ${exception.detail}; seen ${exception.occurrences} time(s) since ${exception.first_seen_at}`);
+  }
   const { webhooks } = report;
   lines.push('Webhooks', `  events not yet dispatched  ${webhooks.undispatchedEvents}`, `  deliveries pending         ${webhooks.pendingDeliveries}`);
   if (webhooks.troubledEndpoints.length === 0) {
@@ -167,7 +179,9 @@ function localTime(instant: string, timeZone: string): string {
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('Show live workers, the last and next nightly run, queue counts, the webhook backlog and failing or disabled webhook endpoints')
+    .description(
+      'Show live workers, the last and next nightly run, queue counts, pay dates left behind as exceptions, the webhook backlog and failing or disabled webhook endpoints',
+    )
     .option('--json', 'print as JSON')
     .option('--check', 'exit non-zero when no worker is alive (for monitoring)')
     .action(async (options: { json?: boolean; check?: boolean }) => {

@@ -65,6 +65,17 @@ function isTrustedProxyAddress(entry: string): boolean {
 export const DEFAULT_MAX_PAYMENT_AMOUNT_MINOR = 100_000_000;
 export const DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR = 100_000_000;
 
+/**
+ * What payroll may report it deducted: GBP 10,000,000.00 from one employee on one pay date, and
+ * GBP 10,000,000,000.00 for a whole payroll pay date. Far above real pay, and far enough below 2^53
+ * that every sum of reports the service computes stays exact (see reported-limits.ts).
+ */
+export const DEFAULT_MAX_REPORTED_DEDUCTION_MINOR = 1_000_000_000;
+export const DEFAULT_MAX_REPORTED_PAY_DATE_TOTAL_MINOR = 1_000_000_000_000;
+/** The largest values the two may be configured to: the safety argument in reported-limits.ts needs them. */
+export const CEILING_REPORTED_DEDUCTION_MINOR = 10_000_000_000;
+export const CEILING_REPORTED_PAY_DATE_TOTAL_MINOR = 10_000_000_000_000;
+
 /** Two transactions at once: a payout run then uses both cores of a small database server. */
 export const DEFAULT_PAYOUT_CONCURRENCY = 2;
 
@@ -146,6 +157,16 @@ export const configSchema = z.object({
    */
   AVAILABILITY_LOG_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
+  /**
+   * Payroll providers' URLs may be http and reach loopback, private, link-local and other
+   * special-purpose addresses: for tests and on-premise installs whose provider sits on the same
+   * network. Off, they must be https to a public address, checked when set and at every connection.
+   */
+  PROVIDER_ALLOW_PRIVATE_URLS: booleanString.default(false),
+  /** Webhook endpoints one biller may have (deleted ones do not count); one more is refused with 409. */
+  WEBHOOK_ENDPOINTS_PER_BILLER: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** Deliveries of one biller a worker process sends at once, of its 16: a biller's slow receivers never take them all. */
+  WEBHOOK_DELIVERIES_PER_BILLER: z.coerce.number().int().min(1).max(64).default(4),
   FILES_DIR: z.string().default('var/files'),
   /**
    * The master key that wraps the key of every stored secret (webhook signing secrets, payroll
@@ -160,6 +181,15 @@ export const configSchema = z.object({
   MAX_PAYMENT_AMOUNT_MINOR: amountLimit.default(DEFAULT_MAX_PAYMENT_AMOUNT_MINOR),
   /** The most one mandate may ask of payroll on one pay date, all its payment requests together. */
   MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR: amountLimit.default(DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR),
+  /** The most payroll may report it deducted from one employee on one pay date (a push or a confirmation line), in minor units. */
+  MAX_REPORTED_DEDUCTION_MINOR: z.coerce.number().int().min(1).max(CEILING_REPORTED_DEDUCTION_MINOR).default(DEFAULT_MAX_REPORTED_DEDUCTION_MINOR),
+  /** The most payroll's reports for one payroll pay date may add up to (the current record of every employee), in minor units. */
+  MAX_REPORTED_PAY_DATE_TOTAL_MINOR: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(CEILING_REPORTED_PAY_DATE_TOTAL_MINOR)
+    .default(DEFAULT_MAX_REPORTED_PAY_DATE_TOTAL_MINOR),
   /** When set, `/metrics` is also served on this port (HOST's address), alone; the API port's `/metrics` is unaffected. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**
@@ -171,10 +201,16 @@ export const configSchema = z.object({
   CONSOLE_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1_440).default(30),
   /** ...and this long after sign-in, however busy. */
   CONSOLE_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
-  /** Failed sign-ins in a row that lock a console account... */
+  /** Failed console sign-ins one address (or one browser the account signed in on) may make against one account per window; never a lock on the account. */
   CONSOLE_LOCKOUT_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
-  /** ...for this long. */
+  /** The window those console sign-in failure limits refill over. */
   CONSOLE_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(1_440).default(15),
+  /** Failed console sign-ins one address may make per window, whatever emails it tries. */
+  CONSOLE_SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Failed console sign-ins against one account per window from browsers it never signed in on, from anywhere. */
+  CONSOLE_SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** Console password hashes run at once (in libuv's threadpool, 4 threads by default, which other work shares). */
+  CONSOLE_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 }).superRefine((config, ctx) => {
   if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {
     ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)' });
@@ -185,6 +221,21 @@ export const configSchema = z.object({
       code: 'custom',
       path: ['MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR'],
       message: `must be at least MAX_PAYMENT_AMOUNT_MINOR (${config.MAX_PAYMENT_AMOUNT_MINOR})`,
+    });
+  }
+  // Payroll must be able to report in full what one mandate may ask of one employee on one pay date.
+  if (config.MAX_REPORTED_DEDUCTION_MINOR < config.MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MAX_REPORTED_DEDUCTION_MINOR'],
+      message: `must be at least MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR (${config.MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR})`,
+    });
+  }
+  if (config.MAX_REPORTED_PAY_DATE_TOTAL_MINOR < config.MAX_REPORTED_DEDUCTION_MINOR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MAX_REPORTED_PAY_DATE_TOTAL_MINOR'],
+      message: `must be at least MAX_REPORTED_DEDUCTION_MINOR (${config.MAX_REPORTED_DEDUCTION_MINOR})`,
     });
   }
 });

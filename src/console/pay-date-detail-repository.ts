@@ -112,6 +112,7 @@ export async function countDeductionRecords(db: Executor, payrollId: string, pay
       'source',
       sql<number>`count(*)::int`.as('records'),
       sql<number>`count(distinct employee_id)::int`.as('employees'),
+      sql<number>`(count(*) filter (where void_id is not null))::int`.as('voided'),
       sql<Date | null>`max(received_at)`.as('last_received_at'),
     ])
     .where('payroll_id', '=', payrollId)

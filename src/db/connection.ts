@@ -17,15 +17,24 @@ export function parseSafeInteger(text: string): number {
   return value;
 }
 
+/**
+ * numeric is what PostgreSQL's sum() of bigint gives: read exactly, as a BigInt, so a total that has
+ * passed 2^53 reaches the code that decides what to do about it instead of failing the whole
+ * statement in the driver. The service stores no fractional numeric; one would be a bug, said loudly.
+ */
+export function parseExactInteger(text: string): bigint {
+  if (!/^-?\d+$/.test(text)) throw new RangeError(`numeric ${text} is not a whole number: cast it in SQL to what the caller reads`);
+  return BigInt(text);
+}
+
 let typeParsersSet = false;
 
-/** Explicit, process-wide: int8 -> safe integer, date -> 'YYYY-MM-DD' string (never a local-midnight Date). */
+/** Explicit, process-wide: int8 -> safe integer, numeric -> BigInt, date -> 'YYYY-MM-DD' string (never a local-midnight Date). */
 export function setTypeParsers(): void {
   if (typeParsersSet) return;
   pg.types.setTypeParser(INT8_OID, parseSafeInteger);
   pg.types.setTypeParser(DATE_OID, (text: string) => text);
-  // numeric stays a string: sums are cast back to bigint in SQL where they are money.
-  pg.types.setTypeParser(NUMERIC_OID, (text: string) => text);
+  pg.types.setTypeParser(NUMERIC_OID, parseExactInteger);
   typeParsersSet = true;
 }
 

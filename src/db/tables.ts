@@ -522,6 +522,34 @@ export interface DeductionRecordsTable {
   confirmation_id: string | null;
   received_by_client_id: string;
   received_at: Generated<Date>;
+  /** The operator's void that stopped this record counting; null while it counts. */
+  void_id: string | null;
+}
+
+export interface DeductionRecordVoidsTable {
+  id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  reason: string;
+  voided_by: string;
+  voided_at: Generated<Date>;
+  records: number;
+  /** numeric: what the voided records added up to, exact however large (read as a BigInt). */
+  total_amount: bigint;
+}
+
+export type PayDateExceptionStage = 'remittance' | 'funding';
+
+export interface PayDateExceptionsTable {
+  id: string;
+  payroll_id: string;
+  pay_date: IsoDate;
+  stage: PayDateExceptionStage;
+  detail: string;
+  first_seen_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+  occurrences: Generated<number>;
+  resolved_at: Date | null;
 }
 
 export type AttemptOutcome = 'collected' | 'carried' | 'failed' | 'partially_collected';
@@ -711,6 +739,9 @@ export interface WebhookEndpointsTable {
   failing_since: Timestamp | null;
   created_at: Generated<Date>;
   deleted_at: Timestamp | null;
+  consecutive_failures: Generated<number>;
+  circuit_open_until: Timestamp | null;
+  circuit_open_ms: number | null;
 }
 
 export interface WebhookDeliveriesTable {
@@ -796,8 +827,6 @@ export interface ConsoleUsersTable {
   created_by: string;
   password_changed_at: Generated<Date>;
   disabled_at: Date | null;
-  failed_sign_ins: Generated<number>;
-  locked_until: Date | null;
   last_signed_in_at: Date | null;
 }
 
@@ -970,6 +999,8 @@ export interface DB {
   employee_deduction_pushes: EmployeeDeductionPushesTable;
   confirmations: ConfirmationsTable;
   deduction_records: DeductionRecordsTable;
+  deduction_record_voids: DeductionRecordVoidsTable;
+  pay_date_exceptions: PayDateExceptionsTable;
   collection_attempts: CollectionAttemptsTable;
   reconciliation_exceptions: ReconciliationExceptionsTable;
   payouts: PayoutsTable;

@@ -2,6 +2,7 @@ import type { FieldError } from '../shared/domain-errors.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import type { ConfirmationSubmission } from './confirmation-resource.ts';
 import { minorUnitsOrError } from './major-amount.ts';
+import { DEFAULT_REPORTED_LIMITS, reportedAmountOverLimit, type ReportedLimits } from './reported-limits.ts';
 
 /** Enough to fix a file by; a submission wrong on every one of 100,000 lines gets a count, not a novel. */
 export const MAX_LISTED_ERRORS = 100;
@@ -9,18 +10,22 @@ export const MAX_LISTED_ERRORS = 100;
 export type ConfirmationCheck =
   | { kind: 'valid'; amounts: number[]; total: number }
   | { kind: 'invalid'; errors: FieldError[]; errorCount: number }
+  /** Lines over MAX_REPORTED_DEDUCTION_MINOR (the first MAX_LISTED_ERRORS), once everything else is valid. */
+  | { kind: 'over-limit'; errors: FieldError[]; errorCount: number }
   /** Minor units; `linesTotal` null when the lines add up beyond any amount a total can state. */
   | { kind: 'total-mismatch'; statedTotal: number; linesTotal: number | null };
 
 /**
  * The checks a confirmation passes before anything is stored, without I/O: it is for the snapshot's
  * pay period and the payroll's currency, every amount fits the currency's decimals, no employee
- * appears twice, and the stated total equals the lines' sum exactly (in minor units).
+ * appears twice, no line is over the per-employee reporting limit, and the stated total equals the
+ * lines' sum exactly (in minor units).
  */
 export function checkConfirmation(
   submission: ConfirmationSubmission,
-  expected: { payPeriod: string; currency: string },
+  expected: { payPeriod: string; currency: string; limits?: ReportedLimits },
 ): ConfirmationCheck {
+  const limits = expected.limits ?? DEFAULT_REPORTED_LIMITS;
   const errors: FieldError[] = [];
   let errorCount = 0;
   const report = (error: FieldError) => {
@@ -56,6 +61,12 @@ export function checkConfirmation(
     else statedTotal = total.minor;
   }
   if (errorCount > 0) return { kind: 'invalid', errors, errorCount };
+
+  amounts.forEach((amount, index) => {
+    const over = reportedAmountOverLimit(amount, `/confirmation/deductions/${index}/deducted_amount`, limits, submission.currency);
+    if (over) report(over);
+  });
+  if (errorCount > 0) return { kind: 'over-limit', errors, errorCount };
 
   // Each amount is at most MAX_EXACT_MINOR_UNITS, so stopping once past it keeps the sum exact.
   let linesTotal = 0;

@@ -7,6 +7,8 @@ import { isUuid } from '../shared/schemas.ts';
 import { findCurrentSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
 import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
 import { findConfirmationContext, recordConfirmation } from './confirmation-repository.ts';
+import { reportedTotalOfOthers } from './reported-records-repository.ts';
+import { payDateReportedOverLimitError, payDateWithinReportedLimit, reportedAmountsOverLimitError, type ReportedLimits } from './reported-limits.ts';
 import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
 
 function listedErrors(errors: FieldError[], errorCount: number): string {
@@ -32,6 +34,7 @@ export async function submitConfirmation(
   caller: Caller,
   payrollId: string,
   submission: ConfirmationSubmission,
+  limits: ReportedLimits,
 ): Promise<ConfirmationResponse> {
   if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
   const employeeIds = submission.deductions.map((line) => line.employee_id.toLowerCase());
@@ -41,12 +44,13 @@ export async function submitConfirmation(
   if (!located || located.payroll_id !== payroll.id) throw new NotFoundError(`Deduction data ${submission.deduction_data_id}`);
 
   // Checked before taking the pay date, which holds up pushes to it until this transaction ends.
-  const check = checkConfirmation(submission, { payPeriod: located.pay_period, currency: payroll.currency });
+  const check = checkConfirmation(submission, { payPeriod: located.pay_period, currency: payroll.currency, limits });
   if (check.kind === 'invalid') {
     throw new InvalidError('confirmation-invalid', `The confirmation has ${check.errorCount} invalid field(s)${listedErrors(check.errors, check.errorCount)}`, {
       errors: check.errors,
     });
   }
+  if (check.kind === 'over-limit') throw reportedAmountsOverLimitError(check.errors, limits, payroll.currency, check.errorCount);
   if (check.kind === 'total-mismatch') throw totalMismatch(check.statedTotal, check.linesTotal, payroll.currency);
 
   const strangers = found.positionsNotOnPayroll;
@@ -70,6 +74,12 @@ export async function submitConfirmation(
       `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,
       { members: { current_deduction_data_id: currentId ?? null } },
     );
+  }
+
+  // Exact under the pay date's lock: no push can add to the others meanwhile.
+  const othersTotal = await reportedTotalOfOthers(trx, payroll.id, snapshot.pay_date, employeeIds);
+  if (!payDateWithinReportedLimit(othersTotal, BigInt(check.total), limits)) {
+    throw payDateReportedOverLimitError(snapshot.pay_date, othersTotal, BigInt(check.total), limits, payroll.currency, '/confirmation/total_amount');
   }
 
   const confirmation = await recordConfirmation(trx, {

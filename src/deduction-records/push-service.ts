@@ -7,6 +7,14 @@ import { minorUnitsOrError } from './major-amount.ts';
 import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll } from './push-repository.ts';
 import { toPushResponse } from './push-resource.ts';
 import { pushVersionDecision, type PushVersionDecision } from './push-version-decision.ts';
+import { reportedTotalOfOthers } from './reported-records-repository.ts';
+import {
+  payDateReportedOverLimitError,
+  payDateWithinReportedLimit,
+  reportedAmountOverLimit,
+  reportedAmountsOverLimitError,
+  type ReportedLimits,
+} from './reported-limits.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, type FieldError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
@@ -25,7 +33,7 @@ interface ValidatedPush {
   requestedPayments: StoredRequestedPayment[];
 }
 
-async function validatePush(trx: Executor, payroll: { id: string; currency: string }, record: EmployeePushRecord): Promise<ValidatedPush> {
+async function validatePush(trx: Executor, payroll: { id: string; currency: string }, record: EmployeePushRecord, limits: ReportedLimits): Promise<ValidatedPush> {
   const errors: FieldError[] = [];
   const calendarEntry = await lockPayDateForPush(trx, payroll.id, record.pay_period);
   if (!calendarEntry) {
@@ -66,6 +74,13 @@ async function validatePush(trx: Executor, payroll: { id: string; currency: stri
   if (errors.length > 0) {
     throw new InvalidError('deduction-record-rejected', errors.map((error) => error.detail).join('; '), { errors });
   }
+  const overLimit = [
+    reportedAmountOverLimit(deductionAmount, '/salary_deduction/deduction_amount', limits, currency),
+    ...requestedPayments.map((payment, index) =>
+      reportedAmountOverLimit(payment.payment_information.payment_amount, `/requested_payments/${index}/payment_information/payment_amount`, limits, currency),
+    ),
+  ].filter((error) => error !== null);
+  if (overLimit.length > 0) throw reportedAmountsOverLimitError(overLimit, limits, currency);
   return { payDate: calendarEntry!.pay_date, employeeId: employeeId.toLowerCase(), deductionAmount, requestedPayments };
 }
 
@@ -88,9 +103,10 @@ export async function acceptEmployeePush(
   caller: Caller,
   payrollId: string,
   record: EmployeePushRecord,
+  limits: ReportedLimits,
 ): Promise<EmployeePushOutcome> {
   const payroll = await requireProvidersPayroll(trx, caller, payrollId);
-  const push = await validatePush(trx, payroll, record);
+  const push = await validatePush(trx, payroll, record, limits);
   const incoming = {
     version: record.version,
     contentHash: deductionContentHash({
@@ -109,6 +125,10 @@ export async function acceptEmployeePush(
   };
   let decision = await decide();
   if (decision.kind === 'insert') {
+    const othersTotal = await reportedTotalOfOthers(trx, payroll.id, push.payDate, [push.employeeId]);
+    if (!payDateWithinReportedLimit(othersTotal, BigInt(push.deductionAmount), limits)) {
+      throw payDateReportedOverLimitError(push.payDate, othersTotal, BigInt(push.deductionAmount), limits, payroll.currency, '/salary_deduction/deduction_amount');
+    }
     const inserted = await insertPushRecord(trx, {
       payrollId: payroll.id,
       payPeriod: record.pay_period,

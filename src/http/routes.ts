@@ -19,6 +19,7 @@ import { registerAdminEmployeeRoutes } from './routes/admin-employee-routes.ts';
 import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 import { registerRunRoutes } from './routes/run-routes.ts';
 import { registerCashRoutes } from './routes/cash-routes.ts';
+import { registerReportedRecordRoutes } from './routes/reported-record-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
 export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
@@ -26,4 +27,4 @@ export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
   registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
   registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
   registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes,
-  registerAdminEmployeeRoutes, registerSandboxRoutes, registerRunRoutes, registerCashRoutes];
+  registerAdminEmployeeRoutes, registerSandboxRoutes, registerRunRoutes, registerCashRoutes, registerReportedRecordRoutes];

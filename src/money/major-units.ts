@@ -40,6 +40,22 @@ function assertExactMinorUnits(minor: number): void {
   }
 }
 
+/** Thrown where an exact total (a BigInt) is too large for the number the rest of the code carries. */
+export class AmountOutOfRangeError extends RangeError {
+  override readonly name = 'AmountOutOfRangeError';
+}
+
+/**
+ * A total summed exactly (numeric in PostgreSQL, read as a BigInt) as minor units the code can carry,
+ * or AmountOutOfRangeError naming what it is: never a rounded number.
+ */
+export function exactMinorUnits(total: bigint, what: string): number {
+  if (total > BigInt(Number.MAX_SAFE_INTEGER) || total < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new AmountOutOfRangeError(`${what} adds up to ${total} minor units, past 2^53, the most the service carries exactly`);
+  }
+  return Number(total);
+}
+
 /** Sign and digits of |minor| split at the currency's decimal point; `fraction` has exactly `exponent` digits. */
 function splitMinorUnits(minor: number | bigint, exponent: number): { negative: boolean; whole: string; fraction: string } {
   // String() of a bigint, or of an integer number below 1e21, is plain digits, so this is digit

@@ -103,12 +103,15 @@ export interface LatestRecordRow {
   currency: string;
 }
 
-/** The highest version per employee for the pay date's pay period: the truth about what was deducted. */
+/**
+ * The highest version per employee for the pay date's pay period: the truth about what was deducted.
+ * Records an operator voided are not: an employee whose records were all voided has none.
+ */
 export async function loadLatestRecords(db: Executor, payrollId: string, payDate: string, payPeriod: string) {
   const result = await sql<LatestRecordRow>`
     select distinct on (employee_id) employee_id, version, deduction_amount, currency
     from deduction_records
-    where payroll_id = ${payrollId} and pay_date = ${payDate} and pay_period = ${payPeriod}
+    where payroll_id = ${payrollId} and pay_date = ${payDate} and pay_period = ${payPeriod} and void_id is null
     order by employee_id, version desc
   `.execute(db);
   return result.rows;
@@ -310,12 +313,15 @@ export async function findPayDatesDueForReconciliation(
     join windows w on w.region = p.bank_holiday_region
     where s.status in ('locked', 'confirmed')
       and (s.pay_date <= w.final_on_or_before
-           or exists (select 1 from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date))
+           or exists (select 1 from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date and r.void_id is null))
     union all
     select s.payroll_id, s.pay_date, false
     from deduction_snapshots s
     where s.status = 'reconciled' and s.pay_date >= ${lateRecordsSince}::date
-      and (select max(r.received_at) from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date)
+      -- Records that arrived, or were voided, since it was last reconciled.
+      and greatest(
+            (select max(r.received_at) from deduction_records r where r.payroll_id = s.payroll_id and r.pay_date = s.pay_date),
+            (select max(v.voided_at) from deduction_record_voids v where v.payroll_id = s.payroll_id and v.pay_date = s.pay_date))
           > greatest(
               (select max(a.reconciled_at) from collection_attempts a where a.payroll_id = s.payroll_id and a.pay_date = s.pay_date),
               (select max(e.created_at) from reconciliation_exceptions e where e.payroll_id = s.payroll_id and e.pay_date = s.pay_date),

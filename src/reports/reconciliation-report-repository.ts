@@ -167,51 +167,51 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
     employer: string;
     pay_date: string;
     currency: string;
-    requested: number;
-    deducted: number;
-    collected: number;
-    shortfall: number;
+    requested: bigint;
+    deducted: bigint;
+    collected: bigint;
+    shortfall: bigint;
     exceptions: number;
-    reported: number;
-    held_over_deductions: number;
-    held_unexpected_employees: number;
+    reported: bigint;
+    held_over_deductions: bigint;
+    held_unexpected_employees: bigint;
   }>`
     with attempts as (
       select ca.payroll_id, ca.currency,
-             sum(ca.requested_amount)::bigint as requested,
-             coalesce(sum(ca.deducted_amount), 0)::bigint as deducted,
-             sum(ca.collected_amount)::bigint as collected,
-             sum(ca.shortfall_amount)::bigint as shortfall
+             sum(ca.requested_amount) as requested,
+             coalesce(sum(ca.deducted_amount), 0) as deducted,
+             sum(ca.collected_amount) as collected,
+             sum(ca.shortfall_amount) as shortfall
       from collection_attempts ca
       where ca.pay_date = ${filter.payDate}::date ${attemptPayroll}
       group by ca.payroll_id, ca.currency
     ),
     exceptions as (
       select payroll_id, count(*)::bigint as exceptions,
-             coalesce(sum(amount) filter (where kind = 'over_deduction'), 0)::bigint as held_over_deductions,
-             coalesce(sum(amount) filter (where kind = 'unexpected_employee'), 0)::bigint as held_unexpected_employees
+             coalesce(sum(amount) filter (where kind = 'over_deduction'), 0) as held_over_deductions,
+             coalesce(sum(amount) filter (where kind = 'unexpected_employee'), 0) as held_unexpected_employees
       from reconciliation_exceptions
       where pay_date = ${filter.payDate}::date and superseded_at is null ${exceptionPayroll}
       group by payroll_id
     ),
     reported as (
-      select latest.payroll_id, sum(latest.deduction_amount)::bigint as reported
+      select latest.payroll_id, sum(latest.deduction_amount) as reported
       from (
         select distinct on (r.payroll_id, r.employee_id) r.payroll_id, r.deduction_amount
         from deduction_records r
-        where r.pay_date = ${filter.payDate}::date ${recordPayroll}
+        where r.pay_date = ${filter.payDate}::date and r.void_id is null ${recordPayroll}
         order by r.payroll_id, r.employee_id, r.version desc
       ) latest
       group by latest.payroll_id
     )
     select p.id as payroll_id, e.name as employer, ${filter.payDate}::date as pay_date,
            coalesce(a.currency, p.currency) as currency,
-           coalesce(a.requested, 0)::bigint as requested, coalesce(a.deducted, 0)::bigint as deducted,
-           coalesce(a.collected, 0)::bigint as collected, coalesce(a.shortfall, 0)::bigint as shortfall,
+           coalesce(a.requested, 0)::numeric as requested, coalesce(a.deducted, 0)::numeric as deducted,
+           coalesce(a.collected, 0)::numeric as collected, coalesce(a.shortfall, 0)::numeric as shortfall,
            coalesce(x.exceptions, 0)::bigint as exceptions,
-           coalesce(r.reported, 0)::bigint as reported,
-           coalesce(x.held_over_deductions, 0)::bigint as held_over_deductions,
-           coalesce(x.held_unexpected_employees, 0)::bigint as held_unexpected_employees
+           coalesce(r.reported, 0)::numeric as reported,
+           coalesce(x.held_over_deductions, 0)::numeric as held_over_deductions,
+           coalesce(x.held_unexpected_employees, 0)::numeric as held_unexpected_employees
     from payrolls p
     join employers e on e.id = p.employer_id
     join payroll_providers pp on pp.id = p.payroll_provider_id and not pp.sandbox

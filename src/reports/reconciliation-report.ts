@@ -54,7 +54,7 @@ export const reconciliationSummaryColumns = [
  * What payroll reported it deducted and the summary cannot place: neither collected for a payment request
  * nor held as an exception. Zero once every record is reconciled; otherwise records await reconciliation.
  */
-export function unaccountedAmount(row: Pick<ReconciliationSummaryRow, 'reported' | 'collected' | 'held_over_deductions' | 'held_unexpected_employees'>): number {
+export function unaccountedAmount(row: Pick<ReconciliationSummaryRow, 'reported' | 'collected' | 'held_over_deductions' | 'held_unexpected_employees'>): bigint {
   return row.reported - row.collected - row.held_over_deductions - row.held_unexpected_employees;
 }
 

@@ -133,29 +133,30 @@ export function toThreeWayCsvCells(record: ThreeWayRecord): string[] {
   return threeWayColumns.map((column) => (column === 'employer' || column === 'payroll' ? neutraliseFormula(record[column]) : record[column]));
 }
 
+/** Exact at any size: a pay date's thousands of remittances can add up past what a number carries. */
 export interface ThreeWayTotal {
   currency: string;
-  requested: number;
-  deducted: number;
-  received: number;
-  funded: number;
-  paid_out: number;
-  held_back: number;
-  shortfall: number;
+  requested: bigint;
+  deducted: bigint;
+  received: bigint;
+  funded: bigint;
+  paid_out: bigint;
+  held_back: bigint;
+  shortfall: bigint;
 }
 
 /** Per currency sums of the rows (a missing payroll report counts as nothing deducted), in currency order. */
 export function threeWayTotals(rows: readonly ThreeWayRow[]): ThreeWayTotal[] {
   const totals = new Map<string, ThreeWayTotal>();
   for (const row of rows) {
-    const total = totals.get(row.currency) ?? { currency: row.currency, requested: 0, deducted: 0, received: 0, funded: 0, paid_out: 0, held_back: 0, shortfall: 0 };
-    total.requested += row.requested;
-    total.deducted += row.deducted ?? 0;
-    total.received += row.received;
-    total.funded += row.funded;
-    total.paid_out += row.paid_out;
-    total.held_back += row.held_back;
-    total.shortfall += row.shortfall;
+    const total = totals.get(row.currency) ?? { currency: row.currency, requested: 0n, deducted: 0n, received: 0n, funded: 0n, paid_out: 0n, held_back: 0n, shortfall: 0n };
+    total.requested += BigInt(row.requested);
+    total.deducted += BigInt(row.deducted ?? 0);
+    total.received += BigInt(row.received);
+    total.funded += BigInt(row.funded);
+    total.paid_out += BigInt(row.paid_out);
+    total.held_back += BigInt(row.held_back);
+    total.shortfall += BigInt(row.shortfall);
     totals.set(row.currency, total);
   }
   return [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency));

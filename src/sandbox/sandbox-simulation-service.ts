@@ -6,6 +6,7 @@ import type { Database, Executor } from '../db/connection.ts';
 import { getDeductionData } from '../deduction-data/deduction-data-service.ts';
 import type { DeductionDataResponse } from '../deduction-data/deduction-data-resource.ts';
 import { submitConfirmation } from '../deduction-records/confirmation-service.ts';
+import type { ReportedLimits } from '../deduction-records/reported-limits.ts';
 import { freezeThenPushInstructions } from '../instructions/provider-push-service.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
@@ -34,6 +35,8 @@ export interface SimulationDeps {
   db: Database;
   adapterFor: AdapterFactory;
   limits: AmountLimits;
+  /** What a simulated confirmation may report: the installation's, as for a real provider. */
+  reportedLimits: ReportedLimits;
   timeZone: string;
   settlementDelayWorkingDays: number;
   /** The installation's PAYOUT_FUNDING: a sandbox payout funds its own (simulated) collections, never live ones. */
@@ -186,7 +189,7 @@ export async function simulateConfirmation(
   }
 
   const { body, outcomes } = confirmationWithOutcomes(pulled, entry.pay_period, choice.outcomes, choice.defaultOutcome);
-  const confirmed = await deps.db.transaction().execute((trx) => submitConfirmation(trx, provider, payrollId, body.confirmation));
+  const confirmed = await deps.db.transaction().execute((trx) => submitConfirmation(trx, provider, payrollId, body.confirmation, deps.reportedLimits));
   const summary = await reconcileWithOtherPayDates(deps, payrollId, payDate);
   const payments = await listPaymentsAttemptedOn(deps.db, caller.clientId, payrollId, payDate);
   const result: SandboxConfirmation = {

@@ -10,6 +10,7 @@ import type { Database } from '../../src/db/connection.ts';
 import type { DB } from '../../src/db/tables.ts';
 import type { ConfirmationSubmission } from '../../src/deduction-records/confirmation-resource.ts';
 import { submitConfirmation } from '../../src/deduction-records/confirmation-service.ts';
+import { DEFAULT_REPORTED_LIMITS } from '../../src/deduction-records/reported-limits.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
 import { defaultJobOptions, queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
@@ -279,7 +280,7 @@ export async function prepareConfirmations(db: Database, snapshots: readonly Loc
 /** Each prepared confirmation through submitConfirmation, in its own transaction, `concurrency` at a time. */
 export async function submitConfirmations(db: Database, caller: Caller, prepared: readonly PreparedConfirmation[], concurrency: number): Promise<void> {
   await inParallel(prepared, concurrency, async ({ snapshot, submission }) => {
-    await db.transaction().execute((trx) => submitConfirmation(trx, caller, snapshot.payroll_id, submission));
+    await db.transaction().execute((trx) => submitConfirmation(trx, caller, snapshot.payroll_id, submission, DEFAULT_REPORTED_LIMITS));
   });
 }
 

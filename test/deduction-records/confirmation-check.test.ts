@@ -32,11 +32,27 @@ describe('checkConfirmation', () => {
 
   it('reports lines adding up beyond any statable total without losing exactness', () => {
     const big = 9_999_999_999_999.99;
-    expect(checkConfirmation(submission([[1, big], [2, big]], big), expected)).toEqual({
+    const unbounded = { ...expected, limits: { maxPerEmployee: 999_999_999_999_999, maxPerPayDate: 999_999_999_999_999 } };
+    expect(checkConfirmation(submission([[1, big], [2, big]], big), unbounded)).toEqual({
       kind: 'total-mismatch',
       statedTotal: 999_999_999_999_999,
       linesTotal: null,
     });
+  });
+
+  it('refuses every line over the per-employee reporting limit, the limit itself allowed', () => {
+    const limits = { maxPerEmployee: 1_000, maxPerPayDate: 1_000_000 };
+    expect(checkConfirmation(submission([[1, 10], [2, 10]], 20), { ...expected, limits }).kind).toBe('valid');
+    const check = checkConfirmation(submission([[1, 10], [2, 10.01], [3, 100]], 120.01), { ...expected, limits });
+    expect(check).toMatchObject({ kind: 'over-limit', errorCount: 2 });
+    if (check.kind !== 'over-limit') return;
+    expect(check.errors.map((error) => error.pointer)).toEqual(['/confirmation/deductions/1/deducted_amount', '/confirmation/deductions/2/deducted_amount']);
+    expect(check.errors[0]!.detail).toBe('must be at most 10.00 GBP (MAX_REPORTED_DEDUCTION_MINOR), got 10.01 GBP');
+  });
+
+  it('uses the configured defaults when given no limits: GBP 10,000,000.00 a line', () => {
+    expect(checkConfirmation(submission([[1, 10_000_000]], 10_000_000), expected).kind).toBe('valid');
+    expect(checkConfirmation(submission([[1, 10_000_000.01]], 10_000_000.01), expected).kind).toBe('over-limit');
   });
 
   it('points at every invalid field: pay period, duplicates, decimals', () => {

@@ -149,9 +149,17 @@ describe('threeWayTotals', () => {
       agreeing({ currency: 'EUR', requested: 100, deducted: 90, expected: 90, received: 90, funded: 90, paid_out: 50 }),
     ];
     expect(threeWayTotals(rows)).toEqual([
-      { currency: 'EUR', requested: 100, deducted: 90, received: 90, funded: 90, paid_out: 50, held_back: 0, shortfall: 0 },
-      { currency: 'GBP', requested: 49_600, deducted: 24_800, received: 24_800, funded: 24_800, paid_out: 24_800, held_back: 1_000, shortfall: 0 },
+      { currency: 'EUR', requested: 100n, deducted: 90n, received: 90n, funded: 90n, paid_out: 50n, held_back: 0n, shortfall: 0n },
+      { currency: 'GBP', requested: 49_600n, deducted: 24_800n, received: 24_800n, funded: 24_800n, paid_out: 24_800n, held_back: 1_000n, shortfall: 0n },
     ]);
     expect(threeWayTotals([])).toEqual([]);
+  });
+
+  it('stays exact where the total of a pay date’s remittances passes 2^53', () => {
+    const large = 999_999_999_999_999;
+    const rows = Array.from({ length: 10 }, () => agreeing({ requested: large, deducted: large, expected: large, received: large, funded: 0, paid_out: 0, held_back: 0 }));
+    const [total] = threeWayTotals(rows);
+    expect(total!.requested).toBe(9_999_999_999_999_990n);
+    expect(total!.received).toBe(9_999_999_999_999_990n);
   });
 });

@@ -13,6 +13,8 @@ import { runNightlyNow } from '../../workers/nightly-runner.ts';
 import { buildApp } from '../../http/app.ts';
 import { formatMinorUnits } from '../../money/major-units.ts';
 import { httpAdapterFactory } from '../../payroll-providers/http-adapter.ts';
+import { providerUrlPolicy } from '../../payroll-providers/provider-url-guard.ts';
+import { resolveWebhookTarget, systemResolver } from '../../webhooks/webhook-target.ts';
 import { registerPayrollProvider } from '../../payroll-providers/provider-credentials.ts';
 import { secretBoxFor } from '../../shared/secret-box.ts';
 import { generateSandboxDirectory, type SandboxEmployee } from '../../sandbox/sandbox-directory.ts';
@@ -61,6 +63,8 @@ export function demoConfig(base: Config): Config {
     LOG_LEVEL: process.env.DEMO_LOG_LEVEL ?? 'silent',
     FILES_DIR: path.join(base.FILES_DIR, '..', 'demo'),
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The demo's payroll provider is a simulation on 127.0.0.1, over http.
+    PROVIDER_ALLOW_PRIVATE_URLS: 'true',
     RATE_LIMIT_PER_SECOND: '10000',
     RATE_LIMIT_BURST: '10000',
     // The demo enrols a whole sandbox directory at once, far beyond one biller's everyday pace.
@@ -80,7 +84,7 @@ function progressBar(label: string): SingleBar {
   return new SingleBar({ format: `  ${label.padEnd(26)} {bar} {value}/{total}`, hideCursor: true }, Presets.shades_classic);
 }
 
-const pounds = (minor: number) => `£${formatMinorUnits(minor, 'GBP')}`;
+const pounds = (minor: number | bigint) => `£${formatMinorUnits(minor, 'GBP')}`;
 
 interface Enrolled {
   biller: ApiClient;
@@ -188,7 +192,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
   const sandboxCredentials = { clientId: 'demo-service', clientSecret: randomBytes(16).toString('hex') };
   const sandbox = await startSandboxProvider({ directory, ...sandboxCredentials });
   const secrets = secretBoxFor(config);
-  const adapterFor = httpAdapterFactory({ secrets });
+  const adapterFor = httpAdapterFactory({ secrets, urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
 
   await insertCollectionAccount(runtime.db, { currency: 'GBP', account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' });
   const provider = await registerPayrollProvider(runtime.db, secrets, {

@@ -3,6 +3,7 @@ import { instructionFileHeaders } from '../../instructions/instruction-service.t
 import { consoleActor } from '../../audit/audit-service.ts';
 import { findInstructionFile } from '../../instructions/instruction-repository.ts';
 import { queueNames } from '../../queue/job-catalogue.ts';
+import { showPayDateVoids } from '../../deduction-records/void-service.ts';
 import { requestRerun } from '../../reruns/rerun-service.ts';
 import { ConflictError, NotFoundError } from '../../shared/domain-errors.ts';
 import { isoDateSchema, isUuid } from '../../shared/schemas.ts';
@@ -58,11 +59,12 @@ async function payDateBody(context: ConsoleContext, request: FastifyRequest, rep
   const { payrollId, payDate } = params;
   const heading = await findPayDateHeading(db, payrollId, payDate);
   if (!heading) throw new NotFoundError(`Payroll ${payrollId} pay date ${payDate}`);
-  const [versions, pushes, confirmations, records, reconciliation, attempts, exceptions, reruns] = await Promise.all([
+  const [versions, pushes, confirmations, records, voids, reconciliation, attempts, exceptions, reruns] = await Promise.all([
     listSnapshotVersions(db, payrollId, payDate),
     countProviderPushes(db, payrollId, payDate),
     listConfirmations(db, payrollId, payDate),
     countDeductionRecords(db, payrollId, payDate),
+    showPayDateVoids(db, payrollId, payDate),
     findLatestReconciliationRun(db, payrollId, payDate),
     sumCollectionAttempts(db, payrollId, payDate),
     listCurrentExceptions(db, payrollId, payDate),
@@ -131,10 +133,20 @@ ${dataTable(
 )}
 ${dataTable(
   'Deduction records received',
-  ['Source', 'Records', 'Employees', 'Last received'],
-  records.map((row) => [row.source, row.records, row.employees, formatInstant(row.last_received_at)]),
+  ['Source', 'Records', 'Employees', 'Voided', 'Last received'],
+  records.map((row) => [row.source, row.records, row.employees, row.voided, formatInstant(row.last_received_at)]),
   'No deduction record received.',
 )}
+${
+  voids.length === 0
+    ? ''
+    : dataTable(
+        'Reports voided by an operator: they no longer count',
+        ['Voided', 'By', 'Records', 'Total', 'Reason'],
+        voids.map((v) => [formatInstant(v.voided_at), v.voided_by, v.records, `${v.total_amount} ${v.currency}`, v.reason]),
+        '',
+      )
+}
 </section>
 <section aria-labelledby="reconciliation">
 <h2 id="reconciliation">Reconciliation</h2>

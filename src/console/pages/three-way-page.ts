@@ -29,7 +29,7 @@ export const registerThreeWayPage: ConsolePageModule = (app, context) => {
         : ((await findLatestReconciliationPayDate(db)) ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE));
     const rows = await threeWayReport(db, payDate);
     const totals = threeWayTotals(rows);
-    const money = (minor: number | null, currency: string) => (minor === null ? '—' : formatMoney(minor, currency));
+    const money = (minor: number | bigint | null, currency: string) => (minor === null ? '—' : formatMoney(minor, currency));
     return context.page(request, reply, {
       title: `Three-way reconciliation for ${payDate}`,
       section: 'reconciliation',

@@ -4,6 +4,7 @@ import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
 import { confirmationResponseSchema, confirmationSubmissionSchema } from '../../deduction-records/confirmation-resource.ts';
 import { submitConfirmation } from '../../deduction-records/confirmation-service.ts';
+import { reportedLimitsOf } from '../../deduction-records/reported-limits.ts';
 
 const OPERATION_ID = 'submit_deduction_confirmation';
 /**
@@ -36,12 +37,14 @@ export const registerConfirmationRoutes: RouteModule = (app, deps) => {
       404: { description: 'Unknown payroll or deduction data, or another provider’s', ...problem },
       409: { description: 'The deduction data was superseded by a re-run; `current_deduction_data_id` names the current one', ...problem },
       422: {
-        description: 'Pay period or currency other than the deduction data’s, duplicate or unknown employees, or a total that is not the sum of the lines',
+        description:
+          'Pay period or currency other than the deduction data’s, duplicate or unknown employees, a total that is not the sum of the lines, ' +
+          'a line over MAX_REPORTED_DEDUCTION_MINOR or a pay date taken over MAX_REPORTED_PAY_DATE_TOTAL_MINOR (type reported-amount-over-limit)',
         ...problem,
       },
     },
     effect: async (ctx, trx) => {
-      const body = await submitConfirmation(trx, ctx.caller, ctx.params.payroll_id, ctx.body.confirmation);
+      const body = await submitConfirmation(trx, ctx.caller, ctx.params.payroll_id, ctx.body.confirmation, reportedLimitsOf(deps.config));
       const { payroll_id: payrollId, pay_date: payDate } = body.confirmation;
       return { status: 201, body, afterCommit: () => deps.reconciliation.request(payrollId, payDate) };
     },

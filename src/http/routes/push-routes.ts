@@ -5,6 +5,7 @@ import { defineRoute } from '../route.ts';
 import { employeePushRecordSchema } from '../../payroll-providers/reference-schemas.ts';
 import { employeePushResponseSchema } from '../../deduction-records/push-resource.ts';
 import { acceptEmployeePush } from '../../deduction-records/push-service.ts';
+import { reportedLimitsOf } from '../../deduction-records/reported-limits.ts';
 
 // A malformed payroll id names nothing: the service answers 404, not a validation error.
 const payrollParams = z.strictObject({ payroll_id: z.string() });
@@ -29,10 +30,15 @@ export const registerEmployeePushRoutes: RouteModule = (app, deps) => {
       200: { description: 'Accepted: stored as a new version, or the same version and content again', schema: employeePushResponseSchema },
       404: { description: 'Unknown payroll, or another provider’s', ...problem },
       409: { description: 'A lower version, or the current version with other content; `current_version` names it', ...problem },
-      422: { description: 'Pay period not in the calendar, employee not on the payroll, wrong currency, or too many decimals', ...problem },
+      422: {
+        description:
+          'Pay period not in the calendar, employee not on the payroll, wrong currency, too many decimals, or an amount over ' +
+          'MAX_REPORTED_DEDUCTION_MINOR or one taking the pay date over MAX_REPORTED_PAY_DATE_TOTAL_MINOR (type reported-amount-over-limit)',
+        ...problem,
+      },
     },
     effect: async (ctx, trx) => {
-      const outcome = await acceptEmployeePush(trx, ctx.caller, ctx.params.payroll_id, ctx.body);
+      const outcome = await acceptEmployeePush(trx, ctx.caller, ctx.params.payroll_id, ctx.body, reportedLimitsOf(deps.config));
       const payDate = outcome.storedForPayDate;
       return {
         status: 200,

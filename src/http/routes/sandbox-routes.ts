@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deductionDataResponseSchema } from '../../deduction-data/deduction-data-resource.ts';
 import { amountLimitsOf } from '../../payments/amount-limits.ts';
+import { reportedLimitsOf } from '../../deduction-records/reported-limits.ts';
 import {
   sandboxConfirmationRequestSchema,
   sandboxConfirmationResponseSchema,
@@ -38,6 +39,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     db: deps.db,
     adapterFor: deps.adapterFor,
     limits: amountLimitsOf(deps.config),
+    reportedLimits: reportedLimitsOf(deps.config),
     timeZone: deps.config.SERVICE_TIME_ZONE,
     settlementDelayWorkingDays: deps.config.SETTLEMENT_DELAY_WORKING_DAYS,
     payoutFunding: deps.config.PAYOUT_FUNDING,
