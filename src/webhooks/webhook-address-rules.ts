@@ -1,55 +1,38 @@
 import { isIP } from 'node:net';
+import { parse } from 'csv-parse/sync';
+import { IPV4_SPECIAL_PURPOSE_REGISTRY_CSV, IPV6_SPECIAL_PURPOSE_REGISTRY_CSV } from './iana-special-purpose-registries.ts';
 
 /**
  * Which addresses a webhook may never reach unless the operator allows private targets: anything
- * that is not a public unicast address on the internet. A webhook URL is chosen by a customer, so
- * without this rule it would be a way to make our servers call into our own network (SSRF).
+ * that is not an ordinary public unicast address on the internet. A webhook URL is chosen by a
+ * customer, so without this rule it would be a way to make our servers call into our own network
+ * (SSRF).
+ *
+ * The list is IANA's, not ours: every block of the IPv4 and IPv6 Special-Purpose Address Registries
+ * (vendored in iana-special-purpose-registries.ts) is refused, the globally reachable ones too. A
+ * receiver of webhooks is an ordinary host, and none lives in an anycast service block (AS112, AMT,
+ * PCP, TURN), a non-routable identifier block (ORCHIDv2, DETs) or a documentation block; a hand-kept
+ * list is how `::ffff:0:0:0/96` and `2001:20::/28` slipped through. Beside the registries: multicast
+ * (its own registries), and IPv6 outside 2000::/3, the only space the IPv6 Address Space registry
+ * gives to global unicast.
+ *
+ * Addresses that carry an IPv4 address (IPv4-mapped, IPv4-translated, IPv4-compatible, NAT64, 6to4)
+ * are judged by the IPv4 address they carry, so each form of a refused IPv4 address is refused.
  */
-interface ForbiddenRange {
+interface AddressBlock {
+  /** As the registry writes it, e.g. `127.0.0.0/8`. */
+  cidr: string;
+  /** The registry's name for it, e.g. `Loopback`. */
+  name: string;
   bytes: number[];
   prefixLength: number;
-  label: string;
 }
 
-const IPV4_RANGES: ReadonlyArray<[string, string]> = [
-  ['0.0.0.0/8', 'this-network'],
-  ['10.0.0.0/8', 'private'],
-  ['100.64.0.0/10', 'carrier-grade NAT'],
-  ['127.0.0.0/8', 'loopback'],
-  ['169.254.0.0/16', 'link-local'],
-  ['172.16.0.0/12', 'private'],
-  ['192.0.0.0/24', 'IETF protocol assignments'],
-  ['192.0.2.0/24', 'documentation'],
-  ['192.88.99.0/24', '6to4 relay'],
-  ['192.168.0.0/16', 'private'],
-  ['198.18.0.0/15', 'benchmarking'],
-  ['198.51.100.0/24', 'documentation'],
-  ['203.0.113.0/24', 'documentation'],
-  ['224.0.0.0/4', 'multicast'],
-  ['240.0.0.0/4', 'reserved'],
-];
-
-const IPV6_RANGES: ReadonlyArray<[string, string]> = [
-  ['::/128', 'unspecified'],
-  ['::1/128', 'loopback'],
-  ['100::/64', 'discard'],
-  // Teredo hides the client's IPv4 address, so its real end cannot be checked.
-  ['2001::/32', 'Teredo tunnel'],
-  ['2001:db8::/32', 'documentation'],
-  ['64:ff9b:1::/48', 'local NAT64'],
-  ['fc00::/7', 'unique-local'],
-  ['fe80::/10', 'link-local'],
-  ['fec0::/10', 'site-local'],
-  ['ff00::/8', 'multicast'],
-];
-
-/** IPv6 forms that carry an IPv4 address: judged by that address, wherever it sits. */
-const IPV4_CARRIERS: ReadonlyArray<{ prefix: string; prefixLength: number; ipv4At: number }> = [
-  { prefix: '::ffff:0:0', prefixLength: 96, ipv4At: 12 }, // IPv4-mapped
-  { prefix: '::', prefixLength: 96, ipv4At: 12 }, // IPv4-compatible (deprecated)
-  { prefix: '64:ff9b::', prefixLength: 96, ipv4At: 12 }, // NAT64
-  { prefix: '2002::', prefixLength: 16, ipv4At: 2 }, // 6to4
-];
+export interface SpecialPurposeBlock {
+  cidr: string;
+  name: string;
+  family: 4 | 6;
+}
 
 function ipv4Bytes(address: string): number[] {
   return address.split('.').map(Number);
@@ -75,10 +58,56 @@ function ipv6Bytes(address: string): number[] {
   });
 }
 
-function parseRange(cidr: string, label: string, toBytes: (address: string) => number[]): ForbiddenRange {
+function toBlock(cidr: string, name: string): AddressBlock {
   const [address, length] = cidr.split('/') as [string, string];
-  return { bytes: toBytes(address), prefixLength: Number(length), label };
+  return { cidr, name, bytes: isIP(address) === 4 ? ipv4Bytes(address) : ipv6Bytes(address), prefixLength: Number(length) };
 }
+
+/**
+ * Every block a registry CSV lists, in its order. An `Address Block` cell may carry a footnote mark
+ * (`192.0.0.0/24 [2]`) and may hold more than one block (`192.0.0.170/32, 192.0.0.171/32`).
+ */
+export function parseSpecialPurposeRegistry(csv: string): SpecialPurposeBlock[] {
+  const rows = parse(csv, { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>;
+  return rows.flatMap((row) =>
+    (row['Address Block'] ?? '')
+      .replace(/\[\d+\]/g, '')
+      .split(',')
+      .map((cidr) => cidr.trim())
+      .filter(Boolean)
+      .map((cidr) => ({ cidr, name: row['Name']!.trim(), family: isIP(cidr.split('/')[0]!) === 4 ? (4 as const) : (6 as const) })),
+  );
+}
+
+/** Both registries' blocks, IPv4 first. */
+export const SPECIAL_PURPOSE_BLOCKS: readonly SpecialPurposeBlock[] = [
+  ...parseSpecialPurposeRegistry(IPV4_SPECIAL_PURPOSE_REGISTRY_CSV),
+  ...parseSpecialPurposeRegistry(IPV6_SPECIAL_PURPOSE_REGISTRY_CSV),
+];
+
+/** Registry blocks whose addresses stand for an IPv4 host, and where in the 16 bytes it sits. */
+const IPV4_CARRIERS: ReadonlyArray<{ cidr: string; name: string; ipv4At: number }> = [
+  { cidr: '::ffff:0:0/96', name: 'IPv4-mapped Address', ipv4At: 12 },
+  { cidr: '64:ff9b::/96', name: 'IPv4-IPv6 Translat.', ipv4At: 12 },
+  { cidr: '2002::/16', name: '6to4', ipv4At: 2 },
+  // Not in the registry, and carriers just the same: SIIT's IPv4-translated form (RFC 2765) and the
+  // deprecated IPv4-compatible form (RFC 4291), which ::/128 and ::1/128 (registry blocks) sit in.
+  { cidr: '::ffff:0:0:0/96', name: 'IPv4-translated Address', ipv4At: 12 },
+  { cidr: '::/96', name: 'IPv4-compatible Address', ipv4At: 12 },
+];
+const carrierCidrs = new Set(IPV4_CARRIERS.map((carrier) => carrier.cidr));
+
+/** What the registries leave to other registries: multicast. */
+const MULTICAST_V4 = toBlock('224.0.0.0/4', 'Multicast');
+const MULTICAST_V6 = toBlock('ff00::/8', 'Multicast');
+const GLOBAL_UNICAST_V6 = toBlock('2000::/3', 'Global Unicast');
+
+const ipv4Blocks = [...SPECIAL_PURPOSE_BLOCKS.filter((block) => block.family === 4).map((block) => toBlock(block.cidr, block.name)), MULTICAST_V4];
+const ipv6Blocks = [
+  ...SPECIAL_PURPOSE_BLOCKS.filter((block) => block.family === 6 && !carrierCidrs.has(block.cidr)).map((block) => toBlock(block.cidr, block.name)),
+  MULTICAST_V6,
+];
+const ipv4Carriers = IPV4_CARRIERS.map((carrier) => ({ ...carrier, block: toBlock(carrier.cidr, carrier.name) }));
 
 function matchesPrefix(address: readonly number[], prefix: readonly number[], prefixLength: number): boolean {
   for (let bit = 0; bit < prefixLength; bit += 8) {
@@ -90,31 +119,40 @@ function matchesPrefix(address: readonly number[], prefix: readonly number[], pr
   return true;
 }
 
-const ipv4Ranges = IPV4_RANGES.map(([cidr, label]) => parseRange(cidr, label, ipv4Bytes));
-const ipv6Ranges = IPV6_RANGES.map(([cidr, label]) => parseRange(cidr, label, ipv6Bytes));
-const ipv4Carriers = IPV4_CARRIERS.map((carrier) => ({ ...carrier, bytes: ipv6Bytes(carrier.prefix) }));
+/** The most specific block holding the address: `192.0.0.9` is PCP Anycast before it is IETF Protocol Assignments. */
+function mostSpecific(bytes: readonly number[], blocks: readonly AddressBlock[]): AddressBlock | undefined {
+  let best: AddressBlock | undefined;
+  for (const block of blocks) {
+    if (matchesPrefix(bytes, block.bytes, block.prefixLength) && (!best || block.prefixLength > best.prefixLength)) best = block;
+  }
+  return best;
+}
+
+const describeBlock = (block: AddressBlock) => `${block.name} ${block.cidr}`;
 
 function forbiddenIpv4Reason(bytes: readonly number[]): string | null {
-  return ipv4Ranges.find((range) => matchesPrefix(bytes, range.bytes, range.prefixLength))?.label ?? null;
+  const block = mostSpecific(bytes, ipv4Blocks);
+  return block ? describeBlock(block) : null;
 }
 
 /**
- * Why a webhook may not be delivered to this IP address (`loopback`, `private`, `link-local`, ...),
- * or null when it is a public address. Text that is not an IP address at all is refused too.
+ * Why a webhook may not be delivered to this IP address (the block that holds it, as the registry
+ * names it: `Loopback 127.0.0.0/8`), or null when it is an ordinary public address. Text that is
+ * not an IP address at all is refused too.
  */
 export function forbiddenAddressReason(address: string): string | null {
   const family = isIP(address.split('%')[0]!);
   if (family === 4) return forbiddenIpv4Reason(ipv4Bytes(address));
   if (family !== 6) return 'not an IP address';
   const bytes = ipv6Bytes(address);
-  const range = ipv6Ranges.find((candidate) => matchesPrefix(bytes, candidate.bytes, candidate.prefixLength));
-  if (range) return range.label;
-  for (const carrier of ipv4Carriers) {
-    if (matchesPrefix(bytes, carrier.bytes, carrier.prefixLength)) {
-      const embedded = forbiddenIpv4Reason(bytes.slice(carrier.ipv4At, carrier.ipv4At + 4));
-      if (embedded) return `${embedded} (inside IPv6)`;
-    }
+  const block = mostSpecific(bytes, ipv6Blocks);
+  if (block) return describeBlock(block);
+  const carrier = ipv4Carriers.find((candidate) => matchesPrefix(bytes, candidate.block.bytes, candidate.block.prefixLength));
+  if (carrier) {
+    const embedded = forbiddenIpv4Reason(bytes.slice(carrier.ipv4At, carrier.ipv4At + 4));
+    return embedded ? `${embedded} inside ${describeBlock(carrier.block)}` : null;
   }
+  if (!matchesPrefix(bytes, GLOBAL_UNICAST_V6.bytes, GLOBAL_UNICAST_V6.prefixLength)) return 'not global unicast (outside 2000::/3)';
   return null;
 }
 
@@ -143,7 +181,7 @@ export function endpointUrlViolation(rawUrl: string, allowPrivate: boolean): str
   const host = hostOfUrl(url);
   if (!allowPrivate && isIP(host)) {
     const reason = forbiddenAddressReason(host);
-    if (reason) return `must not point at a ${reason} address (${host})`;
+    if (reason) return `must not point at a special-purpose address (${host}: ${reason})`;
   }
   return null;
 }

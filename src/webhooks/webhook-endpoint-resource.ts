@@ -21,6 +21,8 @@ const webhookEndpointExample = {
   status: 'enabled',
   disabled_reason: null,
   failing_since: null,
+  consecutive_failures: 0,
+  deliveries_paused_until: null,
   previous_secret_expires_at: null,
   created_at: exampleInstants.created,
 };
@@ -38,6 +40,16 @@ export const webhookEndpointResponseSchema = z
     disabled_reason: z.string().nullable(),
     /** Start of the current run of failed attempts; null once an attempt succeeds. */
     failing_since: z.iso.datetime().nullable(),
+    consecutive_failures: z.int().min(0).meta({ description: 'Failed delivery attempts since the last success.' }),
+    deliveries_paused_until: z.iso
+      .datetime()
+      .nullable()
+      .meta({
+        description:
+          'Set while deliveries to the endpoint wait (its circuit breaker is open): after 5 failed attempts in a row they wait 1 minute, ' +
+          'then one delivery is sent as a probe; its success resumes the others, its failure doubles the wait (up to an hour). ' +
+          'Waiting deliveries keep their place in the retry schedule. Null while deliveries go out.',
+      }),
     /** While set, the secret replaced by the last rotation still signs too (until this instant). */
     previous_secret_expires_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
@@ -89,6 +101,8 @@ export function toWebhookEndpointResource(row: WebhookEndpointRow, now = new Dat
     status: row.status,
     disabled_reason: row.disabled_reason,
     failing_since: row.failing_since ? isoInstant(row.failing_since) : null,
+    consecutive_failures: row.consecutive_failures,
+    deliveries_paused_until: row.circuit_open_until && row.circuit_open_until.getTime() > now.getTime() ? isoInstant(row.circuit_open_until) : null,
     previous_secret_expires_at: graceEnds && graceEnds.getTime() > now.getTime() ? isoInstant(graceEnds) : null,
     created_at: isoInstant(row.created_at),
   };

@@ -1,11 +1,13 @@
 import type { Executor } from '../db/connection.ts';
 import type { EventType } from '../db/tables.ts';
-import { InvalidError, NotFoundError } from '../shared/domain-errors.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import { toWebhookEndpointResource, type WebhookEndpointResource } from './webhook-endpoint-resource.ts';
 import {
+  countEndpoints,
   findEndpoint,
   insertEndpoint,
+  lockBillerEndpoints,
   listEndpoints,
   lockAllEndpointSecrets,
   markEndpointDeleted,
@@ -39,18 +41,38 @@ export function openEndpointSecrets<E extends { secret: string; previous_secret:
   };
 }
 
-/** The URL is checked (and its host resolved) now; every delivery checks it again. */
+/** What one biller may register: WEBHOOK_ENDPOINTS_PER_BILLER. */
+export interface EndpointLimits {
+  endpointsPerBiller: number;
+}
+
+/**
+ * The URL is checked (and its host resolved) now; every delivery checks it again. A biller has at
+ * most `limits.endpointsPerBiller` endpoints (deleted ones do not count): each endpoint is one more
+ * delivery of every event, so without a bound one biller could multiply its share of the delivery
+ * workers at will. Run in a transaction, so the count and the insert hold the biller's lock together.
+ */
 export async function createWebhookEndpoint(
   db: Executor,
   input: NewEndpointInput,
   policy: TargetPolicy,
   secrets: SecretBox,
+  limits: EndpointLimits,
 ): Promise<WebhookEndpointWithSecret> {
   try {
     await resolveWebhookTarget(input.url, policy);
   } catch (error) {
     if (!(error instanceof WebhookTargetRefused)) throw error;
     throw new InvalidError('webhook-url-not-allowed', error.message, { errors: [{ pointer: '/url', detail: error.message }] });
+  }
+  await lockBillerEndpoints(db, input.billerClientId);
+  const existing = await countEndpoints(db, input.billerClientId);
+  if (existing >= limits.endpointsPerBiller) {
+    throw new ConflictError(
+      'webhook-endpoint-limit-reached',
+      `A biller may have ${limits.endpointsPerBiller} webhook endpoints, and this one has ${existing}: delete one to register another`,
+      { members: { webhook_endpoint_limit: limits.endpointsPerBiller } },
+    );
   }
   const secret = generateWebhookSecret();
   const row = await insertEndpoint(db, { ...input, eventTypes: [...new Set(input.eventTypes)], secret: secrets.seal(secret, SECRET_PURPOSE) });

@@ -1,4 +1,4 @@
-import type { BackoffStrategy, Queue } from 'bullmq';
+import { DelayedError, type BackoffStrategy, type Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import {
   deliverWebhookJob,
@@ -8,6 +8,7 @@ import {
   redeliveryJobId,
   requestedDispatchJobOptions,
 } from '../queue/job-catalogue.ts';
+import type { DeliveryWaiter } from './webhook-delivery-slots.ts';
 import { WebhookAttemptFailed } from './webhook-delivery-service.ts';
 import { listPendingDeliveriesAfter, oldestUndispatchedEventAt } from './webhook-repository.ts';
 import { retryDelayMs } from './webhook-retry-schedule.ts';
@@ -37,6 +38,35 @@ export function webhookBackoffStrategy(scale: number, random: () => number = Mat
   return (attemptsMade, _type, error) => {
     if (error instanceof WebhookAttemptFailed && error.retryDelayMs !== null) return error.retryDelayMs;
     return retryDelayMs({ failedAttempt: attemptsMade, retryAfterMs: null, scale, random: random() });
+  };
+}
+
+/**
+ * How a delivery job that may not go ahead now (its endpoint's circuit is open, its biller's slots
+ * are in use) waits without holding a worker slot: `park` moves it to the delayed set until `until`
+ * (BullMQ's moveToDelayed spends none of its attempts) and ends the run with DelayedError, which the
+ * worker takes for neither a success nor a failure. `waiter.wake` moves it back to the waiting line
+ * sooner; a wake that comes before the move is done is kept and acted on once it is.
+ */
+export function deliveryJobWaiting(job: Job, token: string | undefined): { waiter: DeliveryWaiter; park(until: Date): Promise<never> } {
+  let parked: Promise<void> | undefined;
+  let woken = false;
+  // A job no longer delayed (its delay ran out, or another wake came first) has nothing to promote.
+  const promote = () => job.promote().catch(() => undefined);
+  return {
+    waiter: {
+      key: job.id!,
+      wake: () => {
+        woken = true;
+        if (parked) void parked.then(promote, () => undefined);
+      },
+    },
+    async park(until) {
+      parked = job.moveToDelayed(until.getTime(), token);
+      await parked;
+      if (woken) await promote();
+      throw new DelayedError();
+    },
   };
 }
 

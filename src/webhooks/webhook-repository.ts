@@ -4,6 +4,7 @@ import type { EventType } from '../db/tables.ts';
 import { type PagingQuery } from '../shared/paging.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
 import { eventPayloadSql } from '../payments/payment-event-repository.ts';
+import { CLOSED_CIRCUIT, type EndpointCircuit } from './webhook-circuit-breaker.ts';
 
 // Endpoints ----------------------------------------------------------------------------------------
 
@@ -32,6 +33,25 @@ export async function insertEndpoint(db: Executor, endpoint: NewEndpoint) {
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Holds the biller's endpoint registrations until the transaction ends: two registrations at once
+ * are counted one after the other, so neither can take the biller past its limit.
+ */
+export async function lockBillerEndpoints(db: Executor, billerClientId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${billerClientId}`}, 0))`.execute(db);
+}
+
+/** The biller's endpoints that have not been deleted, enabled or not: what its limit counts. */
+export async function countEndpoints(db: Executor, billerClientId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('biller_client_id', '=', billerClientId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** A biller's endpoint that has not been deleted; another biller's is as absent as a missing one. */
@@ -96,25 +116,60 @@ export async function updateEndpointSecrets(db: Executor, endpointId: string, se
   await db.updateTable('webhook_endpoints').set(secrets).where('id', '=', endpointId).execute();
 }
 
-/** A success ends a failing streak. */
+/** A success ends a failing streak and closes the endpoint's circuit. */
 export async function clearEndpointFailing(db: Executor, endpointId: string): Promise<void> {
   await db
     .updateTable('webhook_endpoints')
-    .set({ failing_since: null })
+    .set({ failing_since: null, consecutive_failures: 0, circuit_open_until: null, circuit_open_ms: null })
     .where('id', '=', endpointId)
-    .where('failing_since', 'is not', null)
+    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('consecutive_failures', '>', 0), eb('circuit_open_until', 'is not', null)]))
     .execute();
 }
 
-/** Starts the failing streak at this failure unless one is already running; returns its start. */
-export async function markEndpointFailing(db: Executor, endpointId: string): Promise<Date | null> {
+/** The endpoint's circuit, row-locked until the transaction ends: failures are counted one at a time. */
+export async function lockEndpointCircuit(db: Executor, endpointId: string): Promise<EndpointCircuit> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(['consecutive_failures', 'circuit_open_until', 'circuit_open_ms'])
+    .where('id', '=', endpointId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ? circuitOfRow(row) : { ...CLOSED_CIRCUIT };
+}
+
+/** Starts the failing streak at this failure unless one is already running, and stores the circuit the failure left. */
+export async function markEndpointFailing(db: Executor, endpointId: string, circuit: EndpointCircuit): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({
+      failing_since: sql<Date>`coalesce(failing_since, now())`,
+      consecutive_failures: circuit.consecutiveFailures,
+      circuit_open_until: circuit.openUntil,
+      circuit_open_ms: circuit.openMs,
+    })
+    .where('id', '=', endpointId)
+    .execute();
+}
+
+/**
+ * One delivery claims a half-open circuit to probe the endpoint: the circuit is held until
+ * `leaseUntil` unless the probe's answer comes first. Compare-and-set on the value the caller saw
+ * (every value is written from the application's clock, to the millisecond, so it compares equal),
+ * so of two deliveries that saw the same half-open circuit exactly one claims it.
+ */
+export async function claimCircuitProbe(db: Executor, endpointId: string, seenOpenUntil: Date, leaseUntil: Date): Promise<boolean> {
   const row = await db
     .updateTable('webhook_endpoints')
-    .set({ failing_since: sql<Date>`coalesce(failing_since, now())` })
+    .set({ circuit_open_until: leaseUntil })
     .where('id', '=', endpointId)
-    .returning('failing_since')
+    .where('circuit_open_until', '=', seenOpenUntil)
+    .returning('id')
     .executeTakeFirst();
-  return row?.failing_since ?? null;
+  return row !== undefined;
+}
+
+export function circuitOfRow(row: { consecutive_failures: number; circuit_open_until: Date | null; circuit_open_ms: number | null }): EndpointCircuit {
+  return { consecutiveFailures: row.consecutive_failures, openUntil: row.circuit_open_until, openMs: row.circuit_open_ms };
 }
 
 /**
@@ -216,6 +271,9 @@ export async function findDeliveryContext(db: Executor, deliveryId: string) {
       'w.previous_secret_expires_at',
       'w.status as endpoint_status',
       'w.deleted_at as endpoint_deleted_at',
+      'w.consecutive_failures',
+      'w.circuit_open_until',
+      'w.circuit_open_ms',
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();

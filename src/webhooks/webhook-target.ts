@@ -57,7 +57,7 @@ export async function resolveWebhookTarget(rawUrl: string, policy: TargetPolicy)
   if (answers.length === 0) throw new WebhookTargetRefused(`The host ${host} does not resolve`);
   for (const answer of answers) {
     const reason = forbiddenAddressReason(answer.address);
-    if (reason) throw new WebhookTargetRefused(`The host ${host} resolves to a ${reason} address (${answer.address})`);
+    if (reason) throw new WebhookTargetRefused(`The host ${host} resolves to a special-purpose address (${answer.address}: ${reason})`);
   }
   return { url, address: answers[0]! };
 }

@@ -1,4 +1,4 @@
-import { Job, Worker, type Processor, type Queue, type WorkerOptions } from 'bullmq';
+import { DelayedError, Job, Worker, type Processor, type Queue, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
@@ -8,6 +8,8 @@ import { isConnectionError, monitorDependencies, type DependencyHealth } from '.
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import { amountLimitsOf, type AmountLimits } from '../payments/amount-limits.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { providerUrlPolicy } from '../payroll-providers/provider-url-guard.ts';
+import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from '../runtime/redis-connections.ts';
 import {
@@ -127,7 +129,8 @@ function dispatch(queue: QueueName, table: ProcessorTable): Processor {
       observeJobAttempt(queue, job.name, 'completed', seconds());
       return result;
     } catch (error) {
-      observeJobAttempt(queue, job.name, 'failed', seconds());
+      // A job put back as delayed on purpose (a webhook delivery waiting its turn) made no attempt.
+      if (!(error instanceof DelayedError)) observeJobAttempt(queue, job.name, 'failed', seconds());
       throw error;
     }
   };
@@ -177,7 +180,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
   const ownHealth = runtime.health === undefined;
   const health =
     runtime.health ?? monitorDependencies(logger, { postgres: () => pingDatabase(db), redis: () => pingRedis(runtime.redis) });
-  const adapterFor = options.adapterFor ?? httpAdapterFactory({ secrets: secretBoxFor(config) });
+  const adapterFor = options.adapterFor ?? httpAdapterFactory({ secrets: secretBoxFor(config), urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
   // One producer connection for every queue the host adds to; the host closes it itself, so a
   // shutdown without Redis drops the socket instead of waiting to send QUIT.
   const producer = createProducerConnection(config.REDIS_URL);

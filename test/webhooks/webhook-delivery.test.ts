@@ -85,7 +85,8 @@ describe('delivery to a receiver that verifies with the standardwebhooks package
         mandate_record: {
           employee_id: world.employee.id,
           payroll_id: world.payroll.id,
-          consumer: { given_name: 'Alex', family_name: 'Taylor' },
+          // The consumer must be the employee (the mandate is tied to the person).
+          consumer: { given_name: 'Alex', family_name: world.employee.family_name, date_of_birth: world.employee.date_of_birth },
           authorisation_source: { type: 'online', authorised_at: '2026-01-15T10:30:00+01:00' },
         },
       },
@@ -389,6 +390,7 @@ describe('private addresses at delivery time (WEBHOOK_ALLOW_PRIVATE=false)', () 
       { billerClientId: biller.clientId, url: `https://rebind.biller.test:${port}/hooks`, description: null, eventTypes: [] },
       { allowPrivate: false, resolveHost },
       secretBoxFor(t.config),
+      { endpointsPerBiller: t.config.WEBHOOK_ENDPOINTS_PER_BILLER },
     );
     answer = '127.0.0.1';
 
@@ -402,7 +404,7 @@ describe('private addresses at delivery time (WEBHOOK_ALLOW_PRIVATE=false)', () 
       const attempts = await until(() => attemptsOfEndpoint(t.db, endpoint.id), (rows) => rows.length >= 2);
       for (const attempt of attempts) {
         expect(attempt.status_code).toBeNull();
-        expect(attempt.error).toBe(`refused: The host rebind.biller.test resolves to a loopback address (127.0.0.1)`);
+        expect(attempt.error).toBe(`refused: The host rebind.biller.test resolves to a special-purpose address (127.0.0.1: Loopback 127.0.0.0/8)`);
       }
       expect(connections).toBe(0);
       expect((await endpointRow(endpoint.id)).failing_since).toBeInstanceOf(Date);

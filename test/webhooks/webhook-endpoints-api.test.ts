@@ -16,6 +16,7 @@ const dns: Record<string, Array<{ address: string; family: 4 | 6 }>> = {
     { address: '10.0.0.5', family: 4 },
   ],
   'rebind.biller.test': [{ address: '127.0.0.1', family: 4 }],
+  'orchid.biller.test': [{ address: '2001:20::1', family: 6 }],
 };
 const resolveHost: HostResolver = async (hostname) => dns[hostname] ?? systemResolver(hostname);
 
@@ -86,6 +87,46 @@ describe('POST /webhook-endpoints', () => {
   });
 });
 
+describe('endpoints per biller (WEBHOOK_ENDPOINTS_PER_BILLER, 10 by default; issue 31, item 2)', () => {
+  const register = (headers: Record<string, string>, n: number) =>
+    injectJson(t.app, { method: 'POST', url: '/webhook-endpoints', headers, body: { url: `http://127.0.0.1:9/limit-${n}` } });
+
+  it('refuses the 11th with 409 and the limit in a member; a deleted endpoint frees its place; other billers are not counted', async () => {
+    expect(t.config.WEBHOOK_ENDPOINTS_PER_BILLER).toBe(10);
+    const headers = await billerHeaders(t);
+    const ids: string[] = [];
+    for (let n = 0; n < 10; n += 1) {
+      const created = await register(headers, n);
+      expect(created.statusCode, created.body).toBe(201);
+      ids.push(created.json().webhook_endpoint.id);
+    }
+    const refused = await register(headers, 10);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.json()).toMatchObject({ status: 409, webhook_endpoint_limit: 10 });
+    expect(refused.json().type).toMatch(/\/webhook-endpoint-limit-reached$/);
+    expect(refused.json().detail).toContain('delete one');
+    expect((await injectJson(t.app, { method: 'GET', url: '/webhook-endpoints?limit=50', headers })).json().webhook_endpoints).toHaveLength(10);
+
+    // Another biller has its own 10.
+    expect((await register(await billerHeaders(t), 11)).statusCode).toBe(201);
+    // A disabled endpoint still counts (it can be deleted); a deleted one does not.
+    await t.db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'The receiver answered 410 Gone' }).where('id', '=', ids[0]!).execute();
+    expect((await register(headers, 12)).statusCode).toBe(409);
+    expect((await injectJson(t.app, { method: 'DELETE', url: `/webhook-endpoints/${ids[0]}`, headers })).statusCode).toBe(204);
+    expect((await register(headers, 13)).statusCode).toBe(201);
+    expect((await register(headers, 14)).statusCode).toBe(409);
+  });
+
+  it('holds under registrations at the same moment: 6 at once with 7 registered make 10, not 13', async () => {
+    const headers = await billerHeaders(t);
+    for (let n = 0; n < 7; n += 1) expect((await register(headers, n)).statusCode).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => register(headers, 100 + n)));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+    expect((await injectJson(t.app, { method: 'GET', url: '/webhook-endpoints?limit=50', headers })).json().webhook_endpoints).toHaveLength(10);
+  });
+});
+
 describe('URL rules at registration (WEBHOOK_ALLOW_PRIVATE=false)', () => {
   async function register(url: string) {
     return injectJson(strict.app, { method: 'POST', url: '/webhook-endpoints', headers: await billerHeaders(strict), body: { url } });
@@ -93,10 +134,12 @@ describe('URL rules at registration (WEBHOOK_ALLOW_PRIVATE=false)', () => {
 
   it.each([
     ['a host whose DNS answer is 127.0.0.1', 'https://rebind.biller.test/hooks', '127.0.0.1'],
-    ['localhost (real DNS)', 'https://localhost:8443/hooks', 'loopback'],
-    ['a private IP literal', 'https://10.1.2.3/hooks', 'private'],
-    ['a loopback IPv6 literal', 'https://[::1]/hooks', 'loopback'],
-    ['the cloud metadata address', 'https://169.254.169.254/latest', 'link-local'],
+    ['localhost (real DNS)', 'https://localhost:8443/hooks', 'Loopback'],
+    ['a private IP literal', 'https://10.1.2.3/hooks', 'Private-Use'],
+    ['a loopback IPv6 literal', 'https://[::1]/hooks', 'Loopback Address'],
+    ['the cloud metadata address', 'https://169.254.169.254/latest', 'Link Local'],
+    ['an IPv4-translated loopback literal', 'https://[::ffff:0:7f00:1]/hooks', 'Loopback 127.0.0.0/8 inside IPv4-translated Address'],
+    ['a host whose DNS answer is in ORCHIDv2 (2001:20::/28)', 'https://orchid.biller.test/hooks', 'ORCHIDv2 2001:20::/28'],
     ['a host with one private answer among public ones', 'https://mixed.biller.test/hooks', '10.0.0.5'],
     ['plain http', 'http://hooks.biller.test/hooks', 'https'],
     ['a host that does not resolve', 'https://no-such-host.invalid/hooks', 'does not resolve'],

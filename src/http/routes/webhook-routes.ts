@@ -61,6 +61,10 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       body: createEndpointBody,
       responses: {
         201: { description: 'Endpoint registered', schema: webhookEndpointSecretEnvelopeSchema },
+        409: {
+          description: 'The caller already has as many endpoints as a biller may (`webhook_endpoint_limit`, 10 unless configured): delete one first',
+          ...problem,
+        },
         422: { description: 'A URL that is not https or reaches a private address', ...problem },
       },
       effect: async (ctx, trx) => {
@@ -74,6 +78,7 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
           },
           { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE, resolveHost },
           secretBoxFor(deps.config),
+          { endpointsPerBiller: deps.config.WEBHOOK_ENDPOINTS_PER_BILLER },
         );
         return { status: 201, headers: { location: `/webhook-endpoints/${endpoint.id}` }, body: { webhook_endpoint: endpoint } };
       },
