@@ -43,11 +43,8 @@ export function registerConsoleUserCommands(program: Command): void {
         const rows = await listConsoleUsers(db);
         if (rows.length === 0) console.log('no console users; create one with: deductions console-users create --email ... --name ... --role operator');
         for (const user of rows) {
-          const state = user.disabled_at
-            ? `disabled since ${user.disabled_at.toISOString()}`
-            : user.locked_until && user.locked_until > new Date()
-              ? `locked until ${user.locked_until.toISOString()}`
-              : 'enabled';
+          // Accounts are never locked: failed sign-ins hold back where they come from (sign-in-throttle.ts).
+          const state = user.disabled_at ? `disabled since ${user.disabled_at.toISOString()}` : 'enabled';
           const last = user.last_signed_in_at ? `last sign-in ${user.last_signed_in_at.toISOString()}` : 'never signed in';
           console.log(`${user.email.padEnd(32)} ${user.role.padEnd(9)} ${state.padEnd(44)} ${last}  ${user.name}`);
         }
@@ -79,7 +76,7 @@ export function registerConsoleUserCommands(program: Command): void {
       const password = options.passwordStdin ? await passwordFromStdin() : generatePassword();
       await withDatabase(async (db) => {
         const user = await setConsoleUserPassword(db, cliActor(operatorName(options.by)), options.email, password);
-        console.log(`new password set for ${user.email}; the account is unlocked and its sessions ended`);
+        console.log(`new password set for ${user.email}; its sessions ended`);
         if (!options.passwordStdin) console.log(`password (shown this once): ${password}`);
       });
     });

@@ -9,11 +9,14 @@ import type { TokenIssuer } from '../auth/token-issuer.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
 import { problemFor } from '../http/plugins/errors.ts';
+import { FailureLimiter } from '../shared/rate-limiter.ts';
 import { consolePage, type ConsolePageView } from './console-layout.ts';
 import { consolePermits, type ConsoleAction } from './console-permissions.ts';
 import { ConsoleQueues } from './console-queues.ts';
-import { liveSession, type ConsoleSession, type SessionPolicy } from './console-user-service.ts';
+import { liveSession, type ConsoleSession, type SessionPolicy, type SignInGuards } from './console-user-service.ts';
 import { html } from './html.ts';
+import { PasswordChecks } from './password-hash.ts';
+import { SignInThrottle } from './sign-in-throttle.ts';
 
 export interface ConsoleDeps {
   config: Config;
@@ -27,6 +30,8 @@ export interface ConsoleContext {
   deps: ConsoleDeps;
   queues: ConsoleQueues;
   policy: SessionPolicy;
+  /** The throttle, bounded password checks and device keys sign-in goes through. */
+  signInGuards: SignInGuards;
   /** Renders a page in the console layout (with a fresh CSRF token for its forms). */
   page(request: FastifyRequest, reply: FastifyReply, view: ConsolePageView & { status?: number }): FastifyReply;
   /** The CSRF token for a form on the page being rendered. */
@@ -65,6 +70,8 @@ declare module 'fastify' {
 /** `__Host-`: the browser accepts it only with Secure, Path=/ and no Domain, so no subdomain can plant one. */
 export const SESSION_COOKIE = '__Host-console_session';
 export const CSRF_COOKIE = '__Host-console_csrf';
+/** A browser an account signed in on (see sign-in-device.ts): failures elsewhere do not hold it back. */
+export const DEVICE_COOKIE = '__Host-console_device';
 /** What the last action did, shown once on the page it redirected to. */
 const NOTICE_COOKIE = '__Host-console_notice';
 /** Form posts are a few fields; nothing larger is read. */
@@ -132,8 +139,16 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
     const policy: SessionPolicy = {
       idleMinutes: config.CONSOLE_SESSION_IDLE_MINUTES,
       maxHours: config.CONSOLE_SESSION_MAX_HOURS,
-      failures: config.CONSOLE_LOCKOUT_FAILURES,
-      lockMinutes: config.CONSOLE_LOCKOUT_MINUTES,
+    };
+    const signInGuards: SignInGuards = {
+      throttle: new SignInThrottle(new FailureLimiter(deps.redis, config.QUEUE_PREFIX, config.CONSOLE_LOCKOUT_MINUTES * 60), {
+        perAccountAndAddress: config.CONSOLE_LOCKOUT_FAILURES,
+        perAddress: config.CONSOLE_SIGN_IN_FAILURES_PER_ADDRESS,
+        perAccount: config.CONSOLE_SIGN_IN_FAILURES_PER_ACCOUNT,
+      }),
+      // As many may wait as run four times over: a second or so at the default cost, then 503.
+      passwords: new PasswordChecks(config.CONSOLE_PASSWORD_HASH_CONCURRENCY, 4 * config.CONSOLE_PASSWORD_HASH_CONCURRENCY),
+      deviceKeys: deps.tokens.derivedSecrets('console device'),
     };
     const queues = new ConsoleQueues(config.REDIS_URL, config.QUEUE_PREFIX);
     app.addHook('onClose', async () => queues.close());
@@ -195,6 +210,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
       deps,
       queues,
       policy,
+      signInGuards,
       csrfToken,
       page(request, reply, view) {
         const notice = view.notice ?? request.cookies[NOTICE_COOKIE];
@@ -236,7 +252,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
           : (problem!.detail ?? problem!.title);
       return context.page(request, reply, {
         status,
-        title: status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : 'Something went wrong',
+        title: status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : status === 413 ? 'Too large' : 'Something went wrong',
         body: html`<p class="error" role="alert">${message}</p>${status === 401 ? html`<p><a href="/console/sign-in">Sign in</a></p>` : html`<p><a href="/console">Back to the overview</a></p>`}`,
       });
     });

@@ -11,8 +11,6 @@ const userColumns = [
   'created_by',
   'password_changed_at',
   'disabled_at',
-  'failed_sign_ins',
-  'locked_until',
   'last_signed_in_at',
 ] as const;
 
@@ -32,32 +30,27 @@ export async function findConsoleUserByEmail(db: Executor, email: string) {
   return db.selectFrom('console_users').select(userColumns).where('email', '=', email).executeTakeFirst();
 }
 
-/** The row a sign-in decides on, locked so that concurrent failures each count. */
-export async function lockConsoleUserForSignIn(db: Executor, email: string) {
-  return db
-    .selectFrom('console_users')
-    .select([...userColumns, 'password_hash'])
-    .where('email', '=', email)
-    .forUpdate()
-    .executeTakeFirst();
+/**
+ * The row a sign-in checks the password against. Read without a lock and outside any transaction:
+ * no connection is held while the password is hashed (a burst of sign-ins once held the whole pool).
+ */
+export async function findConsoleUserForSignIn(db: Executor, email: string) {
+  return db.selectFrom('console_users').select(['id', 'email', 'name', 'role', 'disabled_at', 'password_hash']).where('email', '=', email).executeTakeFirst();
+}
+
+/** The row again, locked, when the session is opened: its password and state must be those just checked. */
+export async function lockConsoleUserForSession(db: Executor, id: string) {
+  return db.selectFrom('console_users').select(['password_hash', 'disabled_at']).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function listConsoleUsers(db: Executor) {
   return db.selectFrom('console_users').select(userColumns).orderBy('email').execute();
 }
 
-export async function recordSignInFailure(db: Executor, userId: string, state: { failedSignIns: number; lockedUntil: Date | null }) {
-  await db
-    .updateTable('console_users')
-    .set({ failed_sign_ins: state.failedSignIns, locked_until: state.lockedUntil })
-    .where('id', '=', userId)
-    .execute();
-}
-
 export async function recordSignInSuccess(db: Executor, userId: string) {
   await db
     .updateTable('console_users')
-    .set({ failed_sign_ins: 0, locked_until: null, last_signed_in_at: sql<Date>`now()` })
+    .set({ last_signed_in_at: sql<Date>`now()` })
     .where('id', '=', userId)
     .execute();
 }
@@ -74,7 +67,7 @@ export async function setConsoleUserDisabled(db: Executor, email: string, disabl
 export async function setConsoleUserPassword(db: Executor, email: string, passwordHash: string) {
   return db
     .updateTable('console_users')
-    .set({ password_hash: passwordHash, password_changed_at: sql<Date>`now()`, failed_sign_ins: 0, locked_until: null })
+    .set({ password_hash: passwordHash, password_changed_at: sql<Date>`now()` })
     .where('email', '=', email)
     .returning(userColumns)
     .executeTakeFirst();

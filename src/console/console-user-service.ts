@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { consoleActor, recordAction, type Actor } from '../audit/audit-service.ts';
-import type { Database } from '../db/connection.ts';
+import type { Database, Executor } from '../db/connection.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { consoleRoles, type ConsoleRole } from './console-permissions.ts';
 import {
@@ -9,16 +9,17 @@ import {
   endSessionsOf,
   insertConsoleSession,
   insertConsoleUser,
+  findConsoleUserForSignIn,
   listConsoleUsers as selectConsoleUsers,
-  lockConsoleUserForSignIn,
-  recordSignInFailure,
+  lockConsoleUserForSession,
   recordSignInSuccess,
   setConsoleUserDisabled,
   setConsoleUserPassword as updateConsoleUserPassword,
   touchLiveSession,
 } from './console-user-repository.ts';
-import { hashPassword, passwordMatches, passwordProblem } from './password-hash.ts';
-import { afterFailedSignIn, isLockedOut, type LockoutPolicy } from './sign-in-lockout.ts';
+import { hashPassword, PasswordChecksBusy, passwordProblem, type PasswordChecks } from './password-hash.ts';
+import { deviceTokenFor, trustedDeviceOf } from './sign-in-device.ts';
+import type { SignInAttempt, SignInThrottle } from './sign-in-throttle.ts';
 
 export const consoleEmailSchema = z
   .string()
@@ -103,9 +104,17 @@ export function listConsoleUsers(db: Database) {
 
 // ---- Sessions ----
 
-export interface SessionPolicy extends LockoutPolicy {
+export interface SessionPolicy {
   idleMinutes: number;
   maxHours: number;
+}
+
+/** What stands between a sign-in and a password check: the failure throttle, the bounded hashing, the device tokens' keys. */
+export interface SignInGuards {
+  throttle: SignInThrottle;
+  passwords: PasswordChecks;
+  /** HMAC keys of device tokens, newest first. */
+  deviceKeys: readonly Buffer[];
 }
 
 export interface ConsoleSession {
@@ -117,59 +126,93 @@ export interface ConsoleSession {
 }
 
 export type SignInOutcome =
-  | { ok: true; token: string; session: ConsoleSession }
-  /** One answer for an unknown email, a wrong password, a disabled or a locked account: nothing to enumerate. */
-  | { ok: false };
+  /** `deviceToken`: for the browser's device cookie (see sign-in-device.ts). */
+  | { ok: true; token: string; session: ConsoleSession; deviceToken: string }
+  /** One answer for an unknown email, a wrong password and a disabled account: nothing to enumerate. */
+  | { ok: false; refusal: 'not_accepted' }
+  /**
+   * Too many failures from where this came from (this address or browser, for this email), or
+   * another sign-in of this address still running: nothing was checked. Decided before the account
+   * is looked up, alike for every email.
+   */
+  | { ok: false; refusal: 'throttled'; retryAfterSeconds: number }
+  /** Too many sign-ins wait for a password check, from everywhere: nothing was checked or counted. */
+  | { ok: false; refusal: 'busy'; retryAfterSeconds: number };
 
 export const hashSessionToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
 /**
- * Checks the password and opens a session. The user row is locked for the check, so concurrent
- * guesses each count toward the lockout; a locked account refuses even the right password until the
- * lock ends. Every outcome for a known account is audited.
+ * Checks the password and opens a session. Failures are throttled where they come from (see
+ * sign-in-throttle.ts), never by locking the account: the owner's right password, from a browser of
+ * theirs or another address, still signs in. Every sign-in whose password is checked takes one
+ * password hash, an unknown or disabled account's too, so the time taken tells nothing. No database
+ * connection is held while hashing. Every outcome checked for a known account is audited.
  */
 export async function signIn(
   db: Database,
+  guards: SignInGuards,
   credentials: { email: string; password: string },
-  client: { address: string | null; userAgent: string | null },
+  client: { address: string; userAgent: string | null; deviceToken: string | undefined },
   policy: SessionPolicy,
 ): Promise<SignInOutcome> {
   const parsed = consoleEmailSchema.safeParse(credentials.email);
-  if (!parsed.success) return { ok: false };
-  const email = parsed.data;
-  return db.transaction().execute(async (trx): Promise<SignInOutcome> => {
-    const user = await lockConsoleUserForSignIn(trx, email);
-    if (!user) return { ok: false };
-    const now = new Date();
-    const state = { failedSignIns: user.failed_sign_ins, lockedUntil: user.locked_until };
-    const audit = (action: 'console.signed_in' | 'console.sign_in_failed', after: Record<string, unknown>) =>
-      recordAction(trx, { actor: consoleActor(email), action, resourceType: 'console_user', resourceId: user.id, reason: null, after: { ...after, address: client.address } });
+  // Not an email, so no account: it is checked and counted all the same, as any unknown one.
+  const email = parsed.success ? parsed.data : credentials.email.trim().toLowerCase();
+  const attempt: SignInAttempt = { email, address: client.address, device: trustedDeviceOf(guards.deviceKeys, client.deviceToken, email) };
 
-    const refusal = user.disabled_at ? 'disabled' : isLockedOut(state, now) ? 'locked' : null;
-    if (refusal) {
-      await audit('console.sign_in_failed', { cause: refusal });
-      return { ok: false };
+  const leave = guards.throttle.enter(client.address);
+  if (!leave) return { ok: false, refusal: 'throttled', retryAfterSeconds: 1 };
+  try {
+    const retryAfterSeconds = await guards.throttle.retryAfterSeconds(attempt);
+    if (retryAfterSeconds > 0) return { ok: false, refusal: 'throttled', retryAfterSeconds };
+
+    const user = parsed.success ? await findConsoleUserForSignIn(db, email) : undefined;
+    let matches: boolean;
+    try {
+      matches = await guards.passwords.check(credentials.password, user && !user.disabled_at ? user.password_hash : null);
+    } catch (error) {
+      if (error instanceof PasswordChecksBusy) return { ok: false, refusal: 'busy', retryAfterSeconds: 1 };
+      throw error;
     }
-    if (!(await passwordMatches(credentials.password, user.password_hash))) {
-      const next = afterFailedSignIn(state, now, policy);
-      await recordSignInFailure(trx, user.id, next);
-      await audit('console.sign_in_failed', { cause: 'wrong_password', failed_sign_ins: next.failedSignIns, locked_until: next.lockedUntil?.toISOString() ?? null });
-      return { ok: false };
+    const audit = (trx: Executor, userId: string, action: 'console.signed_in' | 'console.sign_in_failed', after: Record<string, unknown>) =>
+      recordAction(trx, { actor: consoleActor(email), action, resourceType: 'console_user', resourceId: userId, reason: null, after: { ...after, address: client.address } });
+
+    if (!user || !matches) {
+      await guards.throttle.recordFailure(attempt);
+      if (user) await audit(db, user.id, 'console.sign_in_failed', { cause: user.disabled_at ? 'disabled' : 'wrong_password', trusted_device: attempt.device !== null });
+      return { ok: false, refusal: 'not_accepted' };
     }
-    await recordSignInSuccess(trx, user.id);
+
+    const now = new Date();
     const token = randomBytes(32).toString('base64url');
     const sessionId = randomUUID();
-    await insertConsoleSession(trx, {
-      id: sessionId,
-      tokenHash: hashSessionToken(token),
-      userId: user.id,
-      expiresAt: new Date(now.getTime() + policy.maxHours * 3_600_000),
-      address: client.address,
-      userAgent: client.userAgent?.slice(0, 500) ?? null,
+    const opened = await db.transaction().execute(async (trx) => {
+      // Disabled, or given a new password, while the password was being checked: not this session.
+      const current = await lockConsoleUserForSession(trx, user.id);
+      if (!current || current.disabled_at || current.password_hash !== user.password_hash) return false;
+      await recordSignInSuccess(trx, user.id);
+      await insertConsoleSession(trx, {
+        id: sessionId,
+        tokenHash: hashSessionToken(token),
+        userId: user.id,
+        expiresAt: new Date(now.getTime() + policy.maxHours * 3_600_000),
+        address: client.address,
+        userAgent: client.userAgent?.slice(0, 500) ?? null,
+      });
+      await audit(trx, user.id, 'console.signed_in', { session_id: sessionId });
+      return true;
     });
-    await audit('console.signed_in', { session_id: sessionId });
-    return { ok: true, token, session: { sessionId, userId: user.id, email: user.email, name: user.name, role: user.role } };
-  });
+    if (!opened) return { ok: false, refusal: 'not_accepted' };
+    return {
+      ok: true,
+      token,
+      session: { sessionId, userId: user.id, email: user.email, name: user.name, role: user.role },
+      // The device keeps its id (its failure bucket with it); a new browser gets one.
+      deviceToken: deviceTokenFor(guards.deviceKeys, email, attempt.device ?? undefined),
+    };
+  } finally {
+    leave();
+  }
 }
 
 /** The session a cookie's token names, if it is still live; every request that finds one extends its idle limit. */

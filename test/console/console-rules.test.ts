@@ -1,37 +1,117 @@
 import { describe, expect, it } from 'vitest';
 import { consolePermits, consoleRoles, type ConsoleAction } from '../../src/console/console-permissions.ts';
 import { escapeHtml, html, trustedHtml } from '../../src/console/html.ts';
-import { generatePassword, hashPassword, passwordMatches, passwordProblem, type ScryptCost } from '../../src/console/password-hash.ts';
+import { generatePassword, hashPassword, passwordMatches, PasswordChecks, PasswordChecksBusy, passwordProblem, type ScryptCost } from '../../src/console/password-hash.ts';
+import { deviceTokenFor, trustedDeviceOf } from '../../src/console/sign-in-device.ts';
 import { safeNextPath } from '../../src/console/sign-in-redirect.ts';
-import { afterFailedSignIn, isLockedOut, type AccountLockState } from '../../src/console/sign-in-lockout.ts';
+import { signInFailureBuckets, signInWaitSeconds } from '../../src/console/sign-in-throttle.ts';
 
-const policy = { failures: 5, lockMinutes: 15 };
-const t0 = new Date('2026-11-24T10:00:00Z');
-const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
+const limits = { perAccountAndAddress: 5, perAddress: 20, perAccount: 100 };
 
-describe('afterFailedSignIn and isLockedOut', () => {
-  it('locks at exactly the policy limit, for exactly the lock time', () => {
-    for (let limit = 1; limit <= 8; limit++) {
-      let state: AccountLockState = { failedSignIns: 0, lockedUntil: null };
-      for (let failure = 1; failure <= limit; failure++) {
-        expect(isLockedOut(state, t0)).toBe(false);
-        state = afterFailedSignIn(state, t0, { failures: limit, lockMinutes: 15 });
-        expect(state.failedSignIns).toBe(failure);
-      }
-      expect(state.lockedUntil).toEqual(minutes(15));
-      expect(isLockedOut(state, minutes(14.99))).toBe(true);
-      expect(isLockedOut(state, minutes(15))).toBe(false);
-    }
+describe('signInWaitSeconds', () => {
+  it("waits as long as the longest of the attempt's own buckets: device, account from this address, this address", () => {
+    expect(signInWaitSeconds({ accountAndAddress: 0, address: 0, account: 0, failedHereLately: 0 })).toBe(0);
+    expect(signInWaitSeconds({ accountAndAddress: 180, address: 0, account: 0, failedHereLately: 900 })).toBe(180);
+    expect(signInWaitSeconds({ accountAndAddress: 0, address: 45, account: 0, failedHereLately: 0 })).toBe(45);
+    expect(signInWaitSeconds({ device: 180 })).toBe(180);
+    expect(signInWaitSeconds({ device: 0 })).toBe(0);
   });
 
-  it('does not extend a lock for failures while locked', () => {
-    const locked = { failedSignIns: 5, lockedUntil: minutes(15) };
-    for (const at of [0, 1, 7, 14.9]) expect(afterFailedSignIn(locked, minutes(at), policy)).toBe(locked);
+  it("holds back, for an account whose bucket is empty, only the addresses that failed for it lately: the owner's address is not held", () => {
+    // The account under attack: an address that failed for it waits until that failure ages out...
+    expect(signInWaitSeconds({ accountAndAddress: 0, address: 0, account: 9, failedHereLately: 600 })).toBe(600);
+    // ...one that has not (the owner at work, or at home) is not held back at all.
+    expect(signInWaitSeconds({ accountAndAddress: 0, address: 0, account: 9, failedHereLately: 0 })).toBe(0);
+    // Having failed lately alone holds back nothing while the account's bucket lasts.
+    expect(signInWaitSeconds({ accountAndAddress: 0, address: 0, account: 0, failedHereLately: 600 })).toBe(0);
+  });
+});
+
+describe('signInFailureBuckets', () => {
+  const attempt = { email: 'ops@example.com', address: '203.0.113.7', device: null };
+
+  it('gives an unknown browser the account from its address, its address, the account, and whether it failed here lately', () => {
+    const buckets = signInFailureBuckets(attempt, limits);
+    expect(Object.keys(buckets).sort()).toEqual(['account', 'accountAndAddress', 'address', 'failedHereLately']);
+    expect(buckets.accountAndAddress!.capacity).toBe(5);
+    expect(buckets.address).toEqual({ key: 'console-sign-in:address:203.0.113.7', capacity: 20 });
+    expect(buckets.account!.capacity).toBe(100);
+    expect(buckets.failedHereLately!.capacity).toBe(1);
+    // The email is hashed: no email is kept in Redis, and keys have one length however long it is.
+    for (const bucket of Object.values(buckets)) expect(bucket.key).not.toContain('ops@example.com');
   });
 
-  it('starts counting again after a lock has run out: one more failure does not lock at once', () => {
-    const expired = { failedSignIns: 5, lockedUntil: minutes(15) };
-    expect(afterFailedSignIn(expired, minutes(16), policy)).toEqual({ failedSignIns: 1, lockedUntil: null });
+  it('keeps emails, addresses and devices apart, and counts an IPv6 caller by its /64', () => {
+    const keys = (a: typeof attempt) => Object.values(signInFailureBuckets(a, limits)).map((bucket) => bucket.key);
+    expect(keys({ ...attempt, email: 'other@example.com' })).not.toEqual(keys(attempt));
+    expect(keys({ ...attempt, address: '2001:db8:1:2::1' })).toEqual(keys({ ...attempt, address: '2001:db8:1:2:ffff::9' }));
+    expect(keys({ ...attempt, address: '2001:db8:1:2::1' })).not.toEqual(keys({ ...attempt, address: '2001:db8:1:3::1' }));
+  });
+
+  it("gives a browser the account signed in on a bucket of its own for the account and nothing else: others' failures cannot hold it back", () => {
+    const buckets = signInFailureBuckets({ ...attempt, device: 'AAAAAAAAAAAAAAAAAAAAAA' }, limits);
+    expect(Object.keys(buckets)).toEqual(['device']);
+    expect(buckets.device!.capacity).toBe(5);
+    expect(buckets.device!.key).toContain('AAAAAAAAAAAAAAAAAAAAAA');
+  });
+});
+
+describe('device tokens', () => {
+  const key = Buffer.alloc(32, 1);
+  const previous = Buffer.alloc(32, 2);
+
+  it('name the device for the email they were issued for, under the current or a previous key', () => {
+    const token = deviceTokenFor([key], 'ops@example.com');
+    const id = trustedDeviceOf([key], token, 'ops@example.com');
+    expect(id).toMatch(/^[\w-]{22}$/);
+    expect(token.startsWith(`${id}.`)).toBe(true);
+    expect(trustedDeviceOf([key, previous], deviceTokenFor([previous], 'ops@example.com', id!), 'ops@example.com')).toBe(id);
+    // A device keeps its id when its token is issued again.
+    expect(trustedDeviceOf([key], deviceTokenFor([key], 'ops@example.com', id!), 'ops@example.com')).toBe(id);
+  });
+
+  it("trust nothing else: another account's token, a changed tag or id, another key, garbage", () => {
+    const token = deviceTokenFor([key], 'ops@example.com');
+    const [id, tag] = token.split('.') as [string, string];
+    expect(trustedDeviceOf([key], token, 'fiona@example.com')).toBeNull();
+    expect(trustedDeviceOf([key], `${id}.${tag.slice(0, -1)}${tag.endsWith('A') ? 'B' : 'A'}`, 'ops@example.com')).toBeNull();
+    expect(trustedDeviceOf([key], `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}.${tag}`, 'ops@example.com')).toBeNull();
+    expect(trustedDeviceOf([previous], token, 'ops@example.com')).toBeNull();
+    // The tag's last character carries two spare bits: a spelling that decodes to the same bytes is refused too.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sameBytes = `${tag.slice(0, -1)}${alphabet[alphabet.indexOf(tag.at(-1)!) ^ 1]}`;
+    expect(Buffer.from(sameBytes, 'base64url')).toEqual(Buffer.from(tag, 'base64url'));
+    expect(trustedDeviceOf([key], `${id}.${sameBytes}`, 'ops@example.com')).toBeNull();
+    for (const garbage of [undefined, '', '.', 'x.y', `${token}.x`, `${id}.${tag}=`]) expect(trustedDeviceOf([key], garbage, 'ops@example.com')).toBeNull();
+  });
+});
+
+describe('PasswordChecks', () => {
+  const cheap: ScryptCost = { N: 1024, r: 8, p: 1 };
+
+  it('runs at most `concurrency` checks at once, lets `waiting` more queue, and refuses any further at once', async () => {
+    const stored = await hashPassword('correct horse battery staple', cheap);
+    const checks = new PasswordChecks(1, 2);
+    const accepted = [checks.check('correct horse battery staple', stored), checks.check('wrong', stored), checks.check('wrong', stored)];
+    await expect(checks.check('correct horse battery staple', stored)).rejects.toBeInstanceOf(PasswordChecksBusy);
+    expect(await Promise.all(accepted)).toEqual([true, false, false]);
+    // The queue drained: checks are accepted again.
+    expect(await checks.check('correct horse battery staple', stored)).toBe(true);
+  });
+
+  it('checks a password without a stored hash (unknown or disabled account) at full cost, and never accepts it', async () => {
+    const checks = new PasswordChecks(2, 8);
+    const real = await hashPassword('correct horse battery staple');
+    const timed = async (stored: string | null) => {
+      const start = performance.now();
+      const matches = await checks.check('correct horse battery staple', stored);
+      return { matches, ms: performance.now() - start };
+    };
+    const withAccount = await timed(real);
+    const withoutAccount = await timed(null);
+    expect(withAccount.matches).toBe(true);
+    expect(withoutAccount.matches).toBe(false);
+    expect(withoutAccount.ms).toBeGreaterThan(withAccount.ms / 2);
   });
 });
 
@@ -66,7 +146,29 @@ describe('safeNextPath', () => {
     ['/console/payouts/1#items', '/console/payouts/1#items'],
   ])('keeps the console path %s', (next, kept) => expect(safeNextPath(next)).toBe(kept));
 
-  it.each([undefined, '', 'https://evil.example/console', '//evil.example/console', '/console//evil.example', '/consoleevil', '/docs', '/console\\..\\x', '/console/ x', 'console'])(
+  it.each([
+    ['/console/./runs', '/console/runs'],
+    ['/console/runs/../payouts?status=paid', '/console/payouts?status=paid'],
+  ])('resolves dot segments as a browser does: %s is %s', (next, kept) => expect(safeNextPath(next)).toBe(kept));
+
+  it.each([
+    undefined,
+    '',
+    'https://evil.example/console',
+    '//evil.example/console',
+    '/console//evil.example',
+    '/consoleevil',
+    '/docs',
+    '/console\\..\\x',
+    '/console/ x',
+    'console',
+    '/console/../../evil',
+    '/console/..',
+    '/console/../docs',
+    '/console/%2e%2e/evil',
+    '/console/.%2E/evil',
+    '/console/runs/../../evil?x=/console',
+  ])(
     'sends %s to the overview',
     (next) => expect(safeNextPath(next)).toBe('/console'),
   );

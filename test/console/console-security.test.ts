@@ -1,10 +1,11 @@
 import type { RouteOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { composition } from '../../bin/composition.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/console/console-plugin.ts';
 import { ConsoleBrowser, CONSOLE_PASSWORD, createConsoleUserOf, csrfTokenIn, signedInAs } from '../support/console.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { BrowserAt, errorOf, sessionCookieOf } from './sign-in-from.ts';
 
 // Every console route, found by watching the app register them (not a hand-kept list, which a new
 // page could miss): each is refused without a session, each state change without a CSRF token.
@@ -158,29 +159,55 @@ describe('console security', () => {
     expect(page.headers['x-frame-options']).toBeDefined();
   });
 
-  it('locks an account after 5 wrong passwords: even the right one is refused until the lock ends, with the same answer as an unknown email', async () => {
+  it('throttles wrong passwords where they come from, never the account: its owner signs in from elsewhere, from their own browser, and after the back-off', async () => {
     const user = await createConsoleUserOf(t.db, 'operator');
-    const unknown = await new ConsoleBrowser(t.app).signIn('nobody@example.com', 'whatever password');
+    const shared = '203.0.113.5';
+    // The owner signed in on this browser before (it holds a device cookie), behind the address the attacker shares.
+    const ownersBrowser = new BrowserAt(t.app, shared);
+    expect((await ownersBrowser.signIn(user.email, CONSOLE_PASSWORD)).statusCode).toBe(303);
+    ownersBrowser.forgetSession();
+
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const wrong = await new ConsoleBrowser(t.app).signIn(user.email, `wrong password ${attempt}`);
-      expect(wrong.statusCode).toBe(401);
+      expect((await new BrowserAt(t.app, shared).signIn(user.email, `wrong password ${attempt}`)).statusCode).toBe(401);
     }
-    const row = await t.db.selectFrom('console_users').select(['failed_sign_ins', 'locked_until']).where('id', '=', user.id).executeTakeFirstOrThrow();
-    expect(row.failed_sign_ins).toBe(5);
-    expect(row.locked_until!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
+    // The attacker's address is held back for this account: even the right password is not checked.
+    const held = await new BrowserAt(t.app, shared).signIn(user.email, CONSOLE_PASSWORD);
+    expect(held.statusCode).toBe(429);
+    expect(Number(held.headers['retry-after'])).toBeGreaterThan(0);
+    expect(sessionCookieOf(held)).toBeUndefined();
+    // An email nobody holds is held back alike, with the same words: being held back tells nothing.
+    for (let attempt = 1; attempt <= 5; attempt++) expect((await new BrowserAt(t.app, shared).signIn('nobody@example.com', 'whatever password')).statusCode).toBe(401);
+    const heldUnknown = await new BrowserAt(t.app, shared).signIn('nobody@example.com', 'whatever password');
+    expect(heldUnknown.statusCode).toBe(429);
+    expect(errorOf(heldUnknown.body)).toBe(errorOf(held.body));
+    expect(errorOf(held.body)).toMatch(/^Too many failed sign-ins for this email from here/);
 
-    const locked = await new ConsoleBrowser(t.app).signIn(user.email, CONSOLE_PASSWORD);
-    expect(locked.statusCode).toBe(401);
-    expect(locked.cookies.find((cookie) => cookie.name === '__Host-console_session')).toBeUndefined();
-    const errorOf = (body: string) => body.match(/<p class="error"[^>]*>(.*?)<\/p>/s)?.[1];
-    expect(errorOf(locked.body)).toBe(errorOf(unknown.body));
+    // The owner is not locked out: from another address, and from their own browser behind the same address.
+    expect((await new BrowserAt(t.app, '198.51.100.20').signIn(user.email, CONSOLE_PASSWORD)).statusCode).toBe(303);
+    expect((await ownersBrowser.signIn(user.email, CONSOLE_PASSWORD)).statusCode).toBe(303);
+    // Nor is the attacker's address once the back-off has passed.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 15 * 60_000);
+      expect((await new BrowserAt(t.app, shared).signIn(user.email, CONSOLE_PASSWORD)).statusCode).toBe(303);
+    } finally {
+      vi.useRealTimers();
+    }
+
+    // Failures are audited with their cause; the refused-unchecked ones write nothing.
     const causes = await t.db.selectFrom('audit_log').select(['after']).where('resource_id', '=', user.id).where('action', '=', 'console.sign_in_failed').orderBy('at').orderBy('id').execute();
-    expect(causes.map((entry) => (entry.after as { cause: string }).cause)).toEqual([...Array(5).fill('wrong_password'), 'locked']);
+    expect(causes.map((entry) => (entry.after as { cause: string }).cause)).toEqual(Array(5).fill('wrong_password'));
+  });
 
-    await t.db.updateTable('console_users').set({ locked_until: new Date(Date.now() - 1_000) }).where('id', '=', user.id).execute();
-    expect((await new ConsoleBrowser(t.app).signIn(user.email, CONSOLE_PASSWORD)).statusCode).toBe(303);
-    const after = await t.db.selectFrom('console_users').select(['failed_sign_ins', 'locked_until']).where('id', '=', user.id).executeTakeFirstOrThrow();
-    expect(after).toEqual({ failed_sign_ins: 0, locked_until: null });
+  it("sets a device cookie at sign-in that marks the owner's browser, HttpOnly, Secure, SameSite=Strict, host-only", async () => {
+    const user = await createConsoleUserOf(t.db, 'viewer');
+    const response = await new BrowserAt(t.app, '198.51.100.30').signIn(user.email, CONSOLE_PASSWORD);
+    const device = ([] as string[]).concat(response.headers['set-cookie'] ?? []).find((cookie) => cookie.startsWith('__Host-console_device='));
+    expect(device).toBeDefined();
+    const attributes = device!.split(';').map((part) => part.trim().toLowerCase());
+    expect(attributes).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=strict', 'path=/']));
+    expect(attributes.some((attribute) => attribute.startsWith('domain='))).toBe(false);
+    expect(attributes.some((attribute) => attribute.startsWith('max-age='))).toBe(true);
   });
 
   it('ends a session after its idle limit and at its absolute end', async () => {
@@ -209,5 +236,16 @@ describe('console security', () => {
     const elsewhere = new ConsoleBrowser(t.app);
     await elsewhere.get('/console/sign-in');
     expect((await elsewhere.post('/console/sign-in', { email: user.email, password: CONSOLE_PASSWORD, next: '//evil.example/console' })).headers.location).toBe('/console');
+    // Dot segments are resolved as the browser would resolve them: out of the console is to the overview.
+    for (const [next, location] of [
+      ['/console/../../evil', '/console'],
+      ['/console/%2e%2e/%2e%2e/evil', '/console'],
+      ['/console/runs/../payouts', '/console/payouts'],
+    ]) {
+      const browser = new ConsoleBrowser(t.app);
+      await browser.get(`/console/sign-in?next=${encodeURIComponent(next!)}`);
+      expect(browser.lastPage).toContain(`name="next" value="${location}"`);
+      expect((await browser.post('/console/sign-in', { email: user.email, password: CONSOLE_PASSWORD, next: next! })).headers.location, next).toBe(location);
+    }
   });
 });

@@ -26,6 +26,7 @@ import { remittanceStatusSchema } from '../../cash/remittance-service.ts';
 import { resolveReversal } from '../../cash/reversal-service.ts';
 import { readStatement, recordStatement, type ReadStatement, type StatementImportOutcome, type StatementRecordOutcome } from '../../cash/statement-import-service.ts';
 import type { AuditActorKind, RemittanceStatus, SetAsideCategory, StatementEntryOutcome } from '../../db/tables.ts';
+import { HttpProblem } from '../../http/problem.ts';
 import { currencyExponent } from '../../money/currency.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../../money/major-units.ts';
 import { ConflictError, DomainError, InvalidError, MalformedRequestError, NotFoundError } from '../../shared/domain-errors.ts';
@@ -501,22 +502,31 @@ ${dataTable(
       let token: string | undefined;
       let read: ReadStatement | undefined;
       let session: ReturnType<typeof context.requirePermission> | undefined;
-      // The form puts its token before the file, so it is checked before any byte of the file is read.
-      for await (const part of request.parts()) {
-        if (part.type === 'field') {
-          if (part.fieldname === '_csrf' && typeof part.value === 'string') token = part.value;
-          continue;
+      const tooLarge = () => new HttpProblem(413, 'body-too-large', `A bank statement may be at most ${config.STATEMENT_LIMIT_BYTES} bytes; this file is larger`);
+      try {
+        // The form puts its token before the file, so it is checked before any byte of the file is read.
+        for await (const part of request.parts()) {
+          if (part.type === 'field') {
+            if (part.fieldname === '_csrf' && typeof part.value === 'string') token = part.value;
+            continue;
+          }
+          await verifyConsoleCsrfToken(app, request, token);
+          session = context.requirePermission(request, 'import_statement');
+          if (part.fieldname !== 'statement' || read !== undefined) throw new MalformedRequestError('statement-missing', 'Upload one statement file');
+          try {
+            read = await readStatement(part.file, { maxBytes: config.STATEMENT_LIMIT_BYTES, fileName: part.filename || null });
+          } catch (error) {
+            // Let the rest of the upload flow past, so the browser reads the refusal instead of a reset connection.
+            part.file.resume();
+            throw part.file.truncated ? tooLarge() : error;
+          }
+          // Multipart cuts a file at the limit: what the parser read, whole or not, is not the statement.
+          if (part.file.truncated) throw tooLarge();
         }
-        await verifyConsoleCsrfToken(app, request, token);
-        session = context.requirePermission(request, 'import_statement');
-        if (part.fieldname !== 'statement' || read !== undefined) throw new MalformedRequestError('statement-missing', 'Upload one statement file');
-        try {
-          read = await readStatement(part.file, { maxBytes: config.STATEMENT_LIMIT_BYTES, fileName: part.filename || null });
-        } catch (error) {
-          // Let the rest of the upload flow past, so the browser reads the refusal instead of a reset connection.
-          part.file.resume();
-          throw error;
-        }
+      } catch (error) {
+        // Past the limit multipart fails the upload (FST_REQ_FILE_TOO_LARGE), and the parser, reading a
+        // stream cut short, may call the file malformed: it is too large, 413 as at the API, not 422.
+        throw (error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE' ? tooLarge() : error;
       }
       await verifyConsoleCsrfToken(app, request, token);
       session ??= context.requirePermission(request, 'import_statement');
