@@ -14,7 +14,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: a couple of files at a time keeps Postgres and Redis responsive.
     maxWorkers: 3,
-    env: { LOG_LEVEL: 'silent', NODE_ENV: 'test' },
+    // Fake payroll providers listen on 127.0.0.1 over http: adapters built without a URL policy, and
+    // commands the tests start, read PROVIDER_ALLOW_PRIVATE_URLS from the environment.
+    env: { LOG_LEVEL: 'silent', NODE_ENV: 'test', PROVIDER_ALLOW_PRIVATE_URLS: 'true' },
     projects: [
       {
         extends: true,

@@ -5,7 +5,11 @@ import type { FailureBucket, FailureLimiter } from '../shared/rate-limiter.ts';
 export interface TokenThrottleLimits {
   /** Failed client authentications one address may make per window (in a burst, then refilling). */
   perAddress: number;
-  /** Failed client authentications naming one client, from anywhere, per window. */
+  /**
+   * Failed client authentications naming one client, from anywhere, per window. Spending them does
+   * not lock the client out: it makes every address that has failed for the client wait (see
+   * TokenThrottle), while an address that has not may still present the right secret.
+   */
   perClient: number;
 }
 
@@ -42,11 +46,27 @@ function ipv6Groups(address: string): string[] {
 }
 
 /**
- * Limits failed logins at the token endpoint, per address and per client id. An address or client
- * whose bucket is empty is answered 429 before its credentials are looked at, so a flood of wrong
- * secrets costs one Redis call each, not a database lookup. The per-client limit is the larger one:
- * a single address runs out first, so it takes several addresses to hold back a client by guessing
- * at its id. Fails closed like the API rate limit: with Redis unreachable, 503.
+ * The rule for a client under attack: once the failures naming a client, from all addresses
+ * together, have used up its bucket, an address that has itself failed for that client this window
+ * must wait until that failure has aged out. An address that has not failed for it is not held
+ * back, so failures from other addresses never refuse the client's right secret from its own
+ * address. Before the client's bucket is empty the per-address bucket alone bounds each address.
+ */
+export function clientAttackWaitSeconds(clientBucketWait: number, addressFailedForClientWait: number): number {
+  return clientBucketWait > 0 ? addressFailedForClientWait : 0;
+}
+
+/**
+ * Limits failed logins at the token endpoint. Three failure buckets: per address (every failure
+ * from it, whatever client it names), per client id (every failure naming it, from anywhere), and
+ * per client and address (one failure: whether this address has failed for this client lately).
+ * An address whose own bucket is empty is answered 429 before its credentials are looked at, so a
+ * flood of wrong secrets costs a Redis call each, not a database lookup. An empty client bucket
+ * does not refuse the client (anyone who knows its id could otherwise keep it from getting
+ * tokens): it refuses, for that client, the addresses that have failed for it
+ * (clientAttackWaitSeconds). So many addresses guessing at one client get at most perClient
+ * guesses, then one more per address never used before. Fails closed like the API rate limit: with
+ * Redis unreachable, 503.
  */
 export class TokenThrottle {
   constructor(
@@ -54,17 +74,29 @@ export class TokenThrottle {
     private readonly limits: TokenThrottleLimits,
   ) {}
 
-  private buckets(ip: string, clientId: string | undefined): FailureBucket[] {
-    return [
-      { key: `token-failures:address:${clientAddressKey(ip)}`, capacity: this.limits.perAddress },
-      ...(clientId ? [{ key: `token-failures:client:${clientId.toLowerCase()}`, capacity: this.limits.perClient }] : []),
-    ];
+  private addressBucket(ip: string): FailureBucket {
+    return { key: `token-failures:address:${clientAddressKey(ip)}`, capacity: this.limits.perAddress };
   }
 
-  /** Seconds until this address (and this client, when named) may try again; 0 when it may now. */
+  private clientBucket(clientId: string): FailureBucket {
+    return { key: `token-failures:client:${clientId.toLowerCase()}`, capacity: this.limits.perClient };
+  }
+
+  /** One failure refills over the whole window: "has this address failed for this client lately". */
+  private clientAddressBucket(ip: string, clientId: string): FailureBucket {
+    return { key: `token-failures:client-address:${clientId.toLowerCase()}:${clientAddressKey(ip)}`, capacity: 1 };
+  }
+
+  /** Seconds until this address may try again (for this client, when named); 0 when it may now. */
   async retryAfterSeconds(ip: string, clientId: string | undefined): Promise<number> {
     try {
-      return await this.limiter.retryAfterSeconds(this.buckets(ip, clientId));
+      const addressWait = await this.limiter.retryAfterSeconds([this.addressBucket(ip)]);
+      if (addressWait > 0 || !clientId) return addressWait;
+      const [clientWait, pairWait] = await Promise.all([
+        this.limiter.retryAfterSeconds([this.clientBucket(clientId)]),
+        this.limiter.retryAfterSeconds([this.clientAddressBucket(ip, clientId)]),
+      ]);
+      return clientAttackWaitSeconds(clientWait, pairWait);
     } catch (error) {
       throw new DependencyUnavailable('redis', { cause: error });
     }
@@ -72,8 +104,9 @@ export class TokenThrottle {
 
   /** `clientId` only for a client that exists: ids nobody holds get no bucket of their own. */
   async recordFailure(ip: string, clientId: string | undefined): Promise<void> {
+    const buckets = [this.addressBucket(ip), ...(clientId ? [this.clientBucket(clientId), this.clientAddressBucket(ip, clientId)] : [])];
     try {
-      await this.limiter.recordFailure(this.buckets(ip, clientId));
+      await this.limiter.recordFailure(buckets);
     } catch (error) {
       throw new DependencyUnavailable('redis', { cause: error });
     }

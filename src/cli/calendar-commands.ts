@@ -20,6 +20,8 @@ import { payCalendarRuleSchema } from '../calendars/pay-calendar-resource.ts';
 import { loadConfig } from '../config/config.ts';
 import type { BankHolidayRegion } from '../db/tables.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { providerUrlPolicy } from '../payroll-providers/provider-url-guard.ts';
+import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import { InvalidError } from '../shared/domain-errors.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { withDatabase } from './command-database.ts';
@@ -229,7 +231,7 @@ export function registerCalendarCommands(program: Command): void {
     .option(...byOption)
     .option('--json', 'print as JSON')
     .action(async (options: { payroll: string; reason?: string; by?: string; json?: boolean }) => {
-      const adapterFor = httpAdapterFactory({ secrets: secretBoxFor(loadConfig()) });
+      const adapterFor = httpAdapterFactory({ secrets: secretBoxFor(loadConfig()), urls: providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
       await withDatabase(async (db) => {
         const change = await db.transaction().execute((trx) =>
           syncPayCalendarFromProvider(trx, options.payroll, adapterFor, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),

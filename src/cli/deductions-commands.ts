@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { cliActor } from '../audit/audit-service.ts';
@@ -7,6 +6,7 @@ import { runRerunNow, type RerunResult } from '../workers/rerun-runner.ts';
 import type { Composition } from '../cli/composition.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
+import { writePrivateFile } from './private-file.ts';
 
 /** What the operator sees: which re-run answered, who else asked for it and why, and what it wrote. */
 export function formatRerunResult(result: RerunResult): string {
@@ -51,7 +51,7 @@ export function registerDeductionCommands(program: Command, { startWorkers }: Co
     .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
     .option('--version <n>', 'file version', (v) => Number.parseInt(v, 10))
-    .option('--out <file>', 'output file (default: stdout)')
+    .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { payroll: string; payDate: string; version?: number; out?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
@@ -62,7 +62,8 @@ export function registerDeductionCommands(program: Command, { startWorkers }: Co
           return;
         }
         if (options.out) {
-          writeFileSync(options.out, file.content);
+          // Employees' deductions: the owner's eyes only (0600).
+          await writePrivateFile(options.out, file.content);
           process.stderr.write(`Wrote ${file.file_name} (sha256 ${file.sha256}) to ${options.out}\n`);
         } else {
           process.stdout.write(file.content);

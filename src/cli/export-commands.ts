@@ -1,5 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
@@ -12,6 +10,7 @@ import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../report
 import { writeThreeWayCsv } from '../reports/three-way-report.ts';
 import { openRuntime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
+import { privateFileStream, writePrivateFile } from './private-file.ts';
 
 export interface ExportPayoutsOptions {
   date: string;
@@ -45,7 +44,8 @@ export async function exportPayouts(db: Database, options: ExportPayoutsOptions)
           written,
         }))
       : { download: await paymentFileOfDateDownload(db, options.date, options.file, format), written: [] };
-  if (options.out) await writeFile(options.out, exported.download.content);
+  // Account numbers and names of every beneficiary: the owner's eyes only (0600).
+  if (options.out) await writePrivateFile(options.out, exported.download.content);
   else process.stdout.write(exported.download.content);
   return exported;
 }
@@ -73,7 +73,7 @@ export async function exportReconciliation(
   options: { payDate: string; payrollId?: string | undefined; summary?: boolean | undefined; out?: string | undefined },
 ): Promise<void> {
   const filter = { payDate: options.payDate, payrollId: options.payrollId };
-  const destination = options.out ? createWriteStream(options.out) : process.stdout;
+  const destination = options.out ? await privateFileStream(options.out) : process.stdout;
   const end = options.out !== undefined;
   if (options.summary) await writeReconciliationSummaryCsv(db, filter, destination, { end });
   else await writeReconciliationCsv(db, filter, destination, { end });
@@ -81,7 +81,7 @@ export async function exportReconciliation(
 
 /** The three-way reconciliation CSV of a pay date to `out` or stdout: the same bytes as GET /reports/three-way. */
 export async function exportThreeWay(db: Executor, options: { payDate: string; out?: string | undefined }): Promise<void> {
-  const destination = options.out ? createWriteStream(options.out) : process.stdout;
+  const destination = options.out ? await privateFileStream(options.out) : process.stdout;
   await writeThreeWayCsv(db, options.payDate, destination, { end: options.out !== undefined });
 }
 
@@ -103,7 +103,7 @@ export function registerExportCommands(program: Command): void {
     .option('--file <number>', "export this file of the date (1, 2...) as stored; nothing new is written", parseWholeNumber)
     .option('--list', "list the date's payment files instead (nothing is written)")
     .option('--by <name>', 'who writes a new file, kept on it and in the audit log (default: the OS user)')
-    .option('--out <file>', 'output file (default: stdout)')
+    .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { date: string; format: PaymentFileFormat; file?: number; list?: boolean; by?: string; out?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
@@ -135,7 +135,7 @@ export function registerExportCommands(program: Command): void {
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
     .option('--payroll <id>', 'only this payroll', parseUuidOption)
     .option('--summary', 'write the per-payroll summary (requested, deducted, collected, shortfall, exceptions) instead')
-    .option('--out <file>', 'output file (default: stdout)')
+    .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { payDate: string; payroll?: string; summary?: boolean; out?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
@@ -155,7 +155,7 @@ export function registerExportCommands(program: Command): void {
     .command('three-way')
     .description("Write a pay date's three-way reconciliation CSV: per payroll, requested vs deducted vs received vs paid out, with the differences explained")
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
-    .option('--out <file>', 'output file (default: stdout)')
+    .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { payDate: string; out?: string }) => {
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {

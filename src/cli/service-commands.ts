@@ -6,6 +6,8 @@ import { createDatabase } from '../db/connection.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { buildApp, type RouteModule } from '../http/app.ts';
 import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
+import { providerUrlPolicy } from '../payroll-providers/provider-url-guard.ts';
+import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { formatResealSummary, sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
 import { deferredReconciliationRequester, type WorkerHost } from '../workers/worker-host.ts';
@@ -38,7 +40,15 @@ async function serve(runtime: Runtime, routes: readonly RouteModule[]): Promise<
   const { config } = runtime;
   const tokens = await loadTokenIssuer(config);
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, runtime.health);
-  const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor: httpAdapterFactory({ secrets: secretBoxFor(config) }), reconciliation }, routes);
+  const adapterFor = httpAdapterFactory({
+    secrets: secretBoxFor(config),
+    urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+  });
+  // The health monitor hears of every request refused for an outage, and logs the outage once.
+  const app = await buildApp(
+    { config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation, ...(runtime.health ? { health: runtime.health } : {}) },
+    routes,
+  );
   await app.listen({ host: config.HOST, port: config.PORT });
   return async () => {
     await app.close();

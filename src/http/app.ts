@@ -11,6 +11,8 @@ import type { TokenIssuer } from '../auth/token-issuer.ts';
 import { TokenThrottle } from '../auth/token-throttle.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../reconciliation/reconciliation-requests.ts';
+import type { DependencyHealth } from '../runtime/dependency-health.ts';
+import { outageReporter } from './dependency-errors.ts';
 import { registerTokenRoutes } from './routes/token-routes.ts';
 import { loggerOptions } from '../shared/logger.ts';
 import { useCursorKeys } from '../shared/paging.ts';
@@ -36,6 +38,11 @@ export interface AppDeps {
   reconciliation: ReconciliationRequester;
   /** A ready logger instead of one built from LOG_LEVEL (tests read what the app logs). */
   logger?: FastifyBaseLogger;
+  /**
+   * The process's health monitor (`serve`, `start`): requests refused for an outage are reported to
+   * it, which logs the outage once, instead of each logging a warning.
+   */
+  health?: DependencyHealth;
 }
 
 /** Later areas plug their routes in here; each gets the same dependencies. */
@@ -76,7 +83,7 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   await app.register(formbody);
   // First of the request hooks, so that every refusal carries these headers too.
   await app.register(helmet, securityHeaders(deps.config));
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { outages: outageReporter(deps.health) });
   registerMetrics(app, deps);
   await app.register(authenticatePlugin, {
     db: deps.db,

@@ -1,5 +1,6 @@
+import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
-import type { Dependency } from '../runtime/dependency-health.ts';
+import type { Dependency, DependencyHealth } from '../runtime/dependency-health.ts';
 import { HttpProblem } from './problem.ts';
 
 /** Long enough for a restart or failover to finish, short enough that clients do not give up. */
@@ -17,6 +18,52 @@ export function serviceUnavailable(dependency: Dependency): HttpProblem {
     headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
     extensions: { dependency },
   });
+}
+
+/** What the 503 path does besides answering: makes the outage known, without a line per request. */
+export interface OutageReporter {
+  refused(dependency: Dependency, cause: unknown, log: FastifyBaseLogger): void;
+}
+
+/** Without a health monitor, the most one process logs about refused requests, per dependency. */
+export const UNMONITORED_OUTAGE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Under load an outage fails hundreds of requests a second, each the same way: a warning per
+ * request would bury everything else (thousands of lines for a few seconds). With the process's
+ * health monitor (`serve`, `start`), each refusal goes to it: it probes at once, logs one line when
+ * the dependency goes and one when it is back (counting the refused requests), and the requests
+ * log nothing above debug. Without one (an app in a test, the sandbox provider), a warning per
+ * dependency at most every `intervalMs`, counting the refusals since the last.
+ */
+export function outageReporter(
+  health?: Pick<DependencyHealth, 'noteRefusal'>,
+  options: { intervalMs?: number; now?: () => number } = {},
+): OutageReporter {
+  const intervalMs = options.intervalMs ?? UNMONITORED_OUTAGE_LOG_INTERVAL_MS;
+  const now = options.now ?? Date.now;
+  const unlogged = new Map<Dependency, { loggedAt: number; refused: number }>();
+  return {
+    refused(dependency, cause, log) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      if (health) {
+        health.noteRefusal(dependency, cause);
+        log.debug({ dependency, reason }, `${dependency} unavailable; answered 503`);
+        return;
+      }
+      const state = unlogged.get(dependency) ?? { loggedAt: Number.NEGATIVE_INFINITY, refused: 0 };
+      unlogged.set(dependency, state);
+      state.refused += 1;
+      if (now() - state.loggedAt < intervalMs) {
+        log.debug({ dependency, reason }, `${dependency} unavailable; answered 503`);
+        return;
+      }
+      // No stack: an outage fails every request the same way, and says all it has in one line.
+      log.warn({ dependency, reason, refusedRequests: state.refused }, `${dependency} unavailable; answered 503`);
+      state.loggedAt = now();
+      state.refused = 0;
+    },
+  };
 }
 
 /** Socket failures: the server is down, restarting, or unreachable. */

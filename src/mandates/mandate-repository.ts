@@ -1,5 +1,7 @@
 import type { Executor } from '../db/connection.ts';
 import type { EmploymentStatus, MandateStatus } from '../db/tables.ts';
+import { reachableProviderIds } from '../payroll-providers/provider-reach-repository.ts';
+import type { DirectoryReach } from '../shared/caller.ts';
 import { CANCELLABLE_PAYMENT_STATUSES } from '../payments/payment-transitions.ts';
 import { type PagingQuery } from '../shared/paging.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
@@ -29,27 +31,40 @@ export interface MandateFilters {
 
 /**
  * What a new mandate must agree with: the payroll (its currency) and, if the employee is on it, the
- * employment. Undefined when the payroll does not exist; employment fields are null when the
- * employee is not on that payroll.
+ * employment and who the employee is. Undefined when the payroll does not exist; employment and
+ * employee fields are null when the employee is not on that payroll.
  */
-/** Only a payroll of the caller's mode is found: sandbox data and live data never mix. */
-export async function findPayrollEmployment(db: Executor, payrollId: string, employeeId: string, mode: { sandbox: boolean }) {
+/** Only a payroll the caller reaches is found (reachableProviderIds): live and sandbox, and two sandboxes, never mix. */
+export async function findPayrollEmployment(db: Executor, payrollId: string, employeeId: string, reach: DirectoryReach) {
   return db
     .selectFrom('payrolls')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
     .leftJoin('employments', (join) =>
       join.onRef('employments.payroll_id', '=', 'payrolls.id').on('employments.employee_id', '=', employeeId),
     )
+    // Who the employee is, for the rule that the mandate's consumer is this employee (mandate-person.ts).
+    .leftJoin('employees', 'employees.id', 'employments.employee_id')
     .select([
       'payrolls.id as payroll_id',
       'payrolls.currency as payroll_currency',
       'employments.id as employment_id',
       'employments.employment_status',
+      'employees.national_registration_number as employee_national_registration_number',
+      'employees.date_of_birth as employee_date_of_birth',
+      'employees.family_name as employee_family_name',
     ])
     .where('payrolls.id', '=', payrollId)
-    .where('payroll_providers.sandbox', '=', mode.sandbox)
+    .where('payroll_providers.id', 'in', reachableProviderIds(db, reach))
     .executeTakeFirst() as Promise<
-    | { payroll_id: string; payroll_currency: string; employment_id: string | null; employment_status: EmploymentStatus | null }
+    | {
+        payroll_id: string;
+        payroll_currency: string;
+        employment_id: string | null;
+        employment_status: EmploymentStatus | null;
+        employee_national_registration_number: string | null;
+        employee_date_of_birth: string | null;
+        employee_family_name: string | null;
+      }
     | undefined
   >;
 }

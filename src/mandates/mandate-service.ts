@@ -3,6 +3,7 @@ import type { Executor } from '../db/connection.ts';
 import type { EmploymentStatus } from '../db/tables.ts';
 import { recordEvents, type EventToRecord } from '../events/outbox.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
+import { billerReach } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
 import {
@@ -17,6 +18,7 @@ import {
 } from './mandate-repository.ts';
 import { toMandateResource, type AuthorisationSource, type ConsumerData, type MandateResource } from './mandate-resource.ts';
 import { canTransitionMandate } from './mandate-transitions.ts';
+import type { ConsumerIdentityCheck, ConsumerIdentityViolation } from './mandate-person.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 export const DEFAULT_MANDATE_CURRENCY = 'GBP';
@@ -27,7 +29,7 @@ export const AUTHORISATION_CLOCK_SKEW_MS = 5 * 60_000;
 
 export interface NewMandateInput {
   billerClientId: string;
-  /** The biller's mode (Caller.sandbox): a payroll of the other mode is as unknown as a made-up id. Absent is live. */
+  /** The biller's mode (Caller.sandbox): a payroll it does not reach (billerReach: the other mode, another sandbox's) is as unknown as a made-up id. Absent is live. */
   sandbox?: boolean;
   employeeId: string;
   payrollId: string;
@@ -48,17 +50,22 @@ interface MandateTarget {
   payrollCurrency: string;
   /** Null when the employee has no employment on the payroll. */
   employmentStatus: EmploymentStatus | null;
+  /** Why the consumer is not the employee (ConsumerIdentityCheck); null when it is, or the employee is not on the payroll. */
+  consumerIdentity: ConsumerIdentityViolation | null;
 }
 
 export interface RuleViolation {
   slug: string;
   error: FieldError;
+  /** The problem's detail when this violation comes first, if the field error's detail would not read as one. */
+  summary?: string;
 }
 
 /**
  * Why a mandate cannot be given for this employee on this payroll, if it cannot. Deduction from
- * salary needs an employment on that payroll that has not ended, in the payroll's own currency;
- * the authorisation must already have happened, and a validity window must not be over.
+ * salary needs an employment on that payroll that has not ended, in the payroll's own currency,
+ * for a consumer who is that employee (consumerIdentityViolation); the authorisation must already
+ * have happened, and a validity window must not be over.
  */
 export function mandateRuleViolations(input: NewMandateInput, target: MandateTarget, now: Date, today: string): RuleViolation[] {
   const violations: RuleViolation[] = [];
@@ -73,6 +80,8 @@ export function mandateRuleViolations(input: NewMandateInput, target: MandateTar
       error: { pointer: '/mandate_record/employee_id', detail: `employee ${input.employeeId} has left payroll ${input.payrollId}` },
     });
   }
+  const identity = target.consumerIdentity;
+  if (identity) violations.push(...identity.errors.map((error) => ({ slug: identity.slug, error, summary: identity.summary })));
   if (input.currency !== target.payrollCurrency) {
     violations.push({
       slug: 'currency-mismatch',
@@ -101,8 +110,9 @@ export async function createMandate(
   trx: Executor,
   input: NewMandateInput,
   clock: { now: Date; timeZone: string },
+  rules: { consumerIdentity: ConsumerIdentityCheck },
 ): Promise<MandateResource> {
-  const target = await findPayrollEmployment(trx, input.payrollId, input.employeeId, { sandbox: input.sandbox ?? false });
+  const target = await findPayrollEmployment(trx, input.payrollId, input.employeeId, billerReach(input.billerClientId, input.sandbox));
   if (!target) {
     throw new InvalidError('unknown-payroll', `Payroll ${input.payrollId} does not exist`, {
       errors: [{ pointer: '/mandate_record/payroll_id', detail: 'is not a known payroll' }],
@@ -110,13 +120,25 @@ export async function createMandate(
   }
   const violations = mandateRuleViolations(
     input,
-    { payrollCurrency: target.payroll_currency, employmentStatus: target.employment_status },
+    {
+      payrollCurrency: target.payroll_currency,
+      employmentStatus: target.employment_status,
+      // Only an employee on the payroll is judged: otherwise the employment rule already refuses.
+      consumerIdentity:
+        target.employment_status === null
+          ? null
+          : rules.consumerIdentity(input.consumer, {
+              national_registration_number: target.employee_national_registration_number,
+              date_of_birth: target.employee_date_of_birth,
+              family_name: target.employee_family_name ?? '',
+            }),
+    },
     clock.now,
     serviceToday(clock.now, clock.timeZone),
   );
   if (violations.length > 0) {
     const [first] = violations;
-    throw new InvalidError(first!.slug, 'The mandate cannot be created: ' + first!.error.detail, {
+    throw new InvalidError(first!.slug, 'The mandate cannot be created: ' + (first!.summary ?? first!.error.detail), {
       errors: violations.map((violation) => violation.error),
     });
   }

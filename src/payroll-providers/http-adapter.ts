@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { jsonPointer } from '../shared/json-pointer.ts';
 import type { SecretBox } from '../shared/secret-box.ts';
 import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from './adapter.ts';
+import { fetchPinned } from './pinned-fetch.ts';
 import { openProviderClientSecret } from './provider-credentials.ts';
 import { ProviderError, ProviderNotFoundError, type ProviderFailure } from './provider-errors.ts';
+import { ProviderUrlRefused, unguardedProviderUrlPolicy, type ProviderUrlPolicy } from './provider-url-guard.ts';
 import {
   employeePushResponseSchema,
   enablementResponseSchema,
@@ -36,7 +38,17 @@ export interface HttpAdapterOptions {
   timeoutMs?: number;
   /** Attempts after the first, for failures that are safe to repeat. Default 3. */
   retries?: number;
+  /**
+   * Sends what the URL policy lets go to a URL as it is (private targets allowed). Calls to a
+   * checked public address go through fetchPinned instead, which connects to that address.
+   */
   fetch?: typeof fetch;
+  /**
+   * Which URLs may be called (https to public addresses unless PROVIDER_ALLOW_PRIVATE_URLS) and where
+   * a call connects: providerUrlPolicy. Without one, unguardedProviderUrlPolicy (fails closed unless
+   * the environment allows private URLs).
+   */
+  urls?: ProviderUrlPolicy;
   /** First back-off wait in ms; doubles per retry (capped at 5 s), with jitter. Default 200. */
   backoffBaseMs?: number;
   /** Opens the provider's sealed client secret (needed for any provider whose secret is sealed). */
@@ -134,6 +146,7 @@ export function createHttpAdapter(connection: ProviderConnection, options: HttpA
   const retries = options.retries ?? DEFAULT_RETRIES;
   const backoffBaseMs = options.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS;
   const fetchImpl = options.fetch ?? fetch;
+  const urlPolicy = options.urls ?? unguardedProviderUrlPolicy();
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new RangeError(`timeoutMs must be a positive integer, got ${timeoutMs}`);
   if (!Number.isSafeInteger(retries) || retries < 0) throw new RangeError(`retries must be a non-negative integer, got ${retries}`);
   if (!connection.api_base_url) {
@@ -174,22 +187,59 @@ export function createHttpAdapter(connection: ProviderConnection, options: HttpA
     }
   }
 
+  /** A DNS lookup has no signal of its own: the operation's deadline bounds it all the same. */
+  async function withinBudget<T>(work: Promise<T>, budget: Budget, context: CallContext): Promise<T> {
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(timedOut(context));
+      if (budget.signal.aborted) onAbort();
+      else budget.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work, aborted]);
+    } finally {
+      budget.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Where an exchange may connect (the URL policy): a URL the policy refuses is never called, and
+   * no credentials leave for it. Its detail names no URL or address: it may reach an API client.
+   */
+  async function checkedTarget(url: string, context: CallContext) {
+    try {
+      return await urlPolicy.target(url);
+    } catch (error) {
+      if (!(error instanceof ProviderUrlRefused)) throw error;
+      throw fail(context, 'misconfigured', `Payroll provider's configured URL is refused for ${context.operation} (it must be https to a public address)`, {
+        cause: error,
+      });
+    }
+  }
+
   /**
    * Sends with retries under `policy` and returns the first answer that is final: a success, a
    * failure that is not retried, or the last retryable failure once retries or budget run out.
+   * Every attempt connects to the address checked before the first.
    */
   async function send(exchange: Exchange, policy: RetryPolicy, budget: Budget, context: CallContext): Promise<Response> {
+    const target = await withinBudget(checkedTarget(exchange.url, context), budget, context);
+    const body = exchange.body === undefined ? {} : { body: exchange.body };
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await fetchImpl(exchange.url, {
-          method: exchange.method,
-          headers: exchange.headers,
-          ...(exchange.body === undefined ? {} : { body: exchange.body }),
-          signal: budget.signal,
-          // A redirect would re-send credentials somewhere the provider row does not name.
-          redirect: 'manual',
-        });
+        response =
+          target.address === null
+            ? await fetchImpl(exchange.url, {
+                method: exchange.method,
+                headers: exchange.headers,
+                ...body,
+                signal: budget.signal,
+                // A redirect would re-send credentials somewhere the provider row does not name.
+                redirect: 'manual',
+              })
+            : // fetchPinned never follows a redirect either.
+              await fetchPinned(exchange.url, { method: exchange.method, headers: exchange.headers, ...body, signal: budget.signal }, target.address);
       } catch (error) {
         if (budget.signal.aborted) throw timedOut(context, error);
         const unreachable = fail(context, 'unreachable', `Payroll provider could not be reached for ${context.operation} (${networkReason(error)})`, { cause: error });

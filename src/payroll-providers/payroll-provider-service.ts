@@ -16,11 +16,22 @@ import {
 } from './payroll-provider-resource.ts';
 import { connectionAfterChange, connectionOfColumns } from './provider-connection.ts';
 import { registerPayrollProvider, sealProviderClientSecret } from './provider-credentials.ts';
+import { providerUrlErrors, type ProviderUrlPolicy } from './provider-url-guard.ts';
 import { findPayrollProvider, listPayrollProviders, updatePayrollProvider } from './provider-repository.ts';
 
 // Operators onboard live payroll providers here (the sandbox makes its own). The client secret we
 // present to a provider is sealed before it is stored, and neither the answer nor the audit log
-// ever holds it: they say whether one is stored, and whether a change replaced it.
+// ever holds it: they say whether one is stored, and whether a change replaced it. The URLs it is
+// sent to must pass the URL policy (provider-url-guard.ts) when they are set, as at every call.
+
+/** Refuses, as 422 naming the fields, URLs the policy would never let a call reach. */
+async function assertProviderUrls(urls: { base_url: string; token_url: string | null }, policy: ProviderUrlPolicy): Promise<void> {
+  const errors = await providerUrlErrors(urls, policy);
+  if (errors.length > 0) {
+    const named = errors.map((error) => `${error.pointer.replace('/connection/', '')}: ${error.detail}`).join('; ');
+    throw new InvalidError('provider-url-refused', `The provider's URLs must be https to a public address; ${named}`, { errors });
+  }
+}
 
 /** A live payroll provider; `input` as the API takes it (NewPayrollProvider). */
 export async function onboardPayrollProvider(
@@ -28,10 +39,12 @@ export async function onboardPayrollProvider(
   secrets: SecretBox,
   input: unknown,
   action: { actor: Actor; defaultLeadTimeWorkingDays: number },
+  urls: ProviderUrlPolicy,
 ): Promise<PayrollProviderResource> {
   const parsed = newPayrollProviderSchema.safeParse(input);
   if (!parsed.success) throw invalidInput(parsed.error);
   const { name, region, connection } = parsed.data;
+  if (connection.kind === 'reference_api') await assertProviderUrls(connection, urls);
   const leadTimeWorkingDays = parsed.data.lead_time_working_days ?? action.defaultLeadTimeWorkingDays;
   const api =
     connection.kind === 'reference_api'
@@ -70,6 +83,7 @@ export async function changePayrollProvider(
   change: unknown,
   action: { actor: Actor },
   calendars: { recomputeLockDates: ProviderLockDatesRecomputation },
+  urls: ProviderUrlPolicy,
 ): Promise<PayrollProviderChangeResult> {
   const parsed = payrollProviderChangeSchema.safeParse(change);
   if (!parsed.success) throw invalidInput(parsed.error);
@@ -97,6 +111,9 @@ export async function changePayrollProvider(
       });
     }
     const next = outcome.connection;
+    // The URLs the connection will use, kept ones included: a secret rotated onto an http URL
+    // would go out in clear all the same.
+    if (next.kind === 'reference_api') await assertProviderUrls(next, urls);
     secretReplaced = outcome.secretReplaced;
     Object.assign(
       fields,

@@ -11,7 +11,8 @@ import { DomainError, type DomainErrorKind } from '../shared/domain-errors.ts';
  * - rejected: the provider refused the request with a 4xx other than 401, 403 and 404.
  * - authentication-failed: the provider's token server refused our client credentials, or the
  *   provider refused a freshly issued token (401) or our client's rights (403).
- * - misconfigured: the provider row is incomplete (a token URL without client credentials).
+ * - misconfigured: the provider row is incomplete (a token URL without client credentials), or
+ *   names a URL the URL policy refuses (http, or a non-public address: provider-url-guard.ts).
  * - not-found: the provider answered 404 (unknown payroll, employee...).
  */
 export type ProviderFailure =

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { ContractType, EmploymentStatus } from '../db/tables.ts';
 import type { ProviderConnection } from '../payroll-providers/adapter.ts';
+import { reachableProviderIds } from '../payroll-providers/provider-reach-repository.ts';
+import type { DirectoryReach } from '../shared/caller.ts';
 
 // The employee directory: employers, payrolls, employees and employments as payroll providers
 // describe them (pulled through their API or pushed to us).
@@ -140,23 +142,23 @@ export async function upsertProviderPayroll(db: Executor, payroll: ProviderPayro
   return row !== undefined;
 }
 
-export async function findPayrollWithEmployer(db: Executor, payrollId: string) {
-  return db
+/** With `reach`, only a payroll of a provider the caller reaches is found (see reachableProviderIds). */
+export async function findPayrollWithEmployer(db: Executor, payrollId: string, options: { reach?: DirectoryReach } = {}) {
+  let query = db
     .selectFrom('payrolls')
     .innerJoin('employers', 'employers.id', 'payrolls.employer_id')
-    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
     .select([
       'payrolls.id',
       'payrolls.name',
       'payrolls.payroll_provider_id',
-      'payroll_providers.sandbox as provider_sandbox',
       'payrolls.payment_run_frequency',
       'payrolls.currency',
       'payrolls.employer_id',
       'employers.external_id as employer_external_id',
     ])
-    .where('payrolls.id', '=', payrollId)
-    .executeTakeFirst();
+    .where('payrolls.id', '=', payrollId);
+  if (options.reach) query = query.where('payrolls.payroll_provider_id', 'in', reachableProviderIds(db, options.reach));
+  return query.executeTakeFirst();
 }
 
 export async function findEmployee(db: Executor, employeeId: string, options: { lock?: boolean } = {}) {

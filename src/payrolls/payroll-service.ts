@@ -1,7 +1,7 @@
 import { listPayDates } from '../calendars/calendar-repository.ts';
 import type { Executor } from '../db/connection.ts';
 import { normaliseNationalRegistrationNumber } from './person-identity.ts';
-import type { Caller } from '../shared/caller.ts';
+import { directoryReachOf, type Caller } from '../shared/caller.ts';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import {
   findEmployee,
@@ -27,18 +27,17 @@ import { toPayrollScheduleResource } from './payroll-resource.ts';
 const isUuid = (value: string) => uuidSchema.safeParse(value).success;
 
 /**
- * Payroll information: any payroll of the biller's mode for a biller (it plans deductions against
- * the calendar; a sandbox biller sees only sandbox payrolls, a live one only live ones), only its own
- * payrolls for a payroll provider. Operators have no business here.
+ * Payroll information: any payroll the caller reaches (directoryReachOf). A live biller plans
+ * deductions against any live payroll's calendar, a sandbox biller against its own sandbox's payrolls
+ * only; a payroll provider sees its own. Anything else is as unknown as a made-up id. Operators have
+ * no business here.
  */
 export async function getPayrollSchedule(db: Executor, caller: Caller, payrollId: string): Promise<PayrollScheduleResponse> {
   if (caller.role === 'operator') {
     throw new ForbiddenError('forbidden-role', 'Payroll information is not available to operator clients');
   }
-  const payroll = isUuid(payrollId) ? await findPayrollWithEmployer(db, payrollId) : undefined;
-  const visible =
-    caller.role === 'payroll_provider' ? payroll?.payroll_provider_id === caller.payrollProviderId : payroll?.provider_sandbox === (caller.sandbox ?? false);
-  if (!payroll || !visible) throw new NotFoundError(`Payroll ${payrollId}`);
+  const payroll = isUuid(payrollId) ? await findPayrollWithEmployer(db, payrollId, { reach: directoryReachOf(caller) }) : undefined;
+  if (!payroll) throw new NotFoundError(`Payroll ${payrollId}`);
   const payDates = await listPayDates(db, payroll.id);
   return toPayrollScheduleResource({ ...payroll, pay_dates: payDates });
 }

@@ -18,8 +18,9 @@ export interface DependencyReport {
 
 /**
  * What the rest of a process needs to know about PostgreSQL and Redis, without doing I/O itself:
- * readiness probes read `report()`, request handlers and job failure handlers pass connection
- * errors to `noteFailure()`, and the worker host pauses its workers while the database is down.
+ * readiness probes read `report()`, job failure handlers pass connection errors to `noteFailure()`,
+ * the API's 503 path passes every refused request to `noteRefusal()`, and the worker host pauses its
+ * workers while the database is down.
  */
 export interface DependencyHealth {
   status(dependency: Dependency): DependencyStatus;
@@ -27,6 +28,13 @@ export interface DependencyHealth {
   report(): Record<Dependency, DependencyReport>;
   /** An error met while using a dependency. A connection error leads to a probe; the probe decides. */
   noteFailure(dependency: Dependency, error: unknown): void;
+  /**
+   * A request was answered 503 because the dependency could not be reached. Counted (the line that
+   * says it is back tells how many were refused), and unless the dependency is already known to be
+   * down it is probed at once, so that the line saying it went comes with the first refusals rather
+   * than at the next periodic look. The requests themselves need log nothing more.
+   */
+  noteRefusal(dependency: Dependency, error: unknown): void;
   /** A connection became ready again: probe now rather than at the next backoff step. */
   noteSignOfLife(dependency: Dependency): void;
   onChange(listener: (dependency: Dependency, status: 'up' | 'down') => void): () => void;
@@ -44,13 +52,30 @@ export interface DependencyProbes {
 export interface DependencyHealthSettings {
   /** Probe period while a dependency is up: catches an outage nothing else has noticed. */
   upIntervalMs: number;
-  /** Probe backoff while it is down: from the first value, doubling, up to the second. */
+  /**
+   * Probe backoff while it is down: from the first value, doubling, up to the second. Short: one
+   * connection attempt a second costs nothing, and the line that says it is back (and workers
+   * resuming) waits for the next probe.
+   */
   downIntervalMs: readonly [number, number];
   /** A probe that has not answered by then counts as failed (a black-holed host never refuses). */
   probeTimeoutMs: number;
+  /**
+   * While a dependency answers its probes, refused requests start at most one probe per this long:
+   * a pool that cannot hand out connections fails requests faster than probes should run.
+   */
+  refusalProbeGapMs: number;
+  /** Refusals the probes do not explain (the dependency answers them) are counted in one line at most this often. */
+  refusalReportIntervalMs: number;
 }
 
-const defaultSettings: DependencyHealthSettings = { upIntervalMs: 15_000, downIntervalMs: [500, 5_000], probeTimeoutMs: 3_000 };
+const defaultSettings: DependencyHealthSettings = {
+  upIntervalMs: 15_000,
+  downIntervalMs: [250, 1_000],
+  probeTimeoutMs: 3_000,
+  refusalProbeGapMs: 1_000,
+  refusalReportIntervalMs: 10_000,
+};
 
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
@@ -114,13 +139,22 @@ interface State {
   error: string | undefined;
   probing: Promise<void> | null;
   timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (epoch ms), so a refusal can bring it forward. */
+  timerDueAt: number;
   backoffMs: number;
+  lastProbeAt: number;
+  /** Requests refused (noteRefusal) since the last line that counted them, the first of them when. */
+  refusals: number;
+  firstRefusalAt: number;
+  /** When refusals the probes did not confirm were last reported. */
+  refusalsReportedAt: number;
 }
 
 /**
  * Probes each dependency now, then periodically (often while it is down), and logs one line when
  * a dependency goes and one when it comes back: however many connections fail and retry in
- * between, the transition is what is logged, never the retries.
+ * between, and however many requests are refused meanwhile, the transition is what is logged,
+ * never the retries or the requests (the line that says it is back counts them).
  */
 export function monitorDependencies(
   logger: Logger,
@@ -133,7 +167,19 @@ export function monitorDependencies(
   const states = new Map<Dependency, State>(
     dependencies.map((dependency) => [
       dependency,
-      { status: 'unknown', since: new Date(), error: undefined, probing: null, timer: undefined, backoffMs: settings.downIntervalMs[0] },
+      {
+        status: 'unknown',
+        since: new Date(),
+        error: undefined,
+        probing: null,
+        timer: undefined,
+        timerDueAt: Number.POSITIVE_INFINITY,
+        backoffMs: settings.downIntervalMs[0],
+        lastProbeAt: Number.NEGATIVE_INFINITY,
+        refusals: 0,
+        firstRefusalAt: Number.POSITIVE_INFINITY,
+        refusalsReportedAt: Number.NEGATIVE_INFINITY,
+      } satisfies State,
     ]),
   );
   let closed = false;
@@ -153,13 +199,20 @@ export function monitorDependencies(
   function markUp(dependency: Dependency) {
     const state = stateOf(dependency);
     state.backoffMs = settings.downIntervalMs[0];
-    if (state.status === 'up') return;
+    if (state.status === 'up') {
+      reportUnexplainedRefusals(dependency);
+      return;
+    }
     const previous = state.status;
     const downForMs = Date.now() - state.since.getTime();
     state.status = 'up';
     state.since = new Date();
     state.error = undefined;
-    if (previous === 'down') logger.info({ dependency, event: 'dependency_up', downForMs }, `${dependency} available again`);
+    if (previous === 'down') {
+      logger.info({ dependency, event: 'dependency_up', downForMs, refusedRequests: state.refusals }, `${dependency} available again`);
+      state.refusals = 0;
+      state.firstRefusalAt = Number.POSITIVE_INFINITY;
+    }
     for (const resolve of waiters.get(dependency) ?? []) resolve();
     waiters.delete(dependency);
     emit(dependency, 'up');
@@ -178,6 +231,26 @@ export function monitorDependencies(
     emit(dependency, 'down');
   }
 
+  /**
+   * Requests were refused for a dependency that answers its probes (a connection lost and replaced,
+   * a pool out of connections): no outage to report, but not nothing either. One line, at most every
+   * refusalReportIntervalMs, counting them.
+   */
+  function reportUnexplainedRefusals(dependency: Dependency) {
+    const state = stateOf(dependency);
+    const now = Date.now();
+    // A probe that started before the refusals says nothing about them: the next one will.
+    if (state.refusals === 0 || state.lastProbeAt < state.firstRefusalAt) return;
+    if (now - state.refusalsReportedAt < settings.refusalReportIntervalMs) return;
+    logger.warn(
+      { dependency, event: 'dependency_refusals', refusedRequests: state.refusals },
+      `${state.refusals} request(s) answered 503 because ${dependency} could not be reached, though it answers probes`,
+    );
+    state.refusals = 0;
+    state.firstRefusalAt = Number.POSITIVE_INFINITY;
+    state.refusalsReportedAt = now;
+  }
+
   function schedule(dependency: Dependency) {
     const state = stateOf(dependency);
     clearTimeout(state.timer);
@@ -187,13 +260,21 @@ export function monitorDependencies(
       delay = state.backoffMs;
       state.backoffMs = Math.min(state.backoffMs * 2, settings.downIntervalMs[1]);
     }
-    state.timer = setTimeout(() => void probe(dependency), delay);
+    probeIn(dependency, delay);
+  }
+
+  function probeIn(dependency: Dependency, delayMs: number) {
+    const state = stateOf(dependency);
+    clearTimeout(state.timer);
+    state.timerDueAt = Date.now() + delayMs;
+    state.timer = setTimeout(() => void probe(dependency), delayMs);
     state.timer.unref();
   }
 
   function probe(dependency: Dependency): Promise<void> {
     const state = stateOf(dependency);
     if (state.probing) return state.probing;
+    state.lastProbeAt = Date.now();
     state.probing = withTimeout(probes[dependency](), settings.probeTimeoutMs)
       .then(
         () => markUp(dependency),
@@ -223,6 +304,18 @@ export function monitorDependencies(
     noteFailure(dependency, error) {
       if (closed || !isConnectionError(error) || stateOf(dependency).status === 'down') return;
       void probe(dependency);
+    },
+    noteRefusal(dependency) {
+      if (closed) return;
+      const state = stateOf(dependency);
+      if (state.refusals === 0) state.firstRefusalAt = Date.now();
+      state.refusals += 1;
+      // Known to be down: the down line is out, and the backoff probes are running.
+      if (state.status === 'down' || state.probing) return;
+      const due = state.lastProbeAt + settings.refusalProbeGapMs;
+      const now = Date.now();
+      if (due <= now) void probe(dependency);
+      else if (state.timerDueAt > due) probeIn(dependency, due - now);
     },
     noteSignOfLife(dependency) {
       if (closed || stateOf(dependency).status === 'up') return;

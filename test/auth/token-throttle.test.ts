@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { FailureLimiter } from '../../src/shared/rate-limiter.ts';
-import { clientAddressKey } from '../../src/auth/token-throttle.ts';
+import { clientAddressKey, clientAttackWaitSeconds } from '../../src/auth/token-throttle.ts';
 import { createBiller } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -72,27 +72,60 @@ describe('failed logins at the token endpoint', () => {
     expectThrottled(await requestToken(attacker, biller.clientId, biller.clientSecret));
   });
 
-  it(`answers 429 for a client id after ${PER_CLIENT} failures from several addresses; its other addresses and other clients are unaffected`, async () => {
+  it(`after ${PER_CLIENT} failures for a client id from several addresses, refuses those addresses for it; the right secret from elsewhere still works`, async () => {
     const victim = await createBiller(t.db);
     const bystander = await createBiller(t.db);
-    // One failure from each of five addresses: no address reaches its own limit.
-    for (let i = 0; i < PER_CLIENT; i++) {
-      expect((await requestToken(freshAddress(), victim.clientId, `cs_guess_${i}`)).statusCode).toBe(401);
+    // One failure from each of five addresses: no address reaches its own limit, the client's bucket empties.
+    const attackers = Array.from({ length: PER_CLIENT }, freshAddress);
+    for (const [i, attacker] of attackers.entries()) {
+      expect((await requestToken(attacker, victim.clientId, `cs_guess_${i}`)).statusCode).toBe(401);
     }
-    const somewhereElse = freshAddress();
-    expectThrottled(await requestToken(somewhereElse, victim.clientId, 'cs_guess_more'));
-    // Named by Basic authentication, in another letter case: the same client, the same bucket.
+    // Every address that guessed is held back for this client, even with the right secret...
+    for (const attacker of attackers) expectThrottled(await requestToken(attacker, victim.clientId, 'cs_guess_more'));
+    expectThrottled(await requestToken(attackers[0]!, victim.clientId, victim.clientSecret));
+    // ...but not for other clients: its own bucket is not empty.
+    expect((await requestToken(attackers[0]!, bystander.clientId, bystander.clientSecret)).statusCode).toBe(200);
+
+    // The client itself, from an address that has not failed for it, gets its token, by form or by
+    // Basic authentication in another letter case (the same client, the same buckets).
+    expect((await requestToken(freshAddress(), victim.clientId, victim.clientSecret)).statusCode).toBe(200);
     const basic = Buffer.from(`${victim.clientId.toUpperCase()}:${victim.clientSecret}`).toString('base64');
-    expectThrottled(
-      await t.app.inject({
-        method: 'POST',
-        url: '/oauth2/token',
-        remoteAddress: somewhereElse,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-        payload: 'grant_type=client_credentials',
-      }),
-    );
-    expect((await requestToken(somewhereElse, bystander.clientId, bystander.clientSecret)).statusCode).toBe(200);
+    const viaBasic = await t.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      remoteAddress: freshAddress(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+      payload: 'grant_type=client_credentials',
+    });
+    expect(viaBasic.statusCode, viaBasic.body).toBe(200);
+
+    // A new address guessing while the client is under attack gets one guess, then waits.
+    const latecomer = freshAddress();
+    expect((await requestToken(latecomer, victim.clientId, 'cs_late_guess')).statusCode).toBe(401);
+    expectThrottled(await requestToken(latecomer, victim.clientId, 'cs_late_guess_2'));
+  });
+
+  it('never refuses the right secret from a fresh address, however many addresses failed for the client before', async () => {
+    const victim = await createBiller(t.db);
+    // The finding: sixty failures from five addresses. Here each address guesses until it is held
+    // back, twelve times over the per-client limit in all.
+    let failures = 0;
+    for (let a = 0; a < 5 * PER_CLIENT; a++) {
+      const attacker = freshAddress();
+      for (let guess = 0; guess < PER_ADDRESS * 2; guess++) {
+        const response = await requestToken(attacker, victim.clientId, `cs_guess_${a}_${guess}`);
+        if (response.statusCode === 401) failures += 1;
+        else expectThrottled(response);
+      }
+      // Bounded: no address got more than its own limit, and after the client's bucket emptied, one.
+      expectThrottled(await requestToken(attacker, victim.clientId, victim.clientSecret));
+    }
+    expect(failures).toBeGreaterThanOrEqual(PER_CLIENT);
+    expect(failures).toBeLessThanOrEqual(PER_CLIENT + 5 * PER_CLIENT);
+    for (let i = 0; i < 3; i++) {
+      const ok = await requestToken(freshAddress(), victim.clientId, victim.clientSecret);
+      expect(ok.statusCode, ok.body).toBe(200);
+    }
   });
 
   it('never counts a successful token request', async () => {
@@ -106,6 +139,7 @@ describe('failed logins at the token endpoint', () => {
     const unknown = crypto.randomUUID();
     await requestToken(freshAddress(), unknown, 'cs_x');
     expect(await t.redis.keys(`${t.config.QUEUE_PREFIX}:token-failures:client:*${unknown}*`)).toEqual([]);
+    expect(await t.redis.keys(`${t.config.QUEUE_PREFIX}:token-failures:client-address:*${unknown}*`)).toEqual([]);
     expect(await t.redis.keys(`${t.config.QUEUE_PREFIX}:token-failures:address:*`)).not.toEqual([]);
   });
 
@@ -133,6 +167,15 @@ describe('failure buckets', () => {
     const ttl = await t.redis.pttl(`${t.config.QUEUE_PREFIX}:${bucket[0]!.key}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(61_000);
+  });
+});
+
+describe('clientAttackWaitSeconds', () => {
+  it("holds back only addresses that failed for the client, and only once the client's bucket is empty", () => {
+    expect(clientAttackWaitSeconds(0, 0)).toBe(0);
+    expect(clientAttackWaitSeconds(0, 300)).toBe(0);
+    expect(clientAttackWaitSeconds(12, 0)).toBe(0);
+    expect(clientAttackWaitSeconds(12, 300)).toBe(300);
   });
 });
 

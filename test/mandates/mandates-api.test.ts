@@ -30,15 +30,18 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-function mandateRecord(overrides: Record<string, unknown> = {}) {
+/** The consumer is the employee named, as the directory knows them (the mandate must be theirs). */
+type Person = { id: string; family_name: string; date_of_birth: string | null };
+
+function mandateRecord(overrides: Record<string, unknown> = {}, employee: Person = world.employee) {
   return {
-    employee_id: world.employee.id,
+    employee_id: employee.id,
     payroll_id: world.payroll.id,
     consumer: {
       given_name: 'Alex',
-      family_name: 'Taylor',
+      family_name: employee.family_name,
       email_address: 'alex.taylor@example.com',
-      date_of_birth: '1988-03-14',
+      date_of_birth: employee.date_of_birth,
       external_reference: 'CUST-001',
     },
     authorisation_source: { type: 'online', authorised_at: '2026-01-15T10:30:00+01:00', ip_address: '203.0.113.7' },
@@ -91,7 +94,7 @@ describe('POST /mandates', () => {
       currency: 'GBP',
       consumer: {
         given_name: 'Alex',
-        family_name: 'Taylor',
+        family_name: world.employee.family_name,
         email_address: 'alex.taylor@example.com',
         phone_number: null,
         date_of_birth: '1988-03-14',
@@ -166,7 +169,7 @@ describe('POST /mandates', () => {
       payrollId: otherPayroll.id,
       employerId: world.employer.id,
     });
-    const response = await postMandate({ mandate_record: mandateRecord({ employee_id: elsewhere.id }) });
+    const response = await postMandate({ mandate_record: mandateRecord({}, elsewhere) });
     const problem = expectProblem(response, 422, 'employee-not-on-payroll');
     expect(pointers(problem)).toEqual(['/mandate_record/employee_id']);
     expect(await t.db.selectFrom('mandates').select('id').where('employee_id', '=', elsewhere.id).execute()).toHaveLength(0);
@@ -179,7 +182,7 @@ describe('POST /mandates', () => {
       employerId: world.employer.id,
       status: 'leaver',
     });
-    const problem = expectProblem(await postMandate({ mandate_record: mandateRecord({ employee_id: leaver.id }) }), 422, 'employee-left-payroll');
+    const problem = expectProblem(await postMandate({ mandate_record: mandateRecord({}, leaver) }), 422, 'employee-left-payroll');
     expect(pointers(problem)).toEqual(['/mandate_record/employee_id']);
   });
 
@@ -217,6 +220,73 @@ describe('POST /mandates', () => {
   });
 });
 
+describe('POST /mandates: the consumer is the employee', () => {
+  const consumerOf = (changes: Record<string, unknown>) => ({ ...(mandateRecord().consumer as object), ...changes });
+  const mandatesOf = async (employeeId: string) => t.db.selectFrom('mandates').select('id').where('employee_id', '=', employeeId).execute();
+
+  it('refuses another name or another date of birth with 422, naming the fields compared but not which differs', async () => {
+    const { employee } = await createEmployee(t.db, { providerId: world.provider.id, payrollId: world.payroll.id, employerId: world.employer.id });
+    const record = (consumer: Record<string, unknown>) => ({ ...mandateRecord({}, employee), consumer: { ...(mandateRecord({}, employee).consumer as object), ...consumer } });
+    const compared = ['/mandate_record/consumer/family_name', '/mandate_record/consumer/date_of_birth'];
+    const answers = [];
+    for (const consumer of [{ family_name: 'Somebody-Else' }, { date_of_birth: '1990-01-01' }, { family_name: 'Somebody', date_of_birth: '1990-01-01' }]) {
+      const problem = expectProblem(await postMandate({ mandate_record: record(consumer) }), 422, 'consumer-not-employee');
+      expect(pointers(problem)).toEqual(compared);
+      answers.push(problem.errors);
+    }
+    // A wrong name and a wrong date of birth read the same.
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    // A national registration number given must be the employee's too.
+    const wrongNumber = expectProblem(await postMandate({ mandate_record: record({ national_registration_number: 'QQ999999Z' }) }), 422, 'consumer-not-employee');
+    expect(pointers(wrongNumber)).toEqual([...compared, '/mandate_record/consumer/national_registration_number']);
+    expect(await mandatesOf(employee.id)).toHaveLength(0);
+  });
+
+  it('refuses a consumer without a date of birth, which cannot be tied to the employee', async () => {
+    const problem = expectProblem(
+      await postMandate({ mandate_record: { ...mandateRecord(), consumer: consumerOf({ date_of_birth: null }) } }),
+      422,
+      'consumer-identity-incomplete',
+    );
+    expect(pointers(problem)).toEqual(['/mandate_record/consumer/date_of_birth']);
+    const noLetters = expectProblem(await postMandate({ mandate_record: { ...mandateRecord(), consumer: consumerOf({ family_name: "-'." }) } }), 422);
+    expect(pointers(noLetters)).toEqual(['/mandate_record/consumer/family_name']);
+  });
+
+  it('matches as availability does: case, accents, spaces and punctuation of the name, and the number in any spelling', async () => {
+    const response = await postMandate({
+      mandate_record: {
+        ...mandateRecord(),
+        consumer: consumerOf({
+          family_name: ` ${world.employee.family_name.toUpperCase().replace('A', 'Á')}. `,
+          national_registration_number: world.employee.national_registration_number!.toLowerCase().replace(/(..)(..)/, '$1 $2 '),
+        }),
+      },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+  });
+
+  it("is created and enabled in the employee's own name; in another name it never exists to be enabled", async () => {
+    const { employee } = await createEmployee(t.db, { providerId: world.provider.id, payrollId: world.payroll.id, employerId: world.employer.id });
+    const impostor = { ...mandateRecord({}, employee), consumer: { given_name: 'Mallory', family_name: 'Impostor', date_of_birth: '1970-01-01' } };
+    expectProblem(await postMandate({ mandate_record: impostor }), 422, 'consumer-not-employee');
+    expect(await mandatesOf(employee.id)).toHaveLength(0);
+
+    const created = await postMandate({ mandate_record: mandateRecord({}, employee) });
+    expect(created.statusCode, created.body).toBe(201);
+    const enablement = { employee_id: employee.id, payroll_id: world.payroll.id, mandate_id: created.json().mandate.id };
+    const enabled = await injectJson(t.app, {
+      method: 'POST',
+      url: '/deductions/enablement',
+      headers: { ...headersA, 'idempotency-key': randomUUID() },
+      body: { enablement },
+    });
+    expect(enabled.statusCode, enabled.body).toBe(200);
+    expect(enabled.json().enablement.status).toBe('enabled');
+  });
+});
+
 describe('GET /mandates', () => {
   let billerC: IssuedCredentials;
   let headersC: Record<string, string>;
@@ -233,10 +303,11 @@ describe('GET /mandates', () => {
       employerId: world.employer.id,
     });
     secondEmployeeId = employee.id;
+    const second = employee;
     createdIds = [];
     for (let i = 0; i < 5; i++) {
       const response = await postMandate(
-        { mandate_record: mandateRecord({ reference: `C-${i}`, ...(i >= 3 ? { employee_id: secondEmployeeId } : {}) }) },
+        { mandate_record: mandateRecord({ reference: `C-${i}` }, i >= 3 ? second : world.employee) },
         headersC,
       );
       expect(response.statusCode, response.body).toBe(201);

@@ -46,6 +46,8 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // Fake payroll providers listen on 127.0.0.1 over http.
+    PROVIDER_ALLOW_PRIVATE_URLS: 'true',
     ...options.env,
   });
   const redis = await connected(createProducerConnection(config.REDIS_URL));

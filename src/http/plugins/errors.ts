@@ -3,7 +3,14 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ConflictError, DependencyUnavailable, DomainError, type DomainErrorKind } from '../../shared/domain-errors.ts';
-import { isPostgresConcurrencyFailure, isPostgresDataException, isPostgresUnavailable, serviceUnavailable } from '../dependency-errors.ts';
+import {
+  isPostgresConcurrencyFailure,
+  isPostgresDataException,
+  isPostgresUnavailable,
+  outageReporter,
+  serviceUnavailable,
+  type OutageReporter,
+} from '../dependency-errors.ts';
 import { HttpProblem, serializeProblem } from '../problem.ts';
 
 const statusOfKind: Record<DomainErrorKind, number> = {
@@ -58,20 +65,22 @@ function fromFastifyError(error: FastifyError): HttpProblem | undefined {
   }
 }
 
+/** For callers that have no reporter of their own (the console's pages): rate-limited warnings. */
+const unmonitoredOutages = outageReporter();
+
 /**
- * The problem an error becomes. Dependency outages are 503 (retry is safe), deadlocks and
+ * The problem an error becomes. Dependency outages are 503 (retry is safe, and `outages` is told,
+ * which keeps the log to a line when the dependency goes and one when it is back), deadlocks and
  * serialization failures 409 (retry is safe too), data exceptions that slipped past validation 422
  * (logged at warn: the edge validation has a gap to close); anything else unexpected is a 500
  * logged with its stack.
  */
-export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger): HttpProblem {
+export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger, outages: OutageReporter = unmonitoredOutages): HttpProblem {
   const known = knownProblem(error);
   if (known) return known;
   if (error instanceof DependencyUnavailable || isPostgresUnavailable(error)) {
     const dependency = error instanceof DependencyUnavailable ? error.dependency : 'postgres';
-    const cause = error instanceof DependencyUnavailable ? error.cause : error;
-    // No stack: an outage fails every request the same way, and says all it has in one line.
-    log.warn({ dependency, reason: cause instanceof Error ? cause.message : String(cause) }, `${dependency} unavailable; answered 503`);
+    outages.refused(dependency, error instanceof DependencyUnavailable ? error.cause : error, log);
     return serviceUnavailable(dependency);
   }
   const framework = fromFastifyError(error as FastifyError);
@@ -107,9 +116,13 @@ function sendProblem(reply: FastifyReply, problem: HttpProblem, instance: string
   return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
-/** The one error handler: every failure leaves as RFC 9457 problem+json, never a stack or SQL. */
+/**
+ * The one error handler: every failure leaves as RFC 9457 problem+json, never a stack or SQL.
+ * `outages` hears of every request refused for an outage (default: rate-limited warnings).
+ */
 export const errorsPlugin = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, options: { outages?: OutageReporter }) => {
+    const outages = options.outages ?? outageReporter();
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (reply.sent || reply.raw.headersSent) {
         // A streamed body failed after its status went out: the response can only be cut short
@@ -117,7 +130,7 @@ export const errorsPlugin = fp(
         request.log.warn({ err: error }, 'response failed after its headers were sent; the body is cut short');
         return;
       }
-      sendProblem(reply, problemFor(error, request.log), request.url);
+      sendProblem(reply, problemFor(error, request.log, outages), request.url);
     });
 
     const noRoute = (request: FastifyRequest) => new HttpProblem(404, 'not-found', `No route for ${request.method} ${request.url.split('?')[0]}`);

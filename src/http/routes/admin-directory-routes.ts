@@ -20,6 +20,8 @@ import {
   listPayrollProviderResources,
   onboardPayrollProvider,
 } from '../../payroll-providers/payroll-provider-service.ts';
+import { providerUrlPolicy } from '../../payroll-providers/provider-url-guard.ts';
+import { resolveWebhookTarget, systemResolver } from '../../webhooks/webhook-target.ts';
 import { employerEnvelopeSchema, employersPageSchema, newEmployerSchema, optInChangeRequestSchema, payoutFundingChangeRequestSchema } from '../../payrolls/employer-resource.ts';
 import { changeEmployerOptIn,
   changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../../payrolls/employer-service.ts';
@@ -92,14 +94,14 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
     idempotencyKey: 'required',
     responses: {
       201: { description: 'The payroll provider', schema: payrollProviderEnvelopeSchema },
-      422: { description: 'Invalid body', ...problem },
+      422: { description: 'Invalid body, or a URL that is not https to a public address (provider-url-refused)', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 201,
       body: { payroll_provider: await onboardPayrollProvider(trx, secrets(), ctx.body, {
           actor: clientActor(ctx.caller.clientId),
           defaultLeadTimeWorkingDays: deps.config.DEFAULT_PROVIDER_LEAD_DAYS,
-        }) },
+        }, providerUrlPolicy(deps.config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver)) },
     }),
   });
 
@@ -150,11 +152,19 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
       200: { description: 'The payroll provider, changed, and how many lock dates its new lead time moved', schema: payrollProviderChangeResultSchema },
       404: { description: 'Payroll provider not found', ...problem },
       409: { description: 'A connection change on a sandbox provider (sandbox providers are simulated and never reached)', ...problem },
-      422: { description: 'Invalid body, nothing to change, or an incomplete connection', ...problem },
+      422: { description: 'Invalid body, nothing to change, an incomplete connection, or a URL that is not https to a public address', ...problem },
     },
     effect: async (ctx, trx) => ({
       status: 200,
-      body: await changePayrollProvider(trx, secrets(), ctx.params.payroll_provider_id, ctx.body, { actor: clientActor(ctx.caller.clientId) }, { recomputeLockDates }),
+      body: await changePayrollProvider(
+        trx,
+        secrets(),
+        ctx.params.payroll_provider_id,
+        ctx.body,
+        { actor: clientActor(ctx.caller.clientId) },
+        { recomputeLockDates },
+        providerUrlPolicy(deps.config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+      ),
     }),
   });
 

@@ -24,6 +24,7 @@ import {
   mandateStatusSchema,
 } from '../../mandates/mandate-resource.ts';
 import { createMandate, DEFAULT_MANDATE_CURRENCY, getMandate, listMandateResources, revokeMandate } from '../../mandates/mandate-service.ts';
+import { consumerIdentityViolation } from '../../payrolls/consumer-identity.ts';
 
 const consumerDataSchema = z
   .strictObject({
@@ -38,7 +39,9 @@ const consumerDataSchema = z
   })
   .meta({
     id: 'ConsumerData',
-    description: 'The employee as the biller knows them; kept with the mandate and shown back on it.',
+    description:
+      'The employee as the biller knows them; kept with the mandate and shown back on it. `date_of_birth` and `family_name` ' +
+      "(and `national_registration_number`, when given) must be the employee's, matched as an availability check matches them.",
     example: consumerExample,
   });
 
@@ -141,7 +144,11 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     body: createMandateBody,
     responses: {
       201: { description: 'Mandate created', schema: mandateEnvelopeSchema },
-      422: { description: 'Employee not on the payroll or a leaver, or currency mismatch', ...problem },
+      422: {
+        description:
+          'Employee not on the payroll or a leaver, currency mismatch, or a consumer who is not the employee (consumer-not-employee, consumer-identity-incomplete)',
+        ...problem,
+      },
     },
     effect: async (ctx, trx) => {
       const record = ctx.body.mandate_record;
@@ -180,6 +187,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
           metadata: record.metadata ?? null,
         },
         { now: new Date(), timeZone: deps.config.SERVICE_TIME_ZONE },
+        { consumerIdentity: consumerIdentityViolation },
       );
       return { status: 201, headers: { location: `/mandates/${mandate.id}` }, body: { mandate } };
     },

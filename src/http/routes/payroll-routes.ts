@@ -17,15 +17,19 @@ export const registerPayrollRoutes: RouteModule = (app, deps) => {
     operationId: 'get_payroll_information',
     summary: 'Get payroll information',
     description:
-      'A payroll and its calendar: every pay date with its pay period and lock date. Billers read any payroll; a ' +
-      'payroll provider only its own.',
+      'A payroll and its calendar: every pay date with its pay period and lock date. A live biller reads any live ' +
+      "payroll, a sandbox biller its own sandbox's payrolls only; a payroll provider only its own.",
     tags: ['Payrolls'],
-    // Billers read any payroll; a payroll provider only its own (checked in the service).
+    // Each caller reads the payrolls it reaches (directoryReachOf, applied in the service).
     auth: { kind: 'both', scope: 'availability:check' },
     params: payrollParams,
     responses: {
       200: { description: 'The payroll and every pay date', schema: payrollScheduleResponseSchema },
-      404: { description: "Unknown payroll, or another provider's", schema: problemDetailsSchema, contentType: 'application/problem+json' },
+      404: {
+        description: "Unknown payroll, or one the caller does not reach: another provider's, another sandbox's, or live and sandbox crossed",
+        schema: problemDetailsSchema,
+        contentType: 'application/problem+json',
+      },
     },
     handler: async (ctx) => ({ status: 200, body: await getPayrollSchedule(deps.db, ctx.caller, ctx.params.payroll_id) }),
   });

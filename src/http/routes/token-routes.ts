@@ -124,9 +124,10 @@ export function registerTokenRoutes(
   deps: { db: Executor; tokens: TokenIssuer; tokenThrottle: TokenThrottle },
 ): void {
   /**
-   * Failed client authentications are counted per address and per client id; once either has
-   * used up its failures, every token request from it is answered 429 until the bucket refills,
-   * before its credentials are looked at.
+   * Failed client authentications are counted per address and per client id (TokenThrottle). An
+   * address that has used up its failures is answered 429 until its bucket refills, before its
+   * credentials are looked at; a client id whose failures are used up is refused only to the
+   * addresses that failed for it, so nobody can keep a client from its tokens by guessing at its id.
    */
   const issueToken = async ({ request }: { request: FastifyRequest }): Promise<HttpResult> => {
     const retryAfter = await deps.tokenThrottle.retryAfterSeconds(request.ip, namedClientId(request));
@@ -204,7 +205,8 @@ export function registerTokenRoutes(
               'secret, either as form fields (`client_secret_post`) or with HTTP Basic (`client_secret_basic`), not ' +
               "both. `scope` (space-separated) narrows the token to some of the client's scopes; left out, the token " +
               'carries all of them. Errors are RFC 6749 `{error, error_description}` objects. Repeated failed ' +
-              'authentications from one address, or for one client id, are refused with 429 until `Retry-After` has passed.'
+              'authentications from one address are refused with 429 until `Retry-After` has passed; once a client id has ' +
+              'had many, the addresses that failed for it are refused for it too, while other addresses may still authenticate.'
             : 'The same as `POST /oauth2/token`, at the path some OAuth libraries assume.',
         tags: ['Authentication'],
         auth: { kind: 'none' },
@@ -215,7 +217,8 @@ export function registerTokenRoutes(
           400: { description: 'RFC 6749 error', schema: tokenErrorSchema },
           401: { description: 'invalid_client', schema: tokenErrorSchema },
           429: {
-            description: 'temporarily_unavailable: too many failed client authentications from this address or for this client id; see Retry-After',
+            description:
+              'temporarily_unavailable: too many failed client authentications from this address, or from this address for a client id that many addresses failed for; see Retry-After',
             schema: tokenErrorSchema,
           },
           503: { description: 'PostgreSQL or Redis is unreachable; retry later (see `Retry-After`)' },
