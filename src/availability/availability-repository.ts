@@ -1,18 +1,19 @@
 import type { Executor } from '../db/connection.ts';
+import { reachableProviderIds } from '../payroll-providers/provider-reach-repository.ts';
+import type { DirectoryReach } from '../shared/caller.ts';
 
 /**
  * Employees of the directory holding this national registration number (normalised, as stored; one
  * per provider at most), with what the matching rule compares next and the provider each belongs to.
- * Only providers of the caller's mode: a sandbox caller finds only sandbox employees, a live one only
- * live ones.
+ * Only providers the caller reaches: a live biller finds live employees, a sandbox biller its own
+ * sandbox's, never another sandbox's (each sandbox is drawn from a seed, so two may hold one person).
  */
-export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string, mode: { sandbox: boolean }) {
+export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string, reach: DirectoryReach) {
   return db
     .selectFrom('employees')
-    .innerJoin('payroll_providers', 'payroll_providers.id', 'employees.payroll_provider_id')
     .select(['employees.id', 'employees.payroll_provider_id', 'employees.date_of_birth', 'employees.family_name'])
     .where('employees.national_registration_number', '=', nationalRegistrationNumber)
-    .where('payroll_providers.sandbox', '=', mode.sandbox)
+    .where('employees.payroll_provider_id', 'in', reachableProviderIds(db, reach))
     .orderBy('employees.id')
     .execute();
 }

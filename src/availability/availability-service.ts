@@ -7,6 +7,7 @@ import type { AdapterFactory, PayrollProviderAdapter, ProviderConnection } from 
 import { listProviderConnections } from '../payrolls/directory-repository.ts';
 import { saveProviderAvailability } from '../payrolls/directory-service.ts';
 import type { FullAvailabilityResponse, LightAvailabilityResponse } from '../payroll-providers/reference-schemas.ts';
+import { billerReach, type DirectoryReach } from '../shared/caller.ts';
 import { DependencyUnavailable, DomainError, RateLimitedError, UpstreamError } from '../shared/domain-errors.ts';
 import { insertAvailabilityLookup, type AvailabilityLookup } from './availability-lookups-repository.ts';
 import {
@@ -37,11 +38,15 @@ export interface AvailabilityDeps {
   /** Where a provider that failed is reported when other sources still answer. */
   log: { warn(details: object, message: string): void };
   now?: Date;
-  /** The caller's mode (Caller.sandbox): only that mode's providers are asked and searched. Absent is live. */
-  sandbox?: boolean;
+  /**
+   * Whose directory the caller reaches (directoryReachOf): only those providers are searched, and only
+   * a live biller's check asks providers' APIs. Absent is a live biller's.
+   */
+  reach?: DirectoryReach;
 }
 
 const DEFAULT_CURRENCY = 'GBP';
+const LIVE: DirectoryReach = { kind: 'live' };
 
 interface ProviderCall<T> {
   provider: ProviderConnection;
@@ -58,10 +63,11 @@ async function askProviders<T>(
   adapterFor: AdapterFactory,
   identity: PersonIdentity,
   ask: (adapter: PayrollProviderAdapter) => Promise<T>,
-  mode: { sandbox: boolean },
+  reach: DirectoryReach,
 ): Promise<Array<ProviderCall<T>>> {
   if (!isCompleteIdentity(identity)) return [];
-  const reachable = (await listProviderConnections(db, mode)).flatMap((provider) => {
+  // Live providers are the only ones with an API we call; no other reach may make us call them.
+  const reachable = (await listProviderConnections(db, { sandbox: reach.kind !== 'live' })).flatMap((provider) => {
     const adapter = adapterFor(provider);
     return adapter ? [{ provider, adapter }] : [];
   });
@@ -101,8 +107,8 @@ interface JudgedCandidate {
  * is compared all the same: the work, and so the time, is the same whether the number is unknown,
  * known with other details, or known with these.
  */
-async function judgedCandidates(db: Executor, identity: PersonIdentity, mode: { sandbox: boolean }): Promise<JudgedCandidate[]> {
-  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber, mode);
+async function judgedCandidates(db: Executor, identity: PersonIdentity, reach: DirectoryReach): Promise<JudgedCandidate[]> {
+  const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber, reach);
   const compared = candidates.length > 0 ? candidates : [{ ...NOBODY, id: null, payroll_provider_id: null }];
   const judged: JudgedCandidate[] = [];
   for (const candidate of compared) {
@@ -115,8 +121,8 @@ async function judgedCandidates(db: Executor, identity: PersonIdentity, mode: { 
 }
 
 /** The directory's employees who are this person: the number found them and the rule kept them. */
-async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, mode: { sandbox: boolean }): Promise<string[]> {
-  return (await judgedCandidates(db, identity, mode)).filter((candidate) => candidate.matches).map((candidate) => candidate.id);
+async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, reach: DirectoryReach): Promise<string[]> {
+  return (await judgedCandidates(db, identity, reach)).filter((candidate) => candidate.matches).map((candidate) => candidate.id);
 }
 
 /**
@@ -133,14 +139,14 @@ export async function fullAvailabilityCheck(
   deps: AvailabilityDeps,
 ): Promise<FullAvailabilityResponse> {
   const identity = personIdentity(person);
-  const mode = { sandbox: deps.sandbox ?? false };
-  const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }), mode);
+  const reach = deps.reach ?? LIVE;
+  const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }), reach);
   const failures = failuresOf(calls, deps, 'full availability');
   for (const { provider, outcome } of calls) {
     if (outcome.status !== 'fulfilled') continue;
     await saveProviderAvailability(trx, { providerId: provider.id, response: outcome.value, person, timeZone: deps.timeZone });
   }
-  const employeeIds = await matchingEmployeeIds(trx, identity, mode);
+  const employeeIds = await matchingEmployeeIds(trx, identity, reach);
 
   if (employeeIds.length === 0 && failures.length > 0) throw providerFailure(failures[0]);
 
@@ -171,10 +177,10 @@ export async function lightAvailabilityCheck(
   deps: AvailabilityDeps,
 ): Promise<LightAvailabilityResponse> {
   const identity = personIdentity(person);
-  const mode = { sandbox: deps.sandbox ?? false };
-  const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }), mode);
+  const reach = deps.reach ?? LIVE;
+  const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }), reach);
   const failures = failuresOf(calls, deps, 'light availability');
-  const candidates = await judgedCandidates(db, identity, mode);
+  const candidates = await judgedCandidates(db, identity, reach);
 
   const statuses: AvailabilityStatus[] = [];
   let employmentCount = 0;
@@ -220,7 +226,7 @@ export interface AvailabilityChecksDeps {
 /** One check as the API runs it: for a biller, of one kind, reporting to the request's log. */
 export interface CheckRequest<P> {
   billerClientId: string;
-  /** The biller's mode (Caller.sandbox); absent is live. */
+  /** The biller's mode (Caller.sandbox): a sandbox biller's check searches its own sandbox alone (billerReach). Absent is live. */
   sandbox?: boolean;
   person: P;
   log: { warn(details: object, message: string): void };
@@ -286,7 +292,12 @@ export function availabilityChecks(deps: AvailabilityChecksDeps) {
         { members: { rate_limit: 'availability_checks' } },
       );
     }
-    const availabilityDeps = { adapterFor: deps.adapterFor, timeZone: config.SERVICE_TIME_ZONE, log: request.log, sandbox: request.sandbox ?? false };
+    const availabilityDeps = {
+      adapterFor: deps.adapterFor,
+      timeZone: config.SERVICE_TIME_ZONE,
+      log: request.log,
+      reach: billerReach(request.billerClientId, request.sandbox),
+    };
     try {
       return await deps.db.transaction().execute(async (trx) => {
         const answer = await check(trx, availabilityDeps);

@@ -12,9 +12,9 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { buildWorld, type World } from '../support/world.ts';
 import { callerOf, makeSandbox, mandateBody, sandboxCredentials, type Call } from './sandbox-api.ts';
 
-// Sandbox data never mixes with live data, in either direction: an id of the other mode answers
-// exactly as an unknown id does, and the nightly run, the payout run, the bank file and operators'
-// reports leave sandbox data out.
+// Sandbox data never mixes with live data, in either direction, nor one sandbox's with another's: an
+// id of the other mode or of another sandbox answers exactly as an unknown id does, and the nightly
+// run, the payout run, the bank file and operators' reports leave sandbox data out.
 
 let t: TestApp;
 let world: World;
@@ -81,6 +81,109 @@ describe('the directory a client sees', () => {
     expect((await sandboxed('GET', `/payrolls/${world.payroll.id}`)).statusCode).toBe(404);
     expect((await sandboxed('GET', `/payrolls/${sandboxPayroll}`)).statusCode).toBe(200);
     expect((await live('GET', `/payrolls/${world.payroll.id}`)).statusCode).toBe(200);
+  });
+});
+
+describe('one sandbox never reaches another: each is its own world', () => {
+  // Biller B has a sandbox of its own, and biller C one drawn from A's seed: the same people (numbers,
+  // names, dates of birth) at another simulated provider. A sandbox biller reaches its own sandbox's
+  // provider only, exactly as a live biller reaches no sandbox: another sandbox's payrolls and people
+  // answer as made-up ones do.
+  let other: SandboxDescription;
+  let otherCall: Call;
+  let twin: SandboxDescription;
+  let twinCall: Call;
+  const othersPerson = () => other.example_employees.find((p) => p.availability_status === 'confirmed')!;
+
+  beforeAll(async () => {
+    other = await makeSandbox(t.db, t.config, (await createBiller(t.db)).clientId);
+    otherCall = await callerOf(t.app, sandboxCredentials(other));
+    twin = await makeSandbox(t.db, t.config, (await createBiller(t.db)).clientId, { seed: world.biller.clientId });
+    twinCall = await callerOf(t.app, sandboxCredentials(twin));
+  });
+
+  it("another sandbox's people are not_found (full and light), while that sandbox's biller finds them", async () => {
+    const person = othersPerson();
+    for (const kind of ['full', 'light']) {
+      const seen = (await sandboxed('POST', `/deductions/availability/${kind}`, checkOf(person, kind))).json();
+      expect(seen.availability_check, kind).toMatchObject({ availability_status: 'not_found' });
+      if (kind === 'light') expect(seen.availability_check.employment_count).toBe(0);
+      expect((await otherCall('POST', `/deductions/availability/${kind}`, checkOf(person, kind))).json().availability_check.availability_status).toBe('confirmed');
+    }
+  });
+
+  it('the same person in two sandboxes (one seed): each biller finds its own employee and employments only', async () => {
+    const mine = confirmedPerson();
+    const theirs = await t.db
+      .selectFrom('employees')
+      .select('id as employee_id')
+      .where('payroll_provider_id', '=', twin.payroll_provider.id)
+      .where('national_registration_number', '=', mine.national_registration_number)
+      .where('family_name', '=', mine.family_name)
+      .executeTakeFirstOrThrow();
+    expect(theirs.employee_id).not.toBe(mine.employee_id);
+    const ownPayrolls = (s: SandboxDescription) => new Set(s.employers.flatMap((e) => e.payrolls.map((p) => p.id)));
+    for (const [call, own, employeeId] of [[sandboxed, sandbox, mine.employee_id], [twinCall, twin, theirs.employee_id]] as const) {
+      const { availability_check: check } = (await call('POST', '/deductions/availability/full', checkOf(mine, 'full'))).json();
+      expect(check.availability_status).toBe('confirmed');
+      const employments = check.employments.map((e: any) => e.employment);
+      expect(employments.map((e: any) => e.employee_id)).toEqual(employments.map(() => employeeId));
+      const payrolls: string[] = employments.flatMap((e: any) => e.payrolls.map((p: any) => p.payroll.id));
+      expect(payrolls.filter((id) => !ownPayrolls(own).has(id))).toEqual([]);
+      // The light check counts this sandbox's employments alone.
+      const light = (await call('POST', '/deductions/availability/light', checkOf(mine, 'light'))).json();
+      expect(light.availability_check.employment_count).toBe(employments.length);
+    }
+  });
+
+  it("another sandbox's payroll information is 404, as an unknown payroll's; its own is 200", async () => {
+    const theirs = othersPerson().payroll_id;
+    expect((await sandboxed('GET', `/payrolls/${theirs}`)).statusCode).toBe(404);
+    expect((await sandboxed('GET', `/payrolls/${randomUUID()}`)).statusCode).toBe(404);
+    expect((await otherCall('GET', `/payrolls/${theirs}`)).statusCode).toBe(200);
+    expect((await otherCall('GET', `/payrolls/${confirmedPerson().payroll_id}`)).statusCode).toBe(404);
+  });
+
+  it("a mandate on another sandbox's employee and payroll is refused as on an unknown payroll (422), and nothing is written", async () => {
+    const refused = await sandboxed('POST', '/mandates', mandateBody(othersPerson(), 'OTHER-SANDBOX'));
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({ errors: [{ pointer: '/mandate_record/payroll_id', detail: 'is not a known payroll' }] });
+    // Nor with its own payroll and the other sandbox's employee: that employee is on none of its payrolls.
+    const mixed = await sandboxed('POST', '/mandates', mandateBody({ ...othersPerson(), payroll_id: confirmedPerson().payroll_id }, 'MIXED'));
+    expect(mixed.statusCode).toBe(422);
+    const written = await t.db.selectFrom('mandates').select('id').where('employee_id', '=', othersPerson().employee_id).execute();
+    expect(written).toEqual([]);
+    expect((await otherCall('POST', '/mandates', mandateBody(othersPerson(), 'THEIR-OWN'))).statusCode).toBe(201);
+  });
+
+  it("the simulation operations on another sandbox's pay dates are 404 and change nothing; its own biller's work", async () => {
+    // B takes a payment on its payroll and locks the pay date: everything A could pull or confirm there.
+    const person = other.example_employees.filter((p) => p.availability_status === 'confirmed')[1]!;
+    const { mandate } = (await otherCall('POST', '/mandates', mandateBody(person, 'B-PAYS'))).json();
+    await otherCall('POST', '/deductions/enablement', { enablement: { employee_id: person.employee_id, payroll_id: person.payroll_id, mandate_id: mandate.id } });
+    const { payment } = (await otherCall('POST', '/payments', { payment_record: { mandate_id: mandate.id, amount: 1_500, currency: 'GBP', due_date: null, allow_post_due_date_deduction: true } })).json();
+    const lockedByB = await otherCall('POST', `/sandbox/payrolls/${person.payroll_id}/pay-dates/next/lock`);
+    expect(lockedByB.statusCode).toBe(200);
+    const payDate: string = lockedByB.json().lock.pay_date;
+
+    const base = `/sandbox/payrolls/${person.payroll_id}/pay-dates`;
+    for (const [url, body] of [
+      [`${base}/next/lock`, undefined],
+      [`${base}/${payDate}/lock`, undefined],
+      [`${base}/${payDate}/provider-pull`, undefined],
+      [`${base}/${payDate}/confirmation`, { default_outcome: 'leaver' }],
+    ] as const) {
+      const response = await sandboxed('POST', url, body);
+      expect(response.statusCode, url).toBe(404);
+      expect(JSON.stringify(response.json()), url).not.toContain(payment.id);
+    }
+    expect(await t.db.selectFrom('confirmations').select('id').where('payroll_id', '=', person.payroll_id).execute()).toEqual([]);
+    expect((await otherCall('GET', `/payments/${payment.id}`)).json().payment.status).toBe('instructed');
+    // A's payout run pays A's money only: B's collected payment is not A's to pay out.
+    expect((await otherCall('POST', `${base}/${payDate}/confirmation`, { default_outcome: 'full' })).statusCode).toBe(200);
+    const aPayout = await sandboxed('POST', '/sandbox/payouts');
+    expect(JSON.stringify(aPayout.json())).not.toContain(payment.id);
+    expect((await otherCall('GET', `/payments/${payment.id}`)).json().payment.status).toBe('collected');
   });
 });
 
