@@ -11,7 +11,7 @@ import { creditVerdict, entryKind, KnownCreditIndex, sameReversal, type KnownCre
 import { matchOpenCredits, type MatchingOutcome, type MatchingPolicy } from './matching-service.ts';
 import { lockCash } from './remittance-repository.ts';
 import { applyReversals, type ReversalOutcome } from './reversal-service.ts';
-import { statementIntegrityFindings, sequenceGap } from './statement-integrity.ts';
+import { creditsTotalOrProblem, statementIntegrityFindings, sequenceGap } from './statement-integrity.ts';
 import { parseStatement } from './statement-parser.ts';
 import {
   completeStatement,
@@ -137,6 +137,8 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
     if (parsed.currency !== null && account.currency !== parsed.currency) {
       throw new StatementRejected(`the statement is in ${parsed.currency}; collection account ${parsed.account.sortCode} ${parsed.account.accountNumber} holds ${account.currency}`);
     }
+    const { problem } = creditsTotalOrProblem(parsed.entries.filter((entry) => entryKind(entry) === 'credit').map((entry) => entry.amount), account.currency);
+    if (problem !== null) throw new StatementRejected(`statement ${parsed.statementId}: ${problem}`);
     accounts.push(account);
   }
   await lockCash(trx, 'exclusive');
@@ -189,6 +191,7 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       fileName: input.fileName,
       currency,
       credits: credits.length,
+      // Within MAX_EXACT_MINOR_UNITS: every statement's credit entries were checked before anything was stored.
       creditsTotal: credits.reduce((sum, credit) => sum + credit.amount, 0),
       creditsAlreadyImported: 0,
       debitsIgnored: usable.filter((entry) => entryKind(entry) === 'debit').length,

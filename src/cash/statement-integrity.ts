@@ -1,4 +1,4 @@
-import { formatMinorUnits } from '../money/major-units.ts';
+import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 import type { ParsedStatement, StatementBalance, StatementEntry } from './bank-statement.ts';
 
 // A statement's own arithmetic, checked without the database: its balances (opening + booked entries =
@@ -134,4 +134,18 @@ export function sequenceGap(previous: string | null, current: string | null, nam
   return missing === 1n
     ? `${name} ${now} follows ${before}: ${before + 1n} is missing`
     : `${name} ${now} follows ${before}: ${before + 1n} to ${now - 1n} (${missing} statements) are missing`;
+}
+
+/**
+ * What a statement's credit entries add up to, exactly, or the reason it cannot be taken: past
+ * MAX_EXACT_MINOR_UNITS no total the service shows (`credits_total`, a JSON number) or sums further
+ * (what a remittance receives) stays exact.
+ */
+export function creditsTotalOrProblem(creditAmounts: readonly number[], currency: string): { total: number; problem: null } | { total: null; problem: string } {
+  const total = creditAmounts.reduce((sum, amount) => sum + BigInt(amount), 0n);
+  if (total <= BigInt(MAX_EXACT_MINOR_UNITS)) return { total: Number(total), problem: null };
+  return {
+    total: null,
+    problem: `the statement's credits add up to ${formatMinorUnits(total, currency)} ${currency}, more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)} ${currency}, the most one statement may carry`,
+  };
 }

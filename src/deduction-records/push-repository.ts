@@ -11,11 +11,11 @@ export async function isEmployeeOnPayroll(db: Executor, payrollId: string, emplo
   return row !== undefined;
 }
 
-/** The current record of an employee for a pay period: the highest version, whatever its source. */
+/** The highest version of an employee's record for a pay period, whatever its source, voided or not (versions never go back). */
 export async function findLatestRecord(db: Executor, payrollId: string, payPeriod: string, employeeId: string) {
   return db
     .selectFrom('deduction_records')
-    .select(['version', 'content_hash'])
+    .select(['version', 'content_hash', 'void_id'])
     .where('payroll_id', '=', payrollId)
     .where('pay_period', '=', payPeriod)
     .where('employee_id', '=', employeeId)

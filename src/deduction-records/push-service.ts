@@ -148,5 +148,14 @@ export async function acceptEmployeePush(
     if (decision.kind === 'insert') throw new Error(`version ${record.version} exists yet is not current; refusing to guess`);
   }
   if (decision.kind === 'conflict') throw versionConflict(decision, record);
+  // A re-send of a record an operator voided would be answered as stored while it counts for nothing.
+  const current = await findLatestRecord(trx, payroll.id, record.pay_period, push.employeeId);
+  if (current?.void_id) {
+    throw new ConflictError(
+      'deduction-record-voided',
+      `Version ${record.version} for employee ${record.salary_deduction.employee_id} in pay period ${record.pay_period} was voided by an operator; push a version above ${current.version} to report again`,
+      { members: { current_version: current.version, void_id: current.void_id } },
+    );
+  }
   return { response, storedForPayDate: null };
 }

@@ -47,7 +47,8 @@ export async function listUnpaidLedgerGroups(db: Executor, cutoff: string, bille
     .select([
       'biller_client_id',
       'currency',
-      sql<number>`sum(amount)::bigint`.as('net'),
+      // Exact whatever one biller's total: a group past 2^53 fails on its own (sumUnpaidLedgerEntries), not the listing of every group.
+      sql<bigint>`sum(amount)`.as('net'),
       sql<number>`count(*)::bigint`.as('entries'),
     ])
     .where('payout_id', 'is', null)

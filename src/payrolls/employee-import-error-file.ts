@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, fchmod } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import { neutraliseFormula } from '../shared/csv-cells.ts';
@@ -33,7 +33,9 @@ export function importErrorsAsCsv(errors: readonly ImportError[]): string {
  */
 export async function openImportErrorFile(path: string): Promise<ImportErrorFile> {
   const out = createWriteStream(path, { flags: 'w', mode: 0o600 });
-  await once(out, 'open');
+  const [fd] = (await once(out, 'open')) as [number];
+  // The mode applies to a new file only: one that existed with wider rights is narrowed too (people's details).
+  await new Promise<void>((resolve, reject) => fchmod(fd, 0o600, (error) => (error ? reject(error) : resolve())));
   let failure: Error | undefined;
   out.on('error', (error) => {
     failure = error;

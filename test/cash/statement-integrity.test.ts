@@ -3,7 +3,7 @@ import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../support/property-seed.ts';
 import type { ParsedStatement, StatementBalance, StatementEntry, StatementSummary } from '../../src/cash/bank-statement.ts';
-import { sequenceGap, statementIntegrityFindings } from '../../src/cash/statement-integrity.ts';
+import { sequenceGap, statementIntegrityFindings, creditsTotalOrProblem } from '../../src/cash/statement-integrity.ts';
 
 let line = 10;
 function booked(amount: number, direction: 'credit' | 'debit' = 'credit', fields: Partial<StatementEntry> = {}): StatementEntry {
@@ -232,5 +232,18 @@ describe('sequenceGap', () => {
     expect(sequenceGap('2026/40', '2026/42')).toBeNull();
     expect(sequenceGap('-1', '1')).toBeNull();
     expect(sequenceGap('1.5', '3')).toBeNull();
+  });
+});
+
+describe('creditsTotalOrProblem', () => {
+  it('adds credits exactly up to the largest amount carried, and refuses one minor unit more, naming the total', () => {
+    expect(creditsTotalOrProblem([], 'GBP')).toEqual({ total: 0, problem: null });
+    expect(creditsTotalOrProblem([999_999_999_999_998, 1], 'GBP')).toEqual({ total: 999_999_999_999_999, problem: null });
+    expect(creditsTotalOrProblem([999_999_999_999_999, 1], 'GBP')).toEqual({
+      total: null,
+      problem: "the statement's credits add up to 10000000000000.00 GBP, more than 9999999999999.99 GBP, the most one statement may carry",
+    });
+    // Ten of the largest: past 2^53, still exact in the message.
+    expect(creditsTotalOrProblem(Array(10).fill(999_999_999_999_999), 'GBP').problem).toContain('99999999999999.90 GBP');
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportPayouts, exportReconciliation, exportThreeWay } from '../../src/cli/export-commands.ts';
 import { privateFileStream, writePrivateFile } from '../../src/cli/private-file.ts';
+import { openImportErrorFile } from '../../src/payrolls/employee-import-error-file.ts';
 import { cliEnvOf, runDeductions } from '../support/cli.ts';
 import { createBiller, createCollectionAccount, createPayoutRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -94,5 +95,16 @@ describe('export --out', () => {
       process.umask(permissive);
     }
     expect(await modeOf(out)).toBe(0o600);
+  });
+});
+
+describe('the bad rows of an employee import (--errors-out)', () => {
+  it('are written 0600, an existing world-readable file narrowed first', async () => {
+    const file = await worldReadable('errors.csv');
+    const out = await openImportErrorFile(file);
+    await out.write([{ line: 2, column: 'email', reason: 'not an email' }]);
+    await out.close();
+    expect(await modeOf(file)).toBe(0o600);
+    expect(await readFile(file, 'utf8')).toContain('not an email');
   });
 });

@@ -71,10 +71,12 @@ const confirm = (w: Locked, lines: Array<{ employeeId: string; amount: number }>
     },
   });
 let statementNumber = 0;
-const statementCsv = (credits: Array<{ amount: string; reference: string }>) =>
-  'statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\n' +
-  credits.map((c, i) => `HOSTILE-${statementNumber + 1},${ACCOUNT.sort_code},${ACCOUNT.account_number},GBP,R${++statementNumber}-${i},${PD1},,credit,${c.amount},${c.reference},Employer Ltd,`).join('\n') +
-  '\n';
+/** One statement (one statement_id) of credits, each with a bank reference of its own. */
+function statementCsv(credits: Array<{ amount: string; reference: string }>) {
+  const statementId = `HOSTILE-${++statementNumber}`;
+  const lines = credits.map((c, i) => `${statementId},${ACCOUNT.sort_code},${ACCOUNT.account_number},GBP,${statementId}-R${i},${PD1},,credit,${c.amount},${c.reference},Employer Ltd,`);
+  return `statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\n${lines.join('\n')}\n`;
+}
 const importStatement = (csv: string) => t.app.inject({ method: 'POST', url: '/bank-statements', headers: { ...operator, 'content-type': 'text/csv' }, payload: csv });
 const recordsOf = (payrollId: string) => t.db.selectFrom('deduction_records').select(['employee_id', 'deduction_amount', 'void_id']).where('payroll_id', '=', payrollId).execute();
 const openExceptions = async () => (await t.app.inject({ method: 'GET', url: '/admin/pay-date-exceptions', headers: operator })).json().pay_date_exceptions as Array<{ payroll_id: string; stage: string; detail: string }>;
@@ -218,6 +220,21 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     expect(held.filter((e) => e.kind === 'over_deduction')).toEqual([]);
   });
 
+  it('tells a provider re-sending a voided version so (409), and takes a version above it', async () => {
+    const w = await lockedPayroll(1);
+    const employee = w.people[0]!.employee.id;
+    const body = { pay_period: w.snapshot.pay_period, id: 'REC-1', version: 1, salary_deduction: { employee_id: employee, deduction_amount: 10, currency: 'GBP' } };
+    const send = (record: object) => injectJson(t.app, { method: 'POST', url: `/deductions/payroll/${w.payroll.id}`, headers: w.headers, body: record });
+    expect((await send(body)).statusCode).toBe(200);
+    const url = `/admin/payrolls/${w.payroll.id}/pay-dates/${PD1}/reported-records/void`;
+    expect((await injectJson(t.app, { method: 'POST', url, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: 'wrong employee' } })).statusCode).toBe(201);
+    const replayed = await send(body);
+    expect(replayed.statusCode).toBe(409);
+    expect(replayed.json()).toMatchObject({ type: expect.stringMatching(/deduction-record-voided$/), current_version: 1 });
+    expect((await send({ ...body, id: 'REC-2', version: 2 })).statusCode).toBe(200);
+    expect((await recordsOf(w.payroll.id)).filter((r) => r.void_id === null)).toEqual([{ employee_id: employee, deduction_amount: 1_000, void_id: null }]);
+  });
+
   it('voids from the command line too, audited with the operator named', async () => {
     const other = await lockedPayroll(2);
     await storeUnboundedRecords(other, LARGEST_MINOR);
@@ -253,13 +270,15 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     const response = await importStatement(statementCsv(Array.from({ length: 10 }, (_, i) => ({ amount: '9999999999999.99', reference: `BIG${i}` }))));
     expect(response.statusCode).toBe(422);
     expect(response.headers['content-type']).toContain('application/problem+json');
+    expect(response.json()).toMatchObject({ type: expect.stringMatching(/statement-rejected$/) });
+    expect(response.json().detail).toContain("the statement's credits add up to 99999999999999.90 GBP, more than 9999999999999.99 GBP");
     const after = await t.db.selectFrom('bank_statements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 });
 
 describe('property: the largest amounts in every input never stop another tenant', () => {
-  it('answers 2xx or 4xx to every hostile report and statement, and the other tenant is paid each round', async () => {
+  it('answers 2xx or 4xx to every hostile report, statement, manual match and void, and the other tenant is paid each round', async () => {
     const hostile = await lockedPayroll(3);
     const ids = hostile.people.map((p) => p.employee.id);
     const amount = fc.oneof(
@@ -268,14 +287,30 @@ describe('property: the largest amounts in every input never stop another tenant
     );
     let round = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(amount, { minLength: 3, maxLength: 3 }), amount, fc.array(amount, { minLength: 1, maxLength: 12 }), async (lines, pushed, credits) => {
-        round += 1;
-        const statuses = [
-          (await push(hostile, ids[round % ids.length]!, pushed)).statusCode,
-          (await confirm(hostile, lines.map((value, i) => ({ employeeId: ids[i]!, amount: value })))).statusCode,
-          (await importStatement(statementCsv(credits.map((value, i) => ({ amount: Math.abs(value).toFixed(2), reference: `P${round}-${i}` }))))).statusCode,
-        ];
-        for (const status of statuses) expect(status).toBeLessThan(500);
+      fc.asyncProperty(
+        fc.array(amount, { minLength: 3, maxLength: 3 }),
+        amount,
+        fc.array(amount, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.boolean(),
+        async (lines, pushed, credits, matched, voids) => {
+          round += 1;
+          const statuses = [
+            (await push(hostile, ids[round % ids.length]!, pushed)).statusCode,
+            (await confirm(hostile, lines.map((value, i) => ({ employeeId: ids[i]!, amount: value })))).statusCode,
+            (await importStatement(statementCsv(credits.map((value, i) => ({ amount: Math.abs(value).toFixed(2), reference: `P${round}-${i}` }))))).statusCode,
+          ];
+          // Whatever the statement left unmatched, matched by hand to the hostile pay date for any amount.
+          const credit = await t.db.selectFrom('bank_credits').select('id').where('matched_amount', '=', 0).where('state', '=', 'open').executeTakeFirst();
+          if (credit) {
+            const body = { allocations: [{ payroll_id: hostile.payroll.id, pay_date: PD1, amount: matched }], reason: 'hostile' };
+            statuses.push((await injectJson(t.app, { method: 'POST', url: `/bank-credits/${credit.id}/matches`, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body })).statusCode);
+          }
+          if (voids) {
+            const url = `/admin/payrolls/${hostile.payroll.id}/pay-dates/${PD1}/reported-records/void`;
+            statuses.push((await injectJson(t.app, { method: 'POST', url, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: `round ${round}` } })).statusCode);
+          }
+          for (const status of statuses) expect(status).toBeLessThan(500);
 
         // Meanwhile another tenant's whole cash cycle goes through.
         const honest = await reconciledPayDate(t.db);
@@ -285,7 +320,8 @@ describe('property: the largest amounts in every input never stop another tenant
         expect(await payoutsOf(honest.biller.clientId)).toEqual([{ amount: 24_800, status: 'pending' }]);
         const report = await t.app.inject({ method: 'GET', url: `/reports/three-way?pay_date=${PD1}`, headers: operator });
         expect(report.statusCode).toBe(200);
-      }),
+        },
+      ),
       { seed: PROPERTY_SEED, numRuns: 8 },
     );
   });

@@ -29,7 +29,10 @@ export const registerEmployeePushRoutes: RouteModule = (app, deps) => {
     responses: {
       200: { description: 'Accepted: stored as a new version, or the same version and content again', schema: employeePushResponseSchema },
       404: { description: 'Unknown payroll, or another provider’s', ...problem },
-      409: { description: 'A lower version, or the current version with other content; `current_version` names it', ...problem },
+      409: {
+        description: 'A lower version, the current version with other content, or a re-send of a version an operator voided; `current_version` names it',
+        ...problem,
+      },
       422: {
         description:
           'Pay period not in the calendar, employee not on the payroll, wrong currency, too many decimals, or an amount over ' +
