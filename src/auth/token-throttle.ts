@@ -15,16 +15,23 @@ export interface TokenThrottleLimits {
 
 /**
  * The address a failure is counted against: an IPv4 address as it is, an IPv6 address by its /64
- * (one subscriber usually holds a whole /64, so counting single addresses would count nothing).
- * IPv4-mapped IPv6 (`::ffff:192.0.2.1`) is the IPv4 address it maps.
+ * (one subscriber usually holds a whole /64, so counting single addresses would count nothing), or
+ * by a shorter prefix when asked (`ipv6PrefixBits`, 16 to 64: the console's sign-in counts a /48,
+ * a site). IPv4-mapped IPv6 (`::ffff:192.0.2.1`) is the IPv4 address it maps.
  */
-export function clientAddressKey(ip: string): string {
+export function clientAddressKey(ip: string, ipv6PrefixBits = 64): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
   if (mapped && isIPv4(mapped)) return mapped;
   if (isIPv4(ip)) return ip;
   const address = ip.split('%')[0]!;
   if (!isIPv6(address)) return ip;
-  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+  if (!Number.isInteger(ipv6PrefixBits) || ipv6PrefixBits < 16 || ipv6PrefixBits > 64) throw new RangeError(`an IPv6 prefix of ${ipv6PrefixBits} bits`);
+  const kept = Math.ceil(ipv6PrefixBits / 16);
+  const groups = ipv6Groups(address).slice(0, kept);
+  // The last group kept loses its bits past the prefix (a /56 keeps the high byte of the fourth).
+  const spare = kept * 16 - ipv6PrefixBits;
+  groups[kept - 1] = ((parseInt(groups[kept - 1]!, 16) >> spare) << spare).toString(16);
+  return `${groups.join(':')}::/${ipv6PrefixBits}`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address, without leading zeros. */

@@ -9,6 +9,7 @@ import type { TokenIssuer } from '../auth/token-issuer.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
 import { problemFor } from '../http/plugins/errors.ts';
+import type { OutageReporter } from '../http/dependency-errors.ts';
 import { FailureLimiter } from '../shared/rate-limiter.ts';
 import { consolePage, type ConsolePageView } from './console-layout.ts';
 import { consolePermits, type ConsoleAction } from './console-permissions.ts';
@@ -23,6 +24,8 @@ export interface ConsoleDeps {
   db: Database;
   redis: Redis;
   tokens: TokenIssuer;
+  /** Where a page refused for an outage is reported (the process's health monitor, when it has one). */
+  outages?: OutageReporter;
 }
 
 /** What every page module gets: the dependencies and the helpers that keep pages thin. */
@@ -146,7 +149,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
         perAddress: config.CONSOLE_SIGN_IN_FAILURES_PER_ADDRESS,
         perAccount: config.CONSOLE_SIGN_IN_FAILURES_PER_ACCOUNT,
       }),
-      // As many may wait as run four times over: a second or so at the default cost, then 503.
+      // As many may wait as run four times over (a second or so at the default cost), the owner's browsers first and addresses in turn; then 503.
       passwords: new PasswordChecks(config.CONSOLE_PASSWORD_HASH_CONCURRENCY, 4 * config.CONSOLE_PASSWORD_HASH_CONCURRENCY),
       deviceKeys: deps.tokens.derivedSecrets('console device'),
     };
@@ -243,7 +246,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
       }
       const refusal = error instanceof ConsoleRefusal ? error : null;
       const csrf = (error as { code?: string }).code?.startsWith('FST_CSRF_') ?? false;
-      const problem = refusal || csrf ? null : problemFor(error as Error, request.log);
+      const problem = refusal || csrf ? null : problemFor(error as Error, request.log, deps.outages);
       const status = refusal?.status ?? (csrf ? 403 : problem!.status);
       const message = refusal
         ? refusal.message

@@ -1,4 +1,5 @@
 import type { RouteModule } from '../http/app.ts';
+import { outageReporter } from '../http/dependency-errors.ts';
 import { consolePageModules } from './console-pages.ts';
 import { registerConsole } from './console-plugin.ts';
 
@@ -7,5 +8,13 @@ import { registerConsole } from './console-plugin.ts';
  * encapsulated context (its own cookies, CSRF, error pages and content policy).
  */
 export const registerConsoleRoutes: RouteModule = (app, deps) => {
-  app.register(registerConsole(consolePageModules), { prefix: '/console', config: deps.config, db: deps.db, redis: deps.redis, tokens: deps.tokens });
+  app.register(registerConsole(consolePageModules), {
+    prefix: '/console',
+    config: deps.config,
+    db: deps.db,
+    redis: deps.redis,
+    tokens: deps.tokens,
+    // Pages refused for an outage tell the process's health monitor, as the API's requests do.
+    outages: outageReporter(deps.health),
+  });
 };

@@ -136,7 +136,10 @@ export type SignInOutcome =
    * is looked up, alike for every email.
    */
   | { ok: false; refusal: 'throttled'; retryAfterSeconds: number }
-  /** Too many sign-ins wait for a password check, from everywhere: nothing was checked or counted. */
+  /**
+   * Every place waiting for a password check is taken by sign-ins that come first (see
+   * signInCheckPlace): nothing was checked, and the refusal is counted against the address.
+   */
   | { ok: false; refusal: 'busy'; retryAfterSeconds: number };
 
 export const hashSessionToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -144,9 +147,10 @@ export const hashSessionToken = (token: string): Buffer => createHash('sha256').
 /**
  * Checks the password and opens a session. Failures are throttled where they come from (see
  * sign-in-throttle.ts), never by locking the account: the owner's right password, from a browser of
- * theirs or another address, still signs in. Every sign-in whose password is checked takes one
- * password hash, an unknown or disabled account's too, so the time taken tells nothing. No database
- * connection is held while hashing. Every outcome checked for a known account is audited.
+ * theirs or another address, still signs in, and its check is taken before a flood's (see
+ * signInCheckPlace). Every sign-in whose password is checked takes one password hash, an unknown
+ * or disabled account's too, so the time taken tells nothing. No database connection is held while
+ * hashing. Every outcome checked for a known account is audited.
  */
 export async function signIn(
   db: Database,
@@ -160,19 +164,21 @@ export async function signIn(
   const email = parsed.success ? parsed.data : credentials.email.trim().toLowerCase();
   const attempt: SignInAttempt = { email, address: client.address, device: trustedDeviceOf(guards.deviceKeys, client.deviceToken, email) };
 
-  const leave = guards.throttle.enter(client.address);
+  const leave = guards.throttle.enter(attempt);
   if (!leave) return { ok: false, refusal: 'throttled', retryAfterSeconds: 1 };
   try {
-    const retryAfterSeconds = await guards.throttle.retryAfterSeconds(attempt);
+    const { retryAfterSeconds, place } = await guards.throttle.assess(attempt);
     if (retryAfterSeconds > 0) return { ok: false, refusal: 'throttled', retryAfterSeconds };
 
     const user = parsed.success ? await findConsoleUserForSignIn(db, email) : undefined;
     let matches: boolean;
     try {
-      matches = await guards.passwords.check(credentials.password, user && !user.disabled_at ? user.password_hash : null);
+      matches = await guards.passwords.check(credentials.password, user && !user.disabled_at ? user.password_hash : null, place);
     } catch (error) {
-      if (error instanceof PasswordChecksBusy) return { ok: false, refusal: 'busy', retryAfterSeconds: 1 };
-      throw error;
+      if (!(error instanceof PasswordChecksBusy)) throw error;
+      // The address pays for it: a flood that keeps the checks busy spends its own budget, then waits with 429.
+      await guards.throttle.recordBusy(attempt);
+      return { ok: false, refusal: 'busy', retryAfterSeconds: 1 };
     }
     const audit = (trx: Executor, userId: string, action: 'console.signed_in' | 'console.sign_in_failed', after: Record<string, unknown>) =>
       recordAction(trx, { actor: consoleActor(email), action, resourceType: 'console_user', resourceId: userId, reason: null, after: { ...after, address: client.address } });

@@ -1,5 +1,4 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import pLimit, { type LimitFunction } from 'p-limit';
 
 // Console passwords are chosen by people, so they are hashed with a memory-hard function: Node's
 // scrypt at OWASP's recommended cost (N=2^17, r=8, p=1). The cost travels in the hash, so raising it
@@ -52,7 +51,7 @@ export async function passwordMatches(password: string, stored: string): Promise
  */
 const UNMATCHABLE_HASH = ['scrypt', PASSWORD_COST.N, PASSWORD_COST.r, PASSWORD_COST.p, Buffer.alloc(SALT_BYTES).toString('base64url'), Buffer.alloc(KEY_BYTES).toString('base64url')].join('$');
 
-/** More sign-ins wait for a password check than PasswordChecks lets wait. */
+/** No room for this sign-in among those waiting for a password check (or it gave up its place to one that comes first). */
 export class PasswordChecksBusy extends Error {
   constructor() {
     super('too many sign-ins are waiting for a password check');
@@ -60,33 +59,128 @@ export class PasswordChecksBusy extends Error {
 }
 
 /**
+ * Where a password check waits: `priority` first (lower is sooner), then its `group`'s turn among the
+ * groups waiting at that priority, round-robin (one check for each group in turn, however many one
+ * group sends).
+ */
+export interface CheckPlace {
+  priority: number;
+  group: string;
+}
+
+interface Waiter {
+  readonly place: CheckPlace;
+  start(): void;
+  refuse(error: PasswordChecksBusy): void;
+}
+
+/**
  * Checks sign-in passwords a few at a time. scrypt already runs off the event loop, in libuv's
  * threadpool (4 threads unless UV_THREADPOOL_SIZE says otherwise), but other work queues in that same
- * pool: WebCrypto (signing access tokens), file reads, DNS lookups. So a burst of sign-ins may take
- * only `concurrency` of its threads, and only `waiting` more sign-ins may queue for one; any further
- * is refused at once (PasswordChecksBusy) rather than left to wait without end.
+ * pool: WebCrypto (signing access tokens), file reads, DNS lookups. So sign-ins may take only
+ * `concurrency` of its threads, and only `waiting` more may wait for one.
+ *
+ * Waiting is not first come, first served, which would let whoever sends the most keep everyone else
+ * out (issue 31, item 3): a check waits by its place (see CheckPlace), and when every waiting place
+ * is taken, a newcomer takes the place of the last-come check of the group with the most waiting,
+ * of the lowest priority waiting, when that is lower than its own, or the same priority and that
+ * group has at least two more waiting than the newcomer's own. Otherwise the newcomer is refused.
+ * Either way, the one left out is refused at once (PasswordChecksBusy) rather than left to wait
+ * without end. So a check of the first priority is never refused while any other waits, and a group
+ * that sends many gets no more than its turn.
  */
 export class PasswordChecks {
-  private readonly limit: LimitFunction;
+  private running = 0;
+  private waitingCount = 0;
+  /** Waiting checks by priority, then by group; a Map keeps its groups in turn order. */
+  private readonly lanes = new Map<number, Map<string, Waiter[]>>();
 
   constructor(
-    concurrency: number,
+    private readonly concurrency: number,
     private readonly waiting: number,
-  ) {
-    this.limit = pLimit(concurrency);
+  ) {}
+
+  /** Checks running and waiting now (for tests and figures). */
+  get load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waitingCount };
   }
 
   /**
    * Whether the password matches the stored hash. Without one (an unknown or disabled account) it is
    * checked against a hash no password matches, at the same cost: every answer takes as long.
-   * Rejects with PasswordChecksBusy, before any hashing, when the queue is full.
+   * Rejects with PasswordChecksBusy, before any hashing, when there is no place for it or its place
+   * is given to a check that comes first.
    */
-  async check(password: string, stored: string | null): Promise<boolean> {
-    if (this.limit.activeCount + this.limit.pendingCount >= this.limit.concurrency + this.waiting) throw new PasswordChecksBusy();
-    return this.limit(async () => {
+  async check(password: string, stored: string | null, place: CheckPlace = { priority: 0, group: '' }): Promise<boolean> {
+    await this.turn(place);
+    try {
       const matches = await passwordMatches(password, stored ?? UNMATCHABLE_HASH);
       return stored !== null && matches;
+    } finally {
+      this.next();
+    }
+  }
+
+  private turn(place: CheckPlace): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    if (this.waitingCount >= this.waiting) {
+      const victim = this.victimFor(place);
+      if (!victim) return Promise.reject(new PasswordChecksBusy());
+      this.remove(victim);
+      victim.refuse(new PasswordChecksBusy());
+    }
+    return new Promise<void>((resolve, reject) => {
+      const lane = this.lanes.get(place.priority) ?? new Map<string, Waiter[]>();
+      this.lanes.set(place.priority, lane);
+      const queue = lane.get(place.group);
+      const waiter: Waiter = { place, start: resolve, refuse: reject };
+      if (queue) queue.push(waiter);
+      else lane.set(place.group, [waiter]);
+      this.waitingCount++;
     });
+  }
+
+  /** A check ended: its thread goes to the next waiting check (first priority, that priority's next group), or is freed. */
+  private next(): void {
+    for (const priority of [...this.lanes.keys()].sort((a, b) => a - b)) {
+      const lane = this.lanes.get(priority)!;
+      const first = lane.entries().next();
+      if (first.done) continue;
+      const [group, queue] = first.value;
+      const waiter = queue.shift()!;
+      // The group's turn is over: to the back of the round, if it has more waiting.
+      lane.delete(group);
+      if (queue.length > 0) lane.set(group, queue);
+      if (lane.size === 0) this.lanes.delete(priority);
+      this.waitingCount--;
+      waiter.start();
+      return;
+    }
+    this.running--;
+  }
+
+  /** The waiting check a newcomer at `place` may take the place of, if any (see the class). */
+  private victimFor(place: CheckPlace): Waiter | undefined {
+    const lowest = Math.max(...this.lanes.keys());
+    if (lowest < place.priority) return undefined;
+    const lane = this.lanes.get(lowest)!;
+    let longest: Waiter[] = [];
+    // Ties go to the group latest in turn: the one whose checks would wait longest anyway.
+    for (const queue of lane.values()) if (queue.length >= longest.length) longest = queue;
+    if (lowest === place.priority && longest.length < (lane.get(place.group)?.length ?? 0) + 2) return undefined;
+    return longest.at(-1);
+  }
+
+  private remove(waiter: Waiter): void {
+    const lane = this.lanes.get(waiter.place.priority)!;
+    const queue = lane.get(waiter.place.group)!;
+    queue.splice(queue.indexOf(waiter), 1);
+    if (queue.length === 0) lane.delete(waiter.place.group);
+    if (lane.size === 0) this.lanes.delete(waiter.place.priority);
+    this.waitingCount--;
   }
 }
 

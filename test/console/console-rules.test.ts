@@ -4,7 +4,7 @@ import { escapeHtml, html, trustedHtml } from '../../src/console/html.ts';
 import { generatePassword, hashPassword, passwordMatches, PasswordChecks, PasswordChecksBusy, passwordProblem, type ScryptCost } from '../../src/console/password-hash.ts';
 import { deviceTokenFor, trustedDeviceOf } from '../../src/console/sign-in-device.ts';
 import { safeNextPath } from '../../src/console/sign-in-redirect.ts';
-import { signInFailureBuckets, signInWaitSeconds } from '../../src/console/sign-in-throttle.ts';
+import { SIGN_IN_PRIORITY, signInAddressKey, signInBusyBuckets, signInCheckPlace, signInFailureBuckets, signInWaitSeconds } from '../../src/console/sign-in-throttle.ts';
 
 const limits = { perAccountAndAddress: 5, perAddress: 20, perAccount: 100 };
 
@@ -30,9 +30,10 @@ describe('signInWaitSeconds', () => {
 describe('signInFailureBuckets', () => {
   const attempt = { email: 'ops@example.com', address: '203.0.113.7', device: null };
 
-  it('gives an unknown browser the account from its address, its address, the account, and whether it failed here lately', () => {
+  it('gives an unknown browser the account from its address, its address, the account, and whether it failed here (for the account, at all) lately', () => {
     const buckets = signInFailureBuckets(attempt, limits);
-    expect(Object.keys(buckets).sort()).toEqual(['account', 'accountAndAddress', 'address', 'failedHereLately']);
+    expect(Object.keys(buckets).sort()).toEqual(['account', 'accountAndAddress', 'address', 'addressFailedLately', 'failedHereLately']);
+    expect(buckets.addressFailedLately).toEqual({ key: 'console-sign-in:address-lately:203.0.113.7', capacity: 1 });
     expect(buckets.accountAndAddress!.capacity).toBe(5);
     expect(buckets.address).toEqual({ key: 'console-sign-in:address:203.0.113.7', capacity: 20 });
     expect(buckets.account!.capacity).toBe(100);
@@ -41,11 +42,28 @@ describe('signInFailureBuckets', () => {
     for (const bucket of Object.values(buckets)) expect(bucket.key).not.toContain('ops@example.com');
   });
 
-  it('keeps emails, addresses and devices apart, and counts an IPv6 caller by its /64', () => {
+  it('keeps emails, addresses and devices apart, and counts an IPv6 caller by its /48 (a site), not its /64', () => {
     const keys = (a: typeof attempt) => Object.values(signInFailureBuckets(a, limits)).map((bucket) => bucket.key);
     expect(keys({ ...attempt, email: 'other@example.com' })).not.toEqual(keys(attempt));
     expect(keys({ ...attempt, address: '2001:db8:1:2::1' })).toEqual(keys({ ...attempt, address: '2001:db8:1:2:ffff::9' }));
-    expect(keys({ ...attempt, address: '2001:db8:1:2::1' })).not.toEqual(keys({ ...attempt, address: '2001:db8:1:3::1' }));
+    // A /56 or a whole /48 of /64s is one address: it cannot multiply its budget by its subnets.
+    expect(keys({ ...attempt, address: '2001:db8:1:2::1' })).toEqual(keys({ ...attempt, address: '2001:db8:1:ff03::1' }));
+    expect(keys({ ...attempt, address: '2001:db8:1:2::1' })).not.toEqual(keys({ ...attempt, address: '2001:db8:2:2::1' }));
+    expect(keys({ ...attempt, address: '203.0.113.7' })).not.toEqual(keys({ ...attempt, address: '203.0.113.8' }));
+  });
+
+  it('names the network of an address: IPv4 as it is (mapped too), IPv6 by its /48', () => {
+    expect(signInAddressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(signInAddressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(signInAddressKey('2001:db8:77:ff0b::1')).toBe('2001:db8:77::/48');
+    expect(signInAddressKey('2001:0db8:0077:0000:0000:0000:0000:0001')).toBe('2001:db8:77::/48');
+    expect(signInAddressKey('fe80::1%eth0')).toBe('fe80:0:0::/48');
+  });
+
+  it('spends a busy refusal against the address alone, and nothing of a browser the account signed in on', () => {
+    const buckets = signInFailureBuckets(attempt, limits);
+    expect(signInBusyBuckets(buckets)).toEqual([buckets.address, buckets.addressFailedLately]);
+    expect(signInBusyBuckets(signInFailureBuckets({ ...attempt, device: 'AAAAAAAAAAAAAAAAAAAAAA' }, limits))).toEqual([]);
   });
 
   it("gives a browser the account signed in on a bucket of its own for the account and nothing else: others' failures cannot hold it back", () => {
@@ -53,6 +71,28 @@ describe('signInFailureBuckets', () => {
     expect(Object.keys(buckets)).toEqual(['device']);
     expect(buckets.device!.capacity).toBe(5);
     expect(buckets.device!.key).toContain('AAAAAAAAAAAAAAAAAAAAAA');
+  });
+});
+
+describe('signInCheckPlace', () => {
+  const attempt = { email: 'ops@example.com', address: '2001:db8:5:6::1', device: null };
+
+  it("puts a browser the account signed in on first, taking turns with the account's other browsers, whatever its address did", () => {
+    const place = signInCheckPlace({ ...attempt, device: 'AAAAAAAAAAAAAAAAAAAAAA' }, { device: 0 });
+    expect(place.priority).toBe(SIGN_IN_PRIORITY.trustedDevice);
+    expect(signInCheckPlace({ ...attempt, address: '198.51.100.1', device: 'BBBBBBBBBBBBBBBBBBBBBB' }, { device: 0 })).toEqual(place);
+    expect(signInCheckPlace({ ...attempt, email: 'fiona@example.com', device: 'AAAAAAAAAAAAAAAAAAAAAA' }, { device: 0 }).group).not.toBe(place.group);
+  });
+
+  it('puts an address that has not failed lately before one that has, each address (network) taking its turn', () => {
+    const quiet = signInCheckPlace(attempt, { address: 0, addressFailedLately: 0 });
+    const failing = signInCheckPlace(attempt, { address: 0, addressFailedLately: 600 });
+    expect(quiet).toEqual({ priority: SIGN_IN_PRIORITY.quietAddress, group: 'address:2001:db8:5::/48' });
+    expect(failing).toEqual({ priority: SIGN_IN_PRIORITY.failingAddress, group: 'address:2001:db8:5::/48' });
+    expect(SIGN_IN_PRIORITY.trustedDevice).toBeLessThan(SIGN_IN_PRIORITY.quietAddress);
+    expect(SIGN_IN_PRIORITY.quietAddress).toBeLessThan(SIGN_IN_PRIORITY.failingAddress);
+    // The email plays no part: unknown and real accounts wait alike.
+    expect(signInCheckPlace({ ...attempt, email: 'nobody@example.com' }, { addressFailedLately: 0 })).toEqual(quiet);
   });
 });
 
@@ -93,10 +133,68 @@ describe('PasswordChecks', () => {
     const stored = await hashPassword('correct horse battery staple', cheap);
     const checks = new PasswordChecks(1, 2);
     const accepted = [checks.check('correct horse battery staple', stored), checks.check('wrong', stored), checks.check('wrong', stored)];
+    expect(checks.load).toEqual({ running: 1, waiting: 2 });
     await expect(checks.check('correct horse battery staple', stored)).rejects.toBeInstanceOf(PasswordChecksBusy);
     expect(await Promise.all(accepted)).toEqual([true, false, false]);
     // The queue drained: checks are accepted again.
+    expect(checks.load).toEqual({ running: 0, waiting: 0 });
     expect(await checks.check('correct horse battery staple', stored)).toBe(true);
+  });
+
+  /** Starts checks at their places, in the order given; says in which order they ran, and which were refused busy. */
+  async function runAll(checks: PasswordChecks, places: Array<[name: string, priority: number, group: string]>) {
+    const stored = await hashPassword('correct horse battery staple', cheap);
+    const ran: string[] = [];
+    const refused: string[] = [];
+    await Promise.all(
+      places.map(([name, priority, group]) =>
+        checks.check('wrong', stored, { priority, group }).then(
+          () => void ran.push(name),
+          (error: unknown) => {
+            expect(error).toBeInstanceOf(PasswordChecksBusy);
+            refused.push(name);
+          },
+        ),
+      ),
+    );
+    return { ran, refused };
+  }
+
+  it('takes the waiting checks by priority, then round-robin between groups: one group sending many waits its turn', async () => {
+    const { ran, refused } = await runAll(new PasswordChecks(1, 8), [
+      ['running', 2, 'flood'],
+      ['flood 1', 2, 'flood'],
+      ['flood 2', 2, 'flood'],
+      ['flood 3', 2, 'flood'],
+      ['other', 2, 'other'],
+      ['quiet', 1, 'home'],
+      ['owner', 0, 'account'],
+    ]);
+    expect(refused).toEqual([]);
+    expect(ran).toEqual(['running', 'owner', 'quiet', 'flood 1', 'other', 'flood 2', 'flood 3']);
+  });
+
+  it('gives a full queue to a check that comes first, or to a group with two fewer waiting, at the expense of the last-come of the longest group', async () => {
+    const { ran, refused } = await runAll(new PasswordChecks(1, 3), [
+      ['running', 2, 'a'],
+      ['a1', 2, 'a'],
+      ['a2', 2, 'a'],
+      ['a3', 2, 'a'],
+      // Full. b has none waiting, a three: b takes a3's place.
+      ['b1', 2, 'b'],
+      // a has two waiting, b one: a may not take its own place back.
+      ['a4', 2, 'a'],
+      // c has none, a two: c takes a2's place.
+      ['c1', 2, 'c'],
+      // One each: nobody gives up a place to d at its priority...
+      ['d1', 2, 'd'],
+      // ...but a check that comes first takes the place of the last-come of the longest group there.
+      ['owner', 0, 'account'],
+      // A check that comes last never takes another's place.
+      ['late', 3, 'e'],
+    ]);
+    expect(refused).toEqual(['a3', 'a4', 'a2', 'd1', 'c1', 'late']);
+    expect(ran).toEqual(['running', 'owner', 'a1', 'b1']);
   });
 
   it('checks a password without a stored hash (unknown or disabled account) at full cost, and never accepts it', async () => {

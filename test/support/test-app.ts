@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { DependencyHealth } from '../../src/runtime/dependency-health.ts';
 import { parseConfig, type Config } from '../../src/config/config.ts';
 import { TokenIssuer } from '../../src/auth/token-issuer.ts';
 import { buildApp, type RouteModule } from '../../src/http/app.ts';
@@ -37,6 +38,8 @@ export async function startTestApp(
     logger?: FastifyBaseLogger;
     /** An already migrated database the test manages itself (e.g. a private server it stops). */
     databaseUrl?: string;
+    /** The process's health monitor, as `serve` hands it over: requests refused for an outage go to it. */
+    health?: DependencyHealth;
   } = {},
 ): Promise<TestApp> {
   const database = options.databaseUrl ? externalDatabase(options.databaseUrl) : await createTestDatabase();
@@ -67,6 +70,7 @@ export async function startTestApp(
       adapterFor: options.adapterFor ?? noProviderApis,
       reconciliation,
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.health ? { health: options.health } : {}),
     },
     options.routeModules ?? composition.routes,
   );
