@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { uuidSchema } from '../src/shared/schemas.ts';
@@ -7,25 +7,29 @@ import {
   WebhookAttemptFailed,
   type WebhookDeliverySettings,
 } from '../src/webhooks/webhook-delivery-service.ts';
-import { deliveryJobWaiting } from '../src/webhooks/webhook-jobs.ts';
+import { deliveryAdmitter, deliveryJobWaiting } from '../src/webhooks/webhook-jobs.ts';
 
 const payloadSchema = z.object({ deliveryId: uuidSchema });
 
 /**
- * One attempt per run. A failed attempt throws, so the queue retries the job on the webhook
- * schedule (the error carries the wait); a job that dies mid-attempt is retried as stalled. A
- * delivery that must wait (its endpoint's circuit is open, its biller's slots are in use) goes
- * back to the queue as delayed, with its attempts untouched.
+ * One attempt per job, by the job that holds the delivery (webhook-admission.ts). A failed attempt
+ * completes the job with the delivery back in its biller's backlog until its retry is due (its last
+ * allowed attempt fails the job, for good); a job that dies mid-attempt is retried as stalled. A
+ * delivery whose endpoint's circuit is open goes back to the backlog; one that must wait for a
+ * delivery slot goes back to the queue as delayed, still held. Whenever the job gives its delivery
+ * back, it tops up its biller's share of the queue from the backlog.
  */
-export function deliverWebhookProcessor(db: Database, settings: WebhookDeliverySettings) {
+export function deliverWebhookProcessor(db: Database, settings: WebhookDeliverySettings, deliveries: Queue) {
+  const admitter = deliveryAdmitter(db, deliveries, settings.queuedPerBiller);
   return async (job: Job, token?: string) => {
     const { deliveryId } = payloadSchema.parse(job.data);
     const waiting = deliveryJobWaiting(job, token);
-    const outcome = await attemptDelivery(db, deliveryId, { number: job.attemptsMade + 1, of: job.opts.attempts ?? 1 }, settings, {
-      waiter: waiting.waiter,
-    });
-    if (outcome.kind === 'postponed' || outcome.kind === 'deferred') return waiting.park(outcome.until);
-    if (outcome.kind === 'failed') throw new WebhookAttemptFailed(`attempt ${outcome.attempt}: ${outcome.detail}`, outcome.retryDelayMs);
+    const outcome = await attemptDelivery(db, deliveryId, null, settings, { job: { id: job.id!, waiter: waiting.waiter } });
+    if (outcome.kind === 'deferred') return waiting.park(outcome.until);
+    if (outcome.released) await admitter.topUp(outcome.released.billerClientId);
+    if (outcome.kind === 'failed' && outcome.final) {
+      throw new WebhookAttemptFailed(`attempt ${outcome.attempt}: ${outcome.detail}`, null, { final: true });
+    }
     return outcome;
   };
 }

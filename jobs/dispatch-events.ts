@@ -1,15 +1,22 @@
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
+import type { WebhookDeliverySettings } from '../src/webhooks/webhook-delivery-service.ts';
 import { dispatchPendingEvents } from '../src/webhooks/webhook-dispatch-service.ts';
-import { enqueueDeliveries } from '../src/webhooks/webhook-jobs.ts';
+import { enqueueAdmitted, releaseLostAdmissions } from '../src/webhooks/webhook-jobs.ts';
 
 const payloadSchema = z.object({}).passthrough();
 
-/** Outbox to deliveries. Safe to run twice or side by side: a repeat finds nothing new to queue. */
-export function dispatchEventsProcessor(db: Database, deliveries: Queue) {
+/**
+ * Outbox to deliveries, then every biller's due backlog admitted to the queue, a share per biller;
+ * first, admissions whose job was lost go back to the backlog. Safe to run twice or side by side: a
+ * repeat finds nothing new to create, and admission never hands a delivery to two jobs.
+ */
+export function dispatchEventsProcessor(db: Database, deliveries: Queue, settings: Pick<WebhookDeliverySettings, 'queuedPerBiller'>) {
   return async (job: Job) => {
     payloadSchema.parse(job.data ?? {});
-    return dispatchPendingEvents(db, (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds));
+    const lostJobs = await releaseLostAdmissions(db, deliveries);
+    const summary = await dispatchPendingEvents(db, (admitted) => enqueueAdmitted(deliveries, admitted), { perBiller: settings.queuedPerBiller });
+    return { ...summary, lostJobs };
   };
 }

@@ -50,9 +50,9 @@ export const processorRegistry: ProcessorRegistry = {
     },
   },
   [queueNames.webhookDispatch]: {
-    processors: { [dispatchEventsJob]: ({ db, queues }) => dispatchEventsProcessor(db, queues['webhook-deliveries']) },
+    processors: { [dispatchEventsJob]: ({ db, queues, webhookSettings }) => dispatchEventsProcessor(db, queues['webhook-deliveries'], webhookSettings) },
   },
   [queueNames.webhookDeliveries]: {
-    processors: { [deliverWebhookJob]: ({ db, webhookSettings }) => deliverWebhookProcessor(db, webhookSettings) },
+    processors: { [deliverWebhookJob]: ({ db, webhookSettings, queues }) => deliverWebhookProcessor(db, webhookSettings, queues['webhook-deliveries']) },
   },
 };

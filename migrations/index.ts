@@ -37,6 +37,7 @@ import * as paymentFiles from './20261202010000_payment_files.ts';
 import * as reportedRecordVoids from './20261209000000_reported_record_voids.ts';
 import * as webhookCircuitBreaker from './20261211000000_webhook_circuit_breaker.ts';
 import * as consoleUsersWithoutLockout from './20261213000000_console_users_without_lockout.ts';
+import * as webhookDeliveryBacklog from './20261214000000_webhook_delivery_backlog.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '20261209000000_reported_record_voids': reportedRecordVoids,
   '20261211000000_webhook_circuit_breaker': webhookCircuitBreaker,
   '20261213000000_console_users_without_lockout': consoleUsersWithoutLockout,
+  '20261214000000_webhook_delivery_backlog': webhookDeliveryBacklog,
 };

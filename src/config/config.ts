@@ -6,6 +6,8 @@ import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
 
 /** When the nightly run starts unless NIGHTLY_CRON says otherwise: 01:00 (the job catalogue lists it with the other crons). */
 export const NIGHTLY_CRON_DEFAULT = '0 1 * * *';
+/** Two worker processes' worth of WEBHOOK_DELIVERIES_PER_BILLER (4). */
+export const WEBHOOK_QUEUED_PER_BILLER_DEFAULT = 8;
 
 const booleanString = z
   .enum(['true', 'false', '1', '0'])
@@ -167,6 +169,11 @@ export const configSchema = z.object({
   WEBHOOK_ENDPOINTS_PER_BILLER: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Deliveries of one biller a worker process sends at once, of its 16: a biller's slow receivers never take them all. */
   WEBHOOK_DELIVERIES_PER_BILLER: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * Deliveries of one biller in the delivery queue at once (waiting, or being sent), across all worker
+   * processes; the rest of its backlog waits in PostgreSQL, behind nobody else's deliveries.
+   */
+  WEBHOOK_QUEUED_PER_BILLER: z.coerce.number().int().min(1).max(1_000).default(WEBHOOK_QUEUED_PER_BILLER_DEFAULT),
   FILES_DIR: z.string().default('var/files'),
   /**
    * The master key that wraps the key of every stored secret (webhook signing secrets, payroll
@@ -205,11 +212,11 @@ export const configSchema = z.object({
   CONSOLE_LOCKOUT_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
   /** The window those console sign-in failure limits refill over. */
   CONSOLE_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(1_440).default(15),
-  /** Failed console sign-ins one address may make per window, whatever emails it tries. */
+  /** Failed console sign-ins one address (IPv4, or IPv6 /48) may make per window, whatever emails it tries; a sign-in refused busy (503) counts as one. */
   CONSOLE_SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Failed console sign-ins against one account per window from browsers it never signed in on, from anywhere. */
   CONSOLE_SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(100),
-  /** Console password hashes run at once (in libuv's threadpool, 4 threads by default, which other work shares). */
+  /** Console password hashes run at once (in libuv's threadpool, 4 threads by default, which other work shares); four times as many may wait, taken in turn (see PasswordChecks). */
   CONSOLE_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 }).superRefine((config, ctx) => {
   if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {

@@ -754,6 +754,15 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: Timestamp | null;
   created_at: Generated<Date>;
   succeeded_at: Timestamp | null;
+  /** The queue job that holds the delivery while it is admitted; null while it waits in its biller's backlog. */
+  job_id: string | null;
+  admitted_at: Timestamp | null;
+  /** How often it has been admitted: each admission's job id carries its number. */
+  admissions: Generated<number>;
+  /** Attempts made before the current run of the retry schedule (a redelivery starts a new run). */
+  attempts_before_run: Generated<number>;
+  /** Creation order (events' order within a dispatch): a biller's backlog goes out oldest due first, then by this. */
+  sequence: ColumnType<number | null, never, never>;
 }
 
 export interface WebhookDeliveryAttemptsTable {

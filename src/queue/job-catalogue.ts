@@ -19,8 +19,9 @@ import { NIGHTLY_CRON_DEFAULT, type Config } from '../config/config.ts';
  *     re-run; reconcile-sweep (nightly, 05:00) queues one for every pay date due, final once its
  *     settlement window is over.
  *  5. run-payouts (maintenance, 06:00): pays billers what has settled.
- *  6. dispatch-events (webhook-dispatch, every 2 s): outbox events into webhook deliveries;
- *     deliver-webhook (webhook-deliveries): one job per delivery, retried for about three days.
+ *  6. dispatch-events (webhook-dispatch, every 2 s): outbox events into webhook deliveries, which
+ *     wait in the database and are admitted a few per biller at a time; deliver-webhook
+ *     (webhook-deliveries): one job per admission, one attempt each, retried for about three days.
  *  7. purge-idempotency-keys (maintenance, 03:30): housekeeping.
  *
  * The database, not Redis, is the source of truth: the watchdog (src/workers/watchdog.ts) puts back the
@@ -198,12 +199,23 @@ export const requestedDispatchJobOptions: JobsOptions = { deduplication: { id: d
 export const deliverWebhookJob = 'deliver-webhook';
 /** The backoff type delivery jobs name; the delivery worker resolves it with `webhookBackoffStrategy`. */
 export const WEBHOOK_BACKOFF_TYPE = 'webhook-schedule';
-/** One job per delivery, so the dispatcher running twice still queues each delivery once. */
+/**
+ * The job of a delivery's n-th admission (webhook-admission.ts): a delivery waits in the database until
+ * admitted, and each admission (its first attempt, each retry, each return after its endpoint's circuit
+ * opened) is one job, whose id the delivery's row records, so a dispatcher admitting twice, or a
+ * recovery queuing it again, still queues it once.
+ */
+export const admittedDeliveryJobId = (deliveryId: string, admission: number) => `delivery.${deliveryId}.${admission}`;
+/** A delivery's one job, before admission: jobs of this id still queued take a place in their biller's share when they run. */
 export const deliveryJobId = (deliveryId: string) => `delivery.${deliveryId}`;
 /** A redelivery's id: its own, since the first delivery's job may still be kept (see enqueueDeliveries). */
 export const redeliveryJobId = (deliveryId: string, stamp: number) => `redelivery.${deliveryId}.${stamp}`;
 
-/** A delivery is retried on the webhook schedule (about three days), with a longer history than other jobs. */
+/**
+ * A delivery job makes one attempt (a failed one is retried on the webhook schedule, about three days,
+ * by a later admission); its own retries are for errors of ours (the database away mid-job), on the
+ * same schedule. A longer history than other jobs.
+ */
 export function deliveryJobOptions(jobId: string): JobsOptions {
   return {
     jobId,

@@ -4,11 +4,13 @@
  *
  * - closed: deliveries go out. Each failed attempt counts; a success resets the count.
  * - open: `failureThreshold` failed attempts in a row (across the endpoint's deliveries) open the
- *   circuit until `openUntil`. Deliveries due meanwhile wait in the queue, holding no delivery slot
- *   and spending none of their attempts, and go out after it in their own retry schedule's order.
- * - half-open: once `openUntil` has passed, one delivery (the probe) claims the circuit for as long
- *   as an attempt can take and is sent; the others wait for it. Its success closes the circuit; its
- *   failure opens it again, for twice as long as the last time (at most `openMaxMs`).
+ *   circuit until `openUntil`. Deliveries due meanwhile wait in their biller's backlog (not in the
+ *   queue: webhook-admission.ts), spending none of their attempts, and go out after it in their own
+ *   retry schedule's order.
+ * - half-open: once `openUntil` has passed, one delivery (the probe) is admitted, claims the circuit
+ *   for as long as an attempt can take and is sent; the others wait for it. Its success closes the
+ *   circuit (and the rest is admitted a share at a time); its failure opens it again, for twice as
+ *   long as the last time (at most `openMaxMs`).
  *
  * An attempt that started while the circuit was closed and fails after another's failure opened it
  * changes nothing: it says no more than the failure that opened the circuit did.

@@ -3,11 +3,13 @@ import type { Database, Executor } from '../db/connection.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { queueNames, queueWorkers } from '../queue/job-catalogue.ts';
 import { secretBoxFor, type SecretBox } from '../shared/secret-box.ts';
+import { admitDeliveryToJob } from './webhook-admission.ts';
 import { circuitAfterFailure, circuitSettings, circuitState, probeLeaseUntil, type CircuitSettings } from './webhook-circuit-breaker.ts';
 import { DeliverySlots, waitDelayMs, type DeliveryWaiter } from './webhook-delivery-slots.ts';
 import { toWebhookEndpointResource, type WebhookEndpointRow } from './webhook-endpoint-resource.ts';
 import { openEndpointSecrets } from './webhook-endpoint-service.ts';
 import {
+  abandonBacklogOfRemovedEndpoints,
   circuitOfRow,
   claimCircuitProbe,
   clearEndpointFailing,
@@ -17,8 +19,9 @@ import {
   markDeliveryAbandoned,
   markEndpointFailing,
   recordAttempt,
+  releaseDelivery,
 } from './webhook-repository.ts';
-import { parseRetryAfter, retryDelayMs } from './webhook-retry-schedule.ts';
+import { DELIVERY_ATTEMPTS, parseRetryAfter, retryDelayMs } from './webhook-retry-schedule.ts';
 import { postWebhook, type WebhookPostResult } from './webhook-sender.ts';
 import { signingSecrets, webhookHeaders } from './webhook-signature.ts';
 import { resolveWebhookTarget, systemResolver, WebhookTargetRefused, type HostResolver } from './webhook-target.ts';
@@ -43,6 +46,8 @@ export interface WebhookDeliverySettings {
   circuit: CircuitSettings;
   /** This process's delivery slots, shared fairly between billers (webhook-delivery-slots.ts): one per worker host. */
   slots: DeliverySlots;
+  /** WEBHOOK_QUEUED_PER_BILLER: deliveries of one biller admitted to the queue at once (webhook-admission.ts). */
+  queuedPerBiller: number;
 }
 
 /** `concurrency`: the delivery queue's, which the slots are shared out of (the job catalogue's unless a worker host says otherwise). */
@@ -60,27 +65,35 @@ export function webhookDeliverySettings(
     random: Math.random,
     circuit: circuitSettings(settings.retryDelayScale ?? 1),
     slots: new DeliverySlots({ total: concurrency, perBiller: config.WEBHOOK_DELIVERIES_PER_BILLER }),
+    queuedPerBiller: config.WEBHOOK_QUEUED_PER_BILLER,
     ...settings,
   };
 }
 
-/** Where this attempt sits in its queue job: the retry schedule restarts with each (re)delivery job. */
+/**
+ * Where an attempt sits in its delivery's run of the retry schedule (a redelivery starts a new run).
+ * The delivery's row counts it; a direct call may say it instead.
+ */
 export interface JobAttempt {
-  /** 1 for the job's first attempt. */
+  /** 1 for the run's first attempt. */
   number: number;
-  /** The job's last allowed attempt. */
+  /** The run's last allowed attempt. */
   of: number;
 }
 
-export type DeliveryOutcome =
+export type DeliveryOutcome = (
   | { kind: 'skipped'; reason: string }
-  /** Nothing sent: the endpoint's circuit is open (or being probed), so the delivery waits until `until` or its success. */
+  /** Nothing sent: the endpoint's circuit is open (or being probed): the delivery waits in the backlog until `until` or the probe's success. */
   | { kind: 'postponed'; until: Date; reason: string }
-  /** Nothing sent: the biller's share of the delivery slots is in use, so the delivery waits until `until` or a free slot. */
+  /** Nothing sent: the biller's share of this process's delivery slots is in use: the job waits, holding its delivery, until `until` or a free slot. */
   | { kind: 'deferred'; until: Date; reason: string }
   | { kind: 'succeeded'; attempt: number; statusCode: number }
   | { kind: 'endpoint_disabled'; attempt: number; reason: string }
-  | { kind: 'failed'; attempt: number; detail: string; final: boolean; retryDelayMs: number | null };
+  | { kind: 'failed'; attempt: number; detail: string; final: boolean; retryDelayMs: number | null }
+) & {
+  /** Set when the job gave its delivery back (settled, or to the backlog): the biller has room in its share for another. */
+  released?: { billerClientId: string };
+};
 
 export type AttemptVerdict = 'success' | 'gone' | 'failure';
 
@@ -91,13 +104,19 @@ export function attemptVerdict(statusCode: number | null): AttemptVerdict {
   return 'failure';
 }
 
-/** The signal a retrying queue job carries: how long the schedule (and Retry-After) says to wait. */
+/**
+ * A delivery's failed attempt, as its job's error: a delivery's last attempt fails its job, for good
+ * (named UnrecoverableError, which the queue retries no more: the next attempt, had there been one,
+ * would have been a new admission, not a retry of the job). `retryDelayMs` is what the schedule
+ * (and Retry-After) said to wait.
+ */
 export class WebhookAttemptFailed extends Error {
-  override readonly name = 'WebhookAttemptFailed';
+  override readonly name: string;
   readonly retryDelayMs: number | null;
 
-  constructor(detail: string, retryDelayMs: number | null) {
+  constructor(detail: string, retryDelayMs: number | null, options: { final?: boolean } = {}) {
     super(detail);
+    this.name = options.final ? 'UnrecoverableError' : 'WebhookAttemptFailed';
     this.retryDelayMs = retryDelayMs;
   }
 }
@@ -125,26 +144,31 @@ function describe(result: WebhookPostResult): string {
 export interface AttemptOptions {
   now?: () => Date;
   /**
-   * The queue job, to wake when a delivery that must wait (postponed, deferred) may go ahead. Without
-   * one (a direct call) the outcome only says until when to wait.
+   * The queue job making the attempt. It attempts the delivery only if it holds it (its id is the
+   * delivery's job_id), or, queued outside admission, once handed it (admitDeliveryToJob); and gives
+   * it back when done. `waiter` wakes it when it had to wait for a delivery slot. Without a job (a
+   * direct call) the delivery is attempted whoever holds it, and nothing is given back.
    */
-  waiter?: DeliveryWaiter;
+  job?: { id: string; waiter: DeliveryWaiter };
 }
 
 /**
  * One attempt at one delivery: POST the event's stored payload, signed with the endpoint's current
  * secrets, to an address checked just now, then record the attempt and its consequences for the
- * endpoint in one transaction. The webhook-id is the event id, the same on every attempt.
+ * endpoint, and give the delivery back to the backlog (to be admitted again when its retry is due) or
+ * settle it, in one transaction. The webhook-id is the event id, the same on every attempt.
  *
- * Before anything is sent, two things may make the delivery wait without spending an attempt:
- * the endpoint's open circuit (postponed), and the biller's share of this process's delivery slots
- * (deferred). The caller puts the job back in the queue until then; the waiter is woken sooner when
- * the endpoint answers another delivery, or a slot of the biller's frees.
+ * Before anything is sent, two things may make the delivery wait without spending an attempt: the
+ * endpoint's open circuit (postponed: the delivery goes back to the backlog, and is admitted once the
+ * circuit's opening is over, one delivery as the probe, the others after its success), and the
+ * biller's share of this process's delivery slots (deferred: the caller puts the job back in the
+ * queue until then, still holding the delivery; the waiter is woken sooner when a slot of the
+ * biller's frees).
  */
 export async function attemptDelivery(
   db: Database,
   deliveryId: string,
-  jobAttempt: JobAttempt,
+  attempt: JobAttempt | null,
   settings: WebhookDeliverySettings,
   options: AttemptOptions = {},
 ): Promise<DeliveryOutcome> {
@@ -152,38 +176,59 @@ export async function attemptDelivery(
   const { slots } = settings;
   const delivery = await findDeliveryContext(db, deliveryId);
   if (!delivery) return { kind: 'skipped', reason: 'no such delivery' };
-  const { waiter } = options;
-  // A job leaves a line once past what it waited for, so that no later wake moves it while it waits for its retry.
-  const leaveLines = (lines: { billerId?: string; endpointId?: string }) => {
-    if (waiter) slots.forget(waiter.key, lines);
+  const { job } = options;
+  const billerId = delivery.biller_client_id;
+  // A job leaves its biller's line once past it, so that no later wake moves it.
+  const leaveLine = () => {
+    if (job) slots.forget(job.waiter.key, billerId);
   };
-  const bothLines = { billerId: delivery.biller_client_id, endpointId: delivery.endpoint_id };
+  if (job && delivery.job_id !== job.id) {
+    const held = delivery.job_id !== null;
+    if (held || delivery.delivery_status !== 'pending') {
+      leaveLine();
+      return { kind: 'skipped', reason: held ? `the delivery is held by job ${delivery.job_id}` : `delivery already ${delivery.delivery_status}` };
+    }
+    if (!(await admitDeliveryToJob(db, { deliveryId, billerClientId: billerId }, job.id, settings.queuedPerBiller))) {
+      leaveLine();
+      return { kind: 'skipped', reason: `not this job's: the biller's ${settings.queuedPerBiller} in the queue are taken, or its retry is not due; it waits in its backlog` };
+    }
+  }
+  // From here on the job holds the delivery (or a direct call attempts it regardless).
+  const released = job ? { released: { billerClientId: billerId } } : {};
+  const giveBack = async (executor: Executor = db) => {
+    if (job) await releaseDelivery(executor, deliveryId, job.id);
+  };
   if (delivery.delivery_status !== 'pending') {
-    leaveLines(bothLines);
-    return { kind: 'skipped', reason: `delivery already ${delivery.delivery_status}` };
+    leaveLine();
+    await giveBack();
+    return { kind: 'skipped', reason: `delivery already ${delivery.delivery_status}`, ...released };
   }
   if (delivery.endpoint_deleted_at !== null || delivery.endpoint_status !== 'enabled') {
-    leaveLines(bothLines);
-    await markDeliveryAbandoned(db, deliveryId);
-    return { kind: 'skipped', reason: delivery.endpoint_deleted_at ? 'endpoint deleted' : 'endpoint disabled' };
+    leaveLine();
+    await db.transaction().execute(async (trx) => {
+      await markDeliveryAbandoned(trx, deliveryId);
+      await giveBack(trx);
+      // The rest of what waits for the removed endpoint goes with it.
+      await abandonBacklogOfRemovedEndpoints(trx, billerId);
+    });
+    return { kind: 'skipped', reason: delivery.endpoint_deleted_at ? 'endpoint deleted' : 'endpoint disabled', ...released };
   }
 
-  const postpone = (until: Date, reason: string): DeliveryOutcome => {
-    leaveLines({ billerId: delivery.biller_client_id });
-    if (waiter) slots.waitForEndpoint(delivery.endpoint_id, waiter);
-    return { kind: 'postponed', until, reason };
+  const postpone = async (until: Date, reason: string): Promise<DeliveryOutcome> => {
+    leaveLine();
+    await giveBack();
+    return { kind: 'postponed', until, reason, ...released };
   };
   const circuit = circuitOfRow(delivery);
   const state = circuitState(circuit, now());
   if (state === 'open') return postpone(circuit.openUntil!, `the endpoint's circuit is open after ${circuit.consecutiveFailures} failed attempts in a row`);
 
-  leaveLines({ endpointId: delivery.endpoint_id });
-  const slot = slots.take(delivery.biller_client_id, waiter);
+  const slot = slots.take(billerId, job?.waiter);
   if (!slot.granted) {
     return {
       kind: 'deferred',
       until: new Date(now().getTime() + waitDelayMs(slot.placeInLine, slots.rules.perBiller)),
-      reason: `the biller already has ${slots.runningCount(delivery.biller_client_id)} deliveries running`,
+      reason: `the biller already has ${slots.runningCount(billerId)} deliveries running`,
     };
   }
   try {
@@ -191,12 +236,14 @@ export async function attemptDelivery(
     if (probe) {
       const leaseUntil = probeLeaseUntil(now(), settings.timeoutMs);
       if (!(await claimCircuitProbe(db, delivery.endpoint_id, circuit.openUntil!, leaseUntil))) {
-        return postpone(leaseUntil, 'another delivery is probing the endpoint');
+        return await postpone(leaseUntil, 'another delivery is probing the endpoint');
       }
     }
-    const outcome = await sendAndRecord(db, delivery, jobAttempt, settings, { now, probe });
-    if (probe || outcome.kind === 'succeeded') slots.wakeEndpointWaiters(delivery.endpoint_id);
-    return outcome;
+    const numbering = attempt ?? { number: delivery.attempts - delivery.attempts_before_run + 1, of: DELIVERY_ATTEMPTS };
+    const outcome = await sendAndRecord(db, delivery, numbering, settings, { now, probe, jobId: job?.id });
+    // The endpoint this attempt disabled takes what waits for it along.
+    if (outcome.kind === 'endpoint_disabled') await abandonBacklogOfRemovedEndpoints(db, billerId);
+    return { ...outcome, ...released };
   } finally {
     slot.release();
   }
@@ -209,7 +256,7 @@ async function sendAndRecord(
   delivery: DeliveryContext,
   jobAttempt: JobAttempt,
   settings: WebhookDeliverySettings,
-  options: { now: () => Date; probe: boolean },
+  options: { now: () => Date; probe: boolean; jobId: string | undefined },
 ): Promise<DeliveryOutcome> {
   const { now } = options;
   const deliveryId = delivery.delivery_id;
@@ -227,6 +274,8 @@ async function sendAndRecord(
 
   const attempt = {
     deliveryId,
+    // Settled, or back to the backlog until its retry is due: either way the job is done with it.
+    releasedBy: options.jobId,
     statusCode: result.statusCode,
     latencyMs: result.latencyMs,
     responseSnippet: result.responseSnippet,

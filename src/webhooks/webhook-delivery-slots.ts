@@ -8,10 +8,13 @@
  *   billers with slow receivers hold at most 12 slots between them, and a biller with nothing
  *   running finds a slot free until 13 billers are all sending at once.
  * - A delivery that may not start now holds no slot: its job goes back to the queue as delayed,
- *   keeping its attempts, and is woken (moved to the back of the waiting line) when one of its
- *   biller's deliveries ends, or when its delay runs out, whichever comes first. The delay is a
- *   safety net (a wake lost with a restarted process) and grows with the biller's backlog, so a
- *   backlog of thousands does not churn through the queue every few seconds.
+ *   keeping its attempts and its delivery, and is woken (moved to the back of the waiting line) when
+ *   one of its biller's deliveries ends, or when its delay runs out, whichever comes first. The delay
+ *   is a safety net (a wake lost with a restarted process) and grows with the biller's line.
+ *
+ * The slots share what is running; what is queued is shared by admission (webhook-admission.ts): a
+ * biller has at most WEBHOOK_QUEUED_PER_BILLER deliveries in the queue, so its line here is never
+ * longer than that, and its backlog never sits in the queue at all.
  *
  * Each worker process counts its own slots: with several processes a biller runs at most
  * `perBiller` deliveries in each.
@@ -44,7 +47,7 @@ export function waitDelayMs(placeInLine: number, perBiller: number): number {
   return Math.min(WAIT_MAX_MS, WAIT_BASE_MS * (1 + Math.floor(placeInLine / Math.max(1, perBiller))));
 }
 
-/** A delivery job waiting for a slot or an endpoint, and how to wake it (move it back to the waiting line). */
+/** A delivery job waiting for a slot, and how to wake it (move it back to the waiting line). */
 export interface DeliveryWaiter {
   /** One per job: a job that waits again keeps its place. */
   key: string;
@@ -59,7 +62,6 @@ export class DeliverySlots {
   private running = 0;
   private readonly runningByBiller = new Map<string, number>();
   private readonly waitingForBiller = new Map<string, Map<string, () => void>>();
-  private readonly waitingForEndpoint = new Map<string, Map<string, () => void>>();
 
   constructor(rules: SlotRules) {
     this.rules = rules;
@@ -85,7 +87,7 @@ export class DeliverySlots {
       waiting.set(waiter.key, waiter.wake);
       return { granted: false, placeInLine: place };
     }
-    if (waiter) this.leaveLine(this.waitingForBiller, billerId, waiter.key);
+    if (waiter) this.forget(waiter.key, billerId);
     this.running += 1;
     this.runningByBiller.set(billerId, this.runningCount(billerId) + 1);
     let released = false;
@@ -103,28 +105,11 @@ export class DeliverySlots {
     };
   }
 
-  /** The waiter is woken when this process hears from the endpoint: a success (its circuit closed) or a probe's answer. */
-  waitForEndpoint(endpointId: string, waiter: DeliveryWaiter): void {
-    const waiting = this.waitingForEndpoint.get(endpointId) ?? new Map<string, () => void>();
-    this.waitingForEndpoint.set(endpointId, waiting);
-    waiting.set(waiter.key, waiter.wake);
-  }
-
-  /** The delivery no longer waits for the biller's slots, or the endpoint (it went past that, or has nothing left to send). */
-  forget(key: string, lines: { billerId?: string; endpointId?: string }): void {
-    if (lines.billerId !== undefined) this.leaveLine(this.waitingForBiller, lines.billerId, key);
-    if (lines.endpointId !== undefined) this.leaveLine(this.waitingForEndpoint, lines.endpointId, key);
-  }
-
-  /**
-   * The endpoint answered a probe, or a delivery: every delivery waiting for it goes back to the line,
-   * to go out if its circuit closed, or to wait again for as long as it opened.
-   */
-  wakeEndpointWaiters(endpointId: string): void {
-    const waiting = this.waitingForEndpoint.get(endpointId);
-    if (!waiting) return;
-    this.waitingForEndpoint.delete(endpointId);
-    for (const wake of waiting.values()) wake();
+  /** The delivery no longer waits for the biller's slots (it went ahead some other way, or has nothing left to send). */
+  forget(key: string, billerId: string): void {
+    const waiting = this.waitingForBiller.get(billerId);
+    if (!waiting?.delete(key)) return;
+    if (waiting.size === 0) this.waitingForBiller.delete(billerId);
   }
 
   private wakeFirst(billerId: string): void {
@@ -134,11 +119,5 @@ export class DeliverySlots {
     waiting.delete(first[0]);
     if (waiting.size === 0) this.waitingForBiller.delete(billerId);
     first[1]();
-  }
-
-  private leaveLine(lines: Map<string, Map<string, () => void>>, id: string, key: string): void {
-    const waiting = lines.get(id);
-    if (!waiting?.delete(key)) return;
-    if (waiting.size === 0) lines.delete(id);
   }
 }

@@ -1,11 +1,11 @@
 import { recordAction, type Actor } from '../audit/audit-service.ts';
 import type { Database } from '../db/connection.ts';
+import { admitDueDeliveries, type AdmittedEnqueuer } from './webhook-admission.ts';
 import {
   findEndpointById,
   findEventById,
   insertDeliveriesForEvents,
   listEndpointsForEvent,
-  listPendingDeliveryIds,
   lockUndispatchedEvents,
   markEventsDispatched,
   reopenDelivery,
@@ -15,38 +15,46 @@ export const DISPATCH_BATCH_SIZE = 500;
 /** Bounds one dispatcher run; whatever is left is the next run's (two seconds later). */
 const MAX_BATCHES_PER_RUN = 20;
 
+/** Queues jobs for deliveries outside admission (an operator's redelivery): see enqueueDeliveries. */
 export type DeliveryEnqueuer = (deliveryIds: string[]) => Promise<void>;
 
 export interface DispatchSummary {
   events: number;
+  /** Deliveries created. */
   deliveries: number;
+  /** Deliveries admitted to the queue (any biller's backlog that was due, not only these events'). */
+  admitted: number;
+}
+
+export interface DispatchOptions {
+  /** WEBHOOK_QUEUED_PER_BILLER. */
+  perBiller?: number;
+  batchSize?: number;
 }
 
 /**
- * Turns outbox events into deliveries, oldest first. The deliveries are committed before their
- * jobs are queued (a job must find its row), and the events are marked dispatched only after the
- * jobs are queued: a crash in between leaves the events undispatched, so the next run repeats the
- * batch, and the unique (event, endpoint) rows plus one job id per delivery make that repeat a no-op.
+ * Turns outbox events into deliveries, oldest first, and marks the events dispatched in the same
+ * transaction: the deliveries wait in their billers' backlogs in the database, so nothing is lost
+ * between the two, and the unique (event, endpoint) rows make a repeated batch a no-op. Then admits
+ * every biller's due backlog, a share per biller (webhook-admission.ts): this run's deliveries, and
+ * retries now due, endpoints whose circuit reopened, anything a lost wake-up left behind.
  */
-export async function dispatchPendingEvents(
-  db: Database,
-  enqueue: DeliveryEnqueuer,
-  batchSize = DISPATCH_BATCH_SIZE,
-): Promise<DispatchSummary> {
-  const summary: DispatchSummary = { events: 0, deliveries: 0 };
+export async function dispatchPendingEvents(db: Database, enqueue: AdmittedEnqueuer, options: DispatchOptions = {}): Promise<DispatchSummary> {
+  const batchSize = options.batchSize ?? DISPATCH_BATCH_SIZE;
+  const summary: DispatchSummary = { events: 0, deliveries: 0, admitted: 0 };
   for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
-    const { eventIds, deliveryIds } = await db.transaction().execute(async (trx) => {
+    const { events, deliveries } = await db.transaction().execute(async (trx) => {
       const ids = (await lockUndispatchedEvents(trx, batchSize)).map((event) => event.id);
-      await insertDeliveriesForEvents(trx, ids);
-      return { eventIds: ids, deliveryIds: await listPendingDeliveryIds(trx, ids) };
+      const inserted = await insertDeliveriesForEvents(trx, ids);
+      await markEventsDispatched(trx, ids);
+      return { events: ids.length, deliveries: inserted };
     });
-    if (eventIds.length === 0) break;
-    await enqueue(deliveryIds);
-    await markEventsDispatched(db, eventIds);
-    summary.events += eventIds.length;
-    summary.deliveries += deliveryIds.length;
-    if (eventIds.length < batchSize) break;
+    summary.events += events;
+    summary.deliveries += deliveries;
+    if (events < batchSize) break;
   }
+  const round = await admitDueDeliveries(db, enqueue, options.perBiller === undefined ? {} : { perBiller: options.perBiller });
+  summary.admitted = round.admitted.length;
   return summary;
 }
 
@@ -63,7 +71,9 @@ export interface Redelivery {
 /**
  * Sends an event again: to one endpoint, or to every enabled endpoint of its biller that takes its
  * type (including endpoints registered after it happened). Each gets a fresh run of the retry
- * schedule; the webhook-id stays the event id, so receivers that deduplicate see a repeat.
+ * schedule; the webhook-id stays the event id, so receivers that deduplicate see a repeat. The
+ * reopened deliveries are first in their biller's backlog; `enqueue` queues a job for each, which
+ * takes it if the biller's share of the queue has room (otherwise it goes out in its biller's turn).
  */
 export async function redeliverEvent(
   db: Database,

@@ -180,7 +180,7 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
     if (recoveryOwed) {
       result.deliveriesRequeued = await requeueLostDeliveries(db, queues['webhook-deliveries']);
       if (result.deliveriesRequeued > 0) {
-        logger.warn({ event: 'webhook_deliveries_recovered', count: result.deliveriesRequeued }, 'pending webhook deliveries without a job queued again');
+        logger.warn({ event: 'webhook_deliveries_recovered', count: result.deliveriesRequeued }, 'admitted webhook deliveries without a job queued again');
       }
     }
     recoveryOwed = false;

@@ -9,6 +9,7 @@ import {
   probeLeaseUntil,
   type EndpointCircuit,
 } from '../../src/webhooks/webhook-circuit-breaker.ts';
+import { takingTurns } from '../../src/webhooks/webhook-admission.ts';
 import { DeliverySlots, mayStartDelivery, WAIT_BASE_MS, WAIT_MAX_MS, waitDelayMs } from '../../src/webhooks/webhook-delivery-slots.ts';
 
 const at = new Date('2026-12-11T10:00:00.000Z');
@@ -176,28 +177,21 @@ describe('DeliverySlots', () => {
     expect(slots.take('b', waiter('b7'))).toEqual({ granted: false, placeInLine: 1 });
   });
 
-  it('wakes every delivery waiting for an endpoint once it answers, and forgets those that stopped waiting', () => {
-    const slots = new DeliverySlots({ total: 16, perBiller: 4 });
-    const { woken, waiter } = waiterLog();
-    slots.waitForEndpoint('e', waiter('j1'));
-    slots.waitForEndpoint('e', waiter('j2'));
-    slots.waitForEndpoint('e', waiter('j3'));
-    slots.forget('j2', { endpointId: 'e' });
-    slots.wakeEndpointWaiters('other');
-    expect(woken).toEqual([]);
-    slots.wakeEndpointWaiters('e');
-    expect(woken).toEqual(['j1', 'j3']);
-    slots.wakeEndpointWaiters('e');
-    expect(woken).toEqual(['j1', 'j3']);
-  });
-
   it('never wakes a delivery that left the line (it went ahead some other way)', () => {
     const slots = new DeliverySlots({ total: 2, perBiller: 1 });
     const { woken, waiter } = waiterLog();
     const held = slots.take('b', waiter('b1'));
     expect(slots.take('b', waiter('b2')).granted).toBe(false);
-    slots.forget('b2', { billerId: 'b' });
+    slots.forget('b2', 'b');
     if (held.granted) held.release();
     expect(woken).toEqual([]);
+  });
+});
+
+describe('takingTurns (the order admitted deliveries are queued in)', () => {
+  it("queues one of each biller's at a time, so a biller's share never lines up in front of another's first", () => {
+    expect(takingTurns([['b1', 'b2', 'b3', 'b4'], ['a1'], ['c1', 'c2']])).toEqual(['b1', 'a1', 'c1', 'b2', 'c2', 'b3', 'b4']);
+    expect(takingTurns([])).toEqual([]);
+    expect(takingTurns([[], ['a1']])).toEqual(['a1']);
   });
 });

@@ -409,6 +409,8 @@ describe('private addresses at delivery time (WEBHOOK_ALLOW_PRIVATE=false)', () 
       expect(connections).toBe(0);
       expect((await endpointRow(endpoint.id)).failing_since).toBeInstanceOf(Date);
     } finally {
+      // The delivery would wait in the database for the next dispatcher of any host: the endpoint goes.
+      await t.db.updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('id', '=', endpoint.id).execute();
       await strictHost.close();
       await strictDeliveries.obliterate({ force: true });
       await strictDeliveries.close();

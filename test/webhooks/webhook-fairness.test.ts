@@ -14,8 +14,10 @@ import { deliveriesOfEndpoint, dispatch, newBiller, pause, recordEvent, register
 // Issue 31, item 2: with 32 slow endpoints registered by biller B, biller A's webhook arrived after
 // 29.4 s instead of 1.4 s, as B's deliveries held all 16 delivery slots. Here B's receiver takes
 // SLOW_MS to answer each delivery; A's latency is measured alone (the baseline), behind B's 32 with
-// the slots shared as they were (every slot open to every biller: the control, which shows the
-// setup reproduces the problem), and behind B's 32 with the slots shared fairly (4 per biller).
+// the slots and the queue shared as they were (every slot open to every biller, all of B's deliveries
+// in the queue: the control, which shows the setup reproduces the problem), and behind B's 32 with the
+// slots shared fairly (4 per biller) and B's share of the queue (8). webhook-backlog.test.ts puts A
+// behind thousands of B's deliveries.
 
 const SLOW_MS = 1_500;
 const B_ENDPOINTS = 32;
@@ -58,17 +60,18 @@ async function slowReceiver() {
 }
 
 interface Run {
-  /** From the dispatcher queuing the deliveries to A's receiver getting A's. */
+  /** From the dispatcher queuing A's delivery to A's receiver getting it. */
   latencyOfA: number;
   /** The most deliveries B's receiver held at once. */
   mostOfBAtOnce: number;
 }
 
 /**
- * One measurement on a worker host of its own: A's event, alone or queued right behind one event
+ * One measurement on a worker host of its own: A's event, alone or dispatched right after one event
  * of B's that goes to B's 32 endpoints. Waits for every delivery to be settled before closing.
  */
 async function measure(options: { noisyNeighbour: boolean; hostOptions: WorkerHostOptions }): Promise<Run> {
+  const queuedPerBiller = options.hostOptions.webhooks?.queuedPerBiller;
   const host: WorkerHost = await composition.startWorkers(runtimeOf(t), options.hostOptions);
   try {
     const billerA = await newBiller(t);
@@ -80,11 +83,15 @@ async function measure(options: { noisyNeighbour: boolean; hostOptions: WorkerHo
       ? await Promise.all(Array.from({ length: B_ENDPOINTS }, (_, i) => registerEndpoint(t, billerB.headers, slow.hooks, { path: `/b${i}` })))
       : [];
 
-    if (options.noisyNeighbour) await recordEvent(t.db, billerB.clientId, 'payment_request.updated');
+    const dispatchOptions = queuedPerBiller === undefined ? {} : { queuedPerBiller };
+    if (options.noisyNeighbour) {
+      // B's 32 deliveries are queued first (as many as B may have in the queue), A's behind them.
+      await recordEvent(t.db, billerB.clientId, 'payment_request.updated');
+      await dispatch(t.db, deliveries, dispatchOptions);
+    }
     const eventA = await recordEvent(t.db, billerA.clientId, 'payment_request.updated');
     const started = Date.now();
-    // One dispatcher run: B's 32 deliveries are queued first, A's last (events in order).
-    await dispatch(t.db, deliveries);
+    await dispatch(t.db, deliveries, dispatchOptions);
     await hooksA.waitFor((r) => r.deliveries.length === 1, 30_000);
     const latencyOfA = hooksA.deliveries[0]!.receivedAt - started;
     expect(hooksA.deliveries[0]!.webhookId).toBe(eventA);
@@ -107,8 +114,11 @@ async function measure(options: { noisyNeighbour: boolean; hostOptions: WorkerHo
 describe("one biller's slow endpoints and another biller's deliveries (issue 31, item 2)", () => {
   it("A's latency behind B's 32 slow endpoints stays at its baseline; the shared pool of before is measured beside it", async () => {
     const fair: WorkerHostOptions = { schedule: false, webhooks: { retryDelayScale: SCALE } };
-    // As before the fix: all 16 slots open to one biller.
-    const unshared: WorkerHostOptions = { schedule: false, webhooks: { retryDelayScale: SCALE, slots: new DeliverySlots({ total: 16, perBiller: 16 }) } };
+    // As before the fix: all 16 slots open to one biller, and as many of its deliveries in the queue as it has.
+    const unshared: WorkerHostOptions = {
+      schedule: false,
+      webhooks: { retryDelayScale: SCALE, slots: new DeliverySlots({ total: 16, perBiller: 16 }), queuedPerBiller: 1_000 },
+    };
 
     const baseline = await measure({ noisyNeighbour: false, hostOptions: fair });
     const before = await measure({ noisyNeighbour: true, hostOptions: unshared });

@@ -62,10 +62,14 @@ describe('parseRetryAfter', () => {
 });
 
 describe('webhookBackoffStrategy', () => {
-  it('uses the wait the failed attempt worked out, and the plain schedule for any other error', () => {
+  it("runs a delivery job again after an error of ours on the plain schedule; a failed attempt is retried by a later admission, not by its job", () => {
     const strategy = webhookBackoffStrategy(1, () => 0.5);
-    expect(strategy(1, 'webhook-schedule', new WebhookAttemptFailed('HTTP 503', 42_000))).toBe(42_000);
     expect(strategy(3, 'webhook-schedule', new Error('database went away'))).toBe(30 * MINUTE);
+    // A delivery's last attempt fails its job for good: the queue does not retry an UnrecoverableError.
+    const last = new WebhookAttemptFailed('attempt 10: HTTP 503', null, { final: true });
+    expect(last.name).toBe('UnrecoverableError');
+    expect(last).toBeInstanceOf(WebhookAttemptFailed);
+    expect(new WebhookAttemptFailed('HTTP 503', 42_000).name).toBe('WebhookAttemptFailed');
   });
 });
 

@@ -5,7 +5,7 @@ import type { EventType } from '../../src/db/tables.ts';
 import { recordEvents } from '../../src/events/outbox.ts';
 import type { WebhookReceiver } from '../../src/webhooks/webhook-receiver.ts';
 import { dispatchPendingEvents } from '../../src/webhooks/webhook-dispatch-service.ts';
-import { enqueueDeliveries } from '../../src/webhooks/webhook-jobs.ts';
+import { enqueueAdmitted } from '../../src/webhooks/webhook-jobs.ts';
 import { createBiller } from '../support/factories.ts';
 import { authHeaders, injectJson, type TestApp } from '../support/test-app.ts';
 
@@ -56,8 +56,9 @@ export async function recordEvent(db: Database, billerClientId: string, type: Ev
   return row.id;
 }
 
-export function dispatch(db: Database, deliveries: Queue) {
-  return dispatchPendingEvents(db, (ids) => enqueueDeliveries(deliveries, ids));
+/** One dispatcher run: events into deliveries, and every biller's due backlog admitted to `deliveries`. */
+export function dispatch(db: Database, deliveries: Queue, options: { queuedPerBiller?: number } = {}) {
+  return dispatchPendingEvents(db, (admitted) => enqueueAdmitted(deliveries, admitted), options.queuedPerBiller === undefined ? {} : { perBiller: options.queuedPerBiller });
 }
 
 export async function attemptsOfEndpoint(db: Database, endpointId: string) {
