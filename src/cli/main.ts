@@ -3,8 +3,9 @@ import { Command } from 'commander';
 import { loadConfig, type Config } from '../config/config.ts';
 import type { Composition } from './composition.ts';
 import { describeFailure } from './failures.ts';
+import { projectPath } from '../shared/project-files.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
 
 export type CommandModule =
   | { commands: readonly string[]; load: () => Promise<(program: Command) => void> }

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +9,7 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/connection.ts';
 import { problemFor } from '../http/plugins/errors.ts';
 import type { OutageReporter } from '../http/dependency-errors.ts';
+import { projectPath } from '../shared/project-files.ts';
 import { FailureLimiter } from '../shared/rate-limiter.ts';
 import { consolePage, type ConsolePageView } from './console-layout.ts';
 import { consolePermits, type ConsoleAction } from './console-permissions.ts';
@@ -93,7 +93,7 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const assetsDirectory = join(dirname(fileURLToPath(import.meta.url)), 'assets');
+const assetsDirectory = projectPath('src', 'console', 'assets');
 
 export class ConsoleRefusal extends Error {
   constructor(

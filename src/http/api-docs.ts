@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { projectPath } from '../shared/project-files.ts';
 
 /** Swagger UI as its package installs it: nothing is fetched from anywhere but this service. */
 const swaggerUiDirectory = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const pageDirectory = join(dirname(fileURLToPath(import.meta.url)), 'api-docs');
+const pageDirectory = projectPath('src', 'http', 'api-docs');
 
 const mediaTypes = {
   css: 'text/css; charset=utf-8',

@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { adminUrl, databaseUrl, dropStaleTestDatabases, testDatabaseName } from './database-admin.ts';
+import { adminUrl, databaseUrl, dropRunDatabases, dropStaleTestDatabases, runIdOf, testDatabaseName } from './database-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,6 +27,8 @@ export default async function setup(project: TestProject) {
     const cleanup = new pg.Client({ connectionString: adminUrl() });
     await cleanup.connect();
     await cleanup.query(`drop database if exists ${template} with (force)`);
+    // Files drop their databases in the background; what a file's end cut short goes here.
+    await dropRunDatabases(cleanup, runIdOf(template));
     await cleanup.end();
   };
 }
