@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import { consoleRoles, type ConsoleRole } from '../console/console-permissions.ts';
 import { createConsoleUser, listConsoleUsers, setConsoleUserEnabled, setConsoleUserPassword } from '../console/console-user-service.ts';
-import { generatePassword } from '../console/password-hash.ts';
+import { generatePassword, passwordCost } from '../console/password-hash.ts';
+import { loadConfig } from '../config/config.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName } from './options.ts';
 
@@ -29,7 +30,8 @@ export function registerConsoleUserCommands(program: Command): void {
     .action(async (options: { email: string; name: string; role: ConsoleRole; passwordStdin?: boolean; by?: string }) => {
       const password = options.passwordStdin ? await passwordFromStdin() : generatePassword();
       await withDatabase(async (db) => {
-        const user = await createConsoleUser(db, cliActor(operatorName(options.by)), { email: options.email, name: options.name, role: options.role, password });
+        const cost = passwordCost(loadConfig().CONSOLE_PASSWORD_SCRYPT_LOG_N);
+        const user = await createConsoleUser(db, cliActor(operatorName(options.by)), { email: options.email, name: options.name, role: options.role, password }, cost);
         console.log(`created console user ${user.email} (${user.role}) ${user.id}`);
         if (!options.passwordStdin) console.log(`password (shown this once): ${password}`);
       });
@@ -75,7 +77,7 @@ export function registerConsoleUserCommands(program: Command): void {
     .action(async (options: { email: string; passwordStdin?: boolean; by?: string }) => {
       const password = options.passwordStdin ? await passwordFromStdin() : generatePassword();
       await withDatabase(async (db) => {
-        const user = await setConsoleUserPassword(db, cliActor(operatorName(options.by)), options.email, password);
+        const user = await setConsoleUserPassword(db, cliActor(operatorName(options.by)), options.email, password, passwordCost(loadConfig().CONSOLE_PASSWORD_SCRYPT_LOG_N));
         console.log(`new password set for ${user.email}; its sessions ended`);
         if (!options.passwordStdin) console.log(`password (shown this once): ${password}`);
       });

@@ -197,6 +197,12 @@ export const configSchema = z.object({
     .min(1)
     .max(CEILING_REPORTED_PAY_DATE_TOTAL_MINOR)
     .default(DEFAULT_MAX_REPORTED_PAY_DATE_TOTAL_MINOR),
+  /**
+   * log2 of scrypt's N for new console password hashes and for the check of unknown accounts (N=2^17
+   * is OWASP's recommendation; at least that in production). The cost travels in each hash, so
+   * changing it leaves existing passwords verifiable. Tests use 2^14: the same code at an eighth of the time.
+   */
+  CONSOLE_PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
   /** When set, `/metrics` is also served on this port (HOST's address), alone; the API port's `/metrics` is unaffected. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**
@@ -219,6 +225,9 @@ export const configSchema = z.object({
   /** Console password hashes run at once (in libuv's threadpool, 4 threads by default, which other work shares); four times as many may wait, taken in turn (see PasswordChecks). */
   CONSOLE_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 }).superRefine((config, ctx) => {
+  if (config.NODE_ENV === 'production' && config.CONSOLE_PASSWORD_SCRYPT_LOG_N < 17) {
+    ctx.addIssue({ code: 'custom', path: ['CONSOLE_PASSWORD_SCRYPT_LOG_N'], message: 'must be at least 17 in production (OWASP: scrypt N=2^17, r=8, p=1)' });
+  }
   if (config.NODE_ENV === 'production' && config.SECRETS_KEY === undefined) {
     ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)' });
   }

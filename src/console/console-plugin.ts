@@ -16,7 +16,7 @@ import { consolePermits, type ConsoleAction } from './console-permissions.ts';
 import { ConsoleQueues } from './console-queues.ts';
 import { liveSession, type ConsoleSession, type SessionPolicy, type SignInGuards } from './console-user-service.ts';
 import { html } from './html.ts';
-import { PasswordChecks } from './password-hash.ts';
+import { passwordCost, PasswordChecks } from './password-hash.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
 
 export interface ConsoleDeps {
@@ -150,7 +150,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
         perAccount: config.CONSOLE_SIGN_IN_FAILURES_PER_ACCOUNT,
       }),
       // As many may wait as run four times over (a second or so at the default cost), the owner's browsers first and addresses in turn; then 503.
-      passwords: new PasswordChecks(config.CONSOLE_PASSWORD_HASH_CONCURRENCY, 4 * config.CONSOLE_PASSWORD_HASH_CONCURRENCY),
+      passwords: new PasswordChecks(config.CONSOLE_PASSWORD_HASH_CONCURRENCY, 4 * config.CONSOLE_PASSWORD_HASH_CONCURRENCY, passwordCost(config.CONSOLE_PASSWORD_SCRYPT_LOG_N)),
       deviceKeys: deps.tokens.derivedSecrets('console device'),
     };
     const queues = new ConsoleQueues(config.REDIS_URL, config.QUEUE_PREFIX);

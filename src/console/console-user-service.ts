@@ -17,7 +17,7 @@ import {
   setConsoleUserPassword as updateConsoleUserPassword,
   touchLiveSession,
 } from './console-user-repository.ts';
-import { hashPassword, PasswordChecksBusy, passwordProblem, type PasswordChecks } from './password-hash.ts';
+import { hashPassword, PASSWORD_COST, PasswordChecksBusy, passwordProblem, type PasswordChecks, type ScryptCost } from './password-hash.ts';
 import { deviceTokenFor, trustedDeviceOf } from './sign-in-device.ts';
 import type { SignInAttempt, SignInThrottle } from './sign-in-throttle.ts';
 
@@ -45,7 +45,7 @@ function requireGoodPassword(password: string): void {
   if (problem) throw new InvalidError('console-password-too-weak', problem);
 }
 
-export async function createConsoleUser(db: Database, actor: Actor, input: NewConsoleUser) {
+export async function createConsoleUser(db: Database, actor: Actor, input: NewConsoleUser, cost: ScryptCost = PASSWORD_COST) {
   const email = parseEmail(input.email);
   const name = input.name.trim();
   if (name.length === 0) throw new InvalidError('console-user-invalid', 'a console user needs a name');
@@ -53,7 +53,7 @@ export async function createConsoleUser(db: Database, actor: Actor, input: NewCo
     throw new InvalidError('console-user-invalid', `role must be one of ${consoleRoles.join(', ')}`);
   }
   requireGoodPassword(input.password);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, cost);
   return db.transaction().execute(async (trx) => {
     const user = await insertConsoleUser(trx, { id: randomUUID(), email, name, role: input.role, passwordHash, createdBy: describeCreator(actor) });
     if (!user) throw new ConflictError('console-user-exists', `a console user ${email} already exists`);
@@ -85,10 +85,10 @@ export async function setConsoleUserEnabled(db: Database, actor: Actor, email: s
 }
 
 /** A new password ends every session of the account (whoever knew the old one is signed out). */
-export async function setConsoleUserPassword(db: Database, actor: Actor, email: string, password: string) {
+export async function setConsoleUserPassword(db: Database, actor: Actor, email: string, password: string, cost: ScryptCost = PASSWORD_COST) {
   const address = parseEmail(email);
   requireGoodPassword(password);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, cost);
   return db.transaction().execute(async (trx) => {
     const user = await updateConsoleUserPassword(trx, address, passwordHash);
     if (!user) throw new NotFoundError(`Console user ${address}`);

@@ -10,7 +10,12 @@ export interface ScryptCost {
   p: number;
 }
 
-export const PASSWORD_COST: ScryptCost = { N: 2 ** 17, r: 8, p: 1 };
+export const PASSWORD_COST: ScryptCost = passwordCost(17);
+
+/** The cost at N=2^logN (CONSOLE_PASSWORD_SCRYPT_LOG_N), r=8, p=1. */
+export function passwordCost(logN: number): ScryptCost {
+  return { N: 2 ** logN, r: 8, p: 1 };
+}
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1_024;
 
@@ -45,11 +50,13 @@ export async function passwordMatches(password: string, stored: string): Promise
 }
 
 /**
- * A hash no password matches, at today's cost: checking a password against it takes as long as
- * against a real account's, so an unknown or disabled account answers no sooner than a real one.
- * Its key is all zeros, which scrypt does not give for any password one could find.
+ * A hash no password matches, at the cost new hashes get: checking a password against it takes as
+ * long as against a real account's, so an unknown or disabled account answers no sooner than a real
+ * one. Its key is all zeros, which scrypt does not give for any password one could find.
  */
-const UNMATCHABLE_HASH = ['scrypt', PASSWORD_COST.N, PASSWORD_COST.r, PASSWORD_COST.p, Buffer.alloc(SALT_BYTES).toString('base64url'), Buffer.alloc(KEY_BYTES).toString('base64url')].join('$');
+function unmatchableHash(cost: ScryptCost): string {
+  return ['scrypt', cost.N, cost.r, cost.p, Buffer.alloc(SALT_BYTES).toString('base64url'), Buffer.alloc(KEY_BYTES).toString('base64url')].join('$');
+}
 
 /** No room for this sign-in among those waiting for a password check (or it gave up its place to one that comes first). */
 export class PasswordChecksBusy extends Error {
@@ -95,10 +102,16 @@ export class PasswordChecks {
   /** Waiting checks by priority, then by group; a Map keeps its groups in turn order. */
   private readonly lanes = new Map<number, Map<string, Waiter[]>>();
 
+  private readonly unmatchable: string;
+
   constructor(
     private readonly concurrency: number,
     private readonly waiting: number,
-  ) {}
+    /** The cost new hashes get (CONSOLE_PASSWORD_SCRYPT_LOG_N): an account's absence is checked at it. */
+    cost: ScryptCost = PASSWORD_COST,
+  ) {
+    this.unmatchable = unmatchableHash(cost);
+  }
 
   /** Checks running and waiting now (for tests and figures). */
   get load(): { running: number; waiting: number } {
@@ -114,7 +127,7 @@ export class PasswordChecks {
   async check(password: string, stored: string | null, place: CheckPlace = { priority: 0, group: '' }): Promise<boolean> {
     await this.turn(place);
     try {
-      const matches = await passwordMatches(password, stored ?? UNMATCHABLE_HASH);
+      const matches = await passwordMatches(password, stored ?? this.unmatchable);
       return stored !== null && matches;
     } finally {
       this.next();

@@ -29,4 +29,10 @@ describe('configuration errors', () => {
     expect(message).toContain('(got 16 characters)');
     expect(message).not.toContain('too-short-secret');
   });
+
+  it('refuse a console password cost below OWASP’s in production, and allow it elsewhere', () => {
+    expect(errorOf({ NODE_ENV: 'production', CONSOLE_PASSWORD_SCRYPT_LOG_N: '14' })).toContain('CONSOLE_PASSWORD_SCRYPT_LOG_N must be at least 17 in production');
+    expect(parseConfig({ NODE_ENV: 'test', CONSOLE_PASSWORD_SCRYPT_LOG_N: '14' }).CONSOLE_PASSWORD_SCRYPT_LOG_N).toBe(14);
+    expect(parseConfig({}).CONSOLE_PASSWORD_SCRYPT_LOG_N).toBe(17);
+  });
 });

@@ -3,12 +3,15 @@ import { cliActor } from '../../src/audit/audit-service.ts';
 import type { Database } from '../../src/db/connection.ts';
 import type { ConsoleRole } from '../../src/console/console-permissions.ts';
 import { createConsoleUser } from '../../src/console/console-user-service.ts';
+import { passwordCost } from '../../src/console/password-hash.ts';
 
 export const CONSOLE_PASSWORD = 'correct horse battery staple';
+/** The tests' scrypt cost: CONSOLE_PASSWORD_SCRYPT_LOG_N as test/vitest.config.ts and test-app set it. */
+export const TEST_PASSWORD_COST = passwordCost(14);
 
 /** A console user of the role, with CONSOLE_PASSWORD; the email is unique per call. */
 export async function createConsoleUserOf(db: Database, role: ConsoleRole, email = `${role}-${Math.random().toString(36).slice(2, 10)}@example.com`) {
-  return createConsoleUser(db, cliActor('test'), { email, name: `${role[0]!.toUpperCase()}${role.slice(1)} Person`, role, password: CONSOLE_PASSWORD });
+  return createConsoleUser(db, cliActor('test'), { email, name: `${role[0]!.toUpperCase()}${role.slice(1)} Person`, role, password: CONSOLE_PASSWORD }, TEST_PASSWORD_COST);
 }
 
 /** The `_csrf` value of the first form on a page. */

@@ -51,6 +51,8 @@ export async function startTestApp(
     WEBHOOK_ALLOW_PRIVATE: 'true',
     // Fake payroll providers listen on 127.0.0.1 over http.
     PROVIDER_ALLOW_PRIVATE_URLS: 'true',
+    // Console passwords at an eighth of the production cost: the same code, faster (TEST_PASSWORD_COST).
+    CONSOLE_PASSWORD_SCRYPT_LOG_N: '14',
     ...options.env,
   });
   const redis = await connected(createProducerConnection(config.REDIS_URL));
