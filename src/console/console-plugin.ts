@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -4,7 +4,6 @@ import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Up
 // safe integers (see ./connection.ts); `date` columns stay 'YYYY-MM-DD' strings.
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type CreatedAt = ColumnType<Date, never, never>;
 type Json = ColumnType<unknown, string, string>;
 type MinorUnits = number;
 type IsoDate = string;

@@ -31,9 +31,9 @@ interface WeightRow {
 /** The outcome: `not-covered` is a sort code valacdos.txt has no range for, which VocaLink says to presume valid. */
 export type ModulusCheckOutcome = 'pass' | 'fail' | 'not-covered';
 
+// Positions in the 14 digits u v w x y z a b c d e f g h that the exceptions name.
 const A = 6;
 const B = 7;
-const C = 8;
 const G = 12;
 const H = 13;
 
