@@ -7,7 +7,7 @@ import { createQueue } from '../queue/queues.ts';
 import { openRuntime, type Runtime } from '../runtime/runtime.ts';
 import { listTroubledEndpoints, outboxBacklog } from '../webhooks/webhook-repository.ts';
 import { nextNightlyRunAt } from '../nightly/next-nightly-run.ts';
-import { openPayDateExceptions, type PayDateExceptionResource } from '../pay-date-exceptions/pay-date-exceptions.ts';
+import { listPayDateExceptions, type PayDateExceptionResource } from '../pay-date-exceptions/pay-date-exceptions.ts';
 import { HEARTBEAT_TTL_MS, listLiveWorkers, type WorkerHeartbeat } from '../workers/worker-heartbeat.ts';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -69,7 +69,7 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
       outboxBacklog(db),
       listTroubledEndpoints(db, ENDPOINTS_SHOWN),
       listRecentRuns(db, NIGHTLY_RUNS_SHOWN),
-      openPayDateExceptions(db, PAY_DATE_EXCEPTIONS_SHOWN),
+      listPayDateExceptions(db, PAY_DATE_EXCEPTIONS_SHOWN),
     ]);
     const nightlyRuns = runs.map((run) => ({
       id: run.id,

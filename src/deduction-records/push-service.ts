@@ -119,8 +119,10 @@ export async function acceptEmployeePush(
   };
   const response = toPushResponse(payroll.id, record);
 
+  // The record the decision was made against: an unchanged re-send of it is refused below when voided.
+  let current: Awaited<ReturnType<typeof findLatestRecord>>;
   const decide = async () => {
-    const current = await findLatestRecord(trx, payroll.id, record.pay_period, push.employeeId);
+    current = await findLatestRecord(trx, payroll.id, record.pay_period, push.employeeId);
     return pushVersionDecision(current ? { version: current.version, contentHash: current.content_hash } : null, incoming);
   };
   let decision = await decide();
@@ -149,7 +151,6 @@ export async function acceptEmployeePush(
   }
   if (decision.kind === 'conflict') throw versionConflict(decision, record);
   // A re-send of a record an operator voided would be answered as stored while it counts for nothing.
-  const current = await findLatestRecord(trx, payroll.id, record.pay_period, push.employeeId);
   if (current?.void_id) {
     throw new ConflictError(
       'deduction-record-voided',

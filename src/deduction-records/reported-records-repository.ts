@@ -20,9 +20,12 @@ export async function reportedTotalOfOthers(db: Executor, payrollId: string, pay
   return result.rows[0]!.total;
 }
 
-/** The pay date with its payroll's currency, taken exclusively unless `lock` is false (pushes and confirmations wait). */
-export async function lockPayDateForVoid(db: Executor, payrollId: string, payDate: string, options: { lock?: boolean } = {}) {
-  const lock = options.lock === false ? sql`` : sql`for no key update of d`;
+/**
+ * The payroll pay date with its payroll's currency; with `forVoid`, row-locked exclusively, as a
+ * confirmation takes it, so pushes and confirmations wait for the void.
+ */
+export async function findPayDateWithCurrency(db: Executor, payrollId: string, payDate: string, options: { forVoid: boolean }) {
+  const lock = options.forVoid ? sql`for no key update of d` : sql``;
   const result = await sql<{ currency: string }>`
     select p.currency from pay_dates d join payrolls p on p.id = d.payroll_id
     where d.payroll_id = ${payrollId}::uuid and d.pay_date = ${payDate}::date

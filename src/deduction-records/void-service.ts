@@ -5,7 +5,7 @@ import { formatMinorUnits } from '../money/major-units.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import { listVoids, lockPayDateForVoid, voidReportedRecords } from './reported-records-repository.ts';
+import { findPayDateWithCurrency, listVoids, voidReportedRecords } from './reported-records-repository.ts';
 
 // An operator's way out when what a payroll reported cannot stand (amounts no payroll deducted, a
 // report against the wrong pay date) and the provider cannot or will not correct it: every record of
@@ -70,7 +70,7 @@ export async function voidPayDateRecords(trx: Executor, actor: Actor, request: {
   }
   if (!isUuid(request.payrollId)) throw new NotFoundError(`Payroll ${request.payrollId}`);
   // Exclusive on the pay date, as a confirmation takes it: no push or confirmation lands half-voided.
-  const payDate = await lockPayDateForVoid(trx, request.payrollId, request.payDate);
+  const payDate = await findPayDateWithCurrency(trx, request.payrollId, request.payDate, { forVoid: true });
   if (!payDate) throw new NotFoundError(`Pay date ${request.payDate} of payroll ${request.payrollId}`);
   const voided = await voidReportedRecords(trx, { id: timeOrderedUuid(), payrollId: request.payrollId, payDate: request.payDate, reason, voidedBy: describeActor(actor) });
   if (!voided) {
@@ -91,7 +91,7 @@ export async function voidPayDateRecords(trx: Executor, actor: Actor, request: {
 /** A payroll pay date's voids, newest first; 404 for an unknown pay date. */
 export async function showPayDateVoids(db: Executor, payrollId: string, payDate: string): Promise<RecordVoidResource[]> {
   if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
-  const found = await lockPayDateForVoid(db, payrollId, payDate, { lock: false });
+  const found = await findPayDateWithCurrency(db, payrollId, payDate, { forVoid: false });
   if (!found) throw new NotFoundError(`Pay date ${payDate} of payroll ${payrollId}`);
   return (await listVoids(db, payrollId, payDate)).map((row) => toRecordVoidResource(row, found.currency));
 }

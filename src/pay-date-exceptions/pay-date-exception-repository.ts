@@ -9,7 +9,7 @@ export interface PayDateKey {
 }
 
 /** Opens an exception per failed pay date, or notes it again (last seen, how often, the latest detail) when one is open. */
-export async function openPayDateExceptions(db: Executor, stage: PayDateExceptionStage, failures: ReadonlyArray<PayDateKey & { detail: string }>): Promise<void> {
+export async function recordPayDateFailures(db: Executor, stage: PayDateExceptionStage, failures: ReadonlyArray<PayDateKey & { detail: string }>): Promise<void> {
   if (failures.length === 0) return;
   await sql`
     insert into pay_date_exceptions (id, payroll_id, pay_date, stage, detail)

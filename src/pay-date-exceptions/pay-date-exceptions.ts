@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Executor } from '../db/connection.ts';
 import type { PayDateExceptionStage } from '../db/tables.ts';
-import { listOpenPayDateExceptions, openPayDateExceptions as openExceptions, resolvePayDateExceptions, type PayDateKey } from './pay-date-exception-repository.ts';
+import { listOpenPayDateExceptions, recordPayDateFailures, resolvePayDateExceptions, type PayDateKey } from './pay-date-exception-repository.ts';
 
 // Work over many payroll pay dates (the remittance refresh and funding) goes on when
 // one pay date cannot be handled: that pay date is left as it was and recorded as an exception of its
@@ -35,7 +35,7 @@ export function eachPayDate<T extends PayDateKey, R>(items: readonly T[], work: 
 
 /** Records a stage's outcome over the pay dates it handled (`scope`): its failures opened, its successes resolved. */
 export async function notePayDateStage(db: Executor, stage: PayDateExceptionStage, scope: readonly PayDateKey[], failures: readonly PayDateFailure[]): Promise<void> {
-  await openExceptions(db, stage, failures);
+  await recordPayDateFailures(db, stage, failures);
   await resolvePayDateExceptions(db, stage, scope, failures);
 }
 
@@ -73,7 +73,7 @@ export const payDateExceptionSchema = z
 export type PayDateExceptionResource = z.infer<typeof payDateExceptionSchema>;
 
 /** Open exceptions, the most recently seen first. */
-export async function openPayDateExceptions(db: Executor, limit = 100): Promise<PayDateExceptionResource[]> {
+export async function listPayDateExceptions(db: Executor, limit = 100): Promise<PayDateExceptionResource[]> {
   return (await listOpenPayDateExceptions(db, limit)).map((row) => ({
     id: row.id,
     payroll_id: row.payroll_id,

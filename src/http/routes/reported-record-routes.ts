@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { clientActor } from '../../audit/audit-service.ts';
 import { MAX_VOID_REASON_LENGTH, recordVoidSchema, showPayDateVoids, voidPayDateRecords } from '../../deduction-records/void-service.ts';
-import { openPayDateExceptions, payDateExceptionSchema } from '../../pay-date-exceptions/pay-date-exceptions.ts';
+import { listPayDateExceptions, payDateExceptionSchema } from '../../pay-date-exceptions/pay-date-exceptions.ts';
 import { isoDateSchema } from '../../shared/schemas.ts';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
@@ -82,6 +82,6 @@ export const registerReportedRecordRoutes: RouteModule = (app, deps) => {
     auth: read,
     query: exceptionsQuery,
     responses: { 200: { description: 'Open exceptions', schema: exceptionsEnvelope } },
-    handler: async (ctx) => ({ status: 200, body: { pay_date_exceptions: await openPayDateExceptions(deps.db, ctx.query.limit) } }),
+    handler: async (ctx) => ({ status: 200, body: { pay_date_exceptions: await listPayDateExceptions(deps.db, ctx.query.limit) } }),
   });
 };
