@@ -1,7 +1,7 @@
 import {
   deliverWebhookJob,
   dispatchEventsJob,
-  freezePayDateJob,
+  lockPayDateJob,
   nightlyTriggerJob,
   purgeIdempotencyKeysJob,
   queueNames,
@@ -13,7 +13,7 @@ import {
 import type { ProcessorRegistry } from '../src/workers/worker-host.ts';
 import { deliverWebhookProcessor } from './deliver-webhook.ts';
 import { dispatchEventsProcessor } from './dispatch-events.ts';
-import { freezePayDateFailedForGood, freezePayDateProcessor } from './freeze-pay-date.ts';
+import { lockPayDateFailedForGood, lockPayDateProcessor } from './lock-pay-date.ts';
 import { nightlyTriggerProcessor } from './nightly-trigger.ts';
 import { purgeIdempotencyKeysProcessor } from './purge-idempotency-keys.ts';
 import { reconcilePayDateProcessor } from './reconcile-pay-date.ts';
@@ -37,11 +37,11 @@ export const processorRegistry: ProcessorRegistry = {
   },
   [queueNames.payDates]: {
     processors: {
-      [freezePayDateJob]: ({ db, adapterFor, amountLimits }) => freezePayDateProcessor(db, adapterFor, amountLimits),
+      [lockPayDateJob]: ({ db, adapterFor, amountLimits }) => lockPayDateProcessor(db, adapterFor, amountLimits),
       [rerunPayDateJob]: ({ db, adapterFor, reconciliation, amountLimits }) => rerunPayDateProcessor(db, adapterFor, reconciliation, amountLimits),
       [reconcilePayDateJob]: ({ db, config, reconciliation }) => reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE, reconciliation),
     },
-    finalFailure: { [freezePayDateJob]: ({ db }) => freezePayDateFailedForGood(db) },
+    finalFailure: { [lockPayDateJob]: ({ db }) => lockPayDateFailedForGood(db) },
   },
   [queueNames.maintenance]: {
     processors: {

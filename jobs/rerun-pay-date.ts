@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
 import { performRerun } from '../src/reruns/rerun-service.ts';
-import { freezeThenPushInstructions } from '../src/instructions/provider-push-service.ts';
+import { lockThenPushInstructions } from '../src/instructions/provider-push-service.ts';
 import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
@@ -24,7 +24,7 @@ export function rerunPayDateProcessor(
 ) {
   return async (job: Job) => {
     const { rerunId } = payloadSchema.parse(job.data);
-    const { frozen: outcome, pushes } = await freezeThenPushInstructions(db, adapterFor, () => performRerun(db, rerunId, limits));
+    const { locked: outcome, pushes } = await lockThenPushInstructions(db, adapterFor, () => performRerun(db, rerunId, limits));
     await reconciliation.request(outcome.payrollId, outcome.payDate);
     return { ...outcome, providerPushes: pushes.sent };
   };

@@ -50,7 +50,7 @@ export async function listBankHolidays(db: Executor, region: BankHolidayRegion, 
 /**
  * Lock dates are the cut-off less the provider's lead time in working days (in the payroll's
  * region), so a day that stops or starts being a working day, or a new lead time, moves them.
- * Only pay dates the nightly run has not locked are recomputed: a locked one has been frozen and
+ * Only pay dates the nightly run has not locked are recomputed: a locked one has been locked and
  * instructed on the day it was locked. Gives how many moved.
  */
 export async function recomputeLockDates(trx: Executor, scope: LockDateScope): Promise<number> {

@@ -42,7 +42,7 @@ export type CalendarReplacementResult = { ok: true; plan: CalendarReplacementPla
 /**
  * What a new calendar does to a payroll's stored one: within its range [from, until] it replaces
  * the unlocked pay dates (adds, changes, removes); outside the range nothing changes. A locked pay
- * date has been frozen and instructed, so the new calendar must keep it exactly (same day, cut-off
+ * date has been locked and instructed, so the new calendar must keep it exactly (same day, cut-off
  * and pay period; its lock date is history and is not compared): a change that would remove,
  * alter or move one is refused whole, naming every such date, as are pay periods that clash with
  * pay dates outside the range (the payroll's pay periods are unique) and a calendar that repeats

@@ -44,7 +44,7 @@ export async function findPayrollProviderConnection(db: Executor, payrollId: str
 }
 
 /**
- * Upserts a payroll's calendar. A pay date that is already locked keeps its frozen cut-off and
+ * Upserts a payroll's calendar. A pay date that is already locked keeps its locked cut-off and
  * period: the provider may not move a pay date after we have instructed it.
  */
 export async function upsertPayDates(db: Executor, payrollId: string, payDates: readonly PayDateToStore[]): Promise<void> {

@@ -6,7 +6,7 @@ import {
 } from './working-days.ts';
 
 /**
- * The day the nightly run freezes a pay date: the payroll cutoff minus the provider's lead time in
+ * The day the nightly run locks a pay date: the payroll cutoff minus the provider's lead time in
  * working days (weekends and holidays skipped).
  *
  * - Lead time n > 0: step back n working days from the cutoff; the cutoff day itself never counts,

@@ -105,8 +105,8 @@ export const payDateResourceSchema = z
     pay_date: z.iso.date().meta({ description: 'The day employees are paid and deductions taken' }),
     payroll_cutoff_date: z.iso.date().meta({ description: "The payroll's last day for changes to this pay date" }),
     pay_period: z.string().meta({ description: 'Tax week or month and the year the tax year started, e.g. 53-2026' }),
-    lock_date: z.iso.date().meta({ description: "The night we freeze this pay date's deductions: the cut-off less the provider's lead time in working days" }),
-    locked: z.boolean().meta({ description: 'The nightly run has frozen it: its dates can no longer change' }),
+    lock_date: z.iso.date().meta({ description: "The night we lock this pay date's deductions: the cut-off less the provider's lead time in working days" }),
+    locked: z.boolean().meta({ description: 'The nightly run has locked it: its dates can no longer change' }),
     locked_at: z.iso.datetime().nullable(),
   })
   .meta({

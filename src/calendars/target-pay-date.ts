@@ -3,7 +3,7 @@ import { assertCalendarDate } from './working-days.ts';
 export interface CalendarPayDate {
   payDate: string;
   lockDate: string;
-  /** The nightly lock has already frozen this pay date (a snapshot exists). */
+  /** The nightly lock has already locked this pay date (a snapshot exists). */
   locked: boolean;
 }
 

@@ -4,7 +4,7 @@ import type { SetAsideCategory } from '../db/tables.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { findCreditForUpdate, setCreditState } from './matching-repository.ts';
-import { lockCash } from './remittance-repository.ts';
+import { advisoryLockCash } from './remittance-repository.ts';
 
 // A person's decisions about a credit no rule placed. Setting a credit aside says it is no remittance
 // (bank interest, money to return to its sender...), so the exceptions queue can be emptied without
@@ -24,7 +24,7 @@ export async function setCreditAside(db: Database, actor: Actor, request: { cred
   if (!isUuid(request.creditId)) throw new NotFoundError(`Bank credit ${request.creditId}`);
   const reason = requiredReason(request.reason, 'setting a credit aside');
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
     if (credit.state === 'reversed') throw new ConflictError('credit-reversed', 'the bank took this credit back: there is nothing to set aside', { members: { state: credit.state } });
@@ -48,7 +48,7 @@ export async function restoreCredit(db: Database, actor: Actor, request: { credi
   if (!isUuid(request.creditId)) throw new NotFoundError(`Bank credit ${request.creditId}`);
   const reason = requiredReason(request.reason, 'restoring a credit');
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
     if (credit.state !== 'set_aside' && credit.state !== 'held') {

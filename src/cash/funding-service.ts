@@ -4,7 +4,7 @@ import { exactMinorUnits } from '../money/major-units.ts';
 import { eachPayDate, notePayDateStage, type PayDateFailure } from '../pay-date-exceptions/pay-date-exceptions.ts';
 import { fundableEntries } from './funding-order.ts';
 import { fundCoveredPayDates, fundTrustedEntries, listUnfundedEntries, markFunded } from './funding-repository.ts';
-import { lockCash } from './remittance-repository.ts';
+import { advisoryLockCash } from './remittance-repository.ts';
 
 /** Pay dates whose entries are read and funded by one statement each: a few tens of thousands of rows. */
 const PAY_DATES_PER_STATEMENT = 500;
@@ -26,11 +26,11 @@ export interface FundingOutcome {
  * the documented order (funding-order.ts: a payment request's entries together, those netting negative first, then the oldest requests first), as far as
  * the cash not yet used goes; the rest wait for the next statement. A pay date whose amounts cannot be
  * carried is left unfunded and recorded as an exception; the others are funded. One transaction under
- * the cash lock, so no unmatch can take the cash back halfway.
+ * the cash advisory lock, so no unmatch can take the cash back halfway.
  */
 export async function fundLedgerEntries(db: Database, options: { cutoff: string; defaultFunding: PayoutFunding }): Promise<FundingOutcome> {
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     const trusted = await fundTrustedEntries(trx, options.cutoff, options.defaultFunding);
     // Most pay dates have received all they owe: funded whole in one statement, never listed. Only
     // those short of cash have their entries read and ordered.

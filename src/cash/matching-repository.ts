@@ -135,7 +135,7 @@ export async function listMatchesOfCredit(db: Executor, creditId: string) {
   return db.selectFrom('remittance_matches').selectAll().where('bank_credit_id', '=', creditId).orderBy('matched_at').orderBy('id').execute();
 }
 
-/** A credit's live matches, locked: what a reversal takes back. */
+/** A credit's live matches, row-locked: what a reversal takes back. */
 export async function listLiveMatchesOfCreditForUpdate(db: Executor, creditId: string) {
   return db
     .selectFrom('remittance_matches')

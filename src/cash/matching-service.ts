@@ -10,7 +10,7 @@ import { fundedAndPaidOut, unfundDownTo } from './funding-repository.ts';
 import { findCreditForUpdate, findLiveMatchForUpdate, insertMatches, listOpenRemittances, listRefusedPairs, listSettledRemittanceReferences, listUnmatchedCredits, markUnmatched, type NewMatch } from './matching-repository.ts';
 import { matchCredits, pairKey } from './remittance-matching.ts';
 import { insertCredits, type NewCredit } from './statement-repository.ts';
-import { lockCash, lockRemittances, updateReceived } from './remittance-repository.ts';
+import { advisoryLockCash, rowLockRemittances, updateReceived } from './remittance-repository.ts';
 import { noteOverdueRemittances, refreshRemittances, refreshWindowStart, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceStatus } from './remittance-status.ts';
 
@@ -39,7 +39,7 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
     total.amount += entry.amount;
     totals.set(keyOf(entry), total);
   }
-  const locked = await lockRemittances(trx, [...totals.values()]);
+  const locked = await rowLockRemittances(trx, [...totals.values()]);
   const changes: Array<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }> = [];
   const received: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
   for (const remittance of locked) {
@@ -72,7 +72,7 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
  * A statement's new credits (`incoming`, not stored yet) are matched with the stored ones and then
  * inserted already carrying their matched amounts: updating rows this transaction just inserted would
  * write each one twice, and make PostgreSQL check their foreign keys again. Held ones are stored as they are.
- * Call inside the cash lock.
+ * Call inside the cash advisory lock.
  */
 export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, incoming: readonly NewCredit[] = []): Promise<MatchingOutcome> {
   await refreshRemittances(trx, policy);
@@ -113,7 +113,7 @@ export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, in
 
 export async function runMatching(db: Database, policy: MatchingPolicy): Promise<MatchingOutcome> {
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     return matchOpenCredits(trx, policy);
   });
 }
@@ -138,7 +138,7 @@ export async function matchCreditManually(db: Database, actor: Actor, policy: Re
   const keys = new Set(request.allocations.map(keyOf));
   if (keys.size !== request.allocations.length) throw new InvalidError('match-invalid', 'each payroll pay date may appear once in a match');
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
     if (credit.state !== 'open' && credit.state !== 'held') {
@@ -150,7 +150,7 @@ export async function matchCreditManually(db: Database, actor: Actor, policy: Re
       throw new ConflictError('credit-over-allocated', `the credit has ${remaining} minor units unmatched; the allocations add up to ${total}`, { members: { unmatched_amount: remaining } });
     }
     await refreshRemittances(trx, policy);
-    const remittances = await lockRemittances(trx, request.allocations);
+    const remittances = await rowLockRemittances(trx, request.allocations);
     for (const allocation of request.allocations) {
       const remittance = remittances.find((r) => r.payroll_id === allocation.payrollId && r.pay_date === allocation.payDate);
       if (!remittance) throw new NotFoundError(`Remittance of payroll ${allocation.payrollId} pay date ${allocation.payDate}`);
@@ -175,10 +175,10 @@ export async function unmatch(db: Database, actor: Actor, policy: RemittancePoli
   const reason = request.reason.trim();
   if (reason.length === 0) throw new InvalidError('unmatch-invalid', 'unmatching needs a reason');
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     const match = await findLiveMatchForUpdate(trx, request.matchId);
     if (!match) throw new NotFoundError(`Live match ${request.matchId}`);
-    const [remittance] = await lockRemittances(trx, [{ payrollId: match.payroll_id, payDate: match.pay_date }]);
+    const [remittance] = await rowLockRemittances(trx, [{ payrollId: match.payroll_id, payDate: match.pay_date }]);
     const remaining = remittance!.received - match.amount;
     const { paid_out: paidOut } = await fundedAndPaidOut(trx, match.payroll_id, match.pay_date);
     if (paidOut > remaining) {

@@ -7,10 +7,10 @@ import type { RemittanceStatus } from '../db/tables.ts';
  * take it exclusively; each payout group takes it shared, so it never pays an entry that an unmatch is
  * taking back. Held to the end of the transaction.
  */
-const CASH_LOCK_KEY = 0x5d_ca_5e;
+const CASH_ADVISORY_LOCK_KEY = 0x5d_ca_5e;
 
-export async function lockCash(trx: Executor, mode: 'exclusive' | 'shared'): Promise<void> {
-  await (mode === 'exclusive' ? sql`select pg_advisory_xact_lock(${CASH_LOCK_KEY})` : sql`select pg_advisory_xact_lock_shared(${CASH_LOCK_KEY})`).execute(trx);
+export async function advisoryLockCash(trx: Executor, mode: 'exclusive' | 'shared'): Promise<void> {
+  await (mode === 'exclusive' ? sql`select pg_advisory_xact_lock(${CASH_ADVISORY_LOCK_KEY})` : sql`select pg_advisory_xact_lock_shared(${CASH_ADVISORY_LOCK_KEY})`).execute(trx);
 }
 
 export interface RemittanceFacts {
@@ -106,8 +106,8 @@ export async function findRemittance(db: Executor, payrollId: string, payDate: s
   return db.selectFrom('remittances').selectAll().where('payroll_id', '=', payrollId).where('pay_date', '=', payDate).executeTakeFirst();
 }
 
-/** Locked, in a stable order, so that concurrent changes to several remittances cannot deadlock. */
-export async function lockRemittances(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
+/** Row-locked, in a stable order, so that concurrent changes to several remittances cannot deadlock. */
+export async function rowLockRemittances(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
   if (keys.length === 0) return [];
   const result = await sql<{ id: string; payroll_id: string; pay_date: string; expected: number; received: number; shortfall: number; due_date: string; status: RemittanceStatus; currency: string }>`
     select r.id, r.payroll_id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, r.shortfall, to_char(r.due_date, 'YYYY-MM-DD') as due_date, r.status, r.currency
@@ -132,7 +132,7 @@ export async function updateReceived(db: Executor, changes: ReadonlyArray<{ id: 
   `.execute(db);
 }
 
-/** The billers whose collections a payroll pay date's current snapshot carries (written by its freeze): who hears of its remittance. */
+/** The billers whose collections a payroll pay date's current snapshot carries (written by its lock): who hears of its remittance. */
 export async function listBillersOfPayDates(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
   if (keys.length === 0) return [];
   const result = await sql<{ payroll_id: string; pay_date: string; biller_client_id: string }>`
@@ -144,7 +144,7 @@ export async function listBillersOfPayDates(db: Executor, keys: ReadonlyArray<{ 
     select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, b.biller_client_id
     from current_snapshots s join snapshot_billers b on b.snapshot_id = s.id
     union
-    -- A snapshot frozen by a worker older than snapshot_billers (during an upgrade) names no biller:
+    -- A snapshot locked by a worker older than snapshot_billers (during an upgrade) names no biller:
     -- its line payments say who. An empty snapshot has none either, and nothing to read.
     select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD'), pr.biller_client_id
     from current_snapshots s

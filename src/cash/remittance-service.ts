@@ -143,7 +143,7 @@ export interface RefreshOutcome {
  * reports or a re-run changes the request, and the status as of today. A pay date whose amounts cannot
  * be carried (a report past 2^53 stored before reports were bounded) keeps its remittance as it was
  * and is recorded as an exception; the others go on. Who is told of lateness is
- * noteOverdueRemittances' business, after matching has had its say. Call inside the cash lock.
+ * noteOverdueRemittances' business, after matching has had its say. Call inside the cash advisory lock.
  */
 export async function refreshRemittances(trx: Executor, policy: RemittancePolicy, one?: { payrollId: string; payDate: string }): Promise<RefreshOutcome> {
   const facts = await listRemittanceFacts(trx, refreshWindowStart(policy.today), one);

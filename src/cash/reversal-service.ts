@@ -9,7 +9,7 @@ import type { StatementEntry } from './bank-statement.ts';
 import { reversedCredit, type KnownCredit } from './credit-identity.ts';
 import { fundedAndPaidOut, listPayDatesOfPayout, unfundDownTo } from './funding-repository.ts';
 import { findCreditForUpdate, listLiveMatchesOfCreditForUpdate, markUnmatched, setCreditState } from './matching-repository.ts';
-import { lockCash, lockRemittances, updateReceived } from './remittance-repository.ts';
+import { advisoryLockCash, rowLockRemittances, updateReceived } from './remittance-repository.ts';
 import { remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceShortfall, remittanceStatus } from './remittance-status.ts';
 import { findUnresolvedReversalForUpdate, listReversibleCredits, markReversalResolved } from './statement-repository.ts';
@@ -46,7 +46,7 @@ const daysBefore = (date: string, days: number) => {
 /**
  * The statement's reversals, in file order: each finds the credit it takes back (reversedCredit,
  * credit-identity.ts) among the account's credits, the ones this import stored included, and reverses
- * it. Call inside the cash lock, after the import stored its credits.
+ * it. Call inside the cash advisory lock, after the import stored its credits.
  */
 export async function applyReversals(
   trx: Executor,
@@ -110,7 +110,7 @@ async function reverseCredit(trx: Executor, policy: RemittancePolicy, creditId: 
     total.amount += match.amount;
     taken.set(key, total);
   }
-  const locked = await lockRemittances(trx, [...taken.values()]);
+  const locked = await rowLockRemittances(trx, [...taken.values()]);
   const changes: Array<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }> = [];
   const reversed: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
   let newlyOwed = 0;
@@ -150,7 +150,7 @@ export async function resolveReversal(db: Database, actor: Actor, policy: Remitt
   const reason = request.reason.trim();
   if (reason.length === 0) throw new InvalidError('reversal-invalid', 'placing a reversal needs a reason');
   return db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     const entry = await findUnresolvedReversalForUpdate(trx, request.entryId);
     if (!entry) throw new NotFoundError(`Unresolved reversal ${request.entryId}`);
     const credit = await findCreditForUpdate(trx, request.creditId);
@@ -177,7 +177,7 @@ export async function resolveReversal(db: Database, actor: Actor, policy: Remitt
  */
 export async function reassessPayDatesOfFailedPayout(trx: Executor, payoutId: string, today: string): Promise<void> {
   const payDates = await listPayDatesOfPayout(trx, payoutId);
-  const locked = await lockRemittances(trx, payDates);
+  const locked = await rowLockRemittances(trx, payDates);
   const changes: Array<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }> = [];
   for (const remittance of locked) {
     const { paid_out: paidOut } = await fundedAndPaidOut(trx, remittance.payroll_id, remittance.pay_date);

@@ -9,7 +9,7 @@ import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { StatementRejected, type ParsedStatement, type ParsedStatementFile, type StatementEntry } from './bank-statement.ts';
 import { creditVerdict, entryKind, KnownCreditIndex, sameReversal, type KnownCredit, type RecordedReversal } from './credit-identity.ts';
 import { matchOpenCredits, type MatchingOutcome, type MatchingPolicy } from './matching-service.ts';
-import { lockCash } from './remittance-repository.ts';
+import { advisoryLockCash } from './remittance-repository.ts';
 import { applyReversals, type ReversalOutcome } from './reversal-service.ts';
 import { creditsTotalOrProblem, statementIntegrityFindings, sequenceGap } from './statement-integrity.ts';
 import { parseStatement } from './statement-parser.ts';
@@ -121,7 +121,7 @@ interface StatementInProgress {
 
 /**
  * Stores a statement file read whole and checked, then runs the matching rules and applies the
- * reversals it carries, in the caller's transaction under the cash lock. Each statement (and page)
+ * reversals it carries, in the caller's transaction under the cash advisory lock. Each statement (and page)
  * of the file is recorded on its own: the same statement again is a no-op, another with the same id
  * and page is refused (409). A statement of an account that is not ours, or in another currency than
  * the account, refuses the whole file; an entry that cannot be used is kept with its reason for a person.
@@ -141,7 +141,7 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
     if (problem !== null) throw new StatementRejected(`statement ${parsed.statementId}: ${problem}`);
     accounts.push(account);
   }
-  await lockCash(trx, 'exclusive');
+  await advisoryLockCash(trx, 'exclusive');
 
   // In the file's order, whether replayed or recorded.
   const outcomes: StatementRecordOutcome[] = new Array(input.parsed.statements.length);

@@ -39,7 +39,7 @@ export async function findConsoleUserForSignIn(db: Executor, email: string) {
 }
 
 /** The row again, locked, when the session is opened: its password and state must be those just checked. */
-export async function lockConsoleUserForSession(db: Executor, id: string) {
+export async function rowLockConsoleUserForSession(db: Executor, id: string) {
   return db.selectFrom('console_users').select(['password_hash', 'disabled_at']).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -11,7 +11,7 @@ import {
   insertConsoleUser,
   findConsoleUserForSignIn,
   listConsoleUsers as selectConsoleUsers,
-  lockConsoleUserForSession,
+  rowLockConsoleUserForSession,
   recordSignInSuccess,
   setConsoleUserDisabled,
   setConsoleUserPassword as updateConsoleUserPassword,
@@ -194,7 +194,7 @@ export async function signIn(
     const sessionId = randomUUID();
     const opened = await db.transaction().execute(async (trx) => {
       // Disabled, or given a new password, while the password was being checked: not this session.
-      const current = await lockConsoleUserForSession(trx, user.id);
+      const current = await rowLockConsoleUserForSession(trx, user.id);
       if (!current || current.disabled_at || current.password_hash !== user.password_hash) return false;
       await recordSignInSuccess(trx, user.id);
       await insertConsoleSession(trx, {

@@ -3,7 +3,8 @@ import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Up
 // Table types in the style of Kysely's own example. Money columns are bigint minor units parsed to
 // safe integers (see ./connection.ts); `date` columns stay 'YYYY-MM-DD' strings.
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+// No `| undefined` on insert: a timestamp column an insert may leave out says Generated<> (it has a default).
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json = ColumnType<unknown, string, string>;
 type MinorUnits = number;
 type IsoDate = string;
@@ -413,7 +414,7 @@ export interface DeductionLinePaymentsTable {
   requested_amount: MinorUnits;
 }
 
-/** The billers whose collections a snapshot carries: who hears of its pay date's remittance. Written by the freeze. */
+/** The billers whose collections a snapshot carries: who hears of its pay date's remittance. Written by the lock. */
 export interface SnapshotBillersTable {
   snapshot_id: string;
   biller_client_id: string;
@@ -430,7 +431,7 @@ export interface RequestedPaymentsTable {
   account_holder_name: string;
 }
 
-/** One freeze of a locked pay date; open (completed_at null) until it commits, at most one open per pay date. */
+/** One re-run (a new lock) of a locked pay date; open (completed_at null) until it commits, at most one open per pay date. */
 export interface RerunsTable {
   id: Generated<string>;
   payroll_id: string;

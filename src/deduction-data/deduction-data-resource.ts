@@ -30,7 +30,7 @@ export const deductionDataResponseSchema = z
   .meta({
     id: 'SalaryDeductionDataResponse',
     description:
-      'The deductions to make on one pay date of a payroll, frozen when the pay date locked, in major units (25 is GBP 25.00); ' +
+      'The deductions to make on one pay date of a payroll, as locked on its lock date, in major units (25 is GBP 25.00); ' +
       'and the payment of the deducted total to make to the collection account.',
     example: {
       deduction_data_response: {

@@ -4,7 +4,7 @@ import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
-import { findCurrentSnapshot, lockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
+import { findCurrentSnapshot, rowLockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
 import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
 import { findConfirmationContext, recordConfirmation } from './confirmation-repository.ts';
 import { reportedTotalOfOthers } from './reported-records-repository.ts';
@@ -64,8 +64,8 @@ export async function submitConfirmation(
     });
   }
 
-  // Read again under the lock: a re-run may have superseded it while we waited.
-  const snapshot = await lockPayDateForConfirmation(trx, payroll.id, located.pay_date, located.id);
+  // Read again under the row lock: a re-run may have superseded it while we waited.
+  const snapshot = await rowLockPayDateForConfirmation(trx, payroll.id, located.pay_date, located.id);
   if (!snapshot) throw new Error(`deduction data ${located.id} vanished under its pay date's lock`);
   if (snapshot.status === 'superseded') {
     const currentId = (await findCurrentSnapshot(trx, payroll.id, snapshot.pay_date))?.id;
@@ -76,7 +76,7 @@ export async function submitConfirmation(
     );
   }
 
-  // Exact under the pay date's lock: no push can add to the others meanwhile.
+  // Exact under the pay date's row lock: no push can add to the others meanwhile.
   const othersTotal = await reportedTotalOfOthers(trx, payroll.id, snapshot.pay_date, employeeIds);
   if (!payDateWithinReportedLimit(othersTotal, BigInt(check.total), limits)) {
     throw payDateReportedOverLimitError(snapshot.pay_date, othersTotal, BigInt(check.total), limits, payroll.currency, '/confirmation/total_amount');

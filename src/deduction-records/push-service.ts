@@ -1,7 +1,7 @@
 import type { Executor } from '../db/connection.ts';
 import { requireProvidersPayroll } from '../deduction-data/deduction-data-service.ts';
 import type { EmployeePushRecord, EmployeePushResponse } from '../payroll-providers/reference-schemas.ts';
-import { lockPayDateForPush } from '../snapshots/snapshot-repository.ts';
+import { rowLockPayDateForPush } from '../snapshots/snapshot-repository.ts';
 import { deductionContentHash, type StoredRequestedPayment } from './deduction-content.ts';
 import { minorUnitsOrError } from './major-amount.ts';
 import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll } from './push-repository.ts';
@@ -35,7 +35,7 @@ interface ValidatedPush {
 
 async function validatePush(trx: Executor, payroll: { id: string; currency: string }, record: EmployeePushRecord, limits: ReportedLimits): Promise<ValidatedPush> {
   const errors: FieldError[] = [];
-  const calendarEntry = await lockPayDateForPush(trx, payroll.id, record.pay_period);
+  const calendarEntry = await rowLockPayDateForPush(trx, payroll.id, record.pay_period);
   if (!calendarEntry) {
     errors.push({ pointer: '/pay_period', detail: `${record.pay_period} is not a pay period in the calendar of payroll ${payroll.id}` });
   }
@@ -95,7 +95,7 @@ function versionConflict(decision: Extract<PushVersionDecision, { kind: 'conflic
 
 /**
  * Employee push: stores the record as a new version per (payroll, pay period, employee) when it is
- * higher than the current one. Correct under concurrency without locks on the records: the unique
+ * higher than the current one. Correct under concurrency without row locks on the records: the unique
  * version key decides between two pushes of one version, and "current" is always the highest.
  */
 export async function acceptEmployeePush(

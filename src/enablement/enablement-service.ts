@@ -24,7 +24,7 @@ export async function enableMandate(
   request: EnablementRequest['enablement'],
   deps: { adapterFor: AdapterFactory },
 ): Promise<EnablementResponse> {
-  const mandate = await findMandate(trx, caller.clientId, request.mandate_id, { lock: true });
+  const mandate = await findMandate(trx, caller.clientId, request.mandate_id, { rowLock: true });
   if (!mandate) throw new NotFoundError(`Mandate ${request.mandate_id}`);
   const mismatches = [
     ...(mandate.employee_id === request.employee_id ? [] : [{ pointer: '/enablement/employee_id', detail: 'is not the employee of the mandate' }]),

@@ -152,7 +152,7 @@ export async function deleteClaim(db: Executor, ref: KeyRef): Promise<void> {
     .execute();
 }
 
-/** Deletes expired keys in batches so a large backlog never holds one long lock. */
+/** Deletes expired keys in batches so a large backlog never holds its row locks for long. */
 export async function deleteExpiredKeys(db: Executor, now: Date, batchSize = 10_000): Promise<number> {
   let total = 0;
   for (;;) {

@@ -58,7 +58,7 @@ export interface InstructionLine {
 
 /**
  * The snapshot's lines beside what the payroll was told for the previous pay date (the lines of
- * that pay date's current snapshot), one row per employee on either. Reading the frozen snapshot,
+ * that pay date's current snapshot), one row per employee on either. Reading the locked snapshot,
  * not its file, keeps the answer right whichever order the files of two pay dates are written in.
  * An employee only on the previous instruction is named by their current payroll reference.
  */

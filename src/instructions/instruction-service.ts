@@ -19,7 +19,7 @@ export interface InstructionFileOutcome {
 }
 
 /**
- * Writes the instruction file of a snapshot just frozen, in the transaction that froze it: one item
+ * Writes the instruction file of a snapshot just locked, in the transaction that locked it: one item
  * per employee with the action against the previous pay date's instruction. The file's version is
  * the snapshot's, so a re-run's file is the next version. One file per snapshot (a unique key): if
  * the snapshot already has one, that one is returned and nothing is written.

@@ -9,7 +9,7 @@
 // hold any character, can change, and a hash can collide. Each is built from a number PostgreSQL
 // assigns once and never reuses (an identity column, unique, with its largest value capped so the
 // reference always fits), so two references can never be equal and a re-run builds the same one.
-// The freeze builds the same strings in SQL (src/snapshots/freeze-repository.ts); a test compares them.
+// The lock builds the same strings in SQL (src/snapshots/pay-date-lock-repository.ts); a test compares them.
 //
 // A remittance reference is also fixed width, so none is ever the start of another: bank credits are
 // matched to remittances by reference, and banks cut references short, so with SDR261030P15 a prefix
@@ -70,8 +70,8 @@ export const REMITTANCE_REFERENCE_NUMBER_DIGITS = 8;
  * account: 'SDR', the pay date as YYMMDD, 'P' and the payroll's remittance reference number
  * zero-padded to 8 digits (SDR261030P00000017): always 18 characters, so no reference is a prefix of
  * another. Unique across the installation for each payroll pay date, and still unique once a bank
- * strips it to letters and digits. A pay date frozen before this format keeps the reference it was
- * sent with on every later snapshot version (the freeze reuses the stored one): build it only for a
+ * strips it to letters and digits. A pay date locked before this format keeps the reference it was
+ * sent with on every later snapshot version (the lock reuses the stored one): build it only for a
  * pay date that has none yet.
  */
 export function remittancePaymentReference(payDate: string, remittanceReferenceNumber: number): string {

@@ -51,17 +51,17 @@ export async function pushInstructionsToProvider(db: Database, adapterFor: Adapt
 
 /**
  * How a pay date's instructions reach its provider, for the nightly lock and a re-run alike: the
- * freeze (snapshot and instruction file, one transaction) commits first, then the file's changed
+ * lock (snapshot and instruction file, one transaction) commits first, then the file's changed
  * items are pushed, so a push never reports a file that could still roll back. Both steps are
- * idempotent: when a push fails the job is retried, its freeze finds the work done, and only the
+ * idempotent: when a push fails the job is retried, its lock finds the work done, and only the
  * missing pushes are sent.
  */
-export async function freezeThenPushInstructions<Frozen extends { payrollId: string; payDate: string }>(
+export async function lockThenPushInstructions<Locked extends { payrollId: string; payDate: string }>(
   db: Database,
   adapterFor: AdapterFactory,
-  freeze: () => Promise<Frozen>,
-): Promise<{ frozen: Frozen; pushes: ProviderPushCounts }> {
-  const frozen = await freeze();
-  const pushes = await pushInstructionsToProvider(db, adapterFor, frozen.payrollId, frozen.payDate);
-  return { frozen, pushes };
+  lock: () => Promise<Locked>,
+): Promise<{ locked: Locked; pushes: ProviderPushCounts }> {
+  const locked = await lock();
+  const pushes = await pushInstructionsToProvider(db, adapterFor, locked.payrollId, locked.payDate);
+  return { locked, pushes };
 }

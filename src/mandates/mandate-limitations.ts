@@ -2,11 +2,11 @@ import type { MandateStatus, PaymentStatus } from '../db/tables.ts';
 import { MANDATE_LIFECYCLE } from './mandate-transitions.ts';
 import { requestOrder, type RequestOrderKey } from '../payments/request-order.ts';
 
-// A mandate's limitations (`mandate_record.limitations`) as the lock applies them when it freezes a
-// pay date. The freeze statement (freezeDeductionData in
-// src/snapshots/freeze-repository.ts) executes these rules set-based, in SQL, for every mandate of a
+// A mandate's limitations (`mandate_record.limitations`) as the lock applies them when it locks a
+// pay date. The lock statement (lockDeductionData in
+// src/snapshots/pay-date-lock-repository.ts) executes these rules set-based, in SQL, for every mandate of a
 // payroll at once; the functions here state each rule on its own, and test/snapshots/
-// freeze-mandate-limitations.test.ts checks the statement against them.
+// lock-mandate-limitations.test.ts checks the statement against them.
 //
 //  1. mandateCollectableOn: only an active mandate valid on the pay date (valid_from and valid_to
 //     inclusive, null meaning open-ended) has its requests asked of payroll; the others wait, pending.
@@ -16,7 +16,7 @@ import { requestOrder, type RequestOrderKey } from '../payments/request-order.ts
 //  5. statusLeftOutOfRerun: where a request the superseded snapshot instructed goes when a re-run no
 //     longer asks for it (by rules 1 to 4): pending, or cancelled when its mandate has ended.
 //
-// The requests that compete for a mandate's room on a pay date are the freeze's to choose: pending
+// The requests that compete for a mandate's room on a pay date are the lock's to choose: pending
 // ones aimed at it or an earlier pay date and within the per-request amount limit, and on a re-run
 // those the superseded snapshot asked for that are still owed (what the pay date already reconciled
 // is kept as it was asked and counts as `alreadyAsked`).
@@ -84,7 +84,7 @@ export interface MandateRequestState {
 }
 
 /**
- * What a mandate has used of its lifetime max_total_amount when a pay date is frozen: everything
+ * What a mandate has used of its lifetime max_total_amount when a pay date is locked: everything
  * collected on any of its requests (whatever their status now, cancelled included), plus what is
  * still owed of requests another pay date has instructed and not settled. The requests competing for
  * this pay date (`competing`) count only what they collected: what they still owe is what the cap is

@@ -151,12 +151,12 @@ export async function findMandate(
   db: Executor,
   billerClientId: string,
   mandateId: string,
-  options: { lock?: boolean } = {},
+  options: { rowLock?: boolean } = {},
 ): Promise<MandateWithConsumer | undefined> {
   let query = selectMandatesWithConsumers(db)
     .where('mandates.id', '=', mandateId)
     .where('mandates.biller_client_id', '=', billerClientId);
-  if (options.lock) query = query.forUpdate('mandates');
+  if (options.rowLock) query = query.forUpdate('mandates');
   const row = await query.executeTakeFirst();
   return row && nestConsumer(row);
 }

@@ -6,6 +6,7 @@ import { toPaymentResource } from '../payments/payment-resource.ts';
 import { billerReach } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../shared/paging.ts';
+import type { ProblemCode } from '../shared/problem-codes.ts';
 import {
   cancelPendingPaymentsOfRevokedMandate,
   findMandate,
@@ -55,7 +56,7 @@ interface MandateTarget {
 }
 
 export interface RuleViolation {
-  slug: string;
+  slug: ProblemCode;
   error: FieldError;
   /** The problem's detail when this violation comes first, if the field error's detail would not read as one. */
   summary?: string;
@@ -188,7 +189,7 @@ export interface MandateRevocation {
  * (cancelled, expired, failed) cannot be revoked.
  */
 export async function revokeMandate(trx: Executor, billerClientId: string, mandateId: string): Promise<MandateRevocation> {
-  const current = isUuid(mandateId) ? await findMandate(trx, billerClientId, mandateId, { lock: true }) : undefined;
+  const current = isUuid(mandateId) ? await findMandate(trx, billerClientId, mandateId, { rowLock: true }) : undefined;
   if (!current) throw new NotFoundError(`Mandate ${mandateId}`);
 
   if (current.status === 'revoked') {

@@ -5,7 +5,7 @@ import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../qu
 import {
   findLatestRun,
   finishRunIfResolved,
-  hasPayDatesDueToFreeze,
+  hasPayDatesDueToLock,
   listPendingPayDatesOfPastRuns,
   listUnfinishedRuns,
 } from './nightly-run-repository.ts';
@@ -51,7 +51,7 @@ export async function catchUpMissedRun(
   const last = lastScheduledTrigger(options.pattern, options.timeZone, options.now);
   if (!last || options.now.getTime() - last.at.getTime() < options.graceMs) return null;
   if ((await findLatestRun(db, last.runDate)) !== undefined) return null;
-  if (!(await hasPayDatesDueToFreeze(db, last.runDate))) return null;
+  if (!(await hasPayDatesDueToLock(db, last.runDate))) return null;
   const jobId = catchUpTriggerJobId(last.runDate);
   const earlier = await Job.fromId(nightly, jobId);
   if (earlier) {

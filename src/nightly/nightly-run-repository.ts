@@ -10,7 +10,7 @@ export type NightlyRunPayDateRow = Selectable<NightlyRunPayDatesTable>;
 const sandboxPayrollIds = sql<string>`select p.id from payrolls p join payroll_providers pp on pp.id = p.payroll_provider_id where pp.sandbox`;
 
 /** Triggers of one run date take turns: the second sees the first's run and joins it. */
-export async function lockRunDate(trx: Executor, runDate: string): Promise<void> {
+export async function advisoryLockRunDate(trx: Executor, runDate: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`nightly-run:${runDate}`}, 0))`.execute(trx);
 }
 
@@ -73,7 +73,7 @@ export async function listPendingPayDates(db: Executor, runId: string) {
 export interface PayDateOutcome {
   payrollId: string;
   payDate: string;
-  /** True: this lock froze the pay date; false: it found it frozen already. */
+  /** True: this lock locked the pay date; false: it found it locked already. */
   created: boolean;
   snapshotId: string;
   employeeCount: number;
@@ -85,9 +85,9 @@ export interface PayDateOutcome {
 /**
  * Records what a lock did, in the lock's own transaction, so the run's record and the pay date's
  * state can never disagree (a worker killed after the commit leaves both written). A row already
- * resolved keeps its outcome: a repeated job finds the pay date frozen by this very run and must
+ * resolved keeps its outcome: a repeated job finds the pay date locked by this very run and must
  * not call it "already locked". The one exception is a pay date recorded as failed (its job's
- * failure reached the database) that a re-queued job then froze after all: it is locked.
+ * failure reached the database) that a re-queued job then locked after all: it is locked.
  */
 export async function recordPayDateOutcomes(trx: Executor, runId: string, outcomes: readonly PayDateOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
@@ -246,8 +246,8 @@ export async function listRunPayDates(db: Executor, runId: string): Promise<Nigh
   return db.selectFrom('nightly_run_pay_dates').selectAll().where('run_id', '=', runId).orderBy('payroll_id').orderBy('pay_date').execute();
 }
 
-/** Whether a run of this date would have anything to freeze (sandbox payrolls never are, as above). */
-export async function hasPayDatesDueToFreeze(db: Executor, runDate: string): Promise<boolean> {
+/** Whether a run of this date would have anything to lock (sandbox payrolls never are, as above). */
+export async function hasPayDatesDueToLock(db: Executor, runDate: string): Promise<boolean> {
   const row = await db
     .selectFrom('pay_dates')
     .select('payroll_id')

@@ -2,11 +2,11 @@ import { Job, type Queue } from 'bullmq';
 import type { Database } from '../db/connection.ts';
 import type { NightlyRunTrigger } from '../db/tables.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
-import { defaultJobOptions, freezeJobId, freezePayDateJob } from '../queue/job-catalogue.ts';
+import { defaultJobOptions, lockJobId, lockPayDateJob } from '../queue/job-catalogue.ts';
 import { isConnectionError } from '../runtime/dependency-health.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import { freezePayDate, type FreezeOutcome } from '../snapshots/freeze-service.ts';
-import type { FreezePayDateData, PayDatePair } from '../queue/job-catalogue.ts';
+import { lockPayDate, type PayDateLockOutcome } from '../snapshots/pay-date-lock-service.ts';
+import type { LockPayDateData, PayDatePair } from '../queue/job-catalogue.ts';
 import {
   claimJobRequeue,
   findLatestRun,
@@ -16,7 +16,7 @@ import {
   insertRunWithDuePayDates,
   listPendingPayDates,
   listRunPayDates,
-  lockRunDate,
+  advisoryLockRunDate,
   markPayDateFailed,
   recordPayDateOutcomes,
   type NightlyRunPayDateRow,
@@ -34,8 +34,8 @@ export interface TriggeredRun {
 
 const ENQUEUE_BATCH = 1_000;
 
-/** One freeze job (lock-pay-date) per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
-export async function enqueueFreezeJobs(
+/** One lock job (lock-pay-date) per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
+export async function enqueueLockJobs(
   payDates: Queue,
   runId: string,
   pending: ReadonlyArray<PayDatePair & { requeues: number }>,
@@ -43,9 +43,9 @@ export async function enqueueFreezeJobs(
   for (let i = 0; i < pending.length; i += ENQUEUE_BATCH) {
     await payDates.addBulk(
       pending.slice(i, i + ENQUEUE_BATCH).map(({ payrollId, payDate, requeues }) => ({
-        name: freezePayDateJob,
-        data: { runId, payrollId, payDate } satisfies FreezePayDateData,
-        opts: { ...defaultJobOptions, jobId: freezeJobId(runId, { payrollId, payDate }, requeues) },
+        name: lockPayDateJob,
+        data: { runId, payrollId, payDate } satisfies LockPayDateData,
+        opts: { ...defaultJobOptions, jobId: lockJobId(runId, { payrollId, payDate }, requeues) },
       })),
     );
   }
@@ -53,7 +53,7 @@ export async function enqueueFreezeJobs(
 
 /**
  * Starts the nightly run of a date: a database row with one pending row per due pay date, then a
- * freeze job per pay date. The database decides what is due, never Redis: a pay date that is due and
+ * lock job per pay date. The database decides what is due, never Redis: a pay date that is due and
  * unlocked is in the run whatever jobs Redis remembers, because the job ids carry the run's
  * generated id.
  *
@@ -64,7 +64,7 @@ export async function enqueueFreezeJobs(
  */
 export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: string, trigger: RunTrigger): Promise<TriggeredRun> {
   const { run, created } = await db.transaction().execute(async (trx) => {
-    await lockRunDate(trx, runDate);
+    await advisoryLockRunDate(trx, runDate);
     const unfinished = await findUnfinishedRun(trx, runDate);
     if (unfinished) return { run: unfinished, created: false };
     if (trigger.kind !== 'manual') {
@@ -82,7 +82,7 @@ export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: 
   });
   if (created) {
     const pending = await listPendingPayDates(db, run.id);
-    await enqueueFreezeJobs(
+    await enqueueLockJobs(
       payDates,
       run.id,
       pending.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, requeues: row.job_requeues })),
@@ -93,7 +93,7 @@ export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: 
   return { run, joined: !created };
 }
 
-function outcomesOf(outcome: FreezeOutcome) {
+function outcomesOf(outcome: PayDateLockOutcome) {
   return [...(outcome.earlier ?? []), outcome].map((o) => ({
     payrollId: o.payrollId,
     payDate: o.payDate,
@@ -107,14 +107,14 @@ function outcomesOf(outcome: FreezeOutcome) {
 }
 
 /**
- * Freezes one pay date of a run and records the outcome in the freeze's transaction (with any earlier
- * pay date of the payroll it had to freeze first), then finishes the run if that was its last.
+ * Locks one pay date of a run and records the outcome in the lock's transaction (with any earlier
+ * pay date of the payroll it had to lock first), then finishes the run if that was its last.
  */
-export async function freezePayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<FreezeOutcome> {
-  if (runId === undefined) return freezePayDate(db, pair.payrollId, pair.payDate, { limits });
-  const outcome = await freezePayDate(db, pair.payrollId, pair.payDate, {
+export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<PayDateLockOutcome> {
+  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits });
+  const outcome = await lockPayDate(db, pair.payrollId, pair.payDate, {
     limits,
-    recordOutcome: (trx, frozen) => recordPayDateOutcomes(trx, runId, outcomesOf(frozen)),
+    recordOutcome: (trx, locked) => recordPayDateOutcomes(trx, runId, outcomesOf(locked)),
   });
   await finishRunIfResolved(db, runId);
   return outcome;
@@ -163,7 +163,7 @@ export async function recoverRunPayDates(
   runId: string,
   pending: readonly PendingPayDateRow[],
 ): Promise<{ requeued: number; failuresRecorded: number }> {
-  const ids = pending.map((row) => freezeJobId(runId, { payrollId: row.payroll_id, payDate: row.pay_date }, row.job_requeues));
+  const ids = pending.map((row) => lockJobId(runId, { payrollId: row.payroll_id, payDate: row.pay_date }, row.job_requeues));
   const states = await jobStates(payDates, ids);
   const requeue: Array<PayDatePair & { requeues: number }> = [];
   let failuresRecorded = 0;
@@ -186,7 +186,7 @@ export async function recoverRunPayDates(
     const claimed = await claimJobRequeue(db, runId, pair, row.job_requeues);
     if (claimed !== undefined) requeue.push({ ...pair, requeues: claimed });
   }
-  await enqueueFreezeJobs(payDates, runId, requeue);
+  await enqueueLockJobs(payDates, runId, requeue);
   return { requeued: requeue.length, failuresRecorded };
 }
 
@@ -207,9 +207,9 @@ export interface NightlySummary {
   finishedAt: string | null;
   /** Pay dates the run took on (due when it started, and any earlier one a lock had to take first). */
   pairs: number;
-  /** Pay dates this run froze. */
+  /** Pay dates this run locked. */
   payrollsLocked: number;
-  /** Pay dates it found frozen by someone else (another run, a re-run). */
+  /** Pay dates it found locked by someone else (another run, a re-run). */
   alreadyLocked: number;
   /** Pay dates not resolved yet (only while the run is going). */
   pending: number;
@@ -223,7 +223,7 @@ export interface NightlySummary {
   failures: Array<{ payrollId: string; payDate: string; reason: string }>;
 }
 
-/** The run's summary from its recorded pay dates (pure: no I/O). Figures count what this run froze. */
+/** The run's summary from its recorded pay dates (pure: no I/O). Figures count what this run locked. */
 export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly NightlyRunPayDateRow[]): NightlySummary {
   const summary: NightlySummary = {
     runId: run.id,

@@ -138,15 +138,8 @@ export function decidePaymentTiming(input: {
   };
 }
 
-const REJECTION_TITLES: Record<PaymentTimingRejection['slug'], string> = {
-  'due-date-in-past': 'Due date in the past',
-  'due-date-unreachable': 'Due date unreachable',
-  'no-open-pay-date': 'No open pay date',
-};
-
 export function timingRejected(rejection: PaymentTimingRejection, errors: FieldError[]): InvalidError {
   return new InvalidError(rejection.slug, rejection.detail, {
-    title: REJECTION_TITLES[rejection.slug],
     errors,
     members: rejection.extensions,
   });
@@ -174,7 +167,7 @@ export function assertPaymentAmountsWithinLimit(
 /**
  * Writes new payment requests of one mandate (with their events), then refuses (422) the body if the
  * mandate would ask more than MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR on a pay date, with what its
- * pending requests already asked there. The caller's transaction, which holds the mandate lock
+ * pending requests already asked there. The caller's transaction, which holds the mandate's row lock
  * (loadPayableMandate), rolls the write back with the refusal; writing first keeps the check and
  * the insert one statement, read after the lock was granted, so two requests at once cannot both
  * take the last of a pay date's room.

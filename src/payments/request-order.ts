@@ -8,7 +8,7 @@ export interface RequestOrderKey {
 
 /**
  * Earliest due date first, null due dates last, then oldest, then id: the order in which requests
- * share a deduction (reconciliation) and a mandate's cap (the freeze), as the SQL orders them. The id
+ * share a deduction (reconciliation) and a mandate's cap (the lock), as the SQL orders them. The id
  * only breaks exact ties, but without it two requests created in the same millisecond would split by
  * input order, which depends on how the database happened to return rows.
  */

@@ -8,7 +8,7 @@ export interface BeneficiaryAccountDetails {
 }
 
 /** The biller's active account in the currency, row-locked so two replacements queue up. */
-export async function lockActiveBeneficiaryAccount(db: Executor, billerClientId: string, currency: string) {
+export async function rowLockActiveBeneficiaryAccount(db: Executor, billerClientId: string, currency: string) {
   return db
     .selectFrom('beneficiary_accounts')
     .selectAll()

@@ -12,7 +12,7 @@ import {
   findBillerClient,
   insertBeneficiaryAccount,
   listBeneficiaryAccounts,
-  lockActiveBeneficiaryAccount,
+  rowLockActiveBeneficiaryAccount,
 } from './beneficiary-account-repository.ts';
 
 export type BeneficiaryAccountRow = Selectable<BeneficiaryAccountsTable>;
@@ -50,7 +50,7 @@ export async function replaceBeneficiaryAccount(
   if (biller.role !== 'biller') throw new ConflictError('not-a-biller', `Client ${billerClientId} is a ${biller.role}; only billers are paid out`);
 
   const { currency, ...account } = parsed.data;
-  const previous = await lockActiveBeneficiaryAccount(trx, billerClientId, currency);
+  const previous = await rowLockActiveBeneficiaryAccount(trx, billerClientId, currency);
   const retired = previous ? await deactivateBeneficiaryAccount(trx, previous.id) : undefined;
   const current = await insertBeneficiaryAccount(trx, billerClientId, currency, account);
   await recordAction(trx, {

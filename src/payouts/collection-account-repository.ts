@@ -3,7 +3,7 @@ import type { Executor } from '../db/connection.ts';
 import type { UkBankAccount } from './bank-account-details.ts';
 
 /** The active account of the currency, row-locked so two replacements queue up. */
-export async function lockActiveCollectionAccount(db: Executor, currency: string) {
+export async function rowLockActiveCollectionAccount(db: Executor, currency: string) {
   return db.selectFrom('collection_accounts').selectAll().where('currency', '=', currency).where('active', '=', true).forUpdate().executeTakeFirst();
 }
 

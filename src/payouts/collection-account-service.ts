@@ -10,7 +10,7 @@ import {
   addCollectionAccount,
   deactivateCollectionAccount,
   listCollectionAccounts,
-  lockActiveCollectionAccount,
+  rowLockActiveCollectionAccount,
 } from './collection-account-repository.ts';
 
 export type CollectionAccountRow = Selectable<CollectionAccountsTable>;
@@ -23,7 +23,7 @@ export type NewCollectionAccount = UkBankAccount & { currency: string };
 /**
  * Where employers remit deductions in a currency from now on. The account it replaces is
  * deactivated, never overwritten, so every instruction file's account stays traceable; the change is
- * audited with who made it and why. Freezes from now on name the new account.
+ * audited with who made it and why. Locks from now on name the new account.
  */
 export async function replaceCollectionAccount(
   trx: Executor,
@@ -37,7 +37,7 @@ export async function replaceCollectionAccount(
     throw new InvalidError('reason-required', 'Changing where employers remit needs a reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   }
   const { currency, ...account } = parsed.data;
-  const previous = await lockActiveCollectionAccount(trx, currency);
+  const previous = await rowLockActiveCollectionAccount(trx, currency);
   const retired = previous ? await deactivateCollectionAccount(trx, previous.id) : undefined;
   const current = await addCollectionAccount(trx, currency, account);
   await recordAction(trx, {

@@ -12,14 +12,14 @@ import type { PayoutFileRow } from './payout-file.ts';
  * then finds the payouts the first one filed already in its file. The primary key of
  * payment_file_payouts (one file per payout) stands behind it.
  */
-export async function lockPaymentFilesOfDate(trx: Executor, payoutDate: string): Promise<void> {
+export async function advisoryLockPaymentFilesOfDate(trx: Executor, payoutDate: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`payment-files:${payoutDate}`}, 0))`.execute(trx);
 }
 
 /**
  * The payouts a new file of the date is to instruct: every pending payout of a live biller made on the
  * date that no file holds yet (a paid or failed one is never instructed; a failed payout's money is paid
- * by a new payout, with its own reference), in the order files list them. Locked (FOR UPDATE) until the
+ * by a new payout, with its own reference), in the order files list them. Row-locked (FOR UPDATE) until the
  * transaction ends, so a payout cannot be marked paid or failed between being read here and filed.
  */
 export async function listPayoutsToInstruct(trx: Executor, payoutDate: string): Promise<PayoutFileRow[]> {

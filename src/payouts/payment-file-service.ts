@@ -13,7 +13,7 @@ import {
   insertPaymentFile,
   listPaymentFilesOfDate,
   listPayoutsToInstruct,
-  lockPaymentFilesOfDate,
+  advisoryLockPaymentFilesOfDate,
   nextPaymentFileSequence,
   type PaymentFileSummaryRow,
 } from './payment-file-repository.ts';
@@ -66,7 +66,7 @@ function wholeSecond(instant: Date): Date {
 export async function writePaymentFiles(trx: Executor, payoutDate: string, options: WritePaymentFilesOptions): Promise<PaymentFileSummaryRow[]> {
   assertCalendarDate(payoutDate);
   if (!trx.isTransaction) throw new Error('writePaymentFiles needs a transaction: the date is locked until it ends');
-  await lockPaymentFilesOfDate(trx, payoutDate);
+  await advisoryLockPaymentFilesOfDate(trx, payoutDate);
   const payouts = await listPayoutsToInstruct(trx, payoutDate);
   if (payouts.length === 0) return [];
 

@@ -274,8 +274,8 @@ export async function holdOpenPayoutAssembly(db: Executor, payoutId: string): Pr
   return row !== undefined;
 }
 
-/** The assembly's row, locked: whoever holds it finishes the payout; a second finisher then finds it gone. */
-export async function lockPayoutAssembly(db: Executor, payoutId: string) {
+/** The assembly's row, row-locked: whoever holds it finishes the payout; a second finisher then finds it gone. */
+export async function rowLockPayoutAssembly(db: Executor, payoutId: string) {
   return db.selectFrom('payout_assemblies').selectAll().where('payout_id', '=', payoutId).forUpdate().executeTakeFirst();
 }
 

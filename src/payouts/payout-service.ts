@@ -17,7 +17,7 @@ import {
   insertPayoutAssembly,
   listPayoutAssemblies,
   listUnpaidLedgerGroups,
-  lockPayoutAssembly,
+  rowLockPayoutAssembly,
   payOutChunk,
   payoutReferenceTaken,
   releasePayoutEntries,
@@ -39,7 +39,7 @@ import { isUuid } from '../shared/schemas.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import type { PayoutAssembliesTable, PayoutFunding, PayoutRunTrigger } from '../db/tables.ts';
 import { fundLedgerEntries, type FundingOutcome } from '../cash/funding-service.ts';
-import { lockCash } from '../cash/remittance-repository.ts';
+import { advisoryLockCash } from '../cash/remittance-repository.ts';
 import { reassessPayDatesOfFailedPayout } from '../cash/reversal-service.ts';
 import { finishPayoutRun, insertPayoutRun } from './payout-run-history-repository.ts';
 
@@ -144,10 +144,10 @@ async function planPayout(db: Database, group: PayoutGroup, payoutDate: string, 
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx): Promise<Plan> => {
-      // The snapshot is taken as this lock is asked for, before it is granted: the plan's net may miss an
+      // The snapshot is taken as this advisory lock is asked for, before it is granted: the plan's net may miss an
       // unmatch that commits meanwhile. It only decides whether to pay and in how many chunks; what is
       // paid is what the chunks attach, each checked against the rows it writes.
-      await lockCash(trx, 'shared');
+      await advisoryLockCash(trx, 'shared');
       const existing = await findPayoutOfDay(trx, group, payoutDate);
       if (existing) return { ...group, outcome: 'already_paid_out_today', payoutId: existing.id, reference: existing.reference };
       const planned = await findPayoutAssemblyOfDay(trx, group, payoutDate);
@@ -178,8 +178,8 @@ const NOTHING_PAID: PaidOutChunk = { net: 0, entries: 0, paymentsPaidOut: 0 };
 
 /**
  * One chunk, in its own transaction. Repeatable read: an entry or a payment it would write that changed
- * after its snapshot (funding an unmatch took back while we waited for the cash lock, a payment
- * reconciliation moved) fails the chunk, which runs again, rather than pay from stale figures. The cash
+ * after its snapshot (funding an unmatch took back while we waited for the cash advisory lock, a payment
+ * reconciliation moved) fails the chunk, which runs again, rather than pay from stale figures. The cash advisory
  * lock, shared, keeps any unmatch out until it commits. A chunk of an assembly already finished (by
  * another run) pays nothing: the finished payout's amount is its items', so nothing may join them.
  */
@@ -188,7 +188,7 @@ async function payChunk(db: Database, assembly: Assembly, chunk: number): Promis
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      await lockCash(trx, 'shared');
+      await advisoryLockCash(trx, 'shared');
       if (!(await holdOpenPayoutAssembly(trx, assembly.payout_id))) return NOTHING_PAID;
       const toPay = {
         payoutId: assembly.payout_id,
@@ -201,7 +201,7 @@ async function payChunk(db: Database, assembly: Assembly, chunk: number): Promis
 }
 
 /**
- * The last step, in one transaction under the cash lock: the payout's row, dated `payoutDate` (the day
+ * The last step, in one transaction under the cash advisory lock: the payout's row, dated `payoutDate` (the day
  * of the run that finishes it, so a payout a dead run left is in that day's bank file, not a file already
  * sent), with the amount its items add up to, the biller's active account and its payout.created event;
  * the assembly is deleted with it. The assembly is withdrawn instead, every effect undone, when it is
@@ -211,8 +211,8 @@ async function payChunk(db: Database, assembly: Assembly, chunk: number): Promis
 async function finishAssembly(db: Database, planned: Assembly, payoutDate: string, paymentsPaidOut: number): Promise<PayoutGroupOutcome> {
   const group = { billerClientId: planned.biller_client_id, currency: planned.currency };
   return db.transaction().execute(async (trx): Promise<PayoutGroupOutcome> => {
-    await lockCash(trx, 'shared');
-    const assembly = await lockPayoutAssembly(trx, planned.payout_id);
+    await advisoryLockCash(trx, 'shared');
+    const assembly = await rowLockPayoutAssembly(trx, planned.payout_id);
     if (!assembly) {
       // Another run finished it (or withdrew it) while we paid our chunks.
       const made = await findPayout(trx, { billerClientId: group.billerClientId }, planned.payout_id);
@@ -486,7 +486,7 @@ export async function markPayoutFailed(trx: Executor, payoutId: string, settleme
     throw new InvalidError('reason-required', 'Marking a payout failed needs the reason', { errors: [{ pointer: '/reason', detail: 'is required' }] });
   }
   // Cash first, as every other mover of funding takes it: the failure changes what its pay dates have paid out.
-  await lockCash(trx, 'exclusive');
+  await advisoryLockCash(trx, 'exclusive');
   const before = await payoutToSettle(trx, payoutId, 'failed', { sandbox: false });
   const paymentsReleased = await releasePayoutFromPayments(trx, payoutId);
   const entriesReleased = await releasePayoutEntries(trx, payoutId);

@@ -32,7 +32,7 @@ export const providerPaths = {
 export interface HttpAdapterOptions {
   /**
    * The time budget of one operation, in ms: every attempt, token request and back-off wait
-   * included. A caller (an API request, a job holding a lock) needs a bound on the whole call,
+   * included. A caller (an API request, a job holding a row lock) needs a bound on the whole call,
    * not on each attempt, so retries only happen while the budget lasts. Default 10000.
    */
   timeoutMs?: number;

@@ -88,7 +88,7 @@ export async function changePayrollProvider(
   const parsed = payrollProviderChangeSchema.safeParse(change);
   if (!parsed.success) throw invalidInput(parsed.error);
   const { reason, connection, name, region, lead_time_working_days: leadTime } = parsed.data;
-  const current = isUuid(providerId) ? await findPayrollProvider(trx, providerId, { lock: true }) : undefined;
+  const current = isUuid(providerId) ? await findPayrollProvider(trx, providerId, { rowLock: true }) : undefined;
   if (!current) throw new NotFoundError(`Payroll provider ${providerId}`);
   if (connection && current.sandbox) {
     throw new ConflictError(

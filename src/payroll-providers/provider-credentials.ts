@@ -1,7 +1,7 @@
 import type { Executor } from '../db/connection.ts';
 import type { BankHolidayRegion } from '../db/tables.ts';
 import { isSealed, SecretsKeyError, type SecretBox } from '../shared/secret-box.ts';
-import { insertPayrollProvider, lockProviderClientSecrets, updateProviderClientSecret } from './provider-repository.ts';
+import { insertPayrollProvider, rowLockProviderClientSecrets, updateProviderClientSecret } from './provider-repository.ts';
 
 // A provider's api_client_secret is ours to present to it, so it is stored sealed (see
 // src/shared/secret-box.ts) and opened only by the adapter that calls the provider.
@@ -49,7 +49,7 @@ export async function registerPayrollProvider(db: Executor, secrets: SecretBox, 
 /** Seals plain-text client secrets and re-wraps those under an earlier master key; returns how many changed. */
 export async function resealProviderClientSecrets(trx: Executor, secrets: SecretBox): Promise<number> {
   let changed = 0;
-  for (const row of await lockProviderClientSecrets(trx)) {
+  for (const row of await rowLockProviderClientSecrets(trx)) {
     if (row.api_client_secret === null || !secrets.needsResealing(row.api_client_secret)) continue;
     await updateProviderClientSecret(trx, row.id, secrets.reseal(row.api_client_secret, PURPOSE));
     changed += 1;

@@ -12,7 +12,7 @@ export async function insertPayrollProvider(db: Executor, provider: Insertable<P
 }
 
 /** Providers' stored client secrets, row-locked: for re-sealing them under the current master key. */
-export async function lockProviderClientSecrets(db: Executor) {
+export async function rowLockProviderClientSecrets(db: Executor) {
   return db
     .selectFrom('payroll_providers')
     .select(['id', 'api_client_secret'])
@@ -26,9 +26,9 @@ export async function updateProviderClientSecret(db: Executor, providerId: strin
   await db.updateTable('payroll_providers').set({ api_client_secret: apiClientSecret }).where('id', '=', providerId).execute();
 }
 
-export async function findPayrollProvider(db: Executor, providerId: string, options: { lock?: boolean } = {}) {
+export async function findPayrollProvider(db: Executor, providerId: string, options: { rowLock?: boolean } = {}) {
   let query = db.selectFrom('payroll_providers').selectAll().where('id', '=', providerId);
-  if (options.lock) query = query.forUpdate();
+  if (options.rowLock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

@@ -205,7 +205,7 @@ export const payrollScheduleResponseSchema = z
     id: 'PayrollScheduleResponse',
     description:
       "A payroll and its calendar: each pay date with its payroll cut-off, pay period and lock date (the night its deductions " +
-      'are frozen). `employer_id` is the employer as its payroll provider knows it.',
+      'are locked). `employer_id` is the employer as its payroll provider knows it.',
     example: {
       payroll: {
         id: exampleIds.payroll,

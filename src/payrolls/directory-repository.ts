@@ -47,7 +47,7 @@ export const PROVIDER_SYNC = 'provider sync';
  * change of its opt-in status, goes into the employer's opt-in history as made by `changedBy`.
  */
 export async function upsertEmployer(db: Executor, providerId: string, employer: EmployerDetails, changedBy: string = PROVIDER_SYNC): Promise<string> {
-  const lockExisting = () =>
+  const rowLockExisting = () =>
     db
       .selectFrom('employers')
       .select(['id', 'salary_deduction_opt_in_status'])
@@ -55,7 +55,7 @@ export async function upsertEmployer(db: Executor, providerId: string, employer:
       .where('external_id', '=', employer.externalId)
       .forUpdate()
       .executeTakeFirst();
-  let existing = await lockExisting();
+  let existing = await rowLockExisting();
   if (!existing) {
     const inserted = await db
       .insertInto('employers')
@@ -77,8 +77,8 @@ export async function upsertEmployer(db: Executor, providerId: string, employer:
         .execute();
       return inserted.id;
     }
-    // A concurrent sync created it first; it is committed now, so it is there to lock and update.
-    existing = (await lockExisting())!;
+    // A concurrent sync created it first; it is committed now, so it is there to row-lock and update.
+    existing = (await rowLockExisting())!;
   }
   await db
     .updateTable('employers')
@@ -161,9 +161,9 @@ export async function findPayrollWithEmployer(db: Executor, payrollId: string, o
   return query.executeTakeFirst();
 }
 
-export async function findEmployee(db: Executor, employeeId: string, options: { lock?: boolean } = {}) {
+export async function findEmployee(db: Executor, employeeId: string, options: { rowLock?: boolean } = {}) {
   let query = db.selectFrom('employees').selectAll().where('id', '=', employeeId);
-  if (options.lock) query = query.forUpdate();
+  if (options.rowLock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
@@ -204,13 +204,13 @@ export async function updateEmployee(db: Executor, employeeId: string, fields: P
     .executeTakeFirstOrThrow();
 }
 
-export async function findEmployment(db: Executor, employeeId: string, payrollId: string, options: { lock?: boolean } = {}) {
+export async function findEmployment(db: Executor, employeeId: string, payrollId: string, options: { rowLock?: boolean } = {}) {
   let query = db
     .selectFrom('employments')
     .selectAll()
     .where('employee_id', '=', employeeId)
     .where('payroll_id', '=', payrollId);
-  if (options.lock) query = query.forUpdate();
+  if (options.rowLock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

@@ -88,7 +88,7 @@ async function saveEmployment(
       annualised_salary: payroll.annualised_salary,
       currency: employment.currency,
     };
-    const existing = await findEmployment(trx, employment.employee_id, payroll.id, { lock: true });
+    const existing = await findEmployment(trx, employment.employee_id, payroll.id, { rowLock: true });
     if (!existing) {
       // The availability answer carries no payroll reference; the employee id stands in (unique on
       // the payroll) until the provider sends the real one.
@@ -116,7 +116,7 @@ async function saveEmployment(
 
 /** Creates the employee, or fills its empty fields; false when the id is another provider's. */
 async function saveEmployee(trx: Executor, providerId: string, employeeId: string, person: PersonDetails): Promise<boolean> {
-  const existing = await findEmployee(trx, employeeId, { lock: true });
+  const existing = await findEmployee(trx, employeeId, { rowLock: true });
   if (existing && existing.payroll_provider_id !== providerId) return false;
 
   const offered: EmployeeFields = {

@@ -145,7 +145,7 @@ export async function createEmployeeOnPayroll(trx: Executor, payrollId: string, 
     if (match.kind === 'new-employee') {
       await insertEmployee(trx, { id: employeeId, payroll_provider_id: payroll.payroll_provider_id, ...employeeFields });
     } else {
-      const existing = await findEmployee(trx, employeeId, { lock: true });
+      const existing = await findEmployee(trx, employeeId, { rowLock: true });
       const changed = changedFields(existing!, employeeFields);
       if (changed) await updateEmployee(trx, employeeId, changed);
     }
@@ -170,7 +170,7 @@ export async function updateEmployeeOnPayroll(
   action: Extract<AuditAction, 'employee.updated' | 'employee.left'> = 'employee.updated',
 ): Promise<EmployeeResource> {
   const payroll = await payrollOf(trx, payrollId);
-  const employment = isUuid(employeeId) ? await findEmployment(trx, employeeId, payroll.id, { lock: true }) : undefined;
+  const employment = isUuid(employeeId) ? await findEmployment(trx, employeeId, payroll.id, { rowLock: true }) : undefined;
   if (!employment) throw new NotFoundError(`Employee ${employeeId} on payroll ${payrollId}`);
   const current = await employeeOnPayroll(trx, payroll.id, employeeId);
   const before = toEmployeeResource(current);

@@ -30,7 +30,7 @@ export interface StagedImportRow {
 }
 
 /** Two imports of one payroll never interleave: the second waits for the first to commit. */
-export async function lockPayrollForImport(trx: Executor, payrollId: string): Promise<void> {
+export async function advisoryLockPayrollForImport(trx: Executor, payrollId: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`employee-import:${payrollId}`}, 0))`.execute(trx);
 }
 

@@ -19,7 +19,7 @@ import {
   insertImportRun,
   listDuplicatesInFile,
   listMandatedEmployeesOfSlice,
-  lockPayrollForImport,
+  advisoryLockPayrollForImport,
   nextImportSliceEnd,
   rejectDuplicatesInFile,
   stageImportRows,
@@ -66,7 +66,6 @@ export class EmployeeImportRejected extends InvalidError {
       'employee-import-rejected',
       `${report.rejected} of ${report.rows} rows are bad (${report.error_count} errors); nothing was imported. Fix them, or ask for partial application to import the good rows`,
       {
-        title: 'Import rejected',
         errors: report.errors.map(importErrorAsFieldError),
         members: {
           rows: report.rows,
@@ -117,7 +116,7 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
   }
   const scope: ImportScope = { payrollId: payroll.id, providerId: payroll.payroll_provider_id, employerId: payroll.employer_id, currency: payroll.currency };
 
-  await lockPayrollForImport(trx, scope.payrollId);
+  await advisoryLockPayrollForImport(trx, scope.payrollId);
   await createImportStaging(trx);
   const errors = new ErrorReporter(request.errorSink);
   const read = await readAndStage(trx, scope, request, errors);

@@ -15,9 +15,9 @@ export async function insertEmployer(db: Executor, employer: Insertable<Employer
     .executeTakeFirst();
 }
 
-export async function findEmployer(db: Executor, employerId: string, options: { lock?: boolean } = {}) {
+export async function findEmployer(db: Executor, employerId: string, options: { rowLock?: boolean } = {}) {
   let query = db.selectFrom('employers').selectAll().where('id', '=', employerId);
-  if (options.lock) query = query.forUpdate();
+  if (options.rowLock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

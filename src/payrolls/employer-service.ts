@@ -67,7 +67,7 @@ export async function changeEmployerOptIn(
   const parsed = optInChangeRequestSchema.safeParse(request);
   if (!parsed.success) throw invalidInput(parsed.error);
   const { salary_deduction_opt_in_status: status, reason } = parsed.data;
-  const current = isUuid(employerId) ? await findEmployer(trx, employerId, { lock: true }) : undefined;
+  const current = isUuid(employerId) ? await findEmployer(trx, employerId, { rowLock: true }) : undefined;
   if (!current) throw new NotFoundError(`Employer ${employerId}`);
   if (current.salary_deduction_opt_in_status === status) {
     throw new ConflictError('opt-in-status-unchanged', `Employer ${current.id} is already ${status}`, {
@@ -101,7 +101,7 @@ export async function changeEmployerOptIn(
 export async function changeEmployerPayoutFunding(trx: Executor, employerId: string, request: unknown, action: { actor: Actor }): Promise<EmployerResource> {
   const parsed = payoutFundingChangeRequestSchema.safeParse(request);
   if (!parsed.success) throw invalidInput(parsed.error);
-  const current = isUuid(employerId) ? await findEmployer(trx, employerId, { lock: true }) : undefined;
+  const current = isUuid(employerId) ? await findEmployer(trx, employerId, { rowLock: true }) : undefined;
   if (!current) throw new NotFoundError(`Employer ${employerId}`);
   const updated = await setEmployerPayoutFunding(trx, current.id, parsed.data.payout_funding);
   await recordAction(trx, {

@@ -71,7 +71,7 @@ export async function putEmployee(
     });
   }
 
-  const existing = await findEmployee(trx, employeeId, { lock: true });
+  const existing = await findEmployee(trx, employeeId, { rowLock: true });
   // Another provider's employee is not this provider's to see or change.
   if (existing && existing.payroll_provider_id !== payroll.payroll_provider_id) throw new NotFoundError(`Employee ${employeeId}`);
 
@@ -88,7 +88,7 @@ export async function putEmployee(
   };
   await assertIdentifiersFree(trx, payroll, employeeId, employeeFields.national_registration_number, record.payroll_reference);
 
-  const employment = await findEmployment(trx, employeeId, payrollId, { lock: true });
+  const employment = await findEmployment(trx, employeeId, payrollId, { rowLock: true });
   const beforeRow = employment ? await findEmployeeOnPayroll(trx, employeeId, payrollId) : undefined;
   const before = beforeRow ? toEmployeeUpdatePayload(beforeRow) : null;
 

@@ -22,9 +22,9 @@ export async function insertPayroll(db: Executor, payroll: Insertable<PayrollsTa
   return db.insertInto('payrolls').values(payroll).onConflict((oc) => oc.doNothing()).returning(payrollColumns).executeTakeFirst();
 }
 
-export async function findPayroll(db: Executor, payrollId: string, options: { lock?: boolean } = {}) {
+export async function findPayroll(db: Executor, payrollId: string, options: { rowLock?: boolean } = {}) {
   const query = db.selectFrom('payrolls').select(payrollColumns).where('id', '=', payrollId);
-  return (options.lock ? query.forUpdate() : query).executeTakeFirst();
+  return (options.rowLock ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function updatePayroll(

@@ -56,7 +56,7 @@ export async function setUpPayroll(trx: Executor, input: unknown, action: { acto
 /**
  * Changes a payroll's name, frequency or bank-holiday region. A new region changes which days are
  * working days for its calendar, so the lock dates of its unlocked pay dates move with it, in the
- * same transaction (locked ones were frozen on the day they locked). The lock-date rule lives with
+ * same transaction (locked ones were locked on the day they locked). The lock-date rule lives with
  * the calendars, which know payrolls, hence passed in.
  */
 export async function changePayroll(
@@ -66,7 +66,7 @@ export async function changePayroll(
   action: { actor: Actor },
   calendars: { recomputeLockDates: (trx: Executor, scope: { payrollId: string }) => Promise<number> },
 ): Promise<{ payroll: PayrollRecord; lock_dates_changed: number }> {
-  const before = isUuid(payrollId) ? await findPayroll(trx, payrollId, { lock: true }) : undefined;
+  const before = isUuid(payrollId) ? await findPayroll(trx, payrollId, { rowLock: true }) : undefined;
   if (!before) throw new NotFoundError(`Payroll ${payrollId}`);
   const parsed = payrollChangeSchema.safeParse(input);
   if (!parsed.success) throw invalidInput(parsed.error);

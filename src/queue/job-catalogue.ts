@@ -11,7 +11,7 @@ import { NIGHTLY_CRON_DEFAULT, type Config } from '../config/config.ts';
  *
  *  1. nightly-trigger (queue nightly, 01:00 or NIGHTLY_CRON): syncs provider calendars, starts the
  *     run of the date (a database row per due pay date) and queues a lock job per pay date.
- *  2. lock-pay-date (pay-dates, one per run and pay date): freezes the pay date's snapshot with its
+ *  2. lock-pay-date (pay-dates, one per run and pay date): locks the pay date's snapshot with its
  *     instruction file, then pushes the changed items to a provider with an API.
  *  3. rerun-pay-date (pay-dates, on an operator's request): a new snapshot version and instruction
  *     file, pushed the same way, then a reconciliation request.
@@ -54,15 +54,15 @@ export const defaultJobOptions: DefaultJobOptions = {
 };
 
 /**
- * How long a job's lock lives between renewals; the worker renews it every half of this while the
+ * How long a job's lock (BullMQ's, in Redis) lives between renewals; the worker renews it every half of this while the
  * job runs, whatever the job's length. Pay-date jobs take milliseconds to about a second (the
  * nightly benchmark: 10,000 locks in 87-138 s at 6 at a time), webhook deliveries up to their 15 s
  * timeout; all of them renew. 15 s leaves 7.5 s for a renewal delayed by a busy event loop, and
  * bounds how long a dead worker's job waits.
  */
-export const LOCK_DURATION_MS = 15_000;
+export const JOB_LOCK_DURATION_MS = 15_000;
 /**
- * How often the workers of a queue look for active jobs whose lock has expired (one check per
+ * How often the workers of a queue look for active jobs whose job lock has expired (one check per
  * interval across all of them): each check moves jobs the previous one saw active and that have
  * lost their lock, so a dead worker's job is back in the queue at most lock duration + one
  * interval after the last renewal, 20 s, when another worker is running.
@@ -79,7 +79,7 @@ export const MAX_STALLED_COUNT = 2;
 export const STALLED_RECOVERY_PROMISE_MS = 30_000;
 
 /**
- * The longest a job waits, after its worker's last lock renewal, before a running worker hands it to
+ * The longest a job waits, after its worker's last job lock renewal, before a running worker hands it to
  * the queue again. The lock runs out `lockDurationMs` after that renewal, and the first stalled check
  * after that moves the job (each check marks the active jobs; the next one moves those still without
  * a lock, and by then this one was marked, since checks come faster than locks run out). Checks come
@@ -87,7 +87,7 @@ export const STALLED_RECOVERY_PROMISE_MS = 30_000;
  * last check is less than an interval old, and when that other worker is the one that died, the next
  * check is the survivor's following one.
  */
-export function stalledRecoveryBoundMs(lockDurationMs = LOCK_DURATION_MS, stalledIntervalMs = STALLED_INTERVAL_MS): number {
+export function stalledRecoveryBoundMs(lockDurationMs = JOB_LOCK_DURATION_MS, stalledIntervalMs = STALLED_INTERVAL_MS): number {
   return lockDurationMs + 2 * stalledIntervalMs;
 }
 
@@ -102,11 +102,11 @@ export interface PayDatePair {
 }
 
 /**
- * What a freeze job (lock-pay-date) carries. `runId` names the nightly run (a database row) that the
+ * What a lock job (lock-pay-date) carries. `runId` names the nightly run (a database row) that the
  * pay date's outcome is recorded against; a job without one (queued before runs were recorded) only
- * freezes.
+ * locks.
  */
-export interface FreezePayDateData extends PayDatePair {
+export interface LockPayDateData extends PayDatePair {
   runId?: string;
 }
 
@@ -116,16 +116,16 @@ export { NIGHTLY_CRON_DEFAULT };
 /** The watchdog's trigger for a run date whose scheduled trigger never ran. */
 export const catchUpTriggerJobId = (runDate: string) => `nightly-trigger.catch-up.${runDate}`;
 
-// ---- 2. Lock (freeze) of each due pay date, its instruction file and provider push (queue pay-dates) ----
+// ---- 2. The lock of each due pay date, its instruction file and provider push (queue pay-dates) ----
 
-/** The freeze job; its name (and its ids' `lock.` prefix) predates the word and stays, as Redis keeps them. */
-export const freezePayDateJob = 'lock-pay-date';
+/** The lock job; its name (and its ids' `lock.` prefix) predates the word and stays, as Redis keeps them. */
+export const lockPayDateJob = 'lock-pay-date';
 /**
  * One id per run and pay date: a run is a database row with a generated id, so a job of another
  * database state (a restored backup, a recreated database) can never stand in for this one. A
  * job the watchdog queues again, because Redis no longer holds a live one, gets the next suffix.
  */
-export const freezeJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
+export const lockJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
   `lock.${runId}.${pair.payrollId}.${pair.payDate}${requeues > 0 ? `.r${requeues}` : ''}`;
 
 // ---- 3. Re-runs (queue pay-dates) ----
@@ -271,7 +271,7 @@ export const queueWorkers = {
   [queueNames.maintenance]: { jobs: [purgeIdempotencyKeysJob, runPayoutsJob], concurrency: 1 },
   [queueNames.nightly]: { jobs: [nightlyTriggerJob, reconcileSweepJob], concurrency: 1 },
   // Postgres does the heavy lifting, so a few per core.
-  [queueNames.payDates]: { jobs: [freezePayDateJob, rerunPayDateJob, reconcilePayDateJob], concurrency: 4 },
+  [queueNames.payDates]: { jobs: [lockPayDateJob, rerunPayDateJob, reconcilePayDateJob], concurrency: 4 },
   [queueNames.webhookDispatch]: { jobs: [dispatchEventsJob], concurrency: 1 },
   // Mostly waiting on receivers' answers, so many at once.
   [queueNames.webhookDeliveries]: { jobs: [deliverWebhookJob], concurrency: 16 },

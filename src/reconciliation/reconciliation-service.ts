@@ -7,7 +7,7 @@ import { isPayDateOpen } from '../calendars/target-pay-date.ts';
 import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../calendars/working-days.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
-import { findCurrentSnapshotForUpdate, lockPayDateForReconciliation } from '../snapshots/snapshot-repository.ts';
+import { findCurrentSnapshotForUpdate, rowLockPayDateForReconciliation } from '../snapshots/snapshot-repository.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
   findPayDatesDueForReconciliation,
@@ -164,7 +164,7 @@ async function reconcileInTransaction(trx: Executor, payrollId: string, payDate:
       laterPayDatesToReconcile: [],
       earlierPayDatesToReconcile: [],
     };
-    const payDateRow = await lockPayDateForReconciliation(trx, payrollId, payDate);
+    const payDateRow = await rowLockPayDateForReconciliation(trx, payrollId, payDate);
     if (!payDateRow) return empty;
     const snapshot = await findCurrentSnapshotForUpdate(trx, payrollId, payDate);
     if (!snapshot) return empty;

@@ -16,9 +16,9 @@ export async function findRerunTarget(db: Executor, payrollId: string, payDate: 
 
 /**
  * The open re-run of the pay date, opened by this call when there is none. It is returned row-locked:
- * the freeze locks the same row first, so a request holding it is reflected in that freeze, and a
- * request arriving while a freeze holds it waits for it to commit, finds it completed (no longer
- * open) and opens the next re-run.
+ * the re-run's lock takes the same row lock first, so a request holding the row lock is reflected in
+ * that lock, and a request arriving while the re-run holds it waits for the re-run to commit, finds
+ * it completed (no longer open) and opens the next re-run.
  */
 export async function openOrJoinRerun(db: Executor, payrollId: string, payDate: string): Promise<{ id: string; opened: boolean }> {
   return db
@@ -52,7 +52,7 @@ export async function listRerunRequests(db: Executor, rerunId: string) {
 }
 
 /** Row-locks the re-run so two deliveries of its job cannot both supersede the snapshot. */
-export async function lockRerun(db: Executor, rerunId: string) {
+export async function rowLockRerun(db: Executor, rerunId: string) {
   return db.selectFrom('reruns').selectAll().where('id', '=', rerunId).forUpdate().executeTakeFirst();
 }
 

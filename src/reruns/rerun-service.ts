@@ -3,8 +3,8 @@ import type { Database } from '../db/connection.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../payments/amount-limits.ts';
 import { isUuid } from '../shared/schemas.ts';
 import { ensureInstructionFile } from '../instructions/instruction-service.ts';
-import { FreezeError, refreezePayDate } from '../snapshots/freeze-service.ts';
-import { completeRerun, findRerunTarget, insertRerunRequest, listRerunRequests, lockRerun, openOrJoinRerun } from './rerun-repository.ts';
+import { PayDateLockError, relockPayDate } from '../snapshots/pay-date-lock-service.ts';
+import { completeRerun, findRerunTarget, insertRerunRequest, listRerunRequests, rowLockRerun, openOrJoinRerun } from './rerun-repository.ts';
 
 export interface RerunRequest {
   payrollId: string;
@@ -23,27 +23,27 @@ export interface RecordedRerunRequest {
   /** The re-run that will answer this request. */
   id: string;
   requestId: string;
-  /** True when the request joined a re-run someone else had asked for and that had not started freezing. */
+  /** True when the request joined a re-run someone else had asked for and that had not started locking. */
   joined: boolean;
 }
 
 /**
  * Records who asks to re-run which pay date and why, against the pay date's open re-run: a request
- * joins the re-run already asked for while its freeze has not begun, and opens the next one when it
- * has (the freeze could not reflect a change made just before this request). So however many
- * operators ask at once, a pay date gets at most the re-run being frozen and one more after it.
+ * joins the re-run already asked for while its lock has not begun, and opens the next one when it
+ * has (the lock could not reflect a change made just before this request). So however many
+ * operators ask at once, a pay date gets at most the re-run being locked and one more after it.
  * The job does the work.
  */
 export async function requestRerun(db: Database, request: RerunRequest): Promise<RecordedRerunRequest> {
   const reason = request.reason.trim();
-  if (reason.length === 0) throw new FreezeError('a re-run needs a reason');
-  if (!isUuid(request.payrollId)) throw new FreezeError(`payroll id ${JSON.stringify(request.payrollId)} is not a UUID`);
+  if (reason.length === 0) throw new PayDateLockError('a re-run needs a reason');
+  if (!isUuid(request.payrollId)) throw new PayDateLockError(`payroll id ${JSON.stringify(request.payrollId)} is not a UUID`);
   return db.transaction().execute(async (trx) => {
     const target = await findRerunTarget(trx, request.payrollId, request.payDate);
-    if (!target) throw new FreezeError(`payroll ${request.payrollId} does not exist`);
-    if (!target.pay_date) throw new FreezeError(`payroll ${request.payrollId} has no pay date ${request.payDate}`);
+    if (!target) throw new PayDateLockError(`payroll ${request.payrollId} does not exist`);
+    if (!target.pay_date) throw new PayDateLockError(`payroll ${request.payrollId} has no pay date ${request.payDate}`);
     if (!target.current_snapshot_id) {
-      throw new FreezeError(`payroll ${request.payrollId} pay date ${request.payDate} has not been locked; there is nothing to re-run`);
+      throw new PayDateLockError(`payroll ${request.payrollId} pay date ${request.payDate} has not been locked; there is nothing to re-run`);
     }
     const rerun = await openOrJoinRerun(trx, request.payrollId, request.payDate);
     const recorded = await insertRerunRequest(trx, { rerun_id: rerun.id, reason, requested_by: requesterName(request.actor) });
@@ -83,13 +83,13 @@ export interface RerunOutcome {
 /**
  * Supersedes the pay date's snapshot with a new version and its instruction file. Running the
  * same re-run twice does it once: the re-run row is locked and completed in the same transaction
- * as the new snapshot. Holding that lock for the whole freeze is what makes a late request wait
+ * as the new snapshot. Holding that row lock for the whole lock is what makes a late request wait
  * and open the next re-run rather than join one whose data was already read.
  */
 export async function performRerun(db: Database, rerunId: string, limits: AmountLimits = DEFAULT_AMOUNT_LIMITS): Promise<RerunOutcome> {
   return db.transaction().execute(async (trx) => {
-    const rerun = await lockRerun(trx, rerunId);
-    if (!rerun) throw new FreezeError(`re-run ${rerunId} does not exist`);
+    const rerun = await rowLockRerun(trx, rerunId);
+    if (!rerun) throw new PayDateLockError(`re-run ${rerunId} does not exist`);
     const requests = (await listRerunRequests(trx, rerunId)).map((r) => ({
       reason: r.reason,
       requestedBy: r.requested_by,
@@ -109,7 +109,7 @@ export async function performRerun(db: Database, rerunId: string, limits: Amount
         created: false,
       };
     }
-    const outcome = await refreezePayDate(trx, rerun.payroll_id, rerun.pay_date, limits);
+    const outcome = await relockPayDate(trx, rerun.payroll_id, rerun.pay_date, limits);
     await completeRerun(trx, rerun.id, { previous: outcome.previousSnapshotId, current: outcome.snapshotId });
     return {
       rerunId,

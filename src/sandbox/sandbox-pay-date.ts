@@ -10,8 +10,8 @@ export interface SandboxCalendarEntry {
 /**
  * The pay date a simulated lock takes when the integrator names none: the payroll's first open pay
  * date, the one new payment requests aim at (targetPayDate), so locking it instructs what they just
- * created. Earlier pay dates left unlocked (the nightly run never locks a sandbox payroll) are frozen
- * before it by the freeze itself. Null when the calendar has no open pay date left.
+ * created. Earlier pay dates left unlocked (the nightly run never locks a sandbox payroll) are locked
+ * before it by the lock itself. Null when the calendar has no open pay date left.
  */
 export function nextSandboxPayDate(calendar: readonly SandboxCalendarEntry[], today: string): string | null {
   const open = calendar

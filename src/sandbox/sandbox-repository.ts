@@ -21,7 +21,7 @@ export async function findSandboxOfBiller(db: Executor, billerClientId: string):
 }
 
 /** Row-locked: two `sandbox create` runs for one biller take turns, so the second finds the first's sandbox. */
-export async function lockClient(db: Executor, clientId: string) {
+export async function rowLockClient(db: Executor, clientId: string) {
   return db.selectFrom('clients').select(['id', 'name', 'role', 'sandbox']).where('id', '=', clientId).forUpdate().executeTakeFirst();
 }
 

@@ -17,18 +17,18 @@ export const sandboxLockSchema = z
     pay_date: z.iso.date(),
     pay_period: z.string(),
     created: z.boolean().meta({ description: 'False when the pay date was already locked: nothing was written' }),
-    deduction_data_id: z.uuid().meta({ description: 'The frozen deduction data (snapshot) the provider pulls' }),
+    deduction_data_id: z.uuid().meta({ description: 'The locked deduction data (snapshot) the provider pulls' }),
     snapshot_version: z.number().int(),
     employee_count: z.number().int(),
     payments_instructed: z.number().int(),
     total_amount: z.number().int().meta({ description: 'Integer minor units' }),
     currency: currencySchema,
     instruction_file: z.object({ file_name: z.string(), sha256: z.string() }),
-    earlier_pay_dates_locked: z.array(z.iso.date()).meta({ description: 'Earlier unlocked pay dates the freeze locked first, oldest first' }),
+    earlier_pay_dates_locked: z.array(z.iso.date()).meta({ description: 'Earlier unlocked pay dates locked first, oldest first' }),
   })
   .meta({
     id: 'SandboxPayDateLock',
-    description: 'A sandbox pay date locked now, as the nightly lock would have: its deduction data frozen with its instruction file',
+    description: 'A sandbox pay date locked now, as the nightly lock would have: its deduction data locked with its instruction file',
     example: {
       payroll_id: EXAMPLE_PAYROLL_ID,
       pay_date: '2026-12-24',

@@ -21,7 +21,7 @@ import {
   listActiveBeneficiaryAccounts,
   listEmploymentsOfProvider,
   listPayrollsOfProvider,
-  lockClient,
+  rowLockClient,
   type SandboxRow,
 } from './sandbox-repository.ts';
 
@@ -176,7 +176,7 @@ export async function createSandbox(db: Database, secrets: SecretBox, request: N
   assertWithin('employers', '/employers', request.employers, SANDBOX_LIMITS.employers);
   assertWithin('employees', '/employees', request.employeesPerPayroll, SANDBOX_LIMITS.employeesPerPayroll);
   return db.transaction().execute(async (trx) => {
-    const live = await lockClient(trx, request.liveBillerClientId);
+    const live = await rowLockClient(trx, request.liveBillerClientId);
     if (!live) throw new NotFoundError(`Client ${request.liveBillerClientId}`);
     if (live.role !== 'biller' || live.sandbox) {
       throw new InvalidError('not-a-live-biller', `Client ${live.id} is ${live.sandbox ? 'a sandbox client' : `a ${live.role} client`}; a sandbox is made for a live biller`, {

@@ -7,7 +7,7 @@ import { getDeductionData } from '../deduction-data/deduction-data-service.ts';
 import type { DeductionDataResponse } from '../deduction-data/deduction-data-resource.ts';
 import { submitConfirmation } from '../deduction-records/confirmation-service.ts';
 import type { ReportedLimits } from '../deduction-records/reported-limits.ts';
-import { freezeThenPushInstructions } from '../instructions/provider-push-service.ts';
+import { lockThenPushInstructions } from '../instructions/provider-push-service.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
 import type { AdapterFactory } from '../payroll-providers/adapter.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
@@ -17,14 +17,14 @@ import { payDatesToReconcileAfter, reconcilePayDate, type ReconciliationSummary 
 import type { Caller } from '../shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../shared/domain-errors.ts';
 import { isUuid } from '../shared/schemas.ts';
-import { FreezeError, freezePayDate } from '../snapshots/freeze-service.ts';
+import { PayDateLockError, lockPayDate } from '../snapshots/pay-date-lock-service.ts';
 import { findPayDate } from '../snapshots/snapshot-repository.ts';
 import { confirmationWithOutcomes, type DeductionOutcome } from './sandbox-confirmations.ts';
 import { nextSandboxPayDate, sandboxPayoutDate } from './sandbox-pay-date.ts';
 import { findLatestPayoutDate, findLatestUnpaidPayDate, findPayrollOfProvider, findSandboxOfBiller, listPaymentsAttemptedOn, type SandboxRow } from './sandbox-repository.ts';
 
 // The simulation operations drive a sandbox pay date through what the night, the payroll provider
-// and the bank would do, through the very services they use: the freeze (snapshot and instruction
+// and the bank would do, through the very services they use: the lock (snapshot and instruction
 // file), the data request, the confirmation and reconciliation, the payout run and the bank's answer.
 // Those services commit in transactions of their own, as they do for the jobs; each step is
 // idempotent (a locked pay date is found locked, a repeated confirmation stores the same figures
@@ -77,9 +77,9 @@ function providerCaller(sandbox: SandboxRow): Caller {
 
 
 /**
- * Lock now: freezes the pay date (`next`: the payroll's first open pay date, the one new payment
- * requests aim at) with its instruction file, as the nightly lock does (freezeThenPushInstructions
- * around freezePayDate, the lock-pay-date job's own steps).
+ * Lock now: locks the pay date (`next`: the payroll's first open pay date, the one new payment
+ * requests aim at) with its instruction file, as the nightly lock does (lockThenPushInstructions
+ * around lockPayDate, the lock-pay-date job's own steps).
  */
 export async function simulateLock(deps: SimulationDeps, audit: Executor, caller: Caller, payrollId: string, payDate: string): Promise<SandboxLock> {
   const sandbox = await sandboxOf(deps.db, caller);
@@ -95,10 +95,10 @@ export async function simulateLock(deps: SimulationDeps, audit: Executor, caller
     target = next;
   }
   const entry = await calendarEntry(deps.db, payrollId, target);
-  const { frozen } = await freezeThenPushInstructions(deps.db, deps.adapterFor, () => freezePayDate(deps.db, payrollId, target, { limits: deps.limits })).catch(
+  const { locked } = await lockThenPushInstructions(deps.db, deps.adapterFor, () => lockPayDate(deps.db, payrollId, target, { limits: deps.limits })).catch(
     (error: unknown) => {
-      // What stops a freeze here (no collection account in the currency yet) stops the nightly lock too: the installation's to fix.
-      if (error instanceof FreezeError) throw new ConflictError('pay-date-not-lockable', `Pay date ${target} cannot be locked: ${error.message}`);
+      // What stops a lock here (no collection account in the currency yet) stops the nightly lock too: the installation's to fix.
+      if (error instanceof PayDateLockError) throw new ConflictError('pay-date-not-lockable', `Pay date ${target} cannot be locked: ${error.message}`);
       throw error;
     },
   );
@@ -106,15 +106,15 @@ export async function simulateLock(deps: SimulationDeps, audit: Executor, caller
     payroll_id: payrollId,
     pay_date: target,
     pay_period: entry.pay_period,
-    created: frozen.created,
-    deduction_data_id: frozen.snapshotId,
-    snapshot_version: frozen.snapshotVersion,
-    employee_count: frozen.employeeCount,
-    payments_instructed: frozen.paymentsInstructed,
-    total_amount: frozen.totalAmount,
-    currency: frozen.currency,
-    instruction_file: { file_name: frozen.instructionFile.fileName, sha256: frozen.instructionFile.sha256 },
-    earlier_pay_dates_locked: (frozen.earlier ?? []).map((earlier) => earlier.payDate),
+    created: locked.created,
+    deduction_data_id: locked.snapshotId,
+    snapshot_version: locked.snapshotVersion,
+    employee_count: locked.employeeCount,
+    payments_instructed: locked.paymentsInstructed,
+    total_amount: locked.totalAmount,
+    currency: locked.currency,
+    instruction_file: { file_name: locked.instructionFile.fileName, sha256: locked.instructionFile.sha256 },
+    earlier_pay_dates_locked: (locked.earlier ?? []).map((earlier) => earlier.payDate),
   };
   await recordAction(audit, {
     actor: clientActor(caller.clientId),

@@ -22,7 +22,7 @@ export interface StatusTransitions<S extends string> {
   /** 'A payment request': how errors name the resource. */
   readonly resource: string;
   readonly statuses: readonly S[];
-  /** from -> the statuses it may move to; frozen. */
+  /** from -> the statuses it may move to; immutable. */
   readonly transitions: Readonly<Record<S, readonly S[]>>;
   /** False for unknown statuses too, since statuses read from storage are only typed, not checked. */
   can(from: S, to: S): boolean;

@@ -74,13 +74,13 @@ export async function listRequestedPayments(db: Executor, snapshotId: string) {
 //
 // Every job and request that must not race another one on a pay date takes its row here, each in
 // the mode it needs:
-//  - a freeze (the nightly lock job, a re-run) and a reconciliation take it for update, so they run
+//  - a lock (the nightly lock job, a re-run) and a reconciliation take it for update, so they run
 //    one after another and a re-run cannot swap the snapshot while a reconciliation reads it; the
-//    freeze takes the payroll row first, and with it every earlier pay date it freezes too;
-//  - a confirmation takes it for no key update: it waits for pushes in flight and for a freeze;
+//    lock takes the payroll row first, and with it every earlier pay date it locks too;
+//  - a confirmation takes it for no key update: it waits for pushes in flight and for a lock;
 //  - an employee push takes it for share: pushes do not wait for each other, only for the above.
 
-export interface PayDateToFreeze {
+export interface PayDateToLock {
   payroll_id: string;
   pay_date: string;
   pay_period: string;
@@ -96,17 +96,17 @@ export interface PayDateToFreeze {
 }
 
 /**
- * Row-locks the payroll, then the pay date and every earlier pay date of it that is due to freeze by
+ * Row-locks the payroll, then the pay date and every earlier pay date of it that is due to lock by
  * then and still open, and returns those pay dates in date order (the requested one last).
  *
- * The payroll row is taken first by every freeze and re-run of the payroll, so they run one after
+ * The payroll row is taken first by every lock and re-run of the payroll, so they run one after
  * another and two pay dates can never both claim the same pending payment request; the pay-date
- * rows keep a calendar sync from rewriting a pay date while it freezes. An earlier pay date that a
- * concurrent job froze meanwhile drops out: the lock rechecks `locked_at` on the newest row version.
+ * rows keep a calendar sync from rewriting a pay date while it locks. An earlier pay date that a
+ * concurrent job locked meanwhile drops out: the lock rechecks `locked_at` on the newest row version.
  */
-export async function lockPayDatesToFreeze(db: Executor, payrollId: string, payDate: string): Promise<PayDateToFreeze[]> {
-  const result = await sql<PayDateToFreeze>`
-    /* prepared: lock_pay_dates_to_freeze */
+export async function rowLockPayDatesToLock(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock[]> {
+  const result = await sql<PayDateToLock>`
+    /* prepared: row_lock_pay_dates_to_lock */
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
            p.external_id as payroll_external_id, p.name as payroll_name,
            em.external_id as employer_external_id, em.name as employer_name,
@@ -131,10 +131,10 @@ export interface PayDateForReconciliation {
 }
 
 /**
- * Row-locks the pay date (for update), as a freeze does: a re-run cannot swap the snapshot while a
+ * Row-locks the pay date (for update), as a lock does: a re-run cannot swap the snapshot while a
  * reconciliation reads it, and two reconciliations of one pay date run one after the other.
  */
-export async function lockPayDateForReconciliation(db: Executor, payrollId: string, payDate: string) {
+export async function rowLockPayDateForReconciliation(db: Executor, payrollId: string, payDate: string) {
   const result = await sql<PayDateForReconciliation>`
     select pd.pay_period, p.currency
     from pay_dates pd join payrolls p on p.id = pd.payroll_id
@@ -146,11 +146,11 @@ export async function lockPayDateForReconciliation(db: Executor, payrollId: stri
 
 /**
  * Takes the pay date exclusively for a confirmation's records: waits for pushes in flight (they hold
- * it shared) and for a freeze or re-run of the pay date (they hold it for update), so the versions
+ * it shared) and for a lock or re-run of the pay date (they hold it for update), so the versions
  * computed next are not raced and the snapshot cannot be superseded under the confirmation. Returns
  * the snapshot as it is once the pay date is taken, in the same round trip.
  */
-export async function lockPayDateForConfirmation(db: Executor, payrollId: string, payDate: string, snapshotId: string): Promise<SnapshotHeader | undefined> {
+export async function rowLockPayDateForConfirmation(db: Executor, payrollId: string, payDate: string, snapshotId: string): Promise<SnapshotHeader | undefined> {
   // The pay date is taken first (the CTE runs before the row is returned); the snapshot's share lock
   // then makes PostgreSQL return its newest committed version, not the one this statement started
   // with: a re-run that superseded it while we waited for the pay date is seen.
@@ -174,7 +174,7 @@ export async function lockPayDateForConfirmation(db: Executor, payrollId: string
  * versions) waits for pushes in flight, and pushes wait for it, so the two never race for one
  * version number.
  */
-export async function lockPayDateForPush(db: Executor, payrollId: string, payPeriod: string) {
+export async function rowLockPayDateForPush(db: Executor, payrollId: string, payPeriod: string) {
   const result = await sql<{ pay_date: string }>`
     select pay_date from pay_dates
     where payroll_id = ${payrollId} and pay_period = ${payPeriod}

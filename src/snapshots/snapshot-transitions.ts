@@ -1,7 +1,7 @@
 import type { SnapshotStatus } from '../db/tables.ts';
 import { defineStatusTransitions } from '../shared/status-transitions.ts';
 
-// The deduction snapshot lifecycle as data. The lock (freeze) writes a snapshot locked; payroll's
+// The deduction snapshot lifecycle as data. The lock writes a snapshot locked; payroll's
 // records make it confirmed (some lines answered) and reconciliation reconciled (every line answered),
 // possibly in one step. Reconciliation only moves it forward: a later push of fewer records does not
 // un-answer what payroll already answered. A re-run supersedes the current snapshot, whatever it had

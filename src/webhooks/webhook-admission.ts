@@ -6,7 +6,7 @@ import {
   claimDeliveryForJob,
   countAdmitted,
   listBillersWithDueBacklog,
-  lockBillerAdmissions,
+  advisoryLockBillerAdmissions,
   markAdmitted,
   nextDueInBacklog,
   pickDueDeliveries,
@@ -93,7 +93,7 @@ export async function admitDueDeliveries(db: Database, enqueue: AdmittedEnqueuer
   const nextDueAt = new Map<string, Date>();
   for (const billerClientId of billerIds) {
     const { line, next } = await db.transaction().execute(async (trx) => {
-      await lockBillerAdmissions(trx, billerClientId);
+      await advisoryLockBillerAdmissions(trx, billerClientId);
       if (sweep) await abandonBacklogOfRemovedEndpoints(trx, billerClientId);
       const { room, due } = await pickDueDeliveries(trx, billerClientId, perBiller, now);
       if (room <= 0) return { line: [], next: null };
@@ -131,7 +131,7 @@ export async function admitDeliveryToJob(
   perBiller: number = WEBHOOK_QUEUED_PER_BILLER_DEFAULT,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    await lockBillerAdmissions(trx, delivery.billerClientId);
+    await advisoryLockBillerAdmissions(trx, delivery.billerClientId);
     if ((await countAdmitted(trx, delivery.billerClientId)) >= perBiller) return false;
     return claimDeliveryForJob(trx, delivery.deliveryId, jobId, new Date());
   });

@@ -15,7 +15,7 @@ import {
   clearEndpointFailing,
   disableEndpoint,
   findDeliveryContext,
-  lockEndpointCircuit,
+  rowLockEndpointCircuit,
   markDeliveryAbandoned,
   markEndpointFailing,
   recordAttempt,
@@ -297,7 +297,7 @@ async function sendAndRecord(
       return { kind: 'endpoint_disabled', attempt: number, reason };
     }
 
-    const circuit = await lockEndpointCircuit(trx, delivery.endpoint_id);
+    const circuit = await rowLockEndpointCircuit(trx, delivery.endpoint_id);
     await markEndpointFailing(trx, delivery.endpoint_id, circuitAfterFailure(circuit, { at: now(), probe: options.probe }, settings.circuit));
     const reason = 'Every delivery failed for 5 days';
     const disabled = await disableWithEvent(trx, delivery.endpoint_id, reason, { milliseconds: DISABLE_AFTER_FAILING_MS });

@@ -6,7 +6,7 @@ import {
   findEventById,
   insertDeliveriesForEvents,
   listEndpointsForEvent,
-  lockUndispatchedEvents,
+  rowLockUndispatchedEvents,
   markEventsDispatched,
   reopenDelivery,
 } from './webhook-repository.ts';
@@ -44,7 +44,7 @@ export async function dispatchPendingEvents(db: Database, enqueue: AdmittedEnque
   const summary: DispatchSummary = { events: 0, deliveries: 0, admitted: 0 };
   for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
     const { events, deliveries } = await db.transaction().execute(async (trx) => {
-      const ids = (await lockUndispatchedEvents(trx, batchSize)).map((event) => event.id);
+      const ids = (await rowLockUndispatchedEvents(trx, batchSize)).map((event) => event.id);
       const inserted = await insertDeliveriesForEvents(trx, ids);
       await markEventsDispatched(trx, ids);
       return { events: ids.length, deliveries: inserted };

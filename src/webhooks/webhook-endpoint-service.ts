@@ -7,9 +7,9 @@ import {
   countEndpoints,
   findEndpoint,
   insertEndpoint,
-  lockBillerEndpoints,
+  advisoryLockBillerEndpoints,
   listEndpoints,
-  lockAllEndpointSecrets,
+  rowLockAllEndpointSecrets,
   markEndpointDeleted,
   replaceEndpointSecret,
   updateEndpointSecrets,
@@ -50,7 +50,7 @@ export interface EndpointLimits {
  * The URL is checked (and its host resolved) now; every delivery checks it again. A biller has at
  * most `limits.endpointsPerBiller` endpoints (deleted ones do not count): each endpoint is one more
  * delivery of every event, so without a bound one biller could multiply its share of the delivery
- * workers at will. Run in a transaction, so the count and the insert hold the biller's lock together.
+ * workers at will. Run in a transaction, so the count and the insert hold the biller's advisory lock together.
  */
 export async function createWebhookEndpoint(
   db: Executor,
@@ -65,7 +65,7 @@ export async function createWebhookEndpoint(
     if (!(error instanceof WebhookTargetRefused)) throw error;
     throw new InvalidError('webhook-url-not-allowed', error.message, { errors: [{ pointer: '/url', detail: error.message }] });
   }
-  await lockBillerEndpoints(db, input.billerClientId);
+  await advisoryLockBillerEndpoints(db, input.billerClientId);
   const existing = await countEndpoints(db, input.billerClientId);
   if (existing >= limits.endpointsPerBiller) {
     throw new ConflictError(
@@ -122,7 +122,7 @@ export async function rotateWebhookSecret(
  */
 export async function resealWebhookSecrets(trx: Executor, secrets: SecretBox): Promise<number> {
   let changed = 0;
-  for (const row of await lockAllEndpointSecrets(trx)) {
+  for (const row of await rowLockAllEndpointSecrets(trx)) {
     const stale = secrets.needsResealing(row.secret) || (row.previous_secret !== null && secrets.needsResealing(row.previous_secret));
     if (!stale) continue;
     await updateEndpointSecrets(trx, row.id, {

@@ -49,7 +49,7 @@ export interface DeliveryAdmitter {
  * The top-up of one worker host. Top-ups of one biller in this process run one at a time: a request
  * while one runs is served by the next run, which starts once that one ends and serves every request
  * made meanwhile (so many jobs of a biller ending together make two rounds, not one each, and at
- * most one per process waits on the biller's lock, holding a database connection).
+ * most one per process waits on the biller's advisory lock, holding a database connection).
  *
  * When what a biller has waiting is not due yet (a retry, an open circuit), a timer in this process
  * tops it up when it is, so that a retry goes out on time without waiting for the dispatcher's next

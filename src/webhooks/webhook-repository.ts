@@ -39,7 +39,7 @@ export async function insertEndpoint(db: Executor, endpoint: NewEndpoint) {
  * Holds the biller's endpoint registrations until the transaction ends: two registrations at once
  * are counted one after the other, so neither can take the biller past its limit.
  */
-export async function lockBillerEndpoints(db: Executor, billerClientId: string): Promise<void> {
+export async function advisoryLockBillerEndpoints(db: Executor, billerClientId: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${billerClientId}`}, 0))`.execute(db);
 }
 
@@ -108,7 +108,7 @@ export async function replaceEndpointSecret(
 }
 
 /** Every endpoint's stored secrets, row-locked: for re-sealing them under the current master key. */
-export async function lockAllEndpointSecrets(db: Executor) {
+export async function rowLockAllEndpointSecrets(db: Executor) {
   return db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).orderBy('id').forUpdate().execute();
 }
 
@@ -127,7 +127,7 @@ export async function clearEndpointFailing(db: Executor, endpointId: string): Pr
 }
 
 /** The endpoint's circuit, row-locked until the transaction ends: failures are counted one at a time. */
-export async function lockEndpointCircuit(db: Executor, endpointId: string): Promise<EndpointCircuit> {
+export async function rowLockEndpointCircuit(db: Executor, endpointId: string): Promise<EndpointCircuit> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select(['consecutive_failures', 'circuit_open_until', 'circuit_open_ms'])
@@ -194,7 +194,7 @@ export async function disableEndpoint(db: Executor, endpointId: string, reason: 
  * The oldest undispatched events, locked for this transaction; SKIP LOCKED lets a second
  * dispatcher take the next batch instead of waiting for (and then repeating) this one.
  */
-export async function lockUndispatchedEvents(db: Executor, limit: number) {
+export async function rowLockUndispatchedEvents(db: Executor, limit: number) {
   return db
     .selectFrom('events')
     .select(['id'])
@@ -455,7 +455,7 @@ const dueBy = (now: Date) => sql<Date>`greatest(${now}::timestamptz, now())`;
  * Holds the biller's admissions until the transaction ends: two dispatchers (or jobs) admitting for
  * one biller count one after the other, so together they never pass its share.
  */
-export async function lockBillerAdmissions(db: Executor, billerClientId: string): Promise<void> {
+export async function advisoryLockBillerAdmissions(db: Executor, billerClientId: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-admissions:${billerClientId}`}, 0))`.execute(db);
 }
 

@@ -13,7 +13,7 @@ import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from '../runtime/redis-connections.ts';
 import {
-  LOCK_DURATION_MS,
+  JOB_LOCK_DURATION_MS,
   MAX_STALLED_COUNT,
   queueNames,
   queueWorkers,
@@ -206,7 +206,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
       concurrency: concurrencyOf(name, options),
       // Started once the database answers (below), so a worker never takes jobs it can only fail.
       autorun: false,
-      lockDuration: options.lockDurationMs ?? LOCK_DURATION_MS,
+      lockDuration: options.lockDurationMs ?? JOB_LOCK_DURATION_MS,
       stalledInterval: options.stalledIntervalMs ?? STALLED_INTERVAL_MS,
       maxStalledCount: MAX_STALLED_COUNT,
       ...(settings ? { settings } : {}),

@@ -56,16 +56,16 @@ describe('each layout rule fails on a graph that breaks it', () => {
   });
 
   it('src importing jobs/', () => {
-    const files = [file('src/queue/worker-host.ts', "import { freezePayDateProcessor } from '../../jobs/freeze-pay-date.ts';")];
+    const files = [file('src/queue/worker-host.ts', "import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';")];
     expect(srcImportingJobs(files)).toHaveLength(1);
     expect(srcImportingJobs([file('bin/composition.ts', "import { processors } from '../jobs/index.ts';")])).toEqual([]);
   });
 
   it('a processor imported by anything but the registry and tests', () => {
-    expect(processorsThatAreNotLeaves([file('jobs/run-payouts.ts', "import { x } from './freeze-pay-date.ts';")])).toHaveLength(1);
-    expect(processorsThatAreNotLeaves([file('bin/composition.ts', "import { x } from '../jobs/freeze-pay-date.ts';")])).toHaveLength(1);
-    expect(processorsThatAreNotLeaves([file('jobs/index.ts', "import { x } from './freeze-pay-date.ts';")])).toEqual([]);
-    expect(processorsThatAreNotLeaves([file('test/jobs/x.test.ts', "import { x } from '../../jobs/freeze-pay-date.ts';")])).toEqual([]);
+    expect(processorsThatAreNotLeaves([file('jobs/run-payouts.ts', "import { x } from './lock-pay-date.ts';")])).toHaveLength(1);
+    expect(processorsThatAreNotLeaves([file('bin/composition.ts', "import { x } from '../jobs/lock-pay-date.ts';")])).toHaveLength(1);
+    expect(processorsThatAreNotLeaves([file('jobs/index.ts', "import { x } from './lock-pay-date.ts';")])).toEqual([]);
+    expect(processorsThatAreNotLeaves([file('test/jobs/x.test.ts', "import { x } from '../../jobs/lock-pay-date.ts';")])).toEqual([]);
   });
 
   it('SQL outside a repository', () => {

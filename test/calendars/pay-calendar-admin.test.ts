@@ -27,7 +27,7 @@ import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/
 import { cliEnvOf, runDeductions } from '../support/cli.ts';
 
 // A new calendar, generated, imported or synced, replaces a payroll's unlocked pay dates in its
-// range. What has been locked was frozen and instructed: a change that would touch it is refused
+// range. What has been locked was locked and instructed: a change that would touch it is refused
 // whole, as is one removing a pay date payment requests target.
 
 let t: TestApp;

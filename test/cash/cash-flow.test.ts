@@ -75,7 +75,7 @@ describe('remittances and funded payouts', () => {
     }
   });
 
-  it('tells the billers of a pay date frozen without its billers named (by a worker older than snapshot_billers)', async () => {
+  it('tells the billers of a pay date locked without its billers named (by a worker older than snapshot_billers)', async () => {
     const w = await reconciledPayDate();
     const deleted = await sql`
       delete from snapshot_billers b using deduction_snapshots s where s.id = b.snapshot_id and s.payroll_id = ${w.payroll.id}::uuid

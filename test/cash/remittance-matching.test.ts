@@ -16,7 +16,7 @@ import {
 
 const PAY_DATE = '2026-10-30';
 
-/** A reference as the freeze issues it now: SDR261030P00000012. */
+/** A reference as the lock issues it now: SDR261030P00000012. */
 const ref = (payrollNumber: number, payDate = PAY_DATE): string => remittancePaymentReference(payDate, payrollNumber);
 /** A reference issued before references were fixed width (SDR261030P12): still in the data, still quoted by employers. */
 const legacyRef = (payrollNumber: number): string => `SDR261030P${payrollNumber}`;
@@ -383,7 +383,7 @@ describe('matchCredits, references are whole tokens of the payer\'s text', () =>
   });
 
   it('old and zero-padded references of one pay date never name each other', () => {
-    // Payroll 15 was frozen before fixed width (P15); payroll 15,000,000's number needs no padding.
+    // Payroll 15 was locked before fixed width (P15); payroll 15,000,000's number needs no padding.
     const remittances = [legacyRemittance(15, 700), remittance(15_000_000, 900)];
     expect(remittances[1]!.paymentReference).toBe('SDR261030P15000000');
     expect(matchCredits([credit('c1', 700, 'SDR261030P15')], remittances, NONE_CLOSED, tolerance(5))).toEqual([match('c1', 15, 700, 'exact')]);

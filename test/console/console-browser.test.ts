@@ -198,7 +198,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Re-run this pay date' }).click();
     await page.waitForURL(/\/console\/runs\/rerun\//);
     await screenshot(page, '09-rerun-requested');
-    // The page reloads itself every 2 s until the workers have frozen the new version.
+    // The page reloads itself every 2 s until the workers have locked the new version.
     await page.locator('.result').waitFor({ timeout: 30_000 });
     expect(await page.locator('.result').textContent()).toContain('snapshot version 2 replaces version 1');
     await screenshot(page, '10-rerun-done');

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/console/console-format.ts';
-import { triggerNightlyRun, freezePayDateOfRun } from '../../src/nightly/nightly-service.ts';
+import { triggerNightlyRun, lockPayDateOfRun } from '../../src/nightly/nightly-service.ts';
 import { DEFAULT_AMOUNT_LIMITS } from '../../src/payments/amount-limits.ts';
 import { queueNames } from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
@@ -35,7 +35,7 @@ describe('console run pages', () => {
     await w.payment(1, 7_000);
     // PD1 locks on 2026-10-21: the only pay date due on that run date.
     const { run } = await triggerNightlyRun(t.db, payDates, '2026-10-21', { kind: 'manual', by: 'ops@example.com' });
-    await freezePayDateOfRun(t.db, run.id, { payrollId: w.payroll.id, payDate: PD1 }, DEFAULT_AMOUNT_LIMITS);
+    await lockPayDateOfRun(t.db, run.id, { payrollId: w.payroll.id, payDate: PD1 }, DEFAULT_AMOUNT_LIMITS);
     const recorded = await t.db.selectFrom('nightly_run_pay_dates').selectAll().where('run_id', '=', run.id).execute();
     expect(recorded.map((row) => [row.payroll_id, row.pay_date, row.outcome])).toEqual([[w.payroll.id, PD1, 'locked']]);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { calendarDateOf } from '../../src/deduction-data/deduction-data-service.ts';
 import {
   createBiller,
@@ -78,14 +78,14 @@ beforeAll(async () => {
       .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payrollId, employee_id: employee.id, currency: 'GBP', amount, target_pay_date: '2026-11-27' })
       .execute();
   }
-  await freezePayDate(t.db, payrollId, '2026-11-27');
+  await lockPayDate(t.db, payrollId, '2026-11-27');
 });
 afterAll(async () => t.close());
 
 const url = (id: string, query: string) => `/deductions/${id}?${query}`;
 
 describe('GET /deductions/{payroll_id}', () => {
-  it('serves the frozen snapshot in exactly the interface shape, money in exact major units', async () => {
+  it('serves the locked snapshot in exactly the interface shape, money in exact major units', async () => {
     const response = await t.app.inject({
       method: 'GET',
       url: url(payrollId, 'pay_date=2026-11-27T00:00:00Z&pay_period=8-2026'),

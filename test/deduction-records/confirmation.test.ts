@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate, relockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { deductionContentHash } from '../../src/deduction-records/deduction-content.ts';
 import { findBrokenRecordLinks } from '../../src/deduction-records/record-links-repository.ts';
 import { toMajorUnits } from '../../src/money/major-units.ts';
@@ -18,7 +18,7 @@ import {
   createPayrollProvider,
   createProviderClient,
 } from '../support/factories.ts';
-import { untilSessionsWaitForLocks } from '../support/database.ts';
+import { untilSessionsWaitForDatabaseLocks } from '../support/database.ts';
 import { authHeaders, fetchToken, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
 
 // The confirmation submission response as the salary-deduction interface describes it.
@@ -70,7 +70,7 @@ beforeAll(async () => {
     await createPaymentRequestRow(t.db, { mandate: { ...mandate, currency: 'GBP' }, amount, targetPayDate: '2026-11-27' });
     employees.push(employee.id);
   }
-  snapshotId = (await freezePayDate(t.db, payrollId, '2026-11-27')).snapshotId;
+  snapshotId = (await lockPayDate(t.db, payrollId, '2026-11-27')).snapshotId;
 });
 afterAll(async () => {
   await queue.close();
@@ -258,8 +258,8 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
   });
 
   it('answers 409 for superseded deduction data, naming the current one, and stores nothing', async () => {
-    const first = await freezePayDate(t.db, payrollId, '2026-12-24');
-    const rerun = await t.db.transaction().execute((trx) => refreezePayDate(trx, payrollId, '2026-12-24'));
+    const first = await lockPayDate(t.db, payrollId, '2026-12-24');
+    const rerun = await t.db.transaction().execute((trx) => relockPayDate(trx, payrollId, '2026-12-24'));
     const before = await recordCount();
     const response = await submit(
       confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '9-2026' }),
@@ -275,14 +275,14 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
   });
 
   it('answers 409 when a re-run supersedes the deduction data while the confirmation waits for its pay date', async () => {
-    const first = await freezePayDate(t.db, payrollId, '2027-01-28');
+    const first = await lockPayDate(t.db, payrollId, '2027-01-28');
     const before = await recordCount();
     // The re-run holds the pay date (and has superseded the snapshot) until it is told to commit.
     let commitRerun!: () => void;
     const released = new Promise<void>((resolve) => (commitRerun = resolve));
     let rerunSnapshotId = '';
     const rerun = t.db.transaction().execute(async (trx) => {
-      rerunSnapshotId = (await refreezePayDate(trx, payrollId, '2027-01-28')).snapshotId;
+      rerunSnapshotId = (await relockPayDate(trx, payrollId, '2027-01-28')).snapshotId;
       await released;
     });
     while (rerunSnapshotId === '') await new Promise((resolve) => setTimeout(resolve, 5));
@@ -291,7 +291,7 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
       confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '10-2026' }),
     );
     // Until the confirmation's session waits for the pay date's row lock.
-    await untilSessionsWaitForLocks(t.db, 1, 'the confirmation');
+    await untilSessionsWaitForDatabaseLocks(t.db, 1, 'the confirmation');
     commitRerun();
     await rerun;
 
@@ -306,7 +306,7 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     expect((await submit(confirmation(line, 1, { deduction_data_id: crypto.randomUUID() }))).statusCode).toBe(404);
 
     const otherPayroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
-    const otherSnapshot = await freezePayDate(t.db, otherPayroll.id, '2026-11-27');
+    const otherSnapshot = await lockPayDate(t.db, otherPayroll.id, '2026-11-27');
     expect((await submit(confirmation(line, 1, { deduction_data_id: otherSnapshot.snapshotId }))).statusCode).toBe(404);
 
     expect((await submit(confirmation(line, 1), { payroll: crypto.randomUUID() })).statusCode).toBe(404);
@@ -423,7 +423,7 @@ describe('POST /deductions/{payroll_id}/confirmation at full size', () => {
     `.execute(t.db);
     const ids = (await t.db.selectFrom('employments').select('employee_id').where('payroll_id', '=', payroll.id).execute()).map((row) => row.employee_id);
     expect(ids).toHaveLength(lineCount);
-    const lock = await freezePayDate(t.db, payroll.id, '2026-11-27');
+    const lock = await lockPayDate(t.db, payroll.id, '2026-11-27');
 
     let totalPence = 0;
     const deductions = ids.map((employeeId, i) => {

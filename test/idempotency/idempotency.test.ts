@@ -9,11 +9,16 @@ import { HttpProblem, PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { defineRoute } from '../../src/http/route.ts';
 import { deleteExpiredKeys } from '../../src/idempotency/idempotency-repository.ts';
 import { purgeExpiredIdempotencyKeys } from '../../src/idempotency/idempotency-service.ts';
+import type { ProblemCode } from '../../src/shared/problem-codes.ts';
 import { createBiller } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Test routes: business routes do not exist yet, so the runner is exercised through these.
+
+/** Problem codes of these test routes only, cast past the catalogue's type. */
+const WIDGET_REJECTED = 'widget-rejected' as ProblemCode;
+const GADGET_REJECTED = 'gadget-rejected' as ProblemCode;
 
 /** How often each effect really ran, by body.name (outside any transaction, so rollbacks keep it). */
 const effectRuns = new Map<string, number>();
@@ -27,7 +32,7 @@ const widgetBody = z.strictObject({
   db_sleep_ms: z.number().optional(),
   fail: z.enum(['422', '500']).optional(),
   /** Lock the caller's client row (FOR NO KEY UPDATE) before the insert, after the key's claim. */
-  lock_client: z.boolean().optional(),
+  row_lock_client: z.boolean().optional(),
 });
 
 const testRoutes: RouteModule = (app) => {
@@ -49,7 +54,7 @@ const testRoutes: RouteModule = (app) => {
       effect: async (ctx, trx) => {
         const body = ctx.body;
         effectRuns.set(body.name, (effectRuns.get(body.name) ?? 0) + 1);
-        if (body.lock_client) await sql`select 1 from clients where id = ${ctx.caller.clientId}::uuid for no key update`.execute(trx);
+        if (body.row_lock_client) await sql`select 1 from clients where id = ${ctx.caller.clientId}::uuid for no key update`.execute(trx);
         const row = await trx
           .insertInto('consumers')
           .values({ biller_client_id: ctx.caller.clientId, given_name: body.name, family_name: 'x' })
@@ -58,7 +63,7 @@ const testRoutes: RouteModule = (app) => {
         // Hold the transaction (and so the claim) open: a duplicate arrives while this is in flight.
         if (body.delay_ms) await sleep(body.delay_ms);
         if (body.db_sleep_ms) await sql`select pg_sleep(${body.db_sleep_ms / 1000})`.execute(trx);
-        if (body.fail === '422') throw new HttpProblem(422, 'widget-rejected', `Widget ${body.name} was rejected`);
+        if (body.fail === '422') throw new HttpProblem(422, WIDGET_REJECTED, `Widget ${body.name} was rejected`);
         if (body.fail === '500' || failOnceWith500.delete(body.name)) {
           throw new Error('relation "consumers" violates something secret');
         }
@@ -87,7 +92,7 @@ const testRoutes: RouteModule = (app) => {
     effect: async (ctx, trx, storeResponse) => {
       const body = ctx.body;
       effectRuns.set(body.name, (effectRuns.get(body.name) ?? 0) + 1);
-      if (body.fail === '422-before-write') throw new HttpProblem(422, 'gadget-rejected', `Gadget ${body.name} was rejected`);
+      if (body.fail === '422-before-write') throw new HttpProblem(422, GADGET_REJECTED, `Gadget ${body.name} was rejected`);
       if (body.lock_client_ms) {
         await sql`select 1 from clients where id = ${ctx.caller.clientId}::uuid for no key update`.execute(trx);
         await sleep(body.lock_client_ms);
@@ -102,7 +107,7 @@ const testRoutes: RouteModule = (app) => {
         select 1
       `.execute(trx);
       if (body.delay_ms) await sleep(body.delay_ms);
-      if (body.fail === '422-after-write') throw new HttpProblem(422, 'gadget-rejected', `Gadget ${body.name} was rejected`);
+      if (body.fail === '422-after-write') throw new HttpProblem(422, GADGET_REJECTED, `Gadget ${body.name} was rejected`);
       return result;
     },
   });
@@ -579,7 +584,7 @@ describe('responses stored by the effect\'s own write (responseInWrite)', () => 
     const key = randomUUID();
     const gadget = post('/test/gadgets', { name, lock_client_ms: 300 }, key);
     await untilATransactionWaits();
-    const widget = post('/test/widgets', { name: `${name}-widget`, lock_client: true }, key);
+    const widget = post('/test/widgets', { name: `${name}-widget`, row_lock_client: true }, key);
     const [g, w] = await Promise.all([gadget, widget]);
     expect([g.statusCode, w.statusCode].sort()).toEqual([201, 409]);
     const refused = g.statusCode === 409 ? g : w;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstructionFile } from '../../src/instructions/instruction-service.ts';
 import { sha256Hex } from '../../src/instructions/instruction-file.ts';
 import { deductionPaymentReference, remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { runRerunNow } from '../../src/workers/rerun-runner.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
 import { queueNames, reconcilePayDateJob } from '../../src/queue/job-catalogue.ts';
@@ -48,7 +48,7 @@ const pay = (w: World, m: World['mandates'][number], amount: number, payDate: st
     .executeTakeFirstOrThrow();
 
 async function lockAndInstruct(payrollId: string, payDate: string) {
-  const lock = await freezePayDate(t.db, payrollId, payDate);
+  const lock = await lockPayDate(t.db, payrollId, payDate);
   const file = lock.instructionFile;
   const stored = await t.db.selectFrom('instruction_files').selectAll().where('id', '=', file.instructionFileId).executeTakeFirstOrThrow();
   const { header, items: rows, trailer } = readInstructionFile(stored.content);
@@ -113,7 +113,7 @@ describe('instruction files', () => {
     expect(stopItems.map((i) => i.payment_reference).sort()).toEqual([reference(a), reference(b)].sort());
 
     // A repeated job returns the same file and writes no other.
-    const again = await freezePayDate(t.db, w.payroll.id, '2026-12-24');
+    const again = await lockPayDate(t.db, w.payroll.id, '2026-12-24');
     expect(again.instructionFile).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
     expect(await ensureInstructionFile(t.db, third.lock.snapshotId)).toMatchObject({ created: false, instructionFileId: third.file.instructionFileId });
     const files = await t.db.selectFrom('instruction_files').select('id').where('payroll_id', '=', w.payroll.id).execute();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncPayrollCalendars } from '../../src/calendars/calendar-sync-service.ts';
 import { listPayDates } from '../../src/calendars/calendar-repository.ts';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { pushInstructionsToProvider } from '../../src/instructions/provider-push-service.ts';
 import { insertPayrollProvider } from '../../src/cli/demo/demo-repository.ts';
 import { httpAdapterFactory } from '../../src/payroll-providers/http-adapter.ts';
@@ -97,7 +97,7 @@ describe('employee pushes of instruction items', () => {
         .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: person.id, currency: 'GBP', amount: 1_050 + i, target_pay_date: payDate.pay_date })
         .execute();
     }
-    await freezePayDate(t.db, payroll.id, payDate.pay_date);
+    await lockPayDate(t.db, payroll.id, payDate.pay_date);
 
     const first = await pushInstructionsToProvider(t.db, adapterFor, payroll.id, payDate.pay_date);
     expect(first).toEqual({ sent: 2, failed: 0 });
@@ -126,7 +126,7 @@ describe('employee pushes of instruction items', () => {
       .insertInto('payment_requests')
       .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: person.id, currency: 'GBP', amount: 777, target_pay_date: payDate.pay_date })
       .execute();
-    await freezePayDate(t.db, payroll.id, payDate.pay_date);
+    await lockPayDate(t.db, payroll.id, payDate.pay_date);
 
     const down = httpAdapterFactory({ timeoutMs: 300, retries: 0, fetch: async () => new Response('busy', { status: 503 }) });
     await expect(pushInstructionsToProvider(t.db, down, payroll.id, payDate.pay_date)).rejects.toThrow(/will be retried/);

@@ -3,7 +3,7 @@ import { collectStatus, formatStatus } from '../../src/cli/status-command.ts';
 import type { NightlyRunPayDateRow, NightlyRunRow } from '../../src/nightly/nightly-run-repository.ts';
 import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
 import { loadNightlySummary, summarizeNightlyRun, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
-import { freezeJobId, queueNames } from '../../src/queue/job-catalogue.ts';
+import { lockJobId, queueNames } from '../../src/queue/job-catalogue.ts';
 import { composition } from '../../bin/composition.ts';
 import {
   createBiller,
@@ -81,10 +81,10 @@ async function snapshotsByPair() {
 describe('lock job ids', () => {
   it('name the run, the payroll and the pay date, with a suffix for each re-queue, and never contain a colon', () => {
     const pair = { payrollId: 'p1', payDate: '2026-11-27' };
-    expect(freezeJobId('run-a', pair)).toBe('lock.run-a.p1.2026-11-27');
-    expect(freezeJobId('run-a', pair, 2)).toBe('lock.run-a.p1.2026-11-27.r2');
-    expect(freezeJobId('run-b', pair)).not.toBe(freezeJobId('run-a', pair));
-    expect(freezeJobId('run-a', pair, 1)).not.toContain(':');
+    expect(lockJobId('run-a', pair)).toBe('lock.run-a.p1.2026-11-27');
+    expect(lockJobId('run-a', pair, 2)).toBe('lock.run-a.p1.2026-11-27.r2');
+    expect(lockJobId('run-b', pair)).not.toBe(lockJobId('run-a', pair));
+    expect(lockJobId('run-a', pair, 1)).not.toContain(':');
   });
 });
 
@@ -215,7 +215,7 @@ describe('summarizeNightlyRun', () => {
     ...values,
   });
 
-  it('counts what this run froze, what it found frozen, what failed and what is still pending', () => {
+  it('counts what this run locked, what it found locked, what failed and what is still pending', () => {
     const summary = summarizeNightlyRun(run, [
       row('2026-10-30', 'locked', { employee_count: 2, payments_instructed: 3, total_amount: 1_000, currency: 'GBP' }),
       row('2026-11-27', 'locked', { employee_count: 2, payments_instructed: 3, total_amount: 5_000, currency: 'GBP' }),

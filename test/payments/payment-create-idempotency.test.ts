@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/connection.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
-import { untilSessionsWaitForLocks } from '../support/database.ts';
+import { untilSessionsWaitForDatabaseLocks } from '../support/database.ts';
 import { createBiller, createEmploymentWorld, createMandateRow } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type Credentials, type TestApp } from '../support/test-app.ts';
 
@@ -92,7 +92,7 @@ describe('POST /payments idempotency, stored by the insert itself', () => {
     });
     const burst = Promise.all(Array.from({ length: 10 }, () => postPayment(key, { mandate_id: mandateId, amount: 777 })));
     try {
-      await untilSessionsWaitForLocks(side, 5, 'five duplicate requests');
+      await untilSessionsWaitForDatabaseLocks(side, 5, 'five duplicate requests');
     } finally {
       release();
       await holder;

@@ -1,9 +1,9 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../src/db/tables.ts';
 import { createDatabase } from '../../src/db/connection.ts';
-import { freezeDeductionData } from '../../src/snapshots/freeze-repository.ts';
+import { lockDeductionData } from '../../src/snapshots/pay-date-lock-repository.ts';
 import { findPendingRequestsOffTheLockQueue } from '../../src/snapshots/lock-queue-repository.ts';
-import { untilSessionsWaitForLocks } from '../support/database.ts';
+import { untilSessionsWaitForDatabaseLocks } from '../support/database.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBiller, createEmployee, createEmployer, createMandateRow, createPaymentRequestRow, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -34,8 +34,8 @@ async function mandateOnNewPayroll() {
 const CHANGED_COLUMNS = ['status', 'attempts', 'collected_amount', 'paid_out_amount', 'version', 'updated_at', 'status_reason'];
 
 /** The nightly lock's statement for one pay date of a payroll, in the caller's transaction, with the default limits. */
-const lockPayDate = (trx: Transaction<DB>, payrollId: string, payDate: string) =>
-  freezeDeductionData(trx, {
+const rowLockPayDate = (trx: Transaction<DB>, payrollId: string, payDate: string) =>
+  lockDeductionData(trx, {
     snapshotId: crypto.randomUUID(),
     payrollId,
     payDate,
@@ -81,8 +81,8 @@ describe('instructing and settling payment requests updates them in place', () =
     const payDate = (await t.db.selectFrom('payment_requests').select('target_pay_date').where('id', '=', ids[0]!).executeTakeFirstOrThrow()).target_pay_date;
     const counts = await t.db.transaction().execute(async (trx) => {
       const before = await updateCounts(trx);
-      const frozen = await lockPayDate(trx, mandate.payroll_id, payDate);
-      expect(frozen.paymentsInstructed).toBe(60);
+      const locked = await rowLockPayDate(trx, mandate.payroll_id, payDate);
+      expect(locked.paymentsInstructed).toBe(60);
       const after = await updateCounts(trx);
       return { updated: after.updated - before.updated, in_place: after.in_place - before.in_place };
     });
@@ -167,8 +167,8 @@ describe('the lock queue', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       // ...while the lock of the payroll's pay date reads the request as collected and comes to its queue row.
-      const lock = t.db.transaction().execute((trx) => lockPayDate(trx, mandate.payroll_id, payment.target_pay_date));
-      await untilSessionsWaitForLocks(t.db, 1, 'the lock clearing the stale queue row');
+      const lock = t.db.transaction().execute((trx) => rowLockPayDate(trx, mandate.payroll_id, payment.target_pay_date));
+      await untilSessionsWaitForDatabaseLocks(t.db, 1, 'the lock clearing the stale queue row');
       commitCorrection();
       await correction;
       expect((await lock).paymentsInstructed).toBe(0);

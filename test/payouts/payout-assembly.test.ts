@@ -4,7 +4,7 @@ import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { findBrokenLedgerLinks } from '../../src/ledger/ledger-repository.ts';
 import { payoutChunkOf } from '../../src/payouts/payout-chunks.ts';
 import { fundLedgerEntries } from '../../src/cash/funding-service.ts';
-import { holdOpenPayoutAssembly, insertPayoutAssembly, lockPayoutAssembly, payOutChunk } from '../../src/payouts/payout-run-repository.ts';
+import { holdOpenPayoutAssembly, insertPayoutAssembly, rowLockPayoutAssembly, payOutChunk } from '../../src/payouts/payout-run-repository.ts';
 import {
   payOutGroups,
   payoutReference,
@@ -24,7 +24,7 @@ import {
   createPayroll,
   createPayrollProvider,
 } from '../support/factories.ts';
-import { untilSessionsWaitForLocks } from '../support/database.ts';
+import { untilSessionsWaitForDatabaseLocks } from '../support/database.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
 // A payout assembled in chunks (payout-chunks.ts, payout-service.ts): each chunk its own transaction,
@@ -199,7 +199,7 @@ describe('a payout assembled in chunks', () => {
         await trx.selectFrom('payment_requests').select('id').where('id', '=', held.id).forUpdate().execute();
         run = runPayouts(t.db, options({ concurrency: 3, minEntriesPerChunk: 1 }));
         void run.then(() => (returned = true));
-        await untilSessionsWaitForLocks(t.db, 1, 'the chunk of the held payment');
+        await untilSessionsWaitForDatabaseLocks(t.db, 1, 'the chunk of the held payment');
         for (let i = 0; i < 100 && !returned; i++) await new Promise((resolve) => setTimeout(resolve, 10));
         expect(returned).toBe(false);
       }),
@@ -268,7 +268,7 @@ describe('a payout assembled in chunks', () => {
     await t.db.transaction().execute(async (trx) => {
       await sql`lock table ledger_entries in access exclusive mode`.execute(trx);
       run = payOutGroups(t.db, { billerClientId: biller.clientId }, TODAY, cutoff, {});
-      await untilSessionsWaitForLocks(t.db, 1, 'the run listing unpaid entries');
+      await untilSessionsWaitForDatabaseLocks(t.db, 1, 'the run listing unpaid entries');
       const assembly = await insertPayoutAssembly(trx, {
         billerClientId: biller.clientId,
         currency: 'GBP',
@@ -346,7 +346,7 @@ describe('an open assembly, held by a chunk', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const finisher = t.db.transaction().execute(async (trx) => {
-      const locked = await lockPayoutAssembly(trx, payoutId);
+      const locked = await rowLockPayoutAssembly(trx, payoutId);
       return { locked: locked !== undefined, afterChunk: chunkDone };
     });
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -9,13 +9,14 @@ import { adminUrl, databaseUrl, testDatabaseName } from '../support/database-adm
 import { freePort } from '../support/private-servers.ts';
 import { sectionShellBlocks } from './readme-walkthrough.ts';
 
-// The README's "Set up an installation", run exactly as written (its `sh` blocks, read from the
-// README) by bash, from an empty database to a payment collected and paid out, with only the CLI
+// "Set up an installation" (docs/walkthrough.md, linked from the README's map), run exactly as
+// written (its `sh` blocks, read from that file) by bash, from an empty database to a payment collected and paid out, with only the CLI
 // and the API. The environment points the commands at a database that does not exist yet, a queue
 // prefix, a port and key files of this test's own; nothing else differs from what an operator runs.
 
 const root = new URL('../..', import.meta.url).pathname;
-const SECTION = '## Set up an installation';
+const WALKTHROUGH = 'docs/walkthrough.md';
+const SECTION = '# Set up an installation';
 
 interface ScriptRun {
   code: number | null;
@@ -42,7 +43,7 @@ function runScript(script: string, env: Record<string, string>, timeoutMs: numbe
   });
 }
 
-describe('README: Set up an installation', () => {
+describe('docs/walkthrough.md: Set up an installation', () => {
   const databaseName = testDatabaseName('dtest');
   const scratch = mkdtempSync(join(tmpdir(), 'walkthrough-'));
 
@@ -54,8 +55,8 @@ describe('README: Set up an installation', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('goes from an empty database to a payment collected and paid out, with the commands the README shows', async () => {
-    const blocks = sectionShellBlocks(readFileSync(join(root, 'README.md'), 'utf8'), SECTION);
+  it('goes from an empty database to a payment collected and paid out, with the commands the walkthrough shows', async () => {
+    const blocks = sectionShellBlocks(readFileSync(join(root, WALKTHROUGH), 'utf8'), SECTION);
     expect(blocks.length).toBeGreaterThan(0);
     const port = await freePort();
     const run = await runScript(['set -euo pipefail', ...blocks].join('\n'), {

@@ -1,7 +1,7 @@
 /**
- * The shell commands of one README section, in order: every fenced `sh` block between the section's
- * heading and the next heading of the same or a higher level. The walkthrough test runs exactly
- * these, so the README and what works cannot drift apart.
+ * The shell commands of one section of a Markdown guide (the walkthrough is docs/walkthrough.md), in
+ * order: every fenced `sh` block between the section's heading and the next heading of the same or a
+ * higher level. The walkthrough test runs exactly these, so the guide and what works cannot drift apart.
  */
 export function sectionShellBlocks(markdown: string, heading: string): string[] {
   const lines = markdown.split('\n');

@@ -17,7 +17,7 @@ import type { StatementEntry } from '../../src/cash/bank-statement.ts';
 import { statementEntry, statementFile } from '../support/cash.ts';
 import { matchCreditManually, unmatch, type Allocation, type MatchingPolicy } from '../../src/cash/matching-service.ts';
 import { restoreCredit, setCreditAside } from '../../src/cash/credit-decision-service.ts';
-import { lockCash } from '../../src/cash/remittance-repository.ts';
+import { advisoryLockCash } from '../../src/cash/remittance-repository.ts';
 import { refreshRemittances } from '../../src/cash/remittance-service.ts';
 import { remittanceStatus } from '../../src/cash/remittance-status.ts';
 import { recordStatement } from '../../src/cash/statement-import-service.ts';
@@ -364,7 +364,7 @@ const partOf = (amount: number, percent: number) => Math.max(1, Math.floor((amou
  */
 async function receiveStatement(db: Database, model: LedgerModel, shapes: readonly CreditShape[], notice?: 'camt.054'): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await lockCash(trx, 'exclusive');
+    await advisoryLockCash(trx, 'exclusive');
     await refreshRemittances(trx, CASH_POLICY);
   });
   const remittances = await modelRemittances(db, model);

@@ -1,6 +1,6 @@
 import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import type { Database } from '../../src/db/connection.ts';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { reconcilePayDate, type ReconcileOptions } from '../../src/reconciliation/reconciliation-service.ts';
 import {
   createBiller,
@@ -105,7 +105,7 @@ export async function createWorld(db: Database, options: { employees?: number; p
       .executeTakeFirstOrThrow();
   }
 
-  const lock = (payDate: string) => freezePayDate(db, payroll.id, payDate);
+  const lock = (payDate: string) => lockPayDate(db, payroll.id, payDate);
   const reconcile = (payDate: string, opts: ReconcileOptions = {}) => reconcilePayDate(db, payroll.id, payDate, { today: TODAY, ...opts });
 
   return { provider, employer, payroll, biller, people, providerClient, payment, push, lock, reconcile };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mandateUsage } from '../../src/mandates/mandate-limitations.ts';
 import { revokeMandate } from '../../src/mandates/mandate-service.ts';
 import { toPaymentResource } from '../../src/payments/payment-resource.ts';
-import { refreezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { relockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { createPaymentRequestRow, createCollectionAccount } from '../support/factories.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createWorld, paymentEvents, paymentRow, PD1, PD2, type World } from '../reconciliation/reconciliation-world.ts';
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => database?.drop());
 
-const rerun = (w: World, payDate: string) => database.db.transaction().execute((trx) => refreezePayDate(trx, w.payroll.id, payDate));
+const rerun = (w: World, payDate: string) => database.db.transaction().execute((trx) => relockPayDate(trx, w.payroll.id, payDate));
 
 async function linkedTo(snapshotId: string) {
   const rows = await database.db.selectFrom('deduction_line_payments').select('payment_request_id').where('snapshot_id', '=', snapshotId).execute();

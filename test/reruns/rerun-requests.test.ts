@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { runRerunNow } from '../../src/workers/rerun-runner.ts';
 import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
@@ -60,7 +60,7 @@ async function lockedPayDate() {
     .insertInto('payment_requests')
     .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: employee.id, currency: 'GBP', amount: 2_500, target_pay_date: PAY_DATE })
     .execute();
-  await freezePayDate(t.db, payroll.id, PAY_DATE);
+  await lockPayDate(t.db, payroll.id, PAY_DATE);
   return payroll.id;
 }
 
@@ -86,7 +86,7 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 }
 
 /** Backends of this test database running a statement like `pattern` and waiting for a lock another transaction holds. */
-async function waitingForLocks(pattern: string): Promise<number> {
+async function waitingForDatabaseLocks(pattern: string): Promise<number> {
   const { rows } = await sql<{ waiting: number }>`
     select count(*)::int as waiting from pg_stat_activity
     where datname = current_database() and wait_event_type = 'Lock' and query like ${pattern}
@@ -97,7 +97,7 @@ async function waitingForLocks(pattern: string): Promise<number> {
 describe('concurrent re-runs of one pay date', () => {
   it('merge while queued: five requests make one new version, with every reason and requester', async () => {
     const payrollId = await lockedPayDate();
-    // Paused, the queue holds the re-run's job as an idle worker would: queued, not yet freezing.
+    // Paused, the queue holds the re-run's job as an idle worker would: queued, not yet locking.
     await payDates.pause();
     const runs = Promise.all(
       [1, 2, 3, 4, 5].map((n) =>
@@ -129,35 +129,35 @@ describe('concurrent re-runs of one pay date', () => {
     expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2, 3], files: [1, 2, 3] });
   });
 
-  it('queue one follow-up once the freeze has begun: later requests join the follow-up, not the freeze', async () => {
+  it('queue one follow-up once the lock has begun: later requests join the follow-up, not the lock', async () => {
     const payrollId = await lockedPayDate();
-    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'before the freeze', actor: cliActor('early') });
+    const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'before the lock', actor: cliActor('early') });
 
-    let freezing: ReturnType<typeof performRerun> | undefined;
+    let locking: ReturnType<typeof performRerun> | undefined;
     let arriving: Promise<Array<Awaited<ReturnType<typeof requestRerun>>>> | undefined;
     await side.transaction().execute(async (trx) => {
-      // Holding the payroll stops the freeze after it has taken its re-run, as a long freeze would.
+      // Holding the payroll stops the lock after it has taken its re-run, as a long lock would.
       await sql`select id from payrolls where id = ${payrollId} for update`.execute(trx);
-      freezing = performRerun(side, first.id);
-      await until(async () => (await waitingForLocks('%lock_pay_dates_to_freeze%')) === 1);
+      locking = performRerun(side, first.id);
+      await until(async () => (await waitingForDatabaseLocks('%row_lock_pay_dates_to_lock%')) === 1);
       arriving = Promise.all(
-        [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the freeze ${n}`, actor: cliActor(`late-${n}`) })),
+        [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the lock ${n}`, actor: cliActor(`late-${n}`) })),
       );
-      // They wait for the freeze's re-run rather than join it.
-      await until(async () => (await waitingForLocks('%insert into "reruns"%')) === 3);
+      // They wait for the lock's re-run rather than join it.
+      await until(async () => (await waitingForDatabaseLocks('%insert into "reruns"%')) === 3);
     });
-    const frozen = await freezing!;
+    const locked = await locking!;
     const late = await arriving!;
 
-    expect(frozen).toMatchObject({ rerunId: first.id, snapshotVersion: 2, created: true });
-    expect(frozen.requests.map((r) => r.requestedBy)).toEqual(['early']);
+    expect(locked).toMatchObject({ rerunId: first.id, snapshotVersion: 2, created: true });
+    expect(locked.requests.map((r) => r.requestedBy)).toEqual(['early']);
     const followUp = late[0]!.id;
     expect(followUp).not.toBe(first.id);
     expect(late.map((r) => r.id)).toEqual([followUp, followUp, followUp]);
     expect(late.filter((r) => !r.joined)).toHaveLength(1);
 
     const next = await performRerun(t.db, followUp);
-    expect(next).toMatchObject({ snapshotVersion: 3, previousSnapshotId: frozen.snapshotId });
+    expect(next).toMatchObject({ snapshotVersion: 3, previousSnapshotId: locked.snapshotId });
     expect(next.requests.map((r) => r.requestedBy).sort()).toEqual(['late-1', 'late-2', 'late-3']);
     expect(await versionsOf(payrollId)).toEqual({ snapshots: [1, 2, 3], files: [1, 2, 3] });
   });
@@ -165,7 +165,7 @@ describe('concurrent re-runs of one pay date', () => {
   it('run a re-run whose job failed for good again when another request joins it', async () => {
     const payrollId = await lockedPayDate();
     const first = await requestRerun(t.db, { payrollId, payDate: PAY_DATE, reason: 'first try', actor: cliActor('early') });
-    // Without a collection account the freeze refuses; one attempt makes that final.
+    // Without a collection account the lock refuses; one attempt makes that final.
     await t.db.updateTable('collection_accounts').set({ active: false, deactivated_at: new Date() }).where('currency', '=', 'GBP').where('active', '=', true).execute();
     try {
       const job = await payDates.add(rerunPayDateJob, { rerunId: first.id }, { jobId: `rerun.${first.id}`, attempts: 1 });

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { freezePayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
+import { lockPayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
 import { connected, createProducerConnection, producerConnection } from '../../src/runtime/redis-connections.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import { createBiller, createCollectionAccount } from '../support/factories.ts';
@@ -83,7 +83,7 @@ describe('a worker process started while PostgreSQL is down', () => {
     // Work arrives while the database is away: it waits in the queue, no attempt is spent on it.
     const payDates = createQueue(queueNames.payDates, producerConnection(REDIS_URL), prefix);
     try {
-      await payDates.add(freezePayDateJob, { payrollId, payDate: PAY_DATE }, { jobId: 'lock-while-postgres-is-down' });
+      await payDates.add(lockPayDateJob, { payrollId, payDate: PAY_DATE }, { jobId: 'lock-while-postgres-is-down' });
       await pause(3_000);
       expect(worker.child.exitCode).toBeNull();
       expect(linesOf(worker, 'dependency_down')).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultScopesByRole } from '../../src/auth/scopes.ts';
-import { hasPayDatesDueToFreeze, insertRunWithDuePayDates, listRunPayDates } from '../../src/nightly/nightly-run-repository.ts';
+import { hasPayDatesDueToLock, insertRunWithDuePayDates, listRunPayDates } from '../../src/nightly/nightly-run-repository.ts';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import { createPaymentFiles } from '../../src/payouts/payment-file-service.ts';
 import { runPayouts } from '../../src/payouts/payout-service.ts';
@@ -235,16 +235,16 @@ describe('the service’s own runs leave sandbox data out', () => {
     expect(sandboxPayrolls.filter((id) => due.has(id))).toEqual([]);
   });
 
-  it('the watchdog counts a date with only sandbox pay dates due as having nothing to freeze', async () => {
+  it('the watchdog counts a date with only sandbox pay dates due as having nothing to lock', async () => {
     // Every live pay date locked by the run above's date (far ahead), the sandbox's still open.
     const runDate = '2099-12-31';
     await t.db.updateTable('pay_dates').set({ locked_at: new Date() }).where('payroll_id', '=', world.payroll.id).execute();
     const sandboxPayrolls = sandbox.employers.flatMap((e) => e.payrolls.map((p) => p.id));
     const openSandbox = await t.db.selectFrom('pay_dates').select('payroll_id').where('payroll_id', 'in', sandboxPayrolls).where('locked_at', 'is', null).execute();
     expect(openSandbox.length).toBeGreaterThan(0);
-    expect(await hasPayDatesDueToFreeze(t.db, runDate)).toBe(false);
+    expect(await hasPayDatesDueToLock(t.db, runDate)).toBe(false);
     await t.db.updateTable('pay_dates').set({ locked_at: null }).where('payroll_id', '=', world.payroll.id).execute();
-    expect(await hasPayDatesDueToFreeze(t.db, runDate)).toBe(true);
+    expect(await hasPayDatesDueToLock(t.db, runDate)).toBe(true);
   });
 
   it('the daily payout run pays live billers only; the bank file never carries a sandbox payout', async () => {

@@ -20,7 +20,7 @@ import { performRerun, requestRerun } from '../../src/reruns/rerun-service.ts';
 import { cancelSchedule } from '../../src/schedules/schedule-service.ts';
 import { SCHEDULE_LIFECYCLE } from '../../src/schedules/schedule-transitions.ts';
 import type { StatusTransitions } from '../../src/shared/status-transitions.ts';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { SNAPSHOT_LIFECYCLE } from '../../src/snapshots/snapshot-transitions.ts';
 import { createWorld, PD1, PD2, PD3 } from '../reconciliation/reconciliation-world.ts';
 import { createCollectionAccount, createMandateRow } from '../support/factories.ts';
@@ -102,7 +102,7 @@ describe('status moves written in SQL', () => {
     await cancelSchedule(t.db, w.biller.clientId, cancelledSchedule.id);
     await revokeMandate(t.db, w.biller.clientId, w.people[7]!.mandate.id);
 
-    const locked = await freezePayDate(t.db, w.payroll.id, PD1, { limits: { ...DEFAULT_AMOUNT_LIMITS, maxPaymentAmount: 100_000 } });
+    const locked = await lockPayDate(t.db, w.payroll.id, PD1, { limits: { ...DEFAULT_AMOUNT_LIMITS, maxPaymentAmount: 100_000 } });
     expect(locked).toMatchObject({ paymentsInstructed: 5, paymentsRefused: 1 });
 
     // Payroll answers in two pushes: the snapshot is confirmed, then reconciled.
@@ -115,7 +115,7 @@ describe('status moves written in SQL', () => {
     expect(await w.reconcile(PD1)).toMatchObject({ snapshotStatus: 'reconciled', carried: 1, failed: 1, partially: 1 });
 
     // The carried shortfall is asked for on PD2, whose records confirm its snapshot.
-    const lockedPd2 = await freezePayDate(t.db, w.payroll.id, PD2);
+    const lockedPd2 = await lockPayDate(t.db, w.payroll.id, PD2);
     await markSnapshotConfirmed(t.db, lockedPd2.snapshotId);
 
     // Paid out, the bank rejects it, paid out again and the bank confirms it.

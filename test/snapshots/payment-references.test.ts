@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate, relockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { deductionPaymentReference, isBacsReference, remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
 import { createCollectionAccount, createEmployee, createEmployer, createPayroll, createPayrollProvider } from '../support/factories.ts';
 import { readInstructionFile } from '../support/instruction-file.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { buildWorld, type World } from '../support/world.ts';
 
-// The freeze builds payment references in SQL; these tests hold it to the pure functions of
+// The lock builds payment references in SQL; these tests hold it to the pure functions of
 // src/instructions/payment-reference.ts, character for character, on a pay date with many employees
 // whose payroll references are as long and odd as payroll software lets them be.
 
@@ -74,14 +74,14 @@ async function remittanceOf(snapshotId: string) {
   return (await t.db.selectFrom('requested_payments').select('payment_reference').where('snapshot_id', '=', snapshotId).executeTakeFirstOrThrow()).payment_reference;
 }
 
-describe('payment references built by the freeze', () => {
+describe('payment references built by the lock', () => {
   it('are the pure functions\' strings for every employee, whatever their payroll reference', async () => {
     const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 240, mandates: true });
     for (const [index, reference] of ODD_PAYROLL_REFERENCES.entries()) {
       await t.db.updateTable('employments').set({ payroll_reference: reference }).where('id', '=', w.people[index]!.employment.id).execute();
     }
     await payEveryone(w, '2026-10-30', 1_234);
-    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
     expect(outcome.employeeCount).toBe(240);
 
     const lines = await linesOf(outcome.snapshotId);
@@ -113,14 +113,14 @@ describe('payment references built by the freeze', () => {
   it('stay the same for an employee from one pay date to the next, and a stop carries the stopped one', async () => {
     const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 6, mandates: true });
     await payEveryone(w, '2026-10-30', 1_000);
-    const first = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    const first = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
     const before = new Map((await linesOf(first.snapshotId)).map((l) => [l.employee_id, l.payment_reference]));
 
     // Half of them carry on; the others' deductions stop, and an employer corrects one works number.
     const [kept, stopped] = [w.mandates.slice(0, 3), w.mandates.slice(3)];
     await t.db.updateTable('employments').set({ payroll_reference: 'CORRECTED-1' }).where('id', '=', kept[0]!.employment.id).execute();
     await payEveryone(w, '2026-11-27', 1_000, kept);
-    const second = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const second = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     const after = await linesOf(second.snapshotId);
     for (const line of after) expect(line.payment_reference).toBe(before.get(line.employee_id));
 
@@ -138,7 +138,7 @@ describe('payment references built by the freeze', () => {
     expect(await remittanceOf(second.snapshotId)).not.toBe(await remittanceOf(first.snapshotId));
   });
 
-  it('are unique across payrolls frozen for the same pay date', async () => {
+  it('are unique across payrolls locked for the same pay date', async () => {
     const worlds = [
       await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 5, mandates: true }),
       await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 5, mandates: true }),
@@ -151,7 +151,7 @@ describe('payment references built by the freeze', () => {
         await t.db.updateTable('employments').set({ payroll_reference: `W${index}` }).where('id', '=', person.employment.id).execute();
       }
       await payEveryone(w, '2026-10-30', 500);
-      const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+      const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
       references.push(...(await linesOf(outcome.snapshotId)).map((l) => l.payment_reference));
       remittances.push(await remittanceOf(outcome.snapshotId));
     }
@@ -169,7 +169,7 @@ describe('payment references built by the freeze', () => {
     const references: string[] = [];
     for (const w of [fifteen, oneHundredFifty]) {
       await payEveryone(w, '2026-10-30', 700);
-      const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+      const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
       const reference = await remittanceOf(outcome.snapshotId);
       expect(reference).toBe(remittancePaymentReference('2026-10-30', w.payroll.remittance_reference_number));
       expect(reference).toHaveLength(18);
@@ -183,11 +183,11 @@ describe('payment references built by the freeze', () => {
   it('a re-run keeps the reference the employer was sent, also one issued before references were zero-padded', async () => {
     await sql`alter table payrolls alter column remittance_reference_number restart with 17`.execute(t.db);
     const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 2, mandates: true });
-    const rerun = () => t.db.transaction().execute((trx) => refreezePayDate(trx, w.payroll.id, '2026-10-30'));
+    const rerun = () => t.db.transaction().execute((trx) => relockPayDate(trx, w.payroll.id, '2026-10-30'));
     await payEveryone(w, '2026-10-30', 700);
-    const first = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    const first = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
     expect(await remittanceOf(first.snapshotId)).toBe('SDR261030P00000017');
-    // As an installation frozen before fixed width holds it: the unpadded reference the employer has.
+    // As an installation locked before fixed width holds it: the unpadded reference the employer has.
     await t.db.updateTable('requested_payments').set({ payment_reference: 'SDR261030P17' }).where('snapshot_id', '=', first.snapshotId).execute();
 
     const second = await rerun();
@@ -208,11 +208,11 @@ describe('payment references built by the freeze', () => {
 
     // The payroll's next pay date was never sent a reference: it gets the zero-padded one.
     await payEveryone(w, '2026-11-27', 700);
-    const next = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const next = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(await remittanceOf(next.snapshotId)).toBe(remittancePaymentReference('2026-11-27', 17));
     expect(await remittanceOf(next.snapshotId)).toBe('SDR261127P00000017');
     // And a re-run of it keeps that one.
-    const nextAgain = await t.db.transaction().execute((trx) => refreezePayDate(trx, w.payroll.id, '2026-11-27'));
+    const nextAgain = await t.db.transaction().execute((trx) => relockPayDate(trx, w.payroll.id, '2026-11-27'));
     expect(await remittanceOf(nextAgain.snapshotId)).toBe('SDR261127P00000017');
   });
 

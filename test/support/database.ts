@@ -62,7 +62,7 @@ async function dropInBackground(name: string): Promise<void> {
  * names them when they never do. Up to 20 s: on a loaded machine (the whole suite on two cores) the
  * requests that are to wait can take seconds to get there.
  */
-export async function untilSessionsWaitForLocks(db: Database, count: number, what: string): Promise<void> {
+export async function untilSessionsWaitForDatabaseLocks(db: Database, count: number, what: string): Promise<void> {
   for (let i = 0; i < 2000; i++) {
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'

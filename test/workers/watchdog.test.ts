@@ -3,7 +3,7 @@ import { lastScheduledTrigger, PAST_RUN_LOOK_BACK_DAYS } from '../../src/nightly
 import { findLatestRun, readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
 import { loadNightlySummary, recordPayDateFailure, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { producerConnection } from '../../src/runtime/redis-connections.ts';
-import { freezeJobId, freezePayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
+import { lockJobId, lockPayDateJob, queueNames } from '../../src/queue/job-catalogue.ts';
 import { createQueue } from '../../src/queue/queues.ts';
 import type { WorkerHost } from '../../src/workers/worker-host.ts';
 import { composition } from '../../bin/composition.ts';
@@ -137,12 +137,12 @@ describe('the watchdog', () => {
       // Two days ago: one pay date's job is lost, one's lock failed for good, one's job waits (delayed).
       const recent = await pastRun(daysBefore(today, 2), 3);
       const [lost, failed, waiting] = recent.pairs as [(typeof recent.pairs)[0], (typeof recent.pairs)[0], (typeof recent.pairs)[0]];
-      for (const pair of recent.pairs) await payDates.remove(freezeJobId(recent.run.id, pair));
+      for (const pair of recent.pairs) await payDates.remove(lockJobId(recent.run.id, pair));
       await recordPayDateFailure(t.db, recent.run.id, failed, 'no active collection account for GBP');
-      await payDates.add(freezePayDateJob, { runId: recent.run.id, ...waiting }, { jobId: freezeJobId(recent.run.id, waiting), delay: 3_600_000 });
+      await payDates.add(lockPayDateJob, { runId: recent.run.id, ...waiting }, { jobId: lockJobId(recent.run.id, waiting), delay: 3_600_000 });
       // Beyond the look-back: a lost job stays lost (as far as this check goes).
       const old = await pastRun(daysBefore(today, PAST_RUN_LOOK_BACK_DAYS + 3), 2);
-      for (const pair of old.pairs) await payDates.remove(freezeJobId(old.run.id, pair));
+      for (const pair of old.pairs) await payDates.remove(lockJobId(old.run.id, pair));
       await recordPayDateFailure(t.db, old.run.id, old.pairs[1]!, 'no active collection account for GBP');
 
       const logs = captureLogs('warn');
@@ -161,17 +161,17 @@ describe('the watchdog', () => {
       const rowOf = (runId: string, pair: { payrollId: string }) => rows.find((row) => row.run_id === runId && row.payroll_id === pair.payrollId);
       // Locked by its own run, through the job queued again under the next id.
       expect(rowOf(recent.run.id, lost)).toMatchObject({ outcome: 'locked', job_requeues: 1 });
-      expect(await payDates.getJobState(freezeJobId(recent.run.id, lost, 1))).toBe('completed');
+      expect(await payDates.getJobState(lockJobId(recent.run.id, lost, 1))).toBe('completed');
       // The failed lock stays failed and unlocked, with no job; the delayed job is left to run.
       expect(rowOf(recent.run.id, failed)).toMatchObject({ outcome: 'failed', job_requeues: 0 });
       expect((await locked(failed)).locked_at).toBeNull();
-      expect(await payDates.getJobState(freezeJobId(recent.run.id, failed))).toBe('unknown');
-      expect(await payDates.getJobState(freezeJobId(recent.run.id, failed, 1))).toBe('unknown');
+      expect(await payDates.getJobState(lockJobId(recent.run.id, failed))).toBe('unknown');
+      expect(await payDates.getJobState(lockJobId(recent.run.id, failed, 1))).toBe('unknown');
       expect(rowOf(recent.run.id, waiting)).toMatchObject({ outcome: 'pending', job_requeues: 0 });
-      expect(await payDates.getJobState(freezeJobId(recent.run.id, waiting))).toBe('delayed');
+      expect(await payDates.getJobState(lockJobId(recent.run.id, waiting))).toBe('delayed');
       // Older than the look-back: not touched.
       expect(rowOf(old.run.id, old.pairs[0]!)).toMatchObject({ outcome: 'pending', job_requeues: 0 });
-      expect(await payDates.getJobState(freezeJobId(old.run.id, old.pairs[0]!, 1))).toBe('unknown');
+      expect(await payDates.getJobState(lockJobId(old.run.id, old.pairs[0]!, 1))).toBe('unknown');
 
       expect(logs.lines.filter((line) => line.event === 'past_run_pay_dates_recovered')).toEqual([
         expect.objectContaining({ requeued: 1, failuresRecorded: 0, msg: 'unlocked pay dates of past run dates without a live job: 1 queued again, 0 recorded as failed' }),

@@ -7,10 +7,10 @@ import { insertRunWithDuePayDates, readRunProgress } from '../../src/nightly/nig
 import { loadNightlySummary } from '../../src/nightly/nightly-service.ts';
 import { producerConnection, workerConnection } from '../../src/runtime/redis-connections.ts';
 import {
-  freezeJobId,
-  freezePayDateJob,
+  lockJobId,
+  lockPayDateJob,
   queueNames,
-  LOCK_DURATION_MS,
+  JOB_LOCK_DURATION_MS,
   MAX_STALLED_COUNT,
   STALLED_INTERVAL_MS,
   STALLED_RECOVERY_PROMISE_MS,
@@ -64,9 +64,9 @@ describe('job failure lines', () => {
       insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'test' }),
     );
     const pair = { payrollId: payrollId!, payDate: '2026-11-22' };
-    const jobId = freezeJobId(run.id, pair);
+    const jobId = lockJobId(run.id, pair);
     const payDates = createQueue(queueNames.payDates, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
-    await payDates.add(freezePayDateJob, { runId: run.id, ...pair }, { jobId, attempts: 2, backoff: { type: 'fixed', delay: 50 } });
+    await payDates.add(lockPayDateJob, { runId: run.id, ...pair }, { jobId, attempts: 2, backoff: { type: 'fixed', delay: 50 } });
     await payDates.close();
 
     const { runtime, lines } = capturingRuntime();
@@ -149,17 +149,17 @@ describe('workers while the database is down', () => {
 describe('stalled jobs', () => {
   it('are recovered within 30 s by the settings every worker of the host runs with', async () => {
     // The bound's premise: a job is marked by a check before its lock can run out.
-    expect(2 * STALLED_INTERVAL_MS).toBeLessThan(LOCK_DURATION_MS);
+    expect(2 * STALLED_INTERVAL_MS).toBeLessThan(JOB_LOCK_DURATION_MS);
     expect(STALLED_RECOVERY_PROMISE_MS).toBe(30_000);
-    expect(stalledRecoveryBoundMs()).toBe(LOCK_DURATION_MS + 2 * STALLED_INTERVAL_MS);
+    expect(stalledRecoveryBoundMs()).toBe(JOB_LOCK_DURATION_MS + 2 * STALLED_INTERVAL_MS);
     expect(stalledRecoveryBoundMs()).toBeLessThanOrEqual(STALLED_RECOVERY_PROMISE_MS);
 
     host = await composition.startWorkers(capturingRuntime().runtime, { schedule: false });
     expect(host.workers.map((worker) => worker.name).sort()).toEqual(Object.values(queueNames).sort());
     for (const worker of host.workers) {
       expect(worker.opts).toMatchObject({
-        lockDuration: LOCK_DURATION_MS,
-        lockRenewTime: LOCK_DURATION_MS / 2,
+        lockDuration: JOB_LOCK_DURATION_MS,
+        lockRenewTime: JOB_LOCK_DURATION_MS / 2,
         stalledInterval: STALLED_INTERVAL_MS,
         maxStalledCount: MAX_STALLED_COUNT,
       });

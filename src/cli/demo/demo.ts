@@ -282,7 +282,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     );
 
     print();
-    print('3. The payroll provider pulls each frozen pay date (GET /deductions/{payroll_id})');
+    print('3. The payroll provider pulls each locked pay date (GET /deductions/{payroll_id})');
     const providerClient = new ApiClient(apiUrl, providerCredentials);
     const snapshots = await listLockedSnapshots(runtime.db);
     for (const snapshot of snapshots) {

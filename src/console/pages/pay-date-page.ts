@@ -7,7 +7,7 @@ import { showPayDateVoids } from '../../deduction-records/void-service.ts';
 import { requestRerun } from '../../reruns/rerun-service.ts';
 import { ConflictError, NotFoundError } from '../../shared/domain-errors.ts';
 import { isoDateSchema, isUuid } from '../../shared/schemas.ts';
-import { FreezeError } from '../../snapshots/freeze-service.ts';
+import { PayDateLockError } from '../../snapshots/pay-date-lock-service.ts';
 import { enqueueRerun } from '../../workers/rerun-runner.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import { consolePermits } from '../console-permissions.ts';
@@ -46,7 +46,7 @@ function rerunForm(context: ConsoleContext, request: FastifyRequest, reply: Fast
   if (!locked) return html`<p>The pay date has not been locked yet: there is no snapshot to re-run.</p>`;
   return html`<form method="post" action="${path}/reruns" class="action">
 <input type="hidden" name="_csrf" value="${context.csrfToken(request, reply)}">
-<p>A re-run freezes a new snapshot version and instruction file from the data as it is now. Say why: the reason is kept with the request and in the audit log.</p>
+<p>A re-run locks a new snapshot version and instruction file from the data as it is now. Say why: the reason is kept with the request and in the audit log.</p>
 ${error ? html`<p class="error" id="rerun-reason-error" role="alert">${error}</p>` : ''}
 <label for="rerun-reason">Reason</label>
 <textarea id="rerun-reason" name="reason" rows="3" required${error ? html` aria-invalid="true" aria-describedby="rerun-reason-error"` : ''}>${reason}</textarea>
@@ -232,7 +232,7 @@ export const registerPayDatePage: ConsolePageModule = (app, context) => {
       try {
         recorded = await requestRerun(context.deps.db, { payrollId: params.payrollId, payDate: params.payDate, reason, actor: consoleActor(session.email) });
       } catch (error) {
-        if (error instanceof FreezeError) throw new ConflictError('rerun-refused', error.message);
+        if (error instanceof PayDateLockError) throw new ConflictError('rerun-refused', error.message);
         throw error;
       }
       await enqueueRerun(await context.queues.queue(queueNames.payDates), context.deps.db, recorded.id);

@@ -75,8 +75,8 @@ async function rerunBody(context: ConsoleContext, rerun: Detail, reloading: bool
   const result = created
     ? html`<p class="result">Done: snapshot version ${created.snapshot_version}${previous ? ` replaces version ${previous.snapshot_version}` : ''}, ${created.employee_count} employees, ${formatMoney(created.total_amount, created.currency)}.</p>`
     : reloading
-      ? html`<p class="progress" role="status">In progress: the re-run is queued or freezing a new snapshot version. This page reloads every ${RERUN_REFRESH_SECONDS} seconds with its progress and result. <a href="?reload=off">Stop reloading</a></p>`
-      : html`<p class="progress" role="status">In progress: the re-run is queued or freezing a new snapshot version. <a href="?reload=off">Check again</a> or <a href="?">reload automatically</a>.</p>`;
+      ? html`<p class="progress" role="status">In progress: the re-run is queued or locking a new snapshot version. This page reloads every ${RERUN_REFRESH_SECONDS} seconds with its progress and result. <a href="?reload=off">Stop reloading</a></p>`
+      : html`<p class="progress" role="status">In progress: the re-run is queued or locking a new snapshot version. <a href="?reload=off">Check again</a> or <a href="?">reload automatically</a>.</p>`;
   return {
     finished,
     body: html`${result}

@@ -17,7 +17,7 @@ export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
     operationId: 'get_salary_deduction_data',
     summary: 'Salary Deduction Data Request',
     description:
-      'Payroll providers: the deductions to make on one pay date of a payroll, frozen when the pay date locked ' +
+      'Payroll providers: the deductions to make on one pay date of a payroll, as locked on its lock date ' +
       '(409 before that). `pay_date` takes a date or a timestamp; `pay_period`, when given, must be the ' +
       "calendar's.",
     tags: ['Salary deduction exchange'],

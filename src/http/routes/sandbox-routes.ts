@@ -51,7 +51,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     operationId: 'sandbox_lock_pay_date',
     summary: 'Sandbox: lock a pay date now',
     description:
-      'Sandbox: lock a pay date now (pay_date YYYY-MM-DD, or `next` for the first open one), freezing its deduction data and instruction file as the nightly lock does',
+      'Sandbox: lock a pay date now (pay_date YYYY-MM-DD, or `next` for the first open one), locking its deduction data and instruction file as the nightly lock does',
     tags: ['Sandbox'],
     auth: simulate,
     params: payDateParams,

@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 import type { Database } from '../src/db/connection.ts';
-import { freezePayDateOfRun, recordPayDateFailure } from '../src/nightly/nightly-service.ts';
-import { freezeThenPushInstructions } from '../src/instructions/provider-push-service.ts';
+import { lockPayDateOfRun, recordPayDateFailure } from '../src/nightly/nightly-service.ts';
+import { lockThenPushInstructions } from '../src/instructions/provider-push-service.ts';
 import type { AmountLimits } from '../src/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
 import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
@@ -10,21 +10,21 @@ import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
 const payloadSchema = z.object({ runId: uuidSchema.optional(), payrollId: uuidSchema, payDate: isoDateSchema });
 
 /**
- * The lock-pay-date job: freezes one payroll pay date with its instruction file (recording the
+ * The lock-pay-date job: locks one payroll pay date with its instruction file (recording the
  * outcome against its nightly run in the same transaction), then pushes changed items to a provider
  * with an API. Each step is idempotent, so a retry (or a duplicate) redoes only what is missing.
  */
-export function freezePayDateProcessor(db: Database, adapterFor: AdapterFactory, limits: AmountLimits) {
+export function lockPayDateProcessor(db: Database, adapterFor: AdapterFactory, limits: AmountLimits) {
   return async (job: Job) => {
     const { runId, payrollId, payDate } = payloadSchema.parse(job.data);
-    const { frozen, pushes } = await freezeThenPushInstructions(db, adapterFor, () => freezePayDateOfRun(db, runId, { payrollId, payDate }, limits));
-    const { instructionFile, ...outcome } = frozen;
+    const { locked, pushes } = await lockThenPushInstructions(db, adapterFor, () => lockPayDateOfRun(db, runId, { payrollId, payDate }, limits));
+    const { instructionFile, ...outcome } = locked;
     return { ...outcome, instructionFile: instructionFile.fileName, instructionFileSha256: instructionFile.sha256, providerPushes: pushes.sent };
   };
 }
 
-/** A freeze job that will not be retried again: its run records the pay date as failed. */
-export function freezePayDateFailedForGood(db: Database) {
+/** A lock job that will not be retried again: its run records the pay date as failed. */
+export function lockPayDateFailedForGood(db: Database) {
   return async (job: Job, error: Error) => {
     const parsed = payloadSchema.safeParse(job.data);
     if (!parsed.success || parsed.data.runId === undefined) return;

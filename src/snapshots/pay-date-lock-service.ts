@@ -3,15 +3,15 @@ import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts
 import { DEFAULT_AMOUNT_LIMITS, PAYMENT_LIMIT_NAME, type AmountLimits } from '../payments/amount-limits.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from '../instructions/instruction-service.ts';
 import { timeOrderedUuid } from '../shared/time-ordered-uuid.ts';
-import { cancelReleasedPayments, findFreezeContext, freezeDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './freeze-repository.ts';
-import { lockPayDatesToFreeze, type PayDateToFreeze } from './snapshot-repository.ts';
+import { cancelReleasedPayments, findLockContext, lockDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './pay-date-lock-repository.ts';
+import { rowLockPayDatesToLock, type PayDateToLock } from './snapshot-repository.ts';
 
-export interface FreezeOutcome {
+export interface PayDateLockOutcome {
   payrollId: string;
   payDate: string;
   snapshotId: string;
   snapshotVersion: number;
-  /** False when the pay date was already frozen and nothing was written (a repeated job). */
+  /** False when the pay date was already locked and nothing was written (a repeated job). */
   created: boolean;
   employeeCount: number;
   totalAmount: number;
@@ -29,14 +29,14 @@ export interface FreezeOutcome {
   /** Of those released, the ones whose mandate has ended (revoked, expired...): then cancelled, with their events. */
   paymentsCancelled: number;
   instructionFile: InstructionFileOutcome;
-  /** Earlier pay dates of the payroll this job had to freeze first (their own jobs then find them frozen). */
-  earlier?: FreezeOutcome[];
+  /** Earlier pay dates of the payroll this job had to lock first (their own jobs then find them locked). */
+  earlier?: PayDateLockOutcome[];
 }
 
-export class FreezeError extends Error {}
+export class PayDateLockError extends Error {}
 
 /**
- * Why a request the freeze refused failed: said in the payroll's currency, with the limit's name, since
+ * Why a request the lock refused failed: said in the payroll's currency, with the limit's name, since
  * the biller reads it on the payment and an operator finds the setting by it.
  */
 export function refusalReason(limits: AmountLimits, currency: string): string {
@@ -47,22 +47,22 @@ export function refusalReason(limits: AmountLimits, currency: string): string {
 }
 
 /**
- * Freezes one pay date and writes its instruction file, in the caller's transaction: the snapshot,
+ * Locks one pay date and writes its instruction file, in the caller's transaction: the snapshot,
  * the state change of every payment request it instructs with that change's event (written by the
- * freeze statement itself), and the file that tells payroll about it commit together or not at all.
+ * lock statement itself), and the file that tells payroll about it commit together or not at all.
  */
-async function freeze(
+async function lock(
   trx: Executor,
-  payDate: PayDateToFreeze,
+  payDate: PayDateToLock,
   supersede: { snapshotId: string } | null,
   limits: AmountLimits,
-): Promise<FreezeOutcome> {
-  const { collectionAccount } = await findFreezeContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
-  if (!collectionAccount) throw new FreezeError(`no active collection account for ${payDate.currency}`);
+): Promise<PayDateLockOutcome> {
+  const { collectionAccount } = await findLockContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
+  if (!collectionAccount) throw new PayDateLockError(`no active collection account for ${payDate.currency}`);
   if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);
 
   const snapshotId = timeOrderedUuid();
-  const frozen = await freezeDeductionData(trx, {
+  const locked = await lockDeductionData(trx, {
     snapshotId,
     payrollId: payDate.payroll_id,
     payDate: payDate.pay_date,
@@ -77,13 +77,13 @@ async function freeze(
     refusalReason: refusalReason(limits, payDate.currency),
   });
   if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
-  const paymentsCancelled = await cancelReleasedPayments(trx, frozen.releasedOfEndedMandates);
+  const paymentsCancelled = await cancelReleasedPayments(trx, locked.releasedOfEndedMandates);
   const instructionFile = await writeInstructionFile(trx, {
     id: snapshotId,
     payroll_id: payDate.payroll_id,
     pay_date: payDate.pay_date,
     pay_period: payDate.pay_period,
-    snapshot_version: frozen.snapshotVersion,
+    snapshot_version: locked.snapshotVersion,
     currency: payDate.currency,
     payroll_external_id: payDate.payroll_external_id,
     payroll_name: payDate.payroll_name,
@@ -95,53 +95,53 @@ async function freeze(
     payrollId: payDate.payroll_id,
     payDate: payDate.pay_date,
     snapshotId,
-    snapshotVersion: frozen.snapshotVersion,
+    snapshotVersion: locked.snapshotVersion,
     created: true,
-    employeeCount: frozen.employeeCount,
-    totalAmount: frozen.totalAmount,
+    employeeCount: locked.employeeCount,
+    totalAmount: locked.totalAmount,
     currency: payDate.currency,
-    paymentsInstructed: frozen.paymentsInstructed,
-    paymentsRefused: frozen.paymentsRefused,
-    paymentsHeldBack: frozen.paymentsHeldBack,
-    paymentsReleased: frozen.paymentsReleased,
+    paymentsInstructed: locked.paymentsInstructed,
+    paymentsRefused: locked.paymentsRefused,
+    paymentsHeldBack: locked.paymentsHeldBack,
+    paymentsReleased: locked.paymentsReleased,
     paymentsCancelled,
     instructionFile,
   };
 }
 
 /** Row-locks the payroll and the pay date (with any earlier open ones), or says which of them does not exist. */
-async function lockRows(trx: Executor, payrollId: string, payDate: string): Promise<{ target: PayDateToFreeze; earlier: PayDateToFreeze[] }> {
-  const rows = await lockPayDatesToFreeze(trx, payrollId, payDate);
+async function rowLockPayDates(trx: Executor, payrollId: string, payDate: string): Promise<{ target: PayDateToLock; earlier: PayDateToLock[] }> {
+  const rows = await rowLockPayDatesToLock(trx, payrollId, payDate);
   const target = rows.at(-1);
   if (!target || target.pay_date !== payDate) {
-    if (!(await payrollExists(trx, payrollId))) throw new FreezeError(`payroll ${payrollId} does not exist`);
-    throw new FreezeError(`payroll ${payrollId} has no pay date ${payDate}`);
+    if (!(await payrollExists(trx, payrollId))) throw new PayDateLockError(`payroll ${payrollId} does not exist`);
+    throw new PayDateLockError(`payroll ${payrollId} has no pay date ${payDate}`);
   }
   return { target, earlier: rows.slice(0, -1) };
 }
 
-export interface FreezeOptions {
+export interface LockOptions {
   /**
-   * Runs in the freeze's transaction with what it did (the nightly run records the outcome this
-   * way), so the record and the freeze commit together or not at all.
+   * Runs in the lock's transaction with what it did (the nightly run records the outcome this
+   * way), so the record and the lock commit together or not at all.
    */
-  recordOutcome?: (trx: Executor, outcome: FreezeOutcome) => Promise<void>;
+  recordOutcome?: (trx: Executor, outcome: PayDateLockOutcome) => Promise<void>;
   /** The configured amount limits (amountLimitsOf(config)); the configuration's defaults when not given. */
   limits?: AmountLimits;
 }
 
 /**
- * Freezes one payroll pay date (the nightly lock): freezes its deduction data, instructs its payment
+ * Locks one payroll pay date (the nightly lock): locks its deduction data, instructs its payment
  * requests and writes its instruction file, in one transaction. Safe to run twice: the payroll row
  * lock serialises concurrent runs and an existing snapshot makes the second a no-op.
  */
-export async function freezePayDate(db: Database, payrollId: string, payDate: string, options: FreezeOptions = {}): Promise<FreezeOutcome> {
+export async function lockPayDate(db: Database, payrollId: string, payDate: string, options: LockOptions = {}): Promise<PayDateLockOutcome> {
   return db.transaction().execute(async (trx) => {
-    const { target, earlier } = await lockRows(trx, payrollId, payDate);
+    const { target, earlier } = await rowLockPayDates(trx, payrollId, payDate);
     if (target.locked_at !== null) {
-      const { current } = await findFreezeContext(trx, payrollId, payDate, target.currency);
+      const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
       if (current) {
-        const found: FreezeOutcome = {
+        const found: PayDateLockOutcome = {
           payrollId,
           payDate,
           snapshotId: current.id,
@@ -161,15 +161,15 @@ export async function freezePayDate(db: Database, payrollId: string, payDate: st
         return found;
       }
     }
-    // Pay dates must freeze in date order: a later one would otherwise take the payments due on
+    // Pay dates must lock in date order: a later one would otherwise take the payments due on
     // an earlier one whose job has not run yet.
     const limits = options.limits ?? DEFAULT_AMOUNT_LIMITS;
-    const frozenEarlier: FreezeOutcome[] = [];
-    for (const row of earlier) frozenEarlier.push(await freeze(trx, row, null, limits));
-    const outcome = await freeze(trx, target, null, limits);
-    const frozen = frozenEarlier.length > 0 ? { ...outcome, earlier: frozenEarlier } : outcome;
-    await options.recordOutcome?.(trx, frozen);
-    return frozen;
+    const lockedEarlier: PayDateLockOutcome[] = [];
+    for (const row of earlier) lockedEarlier.push(await lock(trx, row, null, limits));
+    const outcome = await lock(trx, target, null, limits);
+    const locked = lockedEarlier.length > 0 ? { ...outcome, earlier: lockedEarlier } : outcome;
+    await options.recordOutcome?.(trx, locked);
+    return locked;
   });
 }
 
@@ -181,15 +181,15 @@ export async function freezePayDate(db: Database, payrollId: string, payDate: st
  * instructed and the new one no longer asks for go back to pending (cancelled too when their mandate
  * has ended), each change with its event, so none stays instructed with nothing to settle it.
  */
-export async function refreezePayDate(
+export async function relockPayDate(
   trx: Executor,
   payrollId: string,
   payDate: string,
   limits: AmountLimits = DEFAULT_AMOUNT_LIMITS,
-): Promise<FreezeOutcome & { previousSnapshotId: string }> {
-  const { target } = await lockRows(trx, payrollId, payDate);
-  const { current } = await findFreezeContext(trx, payrollId, payDate, target.currency);
-  if (!current) throw new FreezeError(`payroll ${payrollId} pay date ${payDate} has not been locked yet; nothing to re-run`);
-  const outcome = await freeze(trx, target, { snapshotId: current.id }, limits);
+): Promise<PayDateLockOutcome & { previousSnapshotId: string }> {
+  const { target } = await rowLockPayDates(trx, payrollId, payDate);
+  const { current } = await findLockContext(trx, payrollId, payDate, target.currency);
+  if (!current) throw new PayDateLockError(`payroll ${payrollId} pay date ${payDate} has not been locked yet; nothing to re-run`);
+  const outcome = await lock(trx, target, { snapshotId: current.id }, limits);
   return { ...outcome, previousSnapshotId: current.id };
 }

@@ -1,7 +1,7 @@
 import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { createCollectionAccount, createMandateRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { buildWorld, type World, type WorldOptions } from '../support/world.ts';
@@ -44,8 +44,8 @@ async function payment(
     .executeTakeFirstOrThrow();
 }
 
-describe('freezePayDate', () => {
-  it('freezes the due payments per employee and instructs them, once', async () => {
+describe('lockPayDate', () => {
+  it('locks the due payments per employee and instructs them, once', async () => {
     const w = await buildWorld(t.db, threePeople);
     const [alice, bob, carol] = w.people;
     const m1 = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: alice!.employee.id, payrollId: w.payroll.id });
@@ -61,9 +61,9 @@ describe('freezePayDate', () => {
     const onRevokedMandate = await payment(w, revoked, 7_000);
     const nextPayDate = await payment(w, m2, 3_000, { target: '2026-12-24', due: '2026-12-31' });
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(outcome).toMatchObject({ created: true, employeeCount: 2, totalAmount: 17_549, currency: 'GBP', paymentsInstructed: 3 });
-    // The earlier pay date was due to lock first, so it froze first (empty) in the same job.
+    // The earlier pay date was due to lock first, so it locked first (empty) in the same job.
     expect(outcome.earlier?.map((e) => [e.payDate, e.created, e.paymentsInstructed])).toEqual([['2026-10-30', true, 0]]);
 
     const snapshot = await t.db.selectFrom('deduction_snapshots').selectAll().where('id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
@@ -94,7 +94,7 @@ describe('freezePayDate', () => {
     expect(pay.locked_at).toBeInstanceOf(Date);
 
     // Running it again changes nothing.
-    const again = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const again = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(again).toMatchObject({ created: false, snapshotId: outcome.snapshotId, paymentsInstructed: 0 });
     const counts = await t.db
       .selectFrom('deduction_snapshots')
@@ -116,7 +116,7 @@ describe('freezePayDate', () => {
     await payment(w, m1, 2_000);
     await payment(w, m2, 3_000);
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(outcome.instructionFile).toMatchObject({ created: true, version: 1 });
     const file = await t.db.selectFrom('instruction_files').selectAll().where('snapshot_id', '=', outcome.snapshotId).executeTakeFirstOrThrow();
     expect(file).toMatchObject({ id: outcome.instructionFile.instructionFileId, item_count: 2, file_version: 1 });
@@ -174,7 +174,7 @@ describe('freezePayDate', () => {
     // The third biller's only request is due on a later pay date: not in this snapshot.
     await payment(w, m4, 4_000, { target: '2026-12-24', due: '2026-12-31' });
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     const named = await t.db.selectFrom('snapshot_billers').select('biller_client_id').where('snapshot_id', '=', outcome.snapshotId).execute();
     expect(named.map((row) => row.biller_client_id).sort()).toEqual([first!.clientId, second!.clientId].sort());
   });
@@ -192,7 +192,7 @@ describe('freezePayDate', () => {
     const later = await payment(w, mandate, 6_000, { due: '2026-11-29' });
     const latest = await payment(w, mandate, 6_000, { due: '2026-11-30' });
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-11-27');
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(outcome.totalAmount).toBe(10_000);
     const links = await t.db
       .selectFrom('deduction_line_payments')
@@ -209,7 +209,7 @@ describe('freezePayDate', () => {
 
   it('locks a pay date with nothing due as an empty snapshot', async () => {
     const w = await buildWorld(t.db, threePeople);
-    const outcome = await freezePayDate(t.db, w.payroll.id, '2026-10-30');
+    const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
     expect(outcome).toMatchObject({ created: true, employeeCount: 0, totalAmount: 0, paymentsInstructed: 0 });
     const remittance = await t.db.selectFrom('requested_payments').selectAll().where('snapshot_id', '=', outcome.snapshotId).execute();
     expect(remittance).toHaveLength(0);
@@ -221,7 +221,7 @@ describe('freezePayDate', () => {
       const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
       const early = await payment(w, mandate, 1_000, { target: '2026-10-30', due: '2026-10-31' });
       const later = await payment(w, mandate, 2_000, { target: '2026-11-27' });
-      const jobs = [freezePayDate(t.db, w.payroll.id, '2026-11-27'), freezePayDate(t.db, w.payroll.id, '2026-10-30')];
+      const jobs = [lockPayDate(t.db, w.payroll.id, '2026-11-27'), lockPayDate(t.db, w.payroll.id, '2026-10-30')];
       await Promise.all(round % 2 === 0 ? jobs : jobs.reverse());
       const links = await t.db
         .selectFrom('deduction_line_payments')
@@ -244,7 +244,7 @@ describe('freezePayDate', () => {
     const w = await buildWorld(t.db, threePeople);
     const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
     await payment(w, mandate, 2_500);
-    const [a, b] = await Promise.all([freezePayDate(t.db, w.payroll.id, '2026-11-27'), freezePayDate(t.db, w.payroll.id, '2026-11-27')]);
+    const [a, b] = await Promise.all([lockPayDate(t.db, w.payroll.id, '2026-11-27'), lockPayDate(t.db, w.payroll.id, '2026-11-27')]);
     expect([a.created, b.created].sort()).toEqual([false, true]);
     expect(a.snapshotId).toBe(b.snapshotId);
     expect(a.paymentsInstructed + b.paymentsInstructed).toBe(1);

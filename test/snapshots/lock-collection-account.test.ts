@@ -2,13 +2,13 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/audit/audit-service.ts';
 import { replaceCollectionAccount } from '../../src/payouts/collection-account-service.ts';
-import { freezePayDate } from '../../src/snapshots/freeze-service.ts';
-import { untilSessionsWaitForLocks } from '../support/database.ts';
+import { lockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
+import { untilSessionsWaitForDatabaseLocks } from '../support/database.ts';
 import { createCollectionAccount, createMandateRow } from '../support/factories.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { buildWorld } from '../support/world.ts';
 
-// Where payroll pays the money is read once the freeze holds its payroll, not before: a freeze that
+// Where payroll pays the money is read once the lock holds its payroll, not before: a lock that
 // waited behind another job of the payroll while finance replaced the collection account must name
 // the new account, never the one just deactivated.
 
@@ -21,7 +21,7 @@ afterAll(async () => t.close());
 
 const calendar = [{ pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' }];
 
-describe('freezePayDate and the collection account', () => {
+describe('lockPayDate and the collection account', () => {
   it('names the account that is active once the payroll is its own, when the account changed while it waited', async () => {
     const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 1 });
     const mandate = await createMandateRow(t.db, { billerClientId: w.biller.clientId, employeeId: w.people[0]!.employee.id, payrollId: w.payroll.id });
@@ -51,8 +51,8 @@ describe('freezePayDate and the collection account', () => {
     });
     while (!payrollHeld) await new Promise((resolve) => setTimeout(resolve, 5));
 
-    const freezing = freezePayDate(t.db, w.payroll.id, '2026-11-27');
-    await untilSessionsWaitForLocks(t.db, 1, 'the freeze');
+    const locking = lockPayDate(t.db, w.payroll.id, '2026-11-27');
+    await untilSessionsWaitForDatabaseLocks(t.db, 1, 'the lock');
     const { current } = await t.db
       .transaction()
       .execute((trx) =>
@@ -65,12 +65,12 @@ describe('freezePayDate and the collection account', () => {
     finishOther();
     await other;
 
-    const frozen = await freezing;
-    expect(frozen.created).toBe(true);
+    const locked = await locking;
+    expect(locked.created).toBe(true);
     const requested = await t.db
       .selectFrom('requested_payments')
       .select(['account_number', 'sort_code', 'account_holder_name'])
-      .where('snapshot_id', '=', frozen.snapshotId)
+      .where('snapshot_id', '=', locked.snapshotId)
       .executeTakeFirstOrThrow();
     expect(requested).toEqual({ account_number: current.account_number, sort_code: '20-30-40', account_holder_name: 'New Collections Ltd' });
   });

@@ -7,7 +7,7 @@ import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
 import { capMandateRequests, mandateCapOnPayDate, mandateCollectableOn, mandateUsage, statusLeftOutOfRerun } from '../../src/mandates/mandate-limitations.ts';
 import { MANDATE_STATUSES } from '../../src/mandates/mandate-transitions.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../../src/payments/amount-limits.ts';
-import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate, relockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   createBiller,
@@ -21,9 +21,9 @@ import {
   createPayrollProvider,
 } from '../support/factories.ts';
 
-// The freeze statement (freezeDeductionData) applies mandate limitations set-based in SQL; the rules
+// The lock statement (lockDeductionData) applies mandate limitations set-based in SQL; the rules
 // are stated as pure functions in src/mandates/mandate-limitations.ts. Every case here is built with
-// the factories on a fresh payroll, frozen by the real lock, and what each payment request was asked
+// the factories on a fresh payroll, locked by the real lock, and what each payment request was asked
 // for (its deduction_line_payments row) and its status afterwards are compared with what the pure
 // functions say.
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => database?.drop());
 
 const [P1, P2, P3] = ['2026-10-30', '2026-11-27', '2026-12-24'] as const;
-// Locking P2 freezes P1 first (its lock date is earlier and it is open), as the nightly run would.
+// Locking P2 locks P1 first (its lock date is earlier and it is open), as the nightly run would.
 const CALENDAR = [
   { pay_date: P1, payroll_cutoff_date: '2026-10-23', pay_period: '7-2026', lock_date: '2026-10-21' },
   { pay_date: P2, payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' },
@@ -67,7 +67,7 @@ interface RequestSpec {
   createdAt: string;
 }
 
-interface FreezeCase {
+interface LockCase {
   limits: AmountLimits;
   mandates: MandateSpec[];
   requests: RequestSpec[];
@@ -106,7 +106,7 @@ interface Built {
   requests: ModelRequest[];
 }
 
-async function build(c: Omit<FreezeCase, 'limits'>): Promise<Built> {
+async function build(c: Omit<LockCase, 'limits'>): Promise<Built> {
   const db = database.db;
   const provider = await createPayrollProvider(db);
   const employer = await createEmployer(db, provider.id);
@@ -158,25 +158,25 @@ async function loadMandates(ids: readonly string[]) {
   return database.db.selectFrom('mandates').selectAll().where('id', 'in', ids).execute();
 }
 
-// ---- The model: the freeze's mandate rules, from the pure functions ----
+// ---- The model: the lock's mandate rules, from the pure functions ----
 
-interface FreezeOutcome {
+interface PayDateLockOutcome {
   /** Per request index: what payroll is asked for it on the pay date (requests left out are absent). */
   asked: Map<number, number>;
 }
 
 /**
- * One freeze of `payDate`, as the pure rules decide it, applied to `requests` (statuses move as the
+ * One lock of `payDate`, as the pure rules decide it, applied to `requests` (statuses move as the
  * statement moves them). `settled`: on a re-run, what the pay date reconciled (request index to what
  * its attempt asked); `carried`: the superseded snapshot's requests.
  */
-function modelFreeze(
+function modelLock(
   payDate: string,
   limits: AmountLimits,
   mandates: readonly MandateSpec[],
   requests: ModelRequest[],
   rerun: { settled: ReadonlyMap<number, number>; carried: ReadonlySet<number> } = { settled: new Map(), carried: new Set() },
-): FreezeOutcome {
+): PayDateLockOutcome {
   const { settled, carried } = rerun;
   const awaiting = (r: ModelRequest) => r.status === 'pending' && r.target <= payDate && !settled.has(r.index);
   const chosen = requests.filter(
@@ -243,24 +243,24 @@ function sorted(map: ReadonlyMap<number, number>): Record<number, number> {
 }
 
 /** Locks P2 (P1 first) for real and with the model; returns both, and the built world. */
-async function firstLock(c: FreezeCase) {
+async function firstLock(c: LockCase) {
   const built = await build(c);
   const model = built.requests.map((r) => ({ ...r }));
   const expected: Record<string, Record<number, number>> = {};
   for (const payDate of [P1, P2]) {
-    const { asked } = modelFreeze(payDate, c.limits, c.mandates, model);
+    const { asked } = modelLock(payDate, c.limits, c.mandates, model);
     if (asked.size > 0) expected[payDate] = sorted(asked);
   }
-  await freezePayDate(database.db, built.payrollId, P2, { limits: c.limits });
+  await lockPayDate(database.db, built.payrollId, P2, { limits: c.limits });
   return { built, model, expected: { asked: expected, statuses: model.map((r) => r.status) }, actual: await observed(built) };
 }
 
 const LIMITS_15K: AmountLimits = { maxPaymentAmount: DEFAULT_AMOUNT_LIMITS.maxPaymentAmount, maxMandateAmountPerPayDate: 15_000 };
 
-describe('the freeze applies mandate limitations as the pure rules say (table)', () => {
-  const TABLE: Array<[string, FreezeCase, Record<string, Record<number, number>>, Partial<Record<number, PaymentStatus>>]> = [
+describe('the lock applies mandate limitations as the pure rules say (table)', () => {
+  const TABLE: Array<[string, LockCase, Record<string, Record<number, number>>, Partial<Record<number, PaymentStatus>>]> = [
     [
-      'validity: both bounds inclusive, and it is the pay date of the freeze that counts',
+      'validity: both bounds inclusive, and it is the pay date of the lock that counts',
       {
         limits: DEFAULT_AMOUNT_LIMITS,
         mandates: [
@@ -357,14 +357,14 @@ describe('the freeze applies mandate limitations as the pure rules say (table)',
   });
 
   it.each(MANDATE_STATUSES)('only an active mandate is asked for: %s', async (status) => {
-    const c: FreezeCase = { limits: DEFAULT_AMOUNT_LIMITS, mandates: [mandateSpec({ status })], requests: [requestSpec(0, 2_500)] };
+    const c: LockCase = { limits: DEFAULT_AMOUNT_LIMITS, mandates: [mandateSpec({ status })], requests: [requestSpec(0, 2_500)] };
     const { expected, actual } = await firstLock(c);
     expect(expected.asked).toEqual(status === 'active' ? { [P2]: { 0: 2_500 } } : {});
     expect(actual).toEqual(expected);
   });
 
   it('equal due dates: the oldest first, then the smaller id', async () => {
-    const c: FreezeCase = {
+    const c: LockCase = {
       limits: DEFAULT_AMOUNT_LIMITS,
       mandates: [mandateSpec({ maxAmountPerPayDate: 1_000 })],
       requests: [
@@ -436,10 +436,10 @@ const caseArb = fc
   .chain(([limits, mandates]) =>
     fc
       .array(requestArb(mandates.length), { minLength: 3 * mandates.length, maxLength: 6 * mandates.length })
-      .map((requests): FreezeCase => ({ limits, mandates, requests })),
+      .map((requests): LockCase => ({ limits, mandates, requests })),
   );
 
-describe('the freeze applies mandate limitations as the pure rules say (property)', () => {
+describe('the lock applies mandate limitations as the pure rules say (property)', () => {
   it('first lock of a pay date (and the earlier open one before it)', async () => {
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
@@ -532,8 +532,8 @@ describe('the freeze applies mandate limitations as the pure rules say (property
         await addRequests(built, rowsInOrder, added);
         for (const r of built.requests.slice(before)) model.push({ ...r });
 
-        const { asked } = modelFreeze(P2, c.limits, mandates, model, { settled, carried: new Set(firstAsked.keys()) });
-        await database.db.transaction().execute((trx) => refreezePayDate(trx, built.payrollId, P2, c.limits));
+        const { asked } = modelLock(P2, c.limits, mandates, model, { settled, carried: new Set(firstAsked.keys()) });
+        await database.db.transaction().execute((trx) => relockPayDate(trx, built.payrollId, P2, c.limits));
         const after = await observed(built);
         expect(after.asked[P2] ?? {}).toEqual(sorted(asked));
         expect(after.statuses).toEqual(model.map((r) => r.status));

@@ -2,9 +2,9 @@ import { eventPayloadSql } from '../../src/payments/payment-event-repository.ts'
 import { eventSelection } from '../../src/webhooks/event-log-repository.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freezePayDate, refreezePayDate } from '../../src/snapshots/freeze-service.ts';
+import { lockPayDate, relockPayDate } from '../../src/snapshots/pay-date-lock-service.ts';
 import { insertRunWithDuePayDates, type NightlyRunPayDateRow, type NightlyRunRow } from '../../src/nightly/nightly-run-repository.ts';
-import { loadNightlySummary, freezePayDateOfRun, summarizeNightlyRun } from '../../src/nightly/nightly-service.ts';
+import { loadNightlySummary, lockPayDateOfRun, summarizeNightlyRun } from '../../src/nightly/nightly-service.ts';
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../src/money/major-units.ts';
 import { DEFAULT_AMOUNT_LIMITS, type AmountLimits } from '../../src/payments/amount-limits.ts';
 import { createCollectionAccount, createMandateRow } from '../support/factories.ts';
@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { buildWorld, type World, type WorldOptions } from '../support/world.ts';
 
 // One biller's oversized payment requests, stored before the limits existed or written around the
-// API, used to make the freeze statement fail on every retry (node-pg refuses an int8 total past
+// API, used to make the lock statement fail on every retry (node-pg refuses an int8 total past
 // 2^53), so no biller's payment on that pay date reached payroll. The lock now refuses only them.
 
 let t: TestApp;
@@ -102,7 +102,7 @@ describe('a payroll with oversized payment requests stored', () => {
       .executeTakeFirstOrThrow();
     const badInstalment = await payment(w, hostile, HUGE, { scheduleId: schedule.id });
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, PAY_DATE);
+    const outcome = await lockPayDate(t.db, w.payroll.id, PAY_DATE);
 
     const instructedTotal = 12_550 + 999 + 4_000 + atLimit.amount;
     expect(outcome).toMatchObject({
@@ -149,7 +149,7 @@ describe('a payroll with oversized payment requests stored', () => {
     expect(file.content.toString()).toContain(formatMinorUnits(12_550 + atLimit.amount, 'GBP'));
 
     // A repeated job changes nothing; the refused stay refused.
-    const again = await freezePayDate(t.db, w.payroll.id, PAY_DATE);
+    const again = await lockPayDate(t.db, w.payroll.id, PAY_DATE);
     expect(again).toMatchObject({ created: false, paymentsInstructed: 0, paymentsRefused: 0 });
     expect(await updatedEventsOf([...bad, badInstalment].map((p) => p.id))).toHaveLength(11);
   });
@@ -160,7 +160,7 @@ describe('a payroll with oversized payment requests stored', () => {
     // Carried back to pending by reconciliation after a first attempt collected some of it.
     await t.db.updateTable('payment_requests').set({ collected_amount: 5_000, attempts: 1, version: 3 }).where('id', '=', carried.id).execute();
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, PAY_DATE);
+    const outcome = await lockPayDate(t.db, w.payroll.id, PAY_DATE);
     expect(outcome).toMatchObject({ paymentsInstructed: 0, paymentsRefused: 1, totalAmount: 0, employeeCount: 0 });
     const row = await t.db.selectFrom('payment_requests').selectAll().where('id', '=', carried.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'partially_collected', collected_amount: 5_000, attempts: 1, version: 4 });
@@ -172,12 +172,12 @@ describe('a payroll with oversized payment requests stored', () => {
   it('refuses the same way on a re-run, carrying what payroll was already asked for', async () => {
     const w = await buildWorld(t.db, lockingOn());
     const good = await payment(w, await mandate(w, 0, 0), 12_550);
-    const first = await freezePayDate(t.db, w.payroll.id, PAY_DATE);
+    const first = await lockPayDate(t.db, w.payroll.id, PAY_DATE);
     expect(first).toMatchObject({ paymentsInstructed: 1, totalAmount: 12_550 });
     // Written around the API after the lock, aimed at the locked pay date.
     const bad = await payment(w, await mandate(w, 1, 1), HUGE);
 
-    const rerun = await t.db.transaction().execute((trx) => refreezePayDate(trx, w.payroll.id, PAY_DATE));
+    const rerun = await t.db.transaction().execute((trx) => relockPayDate(trx, w.payroll.id, PAY_DATE));
     expect(rerun).toMatchObject({ snapshotVersion: 2, paymentsInstructed: 0, paymentsRefused: 1, totalAmount: 12_550 });
     const statuses = await statusesOf([good.id, bad.id]);
     expect(statuses.get(good.id)).toMatchObject({ status: 'instructed', attempts: 1 });
@@ -196,7 +196,7 @@ describe('a payroll with oversized payment requests stored', () => {
     const over = await payment(w, m, 10_001);
     const other = await payment(w, await mandate(w, 1, 1), 10_000);
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, PAY_DATE, { limits });
+    const outcome = await lockPayDate(t.db, w.payroll.id, PAY_DATE, { limits });
     expect(outcome).toMatchObject({ paymentsInstructed: 3, paymentsRefused: 1, totalAmount: 25_000 });
     const links = await t.db
       .selectFrom('deduction_line_payments')
@@ -220,7 +220,7 @@ describe('a payroll with oversized payment requests stored', () => {
     const big = await payment(w, await mandate(w, 1, 1), 600_000_000_000_000);
     const bigger = await payment(w, await mandate(w, 1, 2), 600_000_000_000_001);
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, PAY_DATE, { limits: HIGHEST_LIMITS });
+    const outcome = await lockPayDate(t.db, w.payroll.id, PAY_DATE, { limits: HIGHEST_LIMITS });
     expect(outcome).toMatchObject({ created: true, paymentsInstructed: 2, paymentsRefused: 0, paymentsHeldBack: 1, totalAmount: 600_000_000_001_000 });
     const statuses = await statusesOf([small.id, big.id, bigger.id]);
     expect(statuses.get(small.id)?.status).toBe('instructed');
@@ -229,7 +229,7 @@ describe('a payroll with oversized payment requests stored', () => {
     expect(await updatedEventsOf([bigger.id])).toHaveLength(0);
 
     // It is still owed, and the next pay date asks for it.
-    const next = await freezePayDate(t.db, w.payroll.id, '2026-12-24', { limits: HIGHEST_LIMITS });
+    const next = await lockPayDate(t.db, w.payroll.id, '2026-12-24', { limits: HIGHEST_LIMITS });
     expect(next).toMatchObject({ paymentsInstructed: 1, totalAmount: 600_000_000_000_001 });
   });
 
@@ -244,7 +244,7 @@ describe('a payroll with oversized payment requests stored', () => {
       from generate_series(1, 10000)
     `.execute(t.db);
 
-    const outcome = await freezePayDate(t.db, w.payroll.id, PAY_DATE, { limits: HIGHEST_LIMITS });
+    const outcome = await lockPayDate(t.db, w.payroll.id, PAY_DATE, { limits: HIGHEST_LIMITS });
     // At the highest limits each one is allowed, and the mandate may ask one of them on this pay
     // date; with the honest request that would pass the largest exact total, so it waits too.
     expect(outcome).toMatchObject({ created: true, paymentsInstructed: 1, paymentsRefused: 0, paymentsHeldBack: 1, totalAmount: 2_500 });
@@ -263,7 +263,7 @@ describe('a payroll with oversized payment requests stored', () => {
       select ${hostileAgain.biller_client_id}, ${hostileAgain.id}, ${again.payroll.id}, ${hostileAgain.employee_id}, 'GBP', ${HUGE}, ${PAY_DATE}::date, ${PAY_DATE}::date
       from generate_series(1, 10000)
     `.execute(t.db);
-    const refusedAll = await freezePayDate(t.db, again.payroll.id, PAY_DATE);
+    const refusedAll = await lockPayDate(t.db, again.payroll.id, PAY_DATE);
     expect(refusedAll).toMatchObject({ paymentsInstructed: 1, paymentsRefused: 10_000, paymentsHeldBack: 0, totalAmount: 2_500 });
     expect((await statusesOf([honestAgain.id])).get(honestAgain.id)?.status).toBe('instructed');
     const refusedEvents = await sql<{ n: number }>`
@@ -286,7 +286,7 @@ describe('nightly totals', () => {
     const run = await t.db.transaction().execute((trx) =>
       insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate, trigger: 'manual', triggeredBy: 'test' }),
     );
-    for (const payrollId of payrolls) await freezePayDateOfRun(t.db, run.id, { payrollId, payDate: PAY_DATE }, HIGHEST_LIMITS);
+    for (const payrollId of payrolls) await lockPayDateOfRun(t.db, run.id, { payrollId, payDate: PAY_DATE }, HIGHEST_LIMITS);
 
     const summary = await loadNightlySummary(t.db, run.id);
     expect(summary).toMatchObject({ payrollsLocked: 11, paymentsInstructed: 11, failures: [] });

@@ -12,13 +12,13 @@ export async function payrollExists(db: Executor, payrollId: string): Promise<bo
   return (await db.selectFrom('payrolls').select('id').where('id', '=', payrollId).executeTakeFirst()) !== undefined;
 }
 
-export interface FreezeContext {
+export interface LockContext {
   current: { id: string; snapshot_version: number; employee_count: number; total_amount: number; currency: string } | null;
   collectionAccount: { account_number: string; sort_code: string; account_holder_name: string } | null;
 }
 
-/** What a freeze needs to know besides the pay date, in one round trip: the current snapshot and where payroll pays the money. */
-export async function findFreezeContext(db: Executor, payrollId: string, payDate: string, currency: string): Promise<FreezeContext> {
+/** What a lock needs to know besides the pay date, in one round trip: the current snapshot and where payroll pays the money. */
+export async function findLockContext(db: Executor, payrollId: string, payDate: string, currency: string): Promise<LockContext> {
   const result = await sql<{
     id: string | null;
     snapshot_version: number | null;
@@ -29,7 +29,7 @@ export async function findFreezeContext(db: Executor, payrollId: string, payDate
     sort_code: string | null;
     account_holder_name: string | null;
   }>`
-    /* prepared: find_freeze_context */
+    /* prepared: find_lock_context */
     select s.id, s.snapshot_version, s.employee_count, s.total_amount, s.currency,
            a.account_number, a.sort_code, a.account_holder_name
     from (values (1)) as one (n)
@@ -47,7 +47,7 @@ export async function findFreezeContext(db: Executor, payrollId: string, payDate
   };
 }
 
-export interface FreezeInput {
+export interface LockInput {
   snapshotId: string;
   payrollId: string;
   payDate: string;
@@ -66,11 +66,11 @@ export interface FreezeInput {
   refusalReason: string;
 }
 
-export interface FrozenSnapshot {
+export interface LockedSnapshotHeader {
   snapshotVersion: number;
   totalAmount: number;
   employeeCount: number;
-  /** How many payment requests this freeze moved to `instructed` (each with its event). */
+  /** How many payment requests this lock moved to `instructed` (each with its event). */
   paymentsInstructed: number;
   /**
    * Pending requests refused for an amount over the per-request limit: moved to `failed` (or
@@ -89,7 +89,7 @@ export interface FrozenSnapshot {
 }
 
 /**
- * Freezes one payroll pay date in a single statement: chooses the payment requests due on or
+ * Locks one payroll pay date in a single statement: chooses the payment requests due on or
  * before it (new pending ones, plus on a re-run those the superseded snapshot had instructed and
  * those already reconciled, which keep what they were asked), refuses pending ones whose amount is
  * over the per-request limit, applies mandate limitations (the mandate's own and the service's
@@ -104,7 +104,7 @@ export interface FrozenSnapshot {
  * One request's bad amount never fails the statement: every sum is numeric until it is known to
  * fit a bigint, and no total it returns or stores can pass `maxSnapshotTotal`.
  */
-export async function freezeDeductionData(db: Executor, input: FreezeInput): Promise<FrozenSnapshot> {
+export async function lockDeductionData(db: Executor, input: LockInput): Promise<LockedSnapshotHeader> {
   const result = await sql<{
     snapshot_version: number;
     total_amount: number;
@@ -115,7 +115,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     payments_released: number;
     released_of_ended_mandates: string[];
   }>`
-    /* prepared: freeze_deduction_data */
+    /* prepared: lock_deduction_data */
     with settled as (
       -- On a re-run, what this pay date has already reconciled: payroll was asked for it and answered,
       -- so it is history, carried into the new version exactly as it was asked (never re-instructed,
@@ -261,7 +261,7 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
     remittance as (
       insert into requested_payments (snapshot_id, payment_reference, payment_amount, currency, account_number, sort_code, account_holder_name)
       -- The reference an earlier snapshot version of this pay date gave the employer, when one did
-      -- (a re-run, including of a pay date frozen before references were zero-padded): the employer
+      -- (a re-run, including of a pay date locked before references were zero-padded): the employer
       -- may already have paid with it. Otherwise remittancePaymentReference
       -- (src/instructions/payment-reference.ts): 'SDR', YYMMDD, 'P' and the payroll's number, 8 digits
       -- (the identity column's maxvalue keeps it within 8; greatest() would never cut a longer one).
@@ -361,9 +361,9 @@ export async function freezeDeductionData(db: Executor, input: FreezeInput): Pro
 }
 
 /**
- * Cancels requests a re-run has just released to pending (freezeDeductionData's releasedOfEndedMandates)
+ * Cancels requests a re-run has just released to pending (lockDeductionData's releasedOfEndedMandates)
  * because their mandate has ended, as the mandate's ending cancelled its other pending requests: one
- * statement, each with its payment_request.updated event. Its own statement, after the freeze: a row
+ * statement, each with its payment_request.updated event. Its own statement, after the lock: a row
  * cannot change twice in one, and each change (instructed -> pending -> cancelled) is its own version.
  */
 export async function cancelReleasedPayments(db: Executor, paymentIds: readonly string[]): Promise<number> {
