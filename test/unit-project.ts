@@ -75,6 +75,7 @@ export const unitTestFiles: readonly string[] = [
   'test/readme/readme-walkthrough.test.ts',
   'test/shared/csv-cells.test.ts',
   'test/shared/paging.test.ts',
+  'test/shared/problem-codes.test.ts',
   'test/webhooks/webhook-address-rules.test.ts',
   'test/webhooks/webhook-retry-schedule.test.ts',
   'test/payouts/bank-account-details.test.ts',

@@ -125,7 +125,6 @@ export class StatementRejected extends InvalidError {
     readonly position?: FilePosition,
   ) {
     super('statement-rejected', position ? `${detail} (line ${position.line}${position.column ? `, column ${position.column}` : ''})` : detail, {
-      title: 'Bank statement rejected',
       members: position ? { line: position.line, ...(position.column ? { column: position.column } : {}) } : {},
     });
   }

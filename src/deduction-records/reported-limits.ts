@@ -68,7 +68,6 @@ export function payDateReportedOverLimitError(
     `Payroll's reports for pay date ${payDate} may add up to at most ${limit} (${PAY_DATE_LIMIT_NAME}); ` +
     `the other employees' current records already add up to ${money(othersTotal, currency)} and this would add ${money(reported, currency)}`;
   return new InvalidError('reported-amount-over-limit', detail, {
-    title: 'Reported amount over limit',
     errors: [{ pointer, detail: `would take pay date ${payDate} past ${limit} (${PAY_DATE_LIMIT_NAME})` }],
     members: { limit: { name: PAY_DATE_LIMIT_NAME, amount: limits.maxPerPayDate, currency } },
   });
@@ -82,7 +81,6 @@ export function reportedAmountsOverLimitError(errors: FieldError[], limits: Repo
       ? `A reported amount is more than ${limit}, the most payroll may report for one employee on one pay date`
       : `${errorCount} reported amounts are more than ${limit}, the most payroll may report for one employee on one pay date`;
   return new InvalidError('reported-amount-over-limit', detail, {
-    title: 'Reported amount over limit',
     errors,
     members: { limit: { name: EMPLOYEE_LIMIT_NAME, amount: limits.maxPerEmployee, currency } },
   });

@@ -160,7 +160,6 @@ function derivedResponses(spec: RouteSpec, largestBodyBytes: number): Map<number
   const add = (reason: string, example: HttpProblem) => reasons.set(example.status, [...(reasons.get(example.status) ?? []), { reason, example }]);
   const invalid = (status: 400 | 422, pointer: string, detail: string) =>
     new HttpProblem(status, 'validation-failed', `The request ${/^\/(query|path)\//.exec(pointer)?.[1] ?? 'body'} is invalid`, {
-      title: 'Validation failed',
       errors: [{ pointer, detail }],
     });
   const { auth } = spec;
@@ -282,7 +281,7 @@ const API_DESCRIPTION = `Salary deduction: billers collect repayments directly f
 
 **Changes are idempotent.** Every \`POST\` takes an \`Idempotency-Key\` (a UUID): a retry with the same key answers what the first call answered and does nothing twice.
 
-**Errors** are RFC 9457 problem details (\`application/problem+json\`): \`type\` identifies the problem, \`errors\` lists invalid fields by JSON pointer. The token endpoint answers RFC 6749 errors instead.
+**Errors** are RFC 9457 problem details (\`application/problem+json\`): \`type\` identifies the problem by a code the ProblemDetails schema lists with its title (\`x-problem-codes\`), \`errors\` lists invalid fields by JSON pointer. The token endpoint answers RFC 6749 errors instead.
 
 **Lists** are pages, newest first: follow \`paging.after\` / \`paging.before\` with the \`after\` / \`before\` query parameters.
 

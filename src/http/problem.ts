@@ -2,12 +2,38 @@ import { z } from 'zod';
 import type { SerializedResponse } from '../idempotency/idempotency-service.ts';
 import type { FieldError } from '../shared/domain-errors.ts';
 import { jsonPointer } from '../shared/json-pointer.ts';
+import { problemCatalogue, problemCodeEntry, problemCodes, type ProblemCode } from '../shared/problem-codes.ts';
 
 export const PROBLEM_TYPE_BASE = 'https://salary-deductions.example/problems/';
 
+/** The statuses a code is answered with, the usual one first. */
+export function problemStatuses(code: ProblemCode): number[] {
+  const { status } = problemCodeEntry(code);
+  return typeof status === 'number' ? [status] : [...status];
+}
+
+/** The codes the HTTP API answers, as /openapi.json lists them: the console's, the CLI's and the sandbox provider's own are left out. */
+export const apiProblemCodes: readonly ProblemCode[] = problemCodes.filter((code) => problemCodeEntry(code).internal === undefined);
+
+/** The catalogue as the ProblemDetails schema documents it: a table in `type`'s description, and `x-problem-codes`. */
+const problemCodesTable = [
+  '| Code | Status | Title | When, and what to do |',
+  '| --- | --- | --- | --- |',
+  ...apiProblemCodes.map((code) => {
+    const { title, description } = problemCodeEntry(code);
+    return `| \`${code}\` | ${problemStatuses(code).join(', ')} | ${title} | ${description.replaceAll('|', '\\|')} |`;
+  }),
+].join('\n');
+
 export const problemDetailsSchema = z
   .object({
-    type: z.string(),
+    // A table, not an `enum`: a client generated from a closed enum would break on the next new code.
+    type: z.string().meta({
+      description:
+        `\`${PROBLEM_TYPE_BASE}\` followed by the problem's code; \`title\` is the code's title. Branch on the code: new codes may be added, ` +
+        `existing ones are never renamed. The codes (also in \`x-problem-codes\` of this schema):\n\n${problemCodesTable}`,
+      example: `${PROBLEM_TYPE_BASE}validation-failed`,
+    }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().optional(),
@@ -20,6 +46,12 @@ export const problemDetailsSchema = z
     description:
       'An RFC 9457 problem: `type` identifies the problem (branch on it, not on the prose), `status` repeats the HTTP status, ' +
       '`errors` lists the invalid fields by JSON pointer. Some problems carry members of their own (such as `required_scope`).',
+    'x-problem-codes': Object.fromEntries(
+      apiProblemCodes.map((code) => {
+        const { title, description } = problemCodeEntry(code);
+        return [code, { type: PROBLEM_TYPE_BASE + code, title, status: problemStatuses(code), description }];
+      }),
+    ),
     example: {
       type: 'https://salary-deductions.example/problems/validation-failed',
       title: 'Validation failed',
@@ -32,6 +64,7 @@ export const problemDetailsSchema = z
 
 export type ProblemDetails = z.infer<typeof problemDetailsSchema>;
 
+/** Only for a code cast past ProblemCode (tests make some up): the status's reason phrase. */
 const titles: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -59,11 +92,12 @@ const RESERVED_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'instance
  * RFC 9457 problem+json, as the error plugin answers it. Services throw domain errors, which the
  * plugin turns into one of these; the HTTP layer throws it itself only for what is HTTP's alone (a
  * header, a media type, a body it cannot read). `slug` becomes the `type` URI, so clients can
- * branch on it without parsing prose.
+ * branch on it without parsing prose; it is a code of the catalogue (shared/problem-codes.ts),
+ * which gives the title.
  */
 export class HttpProblem extends Error {
   readonly status: number;
-  readonly slug: string;
+  readonly slug: ProblemCode;
   readonly title: string;
   readonly detail: string | undefined;
   readonly errors: FieldError[] | undefined;
@@ -72,10 +106,9 @@ export class HttpProblem extends Error {
 
   constructor(
     status: number,
-    slug: string,
+    slug: ProblemCode,
     detail?: string,
     options: {
-      title?: string;
       errors?: FieldError[];
       extensions?: Record<string, unknown>;
       headers?: Record<string, string>;
@@ -84,7 +117,7 @@ export class HttpProblem extends Error {
     super(detail ?? slug);
     this.status = status;
     this.slug = slug;
-    this.title = options.title ?? titles[status] ?? 'Error';
+    this.title = (Object.hasOwn(problemCatalogue, slug) ? problemCodeEntry(slug).title : undefined) ?? titles[status] ?? 'Error';
     this.detail = detail;
     this.errors = options.errors;
     this.extensions = options.extensions ?? {};

@@ -138,11 +138,11 @@ function parsePart<S extends Schema | undefined>(schema: S, value: unknown, what
   if (!schema) return undefined;
   const pointerPrefix = what === 'body' ? '' : `/${what}`;
   const invalid = (errors: FieldError[]) =>
-    new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, { title: 'Validation failed', errors });
+    new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, { errors });
   // Wherever it was sent, text PostgreSQL cannot store is a value no schema can accept: 422.
   const unstorable = unstorableInputErrors(value, pointerPrefix);
   if (unstorable.length > 0) {
-    throw new HttpProblem(422, 'validation-failed', `The request ${what} holds text that cannot be stored`, { title: 'Validation failed', errors: unstorable });
+    throw new HttpProblem(422, 'validation-failed', `The request ${what} holds text that cannot be stored`, { errors: unstorable });
   }
   const result = schema.safeParse(value ?? (what === 'body' ? undefined : {}));
   if (result.success) return result.data;

@@ -85,8 +85,6 @@ export function payDatesOverMandateLimit(
   return over.sort((a, b) => (a.payDate < b.payDate ? -1 : a.payDate > b.payDate ? 1 : 0));
 }
 
-const TITLE = 'Amount over limit';
-
 /** 422 naming MAX_PAYMENT_AMOUNT_MINOR, with a field error per amount over it. */
 export function paymentAmountOverLimitError(over: readonly PaymentAmountOverLimit[], limits: AmountLimits, currency: string): InvalidError {
   const limit = `${formatMinorUnits(limits.maxPaymentAmount, currency)} ${currency}`;
@@ -96,7 +94,6 @@ export function paymentAmountOverLimitError(over: readonly PaymentAmountOverLimi
       ? `The amount ${formatMinorUnits(over[0]!.amount, currency)} ${currency} is more than ${limit}, the most a payment request may be`
       : `${over.length} amounts are more than ${limit}, the most a payment request may be`;
   return new InvalidError('amount-over-limit', detail, {
-    title: TITLE,
     errors,
     members: { limit: { name: PAYMENT_LIMIT_NAME, amount: limits.maxPaymentAmount, currency } },
   });
@@ -123,7 +120,6 @@ export function mandatePayDateOverLimitError(
     'amount-over-limit',
     `Mandate ${mandateId} may ask payroll for at most ${limit} on one pay date: ${over.map(describe).join('; ')}`,
     {
-      title: TITLE,
       errors,
       members: {
         limit: { name: MANDATE_PAY_DATE_LIMIT_NAME, amount: limits.maxMandateAmountPerPayDate, currency },

@@ -1,4 +1,5 @@
 import { DomainError, type DomainErrorKind } from '../shared/domain-errors.ts';
+import type { ProblemCode } from '../shared/problem-codes.ts';
 
 /**
  * Why a call to a payroll provider failed. Callers branch on this (or on `providerStatus`), never
@@ -25,7 +26,7 @@ export type ProviderFailure =
   | 'misconfigured'
   | 'not-found';
 
-const domainErrorOf: Record<ProviderFailure, { kind: DomainErrorKind; code: string }> = {
+const domainErrorOf: Record<ProviderFailure, { kind: DomainErrorKind; code: ProblemCode }> = {
   unreachable: { kind: 'upstream-failed', code: 'provider-unavailable' },
   unavailable: { kind: 'upstream-failed', code: 'provider-unavailable' },
   timeout: { kind: 'upstream-timed-out', code: 'provider-timeout' },

@@ -127,7 +127,6 @@ function instalmentsRejected(rejections: readonly InstalmentRejection[], count: 
       : `The schedule was not created: ${rejections.length} of ${count} instalments cannot be accepted: ${rejections.map(describe).join('; ')}`;
   const errors: FieldError[] = rejections.map((r) => ({ pointer: r.instalment.dueDatePointer, detail: describe(r) }));
   return new InvalidError(slug, detail, {
-    title: 'Schedule rejected',
     errors,
     members: {
       rejected_instalments: rejections.map(({ instalment, rejection }) => ({

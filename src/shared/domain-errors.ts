@@ -1,3 +1,5 @@
+import type { ProblemCode } from './problem-codes.ts';
+
 /** The services the process depends on, as health reports and outage errors name them. */
 export type Dependency = 'postgres' | 'redis';
 
@@ -36,9 +38,8 @@ export type DomainErrorKind =
   | 'upstream-failed'
   | 'upstream-timed-out';
 
+/** The refusal's title is its code's, from the catalogue (problem-codes.ts): the same wherever it is raised. */
 export interface DomainErrorOptions {
-  /** A short name for the refusal, when the kind's own says too little (e.g. 'Schedule rejected'). */
-  title?: string;
   errors?: FieldError[];
   /**
    * Facts a client can act on without parsing `detail`. A resource's status goes in a member
@@ -52,21 +53,19 @@ export interface DomainErrorOptions {
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;
-  /** A stable slug callers branch on (e.g. payment-not-cancellable), never the prose of `detail`. */
-  readonly code: string;
+  /** A stable slug callers branch on (e.g. payment-not-cancellable), never the prose of `detail`; one of the catalogue's. */
+  readonly code: ProblemCode;
   /** Safe to show to the caller: names what was refused and why. */
   readonly detail: string;
-  readonly title: string | undefined;
   readonly errors: FieldError[] | undefined;
   readonly members: Record<string, unknown>;
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(kind: DomainErrorKind, code: string, detail: string, options: DomainErrorOptions = {}) {
+  constructor(kind: DomainErrorKind, code: ProblemCode, detail: string, options: DomainErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.code = code;
     this.detail = detail;
-    this.title = options.title;
     this.errors = options.errors;
     this.members = options.members ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds;
@@ -74,13 +73,13 @@ export class DomainError extends Error {
 }
 
 export class MalformedRequestError extends DomainError {
-  constructor(code: string, detail: string, options?: DomainErrorOptions) {
+  constructor(code: ProblemCode, detail: string, options?: DomainErrorOptions) {
     super('malformed', code, detail, options);
   }
 }
 
 export class ForbiddenError extends DomainError {
-  constructor(code: string, detail: string, options?: DomainErrorOptions) {
+  constructor(code: ProblemCode, detail: string, options?: DomainErrorOptions) {
     super('forbidden', code, detail, options);
   }
 }
@@ -93,26 +92,26 @@ export class NotFoundError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
-  constructor(code: string, detail: string, options?: DomainErrorOptions) {
+  constructor(code: ProblemCode, detail: string, options?: DomainErrorOptions) {
     super('conflict', code, detail, options);
   }
 }
 
 export class InvalidError extends DomainError {
-  constructor(code: string, detail: string, options?: DomainErrorOptions) {
+  constructor(code: ProblemCode, detail: string, options?: DomainErrorOptions) {
     super('invalid', code, detail, options);
   }
 }
 
 export class RateLimitedError extends DomainError {
-  constructor(code: string, detail: string, retryAfterSeconds: number, options?: Omit<DomainErrorOptions, 'retryAfterSeconds'>) {
+  constructor(code: ProblemCode, detail: string, retryAfterSeconds: number, options?: Omit<DomainErrorOptions, 'retryAfterSeconds'>) {
     super('rate-limited', code, detail, { ...options, retryAfterSeconds });
   }
 }
 
 /** A payroll provider failed us in a way its own ProviderError does not already say. */
 export class UpstreamError extends DomainError {
-  constructor(code: string, detail: string, options?: DomainErrorOptions) {
+  constructor(code: ProblemCode, detail: string, options?: DomainErrorOptions) {
     super('upstream-failed', code, detail, options);
   }
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidError, type FieldError } from './domain-errors.ts';
+import type { ProblemCode } from './problem-codes.ts';
 
 function pointerOf(path: readonly PropertyKey[]): string {
   return path.map((part) => `/${String(part).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
@@ -10,7 +11,7 @@ function pointerOf(path: readonly PropertyKey[]): string {
  * first): each issue is a field error with its JSON pointer, and the detail names every field in
  * one line, which is what the CLI prints.
  */
-export function invalidInput(error: z.ZodError, code = 'validation-failed'): InvalidError {
+export function invalidInput(error: z.ZodError, code: ProblemCode = 'validation-failed'): InvalidError {
   const errors: FieldError[] = error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ pointer: pointerOf([...issue.path, key]), detail: 'is not a known field' }))

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scopes } from '../../src/auth/scopes.ts';
+import { apiProblemCodes, PROBLEM_TYPE_BASE, problemStatuses } from '../../src/http/problem.ts';
 import type { RouteSpec } from '../../src/http/route.ts';
+import { problemCodeEntry } from '../../src/shared/problem-codes.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 let t: TestApp;
@@ -125,6 +127,19 @@ describe('/openapi.json', () => {
       for (const [status, response] of Object.entries<any>(operation.responses)) {
         if (Number(status) >= 400) expect(Object.keys(response.content ?? {}), `${where} ${status}`).not.toEqual([]);
       }
+    }
+  });
+
+  it('lists the problem codes the API answers, each with its title, statuses and description', () => {
+    const problem = document.components.schemas.ProblemDetails;
+    const listed = problem['x-problem-codes'];
+    expect(Object.keys(listed)).toEqual([...apiProblemCodes]);
+    expect(apiProblemCodes).toEqual(expect.arrayContaining(['validation-failed', 'reported-amount-over-limit', 'statement-rejected', 'deduction-record-voided']));
+    expect(apiProblemCodes).not.toContain('statement-missing'); // the console's own
+    for (const code of apiProblemCodes) {
+      const { title, description } = problemCodeEntry(code);
+      expect(listed[code], code).toEqual({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status: problemStatuses(code), description });
+      expect(problem.properties.type.description, code).toContain(`| \`${code}\` |`);
     }
   });
 

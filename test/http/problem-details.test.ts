@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteModule } from '../../src/http/app.ts';
 import { HttpProblem, PROBLEM_TYPE_BASE } from '../../src/http/problem.ts';
 import { defineRoute } from '../../src/http/route.ts';
+import type { ProblemCode } from '../../src/shared/problem-codes.ts';
 import { createBiller } from '../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -34,7 +35,7 @@ const testRoutes: RouteModule = (app) => {
         .returning(['id'])
         .executeTakeFirstOrThrow();
       if (ctx.body.delay_ms) await sleep(ctx.body.delay_ms);
-      if (ctx.body.fail === '422') throw new HttpProblem(422, 'widget-rejected', 'The widget was rejected');
+      if (ctx.body.fail === '422') throw new HttpProblem(422, 'widget-rejected' as ProblemCode, 'The widget was rejected'); // a code of this test only
       if (ctx.body.fail === '500') throw new Error(SECRET_MESSAGE);
       return { status: 201, body: { id: row.id, name: ctx.body.name, created_at: new Date().toISOString() } };
     },

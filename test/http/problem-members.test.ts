@@ -21,7 +21,7 @@ describe('problem members', () => {
     });
     expect(problem.toBody('/payments/1/cancel')).toEqual({
       type: `${PROBLEM_TYPE_BASE}payment-not-cancellable`,
-      title: 'Conflict',
+      title: 'Payment not cancellable',
       status: 409,
       detail: 'It is collected',
       instance: '/payments/1/cancel',
@@ -31,7 +31,7 @@ describe('problem members', () => {
   });
 
   it('an extension cannot fill in a member the problem left out', () => {
-    const body = knownProblem(new ConflictError('x', 'd', { members: { instance: '/forged', errors: [{ pointer: '/a', detail: 'b' }] } }))!.toBody();
+    const body = knownProblem(new ConflictError('payment-not-cancellable', 'd', { members: { instance: '/forged', errors: [{ pointer: '/a', detail: 'b' }] } }))!.toBody();
     expect(body).not.toHaveProperty('instance');
     expect(body).not.toHaveProperty('errors');
   });

@@ -24,10 +24,9 @@ const statusOfKind: Record<DomainErrorKind, number> = {
   'upstream-timed-out': 504,
 };
 
-/** The one mapping of domain errors to HTTP: a status per kind, the code as the type's slug, Retry-After as a header. */
+/** The one mapping of domain errors to HTTP: a status per kind, the code as the type's slug (its title the catalogue's), Retry-After as a header. */
 function problemOfDomainError(error: DomainError): HttpProblem {
   return new HttpProblem(statusOfKind[error.kind], error.code, error.detail, {
-    ...(error.title === undefined ? {} : { title: error.title }),
     ...(error.errors === undefined ? {} : { errors: error.errors }),
     extensions: error.members,
     headers: error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) },
@@ -97,7 +96,7 @@ export function problemFor(error: FastifyError | Error, log: FastifyBaseLogger, 
   }
   if (isPostgresDataException(error)) {
     log.warn({ err: error, sqlState: error.code }, 'PostgreSQL refused a value the request validation let through');
-    return new HttpProblem(422, 'invalid-value', 'A value in the request is out of range or malformed', { title: 'Validation failed' });
+    return new HttpProblem(422, 'invalid-value', 'A value in the request is out of range or malformed');
   }
   const statusCode = (error as FastifyError).statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
