@@ -73,6 +73,7 @@ export const unitTestFiles: readonly string[] = [
   'test/security/secret-box.test.ts',
   'test/http/content-digest.test.ts',
   'test/readme/readme-walkthrough.test.ts',
+  'test/readme/docs-links.test.ts',
   'test/shared/csv-cells.test.ts',
   'test/shared/paging.test.ts',
   'test/shared/problem-codes.test.ts',

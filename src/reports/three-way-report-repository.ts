@@ -1,6 +1,31 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
-import type { ThreeWayRow } from './three-way-report.ts';
+import type { RemittanceStatus } from '../db/tables.ts';
+
+/** One payroll pay date's figures, in minor units of `currency`. */
+export interface ThreeWayRow {
+  payroll_id: string;
+  employer: string;
+  payroll: string;
+  pay_date: string;
+  currency: string;
+  payment_reference: string;
+  requested: number;
+  /** What payroll reported it deducted; null until it has reported. */
+  deducted: number | null;
+  expected: number;
+  received: number;
+  remittance_status: RemittanceStatus;
+  due_date: string;
+  /** Ledger entries made payable (by cash received, or by trust in the employer). */
+  funded: number;
+  /** Ledger entries in payouts that have not failed (a failed payout releases its entries). */
+  paid_out: number;
+  /** Ledger entries collected but not yet funded: waiting for the employer's cash. */
+  held_back: number;
+  /** Paid out beyond what was received, after the bank reversed a credit already paid out: owed back. */
+  shortfall: number;
+}
 
 /**
  * One row per remittance of the pay date (every payroll pay date that requested a payment has one)

@@ -3,40 +3,16 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { formatCalendarDate, parseCalendarDate } from '../calendars/working-days.ts';
 import type { Executor } from '../db/connection.ts';
-import type { RemittanceStatus } from '../db/tables.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { neutraliseFormula } from '../shared/csv-cells.ts';
-import { findThreeWayRows } from './three-way-report-repository.ts';
+import { findThreeWayRows, type ThreeWayRow } from './three-way-report-repository.ts';
+
+export type { ThreeWayRow };
 
 // The three-way reconciliation: for each payroll pay date, what we asked the employer's payroll to
 // deduct, what payroll says it deducted, what the employer sent to our collection account, and what
 // left it for billers. Finance reads one line per payroll and wants to know, without opening four
 // screens, why the figures differ.
-
-/** One payroll pay date's figures, in minor units of `currency`. */
-export interface ThreeWayRow {
-  payroll_id: string;
-  employer: string;
-  payroll: string;
-  pay_date: string;
-  currency: string;
-  payment_reference: string;
-  requested: number;
-  /** What payroll reported it deducted; null until it has reported. */
-  deducted: number | null;
-  expected: number;
-  received: number;
-  remittance_status: RemittanceStatus;
-  due_date: string;
-  /** Ledger entries made payable (by cash received, or by trust in the employer). */
-  funded: number;
-  /** Ledger entries in payouts that have not failed (a failed payout releases its entries). */
-  paid_out: number;
-  /** Ledger entries collected but not yet funded: waiting for the employer's cash. */
-  held_back: number;
-  /** Paid out beyond what was received, after the bank reversed a credit already paid out: owed back. */
-  shortfall: number;
-}
 
 /** The report's columns, in order: finance's spreadsheets address columns by position. */
 export const threeWayColumns = [

@@ -7,7 +7,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const files = readSourceFiles(root, ['src', 'jobs', 'bin', 'test']);
 const describeViolations = (violations: { file: string; detail: string }[]) => violations.map((v) => `${v.file}: ${v.detail}`);
 
-describe('the layout the README describes', () => {
+describe('the layout docs/developers.md describes', () => {
   it('reads the whole tree', () => {
     expect(files.filter((f) => f.path.startsWith('src/')).length).toBeGreaterThan(100);
     expect(files.some((f) => f.path === 'jobs/index.ts')).toBe(true);

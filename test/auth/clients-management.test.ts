@@ -56,7 +56,7 @@ const auditOf = (clientId: string) =>
   t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', clientId).orderBy('at').orderBy('id').execute();
 
 describe('the client cache lifetime', () => {
-  it('is at most the 2 s the README and the CLI promise a change takes to apply everywhere', () => {
+  it('is at most the 2 s docs/operators.md and the CLI promise a change takes to apply everywhere', () => {
     // The tests below move the clock by CLIENT_CACHE_TTL_MS: with this pinned, they prove the 2 s.
     expect(CLIENT_CACHE_TTL_MS).toBeGreaterThan(0);
     expect(CLIENT_CACHE_TTL_MS).toBeLessThanOrEqual(2_000);

@@ -17,7 +17,7 @@ import {
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../support/test-app.ts';
 
 // The full availability check response, written from the salary-deduction interface's tables
-// (enumerations completed as the README's availability section says), independently of the service's own schemas.
+// (enumerations completed as docs/integrators.md (Availability checks) says), independently of the service's own schemas.
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'UUID');
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'date (YYYY-MM-DD)');
 const dateTimeWithOffset = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, 'date-time');

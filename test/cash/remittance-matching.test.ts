@@ -649,7 +649,7 @@ const shuffled = <T>(items: readonly T[], keys: readonly number[]): T[] =>
     .map(({ item }) => item);
 
 // Independent of the code: what a payer's text names, read with regular expressions over the upper-cased
-// text, where any character but A-Z and 0-9 separates, as the README describes it.
+// text, where any character but A-Z and 0-9 separates, as docs/finance.md (Matching, in Cash) describes it.
 const LETTER_OR_DIGIT = 'A-Z0-9';
 const spelled = (characters: string): string => characters.split('').join(`[^${LETTER_OR_DIGIT}]*`);
 const lettersAndDigits = (text: string): string => text.toUpperCase().replace(/[^A-Z0-9]/g, '');

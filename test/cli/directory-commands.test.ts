@@ -5,7 +5,7 @@ import { openProviderClientSecret } from '../../src/payroll-providers/provider-c
 import { secretBoxFor } from '../../src/shared/secret-box.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
-// Setting up an installation from the shell, as the README's walkthrough does: each create prints
+// Setting up an installation from the shell, as the walkthrough (docs/walkthrough.md) does: each create prints
 // one JSON object whose id the next command takes. Starting tsx costs about a second per command,
 // so independent commands run at once.
 

@@ -33,7 +33,7 @@ const items = [
   item({ employee_id: 'd', payroll_reference: 'W1004', amount: 2_550, previous_amount: 2_000, payment_reference: 'SD00000020', action: 'amend' }),
 ];
 
-/** The example in docs-fragments/instructions.md (the README), byte for byte. */
+/** The example in docs/integrators.md (Instruction files), byte for byte. */
 const EXAMPLE = [
   'record_type,payroll_reference,action,amount,previous_amount,currency,payment_reference,pay_period,pay_date,employer_name,employer_external_id,payroll_name,payroll_external_id,file_version,line_count,total_amount',
   'header,,,,,GBP,,7-2026,2026-10-30,Acme Widgets Ltd,EMP-0042,Acme monthly,PAY-7,1,,',

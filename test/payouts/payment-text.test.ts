@@ -14,7 +14,7 @@ import {
 } from '../../src/payouts/payment-text.ts';
 
 // The rule that writes names and references into payment files, class of character by class of
-// character (the table in src/payouts/payment-text.ts and the README), for pain.001 (SWIFT Latin) and
+// character (the table in src/payouts/payment-text.ts and docs/administration.md), for pain.001 (SWIFT Latin) and
 // Bacs, and what it means for a name at account setup and in a file.
 
 const SWIFT_LATIN = /^[A-Za-z0-9/\-?:().,'+ ]*$/;

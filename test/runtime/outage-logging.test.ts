@@ -14,7 +14,7 @@ import { createPrivatePostgres, freePort, type PrivatePostgres } from '../suppor
 import { pause, until } from '../webhooks/webhook-test-kit.ts';
 import { startService, type LogLine, type ServiceProcess } from './service-process.ts';
 
-// The README promises one line when a dependency goes and one when it is back, never a line per
+// The operators' guide (docs/operators.md, Outages) promises one line when a dependency goes and one when it is back, never a line per
 // retry. Under load that means: the requests that meet the outage (answered 503) tell the health
 // monitor, which logs "down" at once and once, probes quickly while it is down and logs "back up"
 // promptly; the requests themselves do not each log a warning. A real `serve` on a PostgreSQL of

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 export type InstructionFileRecord = Record<string, string>;
 
 /**
- * An instruction file read the way the README tells a program to: one CSV table with column names,
+ * An instruction file read the way docs/integrators.md (Instruction files) tells a program to: one CSV table with column names,
  * split by record_type, with the trailer's count checked against the items.
  */
 export function readInstructionFile(content: Buffer | string): { header: InstructionFileRecord; items: InstructionFileRecord[]; trailer: InstructionFileRecord } {
