@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { auditTrail } from '../audit/audit-service.ts';
-import { loadConfig } from '../config/config.ts';
-import { createDatabase } from '../db/connection.ts';
 
 type AuditRow = Awaited<ReturnType<typeof auditTrail>>[number];
 
@@ -27,6 +25,8 @@ export function registerAuditCommand(program: Command): void {
     .option('--limit <n>', 'at most this many (default 50)', parseLimit, 50)
     .option('--json', 'print as JSON, with the before and after summaries')
     .action(async (options: { resource?: string; action?: string; limit: number; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { createDatabase } = await import('../db/connection.ts');
       const db = createDatabase(loadConfig().DATABASE_URL, 1);
       try {
         const rows = await auditTrail(db, { resourceId: options.resource?.toLowerCase(), action: options.action, limit: options.limit });

@@ -1,35 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
-import { bankHolidayRegions } from '../calendars/bank-holidays.ts';
-import { addBankHoliday, listBankHolidays, removeBankHoliday } from '../calendars/bank-holiday-service.ts';
-import {
-  generatePayCalendarForPayroll,
-  importPayCalendarCsv,
-  showPayDates,
-  syncPayCalendarFromProvider,
-} from '../calendars/calendar-service.ts';
-import { serviceToday } from '../calendars/lock-date.ts';
 import type {
   BankHolidayChange,
   BankHolidayResource,
   PayCalendarChange,
   PayDateResource,
 } from '../calendars/pay-calendar-resource.ts';
-import { payCalendarRuleSchema } from '../calendars/pay-calendar-resource.ts';
-import { loadConfig } from '../config/config.ts';
 import type { BankHolidayRegion } from '../db/tables.ts';
-import { httpAdapterFactory } from '../payroll-providers/http-adapter.ts';
-import { providerUrlPolicy } from '../payroll-providers/provider-url-guard.ts';
-import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import { InvalidError } from '../shared/domain-errors.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
+import { BANK_HOLIDAY_REGIONS } from './vocabulary.ts';
 
 
 
-const regionOption = () => new Option('--region <region>', 'bank-holiday region').choices(bankHolidayRegions).makeOptionMandatory();
+const regionOption = () => new Option('--region <region>', 'bank-holiday region').choices(BANK_HOLIDAY_REGIONS).makeOptionMandatory();
 const byOption = ['--by <name>', 'who makes the change (default: the OS user)'] as const;
 const reasonOption = ['--reason <text>', 'why (kept in the audit log)'] as const;
 
@@ -76,6 +63,9 @@ export function registerBankHolidayCommands(program: Command): void {
     .option('--year <year>', 'default: this year', parseWholeNumber)
     .option('--json', 'print as JSON')
     .action(async (options: { region: BankHolidayRegion; year?: number; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { serviceToday } = await import('../calendars/lock-date.ts');
+      const { listBankHolidays } = await import('../calendars/bank-holiday-service.ts');
       const year = options.year ?? Number(serviceToday(new Date(), loadConfig().SERVICE_TIME_ZONE).slice(0, 4));
       await withDatabase(async (db) => {
         const bankHolidays = await listBankHolidays(db, options.region, year);
@@ -93,6 +83,7 @@ export function registerBankHolidayCommands(program: Command): void {
     .option(...byOption)
     .option('--json', 'print as JSON')
     .action(async (options: { region: BankHolidayRegion; date: string; name: string; reason?: string; by?: string; json?: boolean }) => {
+      const { addBankHoliday } = await import('../calendars/bank-holiday-service.ts');
       await withDatabase(async (db) => {
         const change = await db.transaction().execute((trx) =>
           addBankHoliday(trx, { region: options.region, date: options.date, name: options.name }, {
@@ -113,6 +104,7 @@ export function registerBankHolidayCommands(program: Command): void {
     .option(...byOption)
     .option('--json', 'print as JSON')
     .action(async (options: { region: BankHolidayRegion; date: string; reason?: string; by?: string; json?: boolean }) => {
+      const { removeBankHoliday } = await import('../calendars/bank-holiday-service.ts');
       await withDatabase(async (db) => {
         const change = await db.transaction().execute((trx) =>
           removeBankHoliday(trx, options.region, options.date, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
@@ -138,7 +130,8 @@ interface GenerateOptions {
 }
 
 /** The command line's words for a rule, as the API's rule (validated by the same schema). */
-function ruleOf(options: GenerateOptions) {
+async function ruleOf(options: GenerateOptions) {
+  const { payCalendarRuleSchema } = await import('../calendars/pay-calendar-resource.ts');
   const common = { frequency: options.frequency, cutoff_working_days: options.cutoffWorkingDays };
   const rule =
     options.payDay === 'last-working-day'
@@ -163,6 +156,7 @@ export function registerCalendarCommands(program: Command): void {
     .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { payroll: string; json?: boolean }) => {
+      const { showPayDates } = await import('../calendars/calendar-service.ts');
       await withDatabase(async (db) => {
         const calendar = await showPayDates(db, options.payroll);
         const text = `Payroll ${calendar.payroll_id} (${calendar.bank_holiday_region} bank holidays)\n${calendar.pay_dates.map(payDateLine).join('')}`;
@@ -190,8 +184,9 @@ export function registerCalendarCommands(program: Command): void {
     .option(...byOption)
     .option('--json', 'print as JSON')
     .action(async (options: GenerateOptions) => {
+      const { generatePayCalendarForPayroll } = await import('../calendars/calendar-service.ts');
       await withDatabase(async (db) => {
-        const rule = ruleOf(options);
+        const rule = await ruleOf(options);
         if (options.until < options.from) throw new InvalidError('invalid-horizon', '--until must be on or after --from');
         const change = await db.transaction().execute((trx) =>
           generatePayCalendarForPayroll(trx, options.payroll, { rule, from: options.from, until: options.until }, {
@@ -215,6 +210,7 @@ export function registerCalendarCommands(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (options: { payroll: string; file: string; reason?: string; by?: string; json?: boolean }) => {
       const csv = readFileSync(options.file, 'utf8');
+      const { importPayCalendarCsv } = await import('../calendars/calendar-service.ts');
       await withDatabase(async (db) => {
         const change = await db.transaction().execute((trx) =>
           importPayCalendarCsv(trx, options.payroll, csv, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
@@ -231,6 +227,11 @@ export function registerCalendarCommands(program: Command): void {
     .option(...byOption)
     .option('--json', 'print as JSON')
     .action(async (options: { payroll: string; reason?: string; by?: string; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { httpAdapterFactory } = await import('../payroll-providers/http-adapter.ts');
+      const { providerUrlPolicy } = await import('../payroll-providers/provider-url-guard.ts');
+      const { resolveWebhookTarget, systemResolver } = await import('../webhooks/webhook-target.ts');
+      const { syncPayCalendarFromProvider } = await import('../calendars/calendar-service.ts');
       const adapterFor = httpAdapterFactory({ secrets: secretBoxFor(loadConfig()), urls: providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
       await withDatabase(async (db) => {
         const change = await db.transaction().execute((trx) =>

@@ -2,17 +2,11 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
-import { listBankStatementEntries, listBankStatements, listCreditsToMatch, listRemittanceResources, listReversalsToPlace, matchingPolicyOf, showRemittance } from '../cash/cash-service.ts';
-import { restoreCredit, SET_ASIDE_CATEGORIES, setCreditAside } from '../cash/credit-decision-service.ts';
-import { resolveReversal } from '../cash/reversal-service.ts';
-import { matchCreditManually, runMatching, unmatch } from '../cash/matching-service.ts';
-import { remittanceStatusSchema } from '../cash/remittance-service.ts';
-import { importStatement } from '../cash/statement-import-service.ts';
-import { loadConfig } from '../config/config.ts';
 import type { RemittanceStatus, SetAsideCategory } from '../db/tables.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
+import { REMITTANCE_STATUSES, SET_ASIDE_CATEGORIES } from './vocabulary.ts';
 
 const money = (minor: number, currency: string) => `${formatMinorUnits(minor, currency)} ${currency}`;
 
@@ -22,9 +16,8 @@ function parseSetAsideCategory(value: string): SetAsideCategory {
 }
 
 function parseStatus(value: string): RemittanceStatus {
-  const status = remittanceStatusSchema.safeParse(value);
-  if (!status.success) throw new InvalidArgumentError(`expected one of ${remittanceStatusSchema.options.join(', ')}`);
-  return status.data;
+  if (!(REMITTANCE_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${REMITTANCE_STATUSES.join(', ')}`);
+  return value as RemittanceStatus;
 }
 
 /** `PAYROLL_ID:PAY_DATE:AMOUNT` (minor units): one allocation of a credit. */
@@ -43,6 +36,7 @@ export function registerCashCommands(program: Command): void {
     .argument('<file>', 'camt.053 or camt.054 XML, or the CSV layout; - reads standard input')
     .option('--by <name>', 'who imports it (default: the OS user)')
     .action(async (file: string, options: { by?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
       const config = loadConfig();
       // Opened before anything else, so a missing or unreadable file is one line, not a stream error.
       let source: NodeJS.ReadableStream;
@@ -51,6 +45,8 @@ export function registerCashCommands(program: Command): void {
       } catch (error) {
         program.error(`cannot read ${file}: ${(error as Error).message}`);
       }
+      const { importStatement } = await import('../cash/statement-import-service.ts');
+      const { matchingPolicyOf } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         const outcome = await importStatement(db, {
           source: source as AsyncIterable<Buffer>,
@@ -90,6 +86,7 @@ export function registerCashCommands(program: Command): void {
     .description('Statements imported, newest first')
     .option('--limit <n>', 'at most this many', parseWholeNumber, 50)
     .action(async (options: { limit: number }) => {
+      const { listBankStatements } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         for (const s of await listBankStatements(db, options.limit)) {
           console.log(`${s.imported_at}  ${s.format.padEnd(8)}  ${s.statement_id.padEnd(30)}  ${String(s.credits).padStart(6)} credits  ${money(s.credits_total, s.currency)}  ${s.id}`);
@@ -101,6 +98,9 @@ export function registerCashCommands(program: Command): void {
     .command('match')
     .description('Run the matching rules again over every unmatched credit (after a remittance changed, say)')
     .action(async () => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { matchingPolicyOf } = await import('../cash/cash-service.ts');
+      const { runMatching } = await import('../cash/matching-service.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
         const outcome = await runMatching(db, await matchingPolicyOf(db, config));
@@ -113,6 +113,7 @@ export function registerCashCommands(program: Command): void {
     .description("A statement's entries and what the import made of each")
     .argument('<statement-id>', 'the imported statement (its id from statements list)', parseUuidOption)
     .action(async (statementId: string) => {
+      const { listBankStatementEntries } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         for (const e of await listBankStatementEntries(db, statementId)) {
           console.log(`${String(e.entry_index + 1).padStart(5)}  ${e.direction.padEnd(6)}  ${money(e.amount, e.currency).padStart(16)}  ${(e.booking_date ?? '-').padEnd(10)}  ${e.outcome.padEnd(19)}  ${e.bank_reference}${e.detail ? `  ${e.detail}` : ''}`);
@@ -125,6 +126,7 @@ export function registerCashCommands(program: Command): void {
     .description('Reversals no rule could place: each waits for a person to name the credit the bank took back')
     .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
     .action(async (options: { limit: number }) => {
+      const { listReversalsToPlace } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         const rows = await listReversalsToPlace(db, options.limit);
         if (rows.length === 0) console.log('no reversal waits to be placed');
@@ -140,6 +142,9 @@ export function registerCashCommands(program: Command): void {
     .requiredOption('--reason <reason>', 'why, for the audit log')
     .option('--by <name>', 'who decides (default: the OS user)')
     .action(async (options: { entry: string; credit: string; reason: string; by?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { matchingPolicyOf } = await import('../cash/cash-service.ts');
+      const { resolveReversal } = await import('../cash/reversal-service.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
         const placed = await resolveReversal(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { entryId: options.entry, creditId: options.credit, reason: options.reason });
@@ -154,6 +159,7 @@ export function registerCashCommands(program: Command): void {
     .description('Credits with money no rule could match, oldest first')
     .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
     .action(async (options: { limit: number }) => {
+      const { listCreditsToMatch } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         const rows = await listCreditsToMatch(db, options.limit);
         if (rows.length === 0) console.log('no credit waits to be matched');
@@ -171,6 +177,9 @@ export function registerCashCommands(program: Command): void {
     .option('--reason <reason>', 'why, for the audit log')
     .option('--by <name>', 'who matches (default: the OS user)')
     .action(async (options: { credit: string; to: Array<{ payrollId: string; payDate: string; amount: number }>; reason?: string; by?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { matchingPolicyOf } = await import('../cash/cash-service.ts');
+      const { matchCreditManually } = await import('../cash/matching-service.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
         const matches = await matchCreditManually(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), {
@@ -190,6 +199,7 @@ export function registerCashCommands(program: Command): void {
     .requiredOption('--reason <reason>', 'why, for the audit log')
     .option('--by <name>', 'who decides (default: the OS user)')
     .action(async (options: { credit: string; category: SetAsideCategory; reason: string; by?: string }) => {
+      const { setCreditAside } = await import('../cash/credit-decision-service.ts');
       await withDatabase(async (db) => {
         const credit = await setCreditAside(db, cliActor(operatorName(options.by)), { creditId: options.credit, category: options.category, reason: options.reason });
         console.log(`credit ${credit.id} set aside (${credit.set_aside_category}): ${money(credit.amount - credit.matched_amount, credit.currency)} leaves the queue`);
@@ -203,6 +213,7 @@ export function registerCashCommands(program: Command): void {
     .requiredOption('--reason <reason>', 'why, for the audit log')
     .option('--by <name>', 'who decides (default: the OS user)')
     .action(async (options: { credit: string; reason: string; by?: string }) => {
+      const { restoreCredit } = await import('../cash/credit-decision-service.ts');
       await withDatabase(async (db) => {
         const credit = await restoreCredit(db, cliActor(operatorName(options.by)), { creditId: options.credit, reason: options.reason });
         console.log(`credit ${credit.id} is open again: run \`deductions statements match\` to try the rules`);
@@ -216,6 +227,9 @@ export function registerCashCommands(program: Command): void {
     .requiredOption('--reason <reason>', 'why, for the audit log')
     .option('--by <name>', 'who unmatches (default: the OS user)')
     .action(async (options: { match: string; reason: string; by?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { matchingPolicyOf } = await import('../cash/cash-service.ts');
+      const { unmatch } = await import('../cash/matching-service.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
         const result = await unmatch(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { matchId: options.match, reason: options.reason });
@@ -232,6 +246,7 @@ export function registerCashCommands(program: Command): void {
     .option('--status <status>', 'expected, received, short, over, late or shortfall', parseStatus)
     .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
     .action(async (options: { payDate?: string; status?: RemittanceStatus; limit: number }) => {
+      const { listRemittanceResources } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         const rows = await listRemittanceResources(db, { limit: options.limit, ...(options.payDate ? { payDate: options.payDate } : {}), ...(options.status ? { status: options.status } : {}) });
         for (const r of rows) {
@@ -248,6 +263,7 @@ export function registerCashCommands(program: Command): void {
     .requiredOption('--payroll <id>', 'the payroll', parseUuidOption)
     .requiredOption('--pay-date <date>', 'the pay date', parseDateOption)
     .action(async (options: { payroll: string; payDate: string }) => {
+      const { showRemittance } = await import('../cash/cash-service.ts');
       await withDatabase(async (db) => {
         console.log(JSON.stringify(await showRemittance(db, options.payroll, options.payDate), null, 2));
       });

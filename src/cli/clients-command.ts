@@ -1,16 +1,7 @@
 import { Command, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import type { ClientResource } from '../auth/client-resource.ts';
-import {
-  createClient,
-  disableClient,
-  enableClient,
-  getClientResource,
-  listClientResources,
-  rotateClientApiKey,
-  rotateClientSecret,
-  type ClientChange,
-} from '../auth/clients-service.ts';
+import type { ClientChange } from '../auth/clients-service.ts';
 import { CLIENT_CACHE_TTL_MS } from '../auth/revocation.ts';
 import { scopes, scopeSchema, type Scope } from '../auth/scopes.ts';
 import type { Database } from '../db/connection.ts';
@@ -47,6 +38,7 @@ export function registerClientCommands(program: Command): void {
       if ((options.role === 'payroll_provider') !== Boolean(options.payrollProvider)) {
         program.error('--payroll-provider is required for, and only for, role payroll_provider');
       }
+      const { createClient, getClientResource } = await import('../auth/clients-service.ts');
       await withDatabase(async (db) => {
         const { issued, client } = await db.transaction().execute(async (trx) => {
           const credentials = await createClient(
@@ -86,6 +78,7 @@ export function registerClientCommands(program: Command): void {
     .requiredOption('--client <id>', 'client id', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { client: string; json?: boolean }) => {
+      const { getClientResource } = await import('../auth/clients-service.ts');
       await withDatabase(async (db) => {
         const client = await getClientResource(db, options.client);
         process.stdout.write(
@@ -99,6 +92,7 @@ export function registerClientCommands(program: Command): void {
     .description('Every client: id, role, enabled or disabled, secret version, API key prefixes, name')
     .option('--json', 'print as JSON')
     .action(async (options: { json?: boolean }) => {
+      const { listClientResources } = await import('../auth/clients-service.ts');
       await withDatabase(async (db) => {
         const all: ClientResource[] = [];
         let after: string | undefined;
@@ -132,21 +126,25 @@ export function registerClientCommands(program: Command): void {
       });
 
   changeCommand('disable', `Disable a client: its tokens and API keys stop working and it gets no new token. ${takesEffect}`, async (db, id, change) => {
+    const { disableClient } = await import('../auth/clients-service.ts');
     const client = await db.transaction().execute((trx) => disableClient(trx, id, change));
     return `${formatClientLine(client)}\n`;
   });
 
   changeCommand('enable', 'Enable a disabled client again', async (db, id, change) => {
+    const { enableClient } = await import('../auth/clients-service.ts');
     const client = await db.transaction().execute((trx) => enableClient(trx, id, change));
     return `${formatClientLine(client)}\n`;
   });
 
   changeCommand('rotate-secret', `Issue a new client secret (shown once); the old one and its tokens stop working. ${takesEffect}`, async (db, id, change) => {
+    const { rotateClientSecret } = await import('../auth/clients-service.ts');
     const { client, clientSecret } = await db.transaction().execute((trx) => rotateClientSecret(trx, id, change));
     return [formatClientLine(client), `client_secret: ${clientSecret}`, '', 'Store the secret now: it is kept hashed and cannot be shown again.', ''].join('\n');
   });
 
   changeCommand('rotate-api-key', `Issue a new API key (shown once); every older key stops working. ${takesEffect}`, async (db, id, change) => {
+    const { rotateClientApiKey } = await import('../auth/clients-service.ts');
     const { client, apiKey } = await db.transaction().execute((trx) => rotateClientApiKey(trx, id, change));
     return [formatClientLine(client), `api_key: ${apiKey}`, '', 'Store the key now: it is kept hashed and cannot be shown again.', ''].join('\n');
   });

@@ -11,3 +11,6 @@ export interface Composition {
   routes: readonly RouteModule[];
   startWorkers: StartWorkers;
 }
+
+/** How the commands that run the API or the workers get the composition: loaded when first asked for. */
+export type LoadComposition = () => Promise<Composition>;

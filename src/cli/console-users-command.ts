@@ -1,9 +1,7 @@
 import { Command, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
 import { consoleRoles, type ConsoleRole } from '../console/console-permissions.ts';
-import { createConsoleUser, listConsoleUsers, setConsoleUserEnabled, setConsoleUserPassword } from '../console/console-user-service.ts';
 import { generatePassword, passwordCost } from '../console/password-hash.ts';
-import { loadConfig } from '../config/config.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName } from './options.ts';
 
@@ -29,6 +27,8 @@ export function registerConsoleUserCommands(program: Command): void {
     .option('--by <name>', 'who creates it (default: the OS user)')
     .action(async (options: { email: string; name: string; role: ConsoleRole; passwordStdin?: boolean; by?: string }) => {
       const password = options.passwordStdin ? await passwordFromStdin() : generatePassword();
+      const { createConsoleUser } = await import('../console/console-user-service.ts');
+      const { loadConfig } = await import('../config/config.ts');
       await withDatabase(async (db) => {
         const cost = passwordCost(loadConfig().CONSOLE_PASSWORD_SCRYPT_LOG_N);
         const user = await createConsoleUser(db, cliActor(operatorName(options.by)), { email: options.email, name: options.name, role: options.role, password }, cost);
@@ -41,6 +41,7 @@ export function registerConsoleUserCommands(program: Command): void {
     .command('list')
     .description('Every console user with role, state and last sign-in')
     .action(async () => {
+      const { listConsoleUsers } = await import('../console/console-user-service.ts');
       await withDatabase(async (db) => {
         const rows = await listConsoleUsers(db);
         if (rows.length === 0) console.log('no console users; create one with: deductions console-users create --email ... --name ... --role operator');
@@ -61,6 +62,7 @@ export function registerConsoleUserCommands(program: Command): void {
       .option('--reason <reason>', 'why, for the audit log')
       .option('--by <name>', 'who does it (default: the OS user)')
       .action(async (options: { email: string; reason?: string; by?: string }) => {
+        const { setConsoleUserEnabled } = await import('../console/console-user-service.ts');
         await withDatabase(async (db) => {
           const { user, sessionsEnded } = await setConsoleUserEnabled(db, cliActor(operatorName(options.by)), options.email, enabled, options.reason ?? null);
           console.log(enabled ? `enabled ${user.email}` : `disabled ${user.email}; ${sessionsEnded} session(s) ended`);
@@ -76,6 +78,8 @@ export function registerConsoleUserCommands(program: Command): void {
     .option('--by <name>', 'who does it (default: the OS user)')
     .action(async (options: { email: string; passwordStdin?: boolean; by?: string }) => {
       const password = options.passwordStdin ? await passwordFromStdin() : generatePassword();
+      const { setConsoleUserPassword } = await import('../console/console-user-service.ts');
+      const { loadConfig } = await import('../config/config.ts');
       await withDatabase(async (db) => {
         const user = await setConsoleUserPassword(db, cliActor(operatorName(options.by)), options.email, password, passwordCost(loadConfig().CONSOLE_PASSWORD_SCRYPT_LOG_N));
         console.log(`new password set for ${user.email}; its sessions ended`);

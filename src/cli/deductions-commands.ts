@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
 import { cliActor } from '../audit/audit-service.ts';
-import { findInstructionFile } from '../instructions/instruction-repository.ts';
-import { runRerunNow, type RerunResult } from '../workers/rerun-runner.ts';
-import type { Composition } from '../cli/composition.ts';
-import { openRuntime } from '../runtime/runtime.ts';
+import type { RerunResult } from '../workers/rerun-runner.ts';
+import type { LoadComposition } from './composition.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 import { writePrivateFile } from './private-file.ts';
 
@@ -22,7 +19,7 @@ export function formatRerunResult(result: RerunResult): string {
   return lines.join('\n');
 }
 
-export function registerDeductionCommands(program: Command, { startWorkers }: Composition): void {
+export function registerDeductionCommands(program: Command, loadComposition: LoadComposition): void {
   program
     .command('rerun')
     .description("Re-run one payroll's pay date: a new snapshot version and instruction file, with an audit record")
@@ -31,6 +28,10 @@ export function registerDeductionCommands(program: Command, { startWorkers }: Co
     .requiredOption('--reason <text>', 'why (kept in the audit record)')
     .option('--by <name>', 'who asks (default: the OS user)')
     .action(async (options: { payroll: string; payDate: string; reason: string; by?: string }) => {
+      const { startWorkers } = await loadComposition();
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { runRerunNow } = await import('../workers/rerun-runner.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'rerun');
       try {
         const outcome = await runRerunNow(
@@ -53,6 +54,9 @@ export function registerDeductionCommands(program: Command, { startWorkers }: Co
     .option('--version <n>', 'file version', (v) => Number.parseInt(v, 10))
     .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { payroll: string; payDate: string; version?: number; out?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { findInstructionFile } = await import('../instructions/instruction-repository.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
         const file = await findInstructionFile(runtime.db, options.payroll, options.payDate, options.version);

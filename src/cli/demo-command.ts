@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
-import { runDemo } from './demo/demo.ts';
-import type { Composition } from '../cli/composition.ts';
+import type { LoadComposition } from './composition.ts';
 
-export function registerDemoCommand(program: Command, composition: Composition): void {
+export function registerDemoCommand(program: Command, loadComposition: LoadComposition): void {
   program
     .command('demo')
     .description('Run a full pay-date cycle on a demo data set against a sandbox payroll provider (own database, reset each run)')
     .action(async () => {
+      const composition = await loadComposition();
+      const { loadConfig } = await import('../config/config.ts');
+      const { runDemo } = await import('./demo/demo.ts');
       await runDemo(loadConfig(), composition, (line = '') => process.stdout.write(`${line}\n`));
     });
 }

@@ -1,26 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
-import { recomputeLockDates } from '../calendars/bank-holiday-service.ts';
-import { loadConfig } from '../config/config.ts';
 import { PAYROLL_REGIONS, type PayrollProviderResource } from '../payroll-providers/payroll-provider-resource.ts';
-import {
-  changePayrollProvider,
-  getPayrollProvider,
-  listPayrollProviderResources,
-  onboardPayrollProvider,
-} from '../payroll-providers/payroll-provider-service.ts';
-import { providerUrlPolicy } from '../payroll-providers/provider-url-guard.ts';
-import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import type { EmployerResource } from '../payrolls/employer-resource.ts';
-import { changeEmployerOptIn, changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../payrolls/employer-service.ts';
 import type { PayrollRecord } from '../payrolls/payroll-setup-resource.ts';
-import { changePayroll, getPayrollRecord, listPayrollRecords, setUpPayroll } from '../payrolls/payroll-setup-service.ts';
-import { toCollectionAccountResource, type CollectionAccountResource } from '../payouts/bank-account-resource.ts';
-import { collectionAccountHistory, replaceCollectionAccount } from '../payouts/collection-account-service.ts';
+import type { CollectionAccountResource } from '../payouts/bank-account-resource.ts';
 import { MAX_PAGE_SIZE, type PagingQuery } from '../shared/paging.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
-import { showPayDateVoids, voidPayDateRecords, type RecordVoidResource } from '../deduction-records/void-service.ts';
+import type { RecordVoidResource } from '../deduction-records/void-service.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 
@@ -52,6 +39,14 @@ function group(program: Command, name: string, description: string): Command {
 }
 
 // Payroll providers ---------------------------------------------------------------------------------
+
+/** What creating or changing a provider needs beyond its use case: the configuration and the URL policy. */
+async function providerSetup() {
+  const { loadConfig } = await import('../config/config.ts');
+  const { providerUrlPolicy } = await import('../payroll-providers/provider-url-guard.ts');
+  const { resolveWebhookTarget, systemResolver } = await import('../webhooks/webhook-target.ts');
+  return { loadConfig, urlPolicy: providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) };
+}
 
 export interface ConnectionOptions {
   filesOnly?: boolean;
@@ -118,6 +113,8 @@ function registerProviderCommands(program: Command): void {
     .action(async (options: ConnectionOptions & { name: string; region: string; leadTime?: number; by?: string; json?: boolean }) => {
       const connection = connectionOfOptions(options, readSecretFromStdin);
       if (!connection) throw new InvalidArgumentError('say how we reach the provider: --files-only, or --base-url, --token-url, --client-id and --client-secret');
+      const { onboardPayrollProvider } = await import('../payroll-providers/payroll-provider-service.ts');
+      const { loadConfig, urlPolicy } = await providerSetup();
       await withDatabase(async (db) => {
         const input = { name: options.name, region: options.region, connection, ...(options.leadTime === undefined ? {} : { lead_time_working_days: options.leadTime }) };
         const provider = await db
@@ -128,7 +125,7 @@ function registerProviderCommands(program: Command): void {
               secretBoxFor(loadConfig()),
               input,
               { actor: cliActor(operatorName(options.by)), defaultLeadTimeWorkingDays: loadConfig().DEFAULT_PROVIDER_LEAD_DAYS },
-              providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+              urlPolicy,
             ),
           );
         if (options.json) printJson(provider);
@@ -141,6 +138,7 @@ function registerProviderCommands(program: Command): void {
     .description('Every payroll provider, newest first (never a client secret)')
     .option('--json', 'print as JSON')
     .action(async (options: { json?: boolean }) => {
+      const { listPayrollProviderResources } = await import('../payroll-providers/payroll-provider-service.ts');
       await withDatabase(async (db) => {
         const all = await allPages(async (paging) => {
           const page = await listPayrollProviderResources(db, paging);
@@ -157,6 +155,7 @@ function registerProviderCommands(program: Command): void {
     .requiredOption('--provider <id>', 'payroll provider id', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { provider: string; json?: boolean }) => {
+      const { getPayrollProvider } = await import('../payroll-providers/payroll-provider-service.ts');
       await withDatabase(async (db) => {
         const provider = await getPayrollProvider(db, options.provider);
         if (options.json) printJson(provider);
@@ -186,6 +185,9 @@ function registerProviderCommands(program: Command): void {
           ...(connection ? { connection } : {}),
           ...(options.reason === undefined ? {} : { reason: options.reason }),
         };
+        const { changePayrollProvider } = await import('../payroll-providers/payroll-provider-service.ts');
+        const { recomputeLockDates } = await import('../calendars/bank-holiday-service.ts');
+        const { loadConfig, urlPolicy } = await providerSetup();
         await withDatabase(async (db) => {
           const { payroll_provider: provider, lock_dates_changed: lockDatesChanged } = await db
             .transaction()
@@ -197,7 +199,7 @@ function registerProviderCommands(program: Command): void {
                 change,
                 { actor: cliActor(operatorName(options.by)) },
                 { recomputeLockDates },
-                providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+                urlPolicy,
               ),
             );
           if (options.json) printJson(provider);
@@ -247,6 +249,7 @@ function registerEmployerCommands(program: Command): void {
           industry_name: options.industry ?? null,
           salary_deduction_opt_in_status: options.optIn,
         };
+        const { onboardEmployer } = await import('../payrolls/employer-service.ts');
         await withDatabase(async (db) => {
           const employer = await db.transaction().execute((trx) => onboardEmployer(trx, input, { actor: cliActor(operatorName(options.by)) }));
           if (options.json) printJson(employer);
@@ -261,6 +264,7 @@ function registerEmployerCommands(program: Command): void {
     .option('--provider <id>', 'only this payroll provider', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { provider?: string; json?: boolean }) => {
+      const { listEmployerResources } = await import('../payrolls/employer-service.ts');
       await withDatabase(async (db) => {
         const all = await allPages(async (paging) => {
           const page = await listEmployerResources(db, { payrollProviderId: options.provider }, paging);
@@ -277,6 +281,7 @@ function registerEmployerCommands(program: Command): void {
     .requiredOption('--employer <id>', 'employer id', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { employer: string; json?: boolean }) => {
+      const { getEmployer } = await import('../payrolls/employer-service.ts');
       await withDatabase(async (db) => {
         const employer = await getEmployer(db, options.employer);
         if (options.json) printJson(employer);
@@ -293,6 +298,7 @@ function registerEmployerCommands(program: Command): void {
     .option('--by <name>', 'who makes the change (default: the OS user)')
     .option('--json', 'print the employer as JSON')
     .action(async (options: { employer: string; status: string; reason: string; by?: string; json?: boolean }) => {
+      const { changeEmployerOptIn } = await import('../payrolls/employer-service.ts');
       await withDatabase(async (db) => {
         const employer = await db
           .transaction()
@@ -313,6 +319,7 @@ function registerEmployerCommands(program: Command): void {
     .option('--by <name>', 'who makes the change (default: the OS user)')
     .option('--json', 'print the employer as JSON')
     .action(async (options: { employer: string; funding: 'received' | 'deducted' | 'default'; reason: string; by?: string; json?: boolean }) => {
+      const { changeEmployerPayoutFunding } = await import('../payrolls/employer-service.ts');
       await withDatabase(async (db) => {
         const funding = options.funding === 'default' ? null : options.funding;
         const employer = await db
@@ -354,6 +361,7 @@ function registerPayrollCommands(program: Command): void {
           currency: options.currency,
           ...(options.region ? { bank_holiday_region: options.region } : {}),
         };
+        const { setUpPayroll } = await import('../payrolls/payroll-setup-service.ts');
         await withDatabase(async (db) => {
           const payroll = await db.transaction().execute((trx) => setUpPayroll(trx, input, { actor: cliActor(operatorName(options.by)) }));
           if (options.json) printJson(payroll);
@@ -369,6 +377,7 @@ function registerPayrollCommands(program: Command): void {
     .option('--provider <id>', 'only this payroll provider', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { employer?: string; provider?: string; json?: boolean }) => {
+      const { listPayrollRecords } = await import('../payrolls/payroll-setup-service.ts');
       await withDatabase(async (db) => {
         const all = await allPages(async (paging) => {
           const page = await listPayrollRecords(db, { employerId: options.employer, payrollProviderId: options.provider }, paging);
@@ -396,6 +405,8 @@ function registerPayrollCommands(program: Command): void {
         ...(options.region === undefined ? {} : { bank_holiday_region: options.region }),
         ...(options.reason === undefined ? {} : { reason: options.reason }),
       };
+      const { changePayroll } = await import('../payrolls/payroll-setup-service.ts');
+      const { recomputeLockDates } = await import('../calendars/bank-holiday-service.ts');
       await withDatabase(async (db) => {
         const { payroll, lock_dates_changed: moved } = await db
           .transaction()
@@ -411,6 +422,7 @@ function registerPayrollCommands(program: Command): void {
     .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { payroll: string; json?: boolean }) => {
+      const { getPayrollRecord } = await import('../payrolls/payroll-setup-service.ts');
       await withDatabase(async (db) => {
         const payroll = await getPayrollRecord(db, options.payroll);
         if (options.json) printJson(payroll);
@@ -438,6 +450,7 @@ function registerReportedRecordCommands(program: Command): void {
     .option('--by <name>', 'who voids them (default: the OS user)')
     .option('--json', 'print the void as JSON')
     .action(async (options: { payroll: string; payDate: string; reason: string; by?: string; json?: boolean }) => {
+      const { voidPayDateRecords } = await import('../deduction-records/void-service.ts');
       await withDatabase(async (db) => {
         const voided = await db
           .transaction()
@@ -454,6 +467,7 @@ function registerReportedRecordCommands(program: Command): void {
     .requiredOption('--pay-date <YYYY-MM-DD>', 'the pay date', parseDateOption)
     .option('--json', 'print as JSON')
     .action(async (options: { payroll: string; payDate: string; json?: boolean }) => {
+      const { showPayDateVoids } = await import('../deduction-records/void-service.ts');
       await withDatabase(async (db) => {
         const voids = await showPayDateVoids(db, options.payroll, options.payDate);
         if (options.json) printJson({ voids });
@@ -484,6 +498,8 @@ function registerCollectionAccountCommands(program: Command): void {
     .option('--json', 'print the new account as JSON')
     .action(async (options: { currency: string; sortCode: string; accountNumber: string; holder: string; reason: string; by?: string; json?: boolean }) => {
       const details = { currency: options.currency, sort_code: options.sortCode, account_number: options.accountNumber, account_holder_name: options.holder };
+      const { replaceCollectionAccount } = await import('../payouts/collection-account-service.ts');
+      const { toCollectionAccountResource } = await import('../payouts/bank-account-resource.ts');
       await withDatabase(async (db) => {
         const { previous, current } = await db
           .transaction()
@@ -504,6 +520,8 @@ function registerCollectionAccountCommands(program: Command): void {
     .option('--currency <code>', 'only this currency')
     .option('--json', 'print as JSON')
     .action(async (options: { currency?: string; json?: boolean }) => {
+      const { collectionAccountHistory } = await import('../payouts/collection-account-service.ts');
+      const { toCollectionAccountResource } = await import('../payouts/bank-account-resource.ts');
       await withDatabase(async (db) => {
         const accounts = (await collectionAccountHistory(db, { currency: options.currency?.toUpperCase() })).map(toCollectionAccountResource);
         if (options.json) printJson({ collection_accounts: accounts });

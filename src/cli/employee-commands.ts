@@ -1,28 +1,16 @@
 import { createReadStream, statSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { Presets, SingleBar } from 'cli-progress';
 import { cliActor } from '../audit/audit-service.ts';
-import { loadConfig } from '../config/config.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { employmentStatusSchema, contractTypeSchema } from '../payroll-providers/reference-schemas.ts';
-import {
-  createEmployeeOnPayroll,
-  listPayrollEmployees,
-  payrollCurrencyOf,
-  recordLeaver,
-  showEmployeeOnPayroll,
-  updateEmployeeOnPayroll,
-  type EmployeeChanges,
-} from '../payrolls/employee-admin-service.ts';
-import { openImportErrorFile, type ImportErrorFile } from '../payrolls/employee-import-error-file.ts';
+import type { EmployeeChanges } from '../payrolls/employee-admin-service.ts';
+import type { ImportErrorFile } from '../payrolls/employee-import-error-file.ts';
 import type { EmployeeImportReport } from '../payrolls/employee-import-resource.ts';
-import { salaryInMinorUnits } from '../payrolls/employee-import-rules.ts';
-import { EmployeeImportRejected, importEmployees, type EmployeeImportProgress } from '../payrolls/employee-import-service.ts';
+import type { EmployeeImportProgress } from '../payrolls/employee-import-service.ts';
 import type { EmployeeRecord, EmployeeResource } from '../payrolls/employee-resource.ts';
-import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { InvalidError } from '../shared/domain-errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, useCursorKeys } from '../shared/paging.ts';
-import { reportRefusal } from './failures.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
 /** Files from this size on show a progress bar on stderr while they import. */
@@ -83,11 +71,13 @@ function printImport(report: EmployeeImportReport, json: boolean | undefined, er
 }
 
 async function withRuntime(name: string, work: (runtime: Runtime) => Promise<void>): Promise<void> {
+  const { loadConfig } = await import('../config/config.ts');
+  const { openRuntime } = await import('../runtime/runtime.ts');
   const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, name);
   try {
     await work(runtime);
   } catch (error) {
-    reportRefusal(error);
+    (await import('./failures.ts')).reportRefusal(error);
   } finally {
     await runtime.close();
   }
@@ -121,6 +111,8 @@ async function recordFields(runtime: Runtime, payrollId: string, options: Record
     if (options.annualisedSalary.trim() === '') {
       salary = null;
     } else {
+      const { salaryInMinorUnits } = await import('../payrolls/employee-import-rules.ts');
+      const { payrollCurrencyOf } = await import('../payrolls/employee-admin-service.ts');
       const converted = salaryInMinorUnits(options.annualisedSalary.trim(), await payrollCurrencyOf(runtime.db, payrollId));
       if ('reason' in converted) {
         throw new InvalidError('invalid-salary', `--annualised-salary ${converted.reason}`);
@@ -189,6 +181,11 @@ export function registerEmployeeCommands(program: Command): void {
       } catch (error) {
         throw new InvalidError('unreadable-file', `Cannot read ${options.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
+      const { Presets, SingleBar } = await import('cli-progress');
+      const { openImportErrorFile } = await import('../payrolls/employee-import-error-file.ts');
+      const { EmployeeImportRejected, importEmployees } = await import('../payrolls/employee-import-service.ts');
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
       const bar = size >= PROGRESS_FROM_BYTES ? new SingleBar({ format: '{phase} {bar} {percentage}% | {rows} rows | {duration}s', hideCursor: true, stream: process.stderr }, Presets.shades_classic) : undefined;
       let applying = false;
       const onProgress = (progress: EmployeeImportProgress) => {
@@ -237,7 +234,7 @@ export function registerEmployeeCommands(program: Command): void {
           listed = true;
           printImport(error.report, options.json, errorsFile?.path);
         }
-        reportRefusal(error);
+        (await import('./failures.ts')).reportRefusal(error);
       } finally {
         // A file that failed to import (unreadable, bad header) leaves no partial list behind.
         if (!listed) await errorsFile?.discard();
@@ -256,6 +253,7 @@ export function registerEmployeeCommands(program: Command): void {
     .option('--by <name>', 'who adds the employee (default: the OS user)')
     .option('--json', 'print the employee as JSON')
     .action(async (options: RecordOptions & { payroll: string; reason?: string; by?: string; json?: boolean }) => {
+      const { createEmployeeOnPayroll } = await import('../payrolls/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
         const fields = await recordFields(runtime, options.payroll, options);
         const record = { employment_status: 'active', ...fields } as EmployeeRecord;
@@ -278,6 +276,7 @@ export function registerEmployeeCommands(program: Command): void {
     .option('--by <name>', 'who makes the change (default: the OS user)')
     .option('--json', 'print the employee as JSON')
     .action(async (options: RecordOptions & { payroll: string; employee: string; reason?: string; by?: string; json?: boolean }) => {
+      const { updateEmployeeOnPayroll } = await import('../payrolls/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
         const changes = await recordFields(runtime, options.payroll, options);
         const employee = await runtime.db.transaction().execute((trx) =>
@@ -297,6 +296,7 @@ export function registerEmployeeCommands(program: Command): void {
     .option('--by <name>', 'who records it (default: the OS user)')
     .option('--json', 'print the employee as JSON')
     .action(async (options: { payroll: string; employee: string; endDate: string; reason?: string; by?: string; json?: boolean }) => {
+      const { recordLeaver } = await import('../payrolls/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
         const employee = await runtime.db.transaction().execute((trx) =>
           recordLeaver(trx, options.payroll, options.employee, options.endDate, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
@@ -312,6 +312,7 @@ export function registerEmployeeCommands(program: Command): void {
     .requiredOption('--employee <id>', 'employee id', parseUuidOption)
     .option('--json', 'print the employee as JSON')
     .action(async (options: { payroll: string; employee: string; json?: boolean }) => {
+      const { showEmployeeOnPayroll } = await import('../payrolls/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => printEmployee(await showEmployeeOnPayroll(runtime.db, options.payroll, options.employee), options.json));
     });
 
@@ -324,6 +325,9 @@ export function registerEmployeeCommands(program: Command): void {
     .option('--after <cursor>', 'the next page: the paging.after of the previous one')
     .option('--json', 'print the page as JSON ({ employees, paging })')
     .action(async (options: { payroll: string; status?: EmployeeRecord['employment_status']; limit?: number; after?: string; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { loadTokenIssuer } = await import('../runtime/runtime.ts');
+      const { listPayrollEmployees } = await import('../payrolls/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
         // Cursors are signed with the key the API derives them from, so a page's `after` works in
         // the next command and in the API alike; without the signing key they last one command.

@@ -1,16 +1,14 @@
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
 import type { Database, Executor } from '../db/connection.ts';
 import { cliActor, type Actor } from '../audit/audit-service.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
-import { listPaymentFilesOfDate, type PaymentFileSummaryRow } from '../payouts/payment-file-repository.ts';
-import { latestPaymentFileOf, paymentFileOfDateDownload, type PaymentFileDownload } from '../payouts/payment-file-service.ts';
-import { PAYMENT_FILE_FORMATS, type PaymentFileFormat } from '../payouts/payout-file.ts';
-import { writeReconciliationCsv, writeReconciliationSummaryCsv } from '../reports/reconciliation-report.ts';
-import { writeThreeWayCsv } from '../reports/three-way-report.ts';
-import { openRuntime } from '../runtime/runtime.ts';
+import type { PaymentFileSummaryRow } from '../payouts/payment-file-repository.ts';
+import type { PaymentFileDownload } from '../payouts/payment-file-service.ts';
+import type { PaymentFileFormat } from '../payouts/payout-file.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 import { privateFileStream, writePrivateFile } from './private-file.ts';
+import { PAYMENT_FILE_FORMATS } from './vocabulary.ts';
 
 export interface ExportPayoutsOptions {
   date: string;
@@ -36,6 +34,7 @@ export interface ExportedPayouts {
  * file of the date, and nothing is written.
  */
 export async function exportPayouts(db: Database, options: ExportPayoutsOptions): Promise<ExportedPayouts> {
+  const { latestPaymentFileOf, paymentFileOfDateDownload } = await import('../payouts/payment-file-service.ts');
   const format = options.format ?? 'csv';
   const exported: ExportedPayouts =
     options.file === undefined
@@ -48,6 +47,13 @@ export async function exportPayouts(db: Database, options: ExportPayoutsOptions)
   if (options.out) await writePrivateFile(options.out, exported.download.content);
   else process.stdout.write(exported.download.content);
   return exported;
+}
+
+/** A runtime for one export, its logging held to warnings. */
+async function openExportRuntime(): Promise<Runtime> {
+  const { loadConfig } = await import('../config/config.ts');
+  const { openRuntime } = await import('../runtime/runtime.ts');
+  return openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
 }
 
 /** One line per file of a date: its number, MsgId, execution date, transfers and totals, who wrote it and when. */
@@ -72,6 +78,7 @@ export async function exportReconciliation(
   db: Database,
   options: { payDate: string; payrollId?: string | undefined; summary?: boolean | undefined; out?: string | undefined },
 ): Promise<void> {
+  const { writeReconciliationCsv, writeReconciliationSummaryCsv } = await import('../reports/reconciliation-report.ts');
   const filter = { payDate: options.payDate, payrollId: options.payrollId };
   const destination = options.out ? await privateFileStream(options.out) : process.stdout;
   const end = options.out !== undefined;
@@ -81,6 +88,7 @@ export async function exportReconciliation(
 
 /** The three-way reconciliation CSV of a pay date to `out` or stdout: the same bytes as GET /reports/three-way. */
 export async function exportThreeWay(db: Executor, options: { payDate: string; out?: string | undefined }): Promise<void> {
+  const { writeThreeWayCsv } = await import('../reports/three-way-report.ts');
   const destination = options.out ? await privateFileStream(options.out) : process.stdout;
   await writeThreeWayCsv(db, options.payDate, destination, { end: options.out !== undefined });
 }
@@ -105,9 +113,10 @@ export function registerExportCommands(program: Command): void {
     .option('--by <name>', 'who writes a new file, kept on it and in the audit log (default: the OS user)')
     .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { date: string; format: PaymentFileFormat; file?: number; list?: boolean; by?: string; out?: string }) => {
-      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      const runtime = await openExportRuntime();
       try {
         if (options.list) {
+          const { listPaymentFilesOfDate } = await import('../payouts/payment-file-repository.ts');
           const files = await listPaymentFilesOfDate(runtime.db, options.date);
           process.stdout.write(files.length === 0 ? `No payment file of ${options.date}\n` : describePaymentFiles(files));
           return;
@@ -137,7 +146,7 @@ export function registerExportCommands(program: Command): void {
     .option('--summary', 'write the per-payroll summary (requested, deducted, collected, shortfall, exceptions) instead')
     .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { payDate: string; payroll?: string; summary?: boolean; out?: string }) => {
-      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      const runtime = await openExportRuntime();
       try {
         await exportReconciliation(runtime.db, {
           payDate: options.payDate,
@@ -157,7 +166,7 @@ export function registerExportCommands(program: Command): void {
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
     .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
     .action(async (options: { payDate: string; out?: string }) => {
-      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      const runtime = await openExportRuntime();
       try {
         await exportThreeWay(runtime.db, { payDate: options.payDate, out: options.out });
         if (options.out) process.stderr.write(`Wrote the three-way reconciliation for ${options.payDate} to ${options.out}\n`);

@@ -1,13 +1,8 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { SingleBar, Presets } from 'cli-progress';
-import { loadConfig } from '../config/config.ts';
-import { serviceToday } from '../calendars/lock-date.ts';
-import { runNightlyNow } from '../workers/nightly-runner.ts';
 import type { NightlySummary } from '../nightly/nightly-service.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
-import type { Composition } from '../cli/composition.ts';
-import { openRuntime } from '../runtime/runtime.ts';
+import type { LoadComposition } from './composition.ts';
 import { parseDateOption } from './options.ts';
 
 function durationOf(summary: NightlySummary): string {
@@ -38,12 +33,18 @@ export function formatNightlySummary(summary: NightlySummary): string {
   return lines.join('\n');
 }
 
-export function registerNightlyCommand(program: Command, { startWorkers }: Composition): void {
+export function registerNightlyCommand(program: Command, loadComposition: LoadComposition): void {
   program
     .command('nightly')
     .description('Run the nightly pay-date cycle for a date now, show progress, wait, and print a summary')
     .option('--date <date>', 'run date (YYYY-MM-DD); default: today in the service time zone', parseDateOption)
     .action(async (options: { date?: string }) => {
+      const { startWorkers } = await loadComposition();
+      const { SingleBar, Presets } = await import('cli-progress');
+      const { loadConfig } = await import('../config/config.ts');
+      const { serviceToday } = await import('../calendars/lock-date.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { runNightlyNow } = await import('../workers/nightly-runner.ts');
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 'nightly');
       const runDate = options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);

@@ -1,17 +1,10 @@
-import { matchingPolicyOf } from '../cash/cash-service.ts';
-import { runMatching } from '../cash/matching-service.ts';
 import type { Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
-import { loadConfig } from '../config/config.ts';
-import { serviceToday } from '../calendars/lock-date.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
-import { toBeneficiaryAccountResource } from '../payouts/bank-account-resource.ts';
-import { listBeneficiaryAccounts } from '../payouts/beneficiary-account-repository.ts';
-import { replaceBeneficiaryAccount, type BeneficiaryAccountRow } from '../payouts/beneficiary-account-service.ts';
+import type { BeneficiaryAccountRow } from '../payouts/beneficiary-account-service.ts';
 import type { PayoutResource } from '../payouts/payout-resource.ts';
-import { markPayoutFailed, markPayoutPaid, runPayoutsOn, type PayoutRunSummary } from '../payouts/payout-service.ts';
-import { openRuntime, type Runtime } from '../runtime/runtime.ts';
-import { reportRefusal } from './failures.ts';
+import type { PayoutRunSummary } from '../payouts/payout-service.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
 export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
@@ -51,11 +44,13 @@ function describePayout(payout: PayoutResource): string {
 
 /** Runs one operator action in a transaction; a business refusal (unknown payout, not pending) is a message and exit code 1. */
 async function settle(action: (runtime: Runtime) => Promise<PayoutResource>): Promise<void> {
+  const { loadConfig } = await import('../config/config.ts');
+  const { openRuntime } = await import('../runtime/runtime.ts');
   const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'payouts');
   try {
     process.stdout.write(describePayout(await action(runtime)));
   } catch (error) {
-    reportRefusal(error);
+    (await import('./failures.ts')).reportRefusal(error);
   } finally {
     await runtime.close();
   }
@@ -70,6 +65,12 @@ export function registerPayoutCommands(program: Command): void {
     .option('--date <date>', 'payout date (YYYY-MM-DD); default: today in the service time zone', parseDateOption)
     .option('--by <name>', 'who runs it, kept in the run history (default: the OS user)')
     .action(async (options: { date?: string; by?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { serviceToday } = await import('../calendars/lock-date.ts');
+      const { matchingPolicyOf } = await import('../cash/cash-service.ts');
+      const { runMatching } = await import('../cash/matching-service.ts');
+      const { runPayoutsOn } = await import('../payouts/payout-service.ts');
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'payouts');
       try {
@@ -98,6 +99,7 @@ export function registerPayoutCommands(program: Command): void {
     .option('--reason <text>', 'e.g. the bank statement line that shows the transfer')
     .option('--by <name>', 'who records it (default: the OS user)')
     .action(async (options: { payout: string; reason?: string; by?: string }) => {
+      const { markPayoutPaid } = await import('../payouts/payout-service.ts');
       const settlement = { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null };
       await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutPaid(trx, options.payout, settlement)));
     });
@@ -114,6 +116,7 @@ export function registerPayoutCommands(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const { markPayoutFailed } = await import('../payouts/payout-service.ts');
       const settlement = { actor: cliActor(operatorName(options.by)), reason: options.reason };
       await settle((runtime) => runtime.db.transaction().execute((trx) => markPayoutFailed(trx, options.payout, settlement)));
     });
@@ -139,6 +142,10 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
     .option('--by <name>', 'who makes the change (default: the OS user)')
     .option('--json', 'print the new account as JSON (with the one it replaced)')
     .action(async (options: { biller: string; currency: string; accountNumber: string; sortCode: string; holder: string; reason: string; by?: string; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { toBeneficiaryAccountResource } = await import('../payouts/bank-account-resource.ts');
+      const { replaceBeneficiaryAccount } = await import('../payouts/beneficiary-account-service.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
       try {
         const { previous, current } = await runtime.db.transaction().execute((trx) =>
@@ -157,7 +164,7 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
         process.stdout.write(`Biller ${options.biller} ${current.currency} payouts now go to\n${describeAccount(current)}\n`);
         if (previous) process.stdout.write(`instead of\n${describeAccount(previous)}\n`);
       } catch (error) {
-        reportRefusal(error);
+        (await import('./failures.ts')).reportRefusal(error);
       } finally {
         await runtime.close();
       }
@@ -169,6 +176,10 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
     .requiredOption('--biller <id>', 'biller client id', parseUuidOption)
     .option('--json', 'print as JSON')
     .action(async (options: { biller: string; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { toBeneficiaryAccountResource } = await import('../payouts/bank-account-resource.ts');
+      const { listBeneficiaryAccounts } = await import('../payouts/beneficiary-account-repository.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
       try {
         const rows = await listBeneficiaryAccounts(runtime.db, options.biller);

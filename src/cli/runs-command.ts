@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { listRuns, runKindSchema, showRun, type RunHistoryEntry, type RunKind } from '../runs/run-history-service.ts';
+import type { RunHistoryEntry, RunKind } from '../runs/run-history-service.ts';
 import { withDatabase } from './command-database.ts';
 import { parseUuidOption } from './options.ts';
+import { RUN_KINDS } from './vocabulary.ts';
 
 function parseKind(value: string): RunKind {
-  const kind = runKindSchema.safeParse(value);
-  if (!kind.success) throw new InvalidArgumentError(`expected one of ${runKindSchema.options.join(', ')}`);
-  return kind.data;
+  if (!(RUN_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}`);
+  return value as RunKind;
 }
 
 function parseRunLimit(value: string): number {
@@ -44,6 +44,7 @@ export function registerRunsCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (default 50)', parseRunLimit, 50)
     .option('--json', 'print one JSON object: { "runs": [...] }')
     .action(async (options: { kind?: RunKind; limit: number; json?: boolean }) => {
+      const { listRuns } = await import('../runs/run-history-service.ts');
       await withDatabase(async (db) => {
         const entries = await listRuns(db, { kind: options.kind, limit: options.limit });
         process.stdout.write(options.json ? `${JSON.stringify({ runs: entries })}\n` : entries.map((run) => `${formatRunLine(run)}\n`).join(''));
@@ -57,6 +58,7 @@ export function registerRunsCommands(program: Command): void {
     .requiredOption('--id <id>', 'the run id', parseUuidOption)
     .option('--json', 'print the run as one JSON object')
     .action(async (options: { kind: RunKind; id: string; json?: boolean }) => {
+      const { showRun } = await import('../runs/run-history-service.ts');
       await withDatabase(async (db) => {
         const run = await showRun(db, options.kind, options.id);
         process.stdout.write(options.json ? `${JSON.stringify(run)}\n` : `${formatRunDetail(run)}\n`);

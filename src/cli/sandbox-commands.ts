@@ -1,12 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { cliActor } from '../audit/audit-service.ts';
-import { serviceToday } from '../calendars/lock-date.ts';
-import { loadConfig } from '../config/config.ts';
-import { createDatabase } from '../db/connection.ts';
-import { createSandbox, SANDBOX_LIMITS, type SandboxDescription } from '../sandbox/sandbox-setup-service.ts';
+import type { SandboxDescription } from '../sandbox/sandbox-setup-service.ts';
 import { secretBoxFor } from '../shared/secret-box.ts';
-import { reportRefusal } from './failures.ts';
 import { operatorName, parseUuidOption } from './options.ts';
+import { SANDBOX_LIMITS } from './vocabulary.ts';
 
 const DEFAULT_EMPLOYERS = 4;
 const DEFAULT_EMPLOYEES_PER_PAYROLL = 10;
@@ -72,6 +69,10 @@ export function registerSandboxCommands(program: Command): void {
     .option('--by <name>', 'who creates it, for the audit log (default: the OS user)')
     .option('--json', 'print as JSON')
     .action(async (options: { biller: string; employers: number; employees: number; seed?: string; by?: string; json?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { createDatabase } = await import('../db/connection.ts');
+      const { serviceToday } = await import('../calendars/lock-date.ts');
+      const { createSandbox } = await import('../sandbox/sandbox-setup-service.ts');
       const config = loadConfig();
       const db = createDatabase(config.DATABASE_URL, 2);
       try {
@@ -86,7 +87,7 @@ export function registerSandboxCommands(program: Command): void {
         });
         process.stdout.write(options.json ? `${JSON.stringify(made, null, 2)}\n` : formatSandbox(made));
       } catch (error) {
-        reportRefusal(error);
+        (await import('./failures.ts')).reportRefusal(error);
       } finally {
         await db.destroy();
       }

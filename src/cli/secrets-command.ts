@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
-import { createDatabase, type Database } from '../db/connection.ts';
-import { resealProviderClientSecrets } from '../payroll-providers/provider-credentials.ts';
+import type { Database } from '../db/connection.ts';
 import { secretBoxFor, type SecretBox } from '../shared/secret-box.ts';
-import { resealWebhookSecrets } from '../webhooks/webhook-endpoint-service.ts';
 
 export interface ResealSummary {
   keyId: string;
@@ -16,6 +13,8 @@ export interface ResealSummary {
  * earlier keys' values re-wrapped. Safe to run any number of times; `deductions migrate` runs it.
  */
 export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promise<ResealSummary> {
+  const { resealWebhookSecrets } = await import('../webhooks/webhook-endpoint-service.ts');
+  const { resealProviderClientSecrets } = await import('../payroll-providers/provider-credentials.ts');
   const webhookEndpoints = await db.transaction().execute((trx) => resealWebhookSecrets(trx, secrets));
   const payrollProviders = await db.transaction().execute((trx) => resealProviderClientSecrets(trx, secrets));
   return { keyId: secrets.currentKeyId, webhookEndpoints, payrollProviders };
@@ -31,6 +30,8 @@ export function registerSecretsCommands(program: Command): void {
     .command('encrypt')
     .description('Seal plain-text stored secrets and re-wrap those sealed under SECRETS_PREVIOUS_KEYS with SECRETS_KEY (idempotent)')
     .action(async () => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { createDatabase } = await import('../db/connection.ts');
       const config = loadConfig();
       const db = createDatabase(config.DATABASE_URL, 1);
       try {

@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
-import { listRecentRuns } from '../nightly/nightly-run-repository.ts';
-import { producerConnection } from '../runtime/redis-connections.ts';
-import { queueNames } from '../queue/job-catalogue.ts';
-import { createQueue } from '../queue/queues.ts';
-import { openRuntime, type Runtime } from '../runtime/runtime.ts';
-import { listTroubledEndpoints, outboxBacklog } from '../webhooks/webhook-repository.ts';
-import { nextNightlyRunAt } from '../nightly/next-nightly-run.ts';
-import { listPayDateExceptions, type PayDateExceptionResource } from '../pay-date-exceptions/pay-date-exceptions.ts';
+import type { Runtime } from '../runtime/runtime.ts';
+import type { PayDateExceptionResource } from '../pay-date-exceptions/pay-date-exceptions.ts';
 import { HEARTBEAT_TTL_MS, listLiveWorkers, type WorkerHeartbeat } from '../workers/worker-heartbeat.ts';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -59,6 +52,13 @@ export interface StatusReport {
 }
 
 export async function collectStatus(runtime: Runtime, now = new Date()): Promise<StatusReport> {
+  const { listRecentRuns } = await import('../nightly/nightly-run-repository.ts');
+  const { producerConnection } = await import('../runtime/redis-connections.ts');
+  const { queueNames } = await import('../queue/job-catalogue.ts');
+  const { createQueue } = await import('../queue/queues.ts');
+  const { listTroubledEndpoints, outboxBacklog } = await import('../webhooks/webhook-repository.ts');
+  const { nextNightlyRunAt } = await import('../nightly/next-nightly-run.ts');
+  const { listPayDateExceptions } = await import('../pay-date-exceptions/pay-date-exceptions.ts');
   const { config, db } = runtime;
   const connection = producerConnection(config.REDIS_URL);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
@@ -185,6 +185,8 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print as JSON')
     .option('--check', 'exit non-zero when no worker is alive (for monitoring)')
     .action(async (options: { json?: boolean; check?: boolean }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'status');
       try {
         const report = await collectStatus(runtime);

@@ -1,11 +1,4 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
-import { producerConnection } from '../runtime/redis-connections.ts';
-import { queueNames } from '../queue/job-catalogue.ts';
-import { createQueue } from '../queue/queues.ts';
-import { openRuntime } from '../runtime/runtime.ts';
-import { redeliverEvent, RedeliveryRefused } from '../webhooks/webhook-dispatch-service.ts';
-import { enqueueDeliveries } from '../webhooks/webhook-jobs.ts';
 import { parseUuidOption } from './options.ts';
 
 export function registerWebhookCommands(program: Command): void {
@@ -16,6 +9,13 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--event <id>', 'event id', parseUuidOption)
     .option('--endpoint <id>', 'only this endpoint (it must belong to the same biller)', parseUuidOption)
     .action(async (options: { event: string; endpoint?: string }) => {
+      const { loadConfig } = await import('../config/config.ts');
+      const { producerConnection } = await import('../runtime/redis-connections.ts');
+      const { queueNames } = await import('../queue/job-catalogue.ts');
+      const { createQueue } = await import('../queue/queues.ts');
+      const { openRuntime } = await import('../runtime/runtime.ts');
+      const { redeliverEvent, RedeliveryRefused } = await import('../webhooks/webhook-dispatch-service.ts');
+      const { enqueueDeliveries } = await import('../webhooks/webhook-jobs.ts');
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'webhooks');
       const deliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);

@@ -8,7 +8,7 @@ import anyAscii from 'any-ascii';
 // - pain.001 (ISO 20022, the "SWIFT Latin" subset UK and EPC banks accept): a-z A-Z 0-9 / - ? : ( ) . , ' + space.
 // - Bacs (Standard 18): A-Z 0-9 . & / - space, upper case only; names and references are 18 characters.
 //
-// What each kind of character becomes (the README, "Names and references in payment files", has it as a table):
+// What each kind of character becomes (docs/administration.md, "Names and references in payment files", has it as a table):
 //
 // - A-Z a-z 0-9: kept; Bacs upper case.
 // - Latin letters with marks (é ü ñ å ç ő): the letter without its mark (e u n a c o).

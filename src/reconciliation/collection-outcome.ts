@@ -1,6 +1,6 @@
 import type { AttemptOutcome } from '../db/tables.ts';
 
-// Reconciliation (README, *Deductions in, reconciliation, ledger and payouts*), per payment request and pay date, once payroll's deduction has been
+// Reconciliation (docs/finance.md, *Deductions in, reconciliation, ledger and payouts*), per payment request and pay date, once payroll's deduction has been
 // allocated: what the attempt's outcome is and where the payment request goes next.
 
 /** A shortfall is carried only while fewer than this many attempts have been made. */

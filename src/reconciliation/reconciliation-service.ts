@@ -121,7 +121,7 @@ function toPaymentToReconcile(row: PaymentToReconcileRow): PaymentToReconcile {
 }
 
 /**
- * Reconciliation (README, *Deductions in, reconciliation, ledger and payouts*) for one payroll pay date, in one transaction and a handful of
+ * Reconciliation (docs/finance.md, *Deductions in, reconciliation, ledger and payouts*) for one payroll pay date, in one transaction and a handful of
  * set-based statements: latest record per employee against the current snapshot, allocation,
  * collection attempts, ledger postings (reversal plus new entry when a figure changes), payment
  * statuses with their events, exceptions, snapshot and schedule statuses. Running it again over the

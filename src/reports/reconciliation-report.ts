@@ -13,7 +13,7 @@ import {
   type ReconciliationSummaryRow,
 } from './reconciliation-report-repository.ts';
 
-/** The reconciliation report's columns (README, *Deductions in, reconciliation, ledger and payouts*), in order: finance's spreadsheets address columns by position. */
+/** The reconciliation report's columns (docs/finance.md, *Deductions in, reconciliation, ledger and payouts*), in order: finance's spreadsheets address columns by position. */
 export const reconciliationColumns = [
   'payroll_id',
   'employer',

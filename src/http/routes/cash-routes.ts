@@ -150,7 +150,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
       summary: 'Import a bank statement',
       description:
         'Operators: import a statement of one of our collection accounts, as ISO 20022 camt.053 (end of day) or camt.054 ' +
-        '(intraday credit notification) XML, or as the CSV layout the README documents (`text/csv`). The file is streamed ' +
+        '(intraday credit notification) XML, or as the CSV layout docs/finance.md documents (The CSV layout) (`text/csv`). The file is streamed ' +
         'and checked whole before anything is stored: a malformed file, an account that is not ours, another currency than ' +
         "the account's, a duplicate entry, a zero or negative amount, a DTD or entity declaration is refused with the reason " +
         'and position, and nothing is imported. An entry that cannot be used (a zero amount, another currency...) is kept with ' +
