@@ -2,7 +2,7 @@ import { create } from 'xmlbuilder2';
 import { currencyExponent } from '../money/currency.ts';
 import { formatMinorUnits } from '../money/major-units.ts';
 import type { UkBankAccount } from './bank-account-details.ts';
-import type { PayoutFileRow } from './payout-file.ts';
+import type { PayoutFileRow } from './payment-file-repository.ts';
 import { pain001Name, swiftLatinText as isoLatinText } from './payment-text.ts';
 
 export const PAIN001_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';

@@ -2,10 +2,23 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/connection.ts';
 import type { PagingQuery } from '../shared/paging.ts';
 import { applyPaging } from '../db/keyset-paging.ts';
-import type { PayoutFileRow } from './payout-file.ts';
 
 // Payment files and the payouts each instructs (migrations/20261202010000_payment_files.ts). Rows are
 // only ever inserted: the tables refuse UPDATE and DELETE.
+
+/** One payout as a payment file instructs it (both renderings, CSV and pain.001). */
+export interface PayoutFileRow {
+  id: string;
+  reference: string;
+  biller: string;
+  currency: string;
+  amount: number;
+  account_holder_name: string;
+  sort_code: string;
+  account_number: string;
+  payout_date: string;
+  status: string;
+}
 
 /**
  * Serialises the writing of one payout date's files until the transaction ends: a second writer waits,

@@ -2,6 +2,9 @@ import { stringify } from 'csv-stringify/sync';
 import { formatMinorUnits } from '../money/major-units.ts';
 import { neutraliseFormula } from '../shared/csv-cells.ts';
 import { pain001TotalsFit } from './pain001-file.ts';
+import type { PayoutFileRow } from './payment-file-repository.ts';
+
+export type { PayoutFileRow };
 
 // A payment file instructs the bank to make payouts. It is written once, numbered within its payout date,
 // and kept (src/payouts/payment-file-service.ts); these are its pure parts: its MsgId, its names, how
@@ -22,19 +25,6 @@ export const payoutFileColumns = [
   'message_id',
   'requested_execution_date',
 ] as const;
-
-export interface PayoutFileRow {
-  id: string;
-  reference: string;
-  biller: string;
-  currency: string;
-  amount: number;
-  account_holder_name: string;
-  sort_code: string;
-  account_number: string;
-  payout_date: string;
-  status: string;
-}
 
 /** What makes a payment file itself, the same in both its renderings. */
 export interface PaymentFileIdentity {
