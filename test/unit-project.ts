@@ -18,6 +18,7 @@ export const unitTestFiles: readonly string[] = [
   'test/schedules/schedule-transitions.test.ts',
   'test/shared/status-transitions.test.ts',
   'test/snapshots/snapshot-transitions.test.ts',
+  'test/snapshots/sql-snapshots.test.ts',
   'test/architecture/unique-names.test.ts',
   'test/auth/scopes.test.ts',
   'test/availability/availability-status.test.ts',

@@ -9,7 +9,10 @@
 // hold any character, can change, and a hash can collide. Each is built from a number PostgreSQL
 // assigns once and never reuses (an identity column, unique, with its largest value capped so the
 // reference always fits), so two references can never be equal and a re-run builds the same one.
-// The lock builds the same strings in SQL (src/snapshots/pay-date-lock-repository.ts); a test compares them.
+// The lock builds the same strings in SQL (src/snapshots/pay-date-lock-statement-repository.ts) from
+// the formats below (DEDUCTION_REFERENCE_FORMAT, REMITTANCE_REFERENCE_FORMAT); the zero-padding and the
+// pay date's YYMMDD are written in both languages, and test/snapshots/payment-references.test.ts
+// compares the strings character for character.
 //
 // A remittance reference is also fixed width, so none is ever the start of another: bank credits are
 // matched to remittances by reference, and banks cut references short, so with SDR261030P15 a prefix
@@ -59,11 +62,21 @@ function assertReferenceNumber(value: number, max: number, what: string): void {
  */
 export function deductionPaymentReference(deductionReferenceNumber: number): string {
   assertReferenceNumber(deductionReferenceNumber, MAX_DEDUCTION_REFERENCE_NUMBER, 'a deduction reference number');
-  return `SD${String(deductionReferenceNumber).padStart(8, '0')}`;
+  const { prefix, minDigits } = DEDUCTION_REFERENCE_FORMAT;
+  return `${prefix}${String(deductionReferenceNumber).padStart(minDigits, '0')}`;
 }
 
 /** How many digits of the payroll's number a remittance reference carries: 'SDR', YYMMDD, 'P' and these make 18. */
 export const REMITTANCE_REFERENCE_NUMBER_DIGITS = 8;
+
+/** A deduction reference: the prefix, then the number zero-padded to at least minDigits (never cut). */
+export const DEDUCTION_REFERENCE_FORMAT = { prefix: 'SD', minDigits: 8 } as const;
+
+/**
+ * A remittance reference: the prefix, the pay date as YYMMDD, the payroll's mark, then the payroll's
+ * number zero-padded to minDigits (the numbering's largest value keeps it within them).
+ */
+export const REMITTANCE_REFERENCE_FORMAT = { prefix: 'SDR', payrollMark: 'P', minDigits: REMITTANCE_REFERENCE_NUMBER_DIGITS } as const;
 
 /**
  * The reference an employer puts on the transfer of a payroll pay date's deductions to the collection
@@ -78,5 +91,6 @@ export function remittancePaymentReference(payDate: string, remittanceReferenceN
   const date = /^\d{2}(\d{2})-(\d{2})-(\d{2})$/.exec(payDate);
   if (!date) throw new RangeError(`a pay date must be YYYY-MM-DD, got ${payDate}`);
   assertReferenceNumber(remittanceReferenceNumber, MAX_REMITTANCE_REFERENCE_NUMBER, 'a remittance reference number');
-  return `SDR${date[1]}${date[2]}${date[3]}P${String(remittanceReferenceNumber).padStart(REMITTANCE_REFERENCE_NUMBER_DIGITS, '0')}`;
+  const { prefix, payrollMark, minDigits } = REMITTANCE_REFERENCE_FORMAT;
+  return `${prefix}${date[1]}${date[2]}${date[3]}${payrollMark}${String(remittanceReferenceNumber).padStart(minDigits, '0')}`;
 }

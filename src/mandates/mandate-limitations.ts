@@ -3,10 +3,12 @@ import { MANDATE_LIFECYCLE } from './mandate-transitions.ts';
 import { requestOrder, type RequestOrderKey } from '../payments/request-order.ts';
 
 // A mandate's limitations (`mandate_record.limitations`) as the lock applies them when it locks a
-// pay date. The lock statement (lockDeductionData in
-// src/snapshots/pay-date-lock-repository.ts) executes these rules set-based, in SQL, for every mandate of a
-// payroll at once; the functions here state each rule on its own, and test/snapshots/
-// lock-mandate-limitations.test.ts checks the statement against them.
+// pay date. The lock statement (src/snapshots/pay-date-lock-statement-repository.ts) executes these
+// rules set-based, in SQL, for every mandate of a payroll at once; the functions here state each rule
+// on its own. What can be data is defined once, here, and the statement renders it as SQL
+// (MANDATE_STATUS_COLLECTING, MANDATE_VALIDITY, MANDATE_USAGE_OWED_STATUSES, REQUEST_ORDER and
+// MANDATE_STATUSES_ENDING_COLLECTION); the arithmetic of rules 2 to 4 is written in both languages,
+// and test/snapshots/lock-mandate-limitations.test.ts checks the statement against the functions.
 //
 //  1. mandateCollectableOn: only an active mandate valid on the pay date (valid_from and valid_to
 //     inclusive, null meaning open-ended) has its requests asked of payroll; the others wait, pending.
@@ -52,6 +54,19 @@ function assertLimit(value: number | null, what: string): void {
 }
 
 /**
+ * A mandate's validity as data: each bound, the mandates column that stores it, and how it must
+ * compare with the pay date (`bound <= pay date`: inclusive); a null bound is open. mandateValidOn
+ * reads it, and the lock's statement renders the same bounds as SQL.
+ */
+export const MANDATE_VALIDITY = [
+  { bound: 'validFrom', column: 'valid_from', holds: '<=' },
+  { bound: 'validTo', column: 'valid_to', holds: '>=' },
+] as const satisfies ReadonlyArray<{ bound: keyof MandateLimitations; column: string; holds: '<=' | '>=' }>;
+
+/** The one status in which a mandate's requests are asked of payroll (mandateCollectableOn). */
+export const MANDATE_STATUS_COLLECTING: MandateStatus = 'active';
+
+/**
  * Whether the pay date falls within the mandate's validity: on or after valid_from and on or before
  * valid_to, each bound inclusive and open when null. It is the pay date that counts (the day payroll
  * deducts), not the day of the lock or a request's due date.
@@ -60,8 +75,11 @@ export function mandateValidOn(mandate: Pick<MandateLimitations, 'validFrom' | '
   assertDate(payDate, 'payDate');
   assertDate(mandate.validFrom, 'validFrom');
   assertDate(mandate.validTo, 'validTo');
-  // YYYY-MM-DD strings order as the dates do.
-  return (mandate.validFrom === null || mandate.validFrom <= payDate) && (mandate.validTo === null || mandate.validTo >= payDate);
+  return MANDATE_VALIDITY.every(({ bound, holds }) => {
+    const value = mandate[bound];
+    // YYYY-MM-DD strings order as the dates do.
+    return value === null || (holds === '<=' ? value <= payDate : value >= payDate);
+  });
 }
 
 /**
@@ -73,7 +91,7 @@ export function mandateCollectableOn(
   mandate: Pick<MandateLimitations, 'validFrom' | 'validTo'> & { readonly status: string },
   payDate: string,
 ): boolean {
-  return mandateValidOn(mandate, payDate) && mandate.status === 'active';
+  return mandateValidOn(mandate, payDate) && mandate.status === MANDATE_STATUS_COLLECTING;
 }
 
 export interface MandateRequestState {
@@ -82,6 +100,13 @@ export interface MandateRequestState {
   readonly amount: number;
   readonly collectedAmount: number;
 }
+
+/**
+ * The statuses of a mandate's requests whose amount still owed counts against its lifetime
+ * max_total_amount (mandateUsage): asked of payroll on another pay date and not settled yet. Read by
+ * mandateUsage and by the lock's statement.
+ */
+export const MANDATE_USAGE_OWED_STATUSES: readonly PaymentStatus[] = ['instructed'];
 
 /**
  * What a mandate has used of its lifetime max_total_amount when a pay date is locked: everything
@@ -100,7 +125,7 @@ export function mandateUsage(requests: ReadonlyArray<MandateRequestState>, compe
     assertAmount(request.collectedAmount, `collected amount of ${request.id}`);
     if (request.collectedAmount > request.amount) throw new RangeError(`collected amount of ${request.id} exceeds its amount`);
     used += BigInt(request.collectedAmount);
-    if (request.status === 'instructed' && !competing.has(request.id)) used += BigInt(request.amount - request.collectedAmount);
+    if (MANDATE_USAGE_OWED_STATUSES.includes(request.status) && !competing.has(request.id)) used += BigInt(request.amount - request.collectedAmount);
   }
   return used;
 }

@@ -105,7 +105,13 @@ export interface PayDateToLock {
  * concurrent job locked meanwhile drops out: the lock rechecks `locked_at` on the newest row version.
  */
 export async function rowLockPayDatesToLock(db: Executor, payrollId: string, payDate: string): Promise<PayDateToLock[]> {
-  const result = await sql<PayDateToLock>`
+  const result = await rowLockPayDatesToLockStatement(payrollId, payDate).execute(db);
+  return result.rows;
+}
+
+/** rowLockPayDatesToLock's statement. */
+export function rowLockPayDatesToLockStatement(payrollId: string, payDate: string) {
+  return sql<PayDateToLock>`
     /* prepared: row_lock_pay_dates_to_lock */
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
            p.external_id as payroll_external_id, p.name as payroll_name,
@@ -121,8 +127,7 @@ export async function rowLockPayDatesToLock(db: Executor, payrollId: string, pay
                and pd.lock_date <= (select lock_date from pay_dates where payroll_id = ${payrollId} and pay_date = ${payDate}::date)))
     order by pd.pay_date
     for update of p, pd
-  `.execute(db);
-  return result.rows;
+  `;
 }
 
 export interface PayDateForReconciliation {
