@@ -464,7 +464,9 @@ function providerMessage(body: string): string {
   } catch {
     // Not JSON: quote the text itself.
   }
+  /* eslint-disable no-control-regex -- control characters are what this takes out of a provider's message */
   const line = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  /* eslint-enable no-control-regex */
   if (line === '') return 'no explanation given';
   return line.length > MAX_QUOTED_MESSAGE ? `${line.slice(0, MAX_QUOTED_MESSAGE)}...` : line;
 }
