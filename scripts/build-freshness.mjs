@@ -5,7 +5,8 @@ import { join } from 'node:path';
 
 export const STAMP_FILE = 'dist/.sources-as-of';
 const SOURCE_DIRECTORIES = ['bin', 'src', 'jobs', 'migrations'];
-const ROOT_FILES = ['package.json', 'package-lock.json'];
+/** The lock file says which packages the build took in (scripts/build.mjs builds some into dist/), and the build script how. */
+const SOURCE_FILES = ['package.json', 'package-lock.json', 'scripts/build.mjs'];
 
 function newestIn(directory) {
   let newest = 0;
@@ -21,7 +22,7 @@ function newestIn(directory) {
 export function newestSourceChange(root) {
   let newest = 0;
   for (const directory of SOURCE_DIRECTORIES) newest = Math.max(newest, statSync(join(root, directory)).mtimeMs, newestIn(join(root, directory)));
-  for (const file of ROOT_FILES) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
+  for (const file of SOURCE_FILES) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
   return Math.floor(newest);
 }
 
