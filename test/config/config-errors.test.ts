@@ -1,3 +1,4 @@
+import { getNextMillis } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/config.ts';
 
@@ -34,5 +35,28 @@ describe('configuration errors', () => {
     expect(errorOf({ NODE_ENV: 'production', CONSOLE_PASSWORD_SCRYPT_LOG_N: '14' })).toContain('CONSOLE_PASSWORD_SCRYPT_LOG_N must be at least 17 in production');
     expect(parseConfig({ NODE_ENV: 'test', CONSOLE_PASSWORD_SCRYPT_LOG_N: '14' }).CONSOLE_PASSWORD_SCRYPT_LOG_N).toBe(14);
     expect(parseConfig({}).CONSOLE_PASSWORD_SCRYPT_LOG_N).toBe(17);
+  });
+
+  it('read NIGHTLY_CRON as the job scheduler does: what BullMQ would refuse is refused at start-up, what it runs is accepted', () => {
+    const patterns = ['0 1 * * *', '30 23 * * 1-5', '*/15 * * * *', '0 0 1 1 *', '0 0 29 2 *', '0 0 30 2 *', '61 * * * *', '0 25 * * *', 'every night', '* * * * * * *'];
+    for (const pattern of patterns) {
+      let schedulerRuns: boolean;
+      try {
+        schedulerRuns = getNextMillis(Date.now(), { pattern }) !== undefined;
+      } catch {
+        schedulerRuns = false;
+      }
+      const accepted = (() => {
+        try {
+          parseConfig({ NIGHTLY_CRON: pattern });
+          return true;
+        } catch (error) {
+          if (error instanceof ConfigError) return false;
+          throw error;
+        }
+      })();
+      expect(accepted, pattern).toBe(schedulerRuns);
+    }
+    expect(errorOf({ NIGHTLY_CRON: '0 0 30 2 *' })).toContain('NIGHTLY_CRON is not a cron pattern');
   });
 });
