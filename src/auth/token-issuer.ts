@@ -16,7 +16,7 @@ import {
   type JWK,
   type JWTVerifyGetKey,
 } from 'jose';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError, type Config } from '../config/config.ts';
 
 const ALGORITHM = 'ES256';
 
@@ -174,4 +174,18 @@ export class TokenIssuer {
     const secretVersion = Number.isSafeInteger(payload.sv) ? (payload.sv as number) : undefined;
     return { clientId, scopes: scope.split(' ').filter(Boolean), expiresAt: payload.exp, secretVersion };
   }
+}
+
+/** The issuer the configuration describes: its signing key file (and the previous one, while keys rotate). */
+export function loadTokenIssuer(config: Config): Promise<TokenIssuer> {
+  return TokenIssuer.fromKeyFile(
+    config.AUTH_SIGNING_KEY_FILE,
+    {
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
+      externalJwksUrl: config.AUTH_JWKS_URL,
+    },
+    config.AUTH_PREVIOUS_SIGNING_KEY_FILE,
+  );
 }

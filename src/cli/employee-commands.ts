@@ -326,7 +326,7 @@ export function registerEmployeeCommands(program: Command): void {
     .option('--json', 'print the page as JSON ({ employees, paging })')
     .action(async (options: { payroll: string; status?: EmployeeRecord['employment_status']; limit?: number; after?: string; json?: boolean }) => {
       const { loadConfig } = await import('../config/config.ts');
-      const { loadTokenIssuer } = await import('../runtime/runtime.ts');
+      const { loadTokenIssuer } = await import('../auth/token-issuer.ts');
       const { listPayrollEmployees } = await import('../payrolls/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
         // Cursors are signed with the key the API derives them from, so a page's `after` works in

@@ -12,7 +12,8 @@ import { sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
 import { deferredReconciliationRequester, type WorkerHost } from '../workers/worker-host.ts';
 import { startMetricsServer } from '../metrics/metrics-server.ts';
 import { queuesOnFirstScrape, scrapeRegistry } from '../metrics/service-metrics.ts';
-import { loadTokenIssuer, openRuntime, type Runtime } from '../runtime/runtime.ts';
+import { loadTokenIssuer } from '../auth/token-issuer.ts';
+import { openRuntime, type Runtime } from '../runtime/runtime.ts';
 
 // What `migrate`, `serve`, `work` and `start` (service-commands.ts) run, loaded only when one of them does.
 

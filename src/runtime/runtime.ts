@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
 import { createDatabase, type Database } from '../db/connection.ts';
-import { TokenIssuer } from '../auth/token-issuer.ts';
 import { connected, createProducerConnection, watchRedisConnection } from './redis-connections.ts';
 import { createLogger } from '../shared/logger.ts';
 import { monitorDependencies, type DependencyHealth } from './dependency-health.ts';
@@ -69,17 +68,4 @@ export async function openRuntime(config: Config, name = 'deductions', options: 
       await db.destroy();
     },
   };
-}
-
-export function loadTokenIssuer(config: Config): Promise<TokenIssuer> {
-  return TokenIssuer.fromKeyFile(
-    config.AUTH_SIGNING_KEY_FILE,
-    {
-      issuer: config.AUTH_ISSUER,
-      audience: config.AUTH_AUDIENCE,
-      ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS,
-      externalJwksUrl: config.AUTH_JWKS_URL,
-    },
-    config.AUTH_PREVIOUS_SIGNING_KEY_FILE,
-  );
 }
