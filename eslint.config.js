@@ -49,20 +49,20 @@ export default defineConfig(
     // specs of every body/query/params type in one list, the OpenAPI document as plain JSON, and
     // Redis commands defined with defineCommand. `any` anywhere else in src/ is an error.
     files: [
-      'src/db/connection.ts',
-      'src/db/keyset-paging.ts',
-      'src/db/migrator.ts',
-      'src/db/ping.ts',
-      'src/http/effect-runner.ts',
-      'src/http/openapi.ts',
-      'src/http/route.ts',
-      'src/shared/rate-limiter.ts',
+      'src/platform/db/connection.ts',
+      'src/platform/db/keyset-paging.ts',
+      'src/platform/db/migrator.ts',
+      'src/platform/db/ping.ts',
+      'src/faces/http/effect-runner.ts',
+      'src/faces/http/openapi.ts',
+      'src/faces/http/route.ts',
+      'src/platform/shared/rate-limiter.ts',
     ],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // Served to the browser next to Swagger UI's bundle, which defines SwaggerUIBundle.
-    files: ['src/http/api-docs/*.js'],
+    files: ['src/faces/http/api-docs/*.js'],
     languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
   },
   prettier,

@@ -1,13 +1,13 @@
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { uuidSchema } from '../src/shared/schemas.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { uuidSchema } from '../src/platform/shared/schemas.ts';
 import {
   attemptDelivery,
   WebhookAttemptFailed,
   type WebhookDeliverySettings,
-} from '../src/webhooks/webhook-delivery-service.ts';
-import { deliveryAdmitter, deliveryJobWaiting } from '../src/webhooks/webhook-jobs.ts';
+} from '../src/faces/webhooks/webhook-delivery-service.ts';
+import { deliveryAdmitter, deliveryJobWaiting } from '../src/faces/webhooks/webhook-jobs.ts';
 
 const payloadSchema = z.object({ deliveryId: uuidSchema });
 

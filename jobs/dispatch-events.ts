@@ -1,9 +1,9 @@
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import type { WebhookDeliverySettings } from '../src/webhooks/webhook-delivery-service.ts';
-import { dispatchPendingEvents } from '../src/webhooks/webhook-dispatch-service.ts';
-import { enqueueAdmitted, releaseLostAdmissions } from '../src/webhooks/webhook-jobs.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import type { WebhookDeliverySettings } from '../src/faces/webhooks/webhook-delivery-service.ts';
+import { dispatchPendingEvents } from '../src/faces/webhooks/webhook-dispatch-service.ts';
+import { enqueueAdmitted, releaseLostAdmissions } from '../src/faces/webhooks/webhook-jobs.ts';
 
 const payloadSchema = z.object({}).passthrough();
 

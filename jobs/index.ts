@@ -9,8 +9,8 @@ import {
   reconcileSweepJob,
   rerunPayDateJob,
   runPayoutsJob,
-} from '../src/queue/job-catalogue.ts';
-import type { ProcessorRegistry } from '../src/workers/worker-host.ts';
+} from '../src/platform/queue/job-catalogue.ts';
+import type { ProcessorRegistry } from '../src/faces/workers/worker-host.ts';
 import { deliverWebhookProcessor } from './deliver-webhook.ts';
 import { dispatchEventsProcessor } from './dispatch-events.ts';
 import { lockPayDateFailedForGood, lockPayDateProcessor } from './lock-pay-date.ts';
@@ -24,7 +24,7 @@ import { runPayoutsProcessor } from './run-payouts.ts';
 /**
  * Every job's processor, in one place: per queue, the job name picks the processor, built once by
  * the worker host from its dependencies. The type asks for a processor for every job the catalogue
- * (src/queue/job-catalogue.ts) puts on a queue. Only the composition root (bin/composition.ts)
+ * (src/platform/queue/job-catalogue.ts) puts on a queue. Only the composition root (bin/composition.ts)
  * imports this file; the processors themselves are imported by nothing else.
  */
 export const processorRegistry: ProcessorRegistry = {

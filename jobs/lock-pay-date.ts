@@ -1,11 +1,11 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { lockPayDateOfRun, recordPayDateFailure } from '../src/nightly/nightly-service.ts';
-import { lockThenPushInstructions } from '../src/instructions/provider-push-service.ts';
-import type { AmountLimits } from '../src/payments/amount-limits.ts';
-import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
-import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { lockPayDateOfRun, recordPayDateFailure } from '../src/cycle/nightly/nightly-service.ts';
+import { lockThenPushInstructions } from '../src/cycle/instructions/provider-push-service.ts';
+import type { AmountLimits } from '../src/collections/payments/amount-limits.ts';
+import type { AdapterFactory } from '../src/directory/payroll-providers/adapter.ts';
+import { isoDateSchema, uuidSchema } from '../src/platform/shared/schemas.ts';
 
 const payloadSchema = z.object({ runId: uuidSchema.optional(), payrollId: uuidSchema, payDate: isoDateSchema });
 

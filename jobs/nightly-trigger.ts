@@ -1,12 +1,12 @@
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { serviceToday } from '../src/calendars/lock-date.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { serviceToday } from '../src/directory/calendars/lock-date.ts';
 import type { Logger } from 'pino';
-import { syncPayrollCalendars } from '../src/calendars/calendar-sync-service.ts';
-import { triggerNightlyRun } from '../src/nightly/nightly-service.ts';
-import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
-import { isoDateSchema } from '../src/shared/schemas.ts';
+import { syncPayrollCalendars } from '../src/directory/calendars/calendar-sync-service.ts';
+import { triggerNightlyRun } from '../src/cycle/nightly/nightly-service.ts';
+import type { AdapterFactory } from '../src/directory/payroll-providers/adapter.ts';
+import { isoDateSchema } from '../src/platform/shared/schemas.ts';
 
 // Fired by the job scheduler (no data), or by the watchdog for a run date whose trigger never ran.
 const payloadSchema = z.object({ runDate: isoDateSchema.optional(), trigger: z.enum(['schedule', 'catch_up']).default('schedule') });

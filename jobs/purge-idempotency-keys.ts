@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { purgeExpiredIdempotencyKeys } from '../src/idempotency/idempotency-service.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { purgeExpiredIdempotencyKeys } from '../src/platform/idempotency/idempotency-service.ts';
 
 const payloadSchema = z.object({}).passthrough();
 

@@ -1,11 +1,11 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { serviceToday } from '../src/calendars/lock-date.ts';
-import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
-import { payDatesToReconcileAfter, reconcilePayDate } from '../src/reconciliation/reconciliation-service.ts';
-import { reconcileSweepJob } from '../src/queue/job-catalogue.ts';
-import { isoDateSchema, uuidSchema } from '../src/shared/schemas.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { serviceToday } from '../src/directory/calendars/lock-date.ts';
+import type { ReconciliationRequester } from '../src/cycle/reconciliation/reconciliation-requests.ts';
+import { payDatesToReconcileAfter, reconcilePayDate } from '../src/cycle/reconciliation/reconciliation-service.ts';
+import { reconcileSweepJob } from '../src/platform/queue/job-catalogue.ts';
+import { isoDateSchema, uuidSchema } from '../src/platform/shared/schemas.ts';
 
 // `final` is set only by the nightly sweep, once the pay date's settlement window is over; the
 // debounced request after accepted records never sets it.

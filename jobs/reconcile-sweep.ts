@@ -1,10 +1,10 @@
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { serviceToday } from '../src/calendars/lock-date.ts';
-import { findPayDatesToReconcile } from '../src/reconciliation/reconciliation-service.ts';
-import { defaultJobOptions, reconcilePayDateJob, sweepReconcileJobId } from '../src/queue/job-catalogue.ts';
-import { isoDateSchema } from '../src/shared/schemas.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { serviceToday } from '../src/directory/calendars/lock-date.ts';
+import { findPayDatesToReconcile } from '../src/cycle/reconciliation/reconciliation-service.ts';
+import { defaultJobOptions, reconcilePayDateJob, sweepReconcileJobId } from '../src/platform/queue/job-catalogue.ts';
+import { isoDateSchema } from '../src/platform/shared/schemas.ts';
 
 const payloadSchema = z.object({ runDate: isoDateSchema.optional() });
 

@@ -1,12 +1,12 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
-import type { Database } from '../src/db/connection.ts';
-import { performRerun } from '../src/reruns/rerun-service.ts';
-import { lockThenPushInstructions } from '../src/instructions/provider-push-service.ts';
-import type { AmountLimits } from '../src/payments/amount-limits.ts';
-import type { AdapterFactory } from '../src/payroll-providers/adapter.ts';
-import type { ReconciliationRequester } from '../src/reconciliation/reconciliation-requests.ts';
-import { uuidSchema } from '../src/shared/schemas.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { performRerun } from '../src/cycle/reruns/rerun-service.ts';
+import { lockThenPushInstructions } from '../src/cycle/instructions/provider-push-service.ts';
+import type { AmountLimits } from '../src/collections/payments/amount-limits.ts';
+import type { AdapterFactory } from '../src/directory/payroll-providers/adapter.ts';
+import type { ReconciliationRequester } from '../src/cycle/reconciliation/reconciliation-requests.ts';
+import { uuidSchema } from '../src/platform/shared/schemas.ts';
 
 const payloadSchema = z.object({ rerunId: uuidSchema });
 

@@ -1,13 +1,13 @@
 import type { Job } from 'bullmq';
-import { matchingPolicyOf } from '../src/cash/cash-service.ts';
-import { runMatching } from '../src/cash/matching-service.ts';
+import { matchingPolicyOf } from '../src/settlement/cash/cash-service.ts';
+import { runMatching } from '../src/settlement/cash/matching-service.ts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Config } from '../src/config/config.ts';
-import type { Database } from '../src/db/connection.ts';
-import { serviceToday } from '../src/calendars/lock-date.ts';
-import { runPayoutsOn } from '../src/payouts/payout-service.ts';
-import { isoDateSchema } from '../src/shared/schemas.ts';
+import type { Config } from '../src/platform/config/config.ts';
+import type { Database } from '../src/platform/db/connection.ts';
+import { serviceToday } from '../src/directory/calendars/lock-date.ts';
+import { runPayoutsOn } from '../src/settlement/payouts/payout-service.ts';
+import { isoDateSchema } from '../src/platform/shared/schemas.ts';
 
 const payloadSchema = z.object({ date: isoDateSchema.optional() });
 

@@ -1,9 +1,9 @@
 // `npm run sql`: writes the .sql snapshot of every big statement the areas list in
-// src/<area>/sql-snapshots.ts (src/db/sql-snapshot.ts), and removes the .sql files of those folders
+// src/<area>/sql-snapshots.ts (src/platform/db/sql-snapshot.ts), and removes the .sql files of those folders
 // that no statement writes any more.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loadSqlSnapshotFolders, renderSqlSnapshotFiles, REPOSITORY_ROOT } from '../src/db/sql-snapshot.ts';
+import { loadSqlSnapshotFolders, renderSqlSnapshotFiles, REPOSITORY_ROOT } from '../src/platform/db/sql-snapshot.ts';
 
 const folders = await loadSqlSnapshotFolders();
 const files = renderSqlSnapshotFiles(folders);

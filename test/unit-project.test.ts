@@ -28,11 +28,11 @@ const connecting = [
   'ioredis',
   'bullmq',
   'kysely',
-  'src/db/connection.ts',
-  'src/db/admin.ts',
-  'src/db/migrator.ts',
-  'src/runtime/redis-connections.ts',
-  'src/runtime/runtime.ts',
+  'src/platform/db/connection.ts',
+  'src/platform/db/admin.ts',
+  'src/platform/db/migrator.ts',
+  'src/platform/runtime/redis-connections.ts',
+  'src/platform/runtime/runtime.ts',
 ];
 /** Calls that only the database and Redis support make (this file names them, so it is not searched for them). */
 const connectingCalls = /\b(createDatabase|createTestDatabase|startTestApp|openRuntime|inject\(\s*['"]templateDatabase)/;
@@ -73,7 +73,7 @@ describe('the unit project', () => {
     expect(databaseReach('test/support/runtime.ts')).toEqual([]);
     expect(databaseReach('test/support/test-app.ts')).toEqual(
       expect.arrayContaining([
-        'test/support/test-app.ts imports src/runtime/redis-connections.ts',
+        'test/support/test-app.ts imports src/platform/runtime/redis-connections.ts',
         'test/support/test-app.ts imports test/support/database.ts',
       ]),
     );

@@ -1,7 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readSourceFiles } from './import-graph.ts';
-import { areasImportingHttp, folderLoops, processorsThatAreNotLeaves, sqlOutsideRepositories, srcImportingJobs } from './import-rules.ts';
+import {
+  areasImportingHttp,
+  DISTRICTS,
+  districtsImportingUpward,
+  fileLoops,
+  filesOutsideDistricts,
+  folderLoops,
+  processorsThatAreNotLeaves,
+  sqlOutsideRepositories,
+  srcImportingJobs,
+} from './import-rules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const files = readSourceFiles(root, ['src', 'jobs', 'bin', 'test']);
@@ -13,7 +23,7 @@ describe('the layout docs/developers.md describes', () => {
     expect(files.some((f) => f.path === 'jobs/index.ts')).toBe(true);
   });
 
-  it('no area imports src/http: services throw domain errors, and only the edges speak HTTP', () => {
+  it('no area imports src/faces/http: services throw domain errors, and only the edges speak HTTP', () => {
     expect(describeViolations(areasImportingHttp(files))).toEqual([]);
   });
 
@@ -29,7 +39,16 @@ describe('the layout docs/developers.md describes', () => {
     expect(describeViolations(sqlOutsideRepositories(files))).toEqual([]);
   });
 
-  it('no folders of src/ import each other in a loop', () => {
+  it('no areas of src/ import each other in a loop', () => {
     expect(describeViolations(folderLoops(files))).toEqual([]);
+  });
+
+  it('no files of src/ import each other in a loop, not even for a type', () => {
+    expect(describeViolations(fileLoops(files))).toEqual([]);
+  });
+
+  it(`src/ is ${DISTRICTS.length} districts of areas, and no district imports one after it`, () => {
+    expect(describeViolations(filesOutsideDistricts(files))).toEqual([]);
+    expect(describeViolations(districtsImportingUpward(files))).toEqual([]);
   });
 });

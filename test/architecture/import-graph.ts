@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface SourceFile {
-  /** Repository-relative, forward slashes: `src/payments/payment-service.ts`. */
+  /** Repository-relative, forward slashes: `src/collections/payments/payment-service.ts`. */
   path: string;
   text: string;
   /** Repository-relative paths this file imports (relative specifiers only; packages are left out). */

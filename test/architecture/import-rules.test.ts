@@ -3,6 +3,9 @@ import { importSpecifiers, importsOf, type SourceFile } from './import-graph.ts'
 import {
   allViolations,
   areasImportingHttp,
+  districtsImportingUpward,
+  fileLoops,
+  filesOutsideDistricts,
   folderLoops,
   processorsThatAreNotLeaves,
   sqlOutsideRepositories,
@@ -18,22 +21,22 @@ function file(path: string, text: string): SourceFile {
 describe('the import graph', () => {
   it('reads static, type-only, re-exported and dynamic imports, resolved from the importing file', () => {
     const { imports, packages } = importsOf(
-      'src/payments/payment-service.ts',
+      'src/collections/payments/payment-service.ts',
       [
         "import { z } from 'zod';",
-        "import type { Caller } from '../shared/caller.ts';",
+        "import type { Caller } from '../../platform/shared/caller.ts';",
         "import {\n  a,\n  b,\n} from './payment-repository.ts';",
-        "export { c } from '../ledger/ledger-postings.ts';",
-        "const lazy = await import('../../jobs/index.ts');",
+        "export { c } from '../../cycle/ledger/ledger-postings.ts';",
+        "const lazy = await import('../../../jobs/index.ts');",
         "import './side-effect.ts';",
       ].join('\n'),
     );
     expect(imports).toEqual([
-      'src/shared/caller.ts',
-      'src/payments/payment-repository.ts',
-      'src/ledger/ledger-postings.ts',
+      'src/platform/shared/caller.ts',
+      'src/collections/payments/payment-repository.ts',
+      'src/cycle/ledger/ledger-postings.ts',
       'jobs/index.ts',
-      'src/payments/side-effect.ts',
+      'src/collections/payments/side-effect.ts',
     ]);
     expect(packages).toEqual(['zod']);
   });
@@ -47,16 +50,16 @@ describe('the import graph', () => {
 });
 
 describe('each layout rule fails on a graph that breaks it', () => {
-  it('an area importing src/http', () => {
-    const files = [file('src/payments/payment-service.ts', "import { conflict } from '../http/problem.ts';")];
-    expect(areasImportingHttp(files)).toEqual([{ rule: 'area-imports-http', file: 'src/payments/payment-service.ts', detail: 'imports src/http/problem.ts' }]);
+  it('an area importing src/faces/http', () => {
+    const files = [file('src/collections/payments/payment-service.ts', "import { conflict } from '../../faces/http/problem.ts';")];
+    expect(areasImportingHttp(files)).toEqual([{ rule: 'area-imports-http', file: 'src/collections/payments/payment-service.ts', detail: 'imports src/faces/http/problem.ts' }]);
     // The edges themselves may.
-    expect(areasImportingHttp([file('src/cli/main.ts', "import { x } from '../http/app.ts';")])).toEqual([]);
-    expect(areasImportingHttp([file('src/http/routes/payment-routes.ts', "import { x } from '../route.ts';")])).toEqual([]);
+    expect(areasImportingHttp([file('src/faces/cli/main.ts', "import { x } from '../http/app.ts';")])).toEqual([]);
+    expect(areasImportingHttp([file('src/faces/http/routes/payment-routes.ts', "import { x } from '../route.ts';")])).toEqual([]);
   });
 
   it('src importing jobs/', () => {
-    const files = [file('src/queue/worker-host.ts', "import { lockPayDateProcessor } from '../../jobs/lock-pay-date.ts';")];
+    const files = [file('src/faces/workers/worker-host.ts', "import { lockPayDateProcessor } from '../../../jobs/lock-pay-date.ts';")];
     expect(srcImportingJobs(files)).toHaveLength(1);
     expect(srcImportingJobs([file('bin/composition.ts', "import { processors } from '../jobs/index.ts';")])).toEqual([]);
   });
@@ -78,32 +81,66 @@ describe('each layout rule fails on a graph that breaks it', () => {
       "db.insertInto('events')",
     ]) {
       expect(talksSql(text), text).toBe(true);
-      expect(sqlOutsideRepositories([file('src/payments/payment-service.ts', text)])).toHaveLength(1);
+      expect(sqlOutsideRepositories([file('src/collections/payments/payment-service.ts', text)])).toHaveLength(1);
       expect(sqlOutsideRepositories([file('jobs/run-payouts.ts', text)])).toHaveLength(1);
-      expect(sqlOutsideRepositories([file('src/payments/payment-repository.ts', text)])).toEqual([]);
-      expect(sqlOutsideRepositories([file('src/db/connection.ts', text)])).toEqual([]);
+      expect(sqlOutsideRepositories([file('src/collections/payments/payment-repository.ts', text)])).toEqual([]);
+      expect(sqlOutsideRepositories([file('src/platform/db/connection.ts', text)])).toEqual([]);
     }
     expect(talksSql("import type { Kysely } from 'kysely';\nconst sqlState = '23505';")).toBe(false);
   });
 
   it('a folder loop, however long', () => {
     const files = [
-      file('src/a/x.ts', "import { y } from '../b/y.ts';"),
-      file('src/b/y.ts', "import { z } from '../c/z.ts';"),
-      file('src/c/z.ts', "import { x } from '../a/x.ts';"),
-      file('src/d/w.ts', "import { x } from '../a/x.ts';"),
+      file('src/cycle/a/x.ts', "import { y } from '../b/y.ts';"),
+      file('src/cycle/b/y.ts', "import { z } from '../c/z.ts';"),
+      file('src/cycle/c/z.ts', "import { x } from '../a/x.ts';"),
+      file('src/cycle/d/w.ts', "import { x } from '../a/x.ts';"),
     ];
-    expect(folderLoops(files)).toEqual([{ rule: 'folder-loop', file: 'src/{a,b,c}', detail: 'a, b, c import each other' }]);
+    expect(folderLoops(files)).toEqual([{ rule: 'folder-loop', file: 'src/{cycle/a,cycle/b,cycle/c}', detail: 'cycle/a, cycle/b, cycle/c import each other' }]);
     expect(folderLoops(files.slice(0, 2))).toEqual([]);
+  });
+
+  it('a file loop inside an area, even through a type-only import', () => {
+    const files = [
+      file('src/settlement/reports/three-way-report.ts', "import { findRows } from './three-way-report-repository.ts';"),
+      file('src/settlement/reports/three-way-report-repository.ts', "import type { Row } from './three-way-report.ts';"),
+    ];
+    expect(fileLoops(files)).toEqual([
+      {
+        rule: 'file-loop',
+        file: 'src/settlement/reports/three-way-report-repository.ts',
+        detail: 'src/settlement/reports/three-way-report-repository.ts, src/settlement/reports/three-way-report.ts import each other',
+      },
+    ]);
+    expect(fileLoops(files.slice(0, 1))).toEqual([]);
+  });
+
+  it('a file outside the districts', () => {
+    expect(filesOutsideDistricts([file('src/payments/payment-service.ts', '')])).toHaveLength(1);
+    expect(filesOutsideDistricts([file('src/collections/payment-service.ts', '')])).toHaveLength(1);
+    expect(filesOutsideDistricts([file('src/collections/payments/payment-service.ts', '')])).toEqual([]);
+  });
+
+  it('an arrow back up: a district importing one after it', () => {
+    const upward = [file('src/directory/payrolls/employment-change.ts', "import { x } from '../../collections/mandates/mandate-repository.ts';")];
+    expect(districtsImportingUpward(upward)).toEqual([
+      {
+        rule: 'district-upward',
+        file: 'src/directory/payrolls/employment-change.ts',
+        detail: 'imports src/collections/mandates/mandate-repository.ts (collections comes after directory)',
+      },
+    ]);
+    const downward = [file('src/collections/mandates/mandate-service.ts', "import { x } from '../../directory/calendars/lock-date.ts';")];
+    expect(districtsImportingUpward(downward)).toEqual([]);
   });
 
   it('a clean graph has no violations', () => {
     const files = [
-      file('src/http/routes/payment-routes.ts', "import { createPayment } from '../../payments/payment-service.ts';"),
-      file('src/payments/payment-service.ts', "import { insertPayment } from './payment-repository.ts';\nimport { NotFound } from '../shared/domain-errors.ts';"),
-      file('src/payments/payment-repository.ts', "export const insertPayment = (db) => db.insertInto('payment_requests');"),
+      file('src/faces/http/routes/payment-routes.ts', "import { createPayment } from '../../../collections/payments/payment-service.ts';"),
+      file('src/collections/payments/payment-service.ts', "import { insertPayment } from './payment-repository.ts';\nimport { NotFound } from '../../platform/shared/domain-errors.ts';"),
+      file('src/collections/payments/payment-repository.ts', "export const insertPayment = (db) => db.insertInto('payment_requests');"),
       file('jobs/index.ts', "import { runPayoutsProcessor } from './run-payouts.ts';"),
-      file('jobs/run-payouts.ts', "import { runPayouts } from '../src/payouts/payout-service.ts';"),
+      file('jobs/run-payouts.ts', "import { runPayouts } from '../src/settlement/payouts/payout-service.ts';"),
       file('bin/composition.ts', "import { processors } from '../jobs/index.ts';"),
     ];
     expect(allViolations(files)).toEqual([]);

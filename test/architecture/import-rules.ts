@@ -3,20 +3,48 @@
 import type { SourceFile } from './import-graph.ts';
 
 export interface Violation {
-  rule: 'area-imports-http' | 'src-imports-jobs' | 'processor-not-a-leaf' | 'sql-outside-repository' | 'folder-loop';
+  rule:
+    | 'area-imports-http'
+    | 'src-imports-jobs'
+    | 'processor-not-a-leaf'
+    | 'sql-outside-repository'
+    | 'folder-loop'
+    | 'file-loop'
+    | 'outside-districts'
+    | 'district-upward';
   file: string;
   detail: string;
 }
 
 /**
- * Folders of src/ that are edges rather than areas: the HTTP adapter itself, the command line
- * (with the demo), which drives the service from outside as a user would, and the console's pages
- * for people, served over HTTP.
+ * The districts of src/, in the order the cycle builds on them: each may import its own areas and
+ * the districts before it, never one after it.
+ *  - platform: money, configuration, the database, events, audit, idempotency, the runtime and queue;
+ *  - directory: payroll providers, calendars, employers, payrolls and employees, API clients;
+ *  - collections: what billers ask for (payments, mandates, schedules, availability, enablement) and
+ *    what an employee's change means for it;
+ *  - cycle: the pay-date cycle (lock, instruction files, deduction records, re-runs, reconciliation,
+ *    the nightly run, the ledger);
+ *  - settlement: cash in (statements, remittances), payouts out, finance's reports;
+ *  - faces: how people and systems meet the service (HTTP, console, CLI, sandbox, webhooks, workers).
  */
-export const EDGE_FOLDERS: ReadonlySet<string> = new Set(['http', 'cli', 'console']);
+export const DISTRICTS = ['platform', 'directory', 'collections', 'cycle', 'settlement', 'faces'] as const;
 
-/** `payments` for `src/payments/payment-service.ts`; undefined outside src/ or for a file at its top. */
+/**
+ * Areas that are edges rather than areas: the HTTP adapter itself, the command line (with the demo),
+ * which drives the service from outside as a user would, and the console's pages for people, served
+ * over HTTP.
+ */
+export const EDGE_FOLDERS: ReadonlySet<string> = new Set(['faces/http', 'faces/cli', 'faces/console']);
+
+/** `collections/payments` for `src/collections/payments/payment-service.ts`; undefined outside src/ or above an area. */
 export function folderOf(filePath: string): string | undefined {
+  const parts = filePath.split('/');
+  return parts[0] === 'src' && parts.length > 3 ? `${parts[1]}/${parts[2]}` : undefined;
+}
+
+/** `collections` for `src/collections/payments/payment-service.ts`; undefined outside src/. */
+export function districtOf(filePath: string): string | undefined {
   const parts = filePath.split('/');
   return parts[0] === 'src' && parts.length > 2 ? parts[1] : undefined;
 }
@@ -28,7 +56,7 @@ export function areasImportingHttp(files: readonly SourceFile[]): Violation[] {
     const folder = folderOf(file.path);
     if (folder === undefined || EDGE_FOLDERS.has(folder)) return [];
     return file.imports
-      .filter((target) => isUnder(target, 'src/http'))
+      .filter((target) => isUnder(target, 'src/faces/http'))
       .map((target) => ({ rule: 'area-imports-http' as const, file: file.path, detail: `imports ${target}` }));
   });
 }
@@ -66,7 +94,7 @@ export function talksSql(text: string): boolean {
 
 /** Files allowed to talk SQL: repositories, and the database plumbing itself. */
 export function mayTalkSql(filePath: string): boolean {
-  return filePath.endsWith('-repository.ts') || isUnder(filePath, 'src/db') || isUnder(filePath, 'migrations');
+  return filePath.endsWith('-repository.ts') || isUnder(filePath, 'src/platform/db') || isUnder(filePath, 'migrations');
 }
 
 export function sqlOutsideRepositories(files: readonly SourceFile[]): Violation[] {
@@ -75,19 +103,8 @@ export function sqlOutsideRepositories(files: readonly SourceFile[]): Violation[
     .map((file) => ({ rule: 'sql-outside-repository' as const, file: file.path, detail: 'builds or sends SQL but is not a repository' }));
 }
 
-/** The folders of src/ that import each other in a loop (Tarjan's strongly connected components). */
-export function folderLoops(files: readonly SourceFile[]): Violation[] {
-  const edges = new Map<string, Set<string>>();
-  for (const file of files) {
-    const from = folderOf(file.path);
-    if (from === undefined) continue;
-    for (const target of file.imports) {
-      const to = folderOf(target);
-      if (to === undefined || to === from) continue;
-      if (!edges.has(from)) edges.set(from, new Set());
-      edges.get(from)!.add(to);
-    }
-  }
+/** The strongly connected components of more than one node (Tarjan): every loop, however long. */
+function loopsIn(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -120,7 +137,60 @@ export function folderLoops(files: readonly SourceFile[]): Violation[] {
     }
   };
   for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
-  return loops.map((loop) => ({ rule: 'folder-loop' as const, file: `src/{${loop.join(',')}}`, detail: `${loop.join(', ')} import each other` }));
+  return loops;
+}
+
+function edgesBetween(files: readonly SourceFile[], nodeOf: (path: string) => string | undefined): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const file of files) {
+    const from = nodeOf(file.path);
+    if (from === undefined) continue;
+    for (const target of file.imports) {
+      const to = nodeOf(target);
+      if (to === undefined || to === from) continue;
+      if (!edges.has(from)) edges.set(from, new Set());
+      edges.get(from)!.add(to);
+    }
+  }
+  return edges;
+}
+
+/** The areas of src/ that import each other in a loop. */
+export function folderLoops(files: readonly SourceFile[]): Violation[] {
+  return loopsIn(edgesBetween(files, folderOf)).map((loop) => ({
+    rule: 'folder-loop' as const,
+    file: `src/{${loop.join(',')}}`,
+    detail: `${loop.join(', ')} import each other`,
+  }));
+}
+
+/** Files of src/ that import each other in a loop, type-only imports included: a loop is one module in two files. */
+export function fileLoops(files: readonly SourceFile[]): Violation[] {
+  return loopsIn(edgesBetween(files, (path) => (isUnder(path, 'src') ? path : undefined))).map((loop) => ({
+    rule: 'file-loop' as const,
+    file: loop[0]!,
+    detail: `${loop.join(', ')} import each other`,
+  }));
+}
+
+/** Every file of src/ lives in an area of a district. */
+export function filesOutsideDistricts(files: readonly SourceFile[]): Violation[] {
+  return files
+    .filter((file) => isUnder(file.path, 'src'))
+    .filter((file) => !(DISTRICTS as readonly string[]).includes(districtOf(file.path) ?? '') || folderOf(file.path) === undefined)
+    .map((file) => ({ rule: 'outside-districts' as const, file: file.path, detail: `not in src/<district>/<area>/ (districts: ${DISTRICTS.join(', ')})` }));
+}
+
+/** No arrow back up: a district imports only itself and the districts before it. */
+export function districtsImportingUpward(files: readonly SourceFile[]): Violation[] {
+  const rank = (path: string) => (DISTRICTS as readonly string[]).indexOf(districtOf(path) ?? '');
+  return files.flatMap((file) => {
+    const from = rank(file.path);
+    if (from < 0) return [];
+    return file.imports
+      .filter((target) => rank(target) > from)
+      .map((target) => ({ rule: 'district-upward' as const, file: file.path, detail: `imports ${target} (${districtOf(target)} comes after ${districtOf(file.path)})` }));
+  });
 }
 
 export function allViolations(files: readonly SourceFile[]): Violation[] {
@@ -130,5 +200,8 @@ export function allViolations(files: readonly SourceFile[]): Violation[] {
     ...processorsThatAreNotLeaves(files),
     ...sqlOutsideRepositories(files),
     ...folderLoops(files),
+    ...fileLoops(files),
+    ...filesOutsideDistricts(files),
+    ...districtsImportingUpward(files),
   ];
 }

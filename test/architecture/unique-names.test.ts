@@ -84,20 +84,20 @@ describe('exported type names, on made-up files', () => {
 
   it('fails when two files declare the same exported type name, whatever its shape', () => {
     const files = [
-      { path: 'src/instructions/provider-push-service.ts', text: 'export interface PushOutcome { sent: number }' },
-      { path: 'src/deduction-records/push-service.ts', text: 'export interface PushOutcome { response: unknown }' },
-      { path: 'src/db/tables.ts', text: "export type Status = 'a' | 'b';" },
+      { path: 'src/cycle/instructions/provider-push-service.ts', text: 'export interface PushOutcome { sent: number }' },
+      { path: 'src/cycle/deduction-records/push-service.ts', text: 'export interface PushOutcome { response: unknown }' },
+      { path: 'src/platform/db/tables.ts', text: "export type Status = 'a' | 'b';" },
       { path: 'src/things/thing-transitions.ts', text: "export type Status = 'a' | 'b';" },
     ];
     expect(duplicateTypeNames(files)).toEqual([
-      'PushOutcome: src/instructions/provider-push-service.ts, src/deduction-records/push-service.ts',
-      'Status: src/db/tables.ts, src/things/thing-transitions.ts',
+      'PushOutcome: src/cycle/instructions/provider-push-service.ts, src/cycle/deduction-records/push-service.ts',
+      'Status: src/platform/db/tables.ts, src/things/thing-transitions.ts',
     ]);
   });
 
   it('allows re-exports of the same type', () => {
     const files = [
-      { path: 'src/db/tables.ts', text: "export type Status = 'a' | 'b';\nexport interface Row { status: Status }" },
+      { path: 'src/platform/db/tables.ts', text: "export type Status = 'a' | 'b';\nexport interface Row { status: Status }" },
       { path: 'src/things/thing-transitions.ts', text: "import type { Status } from '../db/tables.ts';\nexport type { Status };" },
       { path: 'src/things/thing-resource.ts', text: "export type { Status } from '../db/tables.ts';\nexport { type Row } from '../db/tables.ts';" },
     ];

@@ -17,16 +17,16 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { parseConfig, type Config } from '../../src/config/config.ts';
-import { TokenIssuer } from '../../src/auth/token-issuer.ts';
-import { createPool, type Database } from '../../src/db/connection.ts';
-import type { DB } from '../../src/db/tables.ts';
-import { buildApp, type RouteModule } from '../../src/http/app.ts';
+import { parseConfig, type Config } from '../../src/platform/config/config.ts';
+import { TokenIssuer } from '../../src/directory/auth/token-issuer.ts';
+import { createPool, type Database } from '../../src/platform/db/connection.ts';
+import type { DB } from '../../src/platform/db/tables.ts';
+import { buildApp, type RouteModule } from '../../src/faces/http/app.ts';
 import { composition } from '../../bin/composition.ts';
-import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
-import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
-import { loggerOptions } from '../../src/shared/logger.ts';
+import { noProviderApis } from '../../src/directory/payroll-providers/adapter.ts';
+import { connected, createProducerConnection } from '../../src/platform/runtime/redis-connections.ts';
+import { queueReconciliationRequester } from '../../src/cycle/reconciliation/reconciliation-requests.ts';
+import { loggerOptions } from '../../src/platform/shared/logger.ts';
 
 export interface ServerOptions {
   mode: 'api' | 'baseline';
@@ -108,7 +108,7 @@ const timer = new StageTimer();
 
 /** Names a statement by its verb and table, so the breakdown reads as the request path does. */
 function statementLabel(text: string): string {
-  // A prepared statement names itself (`/* prepared: <name> */`, see src/db/connection.ts).
+  // A prepared statement names itself (`/* prepared: <name> */`, see src/platform/db/connection.ts).
   const prepared = /^\s*\/\* prepared: ([a-z_]+) \*\//.exec(text)?.[1];
   if (prepared) return `sql ${prepared}`;
   const normalized = text.trim().toLowerCase();

@@ -23,9 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { createClient } from '../../src/auth/clients-service.ts';
-import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
+import { createClient } from '../../src/directory/auth/clients-service.ts';
+import { createDatabase, type Database } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
 import {
   createEmployee,
   createEmployer,

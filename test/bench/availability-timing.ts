@@ -13,16 +13,16 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { createClient } from '../../src/auth/clients-service.ts';
-import { TokenIssuer } from '../../src/auth/token-issuer.ts';
-import { parseConfig } from '../../src/config/config.ts';
-import { createDatabase } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { createClient } from '../../src/directory/auth/clients-service.ts';
+import { TokenIssuer } from '../../src/directory/auth/token-issuer.ts';
+import { parseConfig } from '../../src/platform/config/config.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { buildApp } from '../../src/faces/http/app.ts';
 import { composition } from '../../bin/composition.ts';
-import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
-import { queueReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
+import { noProviderApis } from '../../src/directory/payroll-providers/adapter.ts';
+import { connected, createProducerConnection } from '../../src/platform/runtime/redis-connections.ts';
+import { queueReconciliationRequester } from '../../src/cycle/reconciliation/reconciliation-requests.ts';
 import { createEmployer, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../support/factories.ts';
 import { recreateDatabase } from './bench-support.ts';
 

@@ -5,8 +5,8 @@
  * pay-date jobs. Says "ready" on stdout once its workers listen, and closes them gracefully on SIGTERM.
  */
 import { composition } from '../../bin/composition.ts';
-import { loadConfig } from '../../src/config/config.ts';
-import { openRuntime } from '../../src/runtime/runtime.ts';
+import { loadConfig } from '../../src/platform/config/config.ts';
+import { openRuntime } from '../../src/platform/runtime/runtime.ts';
 
 const runtime = await openRuntime(loadConfig(), 'bench-worker');
 const host = await composition.startWorkers(runtime, { schedule: false, payDateConcurrency: runtime.config.PAY_DATE_CONCURRENCY });

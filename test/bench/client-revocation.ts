@@ -11,20 +11,20 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { cliActor } from '../../src/audit/audit-service.ts';
-import { findClientByApiKeyHash, findClientById } from '../../src/auth/clients-repository.ts';
-import { createClient, disableClient, enableClient } from '../../src/auth/clients-service.ts';
-import { CLIENT_CACHE_TTL_MS } from '../../src/auth/revocation.ts';
-import { hashSecret } from '../../src/auth/secrets.ts';
-import { TokenIssuer } from '../../src/auth/token-issuer.ts';
-import { parseConfig } from '../../src/config/config.ts';
-import { createDatabase } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { cliActor } from '../../src/platform/audit/audit-service.ts';
+import { findClientByApiKeyHash, findClientById } from '../../src/directory/auth/clients-repository.ts';
+import { createClient, disableClient, enableClient } from '../../src/directory/auth/clients-service.ts';
+import { CLIENT_CACHE_TTL_MS } from '../../src/directory/auth/revocation.ts';
+import { hashSecret } from '../../src/directory/auth/secrets.ts';
+import { TokenIssuer } from '../../src/directory/auth/token-issuer.ts';
+import { parseConfig } from '../../src/platform/config/config.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { buildApp } from '../../src/faces/http/app.ts';
 import { composition } from '../../bin/composition.ts';
-import { noProviderApis } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
-import type { ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
+import { noProviderApis } from '../../src/directory/payroll-providers/adapter.ts';
+import { connected, createProducerConnection } from '../../src/platform/runtime/redis-connections.ts';
+import type { ReconciliationRequester } from '../../src/cycle/reconciliation/reconciliation-requests.ts';
 import { recreateDatabase } from './bench-support.ts';
 
 const { values } = parseArgs({

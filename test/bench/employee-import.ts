@@ -15,11 +15,11 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { cliActor } from '../../src/audit/audit-service.ts';
-import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { importEmployees, type EmployeeImportProgress } from '../../src/payrolls/employee-import-service.ts';
-import type { EmployeeImportReport } from '../../src/payrolls/employee-import-resource.ts';
+import { cliActor } from '../../src/platform/audit/audit-service.ts';
+import { createDatabase, type Database } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { importEmployees, type EmployeeImportProgress } from '../../src/collections/employee-changes/employee-import-service.ts';
+import type { EmployeeImportReport } from '../../src/directory/payrolls/employee-import-resource.ts';
 import { megabytes, perSecond, recreateDatabase, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const { values } = parseArgs({

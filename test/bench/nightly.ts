@@ -9,14 +9,14 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { parseConfig } from '../../src/config/config.ts';
-import { ensureDatabaseExists } from '../../src/db/admin.ts';
-import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { migrateDownToEmpty, migrateToLatest } from '../../src/db/migrator.ts';
-import { runNightlyNow } from '../../src/workers/nightly-runner.ts';
-import { insertPaymentUpdatedEvents } from '../../src/payments/payment-event-repository.ts';
+import { parseConfig } from '../../src/platform/config/config.ts';
+import { ensureDatabaseExists } from '../../src/platform/db/admin.ts';
+import { createDatabase, type Database } from '../../src/platform/db/connection.ts';
+import { migrateDownToEmpty, migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { runNightlyNow } from '../../src/faces/workers/nightly-runner.ts';
+import { insertPaymentUpdatedEvents } from '../../src/collections/payments/payment-event-repository.ts';
 import { composition } from '../../bin/composition.ts';
-import { openRuntime } from '../../src/runtime/runtime.ts';
+import { openRuntime } from '../../src/platform/runtime/runtime.ts';
 import { generateNightlyData, megabytes, perSecond, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const { values } = parseArgs({

@@ -7,8 +7,8 @@
  */
 import { createWriteStream, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDatabase } from '../../src/db/connection.ts';
-import { writeReconciliationCsv } from '../../src/reports/reconciliation-report.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
+import { writeReconciliationCsv } from '../../src/settlement/reports/reconciliation-report.ts';
 
 const { values } = parseArgs({
   options: {

@@ -14,12 +14,12 @@
 import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { cliActor } from '../../src/audit/audit-service.ts';
-import { createDatabase } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { readStatement, importStatement } from '../../src/cash/statement-import-service.ts';
-import { remittancePaymentReference } from '../../src/instructions/payment-reference.ts';
-import { simulatedCamt053, type SimulatedEntry } from '../../src/sandbox/simulated-bank-statement.ts';
+import { cliActor } from '../../src/platform/audit/audit-service.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { readStatement, importStatement } from '../../src/settlement/cash/statement-import-service.ts';
+import { remittancePaymentReference } from '../../src/cycle/instructions/payment-reference.ts';
+import { simulatedCamt053, type SimulatedEntry } from '../../src/faces/sandbox/simulated-bank-statement.ts';
 import { perSecond, recreateDatabase, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
 const { values } = parseArgs({

@@ -23,14 +23,14 @@ import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createClient } from '../../src/auth/clients-service.ts';
-import { parseConfig, type Config } from '../../src/config/config.ts';
-import { createDatabase, type Database } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { readRunProgress } from '../../src/nightly/nightly-run-repository.ts';
-import { loadNightlySummary, triggerNightlyRun } from '../../src/nightly/nightly-service.ts';
-import { queueNames } from '../../src/queue/job-catalogue.ts';
-import { connected, createProducerConnection, producerConnection } from '../../src/runtime/redis-connections.ts';
+import { createClient } from '../../src/directory/auth/clients-service.ts';
+import { parseConfig, type Config } from '../../src/platform/config/config.ts';
+import { createDatabase, type Database } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { readRunProgress } from '../../src/cycle/nightly/nightly-run-repository.ts';
+import { loadNightlySummary, triggerNightlyRun } from '../../src/cycle/nightly/nightly-service.ts';
+import { queueNames } from '../../src/platform/queue/job-catalogue.ts';
+import { connected, createProducerConnection, producerConnection } from '../../src/platform/runtime/redis-connections.ts';
 import {
   prepareConfirmations,
   submitConfirmations,

@@ -1,4 +1,4 @@
-// Long randomised runs of the ledger model (test/reconciliation/ledger-model.ts): fresh seeds, as many
+// Long randomised runs of the ledger model (test/cycle/reconciliation/ledger-model.ts): fresh seeds, as many
 // scenarios as asked, spread over worker processes that each have their own database. Prints every
 // failing seed with its shrunk counterexample and how to replay it. Not part of `npm test`, which runs
 // the same property with a fixed seed.
@@ -14,9 +14,9 @@ import { Command } from 'commander';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createDatabase } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { ledgerProperty, operationCounts, type LedgerScenario } from '../reconciliation/ledger-model.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
+import { ledgerProperty, operationCounts, type LedgerScenario } from '../cycle/reconciliation/ledger-model.ts';
 import { createCollectionAccount } from '../support/factories.ts';
 import { adminUrl, databaseUrl } from '../support/database-admin.ts';
 

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
-import { redactUrlCredentials, loggerOptions } from '../../src/shared/logger.ts';
+import type { IssuedCredentials } from '../../src/directory/auth/clients-service.ts';
+import { redactUrlCredentials, loggerOptions } from '../../src/platform/shared/logger.ts';
 import { createBiller } from '../support/factories.ts';
 import { fetchToken, startTestApp, type TestApp } from '../support/test-app.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskCredential, replayableBody } from '../../src/idempotency/idempotency-service.ts';
+import { maskCredential, replayableBody } from '../../src/platform/idempotency/idempotency-service.ts';
 
 // What an idempotency key keeps for 30 days: the response, minus the credentials it showed once.
 

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config/config.ts';
-import { isSealed, masterKeyFromBase64, SecretBox, secretBoxFor, SecretsKeyError } from '../../src/shared/secret-box.ts';
+import { ConfigError, parseConfig } from '../../src/platform/config/config.ts';
+import { isSealed, masterKeyFromBase64, SecretBox, secretBoxFor, SecretsKeyError } from '../../src/platform/shared/secret-box.ts';
 
 const keyA = randomBytes(32).toString('base64');
 const keyB = randomBytes(32).toString('base64');

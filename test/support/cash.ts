@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { cliActor } from '../../src/audit/audit-service.ts';
-import type { ParsedStatement, ParsedStatementFile, StatementEntry } from '../../src/cash/bank-statement.ts';
-import type { MatchingPolicy } from '../../src/cash/matching-service.ts';
-import type { Database } from '../../src/db/connection.ts';
-import { replaceBeneficiaryAccount } from '../../src/payouts/beneficiary-account-service.ts';
-import { createWorld, PD1 } from '../reconciliation/reconciliation-world.ts';
+import { cliActor } from '../../src/platform/audit/audit-service.ts';
+import type { ParsedStatement, ParsedStatementFile, StatementEntry } from '../../src/settlement/cash/bank-statement.ts';
+import type { MatchingPolicy } from '../../src/settlement/cash/matching-service.ts';
+import type { Database } from '../../src/platform/db/connection.ts';
+import { replaceBeneficiaryAccount } from '../../src/settlement/payouts/beneficiary-account-service.ts';
+import { createWorld, PD1 } from '../cycle/reconciliation/reconciliation-world.ts';
 
 /** Three payment requests on PD1: 24 800 in all. */
 export const CASH_AMOUNTS = [12_550, 8_000, 4_250] as const;

@@ -1,9 +1,9 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { cliActor } from '../../src/audit/audit-service.ts';
-import type { Database } from '../../src/db/connection.ts';
-import type { ConsoleRole } from '../../src/console/console-permissions.ts';
-import { createConsoleUser } from '../../src/console/console-user-service.ts';
-import { passwordCost } from '../../src/console/password-hash.ts';
+import { cliActor } from '../../src/platform/audit/audit-service.ts';
+import type { Database } from '../../src/platform/db/connection.ts';
+import type { ConsoleRole } from '../../src/faces/console/console-permissions.ts';
+import { createConsoleUser } from '../../src/faces/console/console-user-service.ts';
+import { passwordCost } from '../../src/faces/console/password-hash.ts';
 
 export const CONSOLE_PASSWORD = 'correct horse battery staple';
 /** The tests' scrypt cost: CONSOLE_PASSWORD_SCRYPT_LOG_N as test/vitest.config.ts and test-app set it. */

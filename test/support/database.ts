@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/connection.ts';
+import { createDatabase, type Database } from '../../src/platform/db/connection.ts';
 import { adminUrl, databaseUrl, runIdOf, testDatabaseName } from './database-admin.ts';
 
 export interface TestDatabase {

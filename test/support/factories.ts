@@ -1,8 +1,8 @@
 import type { Insertable } from 'kysely';
-import type { Database } from '../../src/db/connection.ts';
-import type { CollectionAttemptsTable } from '../../src/db/tables.ts';
-import { createClient, type IssuedCredentials } from '../../src/auth/clients-service.ts';
-import type { Scope } from '../../src/auth/scopes.ts';
+import type { Database } from '../../src/platform/db/connection.ts';
+import type { CollectionAttemptsTable } from '../../src/platform/db/tables.ts';
+import { createClient, type IssuedCredentials } from '../../src/directory/auth/clients-service.ts';
+import type { Scope } from '../../src/directory/auth/scopes.ts';
 
 let counter = 0;
 const next = () => ++counter;

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
-import { createDatabase } from '../../src/db/connection.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
+import { migrateToLatest } from '../../src/platform/db/migrator.ts';
 import { adminUrl, databaseUrl, dropRunDatabases, dropStaleTestDatabases, runIdOf, testDatabaseName } from './database-admin.ts';
 
 declare module 'vitest' {

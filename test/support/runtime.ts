@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { Runtime } from '../../src/runtime/runtime.ts';
+import type { Runtime } from '../../src/platform/runtime/runtime.ts';
 import type { TestApp } from './test-app.ts';
 
 /** The worker side's Runtime over a test app's private database and Redis prefix. */

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { DependencyHealth } from '../../src/runtime/dependency-health.ts';
-import { parseConfig, type Config } from '../../src/config/config.ts';
-import { TokenIssuer } from '../../src/auth/token-issuer.ts';
-import { buildApp, type RouteModule } from '../../src/http/app.ts';
+import type { DependencyHealth } from '../../src/platform/runtime/dependency-health.ts';
+import { parseConfig, type Config } from '../../src/platform/config/config.ts';
+import { TokenIssuer } from '../../src/directory/auth/token-issuer.ts';
+import { buildApp, type RouteModule } from '../../src/faces/http/app.ts';
 import { composition } from '../../bin/composition.ts';
-import { queueReconciliationRequester, type ReconciliationRequester } from '../../src/reconciliation/reconciliation-requests.ts';
-import { noProviderApis, type AdapterFactory } from '../../src/payroll-providers/adapter.ts';
-import { connected, createProducerConnection } from '../../src/runtime/redis-connections.ts';
-import { createDatabase } from '../../src/db/connection.ts';
+import { queueReconciliationRequester, type ReconciliationRequester } from '../../src/cycle/reconciliation/reconciliation-requests.ts';
+import { noProviderApis, type AdapterFactory } from '../../src/directory/payroll-providers/adapter.ts';
+import { connected, createProducerConnection } from '../../src/platform/runtime/redis-connections.ts';
+import { createDatabase } from '../../src/platform/db/connection.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 function externalDatabase(url: string): TestDatabase {

@@ -1,5 +1,5 @@
-import type { IssuedCredentials } from '../../src/auth/clients-service.ts';
-import type { Database } from '../../src/db/connection.ts';
+import type { IssuedCredentials } from '../../src/directory/auth/clients-service.ts';
+import type { Database } from '../../src/platform/db/connection.ts';
 import {
   createBiller,
   createEmployee,

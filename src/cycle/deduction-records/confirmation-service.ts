@@ -1,0 +1,109 @@
+import type { Executor } from '../../platform/db/connection.ts';
+import { providersPayroll } from '../deduction-data/deduction-data-service.ts';
+import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import type { Caller } from '../../platform/shared/caller.ts';
+import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../../platform/shared/domain-errors.ts';
+import { isUuid } from '../../platform/shared/schemas.ts';
+import { findCurrentSnapshot, rowLockPayDateForConfirmation } from '../snapshots/snapshot-repository.ts';
+import { checkConfirmation, MAX_LISTED_ERRORS } from './confirmation-check.ts';
+import { findConfirmationContext, recordConfirmation } from './confirmation-repository.ts';
+import { reportedTotalOfOthers } from './reported-records-repository.ts';
+import { payDateReportedOverLimitError, payDateWithinReportedLimit, reportedAmountsOverLimitError, type ReportedLimits } from './reported-limits.ts';
+import { toConfirmationResponse, type ConfirmationResponse, type ConfirmationSubmission } from './confirmation-resource.ts';
+
+function listedErrors(errors: FieldError[], errorCount: number): string {
+  return errorCount > errors.length ? ` (the first ${errors.length} of ${errorCount} are listed)` : '';
+}
+
+function totalMismatch(statedTotal: number, linesTotal: number | null, currency: string): InvalidError {
+  const stated = formatMinorUnits(statedTotal, currency);
+  const lines = linesTotal === null ? `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)}` : formatMinorUnits(linesTotal, currency);
+  return new InvalidError('confirmation-total-mismatch', `total_amount ${stated} ${currency} does not equal the sum of the deducted amounts, ${lines} ${currency}`, {
+    errors: [{ pointer: '/confirmation/total_amount', detail: `must equal the sum of deductions[].deducted_amount (${lines})` }],
+    members: { stated_total: stated, deducted_total: lines },
+  });
+}
+
+/**
+ * Confirmation submission: what payroll deducted for a whole pay date, stored in one transaction as
+ * one new record version per employee (set-based, whatever the number of lines), after which the
+ * snapshot it answers is confirmed.
+ */
+export async function submitConfirmation(
+  trx: Executor,
+  caller: Caller,
+  payrollId: string,
+  submission: ConfirmationSubmission,
+  limits: ReportedLimits,
+): Promise<ConfirmationResponse> {
+  if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
+  const employeeIds = submission.deductions.map((line) => line.employee_id.toLowerCase());
+  const found = await findConfirmationContext(trx, payrollId, submission.deduction_data_id, employeeIds);
+  const payroll = providersPayroll(caller, payrollId, found.payroll);
+  const located = found.snapshot;
+  if (!located || located.payroll_id !== payroll.id) throw new NotFoundError(`Deduction data ${submission.deduction_data_id}`);
+
+  // Checked before taking the pay date, which holds up pushes to it until this transaction ends.
+  const check = checkConfirmation(submission, { payPeriod: located.pay_period, currency: payroll.currency, limits });
+  if (check.kind === 'invalid') {
+    throw new InvalidError('confirmation-invalid', `The confirmation has ${check.errorCount} invalid field(s)${listedErrors(check.errors, check.errorCount)}`, {
+      errors: check.errors,
+    });
+  }
+  if (check.kind === 'over-limit') throw reportedAmountsOverLimitError(check.errors, limits, payroll.currency, check.errorCount);
+  if (check.kind === 'total-mismatch') throw totalMismatch(check.statedTotal, check.linesTotal, payroll.currency);
+
+  const strangers = found.positionsNotOnPayroll;
+  if (strangers.length > 0) {
+    const errors = strangers.slice(0, MAX_LISTED_ERRORS).map((position) => ({
+      pointer: `/confirmation/deductions/${position}/employee_id`,
+      detail: `employee ${employeeIds[position]} is not on payroll ${payroll.id}`,
+    }));
+    throw new InvalidError('employee-not-on-payroll', `${strangers.length} employee(s) are not on payroll ${payroll.id}${listedErrors(errors, strangers.length)}`, {
+      errors,
+    });
+  }
+
+  // Read again under the row lock: a re-run may have superseded it while we waited.
+  const snapshot = await rowLockPayDateForConfirmation(trx, payroll.id, located.pay_date, located.id);
+  if (!snapshot) throw new Error(`deduction data ${located.id} vanished under its pay date's lock`);
+  if (snapshot.status === 'superseded') {
+    const currentId = (await findCurrentSnapshot(trx, payroll.id, snapshot.pay_date))?.id;
+    throw new ConflictError(
+      'deduction-data-superseded',
+      `Deduction data ${snapshot.id} was superseded by a re-run of ${snapshot.pay_date}; confirm against the current deduction data ${currentId ?? 'once it is written'}`,
+      { members: { current_deduction_data_id: currentId ?? null } },
+    );
+  }
+
+  // Exact under the pay date's row lock: no push can add to the others meanwhile.
+  const othersTotal = await reportedTotalOfOthers(trx, payroll.id, snapshot.pay_date, employeeIds);
+  if (!payDateWithinReportedLimit(othersTotal, BigInt(check.total), limits)) {
+    throw payDateReportedOverLimitError(snapshot.pay_date, othersTotal, BigInt(check.total), limits, payroll.currency, '/confirmation/total_amount');
+  }
+
+  const confirmation = await recordConfirmation(trx, {
+    payrollId: payroll.id,
+    payPeriod: snapshot.pay_period,
+    payDate: snapshot.pay_date,
+    deductionDataId: snapshot.id,
+    currency: payroll.currency,
+    submittedByClientId: caller.clientId,
+    totalAmount: check.total,
+    employeeIds,
+    amounts: check.amounts,
+    leavers: submission.deductions.map((line) => line.leaver),
+  });
+
+  return toConfirmationResponse({
+    id: confirmation.id,
+    payroll_id: payroll.id,
+    pay_date: snapshot.pay_date,
+    pay_period: snapshot.pay_period,
+    deduction_data_id: snapshot.id,
+    currency: payroll.currency,
+    total_amount: check.total,
+    employee_count: employeeIds.length,
+    received_at: confirmation.received_at,
+  });
+}

@@ -1,0 +1,134 @@
+import { getNextMillis, Job, type Queue } from 'bullmq';
+import type { Database } from '../../platform/db/connection.ts';
+import { serviceToday } from '../../directory/calendars/lock-date.ts';
+import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../../platform/queue/job-catalogue.ts';
+import {
+  findLatestRun,
+  finishRunIfResolved,
+  hasPayDatesDueToLock,
+  listPendingPayDatesOfPastRuns,
+  listUnfinishedRuns,
+} from './nightly-run-repository.ts';
+import { recoverRun, recoverRunPayDates, type PendingPayDateRow } from './nightly-service.ts';
+
+export interface ScheduledTrigger {
+  /** The run date that trigger would have run (its calendar date in the service time zone). */
+  runDate: string;
+  at: Date;
+}
+
+// Look-back windows, shortest first: a frequent pattern is answered by the first one with few
+// steps, a weekly one by the last.
+const LOOK_BACK_MS = [3_600_000, 86_400_000, 8 * 86_400_000];
+
+/** The latest time at or before `now` that the nightly cron pattern fired, or should have. */
+export function lastScheduledTrigger(pattern: string, timeZone: string, now: Date): ScheduledTrigger | null {
+  for (const window of LOOK_BACK_MS) {
+    let from = now.getTime() - window;
+    let last: number | undefined;
+    for (;;) {
+      const next = getNextMillis(from, { pattern, tz: timeZone });
+      if (next === undefined || next > now.getTime()) break;
+      last = next;
+      from = next;
+    }
+    if (last !== undefined) return { runDate: serviceToday(new Date(last), timeZone), at: new Date(last) };
+  }
+  return null;
+}
+
+/**
+ * The nightly trigger's schedule lives in Redis. If Redis lost it around the time it should have
+ * fired, no run happens for that date and its pay dates stay unlocked: this queues the trigger for
+ * the latest scheduled run date that has no run at all and has pay dates due, once the scheduled
+ * trigger has had `graceMs` to start its own. Returns the run date queued, or null.
+ */
+export async function catchUpMissedRun(
+  db: Database,
+  nightly: Queue,
+  options: { pattern: string; timeZone: string; now: Date; graceMs: number },
+): Promise<string | null> {
+  const last = lastScheduledTrigger(options.pattern, options.timeZone, options.now);
+  if (!last || options.now.getTime() - last.at.getTime() < options.graceMs) return null;
+  if ((await findLatestRun(db, last.runDate)) !== undefined) return null;
+  if (!(await hasPayDatesDueToLock(db, last.runDate))) return null;
+  const jobId = catchUpTriggerJobId(last.runDate);
+  const earlier = await Job.fromId(nightly, jobId);
+  if (earlier) {
+    const state = await earlier.getState();
+    // Still to run: nothing to add. Finished without leaving a run (it failed, or the database
+    // was restored since): make room for another.
+    if (state !== 'completed' && state !== 'failed') return null;
+    await earlier.remove();
+  }
+  await nightly.add(nightlyTriggerJob, { runDate: last.runDate, trigger: 'catch_up' }, { ...defaultJobOptions, jobId });
+  return last.runDate;
+}
+
+export interface RunsRecovery {
+  runsChecked: number;
+  runsFinished: number;
+  requeued: number;
+  failuresRecorded: number;
+}
+
+/**
+ * Checks unfinished runs against Redis: all of them (`everyRun`, after Redis lost its data), or
+ * those that have made no progress since `stuckBefore` (cheap enough to ask every minute).
+ */
+export async function recoverUnfinishedRuns(
+  db: Database,
+  payDates: Queue,
+  options: { everyRun: boolean; stuckBefore: Date },
+): Promise<RunsRecovery> {
+  const total: RunsRecovery = { runsChecked: 0, runsFinished: 0, requeued: 0, failuresRecorded: 0 };
+  for (const run of await listUnfinishedRuns(db)) {
+    if (!options.everyRun && new Date(run.last_progress_at) >= options.stuckBefore) continue;
+    const recovery = await recoverRun(db, payDates, run.id);
+    total.runsChecked += 1;
+    if (recovery.finished) total.runsFinished += 1;
+    total.requeued += recovery.requeued;
+    total.failuresRecorded += recovery.failuresRecorded;
+  }
+  return total;
+}
+
+/** How many days back the watchdog looks for run dates whose pay dates were left unlocked. */
+export const PAST_RUN_LOOK_BACK_DAYS = 7;
+
+export interface PastRunsRecovery {
+  requeued: number;
+  failuresRecorded: number;
+}
+
+/**
+ * A pay date due on a past run date (within the look-back) that is still unlocked, whose latest run
+ * still calls it pending and for which Redis holds no live lock job, is queued again against that
+ * run under the next job id, however the rest of the run is doing. recoverUnfinishedRuns looks at a
+ * run only once the whole run has stopped making progress; a pay date whose lock date has passed
+ * should not wait on its neighbours. A pay date whose lock is recorded as failed is left alone, for
+ * an operator (or the next nightly run): queuing it again every look would only repeat the failure.
+ * A run started after `startedBefore` is left alone: its trigger queues its jobs just after the run's
+ * row commits.
+ */
+export async function recoverPastRunPayDates(
+  db: Database,
+  payDates: Queue,
+  options: { today: string; startedBefore: Date; lookBackDays?: number },
+): Promise<PastRunsRecovery> {
+  const rows = await listPendingPayDatesOfPastRuns(db, {
+    today: options.today,
+    days: options.lookBackDays ?? PAST_RUN_LOOK_BACK_DAYS,
+    startedBefore: options.startedBefore,
+  });
+  const byRun = new Map<string, PendingPayDateRow[]>();
+  for (const row of rows) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
+  const total: PastRunsRecovery = { requeued: 0, failuresRecorded: 0 };
+  for (const [runId, pending] of byRun) {
+    const recovery = await recoverRunPayDates(db, payDates, runId, pending);
+    total.requeued += recovery.requeued;
+    total.failuresRecorded += recovery.failuresRecorded;
+    if (recovery.failuresRecorded > 0) await finishRunIfResolved(db, runId);
+  }
+  return total;
+}

@@ -1,0 +1,270 @@
+import { Job, type Queue } from 'bullmq';
+import type { Database } from '../../platform/db/connection.ts';
+import type { NightlyRunTrigger } from '../../platform/db/tables.ts';
+import type { AmountLimits } from '../../collections/payments/amount-limits.ts';
+import { defaultJobOptions, lockJobId, lockPayDateJob } from '../../platform/queue/job-catalogue.ts';
+import { isConnectionError } from '../../platform/runtime/dependency-health.ts';
+import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
+import { lockPayDate, type PayDateLockOutcome } from '../snapshots/pay-date-lock-service.ts';
+import type { LockPayDateData, PayDatePair } from '../../platform/queue/job-catalogue.ts';
+import {
+  claimJobRequeue,
+  findLatestRun,
+  findRun,
+  findUnfinishedRun,
+  finishRunIfResolved,
+  insertRunWithDuePayDates,
+  listPendingPayDates,
+  listRunPayDates,
+  advisoryLockRunDate,
+  markPayDateFailed,
+  recordPayDateOutcomes,
+  type NightlyRunPayDateRow,
+  type NightlyRunRow,
+} from './nightly-run-repository.ts';
+
+/** Who started a run: the job scheduler, the watchdog catching up a missed date, or a person. */
+export type RunTrigger = { kind: 'schedule' } | { kind: 'catch_up' } | { kind: 'manual'; by: string };
+
+export interface TriggeredRun {
+  run: NightlyRunRow;
+  /** True when the date already had a run this trigger joined instead of starting another. */
+  joined: boolean;
+}
+
+const ENQUEUE_BATCH = 1_000;
+
+/** One lock job (lock-pay-date) per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
+export async function enqueueLockJobs(
+  payDates: Queue,
+  runId: string,
+  pending: ReadonlyArray<PayDatePair & { requeues: number }>,
+): Promise<void> {
+  for (let i = 0; i < pending.length; i += ENQUEUE_BATCH) {
+    await payDates.addBulk(
+      pending.slice(i, i + ENQUEUE_BATCH).map(({ payrollId, payDate, requeues }) => ({
+        name: lockPayDateJob,
+        data: { runId, payrollId, payDate } satisfies LockPayDateData,
+        opts: { ...defaultJobOptions, jobId: lockJobId(runId, { payrollId, payDate }, requeues) },
+      })),
+    );
+  }
+}
+
+/**
+ * Starts the nightly run of a date: a database row with one pending row per due pay date, then a
+ * lock job per pay date. The database decides what is due, never Redis: a pay date that is due and
+ * unlocked is in the run whatever jobs Redis remembers, because the job ids carry the run's
+ * generated id.
+ *
+ * A date whose run is still going is joined (its pay dates are checked for live jobs and queued
+ * again where Redis lost them); the scheduler's trigger and the watchdog's catch-up also join a
+ * finished run of the date rather than start a second one. A person triggering a finished date
+ * starts a new run of whatever is due now.
+ */
+export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: string, trigger: RunTrigger): Promise<TriggeredRun> {
+  const { run, created } = await db.transaction().execute(async (trx) => {
+    await advisoryLockRunDate(trx, runDate);
+    const unfinished = await findUnfinishedRun(trx, runDate);
+    if (unfinished) return { run: unfinished, created: false };
+    if (trigger.kind !== 'manual') {
+      const earlier = await findLatestRun(trx, runDate, trigger.kind === 'schedule' ? 'schedule' : undefined);
+      if (earlier) return { run: earlier, created: false };
+    }
+    const kind: NightlyRunTrigger = trigger.kind;
+    const inserted = await insertRunWithDuePayDates(trx, {
+      id: timeOrderedUuid(),
+      runDate,
+      trigger: kind,
+      triggeredBy: trigger.kind === 'manual' ? trigger.by : null,
+    });
+    return { run: inserted, created: true };
+  });
+  if (created) {
+    const pending = await listPendingPayDates(db, run.id);
+    await enqueueLockJobs(
+      payDates,
+      run.id,
+      pending.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, requeues: row.job_requeues })),
+    );
+  } else if (run.finished_at === null) {
+    await recoverRun(db, payDates, run.id);
+  }
+  return { run, joined: !created };
+}
+
+function outcomesOf(outcome: PayDateLockOutcome) {
+  return [...(outcome.earlier ?? []), outcome].map((o) => ({
+    payrollId: o.payrollId,
+    payDate: o.payDate,
+    created: o.created,
+    snapshotId: o.snapshotId,
+    employeeCount: o.employeeCount,
+    paymentsInstructed: o.paymentsInstructed,
+    totalAmount: o.totalAmount,
+    currency: o.currency,
+  }));
+}
+
+/**
+ * Locks one pay date of a run and records the outcome in the lock's transaction (with any earlier
+ * pay date of the payroll it had to lock first), then finishes the run if that was its last.
+ */
+export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<PayDateLockOutcome> {
+  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits });
+  const outcome = await lockPayDate(db, pair.payrollId, pair.payDate, {
+    limits,
+    recordOutcome: (trx, locked) => recordPayDateOutcomes(trx, runId, outcomesOf(locked)),
+  });
+  await finishRunIfResolved(db, runId);
+  return outcome;
+}
+
+/** A pay date's job failed for good: the run records it (unless it was resolved meanwhile). */
+export async function recordPayDateFailure(db: Database, runId: string, pair: PayDatePair, reason: string): Promise<void> {
+  if (await markPayDateFailed(db, runId, pair, reason)) await finishRunIfResolved(db, runId);
+}
+
+/** Job states in which a job will still run. */
+const LIVE_JOB_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+/** How often one pay date's job is queued again before the run records it as failed. */
+export const MAX_JOB_REQUEUES = 5;
+const STATE_LOOKUPS_AT_ONCE = 200;
+
+export interface RunRecovery {
+  finished: boolean;
+  /** Pay dates queued again: Redis had no live job for them (lost data, or a stale finished job). */
+  requeued: number;
+  /** Pay dates recorded as failed from Redis: their job failed for good and the database never heard. */
+  failuresRecorded: number;
+}
+
+async function jobStates(queue: Queue, ids: readonly string[]): Promise<string[]> {
+  const states: string[] = [];
+  for (let i = 0; i < ids.length; i += STATE_LOOKUPS_AT_ONCE) {
+    states.push(...(await Promise.all(ids.slice(i, i + STATE_LOOKUPS_AT_ONCE).map((id) => queue.getJobState(id)))));
+  }
+  return states;
+}
+
+/** Pending pay dates of one run, as the run's rows hold them. */
+export type PendingPayDateRow = Pick<NightlyRunPayDateRow, 'payroll_id' | 'pay_date' | 'job_requeues'>;
+
+/**
+ * Gives each of these pending pay dates of a run a job that will run, where Redis has none. A job
+ * that is gone (Redis lost its data), or finished while the database still calls its pay date
+ * pending (a database restored from before the job ran), is queued again under the next id; a job
+ * that failed for good without the database hearing of it (its worker could not write the failure)
+ * has the failure recorded, unless it failed for want of a connection, which is retried.
+ */
+export async function recoverRunPayDates(
+  db: Database,
+  payDates: Queue,
+  runId: string,
+  pending: readonly PendingPayDateRow[],
+): Promise<{ requeued: number; failuresRecorded: number }> {
+  const ids = pending.map((row) => lockJobId(runId, { payrollId: row.payroll_id, payDate: row.pay_date }, row.job_requeues));
+  const states = await jobStates(payDates, ids);
+  const requeue: Array<PayDatePair & { requeues: number }> = [];
+  let failuresRecorded = 0;
+  for (const [i, row] of pending.entries()) {
+    const state = states[i]!;
+    if (LIVE_JOB_STATES.has(state)) continue;
+    const pair = { payrollId: row.payroll_id, payDate: row.pay_date };
+    if (state === 'failed') {
+      const reason = (await Job.fromId(payDates, ids[i]!))?.failedReason ?? 'failed';
+      if (!isConnectionError(reason)) {
+        if (await markPayDateFailed(db, runId, pair, reason)) failuresRecorded += 1;
+        continue;
+      }
+    }
+    if (row.job_requeues >= MAX_JOB_REQUEUES) {
+      const reason = `its job was lost, or failed without reaching the database, ${row.job_requeues + 1} times`;
+      if (await markPayDateFailed(db, runId, pair, reason)) failuresRecorded += 1;
+      continue;
+    }
+    const claimed = await claimJobRequeue(db, runId, pair, row.job_requeues);
+    if (claimed !== undefined) requeue.push({ ...pair, requeues: claimed });
+  }
+  await enqueueLockJobs(payDates, runId, requeue);
+  return { requeued: requeue.length, failuresRecorded };
+}
+
+/** Makes Redis match what the database says of a run: every pending pay date has a job that will run. */
+export async function recoverRun(db: Database, payDates: Queue, runId: string): Promise<RunRecovery> {
+  if (await finishRunIfResolved(db, runId)) return { finished: true, requeued: 0, failuresRecorded: 0 };
+  const { requeued, failuresRecorded } = await recoverRunPayDates(db, payDates, runId, await listPendingPayDates(db, runId));
+  const finished = failuresRecorded > 0 ? await finishRunIfResolved(db, runId) : false;
+  return { finished, requeued, failuresRecorded };
+}
+
+export interface NightlySummary {
+  runId: string;
+  runDate: string;
+  trigger: NightlyRunTrigger;
+  triggeredBy: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Pay dates the run took on (due when it started, and any earlier one a lock had to take first). */
+  pairs: number;
+  /** Pay dates this run locked. */
+  payrollsLocked: number;
+  /** Pay dates it found locked by someone else (another run, a re-run). */
+  alreadyLocked: number;
+  /** Pay dates not resolved yet (only while the run is going). */
+  pending: number;
+  employees: number;
+  paymentsInstructed: number;
+  /**
+   * Minor units per currency, exact: one pay date's total is at most 15 digits, but thousands of
+   * them together pass 2^53, where a number would start rounding.
+   */
+  totalsByCurrency: Record<string, bigint>;
+  failures: Array<{ payrollId: string; payDate: string; reason: string }>;
+}
+
+/** The run's summary from its recorded pay dates (pure: no I/O). Figures count what this run locked. */
+export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly NightlyRunPayDateRow[]): NightlySummary {
+  const summary: NightlySummary = {
+    runId: run.id,
+    runDate: run.run_date,
+    trigger: run.trigger,
+    triggeredBy: run.triggered_by,
+    startedAt: run.started_at.toISOString(),
+    finishedAt: run.finished_at ? run.finished_at.toISOString() : null,
+    pairs: payDates.length,
+    payrollsLocked: 0,
+    alreadyLocked: 0,
+    pending: 0,
+    employees: 0,
+    paymentsInstructed: 0,
+    totalsByCurrency: {},
+    failures: [],
+  };
+  for (const row of payDates) {
+    switch (row.outcome) {
+      case 'locked':
+        summary.payrollsLocked += 1;
+        summary.employees += row.employee_count ?? 0;
+        summary.paymentsInstructed += row.payments_instructed ?? 0;
+        summary.totalsByCurrency[row.currency!] = (summary.totalsByCurrency[row.currency!] ?? 0n) + BigInt(row.total_amount ?? 0);
+        break;
+      case 'already_locked':
+        summary.alreadyLocked += 1;
+        break;
+      case 'failed':
+        summary.failures.push({ payrollId: row.payroll_id, payDate: row.pay_date, reason: row.failure_reason ?? 'failed' });
+        break;
+      case 'pending':
+        summary.pending += 1;
+        break;
+    }
+  }
+  return summary;
+}
+
+export async function loadNightlySummary(db: Database, runId: string): Promise<NightlySummary> {
+  const run = await findRun(db, runId);
+  if (!run) throw new Error(`there is no nightly run ${runId}`);
+  return summarizeNightlyRun(run, await listRunPayDates(db, runId));
+}

@@ -1,0 +1,76 @@
+import { userInfo } from 'node:os';
+import type { Command } from 'commander';
+import type { NightlySummary } from '../../cycle/nightly/nightly-service.ts';
+import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import type { LoadComposition } from './composition.ts';
+import { parseDateOption } from './options.ts';
+
+function durationOf(summary: NightlySummary): string {
+  if (summary.finishedAt === null) return 'still running';
+  return `${((Date.parse(summary.finishedAt) - Date.parse(summary.startedAt)) / 1000).toFixed(1)} s`;
+}
+
+/** The run as the database recorded it: what this run locked, what it found locked, what failed. */
+export function formatNightlySummary(summary: NightlySummary): string {
+  const rows: Array<[string, string]> = [
+    ['Run date', summary.runDate],
+    ['Run', `${summary.runId} (${summary.trigger}${summary.triggeredBy ? ` by ${summary.triggeredBy}` : ''})`],
+    ['Started', summary.startedAt],
+    ['Duration', durationOf(summary)],
+    ['Payroll pay dates due', String(summary.pairs)],
+    ['Payrolls locked', String(summary.payrollsLocked)],
+    ['Already locked (no-op)', String(summary.alreadyLocked)],
+    ['Employees', String(summary.employees)],
+    ['Payments instructed', String(summary.paymentsInstructed)],
+    ...Object.entries(summary.totalsByCurrency).map(
+      ([currency, total]) => [`Total ${currency}`, formatMinorUnits(total, currency)] as [string, string],
+    ),
+    ['Failures', String(summary.failures.length)],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
+  for (const failure of summary.failures) lines.push(`  ! payroll ${failure.payrollId} pay date ${failure.payDate}: ${failure.reason}`);
+  return lines.join('\n');
+}
+
+export function registerNightlyCommand(program: Command, loadComposition: LoadComposition): void {
+  program
+    .command('nightly')
+    .description('Run the nightly pay-date cycle for a date now, show progress, wait, and print a summary')
+    .option('--date <date>', 'run date (YYYY-MM-DD); default: today in the service time zone', parseDateOption)
+    .action(async (options: { date?: string }) => {
+      const { startWorkers } = await loadComposition();
+      const { SingleBar, Presets } = await import('cli-progress');
+      const { loadConfig } = await import('../../platform/config/config.ts');
+      const { serviceToday } = await import('../../directory/calendars/lock-date.ts');
+      const { openRuntime } = await import('../../platform/runtime/runtime.ts');
+      const { runNightlyNow } = await import('../workers/nightly-runner.ts');
+      const config = loadConfig();
+      const runtime = await openRuntime({ ...config, LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 'nightly');
+      const runDate = options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
+      const bar = new SingleBar(
+        { format: 'Pay dates {bar} {value}/{total} | {percentage}% | {duration}s', hideCursor: true },
+        Presets.shades_classic,
+      );
+      let started = false;
+      try {
+        const summary = await runNightlyNow(runtime, runDate, {
+          startWorkers,
+          trigger: { kind: 'manual', by: `cli:${userInfo().username}` },
+          onProgress: ({ done, total }) => {
+            if (!started) {
+              bar.start(total, done);
+              started = true;
+            }
+            bar.update(done);
+          },
+        });
+        if (started) bar.stop();
+        process.stdout.write(`\nNightly run ${runDate}\n${formatNightlySummary(summary)}\n`);
+        if (summary.failures.length > 0) process.exitCode = 1;
+      } finally {
+        if (started) bar.stop();
+        await runtime.close();
+      }
+    });
+}

@@ -1,0 +1,102 @@
+import { listRuns } from '../../../cycle/runs/run-history-service.ts';
+import { groupedBarChart, lineChart } from '../charts.ts';
+import { listNightlyRunDurations, listPayDateTotals, listPayrollsByExceptions } from '../console-chart-repository.ts';
+import { dataTable, statusBadge } from '../console-layout.ts';
+import type { ConsolePageModule } from '../console-plugin.ts';
+import { formatDuration, formatInstant, formatMoney } from '../console-format.ts';
+import { html, type Html } from '../html.ts';
+
+const PAY_DATES_CHARTED = 12;
+const NIGHTLY_RUNS_CHARTED = 30;
+const EXCEPTION_DAYS = 90;
+const PAYROLLS_CHARTED = 10;
+const DEFAULT_CURRENCY = 'GBP';
+
+type PayDateTotals = Awaited<ReturnType<typeof listPayDateTotals>>[number];
+
+/**
+ * One currency at a time (amounts in different currencies do not add up): the one asked for, else
+ * GBP, else the one on most of the pay dates.
+ */
+function chartCurrency(totals: readonly PayDateTotals[], asked: string | undefined): string | undefined {
+  const payDatesPerCurrency = new Map<string, number>();
+  for (const row of totals) payDatesPerCurrency.set(row.currency, (payDatesPerCurrency.get(row.currency) ?? 0) + 1);
+  if (asked !== undefined && payDatesPerCurrency.has(asked)) return asked;
+  if (payDatesPerCurrency.has(DEFAULT_CURRENCY)) return DEFAULT_CURRENCY;
+  return [...payDatesPerCurrency.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+}
+
+function moneyChart(totals: readonly PayDateTotals[], asked: string | undefined): Html {
+  const currency = chartCurrency(totals, asked);
+  const rows = totals.filter((row) => row.currency === currency);
+  const others = [...new Set(totals.map((row) => row.currency))].filter((other) => other !== currency);
+  const chart = groupedBarChart({
+    id: 'chart-collections',
+    title: `Requested, deducted and collected per pay date${currency ? ` (${currency})` : ''}`,
+    description: `For the latest ${PAY_DATES_CHARTED} reconciled pay dates of live payrolls: what billers requested, what payroll deducted and what was collected, as the reconciliation summary counts them.`,
+    categoryHeading: 'Pay date',
+    categories: rows.map((row) => row.pay_date),
+    series: [
+      { name: 'Requested', values: rows.map((row) => row.requested) },
+      { name: 'Deducted', values: rows.map((row) => row.deducted) },
+      { name: 'Collected', values: rows.map((row) => row.collected) },
+    ],
+    formatValue: (minor) => formatMoney(minor, currency ?? DEFAULT_CURRENCY),
+  });
+  return html`${chart}${others.length > 0 ? html`<p>Also in: ${others.map((other, index) => html`${index > 0 ? ', ' : ''}<a href="/console?currency=${other}#chart-collections">${other}</a>`)}</p>` : ''}`;
+}
+
+/** The landing page: how last night went, the trends, and where to look next. */
+export const registerOverviewPage: ConsolePageModule = (app, context) => {
+  app.get('/', async (request, reply) => {
+    const { db } = context.deps;
+    const asked = (request.query as { currency?: unknown }).currency;
+    const [lastNightly] = await listRuns(db, { kind: 'nightly', limit: 1 });
+    const recent = await listRuns(db, { limit: 10 });
+    const [totals, durations, exceptions] = await Promise.all([
+      listPayDateTotals(db, PAY_DATES_CHARTED),
+      listNightlyRunDurations(db, NIGHTLY_RUNS_CHARTED),
+      listPayrollsByExceptions(db, new Date(Date.now() - EXCEPTION_DAYS * 86_400_000), PAYROLLS_CHARTED),
+    ]);
+    return context.page(request, reply, {
+      title: 'Overview',
+      section: 'overview',
+      body: html`<section aria-labelledby="last-night">
+<h2 id="last-night">Last nightly run</h2>
+${lastNightly
+  ? html`<p class="last-run">${statusBadge(lastNightly.outcome)} <a href="/console/runs/nightly/${lastNightly.id}">${lastNightly.summary}</a>, started ${formatInstant(lastNightly.startedAt)}, finished ${formatInstant(lastNightly.finishedAt)}.</p>`
+  : html`<p class="empty">No nightly run yet.</p>`}
+</section>
+<section aria-labelledby="recent-runs">
+<h2 id="recent-runs">Recent runs</h2>
+${dataTable(
+  'The ten latest runs of every kind',
+  ['Kind', 'Started', 'Outcome', 'Summary'],
+  recent.map((run) => [run.kind, formatInstant(run.startedAt), statusBadge(run.outcome), html`<a href="/console/runs/${run.kind}/${run.id}">${run.summary}</a>`]),
+)}
+</section>
+<section aria-labelledby="trends">
+<h2 id="trends">Trends</h2>
+${moneyChart(totals, typeof asked === 'string' ? asked : undefined)}
+${lineChart({
+  id: 'chart-nightly-durations',
+  title: 'Nightly run duration',
+  description: `How long each of the latest ${NIGHTLY_RUNS_CHARTED} finished nightly runs took, oldest first.`,
+  categoryHeading: 'Run date',
+  categories: durations.map((run) => run.run_date),
+  series: [{ name: 'Duration', values: durations.map((run) => run.duration_ms) }],
+  formatValue: formatDuration,
+})}
+${groupedBarChart({
+  id: 'chart-exceptions',
+  title: `Reconciliation exceptions per payroll, last ${EXCEPTION_DAYS} days`,
+  description: `The ${PAYROLLS_CHARTED} live payrolls with the most current reconciliation exceptions raised in the last ${EXCEPTION_DAYS} days.`,
+  categoryHeading: 'Payroll',
+  categories: exceptions.map((row) => `${row.employer_name}: ${row.payroll_name}`),
+  series: [{ name: 'Exceptions', values: exceptions.map((row) => row.exceptions) }],
+  formatValue: (count) => String(count),
+})}
+</section>`,
+    });
+  });
+};
