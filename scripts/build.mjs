@@ -4,7 +4,7 @@
 // checking stays with tsc (npm run typecheck); this only transpiles.
 import { build } from 'esbuild';
 import { newestSourceChange, STAMP_FILE } from './build-freshness.mjs';
-import { writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -29,11 +29,14 @@ const externalPackages = {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
+rmSync(new URL('../dist.next', import.meta.url), { recursive: true, force: true });
 const sourcesAsOf = newestSourceChange(root);
 await build({
   absWorkingDir: root,
   entryPoints: { cli: 'bin/cli.ts' },
-  outdir: 'dist',
+  // Built beside dist/ and swapped in whole: chunks are named by content hash, so building over the old
+  // output would leave every superseded chunk behind.
+  outdir: 'dist.next',
   outExtension: { '.js': '.mjs' },
   bundle: true,
   splitting: true,
@@ -44,6 +47,8 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+renameSync(new URL('../dist.next', import.meta.url), new URL('../dist', import.meta.url));
 // What the build saw: a source changed after this makes the build stale (bin/deductions.mjs checks).
 writeFileSync(new URL(`../${STAMP_FILE}`, import.meta.url), `${sourcesAsOf}\n`);
 if (!process.argv.includes('--quiet')) console.log(`built dist/ in ${Date.now() - started} ms`);

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './support/longest-first-sequencer.ts';
 import { unitTestFiles } from './unit-project.ts';
 
 // Two projects. `unit`: the pure rules listed in test/unit-project.ts, no database, no Redis, no
@@ -19,6 +20,8 @@ export default defineConfig({
     // its own database and Redis prefix), and the service keeps no state in its modules that a test
     // relies on being fresh; the suite passing in any order is what holds this.
     isolate: false,
+    // Longest first, on a fresh clone too (test/durations.json).
+    sequence: { sequencer: LongestFirstSequencer },
     // Fake payroll providers listen on 127.0.0.1 over http: adapters built without a URL policy, and
     // commands the tests start, read PROVIDER_ALLOW_PRIVATE_URLS from the environment.
     env: { LOG_LEVEL: 'silent', NODE_ENV: 'test', PROVIDER_ALLOW_PRIVATE_URLS: 'true', CONSOLE_PASSWORD_SCRYPT_LOG_N: '14' },
