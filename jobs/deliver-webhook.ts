@@ -1,15 +1,15 @@
-import type { Job, Queue } from 'bullmq';
-import { z } from 'zod';
+import type { Job } from 'bullmq';
 import type { Database } from '../src/platform/db/connection.ts';
-import { uuidSchema } from '../src/platform/shared/schemas.ts';
+import { deliverWebhookJob } from '../src/platform/queue/job-catalogue.ts';
+import { payloadOf } from '../src/platform/queue/job-contract.ts';
+import type { JobQueue } from '../src/platform/queue/queues.ts';
 import {
   attemptDelivery,
   WebhookAttemptFailed,
   type WebhookDeliverySettings,
 } from '../src/faces/webhooks/webhook-delivery-service.ts';
-import { deliveryAdmitter, deliveryJobWaiting } from '../src/faces/webhooks/webhook-jobs.ts';
-
-const payloadSchema = z.object({ deliveryId: uuidSchema });
+import { deliveryAdmitter } from '../src/faces/webhooks/webhook-jobs.ts';
+import { deliveryJobWaiting } from '../src/faces/workers/delivery-job-waiting.ts';
 
 /**
  * One attempt per job, by the job that holds the delivery (webhook-admission.ts). A failed attempt
@@ -19,10 +19,10 @@ const payloadSchema = z.object({ deliveryId: uuidSchema });
  * delivery slot goes back to the queue as delayed, still held. Whenever the job gives its delivery
  * back, it tops up its biller's share of the queue from the backlog.
  */
-export function deliverWebhookProcessor(db: Database, settings: WebhookDeliverySettings, deliveries: Queue) {
+export function deliverWebhookProcessor(db: Database, settings: WebhookDeliverySettings, deliveries: JobQueue) {
   const admitter = deliveryAdmitter(db, deliveries, settings.queuedPerBiller);
   return async (job: Job, token?: string) => {
-    const { deliveryId } = payloadSchema.parse(job.data);
+    const { deliveryId } = payloadOf(job, deliverWebhookJob);
     const waiting = deliveryJobWaiting(job, token);
     const outcome = await attemptDelivery(db, deliveryId, null, settings, { job: { id: job.id!, waiter: waiting.waiter } });
     if (outcome.kind === 'deferred') return waiting.park(outcome.until);

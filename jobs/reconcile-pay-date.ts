@@ -1,15 +1,10 @@
 import type { Job } from 'bullmq';
-import { z } from 'zod';
 import type { Database } from '../src/platform/db/connection.ts';
 import { serviceToday } from '../src/directory/calendars/lock-date.ts';
 import type { ReconciliationRequester } from '../src/cycle/reconciliation/reconciliation-requests.ts';
 import { payDatesToReconcileAfter, reconcilePayDate } from '../src/cycle/reconciliation/reconciliation-service.ts';
-import { reconcileSweepJob } from '../src/platform/queue/job-catalogue.ts';
-import { isoDateSchema, uuidSchema } from '../src/platform/shared/schemas.ts';
-
-// `final` is set only by the nightly sweep, once the pay date's settlement window is over; the
-// debounced request after accepted records never sets it.
-const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema, final: z.boolean().default(false) });
+import { reconcilePayDateJob, reconcileSweepJob } from '../src/platform/queue/job-catalogue.ts';
+import { payloadOf } from '../src/platform/queue/job-contract.ts';
 
 /**
  * Reconciles one payroll pay date; a repeat over the same records writes nothing. Later pay dates that
@@ -19,7 +14,7 @@ const payloadSchema = z.object({ payrollId: uuidSchema, payDate: isoDateSchema, 
  */
 export function reconcilePayDateProcessor(db: Database, timeZone: string, reconciliation: ReconciliationRequester) {
   return async (job: Job) => {
-    const { payrollId, payDate, final } = payloadSchema.parse(job.data);
+    const { payrollId, payDate, final } = payloadOf(job, reconcilePayDateJob);
     // The sweep's jobs carry its job id; every other job came through the debounced request.
     const trigger = job.id?.startsWith(`${reconcileSweepJob}.`) ? 'sweep' : 'request';
     const summary = await reconcilePayDate(db, payrollId, payDate, { final, today: serviceToday(new Date(), timeZone), trigger, triggeredBy: job.id ?? null });

@@ -1,14 +1,12 @@
 import type { Job } from 'bullmq';
-import { z } from 'zod';
 import type { Database } from '../src/platform/db/connection.ts';
 import { performRerun } from '../src/cycle/reruns/rerun-service.ts';
 import { lockThenPushInstructions } from '../src/cycle/instructions/provider-push-service.ts';
 import type { AmountLimits } from '../src/collections/payments/amount-limits.ts';
 import type { AdapterFactory } from '../src/directory/payroll-providers/adapter.ts';
 import type { ReconciliationRequester } from '../src/cycle/reconciliation/reconciliation-requests.ts';
-import { uuidSchema } from '../src/platform/shared/schemas.ts';
-
-const payloadSchema = z.object({ rerunId: uuidSchema });
+import { rerunPayDateJob } from '../src/platform/queue/job-catalogue.ts';
+import { payloadOf } from '../src/platform/queue/job-contract.ts';
 
 /**
  * Re-runs one payroll pay date (the re-run row makes a second delivery a no-op), pushes the changed
@@ -23,7 +21,7 @@ export function rerunPayDateProcessor(
   limits: AmountLimits,
 ) {
   return async (job: Job) => {
-    const { rerunId } = payloadSchema.parse(job.data);
+    const { rerunId } = payloadOf(job, rerunPayDateJob);
     const { locked: outcome, pushes } = await lockThenPushInstructions(db, adapterFor, () => performRerun(db, rerunId, limits));
     await reconciliation.request(outcome.payrollId, outcome.payDate);
     return { ...outcome, providerPushes: pushes.sent };

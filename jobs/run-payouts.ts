@@ -1,28 +1,18 @@
 import type { Job } from 'bullmq';
-import { matchingPolicyOf } from '../src/settlement/cash/cash-service.ts';
-import { runMatching } from '../src/settlement/cash/matching-service.ts';
 import type { Logger } from 'pino';
-import { z } from 'zod';
-import type { Config } from '../src/platform/config/config.ts';
 import type { Database } from '../src/platform/db/connection.ts';
-import { serviceToday } from '../src/directory/calendars/lock-date.ts';
-import { runPayoutsOn } from '../src/settlement/payouts/payout-service.ts';
-import { isoDateSchema } from '../src/platform/shared/schemas.ts';
-
-const payloadSchema = z.object({ date: isoDateSchema.optional() });
+import { runPayoutsJob } from '../src/platform/queue/job-catalogue.ts';
+import { payloadOf } from '../src/platform/queue/job-contract.ts';
+import { runDailyPayouts, type DailyPayoutSettings } from '../src/settlement/payouts/daily-payouts.ts';
 
 /**
  * The daily payout run for today (or `date`). A group that failed makes the job fail, so BullMQ retries
  * it; the groups already paid out are no-ops on the retry.
  */
-export function runPayoutsProcessor(db: Database, config: Pick<Config, 'SERVICE_TIME_ZONE' | 'SETTLEMENT_DELAY_WORKING_DAYS' | 'PAYOUT_FUNDING' | 'PAYOUT_CONCURRENCY' | 'REMITTANCE_LATE_WORKING_DAYS' | 'REMITTANCE_TOLERANCE_MINOR'>, logger: Logger) {
+export function runPayoutsProcessor(db: Database, config: DailyPayoutSettings, logger: Logger) {
   return async (job: Job) => {
-    const { date } = payloadSchema.parse(job.data ?? {});
-    const today = date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
-    // Remittances first: late ones are marked (and their billers told), credits matched again, so the
-    // payouts fund from every remittance as it stands this morning.
-    const matching = await runMatching(db, await matchingPolicyOf(db, config, today));
-    const summary = await runPayoutsOn(db, { today, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING, concurrency: config.PAYOUT_CONCURRENCY, trigger: 'schedule', triggeredBy: job.id ?? null });
+    const { date } = payloadOf(job, runPayoutsJob);
+    const { matching, summary } = await runDailyPayouts({ db, config }, { payoutDate: date, trigger: 'schedule', triggeredBy: job.id ?? null });
     const count = (outcome: string) => summary.groups.filter((group) => group.outcome === outcome).length;
     for (const group of summary.groups) {
       if (group.outcome === 'no_beneficiary_account') {

@@ -90,4 +90,5 @@ export const unitTestFiles: readonly string[] = [
   'test/faces/cli/directory-options.test.ts',
   'test/faces/cli/command-modules.test.ts',
   'test/faces/console/charts.test.ts',
+  'test/platform/queue/job-contract.test.ts',
 ];

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { readSourceFiles } from './import-graph.ts';
 import {
   areasImportingHttp,
+  BULLMQ_FOLDERS,
+  bullmqOutsideQueueEdges,
   DISTRICTS,
   districtsImportingUpward,
   fileLoops,
@@ -50,5 +52,11 @@ describe('the layout docs/developers.md describes', () => {
   it(`src/ is ${DISTRICTS.length} districts of areas, and no district imports one after it`, () => {
     expect(describeViolations(filesOutsideDistricts(files))).toEqual([]);
     expect(describeViolations(districtsImportingUpward(files))).toEqual([]);
+  });
+
+  it(`only ${BULLMQ_FOLDERS.join(', ')} import BullMQ: everything else queues jobs through the job contract`, () => {
+    expect(describeViolations(bullmqOutsideQueueEdges(files))).toEqual([]);
+    // The rule reads package imports: it sees the ones the allowed folders have.
+    expect(files.some((file) => file.path.startsWith('src/faces/workers/') && file.packages.includes('bullmq'))).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { importSpecifiers, importsOf, type SourceFile } from './import-graph.ts'
 import {
   allViolations,
   areasImportingHttp,
+  bullmqOutsideQueueEdges,
   districtsImportingUpward,
   fileLoops,
   filesOutsideDistricts,
@@ -132,6 +133,21 @@ describe('each layout rule fails on a graph that breaks it', () => {
     ]);
     const downward = [file('src/collections/mandates/mandate-service.ts', "import { x } from '../../directory/calendars/lock-date.ts';")];
     expect(districtsImportingUpward(downward)).toEqual([]);
+  });
+
+  it('BullMQ imported outside the queue platform, the workers, the console, jobs/ and tests', () => {
+    // Built rather than written out: test/unit-project.test.ts reads this file's text for what it imports.
+    const bullmq = 'bullmq';
+    const producer = file('src/cycle/nightly/nightly-service.ts', `import { Job, type Queue } from '${bullmq}';`);
+    expect(bullmqOutsideQueueEdges([producer])).toEqual([{ rule: 'bullmq-outside-queue-edges', file: 'src/cycle/nightly/nightly-service.ts', detail: 'imports bullmq' }]);
+    // A type-only import counts: areas hold queues by the contract's JobQueue type.
+    expect(bullmqOutsideQueueEdges([file('src/platform/metrics/service-metrics.ts', "import type { Queue } from 'bullmq';")])).toHaveLength(1);
+    expect(bullmqOutsideQueueEdges([file('bin/composition.ts', `const { Queue } = await import('${bullmq}');`)])).toHaveLength(1);
+    for (const allowed of ['src/platform/queue/queues.ts', 'src/faces/workers/worker-host.ts', 'src/faces/console/console-queues.ts', 'jobs/lock-pay-date.ts', 'test/faces/workers/worker-host.test.ts']) {
+      expect(bullmqOutsideQueueEdges([file(allowed, `import { Queue } from '${bullmq}';`)]), allowed).toEqual([]);
+    }
+    // Through the contract, no BullMQ.
+    expect(bullmqOutsideQueueEdges([file('src/cycle/nightly/nightly-service.ts', "import { enqueueJobs } from '../../platform/queue/job-contract.ts';")])).toEqual([]);
   });
 
   it('a clean graph has no violations', () => {

@@ -11,7 +11,8 @@ export interface Violation {
     | 'folder-loop'
     | 'file-loop'
     | 'outside-districts'
-    | 'district-upward';
+    | 'district-upward'
+    | 'bullmq-outside-queue-edges';
   file: string;
   detail: string;
 }
@@ -193,6 +194,33 @@ export function districtsImportingUpward(files: readonly SourceFile[]): Violatio
   });
 }
 
+/**
+ * The folders that may import BullMQ, type-only imports included. Everything else produces jobs
+ * through the job contract (src/platform/queue/job-contract.ts: enqueueJob checks the payload against
+ * the job's schema and adds it to the catalogue's queue) and holds queues by their JobQueue type, so
+ * BullMQ's own API stays where it is truly needed:
+ *  - src/platform/queue: the seam itself (job options, createQueue, the contract, the scheduler's cron);
+ *  - src/faces/workers: a Worker per queue, QueueEvents for a command that waits on its re-run, a
+ *    delivery job parking itself (moveToDelayed, DelayedError), retrying a re-run's finished job;
+ *  - src/faces/console: the operator's view of the queues works on BullMQ's jobs themselves (failed
+ *    jobs, their retry and removal, the queues board);
+ *  - jobs/: a processor is handed BullMQ's Job;
+ *  - test/: tests add, inspect and wait on jobs directly.
+ * bin/ and the rest of src/ need none: the nightly run, reconciliation, webhooks, metrics, the CLI
+ * and the runtime's Redis connections go through src/platform/queue.
+ */
+export const BULLMQ_FOLDERS: readonly string[] = ['src/platform/queue', 'src/faces/workers', 'src/faces/console', 'jobs', 'test'];
+
+const isBullmq = (packageName: string) => packageName === 'bullmq' || packageName.startsWith('bullmq/');
+
+export function bullmqOutsideQueueEdges(files: readonly SourceFile[]): Violation[] {
+  return files
+    .filter((file) => !BULLMQ_FOLDERS.some((folder) => isUnder(file.path, folder)))
+    .flatMap((file) =>
+      file.packages.filter(isBullmq).map((name) => ({ rule: 'bullmq-outside-queue-edges' as const, file: file.path, detail: `imports ${name}` })),
+    );
+}
+
 export function allViolations(files: readonly SourceFile[]): Violation[] {
   return [
     ...areasImportingHttp(files),
@@ -203,5 +231,6 @@ export function allViolations(files: readonly SourceFile[]): Violation[] {
     ...fileLoops(files),
     ...filesOutsideDistricts(files),
     ...districtsImportingUpward(files),
+    ...bullmqOutsideQueueEdges(files),
   ];
 }

@@ -1,4 +1,4 @@
-import { getNextMillis } from 'bullmq';
+import { nextCronFireAfter } from '../../platform/queue/cron.ts';
 
 /**
  * When the nightly run is next due after `now`: the next fire of its cron pattern in the service time
@@ -6,6 +6,6 @@ import { getNextMillis } from 'bullmq';
  * scheduler will do. Null for a pattern that never fires again.
  */
 export function nextNightlyRunAt(cron: string, timeZone: string, now: Date): Date | null {
-  const next = getNextMillis(now.getTime(), { pattern: cron, tz: timeZone });
+  const next = nextCronFireAfter(cron, timeZone, now.getTime());
   return next === undefined ? null : new Date(next);
 }

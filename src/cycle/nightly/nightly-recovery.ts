@@ -1,7 +1,9 @@
-import { getNextMillis, Job, type Queue } from 'bullmq';
 import type { Database } from '../../platform/db/connection.ts';
 import { serviceToday } from '../../directory/calendars/lock-date.ts';
+import { nextCronFireAfter } from '../../platform/queue/cron.ts';
 import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../../platform/queue/job-catalogue.ts';
+import { enqueueJob } from '../../platform/queue/job-contract.ts';
+import type { JobQueue } from '../../platform/queue/queues.ts';
 import {
   findLatestRun,
   finishRunIfResolved,
@@ -27,7 +29,7 @@ export function lastScheduledTrigger(pattern: string, timeZone: string, now: Dat
     let from = now.getTime() - window;
     let last: number | undefined;
     for (;;) {
-      const next = getNextMillis(from, { pattern, tz: timeZone });
+      const next = nextCronFireAfter(pattern, timeZone, from);
       if (next === undefined || next > now.getTime()) break;
       last = next;
       from = next;
@@ -45,7 +47,7 @@ export function lastScheduledTrigger(pattern: string, timeZone: string, now: Dat
  */
 export async function catchUpMissedRun(
   db: Database,
-  nightly: Queue,
+  nightly: JobQueue,
   options: { pattern: string; timeZone: string; now: Date; graceMs: number },
 ): Promise<string | null> {
   const last = lastScheduledTrigger(options.pattern, options.timeZone, options.now);
@@ -53,7 +55,7 @@ export async function catchUpMissedRun(
   if ((await findLatestRun(db, last.runDate)) !== undefined) return null;
   if (!(await hasPayDatesDueToLock(db, last.runDate))) return null;
   const jobId = catchUpTriggerJobId(last.runDate);
-  const earlier = await Job.fromId(nightly, jobId);
+  const earlier = await nightly.getJob(jobId);
   if (earlier) {
     const state = await earlier.getState();
     // Still to run: nothing to add. Finished without leaving a run (it failed, or the database
@@ -61,7 +63,7 @@ export async function catchUpMissedRun(
     if (state !== 'completed' && state !== 'failed') return null;
     await earlier.remove();
   }
-  await nightly.add(nightlyTriggerJob, { runDate: last.runDate, trigger: 'catch_up' }, { ...defaultJobOptions, jobId });
+  await enqueueJob(nightly, nightlyTriggerJob, { runDate: last.runDate, trigger: 'catch_up' }, { ...defaultJobOptions, jobId });
   return last.runDate;
 }
 
@@ -78,7 +80,7 @@ export interface RunsRecovery {
  */
 export async function recoverUnfinishedRuns(
   db: Database,
-  payDates: Queue,
+  payDates: JobQueue,
   options: { everyRun: boolean; stuckBefore: Date },
 ): Promise<RunsRecovery> {
   const total: RunsRecovery = { runsChecked: 0, runsFinished: 0, requeued: 0, failuresRecorded: 0 };
@@ -113,7 +115,7 @@ export interface PastRunsRecovery {
  */
 export async function recoverPastRunPayDates(
   db: Database,
-  payDates: Queue,
+  payDates: JobQueue,
   options: { today: string; startedBefore: Date; lookBackDays?: number },
 ): Promise<PastRunsRecovery> {
   const rows = await listPendingPayDatesOfPastRuns(db, {

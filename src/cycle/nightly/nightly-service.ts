@@ -1,12 +1,12 @@
-import { Job, type Queue } from 'bullmq';
 import type { Database } from '../../platform/db/connection.ts';
 import type { NightlyRunTrigger } from '../../platform/db/tables.ts';
 import type { AmountLimits } from '../../collections/payments/amount-limits.ts';
-import { defaultJobOptions, lockJobId, lockPayDateJob } from '../../platform/queue/job-catalogue.ts';
+import { defaultJobOptions, lockJobId, lockPayDateJob, type PayDatePair } from '../../platform/queue/job-catalogue.ts';
+import { enqueueJobs } from '../../platform/queue/job-contract.ts';
+import type { JobQueue } from '../../platform/queue/queues.ts';
 import { isConnectionError } from '../../platform/runtime/dependency-health.ts';
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
 import { lockPayDate, type PayDateLockOutcome } from '../snapshots/pay-date-lock-service.ts';
-import type { LockPayDateData, PayDatePair } from '../../platform/queue/job-catalogue.ts';
 import {
   claimJobRequeue,
   findLatestRun,
@@ -36,16 +36,17 @@ const ENQUEUE_BATCH = 1_000;
 
 /** One lock job (lock-pay-date) per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
 export async function enqueueLockJobs(
-  payDates: Queue,
+  payDates: JobQueue,
   runId: string,
   pending: ReadonlyArray<PayDatePair & { requeues: number }>,
 ): Promise<void> {
   for (let i = 0; i < pending.length; i += ENQUEUE_BATCH) {
-    await payDates.addBulk(
+    await enqueueJobs(
+      payDates,
+      lockPayDateJob,
       pending.slice(i, i + ENQUEUE_BATCH).map(({ payrollId, payDate, requeues }) => ({
-        name: lockPayDateJob,
-        data: { runId, payrollId, payDate } satisfies LockPayDateData,
-        opts: { ...defaultJobOptions, jobId: lockJobId(runId, { payrollId, payDate }, requeues) },
+        payload: { runId, payrollId, payDate },
+        options: { ...defaultJobOptions, jobId: lockJobId(runId, { payrollId, payDate }, requeues) },
       })),
     );
   }
@@ -62,7 +63,7 @@ export async function enqueueLockJobs(
  * finished run of the date rather than start a second one. A person triggering a finished date
  * starts a new run of whatever is due now.
  */
-export async function triggerNightlyRun(db: Database, payDates: Queue, runDate: string, trigger: RunTrigger): Promise<TriggeredRun> {
+export async function triggerNightlyRun(db: Database, payDates: JobQueue, runDate: string, trigger: RunTrigger): Promise<TriggeredRun> {
   const { run, created } = await db.transaction().execute(async (trx) => {
     await advisoryLockRunDate(trx, runDate);
     const unfinished = await findUnfinishedRun(trx, runDate);
@@ -139,7 +140,7 @@ export interface RunRecovery {
   failuresRecorded: number;
 }
 
-async function jobStates(queue: Queue, ids: readonly string[]): Promise<string[]> {
+async function jobStates(queue: JobQueue, ids: readonly string[]): Promise<string[]> {
   const states: string[] = [];
   for (let i = 0; i < ids.length; i += STATE_LOOKUPS_AT_ONCE) {
     states.push(...(await Promise.all(ids.slice(i, i + STATE_LOOKUPS_AT_ONCE).map((id) => queue.getJobState(id)))));
@@ -159,7 +160,7 @@ export type PendingPayDateRow = Pick<NightlyRunPayDateRow, 'payroll_id' | 'pay_d
  */
 export async function recoverRunPayDates(
   db: Database,
-  payDates: Queue,
+  payDates: JobQueue,
   runId: string,
   pending: readonly PendingPayDateRow[],
 ): Promise<{ requeued: number; failuresRecorded: number }> {
@@ -172,7 +173,7 @@ export async function recoverRunPayDates(
     if (LIVE_JOB_STATES.has(state)) continue;
     const pair = { payrollId: row.payroll_id, payDate: row.pay_date };
     if (state === 'failed') {
-      const reason = (await Job.fromId(payDates, ids[i]!))?.failedReason ?? 'failed';
+      const reason = (await payDates.getJob(ids[i]!))?.failedReason ?? 'failed';
       if (!isConnectionError(reason)) {
         if (await markPayDateFailed(db, runId, pair, reason)) failuresRecorded += 1;
         continue;
@@ -191,7 +192,7 @@ export async function recoverRunPayDates(
 }
 
 /** Makes Redis match what the database says of a run: every pending pay date has a job that will run. */
-export async function recoverRun(db: Database, payDates: Queue, runId: string): Promise<RunRecovery> {
+export async function recoverRun(db: Database, payDates: JobQueue, runId: string): Promise<RunRecovery> {
   if (await finishRunIfResolved(db, runId)) return { finished: true, requeued: 0, failuresRecorded: 0 };
   const { requeued, failuresRecorded } = await recoverRunPayDates(db, payDates, runId, await listPendingPayDates(db, runId));
   const finished = failuresRecorded > 0 ? await finishRunIfResolved(db, runId) : false;

@@ -1,5 +1,6 @@
 import { producerConnection } from '../../platform/runtime/redis-connections.ts';
 import { debouncedReconcileJobOptions, queueNames, RECONCILIATION_DEBOUNCE_MS, reconcilePayDateJob } from '../../platform/queue/job-catalogue.ts';
+import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import { createQueue } from '../../platform/queue/queues.ts';
 import type { DependencyHealth } from '../../platform/runtime/dependency-health.ts';
 
@@ -20,7 +21,7 @@ export function queueReconciliationRequester(
   const queue = createQueue(queueNames.payDates, producerConnection(redisUrl), prefix, health);
   return {
     async request(payrollId, payDate) {
-      await queue.add(reconcilePayDateJob, { payrollId, payDate }, debouncedReconcileJobOptions(payrollId, payDate, debounceMs));
+      await enqueueJob(queue, reconcilePayDateJob, { payrollId, payDate }, debouncedReconcileJobOptions(payrollId, payDate, debounceMs));
     },
     close: () => queue.close(),
   };

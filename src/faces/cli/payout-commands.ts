@@ -67,24 +67,12 @@ export function registerPayoutCommands(program: Command): void {
     .action(async (options: { date?: string; by?: string }) => {
       const { loadConfig } = await import('../../platform/config/config.ts');
       const { openRuntime } = await import('../../platform/runtime/runtime.ts');
-      const { serviceToday } = await import('../../directory/calendars/lock-date.ts');
-      const { matchingPolicyOf } = await import('../../settlement/cash/cash-service.ts');
-      const { runMatching } = await import('../../settlement/cash/matching-service.ts');
-      const { runPayoutsOn } = await import('../../settlement/payouts/payout-service.ts');
+      const { runDailyPayouts } = await import('../../settlement/payouts/daily-payouts.ts');
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'payouts');
       try {
-        const today = options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
-        // As the daily job does: remittances brought up to date and matched, then funded, then paid.
-        await runMatching(runtime.db, await matchingPolicyOf(runtime.db, config, today));
-        const summary = await runPayoutsOn(runtime.db, {
-          today,
-          settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS,
-          funding: config.PAYOUT_FUNDING,
-          concurrency: config.PAYOUT_CONCURRENCY,
-          trigger: 'cli',
-          triggeredBy: `cli:${operatorName(options.by)}`,
-        });
+        // The daily job's run: remittances brought up to date and matched, then funded, then paid.
+        const { summary } = await runDailyPayouts({ db: runtime.db, config }, { payoutDate: options.date, trigger: 'cli', triggeredBy: `cli:${operatorName(options.by)}` });
         process.stdout.write(`${formatPayoutRunSummary(summary)}\n`);
         if (summary.groups.some((group) => group.outcome === 'failed')) process.exitCode = 1;
       } finally {

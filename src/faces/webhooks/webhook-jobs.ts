@@ -1,4 +1,3 @@
-import { DelayedError, type BackoffStrategy, type Job, type Queue } from 'bullmq';
 import type { Database } from '../../platform/db/connection.ts';
 import {
   deliverWebhookJob,
@@ -8,16 +7,18 @@ import {
   redeliveryJobId,
   requestedDispatchJobOptions,
 } from '../../platform/queue/job-catalogue.ts';
+import { enqueueJob, enqueueJobs } from '../../platform/queue/job-contract.ts';
+import type { JobQueue } from '../../platform/queue/queues.ts';
 import { admitDueDeliveries, type AdmittedDelivery } from './webhook-admission.ts';
-import type { DeliveryWaiter } from './webhook-delivery-slots.ts';
 import { listAdmittedBefore, listAdmittedDeliveriesAfter, oldestUndispatchedEventAt, releaseDelivery } from './webhook-repository.ts';
 import { retryDelayMs } from './webhook-retry-schedule.ts';
 
 /** Queues the jobs of admitted deliveries, in the order given, under the ids their rows record. */
-export async function enqueueAdmitted(queue: Queue, admitted: readonly AdmittedDelivery[]): Promise<void> {
-  if (admitted.length === 0) return;
-  await queue.addBulk(
-    admitted.map(({ deliveryId, jobId }) => ({ name: deliverWebhookJob, data: { deliveryId }, opts: deliveryJobOptions(jobId) })),
+export async function enqueueAdmitted(queue: JobQueue, admitted: readonly AdmittedDelivery[]): Promise<void> {
+  await enqueueJobs(
+    queue,
+    deliverWebhookJob,
+    admitted.map(({ deliveryId, jobId }) => ({ payload: { deliveryId }, options: deliveryJobOptions(jobId) })),
   );
 }
 
@@ -28,14 +29,14 @@ export async function enqueueAdmitted(queue: Queue, admitted: readonly AdmittedD
  * runs if no job holds it and its biller's share of the queue has room; otherwise the delivery goes
  * out in its biller's turn.
  */
-export async function enqueueDeliveries(queue: Queue, deliveryIds: readonly string[], options: { redelivery?: boolean } = {}): Promise<void> {
-  if (deliveryIds.length === 0) return;
+export async function enqueueDeliveries(queue: JobQueue, deliveryIds: readonly string[], options: { redelivery?: boolean } = {}): Promise<void> {
   const stamp = Date.now();
-  await queue.addBulk(
+  await enqueueJobs(
+    queue,
+    deliverWebhookJob,
     deliveryIds.map((deliveryId) => ({
-      name: deliverWebhookJob,
-      data: { deliveryId },
-      opts: deliveryJobOptions(options.redelivery ? redeliveryJobId(deliveryId, stamp) : deliveryJobId(deliveryId)),
+      payload: { deliveryId },
+      options: deliveryJobOptions(options.redelivery ? redeliveryJobId(deliveryId, stamp) : deliveryJobId(deliveryId)),
     })),
   );
 }
@@ -56,7 +57,7 @@ export interface DeliveryAdmitter {
  * sweep (the sweep still catches what a process that stopped never admitted). One timer per biller,
  * the earliest; timers do nothing once the queue is closing, and do not keep the process alive.
  */
-export function deliveryAdmitter(db: Database, queue: Queue, perBiller: number): DeliveryAdmitter {
+export function deliveryAdmitter(db: Database, queue: JobQueue, perBiller: number): DeliveryAdmitter {
   const flights = new Map<string, { running: Promise<void>; next: Promise<void> | null }>();
   const wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
 
@@ -115,43 +116,13 @@ export function deliveryAdmitter(db: Database, queue: Queue, perBiller: number):
  * later admission, due when the attempt's own schedule (jitter, Retry-After) says, which the
  * delivery's row records; and a delivery's last failed attempt fails its job for good.
  */
-export function webhookBackoffStrategy(scale: number, random: () => number = Math.random): BackoffStrategy {
+export function webhookBackoffStrategy(scale: number, random: () => number = Math.random): (attemptsMade: number, type?: string, error?: Error) => number {
   return (attemptsMade) => retryDelayMs({ failedAttempt: attemptsMade, retryAfterMs: null, scale, random: random() });
 }
 
-/**
- * How a delivery job that may not start now (its biller's share of this process's delivery slots is
- * in use) waits without holding a worker slot, still holding its delivery: `park` moves it to the
- * delayed set until `until` (BullMQ's moveToDelayed spends none of its attempts) and ends the run
- * with DelayedError, which the worker takes for neither a success nor a failure. `waiter.wake` moves
- * it back to the waiting line sooner; a wake that comes before the move is done is kept and acted on
- * once it is.
- */
-export function deliveryJobWaiting(job: Job, token: string | undefined): { waiter: DeliveryWaiter; park(until: Date): Promise<never> } {
-  let parked: Promise<void> | undefined;
-  let woken = false;
-  // A job no longer delayed (its delay ran out, or another wake came first) has nothing to promote.
-  const promote = () => job.promote().catch(() => undefined);
-  return {
-    waiter: {
-      key: job.id!,
-      wake: () => {
-        woken = true;
-        if (parked) void parked.then(promote, () => undefined);
-      },
-    },
-    async park(until) {
-      parked = job.moveToDelayed(until.getTime(), token);
-      await parked;
-      if (woken) await promote();
-      throw new DelayedError();
-    },
-  };
-}
-
 /** Runs the dispatcher soon (bursts of asks collapse into one job); the schedule runs it anyway. */
-export async function requestEventDispatch(queue: Queue): Promise<void> {
-  await queue.add(dispatchEventsJob, {}, requestedDispatchJobOptions);
+export async function requestEventDispatch(queue: JobQueue): Promise<void> {
+  await enqueueJob(queue, dispatchEventsJob, {}, requestedDispatchJobOptions);
 }
 
 /**
@@ -159,7 +130,7 @@ export async function requestEventDispatch(queue: Queue): Promise<void> {
  * dispatcher has not run (its schedule lost with Redis's data, or its job stuck), so ask for a
  * run now. Returns whether it asked.
  */
-export async function requestDispatchOfStaleEvents(db: Database, dispatch: Queue, olderThan: Date): Promise<boolean> {
+export async function requestDispatchOfStaleEvents(db: Database, dispatch: JobQueue, olderThan: Date): Promise<boolean> {
   const oldest = await oldestUndispatchedEventAt(db);
   if (oldest === null || oldest > olderThan) return false;
   await requestEventDispatch(dispatch);
@@ -173,7 +144,7 @@ const RECOVERY_PAGE = 500;
  * records (so two workers recovering at once still queue one). The backlog needs no jobs: the
  * dispatcher admits it. Returns how many were queued again.
  */
-export async function requeueLostDeliveries(db: Database, deliveries: Queue): Promise<number> {
+export async function requeueLostDeliveries(db: Database, deliveries: JobQueue): Promise<number> {
   let requeued = 0;
   let after: string | null = null;
   for (;;) {
@@ -181,9 +152,11 @@ export async function requeueLostDeliveries(db: Database, deliveries: Queue): Pr
     if (page.length === 0) return requeued;
     const states = await Promise.all(page.map(({ jobId }) => deliveries.getJobState(jobId)));
     const lost = page.filter((_, i) => states[i] === 'unknown');
-    if (lost.length > 0) {
-      await deliveries.addBulk(lost.map(({ id, jobId }) => ({ name: deliverWebhookJob, data: { deliveryId: id }, opts: deliveryJobOptions(jobId) })));
-    }
+    await enqueueJobs(
+      deliveries,
+      deliverWebhookJob,
+      lost.map(({ id, jobId }) => ({ payload: { deliveryId: id }, options: deliveryJobOptions(jobId) })),
+    );
     requeued += lost.length;
     after = page.at(-1)!.id;
   }
@@ -200,7 +173,7 @@ const LOST_ADMISSION_PAGE = 200;
  * often) goes back to the backlog, to be admitted again under a new job. Compare-and-set on the job
  * id, so a delivery its job gave back meanwhile is left alone. Returns how many went back.
  */
-export async function releaseLostAdmissions(db: Database, deliveries: Queue, now = new Date()): Promise<number> {
+export async function releaseLostAdmissions(db: Database, deliveries: JobQueue, now = new Date()): Promise<number> {
   const old = await listAdmittedBefore(db, new Date(now.getTime() - LOST_ADMISSION_AFTER_MS), LOST_ADMISSION_PAGE);
   const states = await Promise.all(old.map(({ jobId }) => deliveries.getJobState(jobId)));
   const lost = old.filter((_, i) => ['unknown', 'completed', 'failed'].includes(states[i]!));

@@ -1,8 +1,10 @@
-import { Queue, QueueEvents, type Job } from 'bullmq';
+import { QueueEvents, type Job } from 'bullmq';
 import type { Database } from '../../platform/db/connection.ts';
 import type { Runtime } from '../../platform/runtime/runtime.ts';
 import { producerConnection, workerConnection } from '../../platform/runtime/redis-connections.ts';
 import { defaultJobOptions, queueNames, rerunJobId, rerunPayDateJob } from '../../platform/queue/job-catalogue.ts';
+import { enqueueJob } from '../../platform/queue/job-contract.ts';
+import { createQueue, type JobQueue } from '../../platform/queue/queues.ts';
 import type { WorkerSource } from './worker-host.ts';
 import { findRerun } from '../../cycle/reruns/rerun-repository.ts';
 import { requestRerun, type RerunOutcome, type RerunRequest } from '../../cycle/reruns/rerun-service.ts';
@@ -18,8 +20,8 @@ export interface RerunResult extends RerunOutcome {
  * the re-run is still open (it failed for good, or Redis outlived a database restore) runs again,
  * with every attempt, for the requests now waiting on it.
  */
-export async function enqueueRerun(queue: Queue, db: Database, rerunId: string): Promise<Job> {
-  const job = await queue.add(rerunPayDateJob, { rerunId }, { ...defaultJobOptions, jobId: rerunJobId(rerunId) });
+export async function enqueueRerun(queue: JobQueue, db: Database, rerunId: string): Promise<Job> {
+  const job = await enqueueJob(queue, rerunPayDateJob, { rerunId }, { ...defaultJobOptions, jobId: rerunJobId(rerunId) });
   const state = await job.getState();
   if (state !== 'failed' && state !== 'completed') return job;
   const rerun = await findRerun(db, rerunId);
@@ -41,11 +43,10 @@ export async function enqueueRerun(queue: Queue, db: Database, rerunId: string):
 export async function runRerunNow(runtime: Runtime, request: RerunRequest, options: WorkerSource): Promise<RerunResult> {
   const recorded = await requestRerun(runtime.db, request);
   const { REDIS_URL, QUEUE_PREFIX } = runtime.config;
-  const queue = new Queue(queueNames.payDates, { connection: producerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
-  const events = new QueueEvents(queueNames.payDates, { connection: workerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
   // A lost connection fails the awaited calls below, which the command reports in one line; without a
-  // listener BullMQ would also print each connection error's stack.
-  queue.on('error', () => {});
+  // listener BullMQ would also print each connection error's stack (createQueue gives the queue one).
+  const queue = createQueue(queueNames.payDates, producerConnection(REDIS_URL), QUEUE_PREFIX);
+  const events = new QueueEvents(queueNames.payDates, { connection: workerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
   events.on('error', () => {});
   const host = 'workers' in options ? options.workers : await options.startWorkers(runtime, { schedule: false });
   try {

@@ -1,4 +1,3 @@
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config/config.ts';
@@ -14,7 +13,8 @@ import {
 } from '../../cycle/nightly/nightly-recovery.ts';
 import { isConnectionError, type DependencyHealth } from '../../platform/runtime/dependency-health.ts';
 import { requestDispatchOfStaleEvents, requeueLostDeliveries } from '../webhooks/webhook-jobs.ts';
-import { recurringSchedules, type QueueName } from '../../platform/queue/job-catalogue.ts';
+import { recurringSchedules } from '../../platform/queue/job-catalogue.ts';
+import type { JobQueues } from '../../platform/queue/queues.ts';
 import { ensureSchedules } from '../../platform/queue/schedules.ts';
 
 export interface WatchdogSettings {
@@ -51,7 +51,7 @@ export interface WatchdogDeps {
   db: Database;
   /** A producer connection: the sentinel key lives here. */
   redis: Redis;
-  queues: Record<QueueName, Queue>;
+  queues: JobQueues;
   health: DependencyHealth;
   logger: Logger;
 }

@@ -1,9 +1,8 @@
-import type { Queue } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/connection.ts';
 import type { Redis } from 'ioredis';
 import { queueNames, type QueueName } from '../queue/job-catalogue.ts';
-import { createQueue } from '../queue/queues.ts';
+import { createQueue, type JobQueues } from '../queue/queues.ts';
 import {
   countCurrentReconciliationExceptions,
   countUnfinishedWebhookDeliveries,
@@ -77,15 +76,15 @@ export function countIdempotencyReplay(): void {
 /** Where scrape-time figures come from; queues are optional (a process without them shows no depths). */
 export interface ScrapeSources {
   db: Database;
-  queues?: () => Record<QueueName, Queue>;
+  queues?: () => JobQueues;
 }
 
 /** Queues to read depths from, on a connection the caller owns, opened on the first scrape. */
-export function queuesOnFirstScrape(redis: Redis, prefix: string): { queues: () => Record<QueueName, Queue>; close(): Promise<void> } {
-  let queues: Record<QueueName, Queue> | undefined;
+export function queuesOnFirstScrape(redis: Redis, prefix: string): { queues: () => JobQueues; close(): Promise<void> } {
+  let queues: JobQueues | undefined;
   return {
     queues: () =>
-      (queues ??= Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, redis, prefix)])) as Record<QueueName, Queue>),
+      (queues ??= Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, redis, prefix)])) as JobQueues),
     close: async () => {
       if (queues) await Promise.all(Object.values(queues).map((queue) => queue.close()));
     },

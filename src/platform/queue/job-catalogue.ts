@@ -1,11 +1,17 @@
 import type { DefaultJobOptions, JobsOptions, RepeatOptions } from 'bullmq';
+import { z } from 'zod';
 import { NIGHTLY_CRON_DEFAULT, type Config } from '../config/config.ts';
+import { isoDateSchema, uuidSchema } from '../shared/schemas.ts';
 
 /**
  * The job catalogue: every queue, job name, job id, schedule and retry policy, in the order a
  * pay-date cycle runs them. Redis keeps these values (queue keys, job ids, job schedulers,
  * deduplication ids), so a deployed one never changes: a renamed job or id strands what Redis holds.
- * jobs/index.ts registers a processor for every job name here.
+ * jobs/index.ts registers a processor for every job name here. Each job's payload has one zod schema
+ * here too (`jobPayloadSchemas`): producers add jobs through enqueueJob (job-contract.ts), which checks the
+ * payload against it, and processors read theirs with payloadOf, which fails a malformed job for good.
+ * Redis keeps payloads as well, so a schema accepts every payload ever queued: a field added later is
+ * optional (or has a default) for the jobs already waiting.
  *
  * The nightly walk (times in the service time zone); each step is a numbered section below:
  *
@@ -101,16 +107,12 @@ export interface PayDatePair {
   payDate: string;
 }
 
-/**
- * What a lock job (lock-pay-date) carries. `runId` names the nightly run (a database row) that the
- * pay date's outcome is recorded against; a job without one (queued before runs were recorded) only
- * locks.
- */
-export interface LockPayDateData extends PayDatePair {
-  runId?: string;
-}
-
 export const nightlyTriggerJob = 'nightly-trigger';
+/**
+ * Fired by the job scheduler with no data (today's run), or by the watchdog for a run date whose
+ * trigger never ran (`runDate`, trigger `catch_up`).
+ */
+const nightlyTriggerPayload = z.object({ runDate: isoDateSchema.optional(), trigger: z.enum(['schedule', 'catch_up']).default('schedule') });
 /** When the nightly run starts unless NIGHTLY_CRON says otherwise: 01:00 (configuration's default). */
 export { NIGHTLY_CRON_DEFAULT };
 /** The watchdog's trigger for a run date whose scheduled trigger never ran. */
@@ -120,6 +122,11 @@ export const catchUpTriggerJobId = (runDate: string) => `nightly-trigger.catch-u
 
 /** The lock job; its name (and its ids' `lock.` prefix) predates the word and stays, as Redis keeps them. */
 export const lockPayDateJob = 'lock-pay-date';
+/**
+ * `runId` names the nightly run (a database row) that the pay date's outcome is recorded against; a
+ * job without one (queued before runs were recorded) only locks.
+ */
+const lockPayDatePayload = z.object({ runId: uuidSchema.optional(), payrollId: uuidSchema, payDate: isoDateSchema });
 /**
  * One id per run and pay date: a run is a database row with a generated id, so a job of another
  * database state (a restored backup, a recreated database) can never stand in for this one. A
@@ -131,12 +138,19 @@ export const lockJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
 // ---- 3. Re-runs (queue pay-dates) ----
 
 export const rerunPayDateJob = 'rerun-pay-date';
+/** The re-run's row says which pay date and holds every request that joined it. */
+const rerunPayDatePayload = z.object({ rerunId: uuidSchema });
 /** Every request that joins an open re-run adds the same job. */
 export const rerunJobId = (rerunId: string) => `rerun.${rerunId}`;
 
 // ---- 4. Reconciliation: debounced requests (queue pay-dates) and the daily sweep (queue nightly) ----
 
 export const reconcilePayDateJob = 'reconcile-pay-date';
+/**
+ * `final` is set only by the nightly sweep, once the pay date's settlement window is over; the
+ * debounced request after accepted records never sets it.
+ */
+const reconcilePayDatePayload = z.object({ payrollId: uuidSchema, payDate: isoDateSchema, final: z.boolean().default(false) });
 
 /** Quiet period after the last accepted record before reconciling (pushes arrive in bursts). */
 export const RECONCILIATION_DEBOUNCE_MS = 5_000;
@@ -155,6 +169,8 @@ export function debouncedReconcileJobOptions(payrollId: string, payDate: string,
 }
 
 export const reconcileSweepJob = 'reconcile-sweep';
+/** From its scheduler with no data (today); `runDate` sweeps as of another date. */
+const reconcileSweepPayload = z.object({ runDate: isoDateSchema.optional() });
 /** Daily, after the nightly lock run (01:00 by default), in the service time zone. */
 export const RECONCILE_SWEEP_CRON = '0 5 * * *';
 /** One id per pay date and run date: a sweep run twice on the same day adds each reconciliation once. */
@@ -163,6 +179,8 @@ export const sweepReconcileJobId = (runDate: string, payrollId: string, payDate:
 // ---- 5. Payouts (queue maintenance) ----
 
 export const runPayoutsJob = 'run-payouts';
+/** From its scheduler with no data (today); `date` pays out as of another date. */
+const runPayoutsPayload = z.object({ date: isoDateSchema.optional() });
 /** Daily, early enough for finance to send the bank file the same morning (service time zone). */
 export const RUN_PAYOUTS_CRON = '0 6 * * *';
 
@@ -189,6 +207,8 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 
 export const dispatchEventsJob = 'dispatch-events';
+/** The dispatcher works from the outbox: it carries nothing (and ignores what a job carries). */
+const dispatchEventsPayload = z.object({}).passthrough();
 /** How often the dispatcher looks at the outbox. */
 export const DISPATCH_EVERY_MS = 2_000;
 /** A run every 2 s would flood the history: completed runs are not kept, the last 100 failures are. */
@@ -197,6 +217,8 @@ export const dispatchEventsJobOptions = { removeOnComplete: true, removeOnFail: 
 export const requestedDispatchJobOptions: JobsOptions = { deduplication: { id: dispatchEventsJob }, ...dispatchEventsJobOptions };
 
 export const deliverWebhookJob = 'deliver-webhook';
+/** The delivery's row holds the rest (event, endpoint, attempts). */
+const deliverWebhookPayload = z.object({ deliveryId: uuidSchema });
 /** The backoff type delivery jobs name; the delivery worker resolves it with `webhookBackoffStrategy`. */
 export const WEBHOOK_BACKOFF_TYPE = 'webhook-schedule';
 /**
@@ -229,17 +251,21 @@ export function deliveryJobOptions(jobId: string): JobsOptions {
 // ---- 7. Housekeeping (queue maintenance) ----
 
 export const purgeIdempotencyKeysJob = 'purge-idempotency-keys';
+/** Housekeeping carries nothing (and ignores what a job carries). */
+const purgeIdempotencyKeysPayload = z.object({}).passthrough();
 export const PURGE_IDEMPOTENCY_KEYS_CRON = '30 3 * * *';
 
 // ---- What runs on a clock, and which worker runs what ----
 
 /** One BullMQ job scheduler: the queue it adds to, its id, when it repeats and the job it adds. */
-export interface RecurringSchedule {
-  queue: QueueName;
-  id: string;
-  repeat: RepeatOptions;
-  template: { name: string; data: Record<string, unknown>; opts?: { removeOnComplete?: boolean; removeOnFail?: { count: number } } };
-}
+export type RecurringSchedule = {
+  [Name in JobName]: {
+    queue: QueueOfJob<Name>;
+    id: string;
+    repeat: RepeatOptions;
+    template: { name: Name; data: JobPayload<Name>; opts?: { removeOnComplete?: boolean; removeOnFail?: { count: number } } };
+  };
+}[JobName];
 
 /** Everything the workers run on a clock, in the service time zone; each scheduler's id is its job's name. */
 export function recurringSchedules(config: Pick<Config, 'NIGHTLY_CRON' | 'SERVICE_TIME_ZONE'>): RecurringSchedule[] {
@@ -278,3 +304,37 @@ export const queueWorkers = {
 } as const satisfies Record<QueueName, { jobs: readonly string[]; concurrency: number }>;
 
 export type JobNameOn<Queue extends QueueName> = (typeof queueWorkers)[Queue]['jobs'][number];
+
+// ---- Payloads: one schema per job ----
+
+/** Every job name of the catalogue. */
+export type JobName = (typeof queueWorkers)[QueueName]['jobs'][number];
+
+/** The queue a job goes on (the one whose worker runs it). */
+export type QueueOfJob<Name extends JobName> = { [Queue in QueueName]: Name extends JobNameOn<Queue> ? Queue : never }[QueueName];
+
+/** The queue of every job name, from queueWorkers. */
+export const queueOfJob = Object.fromEntries(
+  Object.entries(queueWorkers).flatMap(([queue, { jobs }]) => jobs.map((job) => [job, queue])),
+) as { readonly [Name in JobName]: QueueOfJob<Name> };
+
+/**
+ * The payload of every job, producer's and processor's alike. Unknown fields are dropped when a
+ * processor reads a payload rather than refused, so what Redis holds from older producers still runs.
+ */
+export const jobPayloadSchemas = {
+  [nightlyTriggerJob]: nightlyTriggerPayload,
+  [lockPayDateJob]: lockPayDatePayload,
+  [rerunPayDateJob]: rerunPayDatePayload,
+  [reconcilePayDateJob]: reconcilePayDatePayload,
+  [reconcileSweepJob]: reconcileSweepPayload,
+  [runPayoutsJob]: runPayoutsPayload,
+  [dispatchEventsJob]: dispatchEventsPayload,
+  [deliverWebhookJob]: deliverWebhookPayload,
+  [purgeIdempotencyKeysJob]: purgeIdempotencyKeysPayload,
+} as const satisfies { [Name in JobName]: z.ZodType };
+
+/** What a producer puts in a job of this name (fields with a default may be left out). */
+export type JobPayload<Name extends JobName> = z.input<(typeof jobPayloadSchemas)[Name]>;
+/** What the job's processor reads once its schema has parsed it (defaults filled in). */
+export type ParsedJobPayload<Name extends JobName> = z.output<(typeof jobPayloadSchemas)[Name]>;

@@ -1,7 +1,9 @@
-import type { ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DependencyHealth } from './dependency-health.ts';
 import { isConnectionError } from './dependency-health.ts';
+
+/** A connection's options as BullMQ's Queue, Worker and QueueEvents take them: the server's URL and how to behave while it is away. */
+export type RedisConnectionOptions = { url: string; enableOfflineQueue?: boolean; maxRetriesPerRequest?: number | null };
 
 /**
  * BullMQ's production guide: workers block on Redis and must never give up a command
@@ -9,11 +11,11 @@ import { isConnectionError } from './dependency-health.ts';
  * commands while Redis is away (enableOfflineQueue false). Passing options rather than a shared
  * instance lets each Queue/Worker own, and close, its connection.
  */
-export function workerConnection(url: string): ConnectionOptions {
+export function workerConnection(url: string): RedisConnectionOptions {
   return { url, maxRetriesPerRequest: null };
 }
 
-export function producerConnection(url: string): ConnectionOptions {
+export function producerConnection(url: string): RedisConnectionOptions {
   return { url, enableOfflineQueue: false };
 }
 

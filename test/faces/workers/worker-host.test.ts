@@ -10,6 +10,7 @@ import {
   lockJobId,
   lockPayDateJob,
   queueNames,
+  rerunPayDateJob,
   JOB_LOCK_DURATION_MS,
   MAX_STALLED_COUNT,
   STALLED_INTERVAL_MS,
@@ -87,6 +88,25 @@ describe('job failure lines', () => {
     const summary = await loadNightlySummary(t.db, run.id);
     expect(summary).toMatchObject({ pairs: 1, payrollsLocked: 0, pending: 0 });
     expect(summary.failures).toEqual([{ ...pair, reason: 'no active collection account for GBP' }]);
+  });
+
+  it('a malformed job fails once, for good, saying why: no retry is spent on a payload its schema refuses', async () => {
+    const jobId = 'rerun.malformed';
+    const payDates = createQueue(queueNames.payDates, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
+    // Added past the job contract (enqueueJob refuses it), as an older producer or a hand in Redis might.
+    await payDates.add(rerunPayDateJob, { rerunId: 'not-a-uuid' }, { jobId, attempts: 5, backoff: { type: 'fixed', delay: 50 } });
+    await payDates.close();
+
+    const { runtime, lines } = capturingRuntime();
+    host = await composition.startWorkers(runtime, { schedule: false });
+    const failures = await until(
+      () => lines.filter((line) => line.jobId === jobId && String(line.msg).startsWith('job failed')),
+      (found) => found.length === 1,
+    );
+    const reason = "malformed job rerun-pay-date rerun.malformed, not retried: its payload does not match the job catalogue's schema (rerunId: must be a UUID)";
+    expect(failures[0]).toMatchObject({ level: 50, attempt: 1, attempts: 5, willRetry: false, msg: 'job failed (attempt 1 of 5); final, not retried', err: { message: reason } });
+    const job = await host.queues[queueNames.payDates].getJob(jobId);
+    expect([await job!.getState(), job!.attemptsMade, job!.failedReason]).toEqual(['failed', 1, reason]);
   });
 });
 
