@@ -15,4 +15,3 @@ export const composition: Composition = {
   routes: [...routeModules, registerConsoleRoutes],
   startWorkers: (runtime, options) => startWorkers(runtime, processorRegistry, options),
 };
-

@@ -3,11 +3,7 @@ import type { Database } from '../src/platform/db/connection.ts';
 import { deliverWebhookJob } from '../src/platform/queue/job-catalogue.ts';
 import { payloadOf } from '../src/platform/queue/job-contract.ts';
 import type { JobQueue } from '../src/platform/queue/queues.ts';
-import {
-  attemptDelivery,
-  WebhookAttemptFailed,
-  type WebhookDeliverySettings,
-} from '../src/faces/webhooks/webhook-delivery-service.ts';
+import { attemptDelivery, WebhookAttemptFailed, type WebhookDeliverySettings } from '../src/faces/webhooks/webhook-delivery-service.ts';
 import { deliveryAdmitter } from '../src/faces/webhooks/webhook-jobs.ts';
 import { deliveryJobWaiting } from '../src/faces/workers/delivery-job-waiting.ts';
 

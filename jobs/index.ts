@@ -30,8 +30,7 @@ import { runPayoutsProcessor } from './run-payouts.ts';
 export const processorRegistry: ProcessorRegistry = {
   [queueNames.nightly]: {
     processors: {
-      [nightlyTriggerJob]: ({ db, queues, adapterFor, config, logger }) =>
-        nightlyTriggerProcessor(db, queues['pay-dates'], adapterFor, config.SERVICE_TIME_ZONE, logger),
+      [nightlyTriggerJob]: ({ db, queues, adapterFor, config, logger }) => nightlyTriggerProcessor(db, queues['pay-dates'], adapterFor, config.SERVICE_TIME_ZONE, logger),
       [reconcileSweepJob]: ({ db, queues, config }) => reconcileSweepProcessor(db, queues['pay-dates'], config.SERVICE_TIME_ZONE),
     },
   },

@@ -14,12 +14,7 @@ import { payloadOf } from '../src/platform/queue/job-contract.ts';
  * debounced and reconciliation is idempotent, so a repeated delivery asking again is harmless and
  * covers a crash between the re-run's commit and the request.
  */
-export function rerunPayDateProcessor(
-  db: Database,
-  adapterFor: AdapterFactory,
-  reconciliation: ReconciliationRequester,
-  limits: AmountLimits,
-) {
+export function rerunPayDateProcessor(db: Database, adapterFor: AdapterFactory, reconciliation: ReconciliationRequester, limits: AmountLimits) {
   return async (job: Job) => {
     const { rerunId } = payloadOf(job, rerunPayDateJob);
     const { locked: outcome, pushes } = await lockThenPushInstructions(db, adapterFor, () => performRerun(db, rerunId, limits));

@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheRoot = join(root, 'node_modules/.vite/vitest');
-const caches = existsSync(cacheRoot) ? readdirSync(cacheRoot).map((dir) => join(cacheRoot, dir, 'results.json')).filter(existsSync) : [];
+const caches = existsSync(cacheRoot)
+  ? readdirSync(cacheRoot)
+      .map((dir) => join(cacheRoot, dir, 'results.json'))
+      .filter(existsSync)
+  : [];
 if (caches.length === 0) {
   console.error('No vitest results cached yet: run npm test first.');
   process.exit(1);

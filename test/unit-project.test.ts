@@ -72,10 +72,7 @@ describe('the unit project', () => {
     expect(databaseReach('test/support/world.ts')).toContain('test/support/world.ts imports test/support/factories.ts');
     expect(databaseReach('test/support/runtime.ts')).toEqual([]);
     expect(databaseReach('test/support/test-app.ts')).toEqual(
-      expect.arrayContaining([
-        'test/support/test-app.ts imports src/platform/runtime/redis-connections.ts',
-        'test/support/test-app.ts imports test/support/database.ts',
-      ]),
+      expect.arrayContaining(['test/support/test-app.ts imports src/platform/runtime/redis-connections.ts', 'test/support/test-app.ts imports test/support/database.ts']),
     );
   });
 });

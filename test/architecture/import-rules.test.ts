@@ -53,7 +53,9 @@ describe('the import graph', () => {
 describe('each layout rule fails on a graph that breaks it', () => {
   it('an area importing src/faces/http', () => {
     const files = [file('src/collections/payments/payment-service.ts', "import { conflict } from '../../faces/http/problem.ts';")];
-    expect(areasImportingHttp(files)).toEqual([{ rule: 'area-imports-http', file: 'src/collections/payments/payment-service.ts', detail: 'imports src/faces/http/problem.ts' }]);
+    expect(areasImportingHttp(files)).toEqual([
+      { rule: 'area-imports-http', file: 'src/collections/payments/payment-service.ts', detail: 'imports src/faces/http/problem.ts' },
+    ]);
     // The edges themselves may.
     expect(areasImportingHttp([file('src/faces/cli/main.ts', "import { x } from '../http/app.ts';")])).toEqual([]);
     expect(areasImportingHttp([file('src/faces/http/routes/payment-routes.ts', "import { x } from '../route.ts';")])).toEqual([]);
@@ -143,7 +145,13 @@ describe('each layout rule fails on a graph that breaks it', () => {
     // A type-only import counts: areas hold queues by the contract's JobQueue type.
     expect(bullmqOutsideQueueEdges([file('src/platform/metrics/service-metrics.ts', "import type { Queue } from 'bullmq';")])).toHaveLength(1);
     expect(bullmqOutsideQueueEdges([file('bin/composition.ts', `const { Queue } = await import('${bullmq}');`)])).toHaveLength(1);
-    for (const allowed of ['src/platform/queue/queues.ts', 'src/faces/workers/worker-host.ts', 'src/faces/console/console-queues.ts', 'jobs/lock-pay-date.ts', 'test/faces/workers/worker-host.test.ts']) {
+    for (const allowed of [
+      'src/platform/queue/queues.ts',
+      'src/faces/workers/worker-host.ts',
+      'src/faces/console/console-queues.ts',
+      'jobs/lock-pay-date.ts',
+      'test/faces/workers/worker-host.test.ts',
+    ]) {
       expect(bullmqOutsideQueueEdges([file(allowed, `import { Queue } from '${bullmq}';`)]), allowed).toEqual([]);
     }
     // Through the contract, no BullMQ.
@@ -153,7 +161,10 @@ describe('each layout rule fails on a graph that breaks it', () => {
   it('a clean graph has no violations', () => {
     const files = [
       file('src/faces/http/routes/payment-routes.ts', "import { createPayment } from '../../../collections/payments/payment-service.ts';"),
-      file('src/collections/payments/payment-service.ts', "import { insertPayment } from './payment-repository.ts';\nimport { NotFound } from '../../platform/shared/domain-errors.ts';"),
+      file(
+        'src/collections/payments/payment-service.ts',
+        "import { insertPayment } from './payment-repository.ts';\nimport { NotFound } from '../../platform/shared/domain-errors.ts';",
+      ),
       file('src/collections/payments/payment-repository.ts', "export const insertPayment = (db) => db.insertInto('payment_requests');"),
       file('jobs/index.ts', "import { runPayoutsProcessor } from './run-payouts.ts';"),
       file('jobs/run-payouts.ts', "import { runPayouts } from '../src/settlement/payouts/payout-service.ts';"),

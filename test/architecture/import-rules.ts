@@ -81,12 +81,7 @@ export function processorsThatAreNotLeaves(files: readonly SourceFile[]): Violat
     );
 }
 
-const SQL_TALK = [
-  /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto|with)\(/,
-  /\bsql(<[^>]*>)?`/,
-  /\bsql\.(raw|ref|id|table|lit|join)\(/,
-  /\.query\(\s*['"`]/,
-];
+const SQL_TALK = [/\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto|with)\(/, /\bsql(<[^>]*>)?`/, /\bsql\.(raw|ref|id|table|lit|join)\(/, /\.query\(\s*['"`]/];
 
 /** Whether a file's text builds or sends SQL (Kysely's builders, the sql tag, pg's query). */
 export function talksSql(text: string): boolean {
@@ -216,9 +211,7 @@ const isBullmq = (packageName: string) => packageName === 'bullmq' || packageNam
 export function bullmqOutsideQueueEdges(files: readonly SourceFile[]): Violation[] {
   return files
     .filter((file) => !BULLMQ_FOLDERS.some((folder) => isUnder(file.path, folder)))
-    .flatMap((file) =>
-      file.packages.filter(isBullmq).map((name) => ({ rule: 'bullmq-outside-queue-edges' as const, file: file.path, detail: `imports ${name}` })),
-    );
+    .flatMap((file) => file.packages.filter(isBullmq).map((name) => ({ rule: 'bullmq-outside-queue-edges' as const, file: file.path, detail: `imports ${name}` })));
 }
 
 export function allViolations(files: readonly SourceFile[]): Violation[] {

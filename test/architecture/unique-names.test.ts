@@ -16,9 +16,7 @@ interface TextFile {
 const isExported = (statement: ts.Statement) =>
   ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword);
 
-const declaresType = (
-  statement: ts.Statement,
-): statement is ts.InterfaceDeclaration | ts.TypeAliasDeclaration | ts.ClassDeclaration | ts.EnumDeclaration =>
+const declaresType = (statement: ts.Statement): statement is ts.InterfaceDeclaration | ts.TypeAliasDeclaration | ts.ClassDeclaration | ts.EnumDeclaration =>
   ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement);
 
 /** Names of the types a file itself declares and exports (re-exports of types declared elsewhere left out). */

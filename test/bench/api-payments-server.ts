@@ -40,9 +40,7 @@ export interface ServerOptions {
   baseline: { billerClientId: string; payrollId: string; employeeId: string; targetPayDate: string };
 }
 
-export type ServerMessage =
-  | { type: 'listening'; port: number }
-  | { type: 'window'; stats: WindowStats };
+export type ServerMessage = { type: 'listening'; port: number } | { type: 'window'; stats: WindowStats };
 
 export interface StageSummary {
   count: number;

@@ -26,13 +26,7 @@ import { sql } from 'kysely';
 import { createClient } from '../../src/directory/auth/clients-service.ts';
 import { createDatabase, type Database } from '../../src/platform/db/connection.ts';
 import { migrateToLatest } from '../../src/platform/db/migrator.ts';
-import {
-  createEmployee,
-  createEmployer,
-  createPayroll,
-  createPayrollProvider,
-  futureMonthlyPayDates,
-} from '../support/factories.ts';
+import { createEmployee, createEmployer, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../support/factories.ts';
 import type { ServerMessage, ServerOptions, WindowStats } from './api-payments-server.ts';
 import { recreateDatabase } from './bench-support.ts';
 
@@ -103,7 +97,6 @@ async function seed(db: Database): Promise<World> {
     lastPayDate: payDates.at(-1)!.pay_date,
   };
 }
-
 
 interface RunningServer {
   child: ChildProcess;
@@ -247,8 +240,7 @@ async function measure(name: Measurement['name'], world: World, round: number): 
   });
   try {
     const url = name === 'api' ? `${server.baseUrl}/payments` : `${server.baseUrl}/baseline/payments`;
-    const headers: Record<string, string> =
-      name === 'api' ? { authorization: `Bearer ${await accessToken(server.baseUrl, world)}`, 'x-api-key': world.apiKey } : {};
+    const headers: Record<string, string> = name === 'api' ? { authorization: `Bearer ${await accessToken(server.baseUrl, world)}`, 'x-api-key': world.apiKey } : {};
     await preflight(url, headers, world);
     await load(url, headers, world, warmupSeconds);
 

@@ -37,7 +37,6 @@ const employeeCount = Number(values.employees);
 const rounds = Number(values.rounds);
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/${values.database}`;
 
-
 const config = parseConfig({
   ...process.env,
   DATABASE_URL: databaseUrl,

@@ -39,11 +39,17 @@ const rounds = Number(values.rounds);
 const intervalMs = Number(values.interval);
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/${values.database}`;
 
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 await recreateDatabase(databaseUrl);
-const config = parseConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', QUEUE_PREFIX: 'bench-revocation', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' });
+const config = parseConfig({
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: 'silent',
+  QUEUE_PREFIX: 'bench-revocation',
+  RATE_LIMIT_PER_SECOND: '100000',
+  RATE_LIMIT_BURST: '100000',
+});
 const db = createDatabase(databaseUrl, 5);
 const cli = createDatabase(databaseUrl, 1);
 await migrateToLatest(db);
@@ -71,9 +77,7 @@ for (let round = 0; round < rounds; round++) {
   await cli.transaction().execute((trx) => enableClient(trx, biller.clientId, { actor: cliActor('bench'), reason: 'bench' }));
 }
 delays.sort((a, b) => a - b);
-process.stdout.write(
-  `  disable -> first 401: min ${delays[0]!.toFixed(0)} ms, median ${percentile(delays, 50).toFixed(0)} ms, max ${delays.at(-1)!.toFixed(0)} ms\n`,
-);
+process.stdout.write(`  disable -> first 401: min ${delays[0]!.toFixed(0)} ms, median ${percentile(delays, 50).toFixed(0)} ms, max ${delays.at(-1)!.toFixed(0)} ms\n`);
 
 while ((await call()) !== 200) await sleep(intervalMs);
 const requests = Number(values.requests);

@@ -148,10 +148,13 @@ async function walBytes(from: string, to: string): Promise<number> {
 async function floorMs(rows: number): Promise<number> {
   const parts = await timedPartsRolledBack(meter, async (part, trx) => {
     await sql`create table bench_floor (like deduction_line_payments)`.execute(trx);
-    await part('floor', sql`
+    await part(
+      'floor',
+      sql`
       insert into bench_floor (snapshot_id, line_id, payment_request_id, requested_amount)
       select gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), g from generate_series(1, ${rows}) g
-    `);
+    `,
+    );
   });
   return parts.floor!;
 }
@@ -166,7 +169,10 @@ async function topStatements(limit: number): Promise<string> {
     order by total_exec_time desc limit ${limit}
   `.execute(meter);
   return rows
-    .map((r) => `      ${r.total_ms.padStart(7)} ms ${r.calls.padStart(7)} calls ${r.mean_ms.padStart(9)} ms/call ${r.rows.padStart(8)} rows hit ${r.hit} read ${r.read} written ${r.written}: ${r.query}\n`)
+    .map(
+      (r) =>
+        `      ${r.total_ms.padStart(7)} ms ${r.calls.padStart(7)} calls ${r.mean_ms.padStart(9)} ms/call ${r.rows.padStart(8)} rows hit ${r.hit} read ${r.read} written ${r.written}: ${r.query}\n`,
+    )
     .join('');
 }
 
@@ -211,7 +217,9 @@ const figures: PhaseFigures[] = [];
  */
 async function phase<T>(
   name: string,
-  body: (time: <R>(work: () => Promise<R>) => Promise<R>) => Promise<{ result: T; unit: string; units: number; readRows?: number; note?: string; node?: number; peakRss?: number; ms?: number }>,
+  body: (
+    time: <R>(work: () => Promise<R>) => Promise<R>,
+  ) => Promise<{ result: T; unit: string; units: number; readRows?: number; note?: string; node?: number; peakRss?: number; ms?: number }>,
 ): Promise<T> {
   if (values.statements !== undefined) await sql`select pg_stat_statements_reset()`.execute(meter);
   const before = await mark();
@@ -261,7 +269,9 @@ async function phase<T>(
       `; CPU pg ${f.postgres.toFixed(1)} s (${Object.entries(byRole)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([role, cpu]) => `${role} ${cpu.toFixed(1)}`)
-        .join(', ')}), node ${f.node.toFixed(1)} s, redis ${f.redis.toFixed(1)} s; WAL ${megabytes(f.wal / 1024)}; peak RSS ${megabytes(f.peakRss / 1024)}${f.note ? `; ${f.note}` : ''}\n`,
+        .join(
+          ', ',
+        )}), node ${f.node.toFixed(1)} s, redis ${f.redis.toFixed(1)} s; WAL ${megabytes(f.wal / 1024)}; peak RSS ${megabytes(f.peakRss / 1024)}${f.note ? `; ${f.note}` : ''}\n`,
   );
   process.stdout.write(statements);
   return out.result;
@@ -294,7 +304,13 @@ async function main(): Promise<void> {
   const providerClient = await createClient(meter, { name: 'Bench provider client', role: 'payroll_provider', payrollProviderId: providerId });
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: providerId };
   const billerId = (await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(meter)).rows[0]!.id;
-  await insertBeneficiaryAccount(meter, { biller_client_id: billerId, currency: 'GBP', account_number: '70000019', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
+  await insertBeneficiaryAccount(meter, {
+    biller_client_id: billerId,
+    currency: 'GBP',
+    account_number: '70000019',
+    sort_code: '20-00-00',
+    account_holder_name: 'Bench biller',
+  });
   // Autovacuum would have analyzed the freshly generated tables before any lock in service.
   await sql`analyze`.execute(meter);
   process.stdout.write('\n');
@@ -307,12 +323,19 @@ async function main(): Promise<void> {
     await workers.close();
     await runtime.close();
     const instructed = Number((await sql<{ n: string }>`select count(*)::text as n from payment_requests where status = 'instructed'`.execute(meter)).rows[0]!.n);
-    return { result: summary, unit: 'payment requests', units: instructed, note: `${summary.payrollsLocked} of ${summary.pairs} pay dates locked, ${summary.failures.length} failures` };
+    return {
+      result: summary,
+      unit: 'payment requests',
+      units: instructed,
+      note: `${summary.payrollsLocked} of ${summary.pairs} pay dates locked, ${summary.failures.length} failures`,
+    };
   });
   await sql`analyze`.execute(meter);
 
   const snapshots = (
-    await sql<LockedSnapshot>`select id, payroll_id, pay_period from deduction_snapshots where pay_date = ${PAY_DATE} and status <> 'superseded' order by payroll_id`.execute(meter)
+    await sql<LockedSnapshot>`select id, payroll_id, pay_period from deduction_snapshots where pay_date = ${PAY_DATE} and status <> 'superseded' order by payroll_id`.execute(
+      meter,
+    )
   ).rows;
 
   // 2. Provider pulls, through the service function (not HTTP).
@@ -343,7 +366,13 @@ async function main(): Promise<void> {
   const reconcileCounts = await phase('4 reconciliation', async (time) => {
     const runtime = await openRuntime(config, 'bench');
     const workers = await composition.startWorkers(runtime, { schedule: false, payDateConcurrency: concurrency });
-    const counts = await time(() => reconcileThroughQueue(config, snapshots.map((s) => s.payroll_id), PAY_DATE));
+    const counts = await time(() =>
+      reconcileThroughQueue(
+        config,
+        snapshots.map((s) => s.payroll_id),
+        PAY_DATE,
+      ),
+    );
     await workers.close();
     const keys = await runtime.redis.keys(`${config.QUEUE_PREFIX}:*`);
     for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
@@ -361,27 +390,34 @@ async function main(): Promise<void> {
     const step = async <R>(label: string, work: () => Promise<R>, timedInPhase = true) => {
       const started = performance.now();
       const result = timedInPhase ? await time(work) : await work();
-      parts.push(`${label} ${seconds(performance.now() - started)} s${timedInPhase ? '' : ' (the bank\'s work, not timed)'}`);
+      parts.push(`${label} ${seconds(performance.now() - started)} s${timedInPhase ? '' : " (the bank's work, not timed)"}`);
       return result;
     };
     await step('matching run (creates remittances)', () => runMatching(db, policy));
-    const credits = await step('statement written', async () => {
-      const owed = (
-        await sql<{ payment_reference: string; owed: string }>`
+    const credits = await step(
+      'statement written',
+      async () => {
+        const owed = (
+          await sql<{ payment_reference: string; owed: string }>`
           select payment_reference, (expected - received)::text as owed from remittances where pay_date = ${PAY_DATE} and expected > received order by payment_reference
         `.execute(db)
-      ).rows;
-      const entries = owed.map((r, i) => ({
-        bankReference: `BNK${String(i + 1).padStart(9, '0')}`,
-        direction: 'credit' as const,
-        amount: Number(r.owed),
-        bookingDate: BANK_DAY,
-        reference: r.payment_reference,
-        debtorName: 'Employer Ltd',
-      }));
-      writeFileSync(values.statement!, simulatedCamt053({ statementId: `BENCH-CYCLE-${Date.now()}`, account: ACCOUNT, currency: 'GBP', createdAt: new Date(`${BANK_DAY}T18:00:00Z`), entries }));
-      return entries.length;
-    }, false);
+        ).rows;
+        const entries = owed.map((r, i) => ({
+          bankReference: `BNK${String(i + 1).padStart(9, '0')}`,
+          direction: 'credit' as const,
+          amount: Number(r.owed),
+          bookingDate: BANK_DAY,
+          reference: r.payment_reference,
+          debtorName: 'Employer Ltd',
+        }));
+        writeFileSync(
+          values.statement!,
+          simulatedCamt053({ statementId: `BENCH-CYCLE-${Date.now()}`, account: ACCOUNT, currency: 'GBP', createdAt: new Date(`${BANK_DAY}T18:00:00Z`), entries }),
+        );
+        return entries.length;
+      },
+      false,
+    );
     const imported = await step('import (parse, store, match)', () =>
       importStatement(db, { source: createReadStream(values.statement!), fileName: 'bench-cycle.xml', actor: cliActor('bench'), maxBytes: 1 << 30, policy }),
     );
@@ -391,7 +427,9 @@ async function main(): Promise<void> {
       result: m,
       unit: 'credits',
       units: credits,
-      note: `${(statSync(values.statement!).size / 1_048_576).toFixed(1)} MB camt.053; ${parts.join(', ')}; matches ${Object.entries(m.byRule).map(([rule, n]) => `${rule} ${n}`).join(', ')}, ${m.unmatchedCredits} credits unmatched`,
+      note: `${(statSync(values.statement!).size / 1_048_576).toFixed(1)} MB camt.053; ${parts.join(', ')}; matches ${Object.entries(m.byRule)
+        .map(([rule, n]) => `${rule} ${n}`)
+        .join(', ')}, ${m.unmatchedCredits} credits unmatched`,
     };
   });
 
@@ -415,9 +453,16 @@ async function main(): Promise<void> {
   // 7. The reconciliation CSV export, in a process of its own.
   await phase('7 CSV export', async () => {
     const exportScript = fileURLToPath(new URL('./reconcile-export.ts', import.meta.url));
-    const child = execFileSync(process.execPath, ['--import', 'tsx', exportScript, '--server', values.server!, '--database', values.database!, '--pay-date', PAY_DATE, '--out', values.out!], { encoding: 'utf8' });
+    const child = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', exportScript, '--server', values.server!, '--database', values.database!, '--pay-date', PAY_DATE, '--out', values.out!],
+      { encoding: 'utf8' },
+    );
     const exported = JSON.parse(child.trim().split('\n').at(-1)!) as { ms: number; bytes: number; maxRssKb: number; cpuMs: number };
-    const rows = readFileSync(values.out!, 'utf8').split('\n').filter((line) => line.length > 0).length - 1;
+    const rows =
+      readFileSync(values.out!, 'utf8')
+        .split('\n')
+        .filter((line) => line.length > 0).length - 1;
     return {
       result: exported,
       unit: 'CSV rows',
@@ -491,12 +536,24 @@ async function main(): Promise<void> {
   const [requested, deducted, received, paid] = [money.requested, money.deducted, money.received, money.paid].map(Number) as [number, number, number, number];
   const failed = (reconcileCounts.failed ?? 0) + lock.failures.length;
   const checks: Array<[string, boolean]> = [
-    [`total requested ${requested} >= deducted ${deducted} >= received ${received} >= paid out ${paid} (collected ${money.collected})`, requested >= deducted && deducted >= received && received >= paid],
+    [
+      `total requested ${requested} >= deducted ${deducted} >= received ${received} >= paid out ${paid} (collected ${money.collected})`,
+      requested >= deducted && deducted >= received && received >= paid,
+    ],
     [`per employer: ${money.disordered_employers} of ${money.employers} employers out of that order`, money.disordered_employers === 0],
     [`every payout equals the sum of its items: ${integrity.payouts_off} of ${integrity.payouts} differ`, integrity.payouts_off === 0],
-    [`nothing paid out unfunded: ${integrity.unfunded_items} items of unfunded entries, ${integrity.unremitted_items} of pay dates not remitted in full, ${integrity.overpaid_pay_dates} pay dates paid beyond what was received`, integrity.unfunded_items + integrity.unremitted_items + integrity.overpaid_pay_dates === 0],
-    [`everything received was paid out: ${integrity.unpaid_entries} ledger entries unpaid, paid ${paid} = received ${received}`, integrity.unpaid_entries === 0 && paid === received],
-    [`no failed jobs (${failed}), every remittance credit matched (${matching.unmatchedCredits} unmatched), payouts ${payouts.groups.map((g) => g.outcome).join(', ')}`, failed === 0 && matching.unmatchedCredits === 0],
+    [
+      `nothing paid out unfunded: ${integrity.unfunded_items} items of unfunded entries, ${integrity.unremitted_items} of pay dates not remitted in full, ${integrity.overpaid_pay_dates} pay dates paid beyond what was received`,
+      integrity.unfunded_items + integrity.unremitted_items + integrity.overpaid_pay_dates === 0,
+    ],
+    [
+      `everything received was paid out: ${integrity.unpaid_entries} ledger entries unpaid, paid ${paid} = received ${received}`,
+      integrity.unpaid_entries === 0 && paid === received,
+    ],
+    [
+      `no failed jobs (${failed}), every remittance credit matched (${matching.unmatchedCredits} unmatched), payouts ${payouts.groups.map((g) => g.outcome).join(', ')}`,
+      failed === 0 && matching.unmatchedCredits === 0,
+    ],
   ];
   process.stdout.write(`\nMoney checks\n${checks.map(([text, ok]) => `  ${ok ? 'ok  ' : 'FAIL'} ${text}`).join('\n')}\n`);
 
@@ -509,7 +566,9 @@ async function main(): Promise<void> {
         )
         .join('\n') +
       `\n${wholeCycleRow(figures)}` +
-      `\n\nload average at start ${load.map((l) => l.toFixed(2)).join(' ')}, at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,
+      `\n\nload average at start ${load.map((l) => l.toFixed(2)).join(' ')}, at end ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
   );
   if (checks.some(([, ok]) => !ok)) {
     process.stderr.write('Benchmark run was incorrect: see the money checks\n');
@@ -532,7 +591,7 @@ function wholeCycleRow(phases: readonly PhaseFigures[]): string {
 
 /** The lock's finished jobs stay in Redis under this run's prefix (the reconciliation phase removes its own). */
 async function removeQueueKeys(): Promise<void> {
-  for (let cursor = '0'; ; ) {
+  for (let cursor = '0'; ;) {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.QUEUE_PREFIX}:*`, 'COUNT', 1000);
     if (keys.length > 0) await redis.del(...keys);
     if ((cursor = next) === '0') break;

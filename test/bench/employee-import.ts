@@ -90,7 +90,15 @@ async function setUp(db: Database): Promise<string> {
     .executeTakeFirstOrThrow();
   const payroll = await db
     .insertInto('payrolls')
-    .values({ id: crypto.randomUUID(), employer_id: employer.id, payroll_provider_id: provider.id, external_id: 'BENCH-PR', name: 'Bench payroll', payment_run_frequency: 'monthly', currency: 'GBP' })
+    .values({
+      id: crypto.randomUUID(),
+      employer_id: employer.id,
+      payroll_provider_id: provider.id,
+      external_id: 'BENCH-PR',
+      name: 'Bench payroll',
+      payment_run_frequency: 'monthly',
+      currency: 'GBP',
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return payroll.id;
@@ -114,11 +122,14 @@ async function measuredImport(db: Database, label: string, payrollId: string, fi
       if (rssAtShare[key] === undefined && progress.rows >= mark * ROWS) rssAtShare[key] = process.memoryUsage().rss;
     }
   };
-  const { ms, result: report } = await timed(label, () =>
-    db.transaction().execute((trx) =>
-      importEmployees(trx, { payrollId, source: createReadStream(file), dryRun: options.dryRun, partial: false, actor: cliActor('bench'), onProgress }),
-    ),
-  50);
+  const { ms, result: report } = await timed(
+    label,
+    () =>
+      db
+        .transaction()
+        .execute((trx) => importEmployees(trx, { payrollId, source: createReadStream(file), dryRun: options.dryRun, partial: false, actor: cliActor('bench'), onProgress })),
+    50,
+  );
   return { ms, report, rssAtShare, rssAtEnd: process.memoryUsage().rss };
 }
 
@@ -140,24 +151,27 @@ async function main() {
     const bad = await measuredImport(db, 'dry run of the all-bad file', payrollId, values['bad-file']!, { dryRun: true });
 
     const floorPayroll = await setUp(db);
-    const floor = await timed('floor: INSERT ... SELECT generate_series', async () =>
-      timedPartsRolledBack(db, async (part) => {
-        await part(
-          'employees',
-          sql`insert into employees (id, payroll_provider_id, national_registration_number, date_of_birth, given_name, family_name, email_address, phone_number, postal_code)
+    const floor = await timed(
+      'floor: INSERT ... SELECT generate_series',
+      async () =>
+        timedPartsRolledBack(db, async (part) => {
+          await part(
+            'employees',
+            sql`insert into employees (id, payroll_provider_id, national_registration_number, date_of_birth, given_name, family_name, email_address, phone_number, postal_code)
               select gen_random_uuid(), (select payroll_provider_id from payrolls where id = ${payrollId}::uuid), 'ZZ' || lpad(i::text, 7, '0'),
                      date '1960-01-01' + (i % 14000), 'Given' || i, 'Family' || i, 'given.' || i || '@example.com', '+4477009' || lpad((i % 100000)::text, 5, '0'), 'LS1 4AP'
                 from generate_series(1, ${ROWS}) i`,
-        );
-        await part(
-          'employments',
-          sql`insert into employments (employee_id, employer_id, payroll_id, payroll_reference, start_date, end_date, employment_status, contract_type, annualised_salary, currency)
+          );
+          await part(
+            'employments',
+            sql`insert into employments (employee_id, employer_id, payroll_id, payroll_reference, start_date, end_date, employment_status, contract_type, annualised_salary, currency)
               select e.id, p.employer_id, p.id, 'FLOOR' || e.national_registration_number, date '2015-01-01', null, 'active', 'full_time', 2500000, 'GBP'
                 from employees e, payrolls p
                where e.national_registration_number like 'ZZ%' and p.id = ${floorPayroll}::uuid`,
-        );
-      }),
-    50);
+          );
+        }),
+      50,
+    );
     const floorMs = floor.ms;
 
     const counts = await sql<{ employees: number; employments: number; leavers: number; runs: number; events: number }>`

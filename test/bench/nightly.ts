@@ -37,7 +37,6 @@ const payments = employees * paymentsPerEmployee;
 const runDate = '2026-12-01';
 const payDate = '2026-12-10';
 
-
 /** How much WAL the server has written and how many checkpoints it has made: the lock's write volume. */
 async function walPosition(db: Database): Promise<{ bytes: number; checkpoints: number }> {
   const result = await sql<{ bytes: string; checkpoints: number }>`
@@ -84,7 +83,9 @@ async function allLockWritesAtOnce(db: Database): Promise<Record<string, number>
       select id, payroll_id, employee_id, amount from payment_requests
       where status = 'pending' and target_pay_date <= ${payDate}::date
     `.execute(trx);
-    await part('snapshots and lines', sql`
+    await part(
+      'snapshots and lines',
+      sql`
       with snapshots as (
         insert into deduction_snapshots (id, payroll_id, pay_date, pay_period, snapshot_version, currency, total_amount, employee_count)
         select gen_random_uuid(), p.id, ${payDate}::date, '9-2026', 1, 'GBP', 0, 0 from payrolls p
@@ -99,12 +100,18 @@ async function allLockWritesAtOnce(db: Database): Promise<Record<string, number>
       select s.id, pe.employee_id, pe.payroll_reference, pe.amount, 'GBP',
              'SD' || lpad(pe.deduction_reference_number::text, greatest(8, length(pe.deduction_reference_number::text)), '0')
       from per_employee pe join snapshots s on s.payroll_id = pe.payroll_id
-    `);
-    await part('line links', sql`
+    `,
+    );
+    await part(
+      'line links',
+      sql`
       insert into deduction_line_payments (snapshot_id, line_id, payment_request_id, requested_amount)
       select l.snapshot_id, l.id, i.id, i.amount from included i join deduction_lines l on l.employee_id = i.employee_id
-    `);
-    await part('instruction files and items', sql`
+    `,
+    );
+    await part(
+      'instruction files and items',
+      sql`
       with files as (
         insert into instruction_files (snapshot_id, payroll_id, pay_date, file_version, file_name, content, sha256, item_count)
         select s.id, s.payroll_id, ${payDate}::date, 1, 'bound-' || s.id || '.csv', decode('', 'hex'), repeat('0', 64), 50
@@ -114,16 +121,20 @@ async function allLockWritesAtOnce(db: Database): Promise<Record<string, number>
       insert into instruction_items (instruction_file_id, employee_id, payroll_reference, amount, previous_amount, currency, payment_reference, pay_period, action)
       select f.id, l.employee_id, l.payroll_reference, l.requested_amount, null, 'GBP', l.payment_reference, '9-2026', 'new'
       from deduction_lines l join files f on f.snapshot_id = l.snapshot_id
-    `);
+    `,
+    );
     await sql`create temp table instructed on commit drop as select * from payment_requests limit 0`.execute(trx);
-    await part('payment requests to instructed', sql`
+    await part(
+      'payment requests to instructed',
+      sql`
       with moved as (
         update payment_requests pr set status = 'instructed', attempts = pr.attempts + 1, version = pr.version + 1, updated_at = now()
         from included i where pr.id = i.id
         returning pr.*
       )
       insert into instructed select * from moved
-    `);
+    `,
+    );
     await part('their events', insertPaymentUpdatedEvents('instructed'));
   });
 }

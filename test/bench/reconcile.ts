@@ -37,7 +37,7 @@ import { composition } from '../../bin/composition.ts';
 import { openRuntime } from '../../src/platform/runtime/runtime.ts';
 import { megabytes, prepareConfirmations, submitConfirmations, perSecond, reconcileThroughQueue, seconds, timed, timedPartsRolledBack } from './bench-support.ts';
 
-const timedPhase = <T,>(label: string, work: () => Promise<T>) => timed(label, work, 40);
+const timedPhase = <T>(label: string, work: () => Promise<T>) => timed(label, work, 40);
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +56,6 @@ const config = parseConfig({
   LOG_LEVEL: 'warn',
   DATABASE_POOL_SIZE: '12',
 });
-
 
 const templateName = `${values.database}_locked`;
 
@@ -129,7 +128,9 @@ async function allReconciliationWritesAtOnce(db: Database): Promise<Record<strin
       where s.pay_date = ${PAY_DATE}::date and s.status <> 'superseded'
     `.execute(trx);
     await sql`create temp table attempted (id uuid, payment_request_id uuid, biller_client_id uuid, currency char(3), amount bigint) on commit drop`.execute(trx);
-    await part('collection attempts', sql`
+    await part(
+      'collection attempts',
+      sql`
       with written as (
         insert into collection_attempts (id, payment_request_id, employee_id, mandate_id, biller_client_id, currency, payroll_id,
           pay_date, attempt_number, requested_amount, deducted_amount, collected_amount, shortfall_amount, outcome, push_version,
@@ -140,14 +141,20 @@ async function allReconciliationWritesAtOnce(db: Database): Promise<Record<strin
         returning id, payment_request_id, biller_client_id, currency, collected_amount
       )
       insert into attempted select * from written
-    `);
-    await part('ledger entries', sql`
+    `,
+    );
+    await part(
+      'ledger entries',
+      sql`
       insert into ledger_entries (id, biller_client_id, payment_request_id, collection_attempt_id, revision, kind, amount, currency, pay_date)
       select ${timeOrderedId}, a.biller_client_id, a.payment_request_id, a.id, 1, 'payment_collected', a.amount, a.currency, ${PAY_DATE}::date
       from attempted a
-    `);
+    `,
+    );
     await sql`create temp table settled on commit drop as select * from payment_requests limit 0`.execute(trx);
-    await part('payment requests to collected', sql`
+    await part(
+      'payment requests to collected',
+      sql`
       with moved as (
         update payment_requests pr
         set collected_amount = a.requested_amount, status = 'collected', version = pr.version + 1, updated_at = now()
@@ -155,7 +162,8 @@ async function allReconciliationWritesAtOnce(db: Database): Promise<Record<strin
         returning pr.*
       )
       insert into settled select * from moved
-    `);
+    `,
+    );
     await part('their events', insertPaymentUpdatedEvents('settled'));
   });
 }
@@ -178,7 +186,9 @@ async function main(): Promise<void> {
   }
   const planCacheMode = (await sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.execute(db)).rows[0]!.mode;
   process.stdout.write(
-    `Reconciliation benchmark: ${snapshots.length} payroll pay dates, ${payments} payment requests (plan_cache_mode ${planCacheMode}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`,
+    `Reconciliation benchmark: ${snapshots.length} payroll pay dates, ${payments} payment requests (plan_cache_mode ${planCacheMode}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})\n`,
   );
   // Autovacuum is off on the benchmark machine; in service it would have analyzed the tables the lock
   // has just filled before anyone reconciles.
@@ -203,7 +213,13 @@ async function main(): Promise<void> {
   const cpuNow = async () => {
     const pids = (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db)).rows.map((r) => r.pid);
     const usage = process.cpuUsage();
-    return { pids: new Map(pids.map((pid) => [pid, cpuOf(pid)])), node: (usage.user + usage.system) / 1000, redis: cpuOf(redisPid), machine: machineBusyMs(), at: performance.now() };
+    return {
+      pids: new Map(pids.map((pid) => [pid, cpuOf(pid)])),
+      node: (usage.user + usage.system) / 1000,
+      redis: cpuOf(redisPid),
+      machine: machineBusyMs(),
+      at: performance.now(),
+    };
   };
   const cpuSince = async (before: Awaited<ReturnType<typeof cpuNow>>) => {
     const after = await cpuNow();
@@ -232,7 +248,15 @@ async function main(): Promise<void> {
   const providerClient = await createClient(db, { name: 'Bench provider client', role: 'payroll_provider', payrollProviderId: provider.rows[0]!.id });
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: provider.rows[0]!.id };
 
-  const employees = Number((await sql<{ n: number }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(db)).rows[0]!.n);
+  const employees = Number(
+    (
+      await sql<{
+        n: number;
+      }>`select count(*)::int as n from deduction_lines l join deduction_snapshots s on s.id = l.snapshot_id where s.pay_date = ${PAY_DATE} and s.status <> 'superseded'`.execute(
+        db,
+      )
+    ).rows[0]!.n,
+  );
   const prepared = await prepareConfirmations(db, snapshots);
   let cpuMark = await cpuNow();
   const confirm = await timedPhase(`confirmations (${employees} employees)`, () => submitConfirmations(db, caller, prepared, Number(values.concurrency)));
@@ -243,7 +267,9 @@ async function main(): Promise<void> {
     // Measured instead of the jobs: a rolled-back bulk write leaves its dead rows behind, which would
     // slow the jobs measured after it.
     const bound = await timedPhase('write bound: every reconciliation write at once', () => allReconciliationWritesAtOnce(db));
-    const parts = Object.entries(bound.result).map(([name, ms]) => `${name} ${seconds(ms)} s`).join(', ');
+    const parts = Object.entries(bound.result)
+      .map(([name, ms]) => `${name} ${seconds(ms)} s`)
+      .join(', ');
     process.stdout.write(`\nWrite bound ${seconds(bound.ms)} s, ${(bound.ms / floor.ms).toFixed(2)}x the floor (${floor.ms.toFixed(0)} ms): ${parts}\n`);
     await runtime.close();
     return;
@@ -252,31 +278,47 @@ async function main(): Promise<void> {
   const workers = await composition.startWorkers(runtime, { schedule: false, payDateConcurrency: Number(values.concurrency) });
   cpuMark = await cpuNow();
   const reconcile = await timedPhase('reconciliation (BullMQ jobs, workers)', () =>
-    reconcileThroughQueue(config, snapshots.map((s) => s.payroll_id), PAY_DATE),
+    reconcileThroughQueue(
+      config,
+      snapshots.map((s) => s.payroll_id),
+      PAY_DATE,
+    ),
   );
   await workers.close();
   const reconcileRss = rss();
   const reconcileCpu = await cpuSince(cpuMark);
-  const reconciled = (await sql<{ attempts: number; collected: number; ledger: number; ledger_total: number; collected_total: number }>`
+  const reconciled = (
+    await sql<{ attempts: number; collected: number; ledger: number; ledger_total: number; collected_total: number }>`
     select (select count(*)::int from collection_attempts) as attempts,
            (select count(*)::int from payment_requests where status = 'collected') as collected,
            (select count(*)::int from ledger_entries) as ledger,
            (select coalesce(sum(amount), 0)::bigint from ledger_entries) as ledger_total,
            (select coalesce(sum(collected_amount), 0)::bigint from payment_requests) as collected_total
-  `.execute(db)).rows[0]!;
+  `.execute(db)
+  ).rows[0]!;
 
   const biller = await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(db);
-  await insertBeneficiaryAccount(db, { biller_client_id: biller.rows[0]!.id, currency: 'GBP', account_number: '70000019', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
+  await insertBeneficiaryAccount(db, {
+    biller_client_id: biller.rows[0]!.id,
+    currency: 'GBP',
+    account_number: '70000019',
+    sort_code: '20-00-00',
+    account_holder_name: 'Bench biller',
+  });
   const payoutDate = addWorkingDays(PAY_DATE, config.SETTLEMENT_DELAY_WORKING_DAYS + 1, new Set());
   cpuMark = await cpuNow();
-  const payouts = await timedPhase('payouts', () => runPayoutsOn(db, { funding: 'deducted', today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }));
+  const payouts = await timedPhase('payouts', () =>
+    runPayoutsOn(db, { funding: 'deducted', today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS }),
+  );
   const payoutsRss = rss();
   const payoutsCpu = await cpuSince(cpuMark);
-  const paidOut = (await sql<{ items: number; paid_out: number; unpaid: number }>`
+  const paidOut = (
+    await sql<{ items: number; paid_out: number; unpaid: number }>`
     select (select count(*)::int from payout_items) as items,
            (select count(*)::int from payment_requests where status = 'paid_out') as paid_out,
            (select count(*)::int from ledger_entries where payout_id is null) as unpaid
-  `.execute(db)).rows[0]!;
+  `.execute(db)
+  ).rows[0]!;
   const keys = await runtime.redis.keys(`${config.QUEUE_PREFIX}:*`);
   for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
   await runtime.close();
@@ -296,7 +338,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       '',
-      `Result (2 cores, concurrency ${values.concurrency}, load average now ${loadavg().map((l) => l.toFixed(2)).join(' ')})`,
+      `Result (2 cores, concurrency ${values.concurrency}, load average now ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
       `  confirmations     ${seconds(confirm.ms)} s, ${perSecond(employees, confirm.ms)} employees/s, ratio to floor ${ratio(confirm.ms)}, peak RSS so far ${confirmRss}; ${confirmCpu}`,
       `  reconciliation    ${seconds(reconcile.ms)} s, ${perSecond(payments, reconcile.ms)} payment requests/s, ratio to floor ${ratio(reconcile.ms)}, peak RSS so far ${reconcileRss}; ${reconcileCpu}` +
         ` (${reconciled.attempts} attempts, ${reconciled.collected} collected, ${reconciled.ledger} ledger entries, ${failed} failed jobs;` +
@@ -309,7 +353,11 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
   const correct =
-    failed === 0 && reconciled.attempts === payments && reconciled.ledger_total === reconciled.collected_total && paidOut.unpaid === 0 && paidOutTotal === reconciled.ledger_total;
+    failed === 0 &&
+    reconciled.attempts === payments &&
+    reconciled.ledger_total === reconciled.collected_total &&
+    paidOut.unpaid === 0 &&
+    paidOutTotal === reconciled.ledger_total;
   if (!correct) {
     process.stderr.write('Benchmark run was incorrect: see the counts above\n');
     process.exitCode = 1;

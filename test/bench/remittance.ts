@@ -45,7 +45,14 @@ function kindOf(n: number): 'exact' | 'normalised' | 'one_to_many' | 'many_to_on
 function statementEntries(): SimulatedEntry[] {
   const entries: SimulatedEntry[] = [];
   const credit = (amount: number, text: string) =>
-    entries.push({ bankReference: `BNK${String(entries.length + 1).padStart(8, '0')}`, direction: 'credit', amount, bookingDate: '2026-11-02', reference: text, debtorName: 'Employer Ltd' });
+    entries.push({
+      bankReference: `BNK${String(entries.length + 1).padStart(8, '0')}`,
+      direction: 'credit',
+      amount,
+      bookingDate: '2026-11-02',
+      reference: text,
+      debtorName: 'Employer Ltd',
+    });
   for (let n = 1; n <= COUNT; n++) {
     switch (kindOf(n)) {
       case 'exact':
@@ -80,7 +87,9 @@ async function main() {
     await migrateToLatest(db);
     process.stdout.write(`Remittance benchmark: ${COUNT.toLocaleString('en-GB')} payroll pay dates expecting a remittance, one camt.053 statement\n`);
     const account = { sortCode: '04-00-04', accountNumber: '41234978' };
-    await sql`insert into collection_accounts (currency, account_number, sort_code, account_holder_name) values ('GBP', ${account.accountNumber}, ${account.sortCode}, 'Collections Ltd')`.execute(db);
+    await sql`insert into collection_accounts (currency, account_number, sort_code, account_holder_name) values ('GBP', ${account.accountNumber}, ${account.sortCode}, 'Collections Ltd')`.execute(
+      db,
+    );
     await sql`insert into payroll_providers (id, name) values ('00000000-0000-4000-8000-000000000001', 'Bench provider')`.execute(db);
     await sql`
       insert into employers (id, payroll_provider_id, external_id, name)
@@ -111,7 +120,11 @@ async function main() {
       importStatement(db, { source: createReadStream(values.file!), fileName: 'bench.xml', actor: cliActor('bench'), maxBytes: 1 << 30, policy }),
     );
     const matching = imported.result.matching!;
-    process.stdout.write(`  matches by rule: ${Object.entries(matching.byRule).map(([rule, n]) => `${rule} ${n}`).join(', ')}; credits left unmatched: ${matching.unmatchedCredits}\n`);
+    process.stdout.write(
+      `  matches by rule: ${Object.entries(matching.byRule)
+        .map(([rule, n]) => `${rule} ${n}`)
+        .join(', ')}; credits left unmatched: ${matching.unmatchedCredits}\n`,
+    );
 
     const check = await sql<{ received: number; flagged_off: number; others: number }>`
       select count(*) filter (where received = expected)::int as received,
@@ -125,16 +138,26 @@ async function main() {
 
     const matches = Object.values(matching.byRule).reduce((a, b) => a + b, 0);
     const floor = await timedPartsRolledBack(db, async (part) => {
-      await part('credits', sql`insert into bank_credits (id, bank_statement_id, collection_account_id, bank_reference, amount, currency, booking_date, remittance_information)
+      await part(
+        'credits',
+        sql`insert into bank_credits (id, bank_statement_id, collection_account_id, bank_reference, amount, currency, booking_date, remittance_information)
         select gen_random_uuid(), (select id from bank_statements limit 1), (select id from collection_accounts limit 1), 'FLOOR' || n, 10000 + n, 'GBP', '2026-11-02', 'SDR261030P' || lpad(n::text, 8, '0')
-        from generate_series(1, ${entries.length}) n`);
-      await part('matches', sql`insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, matched_by)
+        from generate_series(1, ${entries.length}) n`,
+      );
+      await part(
+        'matches',
+        sql`insert into remittance_matches (id, bank_credit_id, payroll_id, pay_date, amount, rule, matched_by)
         select gen_random_uuid(), (select id from bank_credits limit 1), r.payroll_id, r.pay_date, 1, 'exact', 'floor'
-        from (select payroll_id, pay_date from remittances limit ${matches}) r`);
+        from (select payroll_id, pay_date from remittances limit ${matches}) r`,
+      );
       await part('remittances', sql`update remittances set received = expected + 0, status = 'received', version = version + 1`);
     });
     const floorMs = Object.values(floor).reduce((a, b) => a + b, 0);
-    process.stdout.write(`  floor (${Object.entries(floor).map(([name, ms]) => `${name} ${seconds(ms)} s`).join(', ')}) ${seconds(floorMs).padStart(8)} s\n`);
+    process.stdout.write(
+      `  floor (${Object.entries(floor)
+        .map(([name, ms]) => `${name} ${seconds(ms)} s`)
+        .join(', ')}) ${seconds(floorMs).padStart(8)} s\n`,
+    );
     process.stdout.write(
       `  import: ${seconds(imported.ms)} s, ${perSecond(entries.length, imported.ms)} credits/s, ${(imported.ms / floorMs).toFixed(2)}x the floor; parse alone ${seconds(parse.ms)} s\n`,
     );

@@ -96,7 +96,15 @@ function cpuSecondsOf(pid: number): number {
 
 async function startWorkerProcesses(config: Config, count: number): Promise<ChildProcess[]> {
   const script = fileURLToPath(new URL('./bench-worker.ts', import.meta.url));
-  const env = { ...process.env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, QUEUE_PREFIX: config.QUEUE_PREFIX, LOG_LEVEL: 'warn', PAY_DATE_CONCURRENCY: String(config.PAY_DATE_CONCURRENCY), DATABASE_POOL_SIZE: String(config.DATABASE_POOL_SIZE) };
+  const env = {
+    ...process.env,
+    DATABASE_URL: config.DATABASE_URL,
+    REDIS_URL: config.REDIS_URL,
+    QUEUE_PREFIX: config.QUEUE_PREFIX,
+    LOG_LEVEL: 'warn',
+    PAY_DATE_CONCURRENCY: String(config.PAY_DATE_CONCURRENCY),
+    DATABASE_POOL_SIZE: String(config.DATABASE_POOL_SIZE),
+  };
   return Promise.all(
     Array.from({ length: count }, () => {
       const child = spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -199,11 +207,19 @@ async function run(processes: number, caller: Parameters<typeof submitConfirmati
     });
     if (lock.result.failures.length > 0) throw new Error(`${lock.result.failures.length} pay dates failed to lock`);
     const snapshots = (
-      await sql<LockedSnapshot>`select id, payroll_id, pay_period from deduction_snapshots where pay_date = ${shape.payDate} and status <> 'superseded' order by payroll_id`.execute(db)
+      await sql<LockedSnapshot>`select id, payroll_id, pay_period from deduction_snapshots where pay_date = ${shape.payDate} and status <> 'superseded' order by payroll_id`.execute(
+        db,
+      )
     ).rows;
     await sql`analyze`.execute(db);
     await timed('confirmations (not timed)', async () => submitConfirmations(db, caller, await prepareConfirmations(db, snapshots), concurrency), 34);
-    const reconciliation = await measured(children, () => reconcileThroughQueue(config, snapshots.map((s) => s.payroll_id), shape.payDate));
+    const reconciliation = await measured(children, () =>
+      reconcileThroughQueue(
+        config,
+        snapshots.map((s) => s.payroll_id),
+        shape.payDate,
+      ),
+    );
     if ((reconciliation.result.failed ?? 0) > 0) throw new Error(`${reconciliation.result.failed} reconcile jobs failed`);
     const lockedRequests = Number((await sql<{ n: string }>`select count(*)::text as n from deduction_line_payments`.execute(db)).rows[0]!.n);
     const attempts = Number((await sql<{ n: string }>`select count(*)::text as n from collection_attempts`.execute(db)).rows[0]!.n);
@@ -267,7 +283,9 @@ async function main(): Promise<void> {
   }
 
   const first = runs[0]!;
-  process.stdout.write('\n| worker processes × pay-date jobs each | lock s | payment requests/s | PG CPU s | workers CPU s | reconciliation s | attempts/s | PG CPU s | workers CPU s | lock vs 1 process | reconciliation vs 1 process |\n');
+  process.stdout.write(
+    '\n| worker processes × pay-date jobs each | lock s | payment requests/s | PG CPU s | workers CPU s | reconciliation s | attempts/s | PG CPU s | workers CPU s | lock vs 1 process | reconciliation vs 1 process |\n',
+  );
   process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   for (const r of runs) {
     process.stdout.write(
@@ -278,14 +296,24 @@ async function main(): Promise<void> {
   }
   process.stdout.write('\nFingerprints (rows, hash sum) of the first run:\n');
   for (const [table, print] of Object.entries(first.prints)) process.stdout.write(`  ${table.padEnd(26)} ${print}\n`);
-  const differing = runs.flatMap((r) => Object.keys(first.prints).filter((table) => r.prints[table] !== first.prints[table]).map((table) => `${r.processes} processes: ${table} ${r.prints[table]}`));
+  const differing = runs.flatMap((r) =>
+    Object.keys(first.prints)
+      .filter((table) => r.prints[table] !== first.prints[table])
+      .map((table) => `${r.processes} processes: ${table} ${r.prints[table]}`),
+  );
   if (differing.length > 0) {
     process.stdout.write(`RESULTS DIFFER from the first run:\n${differing.map((line) => `  ${line}`).join('\n')}\n`);
     process.exitCode = 1;
   } else {
-    process.stdout.write(`Every run wrote the same: all ${Object.keys(first.prints).length} fingerprints identical across ${runs.map((r) => r.processes).join(', ')} processes.\n`);
+    process.stdout.write(
+      `Every run wrote the same: all ${Object.keys(first.prints).length} fingerprints identical across ${runs.map((r) => r.processes).join(', ')} processes.\n`,
+    );
   }
-  process.stdout.write(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `load average at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
 }
 
 await main();

@@ -177,7 +177,9 @@ async function runParent(): Promise<number> {
   // Shrinking a failure runs operations too; these are every operation the workers ran.
   const ran = Object.entries(operations).sort(([a], [b]) => a.localeCompare(b));
   process.stdout.write(`\noperations run:\n${ran.map(([what, n]) => `  ${what}: ${n}`).join('\n')}\n`);
-  process.stdout.write(`\n${scenarios} scenarios in ${((Date.now() - started) / 1000).toFixed(0)} s over ${workers} processes: ${failures.length === 0 ? 'no failures' : `${failures.length} failing seeds`}\n`);
+  process.stdout.write(
+    `\n${scenarios} scenarios in ${((Date.now() - started) / 1000).toFixed(0)} s over ${workers} processes: ${failures.length === 0 ? 'no failures' : `${failures.length} failing seeds`}\n`,
+  );
   return failures.length === 0 ? 0 : 1;
 }
 

@@ -34,12 +34,20 @@ function runScript(script: string, env: Record<string, string>, timeoutMs: numbe
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => {
       output += `\n[walkthrough test] timed out after ${timeoutMs} ms\n`;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* the group has ended */ }
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        /* the group has ended */
+      }
       resolve({ code, output });
     });
   });
@@ -69,18 +77,22 @@ describe('docs/walkthrough.md: Set up an installation', () => {
       `#!/usr/bin/env bash\nif [ "$1" = deductions ]; then shift; exec node ${JSON.stringify(join(root, 'bin/deductions.mjs'))} "$@"; fi\nexec ${JSON.stringify(realNpx)} "$@"\n`,
     );
     chmodSync(join(shims, 'npx'), 0o755);
-    const run = await runScript(['set -euo pipefail', ...blocks].join('\n'), {
-      DATABASE_URL: databaseUrl(databaseName),
-      QUEUE_PREFIX: `walkthrough-${randomBytes(4).toString('hex')}`,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      AUTH_SIGNING_KEY_FILE: join(scratch, 'auth-signing-key.pem'),
-      SECRETS_KEY_FILE: join(scratch, 'secrets-key'),
-      FILES_DIR: join(scratch, 'files'),
-      LOG_LEVEL: 'warn',
-      PATH: `${shims}:${process.env.PATH ?? ''}`,
-    }, 300_000);
+    const run = await runScript(
+      ['set -euo pipefail', ...blocks].join('\n'),
+      {
+        DATABASE_URL: databaseUrl(databaseName),
+        QUEUE_PREFIX: `walkthrough-${randomBytes(4).toString('hex')}`,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        AUTH_SIGNING_KEY_FILE: join(scratch, 'auth-signing-key.pem'),
+        SECRETS_KEY_FILE: join(scratch, 'secrets-key'),
+        FILES_DIR: join(scratch, 'files'),
+        LOG_LEVEL: 'warn',
+        PATH: `${shims}:${process.env.PATH ?? ''}`,
+      },
+      300_000,
+    );
     expect(run.code, run.output).toBe(0);
 
     // What the walkthrough did, as the database recorded it.

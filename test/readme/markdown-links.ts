@@ -88,7 +88,12 @@ export function brokenLinks(root: string, files: readonly string[] = projectMark
       const where = `${link.file}:${link.line} (${link.target})`;
       if (/^[a-z][a-z0-9+.-]*:/i.test(link.target)) continue; // https:, mailto: ...: not a file of ours
       const [path = '', anchor] = link.target.split('#', 2);
-      const target = path === '' ? file : normalize(join(dirname(file), decodeURIComponent(path))).split(sep).join('/');
+      const target =
+        path === ''
+          ? file
+          : normalize(join(dirname(file), decodeURIComponent(path)))
+              .split(sep)
+              .join('/');
       if (target === '..' || target.startsWith('../') || relative(root, join(root, target)).startsWith('..')) {
         problems.push(`${where}: points outside the repository`);
         continue;
@@ -115,7 +120,12 @@ export function unlinkedDocs(root: string, from: readonly string[]): string[] {
     for (const link of markdownLinks(file, readFileSync(join(root, file), 'utf8'))) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(link.target)) continue;
       const [path = ''] = link.target.split('#', 2);
-      if (path !== '') linked.add(normalize(join(dirname(file), decodeURIComponent(path))).split(sep).join('/'));
+      if (path !== '')
+        linked.add(
+          normalize(join(dirname(file), decodeURIComponent(path)))
+            .split(sep)
+            .join('/'),
+        );
     }
   }
   return projectMarkdownFiles(root).filter((file) => file.startsWith('docs/') && !linked.has(file));

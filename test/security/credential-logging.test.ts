@@ -61,7 +61,10 @@ describe('request logs', () => {
   it('never hold credentials logged as fields of an object', () => {
     const captured: string[] = [];
     const logger = pino(loggerOptions({ LOG_LEVEL: 'info' }), new Writable({ write: (chunk, _e, done) => (captured.push(String(chunk)), done()) }));
-    logger.info({ client_secret: 'S1', api_key: 'S2', provider: { client_secret: 'S3', api_key: 'S4', access_token: 'S5', headers: { authorization: 'S6', 'x-api-key': 'S7' } } }, 'calling');
+    logger.info(
+      { client_secret: 'S1', api_key: 'S2', provider: { client_secret: 'S3', api_key: 'S4', access_token: 'S5', headers: { authorization: 'S6', 'x-api-key': 'S7' } } },
+      'calling',
+    );
     expect(captured.join('')).not.toMatch(/S[1-7]/);
   });
 });
@@ -73,9 +76,7 @@ describe('redactUrlCredentials', () => {
     expect(redactUrlCredentials('/x?Client_Secret=a&b=2&client%5Fsecret=c&token=d#frag')).toBe(
       '/x?Client_Secret=[redacted]&b=2&client%5Fsecret=[redacted]&token=[redacted]#frag',
     );
-    expect(redactUrlCredentials('/x?api_key=a=b&password=p&secret=s&x-api-key=k')).toBe(
-      '/x?api_key=[redacted]&password=[redacted]&secret=[redacted]&x-api-key=[redacted]',
-    );
+    expect(redactUrlCredentials('/x?api_key=a=b&password=p&secret=s&x-api-key=k')).toBe('/x?api_key=[redacted]&password=[redacted]&secret=[redacted]&x-api-key=[redacted]');
     expect(redactUrlCredentials('/x?%zz=1&api_key')).toBe('/x?%zz=1&api_key');
   });
 });

@@ -32,7 +32,10 @@ let t: TestApp;
 let operator: Record<string, string>;
 beforeAll(async () => {
   t = await startTestApp({ env: { MAX_REPORTED_PAY_DATE_TOTAL_MINOR: String(PER_PAY_DATE), RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' } });
-  await t.db.insertInto('collection_accounts').values({ currency: 'GBP', ...ACCOUNT, account_holder_name: 'Collections Ltd' }).execute();
+  await t.db
+    .insertInto('collection_accounts')
+    .values({ currency: 'GBP', ...ACCOUNT, account_holder_name: 'Collections Ltd' })
+    .execute();
   operator = await authHeaders(t.app, await createOperator(t.db));
 });
 afterAll(async () => t?.close());
@@ -42,7 +45,12 @@ async function lockedPayroll(employees: number) {
   const w = await createWorld(t.db, { employees });
   for (let i = 0; i < employees; i++) await w.payment(i, 1_000);
   await w.lock(PD1);
-  const snapshot = await t.db.selectFrom('deduction_snapshots').select(['id', 'pay_period']).where('payroll_id', '=', w.payroll.id).where('status', '<>', 'superseded').executeTakeFirstOrThrow();
+  const snapshot = await t.db
+    .selectFrom('deduction_snapshots')
+    .select(['id', 'pay_period'])
+    .where('payroll_id', '=', w.payroll.id)
+    .where('status', '<>', 'superseded')
+    .executeTakeFirstOrThrow();
   return { ...w, snapshot, headers: await authHeaders(t.app, w.providerClient) };
 }
 type Locked = Awaited<ReturnType<typeof lockedPayroll>>;
@@ -53,7 +61,13 @@ const push = (w: Locked, employeeId: string, amount: number, extra: Record<strin
     method: 'POST',
     url: `/deductions/payroll/${w.payroll.id}`,
     headers: w.headers,
-    body: { pay_period: w.snapshot.pay_period, id: `HOSTILE-${++recordNumber}`, version: recordNumber, salary_deduction: { employee_id: employeeId, deduction_amount: amount, currency: 'GBP' }, ...extra },
+    body: {
+      pay_period: w.snapshot.pay_period,
+      id: `HOSTILE-${++recordNumber}`,
+      version: recordNumber,
+      salary_deduction: { employee_id: employeeId, deduction_amount: amount, currency: 'GBP' },
+      ...extra,
+    },
   });
 const confirm = (w: Locked, lines: Array<{ employeeId: string; amount: number }>, total = lines.reduce((sum, line) => sum + Math.round(line.amount * 100), 0) / 100) =>
   injectJson(t.app, {
@@ -74,12 +88,20 @@ let statementNumber = 0;
 /** One statement (one statement_id) of credits, each with a bank reference of its own. */
 function statementCsv(credits: Array<{ amount: string; reference: string }>) {
   const statementId = `HOSTILE-${++statementNumber}`;
-  const lines = credits.map((c, i) => `${statementId},${ACCOUNT.sort_code},${ACCOUNT.account_number},GBP,${statementId}-R${i},${PD1},,credit,${c.amount},${c.reference},Employer Ltd,`);
+  const lines = credits.map(
+    (c, i) => `${statementId},${ACCOUNT.sort_code},${ACCOUNT.account_number},GBP,${statementId}-R${i},${PD1},,credit,${c.amount},${c.reference},Employer Ltd,`,
+  );
   return `statement_id,sort_code,account_number,currency,bank_reference,booking_date,value_date,direction,amount,reference,debtor_name,debtor_account\n${lines.join('\n')}\n`;
 }
 const importStatement = (csv: string) => t.app.inject({ method: 'POST', url: '/bank-statements', headers: { ...operator, 'content-type': 'text/csv' }, payload: csv });
-const recordsOf = (payrollId: string) => t.db.selectFrom('deduction_records').select(['employee_id', 'deduction_amount', 'void_id']).where('payroll_id', '=', payrollId).execute();
-const openExceptions = async () => (await t.app.inject({ method: 'GET', url: '/admin/pay-date-exceptions', headers: operator })).json().pay_date_exceptions as Array<{ payroll_id: string; stage: string; detail: string }>;
+const recordsOf = (payrollId: string) =>
+  t.db.selectFrom('deduction_records').select(['employee_id', 'deduction_amount', 'void_id']).where('payroll_id', '=', payrollId).execute();
+const openExceptions = async () =>
+  (await t.app.inject({ method: 'GET', url: '/admin/pay-date-exceptions', headers: operator })).json().pay_date_exceptions as Array<{
+    payroll_id: string;
+    stage: string;
+    detail: string;
+  }>;
 const remittanceOf = (payrollId: string) => t.db.selectFrom('remittances').selectAll().where('payroll_id', '=', payrollId).where('pay_date', '=', PD1).executeTakeFirst();
 const payoutsOf = (billerClientId: string) => t.db.selectFrom('payouts').select(['amount', 'status']).where('biller_client_id', '=', billerClientId).execute();
 const runPayoutJob = (date: string) => runPayoutsProcessor(t.db, t.config, pino({ level: 'silent' }))({ data: { date } } as Job);
@@ -104,7 +126,13 @@ describe('what a payroll reports is bounded at input', () => {
       limit: { name: 'MAX_REPORTED_DEDUCTION_MINOR', amount: PER_EMPLOYEE, currency: 'GBP' },
       errors: [{ pointer: '/salary_deduction/deduction_amount' }],
     });
-    const payment = { payment_information: { payment_reference: 'X', payment_amount: LARGEST_MAJOR, payment_account: { account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'A' } } };
+    const payment = {
+      payment_information: {
+        payment_reference: 'X',
+        payment_amount: LARGEST_MAJOR,
+        payment_account: { account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'A' },
+      },
+    };
     const withPayments = await push(w, employee, 1, { requested_payments: [payment] });
     expect(withPayments.statusCode).toBe(422);
     expect(withPayments.json().errors).toEqual([expect.objectContaining({ pointer: '/requested_payments/0/payment_information/payment_amount' })]);
@@ -114,7 +142,10 @@ describe('what a payroll reports is bounded at input', () => {
       { employeeId: w.people[1]!.employee.id, amount: 20_000_000 },
     ]);
     expect(confirmed.statusCode).toBe(422);
-    expect(confirmed.json()).toMatchObject({ type: expect.stringMatching(/reported-amount-over-limit$/), errors: [{ pointer: '/confirmation/deductions/1/deducted_amount' }] });
+    expect(confirmed.json()).toMatchObject({
+      type: expect.stringMatching(/reported-amount-over-limit$/),
+      errors: [{ pointer: '/confirmation/deductions/1/deducted_amount' }],
+    });
     expect(await recordsOf(w.payroll.id)).toEqual([]);
   });
 
@@ -128,10 +159,16 @@ describe('what a payroll reports is bounded at input', () => {
     // A new version of an employee already counted replaces it: the pay date stays at the limit.
     expect((await push(w, a!, PER_EMPLOYEE / 100)).statusCode).toBe(200);
 
-    const over = await confirm(w, [a!, b!, c!, d!].map((employeeId) => ({ employeeId, amount: 7_500_000.01 })));
+    const over = await confirm(
+      w,
+      [a!, b!, c!, d!].map((employeeId) => ({ employeeId, amount: 7_500_000.01 })),
+    );
     expect(over.statusCode).toBe(422);
     expect(over.json().errors).toEqual([expect.objectContaining({ pointer: '/confirmation/total_amount' })]);
-    const within = await confirm(w, [a!, b!, c!, d!].map((employeeId) => ({ employeeId, amount: 7_500_000 })));
+    const within = await confirm(
+      w,
+      [a!, b!, c!, d!].map((employeeId) => ({ employeeId, amount: 7_500_000 })),
+    );
     expect(within.statusCode).toBe(201);
   });
 });
@@ -173,7 +210,12 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     expect((await threeWayReport(t.db, PD1)).map((row) => row.payroll_id)).toContain(honest.payroll.id);
 
     const { browser } = await signedInAs(t.app, t.db, 'operator');
-    for (const url of [`/console/reconciliation?pay_date=${PD1}`, `/console/reconciliation/${PD1}/summary.csv`, `/console/reconciliation/three-way?pay_date=${PD1}`, `/console/payrolls/${hostile.payroll.id}/pay-dates/${PD1}`]) {
+    for (const url of [
+      `/console/reconciliation?pay_date=${PD1}`,
+      `/console/reconciliation/${PD1}/summary.csv`,
+      `/console/reconciliation/three-way?pay_date=${PD1}`,
+      `/console/payrolls/${hostile.payroll.id}/pay-dates/${PD1}`,
+    ]) {
       const page = await browser.get(url);
       expect(page.statusCode, url).toBe(200);
     }
@@ -186,7 +228,12 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     // Its own reconciliation holds the over-deductions; it does not touch anyone else.
     await reconcilePayDate(t.db, hostile.payroll.id, PD1, { today: '2026-10-31' });
 
-    const refused = await injectJson(t.app, { method: 'POST', url: `/admin/payrolls/${hostile.payroll.id}/pay-dates/${PD1}/reported-records/void`, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: '  ' } });
+    const refused = await injectJson(t.app, {
+      method: 'POST',
+      url: `/admin/payrolls/${hostile.payroll.id}/pay-dates/${PD1}/reported-records/void`,
+      headers: { ...operator, 'idempotency-key': crypto.randomUUID() },
+      body: { reason: '  ' },
+    });
     expect(refused.statusCode).toBe(422);
     const voided = await injectJson(t.app, {
       method: 'POST',
@@ -197,7 +244,12 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     expect(voided.statusCode).toBe(201);
     expect(voided.json().void).toMatchObject({ records: 10, total_amount: '99999999999999.90', currency: 'GBP', reason: 'provider pushed test amounts to the live payroll' });
     expect((await recordsOf(hostile.payroll.id)).every((r) => r.void_id === voided.json().void.id)).toBe(true);
-    const again = await injectJson(t.app, { method: 'POST', url: `/admin/payrolls/${hostile.payroll.id}/pay-dates/${PD1}/reported-records/void`, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: 'again' } });
+    const again = await injectJson(t.app, {
+      method: 'POST',
+      url: `/admin/payrolls/${hostile.payroll.id}/pay-dates/${PD1}/reported-records/void`,
+      headers: { ...operator, 'idempotency-key': crypto.randomUUID() },
+      body: { reason: 'again' },
+    });
     expect(again.statusCode).toBe(409);
 
     const audit = await t.db.selectFrom('audit_log').selectAll().where('action', '=', 'deduction_records.voided').execute();
@@ -216,7 +268,12 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
 
     // Reconciled again without the voided records: nothing reported, nothing held as over-deducted.
     await reconcilePayDate(t.db, hostile.payroll.id, PD1, { today: '2026-10-31', final: true });
-    const held = await t.db.selectFrom('reconciliation_exceptions').select(['kind', 'amount']).where('payroll_id', '=', hostile.payroll.id).where('superseded_at', 'is', null).execute();
+    const held = await t.db
+      .selectFrom('reconciliation_exceptions')
+      .select(['kind', 'amount'])
+      .where('payroll_id', '=', hostile.payroll.id)
+      .where('superseded_at', 'is', null)
+      .execute();
     expect(held.filter((e) => e.kind === 'over_deduction')).toEqual([]);
   });
 
@@ -227,7 +284,9 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     const send = (record: object) => injectJson(t.app, { method: 'POST', url: `/deductions/payroll/${w.payroll.id}`, headers: w.headers, body: record });
     expect((await send(body)).statusCode).toBe(200);
     const url = `/admin/payrolls/${w.payroll.id}/pay-dates/${PD1}/reported-records/void`;
-    expect((await injectJson(t.app, { method: 'POST', url, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: 'wrong employee' } })).statusCode).toBe(201);
+    expect(
+      (await injectJson(t.app, { method: 'POST', url, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: 'wrong employee' } })).statusCode,
+    ).toBe(201);
     const replayed = await send(body);
     expect(replayed.statusCode).toBe(409);
     expect(replayed.json()).toMatchObject({ type: expect.stringMatching(/deduction-record-voided$/), current_version: 1 });
@@ -245,7 +304,12 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ records: 2, total_amount: '19999999999999.98', voided_by: 'alice', reason: 'test amounts on the live payroll' });
     expect((await recordsOf(other.payroll.id)).every((r) => r.void_id !== null)).toBe(true);
-    const audit = await t.db.selectFrom('audit_log').select(['actor', 'actor_kind']).where('action', '=', 'deduction_records.voided').where('resource_id', '=', `${other.payroll.id}/${PD1}`).execute();
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'actor_kind'])
+      .where('action', '=', 'deduction_records.voided')
+      .where('resource_id', '=', `${other.payroll.id}/${PD1}`)
+      .execute();
     expect(audit).toEqual([{ actor: 'alice', actor_kind: 'cli' }]);
   });
 
@@ -266,13 +330,19 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
   });
 
   it('refuses a statement whose credits add up past 2^53 with 422, storing nothing', async () => {
-    const before = await t.db.selectFrom('bank_statements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('bank_statements')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     const response = await importStatement(statementCsv(Array.from({ length: 10 }, (_, i) => ({ amount: '9999999999999.99', reference: `BIG${i}` }))));
     expect(response.statusCode).toBe(422);
     expect(response.headers['content-type']).toContain('application/problem+json');
     expect(response.json()).toMatchObject({ type: expect.stringMatching(/statement-rejected$/) });
     expect(response.json().detail).toContain("the statement's credits add up to 99999999999999.90 GBP, more than 9999999999999.99 GBP");
-    const after = await t.db.selectFrom('bank_statements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('bank_statements')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 });
@@ -297,29 +367,40 @@ describe('property: the largest amounts in every input never stop another tenant
           round += 1;
           const statuses = [
             (await push(hostile, ids[round % ids.length]!, pushed)).statusCode,
-            (await confirm(hostile, lines.map((value, i) => ({ employeeId: ids[i]!, amount: value })))).statusCode,
+            (
+              await confirm(
+                hostile,
+                lines.map((value, i) => ({ employeeId: ids[i]!, amount: value })),
+              )
+            ).statusCode,
             (await importStatement(statementCsv(credits.map((value, i) => ({ amount: Math.abs(value).toFixed(2), reference: `P${round}-${i}` }))))).statusCode,
           ];
           // Whatever the statement left unmatched, matched by hand to the hostile pay date for any amount.
           const credit = await t.db.selectFrom('bank_credits').select('id').where('matched_amount', '=', 0).where('state', '=', 'open').executeTakeFirst();
           if (credit) {
             const body = { allocations: [{ payroll_id: hostile.payroll.id, pay_date: PD1, amount: matched }], reason: 'hostile' };
-            statuses.push((await injectJson(t.app, { method: 'POST', url: `/bank-credits/${credit.id}/matches`, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body })).statusCode);
+            statuses.push(
+              (await injectJson(t.app, { method: 'POST', url: `/bank-credits/${credit.id}/matches`, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body }))
+                .statusCode,
+            );
           }
           if (voids) {
             const url = `/admin/payrolls/${hostile.payroll.id}/pay-dates/${PD1}/reported-records/void`;
-            statuses.push((await injectJson(t.app, { method: 'POST', url, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: `round ${round}` } })).statusCode);
+            statuses.push(
+              (await injectJson(t.app, { method: 'POST', url, headers: { ...operator, 'idempotency-key': crypto.randomUUID() }, body: { reason: `round ${round}` } }))
+                .statusCode,
+            );
           }
           for (const status of statuses) expect(status).toBeLessThan(500);
 
-        // Meanwhile another tenant's whole cash cycle goes through.
-        const honest = await reconciledPayDate(t.db);
-        const imported = await importStatement(statementCsv([{ amount: '248.00', reference: honest.reference }]));
-        expect(imported.statusCode).toBe(201);
-        await runPayoutJob('2026-11-10');
-        expect(await payoutsOf(honest.biller.clientId)).toEqual([{ amount: 24_800, status: 'pending' }]);
-        const report = await t.app.inject({ method: 'GET', url: `/reports/three-way?pay_date=${PD1}`, headers: operator });
-        expect(report.statusCode).toBe(200);
+          // Meanwhile another tenant's whole cash cycle goes through.
+          const honest = await reconciledPayDate(t.db);
+          const imported = await importStatement(statementCsv([{ amount: '248.00', reference: honest.reference }]));
+          expect(imported.statusCode).toBe(201);
+          await runPayoutJob('2026-11-10');
+          expect(await payoutsOf(honest.biller.clientId)).toEqual([{ amount: 24_800, status: 'pending' }]);
+          const report = await t.app.inject({ method: 'GET', url: `/reports/three-way?pay_date=${PD1}`, headers: operator });
+          expect(report.statusCode).toBe(200);
         },
       ),
       { seed: PROPERTY_SEED, numRuns: 8 },

@@ -152,7 +152,18 @@ describe('secrets stored before encryption, and master key rotation', () => {
     const biller = await createBiller(t.db);
     const endpoint = await t.db
       .insertInto('webhook_endpoints')
-      .values({ biller_client_id: biller.clientId, url: 'https://hooks.example.com/', event_types: [], secret: plainWebhook, previous_secret: plainPrevious, previous_secret_expires_at: new Date(Date.now() + 3_600_000), disabled_reason: null, failing_since: null, deleted_at: null, description: null })
+      .values({
+        biller_client_id: biller.clientId,
+        url: 'https://hooks.example.com/',
+        event_types: [],
+        secret: plainWebhook,
+        previous_secret: plainPrevious,
+        previous_secret_expires_at: new Date(Date.now() + 3_600_000),
+        disabled_reason: null,
+        failing_since: null,
+        deleted_at: null,
+        description: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const provider = await t.db

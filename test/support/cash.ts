@@ -23,14 +23,16 @@ export async function reconciledPayDate(db: Database, options: { deducted?: read
   await w.lock(PD1);
   for (const [index, amount] of (options.deducted ?? CASH_AMOUNTS).entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
   await w.reconcile(PD1, { today: '2026-10-31' });
-  await db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(
-      trx,
-      w.biller.clientId,
-      { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
-      { actor: cliActor('fixture'), reason: 'onboarding' },
-    ),
-  );
+  await db
+    .transaction()
+    .execute((trx) =>
+      replaceBeneficiaryAccount(
+        trx,
+        w.biller.clientId,
+        { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
+        { actor: cliActor('fixture'), reason: 'onboarding' },
+      ),
+    );
   const reference = await db
     .selectFrom('requested_payments as rp')
     .innerJoin('deduction_snapshots as s', 's.id', 'rp.snapshot_id')

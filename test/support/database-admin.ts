@@ -36,9 +36,7 @@ export async function dropRunDatabases(admin: pg.Client, runId: string): Promise
 }
 
 export async function dropStaleTestDatabases(admin: pg.Client): Promise<void> {
-  const { rows } = await admin.query<{ datname: string }>(
-    "select datname from pg_database where datname ~ '^(dtpl|dtest)_[0-9]+_[0-9a-f]+$'",
-  );
+  const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where datname ~ '^(dtpl|dtest)_[0-9]+_[0-9a-f]+$'");
   const now = Date.now() / 1000;
   for (const { datname } of rows) {
     if (now - Number(datname.split('_')[1]) > STALE_AFTER_SECONDS) {

@@ -35,11 +35,7 @@ export async function createProviderClient(db: Database, payrollProviderId?: str
   return createClient(db, { name: `Provider client ${next()}`, role: 'payroll_provider', payrollProviderId: providerId });
 }
 
-export async function createEmployer(
-  db: Database,
-  providerId: string,
-  overrides: { optIn?: 'pending' | 'opted_in' | 'opted_out'; name?: string } = {},
-) {
+export async function createEmployer(db: Database, providerId: string, overrides: { optIn?: 'pending' | 'opted_in' | 'opted_out'; name?: string } = {}) {
   const n = next();
   return db
     .insertInto('employers')
@@ -108,10 +104,7 @@ export function futureMonthlyPayDates(count = 4, from = new Date()) {
   return dates;
 }
 
-export async function createEmployee(
-  db: Database,
-  options: { providerId: string; payrollId: string; employerId: string; status?: 'active' | 'leaver' | 'unknown' },
-) {
+export async function createEmployee(db: Database, options: { providerId: string; payrollId: string; employerId: string; status?: 'active' | 'leaver' | 'unknown' }) {
   const n = next();
   const employee = await db
     .insertInto('employees')
@@ -253,14 +246,7 @@ export async function createPaymentRequestRow(
 ) {
   const targetPayDate =
     options.targetPayDate ??
-    (
-      await db
-        .selectFrom('pay_dates')
-        .select('pay_date')
-        .where('payroll_id', '=', options.mandate.payroll_id)
-        .orderBy('pay_date')
-        .executeTakeFirstOrThrow()
-    ).pay_date;
+    (await db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', options.mandate.payroll_id).orderBy('pay_date').executeTakeFirstOrThrow()).pay_date;
   return db
     .insertInto('payment_requests')
     .values({
@@ -343,11 +329,7 @@ export async function createPayoutRow(
     .returningAll()
     .executeTakeFirstOrThrow();
   for (const item of items) {
-    const payment = await db
-      .selectFrom('payment_requests')
-      .selectAll()
-      .where('id', '=', item.paymentRequestId)
-      .executeTakeFirstOrThrow();
+    const payment = await db.selectFrom('payment_requests').selectAll().where('id', '=', item.paymentRequestId).executeTakeFirstOrThrow();
     const attempt =
       (await db
         .selectFrom('collection_attempts')

@@ -1,14 +1,6 @@
 import type { IssuedCredentials } from '../../src/directory/auth/clients-service.ts';
 import type { Database } from '../../src/platform/db/connection.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-  futureMonthlyPayDates,
-} from './factories.ts';
+import { createBiller, createEmployee, createEmployer, createMandateRow, createPayroll, createPayrollProvider, futureMonthlyPayDates } from './factories.ts';
 
 type PayDate = { pay_date: string; payroll_cutoff_date: string; pay_period: string; lock_date: string };
 type Person = Awaited<ReturnType<typeof createEmployee>>;

@@ -4,14 +4,7 @@ import { validateXML } from 'xmllint-wasm';
 // Validates XML against the official ISO 20022 schemas vendored in test/fixtures/iso20022/ (see its
 // PROVENANCE.md), with libxml2's own validator (xmllint compiled to WebAssembly).
 
-export type Iso20022Message =
-  | 'pain.001.001.09'
-  | 'camt.053.001.02'
-  | 'camt.053.001.04'
-  | 'camt.053.001.08'
-  | 'camt.054.001.02'
-  | 'camt.054.001.04'
-  | 'camt.054.001.08';
+export type Iso20022Message = 'pain.001.001.09' | 'camt.053.001.02' | 'camt.053.001.04' | 'camt.053.001.08' | 'camt.054.001.02' | 'camt.054.001.04' | 'camt.054.001.08';
 
 const schemas = new Map<Iso20022Message, Promise<string>>();
 

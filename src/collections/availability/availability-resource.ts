@@ -1,10 +1,6 @@
 import { DateTime } from 'luxon';
 import { isPayDateOpen } from '../../directory/calendars/target-pay-date.ts';
-import type {
-  FullAvailabilityRequest,
-  FullAvailabilityResponse,
-  LightAvailabilityRequest,
-} from '../../directory/payroll-providers/reference-schemas.ts';
+import type { FullAvailabilityRequest, FullAvailabilityResponse, LightAvailabilityRequest } from '../../directory/payroll-providers/reference-schemas.ts';
 import type { EmploymentRow, PayrollPayDateRow } from './availability-repository.ts';
 import { disclosedSalary, type AvailabilityStatus } from './availability-status.ts';
 
@@ -51,9 +47,7 @@ export function toEmploymentResources(
 
   return [...groups.values()].map((group) => {
     const first = group[0]!;
-    const startDates = group.map(
-      (r) => r.start_date ?? DateTime.fromJSDate(r.created_at, { zone: context.timeZone }).toISODate()!,
-    );
+    const startDates = group.map((r) => r.start_date ?? DateTime.fromJSDate(r.created_at, { zone: context.timeZone }).toISODate()!);
     return {
       employment: {
         employee_id: first.employee_id,
@@ -93,10 +87,6 @@ export function toEmploymentResources(
   });
 }
 
-export function toFullAvailabilityResource(
-  status: AvailabilityStatus,
-  currency: string,
-  employments: EmploymentResource[],
-): FullAvailabilityResponse {
+export function toFullAvailabilityResource(status: AvailabilityStatus, currency: string, employments: EmploymentResource[]): FullAvailabilityResponse {
   return { availability_check: { availability_status: status, currency, employments } };
 }

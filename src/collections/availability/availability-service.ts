@@ -10,17 +10,8 @@ import type { FullAvailabilityResponse, LightAvailabilityResponse } from '../../
 import { billerReach, type DirectoryReach } from '../../platform/shared/caller.ts';
 import { DependencyUnavailable, DomainError, RateLimitedError, UpstreamError } from '../../platform/shared/domain-errors.ts';
 import { insertAvailabilityLookup, type AvailabilityLookup } from './availability-lookups-repository.ts';
-import {
-  findEmployeesByNationalRegistrationNumber,
-  listEmploymentsOfEmployees,
-  listPayDatesOfPayrolls,
-} from './availability-repository.ts';
-import {
-  toEmploymentResources,
-  toFullAvailabilityResource,
-  type FullAvailabilityCheck,
-  type LightAvailabilityCheck,
-} from './availability-resource.ts';
+import { findEmployeesByNationalRegistrationNumber, listEmploymentsOfEmployees, listPayDatesOfPayrolls } from './availability-repository.ts';
+import { toEmploymentResources, toFullAvailabilityResource, type FullAvailabilityCheck, type LightAvailabilityCheck } from './availability-resource.ts';
 import { availabilityStatus, bestAvailabilityStatus, type AvailabilityStatus } from './availability-status.ts';
 import { lookupLogKey, nationalRegistrationNumberHmac } from './lookup-key.ts';
 import {
@@ -133,11 +124,7 @@ async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, reach
  * one the caller wants to collect in: only employments paid in it count as usable when the caller
  * names one.
  */
-export async function fullAvailabilityCheck(
-  trx: Executor,
-  person: FullAvailabilityCheck,
-  deps: AvailabilityDeps,
-): Promise<FullAvailabilityResponse> {
+export async function fullAvailabilityCheck(trx: Executor, person: FullAvailabilityCheck, deps: AvailabilityDeps): Promise<FullAvailabilityResponse> {
   const identity = personIdentity(person);
   const reach = deps.reach ?? LIVE;
   const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }), reach);
@@ -152,7 +139,10 @@ export async function fullAvailabilityCheck(
 
   const currency = person.currency ?? null;
   const rows = await listEmploymentsOfEmployees(trx, employeeIds);
-  const payDates = await listPayDatesOfPayrolls(trx, rows.map((r) => r.payroll_id));
+  const payDates = await listPayDatesOfPayrolls(
+    trx,
+    rows.map((r) => r.payroll_id),
+  );
   const today = serviceToday(deps.now ?? new Date(), deps.timeZone);
   const employments = toEmploymentResources(rows, payDates, { today, timeZone: deps.timeZone, currency });
   const status = availabilityStatus({ employeeFound: employeeIds.length > 0, employments: rows.map(standingOf), currency });
@@ -171,11 +161,7 @@ export async function fullAvailabilityCheck(
  * directory. When the directory does not hold the number there, the provider's own match on all
  * three (it is asked with them) stands, as a full check would store and then find it.
  */
-export async function lightAvailabilityCheck(
-  db: Executor,
-  person: LightAvailabilityCheck,
-  deps: AvailabilityDeps,
-): Promise<LightAvailabilityResponse> {
+export async function lightAvailabilityCheck(db: Executor, person: LightAvailabilityCheck, deps: AvailabilityDeps): Promise<LightAvailabilityResponse> {
   const identity = personIdentity(person);
   const reach = deps.reach ?? LIVE;
   const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }), reach);
@@ -214,10 +200,7 @@ export type AvailabilityCheckKind = AvailabilityLookup['kind'];
 export interface AvailabilityChecksDeps {
   db: Database;
   redis: Redis;
-  config: Pick<
-    Config,
-    'QUEUE_PREFIX' | 'SERVICE_TIME_ZONE' | 'NODE_ENV' | 'AVAILABILITY_CHECKS_PER_MINUTE' | 'AVAILABILITY_CHECKS_BURST' | 'AVAILABILITY_LOG_KEY'
-  >;
+  config: Pick<Config, 'QUEUE_PREFIX' | 'SERVICE_TIME_ZONE' | 'NODE_ENV' | 'AVAILABILITY_CHECKS_PER_MINUTE' | 'AVAILABILITY_CHECKS_BURST' | 'AVAILABILITY_LOG_KEY'>;
   adapterFor: AdapterFactory;
   /** Start-up notices (an unconfigured log key). */
   log: { warn(details: object, message: string): void };
@@ -242,12 +225,7 @@ export interface CheckRequest<P> {
  */
 export function availabilityChecks(deps: AvailabilityChecksDeps) {
   const { config } = deps;
-  const limiter = new RateLimiter(
-    deps.redis,
-    `${config.QUEUE_PREFIX}:availability`,
-    config.AVAILABILITY_CHECKS_PER_MINUTE / 60,
-    config.AVAILABILITY_CHECKS_BURST,
-  );
+  const limiter = new RateLimiter(deps.redis, `${config.QUEUE_PREFIX}:availability`, config.AVAILABILITY_CHECKS_PER_MINUTE / 60, config.AVAILABILITY_CHECKS_BURST);
   const { key, configured } = lookupLogKey(config);
   if (!configured) {
     deps.log.warn({}, 'AVAILABILITY_LOG_KEY is not set: the availability lookup log uses a key of this process only');
@@ -312,8 +290,18 @@ export function availabilityChecks(deps: AvailabilityChecksDeps) {
 
   return {
     full: (request: CheckRequest<FullAvailabilityCheck>) =>
-      run('full', request, (trx, d) => fullAvailabilityCheck(trx, request.person, d), (a) => a.availability_check.availability_status),
+      run(
+        'full',
+        request,
+        (trx, d) => fullAvailabilityCheck(trx, request.person, d),
+        (a) => a.availability_check.availability_status,
+      ),
     light: (request: CheckRequest<LightAvailabilityCheck>) =>
-      run('light', request, (trx, d) => lightAvailabilityCheck(trx, request.person, d), (a) => a.availability_check.availability_status),
+      run(
+        'light',
+        request,
+        (trx, d) => lightAvailabilityCheck(trx, request.person, d),
+        (a) => a.availability_check.availability_status,
+      ),
   };
 }

@@ -1,9 +1,5 @@
 import type { z } from 'zod';
-import type {
-  availabilityStatusSchema,
-  employmentStatusSchema,
-  optInStatusSchema,
-} from '../../directory/payroll-providers/reference-schemas.ts';
+import type { availabilityStatusSchema, employmentStatusSchema, optInStatusSchema } from '../../directory/payroll-providers/reference-schemas.ts';
 
 export type AvailabilityStatus = z.infer<typeof availabilityStatusSchema>;
 
@@ -20,11 +16,7 @@ export interface EmploymentStanding {
  * the payroll's currency).
  */
 export function canCarryDeduction(employment: EmploymentStanding, currency: string | null): boolean {
-  return (
-    employment.employmentStatus === 'active' &&
-    employment.employerOptIn !== 'opted_out' &&
-    (currency === null || employment.currency === currency)
-  );
+  return employment.employmentStatus === 'active' && employment.employerOptIn !== 'opted_out' && (currency === null || employment.currency === currency);
 }
 
 /**
@@ -33,10 +25,7 @@ export function canCarryDeduction(employment: EmploymentStanding, currency: stri
  * opted out or a payroll in another currency it is none of the caller's business, and shows as 0
  * (the interface's shape has no null; 0 also stands for a salary payroll never told us).
  */
-export function disclosedSalary(
-  employment: EmploymentStanding & { annualisedSalary: number | null },
-  currency: string | null,
-): number {
+export function disclosedSalary(employment: EmploymentStanding & { annualisedSalary: number | null }, currency: string | null): number {
   return canCarryDeduction(employment, currency) ? (employment.annualisedSalary ?? 0) : 0;
 }
 
@@ -46,11 +35,7 @@ export function disclosedSalary(
  * the caller apart from a plain no. A person we know but cannot deduct from (leaver, unknown status,
  * employer opted out, other currency) is not_eligible, not not_found.
  */
-export function availabilityStatus(input: {
-  employeeFound: boolean;
-  employments: readonly EmploymentStanding[];
-  currency: string | null;
-}): AvailabilityStatus {
+export function availabilityStatus(input: { employeeFound: boolean; employments: readonly EmploymentStanding[]; currency: string | null }): AvailabilityStatus {
   if (!input.employeeFound) return 'not_found';
   const usable = input.employments.filter((e) => canCarryDeduction(e, input.currency));
   if (usable.some((e) => e.employerOptIn === 'opted_in')) return 'confirmed';

@@ -51,11 +51,7 @@ export async function saveProviderAvailability(
   return [...kept];
 }
 
-async function saveEmployment(
-  trx: Executor,
-  input: { providerId: string; person: PersonDetails; timeZone: string },
-  employment: ProviderEmployment,
-): Promise<boolean> {
+async function saveEmployment(trx: Executor, input: { providerId: string; person: PersonDetails; timeZone: string }, employment: ProviderEmployment): Promise<boolean> {
   const { providerId } = input;
   if (!(await saveEmployee(trx, providerId, employment.employee_id, input.person))) return false;
 
@@ -120,9 +116,7 @@ async function saveEmployee(trx: Executor, providerId: string, employeeId: strin
   if (existing && existing.payroll_provider_id !== providerId) return false;
 
   const offered: EmployeeFields = {
-    national_registration_number: person.national_registration_number
-      ? normaliseNationalRegistrationNumber(person.national_registration_number)
-      : null,
+    national_registration_number: person.national_registration_number ? normaliseNationalRegistrationNumber(person.national_registration_number) : null,
     date_of_birth: person.date_of_birth ?? null,
     // Names are required on an employee; unknown ones stay empty until the provider sends them.
     given_name: person.given_name?.trim() ?? '',

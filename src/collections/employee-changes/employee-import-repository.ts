@@ -225,11 +225,7 @@ export async function classifyImportSlice(
 }
 
 /** Employees of a slice already on the payroll whose billers hold live mandates there: their changes have consequences. */
-export async function listMandatedEmployeesOfSlice(
-  trx: Executor,
-  payrollId: string,
-  slice: { afterLine: number; lastLine: number },
-): Promise<string[]> {
+export async function listMandatedEmployeesOfSlice(trx: Executor, payrollId: string, slice: { afterLine: number; lastLine: number }): Promise<string[]> {
   const result = await sql<{ employee_id: string }>`
     select distinct s.employee_id
       from employee_import_rows s

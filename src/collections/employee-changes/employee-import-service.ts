@@ -127,7 +127,7 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
     rejected += await rejectDuplicatesInFile(trx, column);
   }
   // Found only once the whole file is staged, so they follow the other errors.
-  for (let afterLine = 0; ; ) {
+  for (let afterLine = 0; ;) {
     const duplicates = await listDuplicatesInFile(trx, afterLine, IMPORT_BATCH_ROWS);
     if (duplicates.length === 0) break;
     await errors.report(
@@ -164,7 +164,7 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
 
   const total = await countStagedImportRows(trx);
   let done = 0;
-  for (let afterLine = 0; ; ) {
+  for (let afterLine = 0; ;) {
     const lastLine = await nextImportSliceEnd(trx, afterLine, IMPORT_BATCH_ROWS);
     if (lastLine === undefined) break;
     const slice = { afterLine, lastLine };

@@ -6,11 +6,7 @@ import { toMandateResource } from '../mandates/mandate-resource.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
 import { findEmployeeOnPayroll } from '../../directory/payrolls/directory-repository.ts';
 import { employeeUpdateDiffers, toEmployeeUpdatePayload, type EmployeeUpdatePayload } from '../../directory/payrolls/employee-resource.ts';
-import {
-  cancelPendingPaymentsOfMandates,
-  listBillersWithLiveMandates,
-  moveMandatesOfEmployment,
-} from './employment-change-repository.ts';
+import { cancelPendingPaymentsOfMandates, listBillersWithLiveMandates, moveMandatesOfEmployment } from './employment-change-repository.ts';
 import { endsCollection, mandateMovesForEmploymentStatus } from './mandate-moves.ts';
 
 export interface EmploymentChangeOutcome {

@@ -52,12 +52,7 @@ export interface EmployeePutResult {
  * replaces the employee's record and its employment on that payroll; what changed then flows on to
  * the billers holding mandates (see followEmploymentChange). Run inside one transaction.
  */
-export async function putEmployee(
-  trx: Executor,
-  caller: Caller,
-  target: { payrollId: string; employeeId: string },
-  record: EmployeeRecord,
-): Promise<EmployeePutResult> {
+export async function putEmployee(trx: Executor, caller: Caller, target: { payrollId: string; employeeId: string }, record: EmployeeRecord): Promise<EmployeePutResult> {
   const { payrollId, employeeId } = target;
   const payroll = isUuid(payrollId) ? await findPayrollWithEmployer(trx, payrollId) : undefined;
   if (!payroll || payroll.payroll_provider_id !== caller.payrollProviderId) throw new NotFoundError(`Payroll ${payrollId}`);
@@ -76,9 +71,7 @@ export async function putEmployee(
   if (existing && existing.payroll_provider_id !== payroll.payroll_provider_id) throw new NotFoundError(`Employee ${employeeId}`);
 
   const employeeFields: EmployeeFields = {
-    national_registration_number: record.national_registration_number
-      ? normaliseNationalRegistrationNumber(record.national_registration_number)
-      : null,
+    national_registration_number: record.national_registration_number ? normaliseNationalRegistrationNumber(record.national_registration_number) : null,
     date_of_birth: record.date_of_birth ?? null,
     given_name: record.given_name,
     family_name: record.family_name,

@@ -1,9 +1,6 @@
 import type { EmploymentStatus } from '../../platform/db/tables.ts';
 
-export type EnablementDecision =
-  | { status: 'enabled'; reason: null }
-  | { status: 'rejected'; reason: string }
-  | { status: 'pending'; reason: string };
+export type EnablementDecision = { status: 'enabled'; reason: null } | { status: 'rejected'; reason: string } | { status: 'pending'; reason: string };
 
 /**
  * Enablement for payrolls whose provider has no API: we decide from the directory. Salary deduction

@@ -40,10 +40,7 @@ export function consumerIdentityViolation(consumer: ConsumerIdentity, employee: 
     date_of_birth: consumer.date_of_birth ?? '',
     family_name: consumer.family_name,
   });
-  const sameNumber = sameInConstantTime(
-    identity.nationalRegistrationNumber,
-    normaliseNationalRegistrationNumber(employee.national_registration_number ?? ''),
-  );
+  const sameNumber = sameInConstantTime(identity.nationalRegistrationNumber, normaliseNationalRegistrationNumber(employee.national_registration_number ?? ''));
   const samePerson = matchesPerson({ date_of_birth: employee.date_of_birth, family_name: employee.family_name }, identity);
   if ((Number(sameNumber) & Number(samePerson)) === 1) return null;
 

@@ -87,10 +87,7 @@ export function mandateValidOn(mandate: Pick<MandateLimitations, 'validFrom' | '
  * (suspended, pending enablement and every ended status ask nothing; their pending requests wait) and
  * valid on the pay date.
  */
-export function mandateCollectableOn(
-  mandate: Pick<MandateLimitations, 'validFrom' | 'validTo'> & { readonly status: string },
-  payDate: string,
-): boolean {
+export function mandateCollectableOn(mandate: Pick<MandateLimitations, 'validFrom' | 'validTo'> & { readonly status: string }, payDate: string): boolean {
   return mandateValidOn(mandate, payDate) && mandate.status === MANDATE_STATUS_COLLECTING;
 }
 
@@ -224,9 +221,7 @@ export function capMandateRequests(cap: number, requests: ReadonlyArray<Competin
  * Mandate statuses that end collection for good: the terminal ones (revoked, cancelled, expired,
  * failed). Every path into one cancels the mandate's pending requests (revokeMandate, employment changes).
  */
-export const MANDATE_STATUSES_ENDING_COLLECTION: readonly MandateStatus[] = MANDATE_LIFECYCLE.statuses.filter((status) =>
-  MANDATE_LIFECYCLE.isTerminal(status),
-);
+export const MANDATE_STATUSES_ENDING_COLLECTION: readonly MandateStatus[] = MANDATE_LIFECYCLE.statuses.filter((status) => MANDATE_LIFECYCLE.isTerminal(status));
 
 /**
  * Where a re-run moves a request the superseded snapshot had instructed for the pay date (and the pay

@@ -36,37 +36,37 @@ export interface MandateFilters {
  */
 /** Only a payroll the caller reaches is found (reachableProviderIds): live and sandbox, and two sandboxes, never mix. */
 export async function findPayrollEmployment(db: Executor, payrollId: string, employeeId: string, reach: DirectoryReach) {
-  return db
-    .selectFrom('payrolls')
-    .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
-    .leftJoin('employments', (join) =>
-      join.onRef('employments.payroll_id', '=', 'payrolls.id').on('employments.employee_id', '=', employeeId),
-    )
-    // Who the employee is, for the rule that the mandate's consumer is this employee (mandate-person.ts).
-    .leftJoin('employees', 'employees.id', 'employments.employee_id')
-    .select([
-      'payrolls.id as payroll_id',
-      'payrolls.currency as payroll_currency',
-      'employments.id as employment_id',
-      'employments.employment_status',
-      'employees.national_registration_number as employee_national_registration_number',
-      'employees.date_of_birth as employee_date_of_birth',
-      'employees.family_name as employee_family_name',
-    ])
-    .where('payrolls.id', '=', payrollId)
-    .where('payroll_providers.id', 'in', reachableProviderIds(db, reach))
-    .executeTakeFirst() as Promise<
-    | {
-        payroll_id: string;
-        payroll_currency: string;
-        employment_id: string | null;
-        employment_status: EmploymentStatus | null;
-        employee_national_registration_number: string | null;
-        employee_date_of_birth: string | null;
-        employee_family_name: string | null;
-      }
-    | undefined
-  >;
+  return (
+    db
+      .selectFrom('payrolls')
+      .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
+      .leftJoin('employments', (join) => join.onRef('employments.payroll_id', '=', 'payrolls.id').on('employments.employee_id', '=', employeeId))
+      // Who the employee is, for the rule that the mandate's consumer is this employee (mandate-person.ts).
+      .leftJoin('employees', 'employees.id', 'employments.employee_id')
+      .select([
+        'payrolls.id as payroll_id',
+        'payrolls.currency as payroll_currency',
+        'employments.id as employment_id',
+        'employments.employment_status',
+        'employees.national_registration_number as employee_national_registration_number',
+        'employees.date_of_birth as employee_date_of_birth',
+        'employees.family_name as employee_family_name',
+      ])
+      .where('payrolls.id', '=', payrollId)
+      .where('payroll_providers.id', 'in', reachableProviderIds(db, reach))
+      .executeTakeFirst() as Promise<
+      | {
+          payroll_id: string;
+          payroll_currency: string;
+          employment_id: string | null;
+          employment_status: EmploymentStatus | null;
+          employee_national_registration_number: string | null;
+          employee_date_of_birth: string | null;
+          employee_family_name: string | null;
+        }
+      | undefined
+    >
+  );
 }
 
 const consumerColumns = [
@@ -81,11 +81,7 @@ const consumerColumns = [
 ] as const;
 
 function selectMandatesWithConsumers(db: Executor) {
-  return db
-    .selectFrom('mandates')
-    .innerJoin('consumers', 'consumers.id', 'mandates.consumer_id')
-    .selectAll('mandates')
-    .select(consumerColumns);
+  return db.selectFrom('mandates').innerJoin('consumers', 'consumers.id', 'mandates.consumer_id').selectAll('mandates').select(consumerColumns);
 }
 
 type JoinedRow = Awaited<ReturnType<ReturnType<typeof selectMandatesWithConsumers>['executeTakeFirstOrThrow']>>;
@@ -147,15 +143,8 @@ export async function insertMandateWithConsumer(db: Executor, mandate: NewMandat
 }
 
 /** One biller's mandate; `lock` takes the row lock a status change needs. */
-export async function findMandate(
-  db: Executor,
-  billerClientId: string,
-  mandateId: string,
-  options: { rowLock?: boolean } = {},
-): Promise<MandateWithConsumer | undefined> {
-  let query = selectMandatesWithConsumers(db)
-    .where('mandates.id', '=', mandateId)
-    .where('mandates.biller_client_id', '=', billerClientId);
+export async function findMandate(db: Executor, billerClientId: string, mandateId: string, options: { rowLock?: boolean } = {}): Promise<MandateWithConsumer | undefined> {
+  let query = selectMandatesWithConsumers(db).where('mandates.id', '=', mandateId).where('mandates.biller_client_id', '=', billerClientId);
   if (options.rowLock) query = query.forUpdate('mandates');
   const row = await query.executeTakeFirst();
   return row && nestConsumer(row);
@@ -171,12 +160,7 @@ export async function findMandatesWithConsumers(db: Executor, mandateIds: readon
   return rows.map(nestConsumer);
 }
 
-export async function listMandates(
-  db: Executor,
-  billerClientId: string,
-  filters: MandateFilters,
-  paging: PagingQuery,
-): Promise<MandateWithConsumer[]> {
+export async function listMandates(db: Executor, billerClientId: string, filters: MandateFilters, paging: PagingQuery): Promise<MandateWithConsumer[]> {
   let query = selectMandatesWithConsumers(db).where('mandates.biller_client_id', '=', billerClientId);
   if (filters.status) query = query.where('mandates.status', '=', filters.status);
   if (filters.employeeId) query = query.where('mandates.employee_id', '=', filters.employeeId);

@@ -92,8 +92,7 @@ export const mandateResponseSchema = z
   .meta({
     id: 'MandateRecordResponse',
     description:
-      "A mandate: an employee's authority for one biller to deduct from their pay on one payroll, with its limits and how it " +
-      'was given. Amounts are integer minor units.',
+      "A mandate: an employee's authority for one biller to deduct from their pay on one payroll, with its limits and how it " + 'was given. Amounts are integer minor units.',
     example: mandateExample,
   });
 
@@ -120,14 +119,7 @@ export const mandatesPageSchema = z.object({ mandates: z.array(mandateResponseSc
 export type MandateRow = Selectable<MandatesTable>;
 export type ConsumerData = Pick<
   Selectable<ConsumersTable>,
-  | 'given_name'
-  | 'family_name'
-  | 'email_address'
-  | 'phone_number'
-  | 'date_of_birth'
-  | 'postal_code'
-  | 'national_registration_number'
-  | 'external_reference'
+  'given_name' | 'family_name' | 'email_address' | 'phone_number' | 'date_of_birth' | 'postal_code' | 'national_registration_number' | 'external_reference'
 >;
 /** A mandate row with the consumer it was given for: everything its API view needs. */
 export type MandateWithConsumer = MandateRow & { consumer: ConsumerData };

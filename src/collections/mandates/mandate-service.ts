@@ -27,7 +27,6 @@ export const DEFAULT_MANDATE_CURRENCY = 'GBP';
 /** Clocks of billers' systems drift; an authorisation a few minutes "ahead" of ours is still real. */
 export const AUTHORISATION_CLOCK_SKEW_MS = 5 * 60_000;
 
-
 export interface NewMandateInput {
   billerClientId: string;
   /** The biller's mode (Caller.sandbox): a payroll it does not reach (billerReach: the other mode, another sandbox's) is as unknown as a made-up id. Absent is live. */
@@ -159,9 +158,7 @@ export async function createMandate(
     metadata: input.metadata,
   });
   const resource = toMandateResource(mandate);
-  await recordEvents(trx, [
-    { type: 'mandate.created', billerClientId: input.billerClientId, resourceType: 'mandate', resourceId: mandate.id, data: resource },
-  ]);
+  await recordEvents(trx, [{ type: 'mandate.created', billerClientId: input.billerClientId, resourceType: 'mandate', resourceId: mandate.id, data: resource }]);
   return resource;
 }
 

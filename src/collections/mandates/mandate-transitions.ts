@@ -16,15 +16,7 @@ import { defineStatusTransitions, InvalidStatusTransitionError } from '../../pla
 // (biller, employee/employer, employment, enablement), and resuming collection needs a new mandate with
 // fresh authorisation rather than a status flip. Self-transitions are not transitions.
 
-export const MANDATE_STATUSES = [
-  'pending_enablement',
-  'active',
-  'suspended',
-  'revoked',
-  'cancelled',
-  'expired',
-  'failed',
-] as const satisfies readonly MandateStatus[];
+export const MANDATE_STATUSES = ['pending_enablement', 'active', 'suspended', 'revoked', 'cancelled', 'expired', 'failed'] as const satisfies readonly MandateStatus[];
 
 /** The stored status (src/platform/db/tables.ts), with the lifecycle that moves it; the list above names exactly its values. */
 export type { MandateStatus };

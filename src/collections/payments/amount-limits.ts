@@ -1,8 +1,4 @@
-import {
-  DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR,
-  DEFAULT_MAX_PAYMENT_AMOUNT_MINOR,
-  type Config,
-} from '../../platform/config/config.ts';
+import { DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR, DEFAULT_MAX_PAYMENT_AMOUNT_MINOR, type Config } from '../../platform/config/config.ts';
 import { formatMinorUnits } from '../../platform/money/major-units.ts';
 import { InvalidError, type FieldError } from '../../platform/shared/domain-errors.ts';
 
@@ -43,10 +39,7 @@ export interface PaymentAmountOverLimit {
 }
 
 /** The amounts of one request body (a payment, or a schedule's instalments) that are over the per-request limit. */
-export function paymentAmountsOverLimit(
-  amounts: ReadonlyArray<{ pointer: string; amount: number }>,
-  limits: AmountLimits,
-): PaymentAmountOverLimit[] {
+export function paymentAmountsOverLimit(amounts: ReadonlyArray<{ pointer: string; amount: number }>, limits: AmountLimits): PaymentAmountOverLimit[] {
   return amounts.filter(({ amount }) => amount > limits.maxPaymentAmount);
 }
 
@@ -100,33 +93,23 @@ export function paymentAmountOverLimitError(over: readonly PaymentAmountOverLimi
 }
 
 /** 422 naming MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR and each pay date it would be passed on. */
-export function mandatePayDateOverLimitError(
-  mandateId: string,
-  over: readonly PayDateOverLimit[],
-  limits: AmountLimits,
-  currency: string,
-): InvalidError {
+export function mandatePayDateOverLimitError(mandateId: string, over: readonly PayDateOverLimit[], limits: AmountLimits, currency: string): InvalidError {
   const money = (minor: number | bigint) => `${formatMinorUnits(minor, currency)} ${currency}`;
   const limit = money(limits.maxMandateAmountPerPayDate);
-  const describe = (o: PayDateOverLimit) =>
-    `on pay date ${o.payDate} it already asks ${money(o.alreadyRequested)} and this would add ${money(o.added)}`;
+  const describe = (o: PayDateOverLimit) => `on pay date ${o.payDate} it already asks ${money(o.alreadyRequested)} and this would add ${money(o.added)}`;
   const errors: FieldError[] = over.flatMap((o) =>
     o.pointers.map((pointer) => ({
       pointer,
       detail: `the mandate may ask at most ${limit} on pay date ${o.payDate} (${MANDATE_PAY_DATE_LIMIT_NAME}); ${describe(o)}`,
     })),
   );
-  return new InvalidError(
-    'amount-over-limit',
-    `Mandate ${mandateId} may ask payroll for at most ${limit} on one pay date: ${over.map(describe).join('; ')}`,
-    {
-      errors,
-      members: {
-        limit: { name: MANDATE_PAY_DATE_LIMIT_NAME, amount: limits.maxMandateAmountPerPayDate, currency },
-        // The amounts are in `detail` as exact decimals: a total of amounts stored before the limit
-        // existed may be past what a JSON number holds exactly.
-        pay_dates_over_limit: over.map((o) => o.payDate),
-      },
+  return new InvalidError('amount-over-limit', `Mandate ${mandateId} may ask payroll for at most ${limit} on one pay date: ${over.map(describe).join('; ')}`, {
+    errors,
+    members: {
+      limit: { name: MANDATE_PAY_DATE_LIMIT_NAME, amount: limits.maxMandateAmountPerPayDate, currency },
+      // The amounts are in `detail` as exact decimals: a total of amounts stored before the limit
+      // existed may be past what a JSON number holds exactly.
+      pay_dates_over_limit: over.map((o) => o.payDate),
     },
-  );
+  });
 }

@@ -102,23 +102,12 @@ export async function insertPaymentRequestsWithEvents(
 }
 
 export async function findPayment(db: Executor, billerClientId: string, paymentId: string) {
-  return db
-    .selectFrom('payment_requests')
-    .selectAll()
-    .where('id', '=', paymentId)
-    .where('biller_client_id', '=', billerClientId)
-    .executeTakeFirst();
+  return db.selectFrom('payment_requests').selectAll().where('id', '=', paymentId).where('biller_client_id', '=', billerClientId).executeTakeFirst();
 }
 
 /** Row-locks the request so a cancel and the nightly lock cannot both move it. */
 export async function findPaymentForUpdate(db: Executor, billerClientId: string, paymentId: string) {
-  return db
-    .selectFrom('payment_requests')
-    .selectAll()
-    .where('id', '=', paymentId)
-    .where('biller_client_id', '=', billerClientId)
-    .forUpdate()
-    .executeTakeFirst();
+  return db.selectFrom('payment_requests').selectAll().where('id', '=', paymentId).where('biller_client_id', '=', billerClientId).forUpdate().executeTakeFirst();
 }
 
 /** What cancelling a pending payment request writes, one request or a schedule's worth. */
@@ -172,11 +161,5 @@ export async function listPayments(db: Executor, billerClientId: string, filters
 /** A schedule's instalments, in instalment order, for any number of schedules at once. */
 export async function listPaymentsOfSchedules(db: Executor, scheduleIds: readonly string[]) {
   if (scheduleIds.length === 0) return [];
-  return db
-    .selectFrom('payment_requests')
-    .selectAll()
-    .where('schedule_id', 'in', scheduleIds)
-    .orderBy('schedule_id')
-    .orderBy('instalment_number')
-    .execute();
+  return db.selectFrom('payment_requests').selectAll().where('schedule_id', 'in', scheduleIds).orderBy('schedule_id').orderBy('instalment_number').execute();
 }

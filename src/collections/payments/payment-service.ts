@@ -8,13 +8,7 @@ import type { PagingQuery } from '../../platform/shared/paging.ts';
 import { pageOf } from '../../platform/shared/paging.ts';
 import type { Metadata } from '../../platform/shared/schemas.ts';
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
-import {
-  mandatePayDateOverLimitError,
-  paymentAmountOverLimitError,
-  paymentAmountsOverLimit,
-  payDatesOverMandateLimit,
-  type AmountLimits,
-} from './amount-limits.ts';
+import { mandatePayDateOverLimitError, paymentAmountOverLimitError, paymentAmountsOverLimit, payDatesOverMandateLimit, type AmountLimits } from './amount-limits.ts';
 import {
   findMandateWithOpenPayDates,
   findPayment,
@@ -32,7 +26,6 @@ import { isUuid } from '../../platform/shared/schemas.ts';
 /** The salary-deduction interface: a payment request without a currency is in GBP. */
 export const DEFAULT_CURRENCY = 'GBP';
 
-
 /** A payment request may hang on a mandate that is live or about to be: anything else is over. */
 const PAYABLE_MANDATE_STATUSES: readonly MandateStatus[] = ['active', 'pending_enablement'];
 
@@ -48,21 +41,14 @@ export interface PayableMandate {
  * The caller's mandate, fit to take payment requests, with its payroll's upcoming pay dates.
  * Another biller's mandate is simply not found: its existence is not ours to reveal.
  */
-export async function loadPayableMandate(
-  db: Executor,
-  billerClientId: string,
-  mandateId: string,
-  today: string,
-  pointer: string,
-): Promise<PayableMandate> {
+export async function loadPayableMandate(db: Executor, billerClientId: string, mandateId: string, today: string, pointer: string): Promise<PayableMandate> {
   const mandate = await findMandateWithOpenPayDates(db, billerClientId, mandateId, today);
   if (!mandate) throw new NotFoundError(`Mandate ${mandateId}`);
   if (!PAYABLE_MANDATE_STATUSES.includes(mandate.status)) {
-    throw new InvalidError(
-      'mandate-not-active',
-      `Mandate ${mandateId} is ${mandate.status}; payment requests need an active or pending_enablement mandate`,
-      { errors: [{ pointer, detail: `mandate is ${mandate.status}` }], members: { mandate_status: mandate.status } },
-    );
+    throw new InvalidError('mandate-not-active', `Mandate ${mandateId} is ${mandate.status}; payment requests need an active or pending_enablement mandate`, {
+      errors: [{ pointer, detail: `mandate is ${mandate.status}` }],
+      members: { mandate_status: mandate.status },
+    });
   }
   return {
     id: mandate.id,
@@ -75,11 +61,9 @@ export async function loadPayableMandate(
 
 export function assertMandateCurrency(currency: string, mandate: PayableMandate, pointer: string): void {
   if (currency !== mandate.currency) {
-    throw new InvalidError(
-      'currency-mismatch',
-      `The currency ${currency} differs from the mandate's currency ${mandate.currency}`,
-      { errors: [{ pointer, detail: `must be ${mandate.currency}, the mandate's currency` }] },
-    );
+    throw new InvalidError('currency-mismatch', `The currency ${currency} differs from the mandate's currency ${mandate.currency}`, {
+      errors: [{ pointer, detail: `must be ${mandate.currency}, the mandate's currency` }],
+    });
   }
 }
 
@@ -155,11 +139,7 @@ export interface PaymentRecord {
 }
 
 /** Refuses (422) any amount of a request body over MAX_PAYMENT_AMOUNT_MINOR; checked before any I/O. */
-export function assertPaymentAmountsWithinLimit(
-  amounts: ReadonlyArray<{ pointer: string; amount: number }>,
-  limits: AmountLimits,
-  currency: string,
-): void {
+export function assertPaymentAmountsWithinLimit(amounts: ReadonlyArray<{ pointer: string; amount: number }>, limits: AmountLimits, currency: string): void {
   const over = paymentAmountsOverLimit(amounts, limits);
   if (over.length > 0) throw paymentAmountOverLimitError(over, limits, currency);
 }

@@ -36,15 +36,7 @@ import { defineStatusTransitions, InvalidStatusTransitionError } from '../../pla
 // Moves from pending to an outcome re-reconcile a carried attempt (attempts >= 1) before the next lock
 // picks it up; this table cannot see attempts, the reconciliation code only makes them for such requests.
 
-export const PAYMENT_STATUSES = [
-  'pending',
-  'instructed',
-  'collected',
-  'paid_out',
-  'cancelled',
-  'failed',
-  'partially_collected',
-] as const satisfies readonly PaymentStatus[];
+export const PAYMENT_STATUSES = ['pending', 'instructed', 'collected', 'paid_out', 'cancelled', 'failed', 'partially_collected'] as const satisfies readonly PaymentStatus[];
 
 /** The stored status (src/platform/db/tables.ts), with the lifecycle that moves it; the list above names exactly its values. */
 export type { PaymentStatus };

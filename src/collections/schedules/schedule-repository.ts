@@ -30,23 +30,12 @@ export async function insertSchedule(db: Executor, schedule: NewSchedule) {
 }
 
 export async function findSchedule(db: Executor, billerClientId: string, scheduleId: string) {
-  return db
-    .selectFrom('schedules')
-    .selectAll()
-    .where('id', '=', scheduleId)
-    .where('biller_client_id', '=', billerClientId)
-    .executeTakeFirst();
+  return db.selectFrom('schedules').selectAll().where('id', '=', scheduleId).where('biller_client_id', '=', billerClientId).executeTakeFirst();
 }
 
 /** Row-locks the schedule so two cancels (or a cancel and a status update) serialise. */
 export async function findScheduleForUpdate(db: Executor, billerClientId: string, scheduleId: string) {
-  return db
-    .selectFrom('schedules')
-    .selectAll()
-    .where('id', '=', scheduleId)
-    .where('biller_client_id', '=', billerClientId)
-    .forUpdate()
-    .executeTakeFirst();
+  return db.selectFrom('schedules').selectAll().where('id', '=', scheduleId).where('biller_client_id', '=', billerClientId).forUpdate().executeTakeFirst();
 }
 
 export async function markScheduleCancelled(db: Executor, scheduleId: string) {

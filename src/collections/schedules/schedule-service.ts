@@ -19,18 +19,10 @@ import type { PagingQuery } from '../../platform/shared/paging.ts';
 import { pageOf } from '../../platform/shared/paging.ts';
 import type { Metadata } from '../../platform/shared/schemas.ts';
 import { instalmentDueDates, type InstalmentInterval } from './instalment-due-dates.ts';
-import {
-  findSchedule,
-  findScheduleForUpdate,
-  insertSchedule,
-  listSchedules,
-  markScheduleCancelled,
-  type ScheduleFilters,
-} from './schedule-repository.ts';
+import { findSchedule, findScheduleForUpdate, insertSchedule, listSchedules, markScheduleCancelled, type ScheduleFilters } from './schedule-repository.ts';
 import { toScheduleResource, type ScheduleResource } from './schedule-resource.ts';
 import { SCHEDULE_LIFECYCLE } from './schedule-transitions.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
-
 
 /** The request body has been validated: exactly one of the two forms is present. */
 export type ScheduleRecord = {
@@ -40,8 +32,7 @@ export type ScheduleRecord = {
   allow_post_due_date_deduction: boolean;
   metadata: Metadata | null;
 } & (
-  | { instalments: Array<{ amount: number; due_date: string; metadata: Metadata | null }> }
-  | { amount: number; count: number; interval: InstalmentInterval; start_date: string }
+  { instalments: Array<{ amount: number; due_date: string; metadata: Metadata | null }> } | { amount: number; count: number; interval: InstalmentInterval; start_date: string }
 );
 
 export interface PlannedInstalment {
@@ -117,8 +108,7 @@ interface InstalmentRejection {
  * the type is that reason's, so clients branch on it as they do for single payments.
  */
 function instalmentsRejected(rejections: readonly InstalmentRejection[], count: number): InvalidError {
-  const describe = ({ instalment, rejection }: InstalmentRejection) =>
-    `instalment ${instalment.instalmentNumber} (due ${instalment.dueDate}): ${rejection.detail}`;
+  const describe = ({ instalment, rejection }: InstalmentRejection) => `instalment ${instalment.instalmentNumber} (due ${instalment.dueDate}): ${rejection.detail}`;
   const slugs = new Set(rejections.map((r) => r.rejection.slug));
   const slug = slugs.size === 1 ? rejections[0]!.rejection.slug : 'instalments-rejected';
   const detail =
@@ -212,7 +202,10 @@ export async function getSchedule(db: Executor, billerClientId: string, schedule
 
 export async function listScheduleResources(db: Executor, billerClientId: string, filters: ScheduleFilters, paging: PagingQuery) {
   const page = pageOf(await listSchedules(db, billerClientId, filters, paging), paging);
-  const payments = await listPaymentsOfSchedules(db, page.items.map((s) => s.id));
+  const payments = await listPaymentsOfSchedules(
+    db,
+    page.items.map((s) => s.id),
+  );
   const bySchedule = new Map<string, typeof payments>();
   for (const payment of payments) {
     const group = bySchedule.get(payment.schedule_id!);

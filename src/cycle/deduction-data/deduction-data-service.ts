@@ -3,24 +3,15 @@ import type { Executor } from '../../platform/db/connection.ts';
 import type { Caller } from '../../platform/shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/shared/domain-errors.ts';
 import { toDeductionDataResponse, type DeductionDataResponse } from './deduction-data-resource.ts';
-import {
-  findPayDate,
-  findPayrollForProvider,
-  findCurrentSnapshot,
-  listRequestedPayments,
-  listSnapshotLines,
-} from '../snapshots/snapshot-repository.ts';
+import { findPayDate, findPayrollForProvider, findCurrentSnapshot, listRequestedPayments, listSnapshotLines } from '../snapshots/snapshot-repository.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
-
 
 /**
  * The data request's `pay_date` is an ISO 8601 timestamp or a plain date; either way it names a
  * calendar date in the service time zone (2026-11-26T23:30:00Z is 27 November in London in BST).
  */
 export function calendarDateOf(value: string, timeZone: string): string | null {
-  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(value)
-    ? DateTime.fromISO(value, { zone: timeZone })
-    : DateTime.fromISO(value, { setZone: true });
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(value) ? DateTime.fromISO(value, { zone: timeZone }) : DateTime.fromISO(value, { setZone: true });
   if (!parsed.isValid) return null;
   return parsed.setZone(timeZone).toISODate();
 }
@@ -53,11 +44,9 @@ export async function getDeductionData(
   const calendarEntry = await findPayDate(db, request.payrollId, payDate);
   if (!calendarEntry) throw new NotFoundError(`Pay date ${payDate} on payroll ${request.payrollId}`);
   if (request.payPeriod !== undefined && request.payPeriod !== calendarEntry.pay_period) {
-    throw new InvalidError(
-      'pay-period-mismatch',
-      `Pay period ${request.payPeriod} does not match pay date ${payDate}, whose pay period is ${calendarEntry.pay_period}`,
-      { errors: [{ pointer: '/query/pay_period', detail: `must be ${calendarEntry.pay_period} for pay date ${payDate}` }] },
-    );
+    throw new InvalidError('pay-period-mismatch', `Pay period ${request.payPeriod} does not match pay date ${payDate}, whose pay period is ${calendarEntry.pay_period}`, {
+      errors: [{ pointer: '/query/pay_period', detail: `must be ${calendarEntry.pay_period} for pay date ${payDate}` }],
+    });
   }
   const snapshot = await findCurrentSnapshot(db, request.payrollId, payDate);
   if (!snapshot) {

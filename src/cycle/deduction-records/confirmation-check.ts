@@ -21,10 +21,7 @@ export type ConfirmationCheck =
  * appears twice, no line is over the per-employee reporting limit, and the stated total equals the
  * lines' sum exactly (in minor units).
  */
-export function checkConfirmation(
-  submission: ConfirmationSubmission,
-  expected: { payPeriod: string; currency: string; limits?: ReportedLimits },
-): ConfirmationCheck {
+export function checkConfirmation(submission: ConfirmationSubmission, expected: { payPeriod: string; currency: string; limits?: ReportedLimits }): ConfirmationCheck {
   const limits = expected.limits ?? DEFAULT_REPORTED_LIMITS;
   const errors: FieldError[] = [];
   let errorCount = 0;

@@ -40,7 +40,14 @@ export async function findConfirmationContext(db: Executor, payrollId: string, s
   const snapshot: SnapshotHeader | undefined =
     row.snapshot_id === null
       ? undefined
-      : { id: row.snapshot_id, payroll_id: row.snapshot_payroll_id!, pay_date: row.pay_date!, pay_period: row.pay_period!, status: row.status!, currency: row.snapshot_currency! };
+      : {
+          id: row.snapshot_id,
+          payroll_id: row.snapshot_payroll_id!,
+          pay_date: row.pay_date!,
+          pay_period: row.pay_period!,
+          status: row.status!,
+          currency: row.snapshot_currency!,
+        };
   return { payroll, snapshot, positionsNotOnPayroll: row.positions_not_on_payroll };
 }
 

@@ -5,11 +5,7 @@ import { fromMajorUnits, TooManyDecimalsError } from '../../platform/money/major
  * Minor units of an inbound major-unit amount, or the field error that explains why it cannot be
  * taken (more decimals than the currency has, or beyond what a JSON number carries exactly).
  */
-export function minorUnitsOrError(
-  major: number,
-  currency: string,
-  pointer: string,
-): { minor: number; error?: undefined } | { minor?: undefined; error: FieldError } {
+export function minorUnitsOrError(major: number, currency: string, pointer: string): { minor: number; error?: undefined } | { minor?: undefined; error: FieldError } {
   try {
     return { minor: fromMajorUnits(major, currency) };
   } catch (error) {

@@ -2,12 +2,7 @@ import type { Executor } from '../../platform/db/connection.ts';
 import type { StoredRequestedPayment } from './deduction-content.ts';
 
 export async function isEmployeeOnPayroll(db: Executor, payrollId: string, employeeId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('employments')
-    .select('id')
-    .where('payroll_id', '=', payrollId)
-    .where('employee_id', '=', employeeId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('employments').select('id').where('payroll_id', '=', payrollId).where('employee_id', '=', employeeId).executeTakeFirst();
   return row !== undefined;
 }
 

@@ -1,8 +1,4 @@
-import {
-  employeePushResponseSchema,
-  type EmployeePushRecord,
-  type EmployeePushResponse,
-} from '../../directory/payroll-providers/reference-schemas.ts';
+import { employeePushResponseSchema, type EmployeePushRecord, type EmployeePushResponse } from '../../directory/payroll-providers/reference-schemas.ts';
 
 export { employeePushResponseSchema };
 

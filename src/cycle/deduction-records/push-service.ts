@@ -8,17 +8,10 @@ import { findLatestRecord, insertPushRecord, isEmployeeOnPayroll } from './push-
 import { toPushResponse } from './push-resource.ts';
 import { pushVersionDecision, type PushVersionDecision } from './push-version-decision.ts';
 import { reportedTotalOfOthers } from './reported-records-repository.ts';
-import {
-  payDateReportedOverLimitError,
-  payDateWithinReportedLimit,
-  reportedAmountOverLimit,
-  reportedAmountsOverLimitError,
-  type ReportedLimits,
-} from './reported-limits.ts';
+import { payDateReportedOverLimitError, payDateWithinReportedLimit, reportedAmountOverLimit, reportedAmountsOverLimitError, type ReportedLimits } from './reported-limits.ts';
 import type { Caller } from '../../platform/shared/caller.ts';
 import { ConflictError, InvalidError, type FieldError } from '../../platform/shared/domain-errors.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
-
 
 export interface EmployeePushOutcome {
   response: EmployeePushResponse;
@@ -52,11 +45,7 @@ async function validatePush(trx: Executor, payroll: { id: string; currency: stri
     if (amount.error) errors.push(amount.error);
     else deductionAmount = amount.minor;
     record.requested_payments.forEach(({ payment_information: information }, index) => {
-      const paymentAmount = minorUnitsOrError(
-        information.payment_amount,
-        currency,
-        `/requested_payments/${index}/payment_information/payment_amount`,
-      );
+      const paymentAmount = minorUnitsOrError(information.payment_amount, currency, `/requested_payments/${index}/payment_information/payment_amount`);
       if (paymentAmount.error) return void errors.push(paymentAmount.error);
       requestedPayments.push({
         payment_information: {
@@ -98,13 +87,7 @@ function versionConflict(decision: Extract<PushVersionDecision, { kind: 'conflic
  * higher than the current one. Correct under concurrency without row locks on the records: the unique
  * version key decides between two pushes of one version, and "current" is always the highest.
  */
-export async function acceptEmployeePush(
-  trx: Executor,
-  caller: Caller,
-  payrollId: string,
-  record: EmployeePushRecord,
-  limits: ReportedLimits,
-): Promise<EmployeePushOutcome> {
+export async function acceptEmployeePush(trx: Executor, caller: Caller, payrollId: string, record: EmployeePushRecord, limits: ReportedLimits): Promise<EmployeePushOutcome> {
   const payroll = await requireProvidersPayroll(trx, caller, payrollId);
   const push = await validatePush(trx, payroll, record, limits);
   const incoming = {

@@ -19,7 +19,5 @@ export function pushVersionDecision(current: RecordVersion | null, incoming: Rec
   if (incoming.version < current.version) {
     return { kind: 'conflict', reason: 'lower-version', currentVersion: current.version };
   }
-  return incoming.contentHash === current.contentHash
-    ? { kind: 'unchanged' }
-    : { kind: 'conflict', reason: 'same-version-other-content', currentVersion: current.version };
+  return incoming.contentHash === current.contentHash ? { kind: 'unchanged' } : { kind: 'conflict', reason: 'same-version-other-content', currentVersion: current.version };
 }

@@ -1,8 +1,4 @@
-import {
-  DEFAULT_MAX_REPORTED_DEDUCTION_MINOR,
-  DEFAULT_MAX_REPORTED_PAY_DATE_TOTAL_MINOR,
-  type Config,
-} from '../../platform/config/config.ts';
+import { DEFAULT_MAX_REPORTED_DEDUCTION_MINOR, DEFAULT_MAX_REPORTED_PAY_DATE_TOTAL_MINOR, type Config } from '../../platform/config/config.ts';
 import { formatMinorUnits } from '../../platform/money/major-units.ts';
 import { InvalidError, type FieldError } from '../../platform/shared/domain-errors.ts';
 

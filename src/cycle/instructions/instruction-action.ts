@@ -59,10 +59,7 @@ function indexByEmployee(list: ReadonlyArray<InstructionAmount>, which: string):
  * code-unit order so the items are stored the same way on every re-run (the file lists them in
  * payroll reference order: renderInstructionFile).
  */
-export function instructionItems(
-  previous: ReadonlyArray<InstructionAmount>,
-  current: ReadonlyArray<InstructionAmount>,
-): InstructionItem[] {
+export function instructionItems(previous: ReadonlyArray<InstructionAmount>, current: ReadonlyArray<InstructionAmount>): InstructionItem[] {
   const before = indexByEmployee(previous, 'previous');
   const now = indexByEmployee(current, 'current');
   const employees = [...new Set([...before.keys(), ...now.keys()])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -58,9 +58,7 @@ const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export function renderInstructionFile(heading: InstructionFileHeading, items: readonly NewInstructionItem[]): Buffer {
   const { currency } = heading;
-  const ordered = [...items].sort(
-    (a, b) => byCodeUnits(a.payroll_reference, b.payroll_reference) || byCodeUnits(a.payment_reference, b.payment_reference),
-  );
+  const ordered = [...items].sort((a, b) => byCodeUnits(a.payroll_reference, b.payroll_reference) || byCodeUnits(a.payment_reference, b.payment_reference));
   const total = ordered.reduce((sum, item) => sum + item.amount, 0);
   const rows = [
     record({

@@ -6,16 +6,7 @@ export async function listPendingPushes(db: Executor, payrollId: string, payDate
     .selectFrom('employee_deduction_pushes as push')
     .innerJoin('instruction_items as item', 'item.id', 'push.instruction_item_id')
     .innerJoin('instruction_files as file', 'file.id', 'item.instruction_file_id')
-    .select([
-      'push.id',
-      'push.employee_id',
-      'item.id as item_id',
-      'item.amount',
-      'item.currency',
-      'item.pay_period',
-      'item.payment_reference',
-      'file.file_version',
-    ])
+    .select(['push.id', 'push.employee_id', 'item.id as item_id', 'item.amount', 'item.currency', 'item.pay_period', 'item.payment_reference', 'file.file_version'])
     .where('push.payroll_id', '=', payrollId)
     .where('file.pay_date', '=', payDate)
     .where('push.status', '=', 'pending')

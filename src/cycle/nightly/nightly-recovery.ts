@@ -4,13 +4,7 @@ import { nextCronFireAfter } from '../../platform/queue/cron.ts';
 import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../../platform/queue/job-catalogue.ts';
 import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
-import {
-  findLatestRun,
-  finishRunIfResolved,
-  hasPayDatesDueToLock,
-  listPendingPayDatesOfPastRuns,
-  listUnfinishedRuns,
-} from './nightly-run-repository.ts';
+import { findLatestRun, finishRunIfResolved, hasPayDatesDueToLock, listPendingPayDatesOfPastRuns, listUnfinishedRuns } from './nightly-run-repository.ts';
 import { recoverRun, recoverRunPayDates, type PendingPayDateRow } from './nightly-service.ts';
 
 export interface ScheduledTrigger {
@@ -45,11 +39,7 @@ export function lastScheduledTrigger(pattern: string, timeZone: string, now: Dat
  * the latest scheduled run date that has no run at all and has pay dates due, once the scheduled
  * trigger has had `graceMs` to start its own. Returns the run date queued, or null.
  */
-export async function catchUpMissedRun(
-  db: Database,
-  nightly: JobQueue,
-  options: { pattern: string; timeZone: string; now: Date; graceMs: number },
-): Promise<string | null> {
+export async function catchUpMissedRun(db: Database, nightly: JobQueue, options: { pattern: string; timeZone: string; now: Date; graceMs: number }): Promise<string | null> {
   const last = lastScheduledTrigger(options.pattern, options.timeZone, options.now);
   if (!last || options.now.getTime() - last.at.getTime() < options.graceMs) return null;
   if ((await findLatestRun(db, last.runDate)) !== undefined) return null;
@@ -78,11 +68,7 @@ export interface RunsRecovery {
  * Checks unfinished runs against Redis: all of them (`everyRun`, after Redis lost its data), or
  * those that have made no progress since `stuckBefore` (cheap enough to ask every minute).
  */
-export async function recoverUnfinishedRuns(
-  db: Database,
-  payDates: JobQueue,
-  options: { everyRun: boolean; stuckBefore: Date },
-): Promise<RunsRecovery> {
+export async function recoverUnfinishedRuns(db: Database, payDates: JobQueue, options: { everyRun: boolean; stuckBefore: Date }): Promise<RunsRecovery> {
   const total: RunsRecovery = { runsChecked: 0, runsFinished: 0, requeued: 0, failuresRecorded: 0 };
   for (const run of await listUnfinishedRuns(db)) {
     if (!options.everyRun && new Date(run.last_progress_at) >= options.stuckBefore) continue;

@@ -121,10 +121,7 @@ export async function recordPayDateOutcomes(trx: Executor, runId: string, outcom
           resolved_at: eb.ref('excluded.resolved_at'),
         }))
         .where((eb) =>
-          eb.or([
-            eb('nightly_run_pay_dates.outcome', '=', 'pending'),
-            eb.and([eb('nightly_run_pay_dates.outcome', '=', 'failed'), eb('excluded.outcome', '=', 'locked')]),
-          ]),
+          eb.or([eb('nightly_run_pay_dates.outcome', '=', 'pending'), eb.and([eb('nightly_run_pay_dates.outcome', '=', 'failed'), eb('excluded.outcome', '=', 'locked')])]),
         ),
     )
     .execute();
@@ -156,7 +153,11 @@ export async function finishRunIfResolved(db: Executor, runId: string): Promise<
     .where((eb) =>
       eb.not(
         eb.exists(
-          eb.selectFrom('nightly_run_pay_dates').select(sql`1`.as('one')).where('run_id', '=', runId).where('outcome', '=', 'pending'),
+          eb
+            .selectFrom('nightly_run_pay_dates')
+            .select(sql`1`.as('one'))
+            .where('run_id', '=', runId)
+            .where('outcome', '=', 'pending'),
         ),
       ),
     )
@@ -217,7 +218,10 @@ export async function listUnfinishedRuns(db: Executor) {
       'r.started_at',
       eb
         .fn<Date>('coalesce', [
-          eb.selectFrom('nightly_run_pay_dates as p').select((inner) => inner.fn.max('p.resolved_at').as('last')).whereRef('p.run_id', '=', 'r.id'),
+          eb
+            .selectFrom('nightly_run_pay_dates as p')
+            .select((inner) => inner.fn.max('p.resolved_at').as('last'))
+            .whereRef('p.run_id', '=', 'r.id'),
           eb.ref('r.started_at'),
         ])
         .as('last_progress_at'),
@@ -231,11 +235,7 @@ export async function readRunProgress(db: Database, runId: string): Promise<{ fi
   const row = await db
     .selectFrom('nightly_runs as r')
     .leftJoin('nightly_run_pay_dates as p', 'p.run_id', 'r.id')
-    .select((eb) => [
-      'r.finished_at',
-      eb.fn.count<number>('p.pay_date').as('total'),
-      eb.fn.count<number>('p.pay_date').filterWhere('p.outcome', '=', 'pending').as('pending'),
-    ])
+    .select((eb) => ['r.finished_at', eb.fn.count<number>('p.pay_date').as('total'), eb.fn.count<number>('p.pay_date').filterWhere('p.outcome', '=', 'pending').as('pending')])
     .where('r.id', '=', runId)
     .groupBy('r.finished_at')
     .executeTakeFirstOrThrow();

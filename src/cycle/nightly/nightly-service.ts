@@ -35,11 +35,7 @@ export interface TriggeredRun {
 const ENQUEUE_BATCH = 1_000;
 
 /** One lock job (lock-pay-date) per pay date of the run; an id already in Redis is left as it is (BullMQ adds nothing). */
-export async function enqueueLockJobs(
-  payDates: JobQueue,
-  runId: string,
-  pending: ReadonlyArray<PayDatePair & { requeues: number }>,
-): Promise<void> {
+export async function enqueueLockJobs(payDates: JobQueue, runId: string, pending: ReadonlyArray<PayDatePair & { requeues: number }>): Promise<void> {
   for (let i = 0; i < pending.length; i += ENQUEUE_BATCH) {
     await enqueueJobs(
       payDates,

@@ -50,18 +50,13 @@ function toSortKey(request: DeductionRequest): SortKey {
   }
   const createdAtMs = ISO_TIMESTAMP.test(request.createdAt) ? Date.parse(request.createdAt) : Number.NaN;
   if (Number.isNaN(createdAtMs)) {
-    throw new RangeError(
-      `createdAt of ${request.id} must be an ISO 8601 timestamp with an offset, got ${JSON.stringify(request.createdAt)}`,
-    );
+    throw new RangeError(`createdAt of ${request.id} must be an ISO 8601 timestamp with an offset, got ${JSON.stringify(request.createdAt)}`);
   }
   return { id: request.id, dueDate: request.dueDate, createdAtMs, requested: request.requested };
 }
 
 /** Splits an employee's deducted amount across their payment requests, most urgent first. */
-export function allocateDeduction(
-  deducted: number,
-  requests: ReadonlyArray<DeductionRequest>,
-): DeductionAllocationResult {
+export function allocateDeduction(deducted: number, requests: ReadonlyArray<DeductionRequest>): DeductionAllocationResult {
   assertAmount(deducted, 'deducted amount');
   const seen = new Set<string>();
   for (const request of requests) {

@@ -71,8 +71,7 @@ export function decideCollectionOutcome(input: CollectionOutcomeInput): Collecti
   if (input.previouslyCarriedTo !== null) {
     return { outcome: 'carried', shortfall, carriedToPayDate: input.previouslyCarriedTo, paymentStatus: 'pending', targetPayDate: input.previouslyCarriedTo };
   }
-  const mayCarry =
-    input.allowPostDueDateDeduction && input.mandateActive && input.attemptNumber < MAX_COLLECTION_ATTEMPTS && input.nextOpenPayDate !== null;
+  const mayCarry = input.allowPostDueDateDeduction && input.mandateActive && input.attemptNumber < MAX_COLLECTION_ATTEMPTS && input.nextOpenPayDate !== null;
   if (mayCarry) {
     return { outcome: 'carried', shortfall, carriedToPayDate: input.nextOpenPayDate, paymentStatus: 'pending', targetPayDate: input.nextOpenPayDate };
   }

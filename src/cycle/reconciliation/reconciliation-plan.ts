@@ -338,9 +338,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
 
       const collectedAmount = elsewhere + allocated;
       const ownsStatus = payment.status !== 'cancelled' && payment.claimedByPayDate === null;
-      const status = ownsStatus
-        ? statusToKeep(payment, decision.paymentStatus, collectedAmount)
-        : statusOfCorrectedEarlierAttempt(payment, collectedAmount);
+      const status = ownsStatus ? statusToKeep(payment, decision.paymentStatus, collectedAmount) : statusOfCorrectedEarlierAttempt(payment, collectedAmount);
       const targetPayDate = ownsStatus && decision.targetPayDate !== null ? decision.targetPayDate : payment.targetPayDate;
       if (status !== payment.status) assertTransition(payment.status, status);
       if (payment.claimedByPayDate !== null && !plan.laterPayDatesToReconcile.includes(payment.claimedByPayDate)) {
@@ -401,8 +399,6 @@ export function reviseExceptions(
       recorded.push(draft);
     }
   }
-  const superseded = current
-    .filter((exception) => reconciledEmployees.has(exception.employeeId) && !kept.has(exception.id))
-    .map((exception) => exception.id);
+  const superseded = current.filter((exception) => reconciledEmployees.has(exception.employeeId) && !kept.has(exception.id)).map((exception) => exception.id);
   return { recorded, superseded };
 }

@@ -297,11 +297,7 @@ export interface PayDateDueForReconciliation {
  *    records whose debounced job was lost), or a record arrived after the pay date's last
  *    reconciliation wrote anything (within `lateRecordsSince`, to keep the scan bounded).
  */
-export async function findPayDatesDueForReconciliation(
-  db: Executor,
-  finalOnOrBefore: ReadonlyArray<{ region: BankHolidayRegion; date: string }>,
-  lateRecordsSince: string,
-) {
+export async function findPayDatesDueForReconciliation(db: Executor, finalOnOrBefore: ReadonlyArray<{ region: BankHolidayRegion; date: string }>, lateRecordsSince: string) {
   // The settlement window ends on a different day per bank-holiday region.
   const result = await sql<PayDateDueForReconciliation>`
     with windows(region, final_on_or_before) as (

@@ -11,12 +11,7 @@ export interface ReconciliationRequester {
 }
 
 /** One debounced job per payroll pay date (see debouncedReconcileJobOptions). */
-export function queueReconciliationRequester(
-  redisUrl: string,
-  prefix: string,
-  debounceMs = RECONCILIATION_DEBOUNCE_MS,
-  health?: DependencyHealth,
-): ReconciliationRequester {
+export function queueReconciliationRequester(redisUrl: string, prefix: string, debounceMs = RECONCILIATION_DEBOUNCE_MS, health?: DependencyHealth): ReconciliationRequester {
   // Its connection errors go to the health monitor (one line per outage), never printed per retry.
   const queue = createQueue(queueNames.payDates, producerConnection(redisUrl), prefix, health);
   return {

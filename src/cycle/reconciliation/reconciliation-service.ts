@@ -174,9 +174,7 @@ async function reconcileInTransaction(trx: Executor, payrollId: string, payDate:
     const records = await loadLatestRecords(trx, payrollId, payDate, payDateRow.pay_period);
     const currentExceptions = await loadCurrentExceptions(trx, payrollId, payDate);
     const nextOpenPayDate =
-      calendar.find(
-        (p) => p.pay_date > payDate && isPayDateOpen({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked_at !== null }, today),
-      )?.pay_date ?? null;
+      calendar.find((p) => p.pay_date > payDate && isPayDateOpen({ payDate: p.pay_date, lockDate: p.lock_date, locked: p.locked_at !== null }, today))?.pay_date ?? null;
 
     const plan = planReconciliation({
       payDate,
@@ -244,11 +242,7 @@ export interface PayDateToReconcile {
  * take more of a payment than they did (findPayDatesThatCanTakeMore). The window counts the working days
  * of each payroll's own bank-holiday region: its payroll office reports on those.
  */
-export async function findPayDatesToReconcile(
-  db: Database,
-  today: string,
-  settlementWindowDays: number = SETTLEMENT_WINDOW_WORKING_DAYS,
-): Promise<PayDateToReconcile[]> {
+export async function findPayDatesToReconcile(db: Database, today: string, settlementWindowDays: number = SETTLEMENT_WINDOW_WORKING_DAYS): Promise<PayDateToReconcile[]> {
   const finalOnOrBefore = await Promise.all(
     bankHolidayRegions.map(async (region) => ({
       region,

@@ -21,19 +21,21 @@ export async function findRerunTarget(db: Executor, payrollId: string, payDate: 
  * it completed (no longer open) and opens the next re-run.
  */
 export async function openOrJoinRerun(db: Executor, payrollId: string, payDate: string): Promise<{ id: string; opened: boolean }> {
-  return db
-    .insertInto('reruns')
-    .values({ payroll_id: payrollId, pay_date: payDate })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['payroll_id', 'pay_date'])
-        .where('completed_at', 'is', null)
-        // A no-op update, there for the row lock it takes.
-        .doUpdateSet({ payroll_id: (eb) => eb.ref('excluded.payroll_id') }),
-    )
-    // xmax is 0 on a row version this statement inserted, the transaction id on one it updated.
-    .returning(['id', sql<boolean>`xmax = 0`.as('opened')])
-    .executeTakeFirstOrThrow();
+  return (
+    db
+      .insertInto('reruns')
+      .values({ payroll_id: payrollId, pay_date: payDate })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['payroll_id', 'pay_date'])
+          .where('completed_at', 'is', null)
+          // A no-op update, there for the row lock it takes.
+          .doUpdateSet({ payroll_id: (eb) => eb.ref('excluded.payroll_id') }),
+      )
+      // xmax is 0 on a row version this statement inserted, the transaction id on one it updated.
+      .returning(['id', sql<boolean>`xmax = 0`.as('opened')])
+      .executeTakeFirstOrThrow()
+  );
 }
 
 export async function insertRerunRequest(db: Executor, request: { rerun_id: string; reason: string; requested_by: string }) {

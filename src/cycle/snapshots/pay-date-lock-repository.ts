@@ -49,8 +49,7 @@ export async function findLockContext(db: Executor, payrollId: string, payDate: 
       row.id === null
         ? null
         : { id: row.id, snapshot_version: row.snapshot_version!, employee_count: row.employee_count!, total_amount: row.total_amount!, currency: row.currency! },
-    collectionAccount:
-      row.account_number === null ? null : { account_number: row.account_number, sort_code: row.sort_code!, account_holder_name: row.account_holder_name! },
+    collectionAccount: row.account_number === null ? null : { account_number: row.account_number, sort_code: row.sort_code!, account_holder_name: row.account_holder_name! },
   };
 }
 

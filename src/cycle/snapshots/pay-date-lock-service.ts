@@ -51,12 +51,7 @@ export function refusalReason(limits: AmountLimits, currency: string): string {
  * the state change of every payment request it instructs with that change's event (written by the
  * lock statement itself), and the file that tells payroll about it commit together or not at all.
  */
-async function lock(
-  trx: Executor,
-  payDate: PayDateToLock,
-  supersede: { snapshotId: string } | null,
-  limits: AmountLimits,
-): Promise<PayDateLockOutcome> {
+async function lock(trx: Executor, payDate: PayDateToLock, supersede: { snapshotId: string } | null, limits: AmountLimits): Promise<PayDateLockOutcome> {
   const { collectionAccount } = await findLockContext(trx, payDate.payroll_id, payDate.pay_date, payDate.currency);
   if (!collectionAccount) throw new PayDateLockError(`no active collection account for ${payDate.currency}`);
   if (supersede) await supersedeSnapshot(trx, supersede.snapshotId);

@@ -3,7 +3,12 @@ import { fixedSql } from '../../platform/db/fixed-sql.ts';
 import { fromStatusesSql, statusListSql } from '../../platform/db/status-transitions-sql.ts';
 import { timeOrderedUuidSql } from '../../platform/db/time-ordered-uuid-sql.ts';
 import { DEDUCTION_REFERENCE_FORMAT, REMITTANCE_REFERENCE_FORMAT } from '../instructions/payment-reference.ts';
-import { MANDATE_STATUS_COLLECTING, MANDATE_STATUSES_ENDING_COLLECTION, MANDATE_USAGE_OWED_STATUSES, MANDATE_VALIDITY } from '../../collections/mandates/mandate-limitations.ts';
+import {
+  MANDATE_STATUS_COLLECTING,
+  MANDATE_STATUSES_ENDING_COLLECTION,
+  MANDATE_USAGE_OWED_STATUSES,
+  MANDATE_VALIDITY,
+} from '../../collections/mandates/mandate-limitations.ts';
 import { insertPaymentUpdatedEvents } from '../../collections/payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../../collections/payments/payment-transitions.ts';
 import { REQUEST_ORDER } from '../../collections/payments/request-order.ts';

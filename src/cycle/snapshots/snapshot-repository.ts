@@ -2,11 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 
 export async function findPayrollForProvider(db: Executor, payrollId: string) {
-  return db
-    .selectFrom('payrolls')
-    .select(['id', 'payroll_provider_id', 'currency', 'external_id', 'name'])
-    .where('id', '=', payrollId)
-    .executeTakeFirst();
+  return db.selectFrom('payrolls').select(['id', 'payroll_provider_id', 'currency', 'external_id', 'name']).where('id', '=', payrollId).executeTakeFirst();
 }
 
 export interface SnapshotHeader {
@@ -19,12 +15,7 @@ export interface SnapshotHeader {
 }
 
 export async function findPayDate(db: Executor, payrollId: string, payDate: string) {
-  return db
-    .selectFrom('pay_dates')
-    .selectAll()
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .executeTakeFirst();
+  return db.selectFrom('pay_dates').selectAll().where('payroll_id', '=', payrollId).where('pay_date', '=', payDate).executeTakeFirst();
 }
 
 // ---- The current snapshot of a pay date ----
@@ -62,12 +53,7 @@ export async function listSnapshotLines(db: Executor, snapshotId: string) {
 }
 
 export async function listRequestedPayments(db: Executor, snapshotId: string) {
-  return db
-    .selectFrom('requested_payments')
-    .selectAll()
-    .where('snapshot_id', '=', snapshotId)
-    .orderBy('payment_reference')
-    .execute();
+  return db.selectFrom('requested_payments').selectAll().where('snapshot_id', '=', snapshotId).orderBy('payment_reference').execute();
 }
 
 // ---- Row locks on a payroll's pay dates (its calendar entries) ----

@@ -46,9 +46,7 @@ export const clientResponseSchema = z
 
 export type ClientResource = z.infer<typeof clientResponseSchema>;
 
-export const clientEnvelopeSchema = z
-  .object({ client: clientResponseSchema })
-  .meta({ id: 'ClientEnvelope', description: 'One client.', example: { client: clientExample } });
+export const clientEnvelopeSchema = z.object({ client: clientResponseSchema }).meta({ id: 'ClientEnvelope', description: 'One client.', example: { client: clientExample } });
 export const clientsPageSchema = z.object({ clients: z.array(clientResponseSchema), paging: pagingResponseSchema }).meta({
   id: 'ListClientsResponse',
   description: 'A page of clients, newest first.',
@@ -66,15 +64,9 @@ export const clientApiKeyRotationSchema = z.object({ client: clientResponseSchem
   example: { client: clientExample, api_key: 'ak_72d58bcOCEd1pgihvP7ZWmM2_ovLddWflfi-UZGqEGc' },
 });
 
-export type ClientRow = Pick<
-  Client,
-  'id' | 'name' | 'role' | 'scopes' | 'payroll_provider_id' | 'created_at' | 'disabled_at' | 'secret_version'
->;
+export type ClientRow = Pick<Client, 'id' | 'name' | 'role' | 'scopes' | 'payroll_provider_id' | 'created_at' | 'disabled_at' | 'secret_version'>;
 
-export function toClientResource(
-  row: ClientRow,
-  apiKeys: ReadonlyArray<{ id: string; key_prefix: string; created_at: Date }>,
-): ClientResource {
+export function toClientResource(row: ClientRow, apiKeys: ReadonlyArray<{ id: string; key_prefix: string; created_at: Date }>): ClientResource {
   return {
     id: row.id,
     name: row.name,

@@ -91,9 +91,17 @@ export interface ClientChange {
 
 export async function listClientResources(db: Executor, paging: PagingQuery) {
   const { items, paging: page } = pageOf(await listClients(db, paging), paging);
-  const keys = await listActiveApiKeys(db, items.map((client) => client.id));
+  const keys = await listActiveApiKeys(
+    db,
+    items.map((client) => client.id),
+  );
   return {
-    clients: items.map((client) => toClientResource(client, keys.filter((key) => key.client_id === client.id))),
+    clients: items.map((client) =>
+      toClientResource(
+        client,
+        keys.filter((key) => key.client_id === client.id),
+      ),
+    ),
     paging: page,
   };
 }
@@ -159,11 +167,7 @@ export async function enableClient(trx: Executor, clientId: string, change: Clie
  * A new client secret, shown this once. The old secret gets no token from now on, and tokens issued
  * against it are refused (they carry the secret version they were issued for).
  */
-export async function rotateClientSecret(
-  trx: Executor,
-  clientId: string,
-  change: ClientChange,
-): Promise<{ client: ClientResource; clientSecret: string }> {
+export async function rotateClientSecret(trx: Executor, clientId: string, change: ClientChange): Promise<{ client: ClientResource; clientSecret: string }> {
   const { client, reason } = await clientToChange(trx, clientId, change);
   const clientSecret = generateSecret('cs');
   const rotated = await replaceClientSecret(trx, client.id, hashSecret(clientSecret));

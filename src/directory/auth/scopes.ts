@@ -52,17 +52,7 @@ export const scopeDescriptions: Record<Scope, string> = {
 
 /** What a new client of each role may ask for when `clients create` is not told otherwise. */
 export const defaultScopesByRole: Record<ClientRole, readonly Scope[]> = {
-  biller: [
-    'availability:check',
-    'mandates:write',
-    'mandates:read',
-    'payments:write',
-    'payments:read',
-    'payouts:read',
-    'events:read',
-    'webhooks:manage',
-    'reports:read',
-  ],
+  biller: ['availability:check', 'mandates:write', 'mandates:read', 'payments:write', 'payments:read', 'payouts:read', 'events:read', 'webhooks:manage', 'reports:read'],
   payroll_provider: ['availability:check', 'deduction_data:request', 'deduction_data:submit', 'payroll_data:write'],
   operator: ['payouts:read', 'payouts:write', 'reports:read', 'admin:read', 'admin:write', 'cash:read', 'cash:write'],
 };

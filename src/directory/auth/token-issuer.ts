@@ -64,9 +64,7 @@ export function assertKeyFileIsPrivate(file: string, variable: string): void {
   if (process.platform === 'win32') return;
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw new ConfigError(
-      `${variable} ${file} is open to group or others (mode ${mode.toString(8).padStart(4, '0')}); restrict it with: chmod 600 ${file}`,
-    );
+    throw new ConfigError(`${variable} ${file} is open to group or others (mode ${mode.toString(8).padStart(4, '0')}); restrict it with: chmod 600 ${file}`);
   }
 }
 
@@ -98,9 +96,7 @@ export class TokenIssuer {
       throw new ConfigError('AUTH_PREVIOUS_SIGNING_KEY_FILE holds the same key as AUTH_SIGNING_KEY_FILE; put the new key in AUTH_SIGNING_KEY_FILE');
     }
     const jwks: JSONWebKeySet = { keys: [current.publicJwk, ...(previous ? [previous.publicJwk] : [])] };
-    const verificationKeys = options.externalJwksUrl
-      ? createRemoteJWKSet(new URL(options.externalJwksUrl))
-      : createLocalJWKSet(jwks);
+    const verificationKeys = options.externalJwksUrl ? createRemoteJWKSet(new URL(options.externalJwksUrl)) : createLocalJWKSet(jwks);
     return new TokenIssuer(current, previous, jwks, options, verificationKeys);
   }
 
@@ -135,9 +131,7 @@ export class TokenIssuer {
    * rotation rotates them too while the previous key's secret still verifies.
    */
   derivedSecrets(purpose: string): Buffer[] {
-    return [this.current, ...(this.previous ? [this.previous] : [])].map((key) =>
-      Buffer.from(hkdfSync('sha256', key.pkcs8, 'salary-deductions', purpose, 32)),
-    );
+    return [this.current, ...(this.previous ? [this.previous] : [])].map((key) => Buffer.from(hkdfSync('sha256', key.pkcs8, 'salary-deductions', purpose, 32)));
   }
 
   get ttlSeconds(): number {

@@ -10,7 +10,10 @@ import type { HolidayCalendar } from './working-days.ts';
  */
 export async function loadHolidays(db: Executor, region: BankHolidayRegion): Promise<HolidayCalendar> {
   const rows = await db.selectFrom('bank_holidays').select('holiday_date').where('region', '=', region).execute();
-  return regionalHolidays(region, rows.map((row) => row.holiday_date));
+  return regionalHolidays(
+    region,
+    rows.map((row) => row.holiday_date),
+  );
 }
 
 export async function listAdHocBankHolidays(db: Executor, region: BankHolidayRegion, year?: number) {
@@ -20,10 +23,7 @@ export async function listAdHocBankHolidays(db: Executor, region: BankHolidayReg
 }
 
 /** Undefined when the region already has an ad-hoc day on that date. */
-export async function insertAdHocBankHoliday(
-  db: Executor,
-  holiday: { region: BankHolidayRegion; holiday_date: string; name: string; added_by: string },
-) {
+export async function insertAdHocBankHoliday(db: Executor, holiday: { region: BankHolidayRegion; holiday_date: string; name: string; added_by: string }) {
   return db
     .insertInto('bank_holidays')
     .values(holiday)

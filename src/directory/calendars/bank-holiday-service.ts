@@ -72,11 +72,7 @@ export async function recomputeLockDates(trx: Executor, scope: LockDateScope): P
  * region's unlocked pay dates that it affects. A day the library already has, or one already
  * added, is a conflict.
  */
-export async function addBankHoliday(
-  trx: Executor,
-  holiday: { region: BankHolidayRegion; date: string; name: string },
-  edit: BankHolidayEdit,
-): Promise<BankHolidayChange> {
+export async function addBankHoliday(trx: Executor, holiday: { region: BankHolidayRegion; date: string; name: string }, edit: BankHolidayEdit): Promise<BankHolidayChange> {
   const year = Number(holiday.date.slice(0, 4));
   const published = publicBankHolidays(holiday.region, year).find((h) => h.date === holiday.date);
   if (published) {

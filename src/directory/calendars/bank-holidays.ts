@@ -8,7 +8,7 @@ export const bankHolidayRegions = ['england-and-wales', 'scotland', 'northern-ir
 
 // No component id: payroll and provider resources name the region too, and zod allows an id once.
 export const bankHolidayRegionSchema = z.enum(bankHolidayRegions).meta({
-  description: "Whose bank holidays a payroll keeps: England and Wales, Scotland or Northern Ireland",
+  description: 'Whose bank holidays a payroll keeps: England and Wales, Scotland or Northern Ireland',
   example: 'scotland',
 });
 

@@ -1,13 +1,6 @@
 import type { DateTime } from 'luxon';
 import type { PayCalendarRule } from './pay-calendar-resource.ts';
-import {
-  type HolidayCalendar,
-  formatCalendarDate,
-  nextWorkingDayOnOrAfter,
-  parseCalendarDate,
-  previousWorkingDayOnOrBefore,
-  subtractWorkingDays,
-} from './working-days.ts';
+import { type HolidayCalendar, formatCalendarDate, nextWorkingDayOnOrAfter, parseCalendarDate, previousWorkingDayOnOrBefore, subtractWorkingDays } from './working-days.ts';
 
 export type PayFrequency = 'weekly' | 'fortnightly' | 'four_weekly' | 'monthly';
 
@@ -55,16 +48,10 @@ export function payPeriodLabel(frequency: PayFrequency, scheduledPayDate: string
   return `${taxWeek}-${year}`;
 }
 
-function scheduledDate(
-  anchor: DateTime<true>,
-  frequency: PayFrequency,
-  index: number,
-): DateTime<true> {
+function scheduledDate(anchor: DateTime<true>, frequency: PayFrequency, index: number): DateTime<true> {
   // Always offset from the anchor rather than from the previous date, so a 31st anchor gives
   // 31 Jan, 28 Feb, 31 Mar (luxon clamps to month end) instead of drifting to the 28th forever.
-  return frequency === 'monthly'
-    ? anchor.plus({ months: index })
-    : anchor.plus({ days: PERIOD_DAYS[frequency] * index });
+  return frequency === 'monthly' ? anchor.plus({ months: index }) : anchor.plus({ days: PERIOD_DAYS[frequency] * index });
 }
 
 /**
@@ -88,9 +75,7 @@ export function generatePayCalendar(spec: PayCalendarSpec): GeneratedPayDate[] {
     // Only a run of a week or more of holidays could do this; refuse rather than emit a calendar
     // with two pay dates on one day.
     if (previous !== undefined && payDate <= previous.pay_date) {
-      throw new RangeError(
-        `Pay date ${scheduledIso} moves to ${payDate}, not after the previous pay date ${previous.pay_date}`,
-      );
+      throw new RangeError(`Pay date ${scheduledIso} moves to ${payDate}, not after the previous pay date ${previous.pay_date}`);
     }
     calendar.push({
       pay_date: payDate,
@@ -163,8 +148,7 @@ export function payDatesFromRule(rule: PayCalendarRule, horizon: PayCalendarHori
   const from = parseCalendarDate(horizon.from);
   const until = parseCalendarDate(horizon.until);
   if (until < from) throw new RangeError(`Horizon ends (${horizon.until}) before it starts (${horizon.from})`);
-  const moveToWorkingDay =
-    rule.pay_day !== 'last_working_day' && rule.if_not_working_day === 'later' ? nextWorkingDayOnOrAfter : previousWorkingDayOnOrBefore;
+  const moveToWorkingDay = rule.pay_day !== 'last_working_day' && rule.if_not_working_day === 'later' ? nextWorkingDayOnOrAfter : previousWorkingDayOnOrBefore;
 
   const calendar: GeneratedPayDate[] = [];
   let previous: string | undefined;

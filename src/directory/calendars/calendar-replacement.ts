@@ -92,10 +92,7 @@ export function planCalendarReplacement(input: {
   for (const payDate of incomingByDate.values()) {
     const old = storedByDate.get(payDate.pay_date);
     if (!old) plan.add.push(payDate);
-    else if (
-      old.locked ||
-      (old.payroll_cutoff_date === payDate.payroll_cutoff_date && old.pay_period === payDate.pay_period && old.lock_date === payDate.lock_date)
-    ) {
+    else if (old.locked || (old.payroll_cutoff_date === payDate.payroll_cutoff_date && old.pay_period === payDate.pay_period && old.lock_date === payDate.lock_date)) {
       plan.unchanged.push(payDate.pay_date);
     } else plan.change.push(payDate);
   }

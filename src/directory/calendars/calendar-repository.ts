@@ -13,12 +13,7 @@ export async function findPayrollCalendarSettings(db: Executor, payrollId: strin
   return db
     .selectFrom('payrolls')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
-    .select([
-      'payrolls.id as payroll_id',
-      'payrolls.payment_run_frequency',
-      'payrolls.bank_holiday_region',
-      'payroll_providers.lead_time_working_days',
-    ])
+    .select(['payrolls.id as payroll_id', 'payrolls.payment_run_frequency', 'payrolls.bank_holiday_region', 'payroll_providers.lead_time_working_days'])
     .where('payrolls.id', '=', payrollId)
     .executeTakeFirst();
 }

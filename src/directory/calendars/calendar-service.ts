@@ -137,9 +137,7 @@ async function replacePayCalendar(
   }
 
   await replaceUnlockedPayDates(trx, payrollId, plan);
-  const now = (await listPayDates(trx, payrollId))
-    .filter((row) => row.pay_date >= calendar.range.from && row.pay_date <= calendar.range.until)
-    .map(toPayDateResource);
+  const now = (await listPayDates(trx, payrollId)).filter((row) => row.pay_date >= calendar.range.from && row.pay_date <= calendar.range.until).map(toPayDateResource);
   const change: PayCalendarChange = {
     payroll_id: payrollId,
     source: calendar.source,
@@ -187,12 +185,7 @@ export async function generatePayCalendarForPayroll(
     if (!(error instanceof PayDatesCollide)) throw error;
     throw new InvalidError('pay-dates-collide', error.message, { errors: [{ pointer: '/rule', detail: error.message }] });
   }
-  return replacePayCalendar(
-    trx,
-    settings,
-    { source: 'rule', payDates, range: { from: request.from, until: request.until }, detail: { rule: request.rule } },
-    edit,
-  );
+  return replacePayCalendar(trx, settings, { source: 'rule', payDates, range: { from: request.from, until: request.until }, detail: { rule: request.rule } }, edit);
 }
 
 /** The range a listed calendar speaks for: from its first pay date to its last. */
@@ -218,12 +211,7 @@ export async function importPayCalendarCsv(trx: Executor, payrollId: string, csv
       members: { row_errors: parsed.errors },
     });
   }
-  return replacePayCalendar(
-    trx,
-    settings,
-    { source: 'csv', payDates: parsed.payDates, range: rangeOf(parsed.payDates), detail: { rows: parsed.payDates.length } },
-    edit,
-  );
+  return replacePayCalendar(trx, settings, { source: 'csv', payDates: parsed.payDates, range: rangeOf(parsed.payDates), detail: { rows: parsed.payDates.length } }, edit);
 }
 
 /**
@@ -231,12 +219,7 @@ export async function importPayCalendarCsv(trx: Executor, payrollId: string, csv
  * from its first pay date to its last. Unlike the nightly sync, which keeps what it cannot apply,
  * an operator asking for it hears why it was refused.
  */
-export async function syncPayCalendarFromProvider(
-  trx: Executor,
-  payrollId: string,
-  adapterFor: AdapterFactory,
-  edit: PayCalendarEdit,
-): Promise<PayCalendarChange> {
+export async function syncPayCalendarFromProvider(trx: Executor, payrollId: string, adapterFor: AdapterFactory, edit: PayCalendarEdit): Promise<PayCalendarChange> {
   const settings = await settingsOf(trx, payrollId);
   const connection = await findPayrollProviderConnection(trx, payrollId);
   const adapter = connection ? adapterFor(connection) : null;

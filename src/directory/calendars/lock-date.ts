@@ -1,9 +1,4 @@
-import {
-  type HolidayCalendar,
-  assertCalendarDate,
-  previousWorkingDayOnOrBefore,
-  subtractWorkingDays,
-} from './working-days.ts';
+import { type HolidayCalendar, assertCalendarDate, previousWorkingDayOnOrBefore, subtractWorkingDays } from './working-days.ts';
 
 /**
  * The day the nightly run locks a pay date: the payroll cutoff minus the provider's lead time in
@@ -16,11 +11,7 @@ import {
  *   non-working cutoff gives the same lock date for n = 0 and n = 1 - intended: both mean "the
  *   last working day before the provider stops accepting changes".
  */
-export function lockDate(
-  payrollCutoffDate: string,
-  leadTimeWorkingDays: number,
-  holidays: HolidayCalendar,
-): string {
+export function lockDate(payrollCutoffDate: string, leadTimeWorkingDays: number, holidays: HolidayCalendar): string {
   if (leadTimeWorkingDays === 0) {
     return previousWorkingDayOnOrBefore(payrollCutoffDate, holidays);
   }

@@ -10,14 +10,11 @@ const cutoffWorkingDaysSchema = z
   .max(60)
   .meta({ description: "Working days between the payroll cut-off and the pay date (the pay date's own day is day 0)", example: 5 });
 
-const ifNotWorkingDaySchema = z
-  .enum(['earlier', 'later'])
-  .default('earlier')
-  .meta({
-    id: 'IfNotWorkingDay',
-    description: 'Where a scheduled pay date on a weekend or bank holiday goes: the working day before it (UK payroll practice) or after it',
-    example: 'earlier',
-  });
+const ifNotWorkingDaySchema = z.enum(['earlier', 'later']).default('earlier').meta({
+  id: 'IfNotWorkingDay',
+  description: 'Where a scheduled pay date on a weekend or bank holiday goes: the working day before it (UK payroll practice) or after it',
+  example: 'earlier',
+});
 
 export const lastWorkingDayRuleSchema = z
   .strictObject({
@@ -62,13 +59,11 @@ export const anchoredPayRuleSchema = z
     example: { frequency: 'weekly', pay_day: 'every_period_from_anchor', anchor_date: '2027-01-01', if_not_working_day: 'earlier', cutoff_working_days: 2 },
   });
 
-export const payCalendarRuleSchema = z
-  .discriminatedUnion('pay_day', [lastWorkingDayRuleSchema, dayOfMonthRuleSchema, anchoredPayRuleSchema])
-  .meta({
-    id: 'PayCalendarRule',
-    description: "How a payroll's pay dates fall: pay_day says which rule, and which fields it takes",
-    example: { frequency: 'monthly', pay_day: 'last_working_day', cutoff_working_days: 5 },
-  });
+export const payCalendarRuleSchema = z.discriminatedUnion('pay_day', [lastWorkingDayRuleSchema, dayOfMonthRuleSchema, anchoredPayRuleSchema]).meta({
+  id: 'PayCalendarRule',
+  description: "How a payroll's pay dates fall: pay_day says which rule, and which fields it takes",
+  example: { frequency: 'monthly', pay_day: 'last_working_day', cutoff_working_days: 5 },
+});
 
 export type PayCalendarRule = z.output<typeof payCalendarRuleSchema>;
 
@@ -136,9 +131,7 @@ export const payrollPayDatesSchema = z
     example: {
       payroll_id: '0190f1d2-8c1e-7a3b-9d4e-5f6a7b8c9d0e',
       bank_holiday_region: 'scotland',
-      pay_dates: [
-        { pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null },
-      ],
+      pay_dates: [{ pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null }],
     },
   });
 
@@ -168,9 +161,7 @@ export const payCalendarChangeSchema = z
       changed: [],
       removed: ['2027-01-25'],
       unchanged: [],
-      pay_dates: [
-        { pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null },
-      ],
+      pay_dates: [{ pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null }],
     },
   });
 
@@ -197,17 +188,15 @@ export const bankHolidayResourceSchema = z
 
 export type BankHolidayResource = z.infer<typeof bankHolidayResourceSchema>;
 
-export const bankHolidayListSchema = z
-  .object({ region: bankHolidayRegionSchema, year: z.int(), bank_holidays: z.array(bankHolidayResourceSchema) })
-  .meta({
-    id: 'BankHolidayList',
-    description: "A region's bank holidays in one year, library and ad-hoc, in date order",
-    example: {
-      region: 'scotland',
-      year: 2027,
-      bank_holidays: [{ region: 'scotland', date: '2027-01-01', name: "New Year's Day", source: 'library', added_by: null, created_at: null }],
-    },
-  });
+export const bankHolidayListSchema = z.object({ region: bankHolidayRegionSchema, year: z.int(), bank_holidays: z.array(bankHolidayResourceSchema) }).meta({
+  id: 'BankHolidayList',
+  description: "A region's bank holidays in one year, library and ad-hoc, in date order",
+  example: {
+    region: 'scotland',
+    year: 2027,
+    bank_holidays: [{ region: 'scotland', date: '2027-01-01', name: "New Year's Day", source: 'library', added_by: null, created_at: null }],
+  },
+});
 
 export const addBankHolidayRequestSchema = z
   .strictObject({
@@ -231,7 +220,14 @@ export const bankHolidayChangeSchema = z
     id: 'BankHolidayChange',
     description: 'The ad-hoc day added or removed, and how many lock dates moved because of it',
     example: {
-      bank_holiday: { region: 'england-and-wales', date: '2027-06-07', name: 'State funeral', source: 'ad_hoc', added_by: 'client 0190f1d2-8c1e-7a3b-9d4e-5f6a7b8c9d0e', created_at: '2027-05-20T09:30:00.000Z' },
+      bank_holiday: {
+        region: 'england-and-wales',
+        date: '2027-06-07',
+        name: 'State funeral',
+        source: 'ad_hoc',
+        added_by: 'client 0190f1d2-8c1e-7a3b-9d4e-5f6a7b8c9d0e',
+        created_at: '2027-05-20T09:30:00.000Z',
+      },
       lock_dates_changed: 3,
     },
   });

@@ -65,12 +65,7 @@ function assertDayCount(days: number): void {
   }
 }
 
-function stepWorkingDays(
-  date: string,
-  days: number,
-  holidays: HolidayCalendar,
-  direction: 1 | -1,
-): string {
+function stepWorkingDays(date: string, days: number, holidays: HolidayCalendar, direction: 1 | -1): string {
   assertDayCount(days);
   let cursor = parseCalendarDate(date);
   let remaining = days;
@@ -86,11 +81,7 @@ function stepWorkingDays(
  * The date `days` working days before `date`. The start date itself never counts (it is day 0),
  * whether or not it is a working day; `days` = 0 returns `date` unchanged.
  */
-export function subtractWorkingDays(
-  date: string,
-  days: number,
-  holidays: HolidayCalendar,
-): string {
+export function subtractWorkingDays(date: string, days: number, holidays: HolidayCalendar): string {
   return stepWorkingDays(date, days, holidays, -1);
 }
 

@@ -346,14 +346,7 @@ export function createHttpAdapter(connection: ProviderConnection, options: HttpA
     return tokenRequest;
   }
 
-  async function call<T>(spec: {
-    operation: string;
-    method: 'GET' | 'POST';
-    path: string;
-    body?: unknown;
-    schema: z.ZodType<T>;
-    retry: RetryPolicy;
-  }): Promise<T> {
+  async function call<T>(spec: { operation: string; method: 'GET' | 'POST'; path: string; body?: unknown; schema: z.ZodType<T>; retry: RetryPolicy }): Promise<T> {
     const budget = startBudget(timeoutMs);
     const context: CallContext = { operation: spec.operation, secrets: secrets() };
     const idempotencyKey = spec.method === 'POST' ? randomUUID() : undefined;
@@ -465,7 +458,10 @@ function providerMessage(body: string): string {
     // Not JSON: quote the text itself.
   }
   /* eslint-disable no-control-regex -- control characters are what this takes out of a provider's message */
-  const line = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const line = text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   /* eslint-enable no-control-regex */
   if (line === '') return 'no explanation given';
   return line.length > MAX_QUOTED_MESSAGE ? `${line.slice(0, MAX_QUOTED_MESSAGE)}...` : line;

@@ -167,13 +167,11 @@ export const payrollProviderChangeResultSchema = z
 
 export type PayrollProviderChangeResult = z.infer<typeof payrollProviderChangeResultSchema>;
 
-export const payrollProvidersPageSchema = z
-  .object({ payroll_providers: z.array(payrollProviderSchema), paging: pagingResponseSchema })
-  .meta({
-    id: 'ListPayrollProvidersResponse',
-    description: 'A page of payroll providers, newest first',
-    example: { payroll_providers: [providerExample], paging: pagingExample },
-  });
+export const payrollProvidersPageSchema = z.object({ payroll_providers: z.array(payrollProviderSchema), paging: pagingResponseSchema }).meta({
+  id: 'ListPayrollProvidersResponse',
+  description: 'A page of payroll providers, newest first',
+  example: { payroll_providers: [providerExample], paging: pagingExample },
+});
 
 export function toPayrollProviderResource(row: Selectable<PayrollProvidersTable>): PayrollProviderResource {
   const connection = connectionOfColumns(row);
@@ -186,7 +184,13 @@ export function toPayrollProviderResource(row: Selectable<PayrollProvidersTable>
     connection:
       connection.kind === 'files'
         ? { kind: 'files' }
-        : { kind: 'reference_api', base_url: connection.base_url, token_url: connection.token_url, client_id: connection.client_id, client_secret_set: connection.client_secret !== null },
+        : {
+            kind: 'reference_api',
+            base_url: connection.base_url,
+            token_url: connection.token_url,
+            client_id: connection.client_id,
+            client_secret_set: connection.client_secret !== null,
+          },
     created_at: isoInstant(row.created_at),
     updated_at: isoInstant(row.updated_at),
   };

@@ -132,8 +132,7 @@ export async function changePayrollProvider(
   }
 
   const updated = await updatePayrollProvider(trx, current.id, fields);
-  const lockDatesChanged =
-    updated.lead_time_working_days === current.lead_time_working_days ? 0 : await calendars.recomputeLockDates(trx, { payrollProviderId: current.id });
+  const lockDatesChanged = updated.lead_time_working_days === current.lead_time_working_days ? 0 : await calendars.recomputeLockDates(trx, { payrollProviderId: current.id });
   const before = toPayrollProviderResource(current);
   const after = toPayrollProviderResource(updated);
   await recordAction(trx, {

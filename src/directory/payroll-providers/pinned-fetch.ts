@@ -38,24 +38,20 @@ export function fetchPinned(url: string, init: PinnedRequest, address: ProviderA
     }
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
-    const request = client.request(
-      target,
-      { method: init.method, headers: init.headers, agent: false, lookup: pinnedLookup(address), signal: init.signal },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        const headers = new Headers();
-        try {
-          for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.append(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
-          const empty = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD';
-          if (empty) response.resume();
-          const body = empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-          resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
-        } catch (error) {
-          response.destroy();
-          reject(new TypeError('fetch failed', { cause: error }));
-        }
-      },
-    );
+    const request = client.request(target, { method: init.method, headers: init.headers, agent: false, lookup: pinnedLookup(address), signal: init.signal }, (response) => {
+      const status = response.statusCode ?? 0;
+      const headers = new Headers();
+      try {
+        for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.append(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
+        const empty = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD';
+        if (empty) response.resume();
+        const body = empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+        resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers }));
+      } catch (error) {
+        response.destroy();
+        reject(new TypeError('fetch failed', { cause: error }));
+      }
+    });
     request.on('error', (error) => reject(init.signal.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: error })));
     request.end(init.body);
   });

@@ -3,14 +3,11 @@
  * we present to it, or instruction files only. The client secret is opaque here: sealed when read
  * from the database, plain when an operator has just given it.
  */
-export type ProviderConnectionSetting =
-  | { kind: 'files' }
-  | { kind: 'reference_api'; base_url: string; token_url: string; client_id: string; client_secret: string };
+export type ProviderConnectionSetting = { kind: 'files' } | { kind: 'reference_api'; base_url: string; token_url: string; client_id: string; client_secret: string };
 
 /** A connection as stored: rows written before this rule may lack the credentials (the adapter then calls without a token). */
 export type StoredProviderConnection =
-  | { kind: 'files' }
-  | { kind: 'reference_api'; base_url: string; token_url: string | null; client_id: string | null; client_secret: string | null };
+  { kind: 'files' } | { kind: 'reference_api'; base_url: string; token_url: string | null; client_id: string | null; client_secret: string | null };
 
 /** What an operator changes of a connection: a switch to files, or some of the reference interface's fields. */
 export type ProviderConnectionChange =
@@ -20,9 +17,7 @@ export type ProviderConnectionChange =
 type ReferenceApiField = 'base_url' | 'token_url' | 'client_id' | 'client_secret';
 const referenceApiFields: readonly ReferenceApiField[] = ['base_url', 'token_url', 'client_id', 'client_secret'];
 
-export type ConnectionChangeOutcome =
-  | { connection: ProviderConnectionSetting; secretReplaced: boolean }
-  | { missing: ReferenceApiField[] };
+export type ConnectionChangeOutcome = { connection: ProviderConnectionSetting; secretReplaced: boolean } | { missing: ReferenceApiField[] };
 
 /**
  * The connection after a change. A field of the reference interface left out keeps its current

@@ -16,15 +16,7 @@ import type { ProblemCode } from '../../platform/shared/problem-codes.ts';
  *   names a URL the URL policy refuses (http, or a non-public address: provider-url-guard.ts).
  * - not-found: the provider answered 404 (unknown payroll, employee...).
  */
-export type ProviderFailure =
-  | 'unreachable'
-  | 'timeout'
-  | 'unavailable'
-  | 'bad-response'
-  | 'rejected'
-  | 'authentication-failed'
-  | 'misconfigured'
-  | 'not-found';
+export type ProviderFailure = 'unreachable' | 'timeout' | 'unavailable' | 'bad-response' | 'rejected' | 'authentication-failed' | 'misconfigured' | 'not-found';
 
 const domainErrorOf: Record<ProviderFailure, { kind: DomainErrorKind; code: ProblemCode }> = {
   unreachable: { kind: 'upstream-failed', code: 'provider-unavailable' },

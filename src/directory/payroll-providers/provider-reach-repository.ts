@@ -21,7 +21,11 @@ export function reachableProviderIds(db: Executor, reach: DirectoryReach) {
       // Still required to be a sandbox provider: a row naming a live one would not open live data.
       return providers
         .where('payroll_providers.sandbox', '=', true)
-        .where('payroll_providers.id', 'in', db.selectFrom('sandboxes').select('sandboxes.payroll_provider_id').where('sandboxes.biller_client_id', '=', reach.sandboxBillerClientId));
+        .where(
+          'payroll_providers.id',
+          'in',
+          db.selectFrom('sandboxes').select('sandboxes.payroll_provider_id').where('sandboxes.biller_client_id', '=', reach.sandboxBillerClientId),
+        );
     case 'provider':
       return providers.where('payroll_providers.id', '=', reach.payrollProviderId);
     case 'nothing':

@@ -13,13 +13,7 @@ export async function insertPayrollProvider(db: Executor, provider: Insertable<P
 
 /** Providers' stored client secrets, row-locked: for re-sealing them under the current master key. */
 export async function rowLockProviderClientSecrets(db: Executor) {
-  return db
-    .selectFrom('payroll_providers')
-    .select(['id', 'api_client_secret'])
-    .where('api_client_secret', 'is not', null)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  return db.selectFrom('payroll_providers').select(['id', 'api_client_secret']).where('api_client_secret', 'is not', null).orderBy('id').forUpdate().execute();
 }
 
 export async function updateProviderClientSecret(db: Executor, providerId: string, apiClientSecret: string) {

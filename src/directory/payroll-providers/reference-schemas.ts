@@ -204,7 +204,7 @@ export const payrollScheduleResponseSchema = z
   .meta({
     id: 'PayrollScheduleResponse',
     description:
-      "A payroll and its calendar: each pay date with its payroll cut-off, pay period and lock date (the night its deductions " +
+      'A payroll and its calendar: each pay date with its payroll cut-off, pay period and lock date (the night its deductions ' +
       'are locked). `employer_id` is the employer as its payroll provider knows it.',
     example: {
       payroll: {
@@ -245,9 +245,7 @@ export const employeePushRecordSchema = z
   })
   .meta({
     id: 'SalaryDeductionEmployeePushRecord',
-    description:
-      'What payroll deducted from one employee for one pay period, in major units (12.5 is GBP 12.50), as version `version` ' +
-      'of the record `id`.',
+    description: 'What payroll deducted from one employee for one pay period, in major units (12.5 is GBP 12.50), as version `version` ' + 'of the record `id`.',
     example: {
       pay_period: '8-2026',
       id: 'ded-8-2026-000042',

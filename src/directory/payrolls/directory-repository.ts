@@ -167,11 +167,7 @@ export async function findEmployee(db: Executor, employeeId: string, options: { 
   return query.executeTakeFirst();
 }
 
-export async function findEmployeeIdByNationalRegistrationNumber(
-  db: Executor,
-  providerId: string,
-  nationalRegistrationNumber: string,
-): Promise<string | undefined> {
+export async function findEmployeeIdByNationalRegistrationNumber(db: Executor, providerId: string, nationalRegistrationNumber: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('employees')
     .select('id')
@@ -205,11 +201,7 @@ export async function updateEmployee(db: Executor, employeeId: string, fields: P
 }
 
 export async function findEmployment(db: Executor, employeeId: string, payrollId: string, options: { rowLock?: boolean } = {}) {
-  let query = db
-    .selectFrom('employments')
-    .selectAll()
-    .where('employee_id', '=', employeeId)
-    .where('payroll_id', '=', payrollId);
+  let query = db.selectFrom('employments').selectAll().where('employee_id', '=', employeeId).where('payroll_id', '=', payrollId);
   if (options.rowLock) query = query.forUpdate();
   return query.executeTakeFirst();
 }

@@ -9,9 +9,7 @@ import { selectEmployeesOnPayrolls } from './directory-repository.ts';
  * row's `id` here; the employee's id is `employee_id`).
  */
 export async function listEmployeesOnPayroll(db: Executor, payrollId: string, filters: { status?: EmploymentStatus | undefined }, paging: PagingQuery) {
-  let query = selectEmployeesOnPayrolls(db)
-    .select(['employments.id', 'employees.id as employee_id'])
-    .where('employments.payroll_id', '=', payrollId);
+  let query = selectEmployeesOnPayrolls(db).select(['employments.id', 'employees.id as employee_id']).where('employments.payroll_id', '=', payrollId);
   if (filters.status) query = query.where('employments.employment_status', '=', filters.status);
   return applyPaging(query, 'employments', paging).execute();
 }

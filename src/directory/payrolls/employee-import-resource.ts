@@ -6,7 +6,10 @@ const count = (description: string) => z.number().int().min(0).meta({ descriptio
 export const employeeImportReportSchema = z
   .object({
     payroll_id: z.uuid(),
-    file_sha256: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'SHA-256 of the file as received, hex' }),
+    file_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .meta({ description: 'SHA-256 of the file as received, hex' }),
     dry_run: z.boolean().meta({ description: 'Validated and counted only; nothing was applied' }),
     partial: z.boolean().meta({ description: 'Good rows are applied even when some rows are bad' }),
     applied: z.boolean().meta({ description: 'Whether the good rows were written (false for a dry run)' }),
@@ -71,6 +74,7 @@ export const employeeImportQuerySchema = z.strictObject({
 /** The answer to `errors=all`: every bad row, streamed. */
 export const employeeImportErrorsCsvSchema = z.string().meta({
   id: 'EmployeeImportErrorsCsv',
-  description: 'Every bad row of an import file, one per line after a header line (line,column,reason), in line order; rows repeating an earlier one last. column is empty when the whole row is at fault',
+  description:
+    'Every bad row of an import file, one per line after a header line (line,column,reason), in line order; rows repeating an earlier one last. column is empty when the whole row is at fault',
   example: 'line,column,reason\n4,date_of_birth,must be a date as YYYY-MM-DD\n9,payroll_reference,repeats the payroll reference of line 3\n',
 });

@@ -169,9 +169,7 @@ export function validateImportRow(fields: readonly string[], header: ImportHeade
     ok: true,
     employee: {
       ...record,
-      national_registration_number: record.national_registration_number
-        ? normaliseNationalRegistrationNumber(record.national_registration_number)
-        : null,
+      national_registration_number: record.national_registration_number ? normaliseNationalRegistrationNumber(record.national_registration_number) : null,
       currency,
     },
   };
@@ -217,7 +215,16 @@ export function matchImportedEmployee(employee: ImportedEmployee, candidates: Im
       },
     };
   }
-  if (!matchesPerson(holder, personIdentity({ national_registration_number: employee.national_registration_number ?? '', date_of_birth: employee.date_of_birth ?? '', family_name: employee.family_name }))) {
+  if (
+    !matchesPerson(
+      holder,
+      personIdentity({
+        national_registration_number: employee.national_registration_number ?? '',
+        date_of_birth: employee.date_of_birth ?? '',
+        family_name: employee.family_name,
+      }),
+    )
+  ) {
     return {
       kind: 'refused',
       error: { column: 'national_registration_number', reason: 'belongs to another employee of this payroll provider (date of birth or family name differ)' },

@@ -169,8 +169,7 @@ export function toEmployeeResource(row: EmployeeOnPayroll): EmployeeResource {
 }
 
 export function toEmployeeUpdatePayload(row: EmployeeOnPayroll): EmployeeUpdatePayload {
-  const { national_registration_number, date_of_birth, email_address, phone_number, postal_code, created_at, ...payload } =
-    toEmployeeResource(row);
+  const { national_registration_number, date_of_birth, email_address, phone_number, postal_code, created_at, ...payload } = toEmployeeResource(row);
   return payload;
 }
 

@@ -4,7 +4,6 @@ import { applyPaging } from '../../platform/db/keyset-paging.ts';
 import type { EmployerOptInChangesTable, EmployersTable } from '../../platform/db/tables.ts';
 import type { PagingQuery } from '../../platform/shared/paging.ts';
 
-
 /** Null when the provider already has an employer with this external id. */
 export async function insertEmployer(db: Executor, employer: Insertable<EmployersTable>) {
   return db
@@ -51,11 +50,5 @@ export async function insertOptInChange(db: Executor, change: Insertable<Employe
 
 /** Oldest first: the order the status moved in. */
 export async function listOptInChanges(db: Executor, employerId: string) {
-  return db
-    .selectFrom('employer_opt_in_changes')
-    .selectAll()
-    .where('employer_id', '=', employerId)
-    .orderBy('changed_at')
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('employer_opt_in_changes').selectAll().where('employer_id', '=', employerId).orderBy('changed_at').orderBy('id').execute();
 }

@@ -15,7 +15,13 @@ export const newEmployerSchema = z
     payroll_provider_id: uuidSchema,
     external_id: z.string().trim().min(1).max(200).meta({ description: 'The employer’s id at its payroll provider', example: 'ACME-RETAIL-1' }),
     name: z.string().trim().min(1).max(200).meta({ example: 'Acme Retail plc' }),
-    sic_code: z.string().trim().regex(/^[0-9]{4,5}$/, 'must be a SIC code of 4 or 5 digits').nullable().default(null).meta({ example: '47110' }),
+    sic_code: z
+      .string()
+      .trim()
+      .regex(/^[0-9]{4,5}$/, 'must be a SIC code of 4 or 5 digits')
+      .nullable()
+      .default(null)
+      .meta({ example: '47110' }),
     industry_name: z.string().trim().min(1).max(200).nullable().default(null).meta({ example: 'Retail sale in non-specialised stores' }),
     salary_deduction_opt_in_status: optInStatus.default('pending'),
   })
@@ -94,10 +100,10 @@ export const employerSchema = z
     sic_code: z.string().nullable(),
     industry_name: z.string().nullable(),
     salary_deduction_opt_in_status: optInStatusSchema,
-    payout_funding: z
-      .enum(['received', 'deducted'])
-      .nullable()
-      .meta({ description: "What makes this employer's collections payable: `received` (its remittance on a bank statement) or `deducted` (payroll's report, for trusted employers); null follows the installation's PAYOUT_FUNDING" }),
+    payout_funding: z.enum(['received', 'deducted']).nullable().meta({
+      description:
+        "What makes this employer's collections payable: `received` (its remittance on a bank statement) or `deducted` (payroll's report, for trusted employers); null follows the installation's PAYOUT_FUNDING",
+    }),
     /** On GET /admin/employers/{id} and after a change; lists leave it out. */
     opt_in_history: z.array(optInChangeSchema).optional(),
     created_at: z.iso.datetime(),

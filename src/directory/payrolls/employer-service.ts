@@ -5,15 +5,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../../platform/share
 import { invalidInput } from '../../platform/shared/invalid-input.ts';
 import { pageOf, type PagingQuery } from '../../platform/shared/paging.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
-import {
-  findEmployer,
-  insertEmployer,
-  insertOptInChange,
-  listEmployers,
-  listOptInChanges,
-  setEmployerOptInStatus,
-  setEmployerPayoutFunding,
-} from './employer-repository.ts';
+import { findEmployer, insertEmployer, insertOptInChange, listEmployers, listOptInChanges, setEmployerOptInStatus, setEmployerPayoutFunding } from './employer-repository.ts';
 import { newEmployerSchema, optInChangeRequestSchema, payoutFundingChangeRequestSchema, toEmployerResource, type EmployerResource } from './employer-resource.ts';
 
 /** The payroll provider a request names in its body: unknown is the body's fault (422), not a missing path (404). */
@@ -58,12 +50,7 @@ export async function onboardEmployer(trx: Executor, input: unknown, action: { a
  * move is kept in the employer's history and the audit log. Availability checks and enablement read
  * the new status from now on.
  */
-export async function changeEmployerOptIn(
-  trx: Executor,
-  employerId: string,
-  request: unknown,
-  action: { actor: Actor },
-): Promise<EmployerResource> {
+export async function changeEmployerOptIn(trx: Executor, employerId: string, request: unknown, action: { actor: Actor }): Promise<EmployerResource> {
   const parsed = optInChangeRequestSchema.safeParse(request);
   if (!parsed.success) throw invalidInput(parsed.error);
   const { salary_deduction_opt_in_status: status, reason } = parsed.data;

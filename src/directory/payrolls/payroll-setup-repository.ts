@@ -19,7 +19,12 @@ const payrollColumns = [
 
 /** Undefined when the id or the provider's external id is taken (the caller tells which). */
 export async function insertPayroll(db: Executor, payroll: Insertable<PayrollsTable>) {
-  return db.insertInto('payrolls').values(payroll).onConflict((oc) => oc.doNothing()).returning(payrollColumns).executeTakeFirst();
+  return db
+    .insertInto('payrolls')
+    .values(payroll)
+    .onConflict((oc) => oc.doNothing())
+    .returning(payrollColumns)
+    .executeTakeFirst();
 }
 
 export async function findPayroll(db: Executor, payrollId: string, options: { rowLock?: boolean } = {}) {
@@ -27,11 +32,7 @@ export async function findPayroll(db: Executor, payrollId: string, options: { ro
   return (options.rowLock ? query.forUpdate() : query).executeTakeFirst();
 }
 
-export async function updatePayroll(
-  db: Executor,
-  payrollId: string,
-  fields: Pick<Updateable<PayrollsTable>, 'name' | 'payment_run_frequency' | 'bank_holiday_region'>,
-) {
+export async function updatePayroll(db: Executor, payrollId: string, fields: Pick<Updateable<PayrollsTable>, 'name' | 'payment_run_frequency' | 'bank_holiday_region'>) {
   return db.updateTable('payrolls').set(fields).where('id', '=', payrollId).returning(payrollColumns).executeTakeFirstOrThrow();
 }
 
@@ -39,11 +40,7 @@ export async function findPayrollByExternalId(db: Executor, providerId: string, 
   return db.selectFrom('payrolls').select(['id']).where('payroll_provider_id', '=', providerId).where('external_id', '=', externalId).executeTakeFirst();
 }
 
-export async function listPayrolls(
-  db: Executor,
-  filters: { employerId?: string | undefined; payrollProviderId?: string | undefined },
-  paging: PagingQuery,
-) {
+export async function listPayrolls(db: Executor, filters: { employerId?: string | undefined; payrollProviderId?: string | undefined }, paging: PagingQuery) {
   let query = db.selectFrom('payrolls').select(payrollColumns);
   if (filters.employerId) query = query.where('employer_id', '=', filters.employerId);
   if (filters.payrollProviderId) query = query.where('payroll_provider_id', '=', filters.payrollProviderId);

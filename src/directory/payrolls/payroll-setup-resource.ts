@@ -11,12 +11,10 @@ const frequency = paymentRunFrequencySchema.meta({ description: 'How often the p
 export const newPayrollSchema = z
   .strictObject({
     employer_id: uuidSchema,
-    external_id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .meta({ description: "The payroll's id at its provider; a UUID also becomes the payroll's id here, as the reference interface names payrolls by it", example: 'ACME-MONTHLY' }),
+    external_id: z.string().trim().min(1).max(200).meta({
+      description: "The payroll's id at its provider; a UUID also becomes the payroll's id here, as the reference interface names payrolls by it",
+      example: 'ACME-MONTHLY',
+    }),
     name: z.string().trim().min(1).max(200).meta({ example: 'Acme Retail monthly payroll' }),
     payment_run_frequency: frequency,
     currency: currencySchema.default('GBP'),
@@ -39,7 +37,9 @@ export const payrollChangeSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(200).optional(),
     payment_run_frequency: frequency.optional(),
-    bank_holiday_region: payrollRegionSchema.optional().meta({ description: "Whose bank holidays its calendar follows; a change moves the lock dates of its unlocked pay dates" }),
+    bank_holiday_region: payrollRegionSchema
+      .optional()
+      .meta({ description: 'Whose bank holidays its calendar follows; a change moves the lock dates of its unlocked pay dates' }),
     reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, kept in the audit log' }),
   })
   .meta({
@@ -112,4 +112,8 @@ export const payrollChangeResultSchema = z
     payroll: payrollRecordSchema,
     lock_dates_changed: z.number().int().meta({ description: 'Unlocked pay dates whose lock date the change moved (a new bank-holiday region)' }),
   })
-  .meta({ id: 'PayrollChangeResult', description: 'The payroll, changed, and how many lock dates moved', example: { payroll: { ...payrollExample, bank_holiday_region: 'scotland' }, lock_dates_changed: 2 } });
+  .meta({
+    id: 'PayrollChangeResult',
+    description: 'The payroll, changed, and how many lock dates moved',
+    example: { payroll: { ...payrollExample, bank_holiday_region: 'scotland' }, lock_dates_changed: 2 },
+  });

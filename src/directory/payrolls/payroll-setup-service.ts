@@ -95,11 +95,7 @@ export async function getPayrollRecord(db: Executor, payrollId: string): Promise
   return toPayrollRecord(row);
 }
 
-export async function listPayrollRecords(
-  db: Executor,
-  filters: { employerId?: string | undefined; payrollProviderId?: string | undefined },
-  paging: PagingQuery,
-) {
+export async function listPayrollRecords(db: Executor, filters: { employerId?: string | undefined; payrollProviderId?: string | undefined }, paging: PagingQuery) {
   const { items, paging: page } = pageOf(await listPayrolls(db, filters, paging), paging);
   return { payrolls: items.map(toPayrollRecord), paging: page };
 }

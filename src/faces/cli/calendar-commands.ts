@@ -1,20 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { cliActor } from '../../platform/audit/audit-service.ts';
-import type {
-  BankHolidayChange,
-  BankHolidayResource,
-  PayCalendarChange,
-  PayDateResource,
-} from '../../directory/calendars/pay-calendar-resource.ts';
+import type { BankHolidayChange, BankHolidayResource, PayCalendarChange, PayDateResource } from '../../directory/calendars/pay-calendar-resource.ts';
 import type { BankHolidayRegion } from '../../platform/db/tables.ts';
 import { InvalidError } from '../../platform/shared/domain-errors.ts';
 import { secretBoxFor } from '../../platform/shared/secret-box.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 import { BANK_HOLIDAY_REGIONS } from './vocabulary.ts';
-
-
 
 const regionOption = () => new Option('--region <region>', 'bank-holiday region').choices(BANK_HOLIDAY_REGIONS).makeOptionMandatory();
 const byOption = ['--by <name>', 'who makes the change (default: the OS user)'] as const;
@@ -41,20 +34,22 @@ function payDateLine(payDate: PayDateResource): string {
 
 function calendarChangeText(change: PayCalendarChange): string {
   const list = (dates: string[]) => (dates.length === 0 ? 'none' : dates.join(' '));
-  return [
-    `Payroll ${change.payroll_id} calendar from ${change.source}, ${change.from} to ${change.until}:`,
-    `  added     ${list(change.added)}`,
-    `  changed   ${list(change.changed)}`,
-    `  removed   ${list(change.removed)}`,
-    `  unchanged ${change.unchanged.length}`,
-    '',
-  ].join('\n') + change.pay_dates.map(payDateLine).join('');
+  return (
+    [
+      `Payroll ${change.payroll_id} calendar from ${change.source}, ${change.from} to ${change.until}:`,
+      `  added     ${list(change.added)}`,
+      `  changed   ${list(change.changed)}`,
+      `  removed   ${list(change.removed)}`,
+      `  unchanged ${change.unchanged.length}`,
+      '',
+    ].join('\n') + change.pay_dates.map(payDateLine).join('')
+  );
 }
 
 export function registerBankHolidayCommands(program: Command): void {
   const holidays = program
     .command('bank-holidays')
-    .description("Bank holidays per region: the published ones (from the date-holidays library) and one-off days operators add");
+    .description('Bank holidays per region: the published ones (from the date-holidays library) and one-off days operators add');
 
   holidays
     .command('list')
@@ -86,10 +81,14 @@ export function registerBankHolidayCommands(program: Command): void {
       const { addBankHoliday } = await import('../../directory/calendars/bank-holiday-service.ts');
       await withDatabase(async (db) => {
         const change = await db.transaction().execute((trx) =>
-          addBankHoliday(trx, { region: options.region, date: options.date, name: options.name }, {
-            actor: cliActor(operatorName(options.by)),
-            reason: options.reason ?? null,
-          }),
+          addBankHoliday(
+            trx,
+            { region: options.region, date: options.date, name: options.name },
+            {
+              actor: cliActor(operatorName(options.by)),
+              reason: options.reason ?? null,
+            },
+          ),
         );
         print(options.json, change, holidayChangeText('Added', change));
       });
@@ -106,9 +105,9 @@ export function registerBankHolidayCommands(program: Command): void {
     .action(async (options: { region: BankHolidayRegion; date: string; reason?: string; by?: string; json?: boolean }) => {
       const { removeBankHoliday } = await import('../../directory/calendars/bank-holiday-service.ts');
       await withDatabase(async (db) => {
-        const change = await db.transaction().execute((trx) =>
-          removeBankHoliday(trx, options.region, options.date, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
-        );
+        const change = await db
+          .transaction()
+          .execute((trx) => removeBankHoliday(trx, options.region, options.date, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }));
         print(options.json, change, holidayChangeText('Removed', change));
       });
     });
@@ -142,7 +141,10 @@ async function ruleOf(options: GenerateOptions) {
   const parsed = payCalendarRuleSchema.safeParse(rule);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'rule'}: ${issue.message}`).join('; ');
-    throw new InvalidError('invalid-rule', `Invalid rule (${problems}): monthly takes --pay-day last-working-day or day-of-month --day N; weekly, fortnightly and four_weekly take --pay-day anchor --anchor DATE`);
+    throw new InvalidError(
+      'invalid-rule',
+      `Invalid rule (${problems}): monthly takes --pay-day last-working-day or day-of-month --day N; weekly, fortnightly and four_weekly take --pay-day anchor --anchor DATE`,
+    );
   }
   return parsed.data;
 }
@@ -189,10 +191,15 @@ export function registerCalendarCommands(program: Command): void {
         const rule = await ruleOf(options);
         if (options.until < options.from) throw new InvalidError('invalid-horizon', '--until must be on or after --from');
         const change = await db.transaction().execute((trx) =>
-          generatePayCalendarForPayroll(trx, options.payroll, { rule, from: options.from, until: options.until }, {
-            actor: cliActor(operatorName(options.by)),
-            reason: options.reason ?? null,
-          }),
+          generatePayCalendarForPayroll(
+            trx,
+            options.payroll,
+            { rule, from: options.from, until: options.until },
+            {
+              actor: cliActor(operatorName(options.by)),
+              reason: options.reason ?? null,
+            },
+          ),
         );
         print(options.json, change, calendarChangeText(change));
       });
@@ -200,9 +207,7 @@ export function registerCalendarCommands(program: Command): void {
 
   calendars
     .command('import')
-    .description(
-      "Import a payroll's pay dates from a CSV file (pay_date,payroll_cutoff_date[,pay_period]); any bad row: every one is reported and nothing changes (audited)",
-    )
+    .description("Import a payroll's pay dates from a CSV file (pay_date,payroll_cutoff_date[,pay_period]); any bad row: every one is reported and nothing changes (audited)")
     .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
     .requiredOption('--file <path>', 'the CSV file')
     .option(...reasonOption)
@@ -212,9 +217,9 @@ export function registerCalendarCommands(program: Command): void {
       const csv = readFileSync(options.file, 'utf8');
       const { importPayCalendarCsv } = await import('../../directory/calendars/calendar-service.ts');
       await withDatabase(async (db) => {
-        const change = await db.transaction().execute((trx) =>
-          importPayCalendarCsv(trx, options.payroll, csv, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
-        );
+        const change = await db
+          .transaction()
+          .execute((trx) => importPayCalendarCsv(trx, options.payroll, csv, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }));
         print(options.json, change, calendarChangeText(change));
       });
     });
@@ -232,11 +237,14 @@ export function registerCalendarCommands(program: Command): void {
       const { providerUrlPolicy } = await import('../../directory/payroll-providers/provider-url-guard.ts');
       const { resolveWebhookTarget, systemResolver } = await import('../webhooks/webhook-target.ts');
       const { syncPayCalendarFromProvider } = await import('../../directory/calendars/calendar-service.ts');
-      const adapterFor = httpAdapterFactory({ secrets: secretBoxFor(loadConfig()), urls: providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
+      const adapterFor = httpAdapterFactory({
+        secrets: secretBoxFor(loadConfig()),
+        urls: providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+      });
       await withDatabase(async (db) => {
-        const change = await db.transaction().execute((trx) =>
-          syncPayCalendarFromProvider(trx, options.payroll, adapterFor, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
-        );
+        const change = await db
+          .transaction()
+          .execute((trx) => syncPayCalendarFromProvider(trx, options.payroll, adapterFor, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }));
         print(options.json, change, calendarChangeText(change));
       });
     });

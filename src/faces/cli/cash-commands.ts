@@ -62,21 +62,31 @@ export function registerCashCommands(program: Command): void {
             console.log(`${name} was imported on ${s.imported_at.toISOString()}: nothing changed`);
             continue;
           }
-          const outcomes = Object.entries(s.entry_outcomes).map(([kind, count]) => `${kind.replaceAll('_', ' ')} ${count}`).join(', ') || 'no entries';
+          const outcomes =
+            Object.entries(s.entry_outcomes)
+              .map(([kind, count]) => `${kind.replaceAll('_', ' ')} ${count}`)
+              .join(', ') || 'no entries';
           console.log(`imported ${name}: ${s.credits} credits (${money(s.credits_total, s.currency)}), ${recorded.newCredits} new; entries: ${outcomes}`);
           for (const entry of recorded.entries.filter((e) => !['new', 'debit', 'already_known', 'superseded'].includes(e.outcome))) {
-            console.log(`  entry ${entry.index + 1} ${entry.bankReference} ${entry.direction} ${money(entry.amount, s.currency)}: ${entry.outcome.replaceAll('_', ' ')}${entry.detail ? ` (${entry.detail})` : ''}`);
+            console.log(
+              `  entry ${entry.index + 1} ${entry.bankReference} ${entry.direction} ${money(entry.amount, s.currency)}: ${entry.outcome.replaceAll('_', ' ')}${entry.detail ? ` (${entry.detail})` : ''}`,
+            );
           }
           for (const finding of s.integrity_findings) console.log(`  check: ${finding.detail}`);
         }
         if (outcome.matching) {
           const m = outcome.matching;
-          const rules = Object.entries(m.byRule).map(([rule, count]) => `${rule} ${count}`).join(', ') || 'none';
+          const rules =
+            Object.entries(m.byRule)
+              .map(([rule, count]) => `${rule} ${count}`)
+              .join(', ') || 'none';
           console.log(`matched ${m.matches} (${rules}); ${m.unmatchedCredits} credit(s) wait in the exceptions queue (deductions credits list)`);
         }
         const r = outcome.reversals;
         if (r.applied + r.unresolved > 0) {
-          console.log(`reversals: ${r.applied} took back their credit, ${r.unresolved} wait for a person (deductions statements reversals)${r.shortfall > 0 ? `; ${money(r.shortfall, outcome.statement.currency)} paid out is now owed back` : ''}`);
+          console.log(
+            `reversals: ${r.applied} took back their credit, ${r.unresolved} wait for a person (deductions statements reversals)${r.shortfall > 0 ? `; ${money(r.shortfall, outcome.statement.currency)} paid out is now owed back` : ''}`,
+          );
         }
       });
     });
@@ -89,7 +99,9 @@ export function registerCashCommands(program: Command): void {
       const { listBankStatements } = await import('../../settlement/cash/cash-service.ts');
       await withDatabase(async (db) => {
         for (const s of await listBankStatements(db, options.limit)) {
-          console.log(`${s.imported_at}  ${s.format.padEnd(8)}  ${s.statement_id.padEnd(30)}  ${String(s.credits).padStart(6)} credits  ${money(s.credits_total, s.currency)}  ${s.id}`);
+          console.log(
+            `${s.imported_at}  ${s.format.padEnd(8)}  ${s.statement_id.padEnd(30)}  ${String(s.credits).padStart(6)} credits  ${money(s.credits_total, s.currency)}  ${s.id}`,
+          );
         }
       });
     });
@@ -116,7 +128,9 @@ export function registerCashCommands(program: Command): void {
       const { listBankStatementEntries } = await import('../../settlement/cash/cash-service.ts');
       await withDatabase(async (db) => {
         for (const e of await listBankStatementEntries(db, statementId)) {
-          console.log(`${String(e.entry_index + 1).padStart(5)}  ${e.direction.padEnd(6)}  ${money(e.amount, e.currency).padStart(16)}  ${(e.booking_date ?? '-').padEnd(10)}  ${e.outcome.padEnd(19)}  ${e.bank_reference}${e.detail ? `  ${e.detail}` : ''}`);
+          console.log(
+            `${String(e.entry_index + 1).padStart(5)}  ${e.direction.padEnd(6)}  ${money(e.amount, e.currency).padStart(16)}  ${(e.booking_date ?? '-').padEnd(10)}  ${e.outcome.padEnd(19)}  ${e.bank_reference}${e.detail ? `  ${e.detail}` : ''}`,
+          );
         }
       });
     });
@@ -147,7 +161,11 @@ export function registerCashCommands(program: Command): void {
       const { resolveReversal } = await import('../../settlement/cash/reversal-service.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
-        const placed = await resolveReversal(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { entryId: options.entry, creditId: options.credit, reason: options.reason });
+        const placed = await resolveReversal(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), {
+          entryId: options.entry,
+          creditId: options.credit,
+          reason: options.reason,
+        });
         console.log(`credit ${placed.creditId} reversed${placed.shortfall > 0 ? `; ${placed.shortfall} minor units paid out are now owed back` : ''}`);
       });
     });
@@ -164,14 +182,16 @@ export function registerCashCommands(program: Command): void {
         const rows = await listCreditsToMatch(db, options.limit);
         if (rows.length === 0) console.log('no credit waits to be matched');
         for (const c of rows) {
-          console.log(`${c.id}  ${c.booking_date}  ${c.state.padEnd(4)}  ${money(c.unmatched_amount, c.currency).padStart(16)} of ${money(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}${c.state_reason ? `  (${c.state_reason})` : ''}`);
+          console.log(
+            `${c.id}  ${c.booking_date}  ${c.state.padEnd(4)}  ${money(c.unmatched_amount, c.currency).padStart(16)} of ${money(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}${c.state_reason ? `  (${c.state_reason})` : ''}`,
+          );
         }
       });
     });
 
   credits
     .command('match')
-    .description("Match a credit by hand to one or more remittances (repeat --to to split it)")
+    .description('Match a credit by hand to one or more remittances (repeat --to to split it)')
     .requiredOption('--credit <id>', 'the credit', parseUuidOption)
     .requiredOption('--to <payroll:date:amount>', 'a payroll pay date and the minor units of the credit it gets', parseAllocation)
     .option('--reason <reason>', 'why, for the audit log')
@@ -233,7 +253,9 @@ export function registerCashCommands(program: Command): void {
       const config = loadConfig();
       await withDatabase(async (db) => {
         const result = await unmatch(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { matchId: options.match, reason: options.reason });
-        console.log(`unmatched ${result.match.amount} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${result.received}; ${result.entriesUnfunded} unpaid entries lost their funding`);
+        console.log(
+          `unmatched ${result.match.amount} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${result.received}; ${result.entriesUnfunded} unpaid entries lost their funding`,
+        );
       });
     });
 
@@ -248,7 +270,11 @@ export function registerCashCommands(program: Command): void {
     .action(async (options: { payDate?: string; status?: RemittanceStatus; limit: number }) => {
       const { listRemittanceResources } = await import('../../settlement/cash/cash-service.ts');
       await withDatabase(async (db) => {
-        const rows = await listRemittanceResources(db, { limit: options.limit, ...(options.payDate ? { payDate: options.payDate } : {}), ...(options.status ? { status: options.status } : {}) });
+        const rows = await listRemittanceResources(db, {
+          limit: options.limit,
+          ...(options.payDate ? { payDate: options.payDate } : {}),
+          ...(options.status ? { status: options.status } : {}),
+        });
         for (const r of rows) {
           console.log(
             `${r.pay_date}  ${r.status.padEnd(9)}  expected ${money(r.expected, r.currency).padStart(14)}  received ${money(r.received, r.currency).padStart(14)}  owed ${money(r.owed, r.currency).padStart(14)}${r.shortfall > 0 ? `  owed back ${money(r.shortfall, r.currency)}` : ''}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,

@@ -11,7 +11,10 @@ import { withDatabase } from './command-database.ts';
 import { operatorName, parseUuidOption } from './options.ts';
 
 function parseScopes(value: string): Scope[] {
-  return value.split(/[\s,]+/).filter(Boolean).map((scope) => scopeSchema.parse(scope));
+  return value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((scope) => scopeSchema.parse(scope));
 }
 
 export function formatClientLine(client: ClientResource): string {
@@ -19,7 +22,6 @@ export function formatClientLine(client: ClientResource): string {
   const keys = client.api_keys.map((key) => `${key.key_prefix}...`).join(' ') || 'no API key';
   return `${client.id}  ${client.role.padEnd(16)} ${state.padEnd(40)} secret v${client.secret_version}  ${keys}  ${client.name}`;
 }
-
 
 const takesEffect = `Takes effect on every API process within ${CLIENT_CACHE_TTL_MS / 1000} s.`;
 
@@ -81,9 +83,7 @@ export function registerClientCommands(program: Command): void {
       const { getClientResource } = await import('../../directory/auth/clients-service.ts');
       await withDatabase(async (db) => {
         const client = await getClientResource(db, options.client);
-        process.stdout.write(
-          options.json ? `${JSON.stringify(client, null, 2)}\n` : `${formatClientLine(client)}\n  scopes: ${client.scopes.join(' ')}\n`,
-        );
+        process.stdout.write(options.json ? `${JSON.stringify(client, null, 2)}\n` : `${formatClientLine(client)}\n  scopes: ${client.scopes.join(' ')}\n`);
       });
     });
 

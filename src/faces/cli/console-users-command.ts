@@ -22,7 +22,9 @@ export function registerConsoleUserCommands(program: Command): void {
     .description('Create a console user; prints a generated password once unless --password-stdin')
     .requiredOption('--email <email>', 'sign-in email, unique')
     .requiredOption('--name <name>', 'display name')
-    .addOption(new Option('--role <role>', 'operator (re-runs, retries, redeliveries), finance (settles payouts) or viewer (reads)').choices(consoleRoles).makeOptionMandatory())
+    .addOption(
+      new Option('--role <role>', 'operator (re-runs, retries, redeliveries), finance (settles payouts) or viewer (reads)').choices(consoleRoles).makeOptionMandatory(),
+    )
     .addOption(passwordOption)
     .option('--by <name>', 'who creates it (default: the OS user)')
     .action(async (options: { email: string; name: string; role: ConsoleRole; passwordStdin?: boolean; by?: string }) => {
@@ -54,7 +56,10 @@ export function registerConsoleUserCommands(program: Command): void {
       });
     });
 
-  for (const [command, enabled] of [['disable', false], ['enable', true]] as const) {
+  for (const [command, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
     users
       .command(command)
       .description(enabled ? 'Let a disabled console user sign in again' : 'Stop a console user signing in and end their sessions now')

@@ -17,8 +17,6 @@ import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from
 const OPT_IN_STATUSES = ['pending', 'opted_in', 'opted_out'] as const;
 const FREQUENCIES = ['weekly', 'fortnightly', 'four_weekly', 'monthly', 'unknown'] as const;
 
-
-
 /** Every page of a listing, for a command that prints them all. */
 async function allPages<T>(fetch: (paging: PagingQuery) => Promise<{ items: T[]; after: string | null }>): Promise<T[]> {
   const all: T[] = [];
@@ -175,49 +173,37 @@ function registerProviderCommands(program: Command): void {
     .option('--reason <text>', 'why (kept in the audit log)')
     .option('--by <name>', 'who makes the change (default: the OS user)')
     .option('--json', 'print the provider as JSON')
-    .action(
-      async (options: ConnectionOptions & { provider: string; name?: string; region?: string; leadTime?: number; reason?: string; by?: string; json?: boolean }) => {
-        const connection = connectionOfOptions(options, readSecretFromStdin);
-        const change = {
-          ...(options.name === undefined ? {} : { name: options.name }),
-          ...(options.region === undefined ? {} : { region: options.region }),
-          ...(options.leadTime === undefined ? {} : { lead_time_working_days: options.leadTime }),
-          ...(connection ? { connection } : {}),
-          ...(options.reason === undefined ? {} : { reason: options.reason }),
-        };
-        const { changePayrollProvider } = await import('../../directory/payroll-providers/payroll-provider-service.ts');
-        const { recomputeLockDates } = await import('../../directory/calendars/bank-holiday-service.ts');
-        const { loadConfig, urlPolicy } = await providerSetup();
-        await withDatabase(async (db) => {
-          const { payroll_provider: provider, lock_dates_changed: lockDatesChanged } = await db
-            .transaction()
-            .execute((trx) =>
-              changePayrollProvider(
-                trx,
-                secretBoxFor(loadConfig()),
-                options.provider,
-                change,
-                { actor: cliActor(operatorName(options.by)) },
-                { recomputeLockDates },
-                urlPolicy,
-              ),
-            );
-          if (options.json) printJson(provider);
-          else {
-            process.stdout.write(`${formatProviderLine(provider)}\n`);
-            if (options.leadTime !== undefined) process.stdout.write(`lock dates moved: ${lockDatesChanged}\n`);
-          }
-        });
-      },
-    );
+    .action(async (options: ConnectionOptions & { provider: string; name?: string; region?: string; leadTime?: number; reason?: string; by?: string; json?: boolean }) => {
+      const connection = connectionOfOptions(options, readSecretFromStdin);
+      const change = {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(options.region === undefined ? {} : { region: options.region }),
+        ...(options.leadTime === undefined ? {} : { lead_time_working_days: options.leadTime }),
+        ...(connection ? { connection } : {}),
+        ...(options.reason === undefined ? {} : { reason: options.reason }),
+      };
+      const { changePayrollProvider } = await import('../../directory/payroll-providers/payroll-provider-service.ts');
+      const { recomputeLockDates } = await import('../../directory/calendars/bank-holiday-service.ts');
+      const { loadConfig, urlPolicy } = await providerSetup();
+      await withDatabase(async (db) => {
+        const { payroll_provider: provider, lock_dates_changed: lockDatesChanged } = await db
+          .transaction()
+          .execute((trx) =>
+            changePayrollProvider(trx, secretBoxFor(loadConfig()), options.provider, change, { actor: cliActor(operatorName(options.by)) }, { recomputeLockDates }, urlPolicy),
+          );
+        if (options.json) printJson(provider);
+        else {
+          process.stdout.write(`${formatProviderLine(provider)}\n`);
+          if (options.leadTime !== undefined) process.stdout.write(`lock dates moved: ${lockDatesChanged}\n`);
+        }
+      });
+    });
 }
 
 // Employers -----------------------------------------------------------------------------------------
 
 export function formatEmployerLines(employer: EmployerResource): string {
-  const lines = [
-    `${employer.id}  ${employer.salary_deduction_opt_in_status.padEnd(9)}  provider ${employer.payroll_provider_id}  ${employer.external_id}  ${employer.name}`,
-  ];
+  const lines = [`${employer.id}  ${employer.salary_deduction_opt_in_status.padEnd(9)}  provider ${employer.payroll_provider_id}  ${employer.external_id}  ${employer.name}`];
   for (const change of employer.opt_in_history ?? []) {
     const why = change.reason === null ? '' : `: ${change.reason}`;
     lines.push(`  ${change.changed_at}  ${change.from_status ?? '(new)'} -> ${change.to_status}  by ${change.changed_by}${why}`);
@@ -226,7 +212,7 @@ export function formatEmployerLines(employer: EmployerResource): string {
 }
 
 function registerEmployerCommands(program: Command): void {
-  const employers = group(program, 'employers', "Employers and their salary-deduction opt-in status (with its history)");
+  const employers = group(program, 'employers', 'Employers and their salary-deduction opt-in status (with its history)');
 
   employers
     .command('create')
@@ -239,24 +225,22 @@ function registerEmployerCommands(program: Command): void {
     .addOption(new Option('--opt-in <status>', 'salary-deduction opt-in status').choices(OPT_IN_STATUSES).default('pending'))
     .option('--by <name>', 'who adds it (default: the OS user)')
     .option('--json', 'print the employer as JSON')
-    .action(
-      async (options: { provider: string; externalId: string; name: string; sicCode?: string; industry?: string; optIn: string; by?: string; json?: boolean }) => {
-        const input = {
-          payroll_provider_id: options.provider,
-          external_id: options.externalId,
-          name: options.name,
-          sic_code: options.sicCode ?? null,
-          industry_name: options.industry ?? null,
-          salary_deduction_opt_in_status: options.optIn,
-        };
-        const { onboardEmployer } = await import('../../directory/payrolls/employer-service.ts');
-        await withDatabase(async (db) => {
-          const employer = await db.transaction().execute((trx) => onboardEmployer(trx, input, { actor: cliActor(operatorName(options.by)) }));
-          if (options.json) printJson(employer);
-          else process.stdout.write(formatEmployerLines(employer));
-        });
-      },
-    );
+    .action(async (options: { provider: string; externalId: string; name: string; sicCode?: string; industry?: string; optIn: string; by?: string; json?: boolean }) => {
+      const input = {
+        payroll_provider_id: options.provider,
+        external_id: options.externalId,
+        name: options.name,
+        sic_code: options.sicCode ?? null,
+        industry_name: options.industry ?? null,
+        salary_deduction_opt_in_status: options.optIn,
+      };
+      const { onboardEmployer } = await import('../../directory/payrolls/employer-service.ts');
+      await withDatabase(async (db) => {
+        const employer = await db.transaction().execute((trx) => onboardEmployer(trx, input, { actor: cliActor(operatorName(options.by)) }));
+        if (options.json) printJson(employer);
+        else process.stdout.write(formatEmployerLines(employer));
+      });
+    });
 
   employers
     .command('list')
@@ -303,7 +287,12 @@ function registerEmployerCommands(program: Command): void {
         const employer = await db
           .transaction()
           .execute((trx) =>
-            changeEmployerOptIn(trx, options.employer, { salary_deduction_opt_in_status: options.status, reason: options.reason }, { actor: cliActor(operatorName(options.by)) }),
+            changeEmployerOptIn(
+              trx,
+              options.employer,
+              { salary_deduction_opt_in_status: options.status, reason: options.reason },
+              { actor: cliActor(operatorName(options.by)) },
+            ),
           );
         if (options.json) printJson(employer);
         else process.stdout.write(formatEmployerLines(employer));
@@ -312,7 +301,9 @@ function registerEmployerCommands(program: Command): void {
 
   employers
     .command('set-payout-funding')
-    .description("What makes the employer's collections payable: received (its remittance on a bank statement), deducted (payroll's report: trusted employers) or default (PAYOUT_FUNDING); audited")
+    .description(
+      "What makes the employer's collections payable: received (its remittance on a bank statement), deducted (payroll's report: trusted employers) or default (PAYOUT_FUNDING); audited",
+    )
     .requiredOption('--employer <id>', 'employer id', parseUuidOption)
     .addOption(new Option('--funding <funding>', 'received, deducted or default').choices(['received', 'deducted', 'default']).makeOptionMandatory())
     .requiredOption('--reason <text>', 'why')
@@ -324,7 +315,9 @@ function registerEmployerCommands(program: Command): void {
         const funding = options.funding === 'default' ? null : options.funding;
         const employer = await db
           .transaction()
-          .execute((trx) => changeEmployerPayoutFunding(trx, options.employer, { payout_funding: funding, reason: options.reason }, { actor: cliActor(operatorName(options.by)) }));
+          .execute((trx) =>
+            changeEmployerPayoutFunding(trx, options.employer, { payout_funding: funding, reason: options.reason }, { actor: cliActor(operatorName(options.by)) }),
+          );
         if (options.json) printJson(employer);
         else process.stdout.write(formatEmployerLines(employer));
       });
@@ -351,24 +344,22 @@ function registerPayrollCommands(program: Command): void {
     .addOption(new Option('--region <region>', "whose bank holidays its calendar follows (default: its provider's)").choices(PAYROLL_REGIONS))
     .option('--by <name>', 'who adds it (default: the OS user)')
     .option('--json', 'print the payroll as JSON')
-    .action(
-      async (options: { employer: string; externalId: string; name: string; frequency: string; currency: string; region?: string; by?: string; json?: boolean }) => {
-        const input = {
-          employer_id: options.employer,
-          external_id: options.externalId,
-          name: options.name,
-          payment_run_frequency: options.frequency,
-          currency: options.currency,
-          ...(options.region ? { bank_holiday_region: options.region } : {}),
-        };
-        const { setUpPayroll } = await import('../../directory/payrolls/payroll-setup-service.ts');
-        await withDatabase(async (db) => {
-          const payroll = await db.transaction().execute((trx) => setUpPayroll(trx, input, { actor: cliActor(operatorName(options.by)) }));
-          if (options.json) printJson(payroll);
-          else process.stdout.write(`${formatPayrollLine(payroll)}\n`);
-        });
-      },
-    );
+    .action(async (options: { employer: string; externalId: string; name: string; frequency: string; currency: string; region?: string; by?: string; json?: boolean }) => {
+      const input = {
+        employer_id: options.employer,
+        external_id: options.externalId,
+        name: options.name,
+        payment_run_frequency: options.frequency,
+        currency: options.currency,
+        ...(options.region ? { bank_holiday_region: options.region } : {}),
+      };
+      const { setUpPayroll } = await import('../../directory/payrolls/payroll-setup-service.ts');
+      await withDatabase(async (db) => {
+        const payroll = await db.transaction().execute((trx) => setUpPayroll(trx, input, { actor: cliActor(operatorName(options.by)) }));
+        if (options.json) printJson(payroll);
+        else process.stdout.write(`${formatPayrollLine(payroll)}\n`);
+      });
+    });
 
   payrolls
     .command('list')
@@ -441,7 +432,7 @@ function registerReportedRecordCommands(program: Command): void {
   payrolls
     .command('void-records')
     .description(
-      "Void every record payroll reported for a pay date (pushes and confirmations): they stop counting and the pay date is as if payroll " +
+      'Void every record payroll reported for a pay date (pushes and confirmations): they stop counting and the pay date is as if payroll ' +
         'had reported nothing; the next nightly run reconciles it again (audited; the reason is required)',
     )
     .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)

@@ -48,7 +48,8 @@ export function describeImport(report: EmployeeImportReport, errorsFile?: string
     `${what}: ${report.rows} rows, ${report.created} created, ${report.updated} updated (${report.left} left), ${report.unchanged} unchanged, ${report.rejected} rejected`,
     `  file sha256 ${report.file_sha256}`,
   ];
-  if (report.previous_import) lines.push(`  this file was imported before: ${report.previous_import.id} at ${report.previous_import.finished_at} by ${report.previous_import.imported_by}`);
+  if (report.previous_import)
+    lines.push(`  this file was imported before: ${report.previous_import.id} at ${report.previous_import.finished_at} by ${report.previous_import.imported_by}`);
   for (const error of report.errors) lines.push(`  line ${error.line}${error.column === null ? '' : `, ${error.column}`}: ${error.reason}`);
   if (errorsFile !== undefined && report.error_count > 0) {
     lines.push(`  all ${report.error_count} errors are in ${errorsFile}`);
@@ -186,7 +187,10 @@ export function registerEmployeeCommands(program: Command): void {
       const { EmployeeImportRejected, importEmployees } = await import('../../collections/employee-changes/employee-import-service.ts');
       const { loadConfig } = await import('../../platform/config/config.ts');
       const { openRuntime } = await import('../../platform/runtime/runtime.ts');
-      const bar = size >= PROGRESS_FROM_BYTES ? new SingleBar({ format: '{phase} {bar} {percentage}% | {rows} rows | {duration}s', hideCursor: true, stream: process.stderr }, Presets.shades_classic) : undefined;
+      const bar =
+        size >= PROGRESS_FROM_BYTES
+          ? new SingleBar({ format: '{phase} {bar} {percentage}% | {rows} rows | {duration}s', hideCursor: true, stream: process.stderr }, Presets.shades_classic)
+          : undefined;
       let applying = false;
       const onProgress = (progress: EmployeeImportProgress) => {
         if (!bar) return;
@@ -257,9 +261,9 @@ export function registerEmployeeCommands(program: Command): void {
       await withRuntime('employees', async (runtime) => {
         const fields = await recordFields(runtime, options.payroll, options);
         const record = { employment_status: 'active', ...fields } as EmployeeRecord;
-        const employee = await runtime.db.transaction().execute((trx) =>
-          createEmployeeOnPayroll(trx, options.payroll, record, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
-        );
+        const employee = await runtime.db
+          .transaction()
+          .execute((trx) => createEmployeeOnPayroll(trx, options.payroll, record, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }));
         printEmployee(employee, options.json);
       });
     });
@@ -267,7 +271,9 @@ export function registerEmployeeCommands(program: Command): void {
   recordOptions(
     employees
       .command('update')
-      .description("Change an employee's record on a payroll (an empty value clears an optional field); billers holding mandates hear of it, a status change moves their mandates")
+      .description(
+        "Change an employee's record on a payroll (an empty value clears an optional field); billers holding mandates hear of it, a status change moves their mandates",
+      )
       .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
       .requiredOption('--employee <id>', 'employee id', parseUuidOption),
     false,
@@ -279,9 +285,11 @@ export function registerEmployeeCommands(program: Command): void {
       const { updateEmployeeOnPayroll } = await import('../../collections/employee-changes/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
         const changes = await recordFields(runtime, options.payroll, options);
-        const employee = await runtime.db.transaction().execute((trx) =>
-          updateEmployeeOnPayroll(trx, options.payroll, options.employee, changes, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
-        );
+        const employee = await runtime.db
+          .transaction()
+          .execute((trx) =>
+            updateEmployeeOnPayroll(trx, options.payroll, options.employee, changes, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
+          );
         printEmployee(employee, options.json);
       });
     });
@@ -298,9 +306,11 @@ export function registerEmployeeCommands(program: Command): void {
     .action(async (options: { payroll: string; employee: string; endDate: string; reason?: string; by?: string; json?: boolean }) => {
       const { recordLeaver } = await import('../../collections/employee-changes/employee-admin-service.ts');
       await withRuntime('employees', async (runtime) => {
-        const employee = await runtime.db.transaction().execute((trx) =>
-          recordLeaver(trx, options.payroll, options.employee, options.endDate, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
-        );
+        const employee = await runtime.db
+          .transaction()
+          .execute((trx) =>
+            recordLeaver(trx, options.payroll, options.employee, options.endDate, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }),
+          );
         printEmployee(employee, options.json);
       });
     });
@@ -335,10 +345,15 @@ export function registerEmployeeCommands(program: Command): void {
           (tokens) => useCursorKeys(tokens.derivedSecrets('paging cursors')),
           () => undefined,
         );
-        const page = await listPayrollEmployees(runtime.db, options.payroll, { status: options.status }, {
-          limit: options.limit ?? DEFAULT_PAGE_SIZE,
-          ...(options.after ? { after: options.after } : {}),
-        });
+        const page = await listPayrollEmployees(
+          runtime.db,
+          options.payroll,
+          { status: options.status },
+          {
+            limit: options.limit ?? DEFAULT_PAGE_SIZE,
+            ...(options.after ? { after: options.after } : {}),
+          },
+        );
         if (options.json) {
           process.stdout.write(`${JSON.stringify(page)}\n`);
           return;

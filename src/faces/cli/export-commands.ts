@@ -94,21 +94,18 @@ export async function exportThreeWay(db: Executor, options: { payDate: string; o
 }
 
 export function registerExportCommands(program: Command): void {
-  const exportCommand =
-    program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV and bank files');
+  const exportCommand = program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV and bank files');
 
   exportCommand
     .command('payouts')
     .description(
       'Write a payment file (CSV, or ISO 20022 pain.001.001.09 XML) of the payouts made on a date: by default the payouts ' +
-        'no file holds yet are first written into a new stored file, then the date\'s latest file is exported; --file N ' +
-        'exports file N of the date as stored; --list lists the date\'s files',
+        "no file holds yet are first written into a new stored file, then the date's latest file is exported; --file N " +
+        "exports file N of the date as stored; --list lists the date's files",
     )
     .requiredOption('--date <date>', 'payout date (YYYY-MM-DD)', parseDateOption)
-    .addOption(
-      new Option('--format <format>', 'csv, or pain.001 for the credit transfer initiation the bank imports').choices(PAYMENT_FILE_FORMATS).default('csv'),
-    )
-    .option('--file <number>', "export this file of the date (1, 2...) as stored; nothing new is written", parseWholeNumber)
+    .addOption(new Option('--format <format>', 'csv, or pain.001 for the credit transfer initiation the bank imports').choices(PAYMENT_FILE_FORMATS).default('csv'))
+    .option('--file <number>', 'export this file of the date (1, 2...) as stored; nothing new is written', parseWholeNumber)
     .option('--list', "list the date's payment files instead (nothing is written)")
     .option('--by <name>', 'who writes a new file, kept on it and in the audit log (default: the OS user)')
     .option('--out <file>', 'output file, readable by its owner only (default: stdout)')

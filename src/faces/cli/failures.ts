@@ -90,10 +90,7 @@ function oneLine(text: string): string {
  * configuration says it is; anything else is shown by its name and message (its stack only at
  * LOG_LEVEL debug or trace, see main.ts).
  */
-export function describeFailure(
-  error: unknown,
-  config: Pick<Config, 'DATABASE_URL' | 'REDIS_URL' | 'HOST' | 'PORT'> | undefined,
-): Failure {
+export function describeFailure(error: unknown, config: Pick<Config, 'DATABASE_URL' | 'REDIS_URL' | 'HOST' | 'PORT'> | undefined): Failure {
   if (error instanceof ConfigError) return { message: oneLine(error.message), exitCode: exitCodes.config };
   if (error instanceof DomainError) return { message: oneLine(error.detail), exitCode: exitCodes.failure };
 

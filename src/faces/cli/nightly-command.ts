@@ -22,9 +22,7 @@ export function formatNightlySummary(summary: NightlySummary): string {
     ['Already locked (no-op)', String(summary.alreadyLocked)],
     ['Employees', String(summary.employees)],
     ['Payments instructed', String(summary.paymentsInstructed)],
-    ...Object.entries(summary.totalsByCurrency).map(
-      ([currency, total]) => [`Total ${currency}`, formatMinorUnits(total, currency)] as [string, string],
-    ),
+    ...Object.entries(summary.totalsByCurrency).map(([currency, total]) => [`Total ${currency}`, formatMinorUnits(total, currency)] as [string, string]),
     ['Failures', String(summary.failures.length)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -48,10 +46,7 @@ export function registerNightlyCommand(program: Command, loadComposition: LoadCo
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 'nightly');
       const runDate = options.date ?? serviceToday(new Date(), config.SERVICE_TIME_ZONE);
-      const bar = new SingleBar(
-        { format: 'Pay dates {bar} {value}/{total} | {percentage}% | {duration}s', hideCursor: true },
-        Presets.shades_classic,
-      );
+      const bar = new SingleBar({ format: 'Pay dates {bar} {value}/{total} | {percentage}% | {duration}s', hideCursor: true }, Presets.shades_classic);
       let started = false;
       try {
         const summary = await runNightlyNow(runtime, runDate, {

@@ -13,7 +13,9 @@ export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
     const who = `${group.billerClientId} ${group.currency}`;
     switch (group.outcome) {
       case 'paid_out':
-        lines.push(`  ${who}: payout ${group.reference} ${formatMinorUnits(group.amount, group.currency)} (${group.entries} items, ${group.paymentsPaidOut} payments paid out)`);
+        lines.push(
+          `  ${who}: payout ${group.reference} ${formatMinorUnits(group.amount, group.currency)} (${group.entries} items, ${group.paymentsPaidOut} payments paid out)`,
+        );
         break;
       case 'carried_over':
         lines.push(`  ${who}: net ${formatMinorUnits(group.net, group.currency)} carried over`);
@@ -31,7 +33,9 @@ export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
   }
   if (summary.groups.length === 0) lines.push('  nothing to pay out');
   if (summary.funding && summary.funding.waiting > 0) {
-    lines.push(`  ${summary.funding.waiting} payroll pay date(s) wait for their remittance: collections not covered by cash received are held back (deductions remittances list)`);
+    lines.push(
+      `  ${summary.funding.waiting} payroll pay date(s) wait for their remittance: collections not covered by cash received are held back (deductions remittances list)`,
+    );
   }
   for (const [currency, total] of Object.entries(summary.totalsByCurrency)) lines.push(`  Total ${currency} ${formatMinorUnits(total, currency)}`);
   return lines.join('\n');
@@ -136,14 +140,16 @@ export function registerBeneficiaryAccountCommands(program: Command): void {
       const { replaceBeneficiaryAccount } = await import('../../settlement/payouts/beneficiary-account-service.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'beneficiary-accounts');
       try {
-        const { previous, current } = await runtime.db.transaction().execute((trx) =>
-          replaceBeneficiaryAccount(
-            trx,
-            options.biller,
-            { currency: options.currency, account_number: options.accountNumber, sort_code: options.sortCode, account_holder_name: options.holder },
-            { actor: cliActor(operatorName(options.by)), reason: options.reason },
-          ),
-        );
+        const { previous, current } = await runtime.db
+          .transaction()
+          .execute((trx) =>
+            replaceBeneficiaryAccount(
+              trx,
+              options.biller,
+              { currency: options.currency, account_number: options.accountNumber, sort_code: options.sortCode, account_holder_name: options.holder },
+              { actor: cliActor(operatorName(options.by)), reason: options.reason },
+            ),
+          );
         if (options.json) {
           const replaced = previous ? toBeneficiaryAccountResource(previous) : null;
           process.stdout.write(`${JSON.stringify({ ...toBeneficiaryAccountResource(current), replaced }, null, 2)}\n`);

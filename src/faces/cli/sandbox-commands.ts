@@ -19,7 +19,9 @@ function wholeNumberWithin(limits: { min: number; max: number }) {
 /** What `sandbox create` prints for a person at the terminal: everything an integrator needs to start. */
 export function formatSandbox(sandbox: SandboxDescription): string {
   const lines = [
-    sandbox.created ? `Sandbox ${sandbox.id} created for biller ${sandbox.live_biller_client_id}` : `Biller ${sandbox.live_biller_client_id} already has sandbox ${sandbox.id}; nothing was made`,
+    sandbox.created
+      ? `Sandbox ${sandbox.id} created for biller ${sandbox.live_biller_client_id}`
+      : `Biller ${sandbox.live_biller_client_id} already has sandbox ${sandbox.id}; nothing was made`,
     '',
     `Sandbox biller   ${sandbox.biller.client_id}  ${sandbox.biller.name}`,
   ];
@@ -63,8 +65,18 @@ export function registerSandboxCommands(program: Command): void {
         'a simulated payroll provider with employers, payrolls and employees. Run again for the same biller, it makes nothing and shows the existing sandbox',
     )
     .requiredOption('--biller <id>', 'the live biller client id', parseUuidOption)
-    .option('--employers <n>', `employers to make (${SANDBOX_LIMITS.employers.min}-${SANDBOX_LIMITS.employers.max}; the last opts out, the one before is pending)`, wholeNumberWithin(SANDBOX_LIMITS.employers), DEFAULT_EMPLOYERS)
-    .option('--employees <n>', `employees per payroll (${SANDBOX_LIMITS.employeesPerPayroll.min}-${SANDBOX_LIMITS.employeesPerPayroll.max})`, wholeNumberWithin(SANDBOX_LIMITS.employeesPerPayroll), DEFAULT_EMPLOYEES_PER_PAYROLL)
+    .option(
+      '--employers <n>',
+      `employers to make (${SANDBOX_LIMITS.employers.min}-${SANDBOX_LIMITS.employers.max}; the last opts out, the one before is pending)`,
+      wholeNumberWithin(SANDBOX_LIMITS.employers),
+      DEFAULT_EMPLOYERS,
+    )
+    .option(
+      '--employees <n>',
+      `employees per payroll (${SANDBOX_LIMITS.employeesPerPayroll.min}-${SANDBOX_LIMITS.employeesPerPayroll.max})`,
+      wholeNumberWithin(SANDBOX_LIMITS.employeesPerPayroll),
+      DEFAULT_EMPLOYEES_PER_PAYROLL,
+    )
     .option('--seed <seed>', 'fixes the people and calendars drawn (default: the biller id)')
     .option('--by <name>', 'who creates it, for the audit log (default: the OS user)')
     .option('--json', 'print as JSON')

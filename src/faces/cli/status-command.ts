@@ -130,7 +130,8 @@ export function formatStatus(report: StatusReport): string {
       ? `${last.runDate} (${last.trigger}), unfinished: started ${last.startedAt}`
       : `${last.runDate} (${last.trigger}), finished ${last.finishedAt}: ${last.payDates} due, ${last.locked} locked, ${last.failed} failed`;
   lines.push(`Last nightly run: ${lastState}`);
-  const due = report.nextNightlyRunAt === null ? 'never (NIGHTLY_CRON does not fire again)' : `${report.nextNightlyRunAt} (${localTime(report.nextNightlyRunAt, report.timeZone)})`;
+  const due =
+    report.nextNightlyRunAt === null ? 'never (NIGHTLY_CRON does not fire again)' : `${report.nextNightlyRunAt} (${localTime(report.nextNightlyRunAt, report.timeZone)})`;
   lines.push(`Next nightly run due: ${due}`);
   lines.push('Queues (waiting / active / delayed / failed)');
   for (const queue of report.queues) {
@@ -160,10 +161,7 @@ export function formatStatus(report: StatusReport): string {
   } else {
     lines.push('  Failing or disabled endpoints');
     for (const endpoint of webhooks.troubledEndpoints) {
-      const state =
-        endpoint.status === 'disabled'
-          ? `DISABLED: ${endpoint.disabledReason ?? 'no reason recorded'}`
-          : `failing since ${endpoint.failingSince}`;
+      const state = endpoint.status === 'disabled' ? `DISABLED: ${endpoint.disabledReason ?? 'no reason recorded'}` : `failing since ${endpoint.failingSince}`;
       lines.push(`    ${endpoint.id}  ${endpoint.biller}  ${endpoint.url}`);
       lines.push(`      ${state}; ${endpoint.pendingDeliveries} deliveries pending`);
     }

@@ -20,11 +20,10 @@ export function registerWebhookCommands(program: Command): void {
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'webhooks');
       const deliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
       try {
-        const redeliveries = await redeliverEvent(
-          runtime.db,
-          (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds, { redelivery: true }),
-          { eventId: options.event, endpointId: options.endpoint },
-        );
+        const redeliveries = await redeliverEvent(runtime.db, (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds, { redelivery: true }), {
+          eventId: options.event,
+          endpointId: options.endpoint,
+        });
         const lines = redeliveries.map((r) => `  delivery ${r.deliveryId} -> endpoint ${r.endpointId} (${r.url})`);
         process.stdout.write(`Queued event ${options.event} again:\n${lines.join('\n')}\n`);
       } catch (error) {

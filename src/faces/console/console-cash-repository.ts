@@ -4,7 +4,11 @@ import type { BankCreditState, RemittanceStatus } from '../../platform/db/tables
 
 /** How many remittances are in each status, for the cash overview. */
 export async function countRemittancesByStatus(db: Executor): Promise<Map<RemittanceStatus, number>> {
-  const rows = await db.selectFrom('remittances').select(['status', (eb) => eb.fn.countAll<string>().as('remittances')]).groupBy('status').execute();
+  const rows = await db
+    .selectFrom('remittances')
+    .select(['status', (eb) => eb.fn.countAll<string>().as('remittances')])
+    .groupBy('status')
+    .execute();
   return new Map(rows.map((row) => [row.status, Number(row.remittances)]));
 }
 
@@ -110,14 +114,7 @@ export async function listReversibleCreditsFor(db: Executor, entryIds: readonly 
 
 /** Credits a person set aside, latest first: where one is found again to restore it. */
 export async function listCreditsSetAside(db: Executor, limit: number) {
-  return db
-    .selectFrom('bank_credits')
-    .selectAll()
-    .where('state', '=', 'set_aside')
-    .orderBy('state_changed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  return db.selectFrom('bank_credits').selectAll().where('state', '=', 'set_aside').orderBy('state_changed_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** How a credit's state changed, oldest first, as the audit log recorded each decision (a person's, or the bank's reversal). */

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 import { sandboxPayrollIds } from '../../settlement/reports/reconciliation-report-repository.ts';
 
-
 /**
  * Requested, deducted and collected per pay date and currency, summed over collection attempts as the
  * reconciliation summary sums them (src/settlement/reports/reconciliation-report-repository.ts), for the latest

@@ -40,16 +40,18 @@ ${view.refreshSeconds ? html`<meta http-equiv="refresh" content="${view.refreshS
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <span class="brand">Salary deductions console</span>
-  ${session
-    ? html`<nav aria-label="Sections"><ul>${consoleSections.map(
-        (section) => html`<li><a href="${section.href}"${section.id === view.section ? html` aria-current="page"` : ''}>${section.label}</a></li>`,
-      )}</ul></nav>
+  ${
+    session
+      ? html`<nav aria-label="Sections"><ul>${consoleSections.map(
+          (section) => html`<li><a href="${section.href}"${section.id === view.section ? html` aria-current="page"` : ''}>${section.label}</a></li>`,
+        )}</ul></nav>
   <form class="who" method="post" action="/console/sign-out">
     <span>${session.name} (${session.role})</span>
     <input type="hidden" name="_csrf" value="${csrfToken}">
     <button type="submit">Sign out</button>
   </form>`
-    : ''}
+      : ''
+  }
 </header>
 <main id="main">
 <h1>${view.title}</h1>

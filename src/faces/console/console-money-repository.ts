@@ -72,6 +72,10 @@ export async function listCurrentExceptionsOn(db: Executor, payDate: string) {
 /** Billers' names by id, for pages listing many billers' payouts. */
 export async function findClientNames(db: Executor, clientIds: readonly string[]): Promise<Map<string, string>> {
   if (clientIds.length === 0) return new Map();
-  const rows = await db.selectFrom('clients').select(['id', 'name']).where('id', 'in', [...new Set(clientIds)]).execute();
+  const rows = await db
+    .selectFrom('clients')
+    .select(['id', 'name'])
+    .where('id', 'in', [...new Set(clientIds)])
+    .execute();
   return new Map(rows.map((row) => [row.id, row.name]));
 }

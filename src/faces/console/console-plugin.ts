@@ -150,7 +150,11 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
         perAccount: config.CONSOLE_SIGN_IN_FAILURES_PER_ACCOUNT,
       }),
       // As many may wait as run four times over (a second or so at the default cost), the owner's browsers first and addresses in turn; then 503.
-      passwords: new PasswordChecks(config.CONSOLE_PASSWORD_HASH_CONCURRENCY, 4 * config.CONSOLE_PASSWORD_HASH_CONCURRENCY, passwordCost(config.CONSOLE_PASSWORD_SCRYPT_LOG_N)),
+      passwords: new PasswordChecks(
+        config.CONSOLE_PASSWORD_HASH_CONCURRENCY,
+        4 * config.CONSOLE_PASSWORD_HASH_CONCURRENCY,
+        passwordCost(config.CONSOLE_PASSWORD_SCRYPT_LOG_N),
+      ),
       deviceKeys: deps.tokens.derivedSecrets('console device'),
     };
     const queues = new ConsoleQueues(config.REDIS_URL, config.QUEUE_PREFIX);
@@ -219,7 +223,10 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
         const notice = view.notice ?? request.cookies[NOTICE_COOKIE];
         if (request.cookies[NOTICE_COOKIE] !== undefined) reply.clearCookie(NOTICE_COOKIE, { path: '/', httpOnly: true, secure: true, sameSite: 'strict' });
         const body = consolePage({ ...view, notice }, request.consoleSession, csrfToken(request, reply));
-        return reply.code(view.status ?? 200).type('text/html; charset=utf-8').send(body.value);
+        return reply
+          .code(view.status ?? 200)
+          .type('text/html; charset=utf-8')
+          .send(body.value);
       },
       session(request) {
         if (!request.consoleSession) throw new ConsoleRefusal(401, 'Your session has ended. Sign in again.');
@@ -261,7 +268,10 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
     });
 
     app.get('/assets/console.css', { config: { consolePublic: true } }, async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(createReadStream(join(assetsDirectory, 'console.css'))),
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .type('text/css; charset=utf-8')
+        .send(createReadStream(join(assetsDirectory, 'console.css'))),
     );
 
     for (const register of pages) register(app, context);

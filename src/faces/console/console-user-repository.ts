@@ -2,22 +2,9 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 import type { ConsoleRole } from '../../platform/db/tables.ts';
 
-const userColumns = [
-  'id',
-  'email',
-  'name',
-  'role',
-  'created_at',
-  'created_by',
-  'password_changed_at',
-  'disabled_at',
-  'last_signed_in_at',
-] as const;
+const userColumns = ['id', 'email', 'name', 'role', 'created_at', 'created_by', 'password_changed_at', 'disabled_at', 'last_signed_in_at'] as const;
 
-export async function insertConsoleUser(
-  db: Executor,
-  user: { id: string; email: string; name: string; role: ConsoleRole; passwordHash: string; createdBy: string },
-) {
+export async function insertConsoleUser(db: Executor, user: { id: string; email: string; name: string; role: ConsoleRole; passwordHash: string; createdBy: string }) {
   return db
     .insertInto('console_users')
     .values({ id: user.id, email: user.email, name: user.name, role: user.role, password_hash: user.passwordHash, created_by: user.createdBy })
@@ -110,7 +97,12 @@ export async function touchLiveSession(db: Executor, tokenHash: Buffer, idleMinu
 }
 
 export async function endSession(db: Executor, sessionId: string) {
-  await db.updateTable('console_sessions').set({ signed_out_at: sql<Date>`now()` }).where('id', '=', sessionId).where('signed_out_at', 'is', null).execute();
+  await db
+    .updateTable('console_sessions')
+    .set({ signed_out_at: sql<Date>`now()` })
+    .where('id', '=', sessionId)
+    .where('signed_out_at', 'is', null)
+    .execute();
 }
 
 /** A disabled user's sessions end with the account, not at their idle limit. */

@@ -57,7 +57,14 @@ export async function createConsoleUser(db: Database, actor: Actor, input: NewCo
   return db.transaction().execute(async (trx) => {
     const user = await insertConsoleUser(trx, { id: randomUUID(), email, name, role: input.role, passwordHash, createdBy: describeCreator(actor) });
     if (!user) throw new ConflictError('console-user-exists', `a console user ${email} already exists`);
-    await recordAction(trx, { actor, action: 'console_user.created', resourceType: 'console_user', resourceId: user.id, reason: null, after: { email, name, role: input.role } });
+    await recordAction(trx, {
+      actor,
+      action: 'console_user.created',
+      resourceType: 'console_user',
+      resourceId: user.id,
+      reason: null,
+      after: { email, name, role: input.role },
+    });
     return user;
   });
 }
@@ -93,7 +100,14 @@ export async function setConsoleUserPassword(db: Database, actor: Actor, email: 
     const user = await updateConsoleUserPassword(trx, address, passwordHash);
     if (!user) throw new NotFoundError(`Console user ${address}`);
     const sessionsEnded = await endSessionsOf(trx, user.id);
-    await recordAction(trx, { actor, action: 'console_user.password_set', resourceType: 'console_user', resourceId: user.id, reason: null, after: { email: address, sessions_ended: sessionsEnded } });
+    await recordAction(trx, {
+      actor,
+      action: 'console_user.password_set',
+      resourceType: 'console_user',
+      resourceId: user.id,
+      reason: null,
+      after: { email: address, sessions_ended: sessionsEnded },
+    });
     return user;
   });
 }
@@ -231,6 +245,13 @@ export async function liveSession(db: Database, token: string, policy: Pick<Sess
 export async function signOut(db: Database, session: ConsoleSession): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await endSession(trx, session.sessionId);
-    await recordAction(trx, { actor: consoleActor(session.email), action: 'console.signed_out', resourceType: 'console_user', resourceId: session.userId, reason: null, after: { session_id: session.sessionId } });
+    await recordAction(trx, {
+      actor: consoleActor(session.email),
+      action: 'console.signed_out',
+      resourceType: 'console_user',
+      resourceId: session.userId,
+      reason: null,
+      after: { session_id: session.sessionId },
+    });
   });
 }

@@ -29,35 +29,37 @@ export async function findPayDateHeading(db: Executor, payrollId: string, payDat
  * nightly run that locked it) and its instruction file.
  */
 export async function listSnapshotVersions(db: Executor, payrollId: string, payDate: string) {
-  return db
-    .selectFrom('deduction_snapshots as s')
-    .leftJoin('reruns as r', 'r.new_snapshot_id', 's.id')
-    .leftJoin('nightly_run_pay_dates as n', 'n.snapshot_id', 's.id')
-    .leftJoin('nightly_runs as nr', 'nr.id', 'n.run_id')
-    .leftJoin('instruction_files as f', 'f.snapshot_id', 's.id')
-    .select([
-      's.id',
-      's.snapshot_version',
-      's.status',
-      's.locked_at',
-      's.employee_count',
-      's.total_amount',
-      's.currency',
-      'r.id as rerun_id',
-      'nr.id as nightly_run_id',
-      'nr.trigger as nightly_trigger',
-      'nr.triggered_by as nightly_triggered_by',
-      'f.file_version',
-      'f.file_name',
-      'f.item_count',
-    ])
-    .where('s.payroll_id', '=', payrollId)
-    .where('s.pay_date', '=', payDate)
-    // A later nightly run can list a pay date already locked: the first run to see the snapshot made it.
-    .distinctOn('s.snapshot_version')
-    .orderBy('s.snapshot_version', 'desc')
-    .orderBy('nr.started_at')
-    .execute();
+  return (
+    db
+      .selectFrom('deduction_snapshots as s')
+      .leftJoin('reruns as r', 'r.new_snapshot_id', 's.id')
+      .leftJoin('nightly_run_pay_dates as n', 'n.snapshot_id', 's.id')
+      .leftJoin('nightly_runs as nr', 'nr.id', 'n.run_id')
+      .leftJoin('instruction_files as f', 'f.snapshot_id', 's.id')
+      .select([
+        's.id',
+        's.snapshot_version',
+        's.status',
+        's.locked_at',
+        's.employee_count',
+        's.total_amount',
+        's.currency',
+        'r.id as rerun_id',
+        'nr.id as nightly_run_id',
+        'nr.trigger as nightly_trigger',
+        'nr.triggered_by as nightly_triggered_by',
+        'f.file_version',
+        'f.file_name',
+        'f.item_count',
+      ])
+      .where('s.payroll_id', '=', payrollId)
+      .where('s.pay_date', '=', payDate)
+      // A later nightly run can list a pay date already locked: the first run to see the snapshot made it.
+      .distinctOn('s.snapshot_version')
+      .orderBy('s.snapshot_version', 'desc')
+      .orderBy('nr.started_at')
+      .execute()
+  );
 }
 
 /** A snapshot's requested amounts per currency, summed from its lines (the amounts asked of the payroll). */

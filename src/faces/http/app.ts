@@ -125,13 +125,11 @@ function securityHeaders(config: Config) {
 const healthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health', description: 'The process is alive.', example: { status: 'ok' } });
 
 const checkSchema = z.enum(['ok', 'unavailable']);
-const readinessSchema = z
-  .object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ postgres: checkSchema, redis: checkSchema }) })
-  .meta({
-    id: 'Readiness',
-    description: 'Whether each dependency answered in time; `ready` only when all did.',
-    example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable' } },
-  });
+const readinessSchema = z.object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ postgres: checkSchema, redis: checkSchema }) }).meta({
+  id: 'Readiness',
+  description: 'Whether each dependency answered in time; `ready` only when all did.',
+  example: { status: 'not_ready', checks: { postgres: 'ok', redis: 'unavailable' } },
+});
 
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({
   id: 'OpenApiDocument',
@@ -148,7 +146,13 @@ async function answersWithin(check: Promise<unknown>, timeoutMs: number): Promis
     timer = setTimeout(() => resolve('unavailable'), timeoutMs);
   });
   try {
-    return await Promise.race([check.then(() => 'ok' as const, () => 'unavailable' as const), timeout]);
+    return await Promise.race([
+      check.then(
+        () => 'ok' as const,
+        () => 'unavailable' as const,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -161,8 +165,7 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     operationId: 'health',
     summary: 'Liveness',
     description:
-      'Answers 200 while the process runs. It checks no dependency (that is `/readyz`), so an orchestrator ' +
-      'restarts the process only when the process itself is stuck.',
+      'Answers 200 while the process runs. It checks no dependency (that is `/readyz`), so an orchestrator ' + 'restarts the process only when the process itself is stuck.',
     tags: ['Operations'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'Alive', schema: healthSchema } },
@@ -184,10 +187,7 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
       503: { description: 'A dependency is down', schema: readinessSchema },
     },
     handler: async () => {
-      const [postgres, redis] = await Promise.all([
-        answersWithin(pingDatabase(deps.db), READINESS_TIMEOUT_MS),
-        answersWithin(deps.redis.ping(), READINESS_TIMEOUT_MS),
-      ]);
+      const [postgres, redis] = await Promise.all([answersWithin(pingDatabase(deps.db), READINESS_TIMEOUT_MS), answersWithin(deps.redis.ping(), READINESS_TIMEOUT_MS)]);
       const ready = postgres === 'ok' && redis === 'ok';
       return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', checks: { postgres, redis } } };
     },
@@ -199,11 +199,13 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     operationId: 'openapi',
     summary: 'This API description (OpenAPI 3.0)',
     description:
-      'This document, generated from the same schemas that validate requests, so it cannot drift from what the ' +
-      'API accepts. The reference page at `/docs` renders it.',
+      'This document, generated from the same schemas that validate requests, so it cannot drift from what the ' + 'API accepts. The reference page at `/docs` renders it.',
     tags: ['Operations'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'OpenAPI document', schema: openApiDocumentSchema } },
-    handler: async () => ({ status: 200, body: buildOpenApiDocument(app.routeSpecs, { serverUrl: deps.config.PUBLIC_BASE_URL, largestBodyBytes: deps.config.BODY_LIMIT_BYTES }) }),
+    handler: async () => ({
+      status: 200,
+      body: buildOpenApiDocument(app.routeSpecs, { serverUrl: deps.config.PUBLIC_BASE_URL, largestBodyBytes: deps.config.BODY_LIMIT_BYTES }),
+    }),
   });
 }

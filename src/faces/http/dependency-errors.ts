@@ -36,10 +36,7 @@ export const UNMONITORED_OUTAGE_LOG_INTERVAL_MS = 10_000;
  * log nothing above debug. Without one (an app in a test, the sandbox provider), a warning per
  * dependency at most every `intervalMs`, counting the refusals since the last.
  */
-export function outageReporter(
-  health?: Pick<DependencyHealth, 'noteRefusal'>,
-  options: { intervalMs?: number; now?: () => number } = {},
-): OutageReporter {
+export function outageReporter(health?: Pick<DependencyHealth, 'noteRefusal'>, options: { intervalMs?: number; now?: () => number } = {}): OutageReporter {
   const intervalMs = options.intervalMs ?? UNMONITORED_OUTAGE_LOG_INTERVAL_MS;
   const now = options.now ?? Date.now;
   const unlogged = new Map<Dependency, { loggedAt: number; refused: number }>();
@@ -67,17 +64,7 @@ export function outageReporter(
 }
 
 /** Socket failures: the server is down, restarting, or unreachable. */
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * SQLSTATEs of a server going away or refusing connections: class 08 (connection exception),

@@ -64,8 +64,13 @@ export function createEffectRunner(options: IdempotencyOptions): EffectRunner {
     if (spec.streamedBody && key !== undefined) {
       const digest = contentDigestSha256(request.headers['content-digest']);
       if (digest === undefined || digest === null) {
-        throw new HttpProblem(400, 'content-digest-required', 'An Idempotency-Key on a streamed body needs the body\'s Content-Digest (sha-256)', {
-          errors: [{ pointer: '/headers/content-digest', detail: digest === undefined ? 'is required with an Idempotency-Key' : 'must be sha-256=:<base64 of the SHA-256 of the body>:' }],
+        throw new HttpProblem(400, 'content-digest-required', "An Idempotency-Key on a streamed body needs the body's Content-Digest (sha-256)", {
+          errors: [
+            {
+              pointer: '/headers/content-digest',
+              detail: digest === undefined ? 'is required with an Idempotency-Key' : 'must be sha-256=:<base64 of the SHA-256 of the body>:',
+            },
+          ],
         });
       }
       fingerprintedBody = `content-digest sha-256 ${digest}`;

@@ -41,7 +41,7 @@ class ComponentCollector {
     const { input, output } = this.definitions;
     // An id names two components when its input and output differ, or when it refers to one that does.
     const split = new Set<string>();
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const [name, definition] of input) {
         if (split.has(name) || !output.has(name)) continue;
@@ -112,7 +112,10 @@ function openApiPath(url: string): string {
 
 function parameters(spec: RouteSpec, toSchema: (schema: z.ZodType, io: Io) => Json) {
   const out: unknown[] = [];
-  for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
+  for (const [where, schema] of [
+    ['path', spec.params],
+    ['query', spec.query],
+  ] as const) {
     if (!schema) continue;
     const json = toSchema(schema as z.ZodType, 'input') as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
@@ -176,17 +179,17 @@ function derivedResponses(spec: RouteSpec, largestBodyBytes: number): Map<number
       new HttpProblem(403, 'insufficient-scope', `This operation needs the scope ${auth.scope}`, { extensions: { required_scope: auth.scope } }),
     );
     add("Over the client's request rate limit; see `Retry-After` and the `RateLimit-*` headers", new HttpProblem(429, 'rate-limited', 'Too many requests; retry after 1 s'));
-    add(
-      'PostgreSQL or Redis is unreachable; nothing was done, and a retry (with the same Idempotency-Key) is safe; see `Retry-After`',
-      serviceUnavailable('postgres'),
-    );
+    add('PostgreSQL or Redis is unreachable; nothing was done, and a retry (with the same Idempotency-Key) is safe; see `Retry-After`', serviceUnavailable('postgres'));
   }
   if (spec.params) {
     add('A path parameter is malformed (an invalid percent-encoding)', new HttpProblem(400, 'bad-url', 'The URL path is not valid (a malformed percent-encoding)'));
     add('A path parameter is longer than any identifier of this API', new HttpProblem(414, 'uri-too-long', 'A path parameter is longer than any identifier of this API'));
   }
   if (spec.query) {
-    add('A query parameter is missing or invalid (paging cursors included); `errors` names each one (`/query/<name>`)', invalid(400, '/query/limit', 'Too big: expected number to be <=500'));
+    add(
+      'A query parameter is missing or invalid (paging cursors included); `errors` names each one (`/query/<name>`)',
+      invalid(400, '/query/limit', 'Too big: expected number to be <=500'),
+    );
   }
   if (spec.params || spec.query) {
     const pointer = spec.query ? '/query/after' : `/path/${/:([A-Za-z_]+)/.exec(spec.url)?.[1] ?? 'id'}`;
@@ -246,8 +249,7 @@ function describeReasons(reasons: readonly string[]): string {
 
 const authDescriptions = {
   both: (scope: string) => `**Authentication:** a bearer access token with the scope \`${scope}\` and the \`x-api-key\` of the same client, together.`,
-  either: (scope: string) =>
-    `**Authentication:** a bearer access token with the scope \`${scope}\`, or the \`x-api-key\` of a client holding that scope (either is enough).`,
+  either: (scope: string) => `**Authentication:** a bearer access token with the scope \`${scope}\`, or the \`x-api-key\` of a client holding that scope (either is enough).`,
 };
 
 /** What the tags group, for the reference's sections; every tag a route uses needs one. */
@@ -351,18 +353,10 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { ser
       ...(spec.auth.kind === 'none'
         ? { security: [] }
         : {
-            security:
-              spec.auth.kind === 'either'
-                ? [{ bearer: [spec.auth.scope] }, { apiKey: [] }]
-                : [{ bearer: [spec.auth.scope], apiKey: [] }],
+            security: spec.auth.kind === 'either' ? [{ bearer: [spec.auth.scope] }, { apiKey: [] }] : [{ bearer: [spec.auth.scope], apiKey: [] }],
             'x-required-scope': spec.auth.scope,
           }),
-      security:
-        spec.auth.kind === 'none'
-          ? []
-          : spec.auth.kind === 'either'
-            ? [{ oauth2: [spec.auth.scope] }, { apiKey: [] }]
-            : [{ oauth2: [spec.auth.scope], apiKey: [] }],
+      security: spec.auth.kind === 'none' ? [] : spec.auth.kind === 'either' ? [{ oauth2: [spec.auth.scope] }, { apiKey: [] }] : [{ oauth2: [spec.auth.scope], apiKey: [] }],
       ...(spec.auth.kind === 'none' ? {} : { 'x-required-scope': spec.auth.scope }),
       responses,
     };

@@ -97,11 +97,7 @@ export interface EffectRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
    * them up to that write before it is answered from the first.
    */
   responseInWrite?: boolean;
-  effect: (
-    ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>,
-    trx: Transaction<DB>,
-    storeResponse: StoreResponse | undefined,
-  ) => Promise<HttpResult>;
+  effect: (ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>, trx: Transaction<DB>, storeResponse: StoreResponse | undefined) => Promise<HttpResult>;
 }
 
 /** Turns the result an effect will answer into the write that stores it (see EffectRoute.responseInWrite). */
@@ -137,8 +133,7 @@ declare module 'fastify' {
 function parsePart<S extends Schema | undefined>(schema: S, value: unknown, what: 'path' | 'query' | 'body') {
   if (!schema) return undefined;
   const pointerPrefix = what === 'body' ? '' : `/${what}`;
-  const invalid = (errors: FieldError[]) =>
-    new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, { errors });
+  const invalid = (errors: FieldError[]) => new HttpProblem(what === 'body' ? 422 : 400, 'validation-failed', `The request ${what} is invalid`, { errors });
   // Wherever it was sent, text PostgreSQL cannot store is a value no schema can accept: 422.
   const unstorable = unstorableInputErrors(value, pointerPrefix);
   if (unstorable.length > 0) {
@@ -153,9 +148,9 @@ export function sendResult(reply: FastifyReply, result: HttpResult): FastifyRepl
   reply.code(result.status);
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
   if (result.status === 204 || result.body === undefined) return reply.send();
-  return reply.type(reply.getHeader('content-type')?.toString() ?? 'application/json; charset=utf-8').send(
-    typeof result.body === 'string' ? result.body : JSON.stringify(result.body),
-  );
+  return reply
+    .type(reply.getHeader('content-type')?.toString() ?? 'application/json; charset=utf-8')
+    .send(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
 }
 
 function isJson(contentType: string | undefined): boolean {
@@ -174,10 +169,7 @@ function sentNoBody(request: FastifyRequest): boolean {
   return headers['content-type'] === undefined && headers['transfer-encoding'] === undefined && Number(headers['content-length'] ?? 0) === 0;
 }
 
-export type EffectRunner = (
-  ctx: RouteContext<any, any, any>,
-  spec: EffectRoute<any, any, any>,
-) => Promise<FastifyReply>;
+export type EffectRunner = (ctx: RouteContext<any, any, any>, spec: EffectRoute<any, any, any>) => Promise<FastifyReply>;
 
 /** The body of a route that takes none: room for an empty `{}` and little else. */
 export const NO_BODY_LIMIT_BYTES = 1024;

@@ -22,9 +22,27 @@ import { registerCashRoutes } from './routes/cash-routes.ts';
 import { registerReportedRecordRoutes } from './routes/reported-record-routes.ts';
 
 /** Every area's routes, in the order they appear in /openapi.json. */
-export const routeModules: readonly RouteModule[] = [registerPaymentRoutes,
-  registerScheduleRoutes, registerMandateRoutes, registerPayoutRoutes, registerEventRoutes,
-  registerAvailabilityRoutes, registerEnablementRoutes, registerPayrollRoutes, registerDeductionDataRoutes,
-  registerInstructionFileRoutes, registerEmployeePushRoutes, registerConfirmationRoutes, registerReportRoutes,
-  registerWebhookEndpointRoutes, registerClientRoutes, registerCalendarRoutes, registerAdminDirectoryRoutes,
-  registerAdminEmployeeRoutes, registerSandboxRoutes, registerRunRoutes, registerCashRoutes, registerReportedRecordRoutes];
+export const routeModules: readonly RouteModule[] = [
+  registerPaymentRoutes,
+  registerScheduleRoutes,
+  registerMandateRoutes,
+  registerPayoutRoutes,
+  registerEventRoutes,
+  registerAvailabilityRoutes,
+  registerEnablementRoutes,
+  registerPayrollRoutes,
+  registerDeductionDataRoutes,
+  registerInstructionFileRoutes,
+  registerEmployeePushRoutes,
+  registerConfirmationRoutes,
+  registerReportRoutes,
+  registerWebhookEndpointRoutes,
+  registerClientRoutes,
+  registerCalendarRoutes,
+  registerAdminDirectoryRoutes,
+  registerAdminEmployeeRoutes,
+  registerSandboxRoutes,
+  registerRunRoutes,
+  registerCashRoutes,
+  registerReportedRecordRoutes,
+];

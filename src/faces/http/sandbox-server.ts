@@ -103,8 +103,7 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
   await app.register(errorsPlugin);
 
   const issueToken = async (request: FastifyRequest, reply: FastifyReply) => {
-    const oauthError = (status: number, error: string, description: string) =>
-      reply.code(status).headers(noStore).send({ error, error_description: description });
+    const oauthError = (status: number, error: string, description: string) => reply.code(status).headers(noStore).send({ error, error_description: description });
     const form = tokenFormSchema.safeParse(request.body ?? {});
     if (!form.success) return oauthError(400, 'invalid_request', 'Malformed token request');
     if (form.data.grant_type !== 'client_credentials') {
@@ -136,16 +135,10 @@ export async function startSandboxProvider(options: SandboxProviderOptions): Pro
 
   app.register(async (api) => {
     api.addHook('onRequest', requireToken);
-    api.post('/deductions/availability/light', async (request) =>
-      provider.lightAvailability(parseBody(lightAvailabilityRequestSchema, request.body)),
-    );
-    api.post('/deductions/availability/full', async (request) =>
-      provider.fullAvailability(parseBody(fullAvailabilityRequestSchema, request.body)),
-    );
+    api.post('/deductions/availability/light', async (request) => provider.lightAvailability(parseBody(lightAvailabilityRequestSchema, request.body)));
+    api.post('/deductions/availability/full', async (request) => provider.fullAvailability(parseBody(fullAvailabilityRequestSchema, request.body)));
     api.post('/deductions/enablement', async (request) => provider.enablement(parseBody(enablementRequestSchema, request.body)));
-    api.get<{ Params: { payroll_id: string } }>('/payrolls/:payroll_id', async (request) =>
-      provider.payrollInformation(request.params.payroll_id),
-    );
+    api.get<{ Params: { payroll_id: string } }>('/payrolls/:payroll_id', async (request) => provider.payrollInformation(request.params.payroll_id));
     api.post<{ Params: { payroll_id: string } }>('/deductions/payroll/:payroll_id', async (request) =>
       provider.receivePush(request.params.payroll_id, parseBody(employeePushRecordSchema, request.body)),
     );

@@ -28,12 +28,7 @@ export function nextSandboxPayDate(calendar: readonly SandboxCalendarEntry[], to
  * after its latest: a biller gets one payout per currency and date, so each simulation needs a day of
  * its own.
  */
-export function sandboxPayoutDate(
-  latestCollectedPayDate: string,
-  latestPayoutDate: string | null,
-  settlementDelayWorkingDays: number,
-  holidays: HolidayCalendar,
-): string {
+export function sandboxPayoutDate(latestCollectedPayDate: string, latestPayoutDate: string | null, settlementDelayWorkingDays: number, holidays: HolidayCalendar): string {
   const due = addWorkingDays(latestCollectedPayDate, settlementDelayWorkingDays, holidays);
   if (latestPayoutDate === null || latestPayoutDate < due) return due;
   return addWorkingDays(latestPayoutDate, 1, holidays);

@@ -15,14 +15,7 @@ import type {
   PayrollScheduleResponse,
 } from '../../directory/payroll-providers/reference-schemas.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../../platform/shared/domain-errors.ts';
-import {
-  SANDBOX_CURRENCY,
-  type SandboxDirectory,
-  type SandboxEmployee,
-  type SandboxEmployer,
-  type SandboxEmployment,
-  type SandboxPayroll,
-} from './sandbox-directory.ts';
+import { SANDBOX_CURRENCY, type SandboxDirectory, type SandboxEmployee, type SandboxEmployer, type SandboxEmployment, type SandboxPayroll } from './sandbox-directory.ts';
 
 type AvailabilityStatus = z.infer<typeof availabilityStatusSchema>;
 type Enablement = EnablementResponse['enablement'];
@@ -221,9 +214,10 @@ export class SandboxPayrollProvider {
     }
     const amounts: Array<[string, number]> = [
       ['/salary_deduction/deduction_amount', record.salary_deduction.deduction_amount],
-      ...record.requested_payments.map(
-        (item, index): [string, number] => [`/requested_payments/${index}/payment_information/payment_amount`, item.payment_information.payment_amount],
-      ),
+      ...record.requested_payments.map((item, index): [string, number] => [
+        `/requested_payments/${index}/payment_information/payment_amount`,
+        item.payment_information.payment_amount,
+      ]),
     ];
     for (const [pointer, amount] of amounts) {
       try {
@@ -252,11 +246,9 @@ export class SandboxPayrollProvider {
     }
     const familyName = fields.family_name?.trim().toLowerCase();
     if (!familyName || !fields.date_of_birth) {
-      throw new InvalidError(
-        'insufficient-identifiers',
-        'Give national_registration_number, or family_name with date_of_birth, to identify a person',
-        { errors: [{ pointer: '/availability_check', detail: 'identifies nobody: add national_registration_number, or family_name and date_of_birth' }] },
-      );
+      throw new InvalidError('insufficient-identifiers', 'Give national_registration_number, or family_name with date_of_birth, to identify a person', {
+        errors: [{ pointer: '/availability_check', detail: 'identifies nobody: add national_registration_number, or family_name and date_of_birth' }],
+      });
     }
     const postalCode = fields.postal_code?.trim();
     return people.filter(
@@ -287,9 +279,7 @@ export class SandboxPayrollProvider {
  */
 function availabilityStatus(jobs: readonly Job[], currency: string | null): AvailabilityStatus {
   if (jobs.length === 0) return 'not_found';
-  const usable = jobs.filter(
-    ({ employment }) => employment.employment_status === 'active' && (currency === null || employment.currency === currency),
-  );
+  const usable = jobs.filter(({ employment }) => employment.employment_status === 'active' && (currency === null || employment.currency === currency));
   if (usable.some(({ employer }) => employer.salary_deduction_opt_in_status === 'opted_in')) return 'confirmed';
   if (usable.some(({ employer }) => employer.salary_deduction_opt_in_status === 'pending')) return 'pending_employer_opt_in';
   return 'not_eligible';

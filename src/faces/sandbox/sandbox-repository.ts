@@ -41,12 +41,7 @@ export async function listActiveBeneficiaryAccounts(db: Executor, billerClientId
 
 /** A payroll of this provider; another provider's (or an unknown id) is undefined. */
 export async function findPayrollOfProvider(db: Executor, providerId: string, payrollId: string) {
-  return db
-    .selectFrom('payrolls')
-    .select(['id', 'currency'])
-    .where('id', '=', payrollId)
-    .where('payroll_provider_id', '=', providerId)
-    .executeTakeFirst();
+  return db.selectFrom('payrolls').select(['id', 'currency']).where('id', '=', payrollId).where('payroll_provider_id', '=', providerId).executeTakeFirst();
 }
 
 /** The provider's payrolls with their employers: what `sandbox create` reports it made. */

@@ -47,13 +47,11 @@ export const sandboxLockSchema = z
 
 export type SandboxLock = z.infer<typeof sandboxLockSchema>;
 
-export const sandboxLockEnvelopeSchema = z
-  .object({ lock: sandboxLockSchema })
-  .meta({
-    id: 'SandboxPayDateLockEnvelope',
-    description: 'The lock a simulation made (or found)',
-    example: { lock: sandboxLockSchema.meta()!.example as SandboxLock },
-  });
+export const sandboxLockEnvelopeSchema = z.object({ lock: sandboxLockSchema }).meta({
+  id: 'SandboxPayDateLockEnvelope',
+  description: 'The lock a simulation made (or found)',
+  example: { lock: sandboxLockSchema.meta()!.example as SandboxLock },
+});
 
 const OUTCOMES = ['full', 'partial', 'leaver'] as const satisfies readonly DeductionOutcome[];
 
@@ -66,10 +64,7 @@ export const sandboxOutcomeSchema = z.enum(OUTCOMES).meta({
 export const sandboxConfirmationRequestSchema = z
   .strictObject({
     default_outcome: sandboxOutcomeSchema.default('full').meta({ description: 'The outcome of every employee not named in outcomes' }),
-    outcomes: z
-      .record(uuidSchema, sandboxOutcomeSchema)
-      .default({})
-      .meta({ description: 'Outcomes per employee id of the pulled deduction data' }),
+    outcomes: z.record(uuidSchema, sandboxOutcomeSchema).default({}).meta({ description: 'Outcomes per employee id of the pulled deduction data' }),
   })
   .meta({
     id: 'SandboxConfirmationRequest',

@@ -108,13 +108,18 @@ async function writeDirectory(trx: Executor, providerId: string, directory: Sand
   for (const employer of directory.employers) {
     employerIds.set(
       employer.id,
-      await upsertEmployer(trx, providerId, {
-        externalId: employer.id,
-        name: employer.name,
-        sicCode: employer.sic_code,
-        industryName: employer.industry_name,
-        optIn: employer.salary_deduction_opt_in_status,
-      }, 'sandbox create'),
+      await upsertEmployer(
+        trx,
+        providerId,
+        {
+          externalId: employer.id,
+          name: employer.name,
+          sicCode: employer.sic_code,
+          industryName: employer.industry_name,
+          optIn: employer.salary_deduction_opt_in_status,
+        },
+        'sandbox create',
+      ),
     );
   }
   const payrollIds = new Map<string, string>();

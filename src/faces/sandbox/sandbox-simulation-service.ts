@@ -75,7 +75,6 @@ function providerCaller(sandbox: SandboxRow): Caller {
   return { clientId: sandbox.provider_client_id, role: 'payroll_provider', scopes: [], payrollProviderId: sandbox.payroll_provider_id, sandbox: true };
 }
 
-
 /**
  * Lock now: locks the pay date (`next`: the payroll's first open pay date, the one new payment
  * requests aim at) with its instruction file, as the nightly lock does (lockThenPushInstructions
@@ -128,13 +127,7 @@ export async function simulateLock(deps: SimulationDeps, audit: Executor, caller
 }
 
 /** Provider pull: the simulated provider's data request of a locked pay date, answered as to a real one. */
-export async function simulateProviderPull(
-  deps: SimulationDeps,
-  audit: Executor,
-  caller: Caller,
-  payrollId: string,
-  payDate: string,
-): Promise<DeductionDataResponse> {
+export async function simulateProviderPull(deps: SimulationDeps, audit: Executor, caller: Caller, payrollId: string, payDate: string): Promise<DeductionDataResponse> {
   const sandbox = await sandboxOf(deps.db, caller);
   await sandboxPayroll(deps.db, sandbox, payrollId);
   await calendarEntry(deps.db, payrollId, payDate);
@@ -156,7 +149,6 @@ export interface ConfirmationOutcomes {
   /** Per employee id of the pulled data. */
   outcomes: Readonly<Record<string, DeductionOutcome>>;
 }
-
 
 /**
  * Confirmation: the simulated provider pulls the pay date, reports what it deducted per employee
@@ -236,7 +228,6 @@ async function reconcileWithOtherPayDates(deps: SimulationDeps, payrollId: strin
   for (let other = waiting.shift(); other !== undefined; other = waiting.shift()) waiting.push(...payDatesToReconcileAfter(await reconcile(other)));
   return summary;
 }
-
 
 /**
  * Payout now: the payout run for this sandbox biller alone, on the date the daily run would have paid

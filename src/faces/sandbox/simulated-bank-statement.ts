@@ -86,7 +86,13 @@ export function simulatedCamt053(statement: SimulatedStatement): string {
   all.ele('TtlNetNtryAmt').txt(money(absolute(net)));
   all.ele('CdtDbtInd').txt(indicator(net));
   totals.ele('TtlCdtNtries').ele('NbOfNtries').txt(String(creditCount)).up().ele('Sum').txt(money(credits));
-  totals.ele('TtlDbtNtries').ele('NbOfNtries').txt(String(statement.entries.length - creditCount)).up().ele('Sum').txt(money(debits));
+  totals
+    .ele('TtlDbtNtries')
+    .ele('NbOfNtries')
+    .txt(String(statement.entries.length - creditCount))
+    .up()
+    .ele('Sum')
+    .txt(money(debits));
   for (const entry of statement.entries) {
     const ntry = stmt.ele('Ntry');
     ntry.ele('NtryRef').txt(entry.bankReference);
@@ -96,7 +102,18 @@ export function simulatedCamt053(statement: SimulatedStatement): string {
     ntry.ele('BookgDt').ele('Dt').txt(entry.bookingDate);
     ntry.ele('ValDt').ele('Dt').txt(entry.bookingDate);
     ntry.ele('AcctSvcrRef').txt(entry.bankReference);
-    ntry.ele('BkTxCd').ele('Domn').ele('Cd').txt('PMNT').up().ele('Fmly').ele('Cd').txt(entry.direction === 'credit' ? 'RCDT' : 'ICDT').up().ele('SubFmlyCd').txt('DMCT');
+    ntry
+      .ele('BkTxCd')
+      .ele('Domn')
+      .ele('Cd')
+      .txt('PMNT')
+      .up()
+      .ele('Fmly')
+      .ele('Cd')
+      .txt(entry.direction === 'credit' ? 'RCDT' : 'ICDT')
+      .up()
+      .ele('SubFmlyCd')
+      .txt('DMCT');
     const details = ntry.ele('NtryDtls').ele('TxDtls');
     details.ele('Refs').ele('AcctSvcrRef').txt(entry.bankReference);
     if (entry.debtorName) details.ele('RltdPties').ele('Dbtr').ele('Nm').txt(entry.debtorName);

@@ -23,20 +23,10 @@ export const eventSelection = [
 ] as const;
 
 export async function findEvent(db: Executor, billerClientId: string, eventId: string) {
-  return db
-    .selectFrom('events')
-    .select(eventSelection)
-    .where('id', '=', eventId)
-    .where('biller_client_id', '=', billerClientId)
-    .executeTakeFirst();
+  return db.selectFrom('events').select(eventSelection).where('id', '=', eventId).where('biller_client_id', '=', billerClientId).executeTakeFirst();
 }
 
-export async function listEvents(
-  db: Executor,
-  billerClientId: string,
-  filters: { type?: string | undefined; resourceId?: string | undefined },
-  paging: PagingQuery,
-) {
+export async function listEvents(db: Executor, billerClientId: string, filters: { type?: string | undefined; resourceId?: string | undefined }, paging: PagingQuery) {
   let query = db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', billerClientId);
   if (filters.type) query = query.where('type', '=', filters.type as EventType);
   if (filters.resourceId) query = query.where('resource_id', '=', filters.resourceId);

@@ -51,10 +51,7 @@ export interface WebhookDeliverySettings {
 }
 
 /** `concurrency`: the delivery queue's, which the slots are shared out of (the job catalogue's unless a worker host says otherwise). */
-export function webhookDeliverySettings(
-  config: Config,
-  overrides: Partial<WebhookDeliverySettings> & { concurrency?: number } = {},
-): WebhookDeliverySettings {
+export function webhookDeliverySettings(config: Config, overrides: Partial<WebhookDeliverySettings> & { concurrency?: number } = {}): WebhookDeliverySettings {
   const { concurrency = queueWorkers[queueNames.webhookDeliveries].concurrency, ...settings } = overrides;
   return {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,

@@ -61,13 +61,11 @@ export const webhookEndpointResponseSchema = z
   });
 
 /** Only the answers to creation and rotation carry the secret; it is never shown again. */
-export const webhookEndpointWithSecretSchema = webhookEndpointResponseSchema
-  .extend({ secret: z.string().startsWith('whsec_') })
-  .meta({
-    id: 'WebhookEndpointWithSecret',
-    description: 'A webhook endpoint with its signing secret, shown only in the answer that created or rotated it.',
-    example: { ...webhookEndpointExample, secret: webhookSecretExample },
-  });
+export const webhookEndpointWithSecretSchema = webhookEndpointResponseSchema.extend({ secret: z.string().startsWith('whsec_') }).meta({
+  id: 'WebhookEndpointWithSecret',
+  description: 'A webhook endpoint with its signing secret, shown only in the answer that created or rotated it.',
+  example: { ...webhookEndpointExample, secret: webhookSecretExample },
+});
 
 export type WebhookEndpointResource = z.infer<typeof webhookEndpointResponseSchema>;
 
@@ -81,13 +79,11 @@ export const webhookEndpointSecretEnvelopeSchema = z.object({ webhook_endpoint: 
   description: 'A webhook endpoint with its signing secret, shown this once.',
   example: { webhook_endpoint: { ...webhookEndpointExample, secret: webhookSecretExample } },
 });
-export const webhookEndpointsPageSchema = z
-  .object({ webhook_endpoints: z.array(webhookEndpointResponseSchema), paging: pagingResponseSchema })
-  .meta({
-    id: 'ListWebhookEndpointsResponse',
-    description: 'A page of webhook endpoints, newest first.',
-    example: { webhook_endpoints: [webhookEndpointExample], paging: pagingExample },
-  });
+export const webhookEndpointsPageSchema = z.object({ webhook_endpoints: z.array(webhookEndpointResponseSchema), paging: pagingResponseSchema }).meta({
+  id: 'ListWebhookEndpointsResponse',
+  description: 'A page of webhook endpoints, newest first.',
+  example: { webhook_endpoints: [webhookEndpointExample], paging: pagingExample },
+});
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 

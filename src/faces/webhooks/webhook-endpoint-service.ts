@@ -19,7 +19,6 @@ import { resolveWebhookTarget, WebhookTargetRefused, type TargetPolicy } from '.
 import { isUuid } from '../../platform/shared/schemas.ts';
 import type { SecretBox } from '../../platform/shared/secret-box.ts';
 
-
 export interface NewEndpointInput {
   billerClientId: string;
   url: string;
@@ -100,13 +99,7 @@ export async function deleteWebhookEndpoint(db: Executor, billerClientId: string
  * A new secret signs from now on; the one it replaces keeps signing beside it for 24 hours, so a
  * receiver can deploy the new secret without rejecting a single delivery in between.
  */
-export async function rotateWebhookSecret(
-  db: Executor,
-  billerClientId: string,
-  endpointId: string,
-  secrets: SecretBox,
-  now = new Date(),
-): Promise<WebhookEndpointWithSecret> {
+export async function rotateWebhookSecret(db: Executor, billerClientId: string, endpointId: string, secrets: SecretBox, now = new Date()): Promise<WebhookEndpointWithSecret> {
   const secret = generateWebhookSecret();
   const graceUntil = new Date(now.getTime() + SECRET_ROTATION_GRACE_MS);
   const sealed = secrets.seal(secret, SECRET_PURPOSE);

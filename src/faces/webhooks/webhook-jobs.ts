@@ -1,12 +1,5 @@
 import type { Database } from '../../platform/db/connection.ts';
-import {
-  deliverWebhookJob,
-  deliveryJobId,
-  deliveryJobOptions,
-  dispatchEventsJob,
-  redeliveryJobId,
-  requestedDispatchJobOptions,
-} from '../../platform/queue/job-catalogue.ts';
+import { deliverWebhookJob, deliveryJobId, deliveryJobOptions, dispatchEventsJob, redeliveryJobId, requestedDispatchJobOptions } from '../../platform/queue/job-catalogue.ts';
 import { enqueueJob, enqueueJobs } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
 import { admitDueDeliveries, type AdmittedDelivery } from './webhook-admission.ts';
@@ -65,11 +58,14 @@ export function deliveryAdmitter(db: Database, queue: JobQueue, perBiller: numbe
     const pending = wakeUps.get(billerClientId);
     if (pending && pending.at <= at) return;
     if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
-      wakeUps.delete(billerClientId);
-      // A wake-up that fails is the dispatcher's sweep's to make up.
-      topUp(billerClientId).catch(() => undefined);
-    }, Math.max(0, at - Date.now()));
+    const timer = setTimeout(
+      () => {
+        wakeUps.delete(billerClientId);
+        // A wake-up that fails is the dispatcher's sweep's to make up.
+        topUp(billerClientId).catch(() => undefined);
+      },
+      Math.max(0, at - Date.now()),
+    );
     timer.unref();
     wakeUps.set(billerClientId, { at, timer });
   };

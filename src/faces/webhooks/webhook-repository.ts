@@ -70,11 +70,7 @@ export async function findEndpointById(db: Executor, endpointId: string) {
 }
 
 export async function listEndpoints(db: Executor, billerClientId: string, paging: PagingQuery) {
-  const query = db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('biller_client_id', '=', billerClientId)
-    .where('deleted_at', 'is', null);
+  const query = db.selectFrom('webhook_endpoints').selectAll().where('biller_client_id', '=', billerClientId).where('deleted_at', 'is', null);
   return applyPaging(query, 'webhook_endpoints', paging).execute();
 }
 
@@ -90,13 +86,7 @@ export async function markEndpointDeleted(db: Executor, billerClientId: string, 
 }
 
 /** The current secret becomes the previous one (signing until `graceUntil`); an older one is dropped. */
-export async function replaceEndpointSecret(
-  db: Executor,
-  billerClientId: string,
-  endpointId: string,
-  newSecret: string,
-  graceUntil: Date,
-) {
+export async function replaceEndpointSecret(db: Executor, billerClientId: string, endpointId: string, newSecret: string, graceUntil: Date) {
   return db
     .updateTable('webhook_endpoints')
     .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_expires_at: graceUntil, secret: newSecret }))
@@ -177,11 +167,7 @@ export function circuitOfRow(row: { consecutive_failures: number; circuit_open_u
  * owes the owner an event). With `failingFor`, only if its failing streak is at least that long.
  */
 export async function disableEndpoint(db: Executor, endpointId: string, reason: string, failingFor?: { milliseconds: number }) {
-  let query = db
-    .updateTable('webhook_endpoints')
-    .set({ status: 'disabled', disabled_reason: reason })
-    .where('id', '=', endpointId)
-    .where('status', '=', 'enabled');
+  let query = db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason }).where('id', '=', endpointId).where('status', '=', 'enabled');
   if (failingFor) {
     query = query.where('failing_since', '<=', sql<Date>`now() - make_interval(secs => ${failingFor.milliseconds / 1000})`);
   }
@@ -195,15 +181,7 @@ export async function disableEndpoint(db: Executor, endpointId: string, reason: 
  * dispatcher take the next batch instead of waiting for (and then repeating) this one.
  */
 export async function rowLockUndispatchedEvents(db: Executor, limit: number) {
-  return db
-    .selectFrom('events')
-    .select(['id'])
-    .where('dispatched_at', 'is', null)
-    .orderBy('sequence')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute();
+  return db.selectFrom('events').select(['id']).where('dispatched_at', 'is', null).orderBy('sequence').limit(limit).forUpdate().skipLocked().execute();
 }
 
 /**
@@ -235,7 +213,12 @@ export async function insertDeliveriesForEvents(db: Executor, eventIds: readonly
 
 export async function markEventsDispatched(db: Executor, eventIds: readonly string[]): Promise<void> {
   if (eventIds.length === 0) return;
-  await db.updateTable('events').set({ dispatched_at: sql<Date>`now()` }).where('id', 'in', eventIds).where('dispatched_at', 'is', null).execute();
+  await db
+    .updateTable('events')
+    .set({ dispatched_at: sql<Date>`now()` })
+    .where('id', 'in', eventIds)
+    .where('dispatched_at', 'is', null)
+    .execute();
 }
 
 // Delivery -----------------------------------------------------------------------------------------
@@ -312,12 +295,7 @@ export async function recordAttempt(db: Executor, attempt: AttemptRecord): Promi
 }
 
 export async function markDeliveryAbandoned(db: Executor, deliveryId: string): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'abandoned', next_attempt_at: null })
-    .where('id', '=', deliveryId)
-    .where('status', '=', 'pending')
-    .execute();
+  await db.updateTable('webhook_deliveries').set({ status: 'abandoned', next_attempt_at: null }).where('id', '=', deliveryId).where('status', '=', 'pending').execute();
 }
 
 // Redelivery ---------------------------------------------------------------------------------------
@@ -393,7 +371,11 @@ export async function listTroubledEndpoints(db: Executor, limit: number) {
 /** The outbox backlog: events not yet turned into deliveries, and deliveries not yet settled. */
 export async function outboxBacklog(db: Executor) {
   const [events, deliveries] = await Promise.all([
-    db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('count')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('dispatched_at', 'is', null)
+      .executeTakeFirstOrThrow(),
     db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -407,13 +389,7 @@ export async function outboxBacklog(db: Executor) {
 
 /** When the oldest event still waiting for the dispatcher was written (null: the outbox is empty). */
 export async function oldestUndispatchedEventAt(db: Executor): Promise<Date | null> {
-  const row = await db
-    .selectFrom('events')
-    .select('created_at')
-    .where('dispatched_at', 'is', null)
-    .orderBy('sequence')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('events').select('created_at').where('dispatched_at', 'is', null).orderBy('sequence').limit(1).executeTakeFirst();
   return row?.created_at ?? null;
 }
 

@@ -41,13 +41,8 @@ export function webhookHeaders(secrets: readonly string[], webhookId: string, se
 }
 
 /** The secrets that sign right now: the current one, plus the previous one while its grace lasts. */
-export function signingSecrets(
-  endpoint: { secret: string; previous_secret: string | null; previous_secret_expires_at: Date | string | null },
-  now: Date,
-): string[] {
+export function signingSecrets(endpoint: { secret: string; previous_secret: string | null; previous_secret_expires_at: Date | string | null }, now: Date): string[] {
   const previousValid =
-    endpoint.previous_secret !== null &&
-    endpoint.previous_secret_expires_at !== null &&
-    new Date(endpoint.previous_secret_expires_at).getTime() > now.getTime();
+    endpoint.previous_secret !== null && endpoint.previous_secret_expires_at !== null && new Date(endpoint.previous_secret_expires_at).getTime() > now.getTime();
   return previousValid ? [endpoint.secret, endpoint.previous_secret!] : [endpoint.secret];
 }

@@ -27,12 +27,7 @@ export interface HeartbeatHandle {
  * Writes this process's heartbeat now and every interval. A beat that fails (Redis down) is skipped:
  * the dependency monitor already reports the outage, and the key expiring says the same to `status`.
  */
-export async function startHeartbeat(
-  redis: Redis,
-  prefix: string,
-  queues: readonly string[],
-  intervalMs = HEARTBEAT_INTERVAL_MS,
-): Promise<HeartbeatHandle> {
+export async function startHeartbeat(redis: Redis, prefix: string, queues: readonly string[], intervalMs = HEARTBEAT_INTERVAL_MS): Promise<HeartbeatHandle> {
   const host = hostname();
   const key = `${prefix}:heartbeat:${host}:${process.pid}`;
   const startedAt = new Date().toISOString();

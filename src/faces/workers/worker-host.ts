@@ -96,10 +96,7 @@ export type WorkerSource = { workers: WorkerHost } | { startWorkers: StartWorker
 type ProcessorTable = Record<string, Processor>;
 
 /** A queue's processors and final-failure handlers, built once with the host's dependencies. */
-function handlersOf(
-  entry: ProcessorRegistry[QueueName],
-  deps: ProcessorDeps,
-): { processors: ProcessorTable; finalFailure: Record<string, FinalFailureHandler> } {
+function handlersOf(entry: ProcessorRegistry[QueueName], deps: ProcessorDeps): { processors: ProcessorTable; finalFailure: Record<string, FinalFailureHandler> } {
   const processors: ProcessorTable = {};
   for (const [job, factory] of Object.entries<ProcessorFactory>(entry.processors)) processors[job] = factory(deps);
   const finalFailure: Record<string, FinalFailureHandler> = {};
@@ -143,8 +140,7 @@ function dispatch(queue: QueueName, table: ProcessorTable): Processor {
 export function deferredReconciliationRequester(redisUrl: string, prefix: string, health?: DependencyHealth): ReconciliationRequester {
   let requester: ReconciliationRequester | undefined;
   return {
-    request: (payrollId, payDate) =>
-      (requester ??= queueReconciliationRequester(redisUrl, prefix, RECONCILIATION_DEBOUNCE_MS, health)).request(payrollId, payDate),
+    request: (payrollId, payDate) => (requester ??= queueReconciliationRequester(redisUrl, prefix, RECONCILIATION_DEBOUNCE_MS, health)).request(payrollId, payDate),
     close: async () => requester?.close(),
   };
 }
@@ -178,17 +174,15 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
   const { config, db, logger } = runtime;
   const prefix = config.QUEUE_PREFIX;
   const ownHealth = runtime.health === undefined;
-  const health =
-    runtime.health ?? monitorDependencies(logger, { postgres: () => pingDatabase(db), redis: () => pingRedis(runtime.redis) });
-  const adapterFor = options.adapterFor ?? httpAdapterFactory({ secrets: secretBoxFor(config), urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
+  const health = runtime.health ?? monitorDependencies(logger, { postgres: () => pingDatabase(db), redis: () => pingRedis(runtime.redis) });
+  const adapterFor =
+    options.adapterFor ??
+    httpAdapterFactory({ secrets: secretBoxFor(config), urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
   // One producer connection for every queue the host adds to; the host closes it itself, so a
   // shutdown without Redis drops the socket instead of waiting to send QUIT.
   const producer = createProducerConnection(config.REDIS_URL);
   reportRedisErrors(producer, health);
-  const queues = Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, producer, prefix, health)])) as Record<
-    QueueName,
-    Queue
-  >;
+  const queues = Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, producer, prefix, health)])) as Record<QueueName, Queue>;
   const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix, health);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
   const deps: ProcessorDeps = { config, db, logger, queues, adapterFor, reconciliation, webhookSettings, amountLimits: amountLimitsOf(config) };
@@ -265,7 +259,11 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
 
   const schedule = options.schedule ?? true;
   const watchdog = startWatchdog({ config, db, redis: runtime.redis, queues, health, logger }, { ...options.watchdog, schedules: schedule });
-  const heartbeat = await startHeartbeat(runtime.redis, prefix, workers.map((worker) => worker.name));
+  const heartbeat = await startHeartbeat(
+    runtime.redis,
+    prefix,
+    workers.map((worker) => worker.name),
+  );
   logger.info({ queues: workers.map((worker) => worker.name), prefix, schedule }, 'workers started');
 
   return {

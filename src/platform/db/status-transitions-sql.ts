@@ -16,11 +16,7 @@ export function statusListSql(statuses: readonly string[]): RawBuilder<unknown> 
 }
 
 /** fromStatuses of the table as SQL literals: the `where status in (...)` of a statement moving rows to `to`. */
-export function fromStatusesSql<S extends string>(
-  table: StatusTransitions<S>,
-  to: S | readonly S[],
-  among?: readonly S[],
-): RawBuilder<unknown> {
+export function fromStatusesSql<S extends string>(table: StatusTransitions<S>, to: S | readonly S[], among?: readonly S[]): RawBuilder<unknown> {
   return statusListSql(table.fromStatuses(to, among));
 }
 
@@ -30,16 +26,10 @@ export function fromStatusesSql<S extends string>(
  * row (reconciliation's outcomes): a `case` over the from-status, one branch per status, built from the
  * table, so it costs a few comparisons per row and never a lookup.
  */
-export function statusChangeAllowedSql<S extends string>(
-  table: StatusTransitions<S>,
-  from: RawBuilder<unknown>,
-  to: RawBuilder<unknown>,
-): RawBuilder<boolean> {
+export function statusChangeAllowedSql<S extends string>(table: StatusTransitions<S>, from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<boolean> {
   const branches = table.statuses.map((status) => {
     const targets = table.transitions[status];
-    return targets.length === 0
-      ? sql`when ${sql.lit(status)} then false`
-      : sql`when ${sql.lit(status)} then ${to} in (${statusListSql(targets)})`;
+    return targets.length === 0 ? sql`when ${sql.lit(status)} then false` : sql`when ${sql.lit(status)} then ${to} in (${statusListSql(targets)})`;
   });
   return sql<boolean>`(${from} = ${to} or case ${from} ${sql.join(branches, sql` `)} else false end)`;
 }

@@ -219,14 +219,7 @@ export interface BeneficiaryAccountsTable {
   deactivated_at: Timestamp | null;
 }
 
-export type MandateStatus =
-  | 'pending_enablement'
-  | 'active'
-  | 'suspended'
-  | 'revoked'
-  | 'cancelled'
-  | 'expired'
-  | 'failed';
+export type MandateStatus = 'pending_enablement' | 'active' | 'suspended' | 'revoked' | 'cancelled' | 'expired' | 'failed';
 
 export interface MandatesTable {
   id: Generated<string>;
@@ -266,14 +259,7 @@ export interface SchedulesTable {
   updated_at: Generated<Date>;
 }
 
-export type PaymentStatus =
-  | 'pending'
-  | 'instructed'
-  | 'collected'
-  | 'paid_out'
-  | 'cancelled'
-  | 'failed'
-  | 'partially_collected';
+export type PaymentStatus = 'pending' | 'instructed' | 'collected' | 'paid_out' | 'cancelled' | 'failed' | 'partially_collected';
 
 export interface PaymentRequestsTable {
   id: Generated<string>;
@@ -776,13 +762,7 @@ export interface WebhookDeliveryAttemptsTable {
   attempted_at: Generated<Date>;
 }
 
-export type AvailabilityLookupOutcome =
-  | 'confirmed'
-  | 'not_found'
-  | 'not_eligible'
-  | 'pending_employer_opt_in'
-  | 'rate_limited'
-  | 'failed';
+export type AvailabilityLookupOutcome = 'confirmed' | 'not_found' | 'not_eligible' | 'pending_employer_opt_in' | 'rate_limited' | 'failed';
 
 export interface AvailabilityLookupsTable {
   id: Generated<string>;

@@ -66,9 +66,7 @@ export const eventResponseSchema = z
     example: eventExample,
   });
 
-export const eventEnvelopeSchema = z
-  .object({ event: eventResponseSchema })
-  .meta({ id: 'EventEnvelope', description: 'One event.', example: { event: eventExample } });
+export const eventEnvelopeSchema = z.object({ event: eventResponseSchema }).meta({ id: 'EventEnvelope', description: 'One event.', example: { event: eventExample } });
 export const eventsPageSchema = z.object({ events: z.array(eventResponseSchema), paging: pagingResponseSchema }).meta({
   id: 'GetEventsPagedResponse',
   description: 'A page of events, newest first.',

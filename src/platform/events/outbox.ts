@@ -35,5 +35,8 @@ export function buildEvent(event: EventToRecord, now = new Date()): NewEvent {
  */
 export async function recordEvents(trx: Executor, events: readonly EventToRecord[]): Promise<void> {
   const now = new Date();
-  await insertEvents(trx, events.map((event) => buildEvent(event, now)));
+  await insertEvents(
+    trx,
+    events.map((event) => buildEvent(event, now)),
+  );
 }

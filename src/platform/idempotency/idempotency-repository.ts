@@ -97,13 +97,7 @@ export async function completeKey(db: Executor, ref: KeyRef, response: StoredRes
  * Stores an outcome reached without a claim (a 4xx whose transaction was rolled back). Returns
  * false when another request with the key stored its own first; that one then stands.
  */
-export async function insertCompletedKey(
-  db: Executor,
-  ref: KeyRef,
-  fingerprint: string,
-  expiresAt: Date,
-  response: StoredResponse,
-): Promise<boolean> {
+export async function insertCompletedKey(db: Executor, ref: KeyRef, fingerprint: string, expiresAt: Date, response: StoredResponse): Promise<boolean> {
   const row = await db
     .insertInto('idempotency_keys')
     .values({
@@ -144,12 +138,7 @@ export function isKeyTaken(error: unknown): boolean {
 
 /** Drops this transaction's claim (an effect that answered 5xx: the client may retry). */
 export async function deleteClaim(db: Executor, ref: KeyRef): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('client_id', '=', ref.clientId)
-    .where('idempotency_key', '=', ref.key)
-    .where('status', '=', 'in_flight')
-    .execute();
+  await db.deleteFrom('idempotency_keys').where('client_id', '=', ref.clientId).where('idempotency_key', '=', ref.key).where('status', '=', 'in_flight').execute();
 }
 
 /** Deletes expired keys in batches so a large backlog never holds its row locks for long. */

@@ -71,7 +71,9 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
 }
 
 export function requestFingerprint(method: string, url: string, rawBody: string | undefined): string {
-  const bodyHash = createHash('sha256').update(rawBody ?? '').digest('hex');
+  const bodyHash = createHash('sha256')
+    .update(rawBody ?? '')
+    .digest('hex');
   return createHash('sha256').update(`${method} ${url}\n${bodyHash}`).digest('hex');
 }
 

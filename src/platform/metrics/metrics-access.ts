@@ -8,11 +8,7 @@ export type MetricsAccess = 'allowed' | 'unauthorized' | 'not_exposed';
  * who reaches it, unless a token is configured. Tokens are compared as digests in constant time,
  * so neither their content nor their length shows in the time an answer takes.
  */
-export function metricsAccess(
-  port: 'api' | 'metrics',
-  configuredToken: string | undefined,
-  authorization: string | undefined,
-): MetricsAccess {
+export function metricsAccess(port: 'api' | 'metrics', configuredToken: string | undefined, authorization: string | undefined): MetricsAccess {
   if (configuredToken === undefined) return port === 'api' ? 'not_exposed' : 'allowed';
   const match = /^Bearer ([^\s]+)$/i.exec(authorization ?? '');
   if (!match) return 'unauthorized';

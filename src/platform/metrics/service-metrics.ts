@@ -3,11 +3,7 @@ import type { Database } from '../db/connection.ts';
 import type { Redis } from 'ioredis';
 import { queueNames, type QueueName } from '../queue/job-catalogue.ts';
 import { createQueue, type JobQueues } from '../queue/queues.ts';
-import {
-  countCurrentReconciliationExceptions,
-  countUnfinishedWebhookDeliveries,
-  findLastSuccessfulNightlyRun,
-} from './metrics-repository.ts';
+import { countCurrentReconciliationExceptions, countUnfinishedWebhookDeliveries, findLastSuccessfulNightlyRun } from './metrics-repository.ts';
 
 /**
  * What one process measures as it works (requests, jobs, replays), kept for the life of the process
@@ -83,8 +79,7 @@ export interface ScrapeSources {
 export function queuesOnFirstScrape(redis: Redis, prefix: string): { queues: () => JobQueues; close(): Promise<void> } {
   let queues: JobQueues | undefined;
   return {
-    queues: () =>
-      (queues ??= Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, redis, prefix)])) as JobQueues),
+    queues: () => (queues ??= Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, redis, prefix)])) as JobQueues),
     close: async () => {
       if (queues) await Promise.all(Object.values(queues).map((queue) => queue.close()));
     },
@@ -164,11 +159,15 @@ export function scrapeRegistry(sources: ScrapeSources, timeoutMs = SCRAPE_SOURCE
     async collect() {
       this.reset();
       lastRunDuration.reset();
-      await read('postgres_nightly_runs', () => findLastSuccessfulNightlyRun(sources.db), (run) => {
-        if (!run) return;
-        this.set(run.finishedAt.getTime() / 1000);
-        lastRunDuration.set(run.durationSeconds);
-      });
+      await read(
+        'postgres_nightly_runs',
+        () => findLastSuccessfulNightlyRun(sources.db),
+        (run) => {
+          if (!run) return;
+          this.set(run.finishedAt.getTime() / 1000);
+          lastRunDuration.set(run.durationSeconds);
+        },
+      );
     },
   });
 
@@ -179,9 +178,13 @@ export function scrapeRegistry(sources: ScrapeSources, timeoutMs = SCRAPE_SOURCE
     registers,
     async collect() {
       this.reset();
-      await read('postgres_webhook_deliveries', () => countUnfinishedWebhookDeliveries(sources.db), (counts) => {
-        for (const [status, count] of Object.entries(counts)) this.set({ status }, count);
-      });
+      await read(
+        'postgres_webhook_deliveries',
+        () => countUnfinishedWebhookDeliveries(sources.db),
+        (counts) => {
+          for (const [status, count] of Object.entries(counts)) this.set({ status }, count);
+        },
+      );
     },
   });
 
@@ -192,9 +195,13 @@ export function scrapeRegistry(sources: ScrapeSources, timeoutMs = SCRAPE_SOURCE
     registers,
     async collect() {
       this.reset();
-      await read('postgres_reconciliation_exceptions', () => countCurrentReconciliationExceptions(sources.db), (counts) => {
-        for (const [kind, count] of Object.entries(counts)) this.set({ kind }, count);
-      });
+      await read(
+        'postgres_reconciliation_exceptions',
+        () => countCurrentReconciliationExceptions(sources.db),
+        (counts) => {
+          for (const [kind, count] of Object.entries(counts)) this.set({ kind }, count);
+        },
+      );
     },
   });
 

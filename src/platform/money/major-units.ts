@@ -34,9 +34,7 @@ function assertExactMinorUnits(minor: number): void {
     throw new RangeError(`Minor units must be a safe integer, got ${String(minor)}`);
   }
   if (Math.abs(minor) > MAX_EXACT_MINOR_UNITS) {
-    throw new RangeError(
-      `Minor units ${String(minor)} exceed ${MAX_EXACT_MINOR_UNITS}, the largest amount a JSON number carries exactly`,
-    );
+    throw new RangeError(`Minor units ${String(minor)} exceed ${MAX_EXACT_MINOR_UNITS}, the largest amount a JSON number carries exactly`);
   }
 }
 
@@ -122,9 +120,7 @@ export function fromMajorUnits(major: number, currency: string): number {
   if (shift < 0) throw new TooManyDecimalsError(major, currency, exponent);
   // A 16+ digit string cannot be a 15-digit amount; checked before padding so 1e300 builds no huge string.
   if (digits.length + shift > String(MAX_EXACT_MINOR_UNITS).length) {
-    throw new RangeError(
-      `Amount ${String(major)} ${currency} exceeds ${MAX_EXACT_MINOR_UNITS} minor units, the largest carried exactly`,
-    );
+    throw new RangeError(`Amount ${String(major)} ${currency} exceeds ${MAX_EXACT_MINOR_UNITS} minor units, the largest carried exactly`);
   }
   const magnitude = Number(`${digits}${'0'.repeat(shift)}`);
   return sign === '-' ? -magnitude : magnitude;

@@ -22,7 +22,12 @@ export async function recordPayDateFailures(db: Executor, stage: PayDateExceptio
 }
 
 /** Resolves the stage's open exceptions of pay dates that went through: those in `scope` other than the ones that failed again. */
-export async function resolvePayDateExceptions(db: Executor, stage: PayDateExceptionStage, scope: readonly PayDateKey[], stillFailing: readonly PayDateKey[]): Promise<number> {
+export async function resolvePayDateExceptions(
+  db: Executor,
+  stage: PayDateExceptionStage,
+  scope: readonly PayDateKey[],
+  stillFailing: readonly PayDateKey[],
+): Promise<number> {
   if (scope.length === 0) return 0;
   const result = await sql`
     update pay_date_exceptions e set resolved_at = now()
@@ -39,7 +44,18 @@ export async function listOpenPayDateExceptions(db: Executor, limit = 100) {
     .selectFrom('pay_date_exceptions as e')
     .innerJoin('payrolls as p', 'p.id', 'e.payroll_id')
     .innerJoin('employers as em', 'em.id', 'p.employer_id')
-    .select(['e.id', 'e.payroll_id', 'p.name as payroll_name', 'em.name as employer_name', 'e.pay_date', 'e.stage', 'e.detail', 'e.first_seen_at', 'e.last_seen_at', 'e.occurrences'])
+    .select([
+      'e.id',
+      'e.payroll_id',
+      'p.name as payroll_name',
+      'em.name as employer_name',
+      'e.pay_date',
+      'e.stage',
+      'e.detail',
+      'e.first_seen_at',
+      'e.last_seen_at',
+      'e.occurrences',
+    ])
     .where('e.resolved_at', 'is', null)
     .orderBy('e.last_seen_at', 'desc')
     .orderBy('e.id', 'desc')

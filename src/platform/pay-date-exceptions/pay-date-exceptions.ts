@@ -55,8 +55,7 @@ export const payDateExceptionSchema = z
   .meta({
     id: 'PayDateException',
     description:
-      'A payroll pay date that work over many pay dates could not handle and left as it was, while the others went on. ' +
-      'Open until the stage next succeeds for it.',
+      'A payroll pay date that work over many pay dates could not handle and left as it was, while the others went on. ' + 'Open until the stage next succeeds for it.',
     example: {
       id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b',
       payroll_id: '019a7b2c-0000-7000-8000-000000000001',
@@ -64,7 +63,8 @@ export const payDateExceptionSchema = z
       employer: 'Acme Manufacturing Ltd',
       pay_date: '2026-11-27',
       stage: 'remittance',
-      detail: 'What payroll reported for payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 adds up to 9999999999999990 minor units, past 2^53, the most the service carries exactly',
+      detail:
+        'What payroll reported for payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 adds up to 9999999999999990 minor units, past 2^53, the most the service carries exactly',
       first_seen_at: '2026-11-28T02:00:04.000Z',
       last_seen_at: '2026-11-28T09:00:01.000Z',
       occurrences: 4,

@@ -132,8 +132,7 @@ const lockPayDatePayload = z.object({ runId: uuidSchema.optional(), payrollId: u
  * database state (a restored backup, a recreated database) can never stand in for this one. A
  * job the watchdog queues again, because Redis no longer holds a live one, gets the next suffix.
  */
-export const lockJobId = (runId: string, pair: PayDatePair, requeues = 0) =>
-  `lock.${runId}.${pair.payrollId}.${pair.payDate}${requeues > 0 ? `.r${requeues}` : ''}`;
+export const lockJobId = (runId: string, pair: PayDatePair, requeues = 0) => `lock.${runId}.${pair.payrollId}.${pair.payDate}${requeues > 0 ? `.r${requeues}` : ''}`;
 
 // ---- 3. Re-runs (queue pay-dates) ----
 
@@ -191,17 +190,7 @@ const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 
 /** Waits after the 1st, 2nd, ... failed attempt: about three days in all. */
-export const RETRY_SCHEDULE_MS: readonly number[] = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  14 * HOUR,
-  20 * HOUR,
-  24 * HOUR,
-];
+export const RETRY_SCHEDULE_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR];
 
 /** The first attempt plus one retry per step of the schedule. */
 export const DELIVERY_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
@@ -314,9 +303,9 @@ export type JobName = (typeof queueWorkers)[QueueName]['jobs'][number];
 export type QueueOfJob<Name extends JobName> = { [Queue in QueueName]: Name extends JobNameOn<Queue> ? Queue : never }[QueueName];
 
 /** The queue of every job name, from queueWorkers. */
-export const queueOfJob = Object.fromEntries(
-  Object.entries(queueWorkers).flatMap(([queue, { jobs }]) => jobs.map((job) => [job, queue])),
-) as { readonly [Name in JobName]: QueueOfJob<Name> };
+export const queueOfJob = Object.fromEntries(Object.entries(queueWorkers).flatMap(([queue, { jobs }]) => jobs.map((job) => [job, queue]))) as {
+  readonly [Name in JobName]: QueueOfJob<Name>;
+};
 
 /**
  * The payload of every job, producer's and processor's alike. Unknown fields are dropped when a

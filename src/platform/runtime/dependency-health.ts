@@ -156,11 +156,7 @@ interface State {
  * between, and however many requests are refused meanwhile, the transition is what is logged,
  * never the retries or the requests (the line that says it is back counts them).
  */
-export function monitorDependencies(
-  logger: Logger,
-  probes: DependencyProbes,
-  overrides: Partial<DependencyHealthSettings> = {},
-): DependencyHealth {
+export function monitorDependencies(logger: Logger, probes: DependencyProbes, overrides: Partial<DependencyHealthSettings> = {}): DependencyHealth {
   const settings = { ...defaultSettings, ...overrides };
   const listeners = new Set<(dependency: Dependency, status: 'up' | 'down') => void>();
   const waiters = new Map<Dependency, Array<() => void>>();
@@ -224,10 +220,7 @@ export function monitorDependencies(
     if (state.status === 'down') return;
     state.status = 'down';
     state.since = new Date();
-    logger.warn(
-      { dependency, event: 'dependency_down', error: state.error },
-      `${dependency} unavailable; waiting for it (retrying with backoff, next line when it is back)`,
-    );
+    logger.warn({ dependency, event: 'dependency_down', error: state.error }, `${dependency} unavailable; waiting for it (retrying with backoff, next line when it is back)`);
     emit(dependency, 'down');
   }
 

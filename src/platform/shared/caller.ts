@@ -23,11 +23,7 @@ export interface Caller {
  * provider only itself. `nothing` fails closed: an operator (who works through the admin routes, not
  * these), a provider client without a provider.
  */
-export type DirectoryReach =
-  | { kind: 'live' }
-  | { kind: 'sandbox'; sandboxBillerClientId: string }
-  | { kind: 'provider'; payrollProviderId: string }
-  | { kind: 'nothing' };
+export type DirectoryReach = { kind: 'live' } | { kind: 'sandbox'; sandboxBillerClientId: string } | { kind: 'provider'; payrollProviderId: string } | { kind: 'nothing' };
 
 /**
  * A biller's reach from its client and mode (Caller.sandbox). The sandbox is named by its biller, not

@@ -28,15 +28,7 @@ export interface FieldError {
  * - upstream-failed: a payroll provider failed, or could not be used.
  * - upstream-timed-out: a payroll provider did not answer in time.
  */
-export type DomainErrorKind =
-  | 'malformed'
-  | 'forbidden'
-  | 'not-found'
-  | 'conflict'
-  | 'invalid'
-  | 'rate-limited'
-  | 'upstream-failed'
-  | 'upstream-timed-out';
+export type DomainErrorKind = 'malformed' | 'forbidden' | 'not-found' | 'conflict' | 'invalid' | 'rate-limited' | 'upstream-failed' | 'upstream-timed-out';
 
 /** The refusal's title is its code's, from the catalogue (problem-codes.ts): the same wherever it is raised. */
 export interface DomainErrorOptions {

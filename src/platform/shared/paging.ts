@@ -14,19 +14,17 @@ export const pagingQuerySchema = z.object({
 
 export type PagingQuery = z.infer<typeof pagingQuerySchema>;
 
-export const pagingResponseSchema = z
-  .object({ limit: z.number().int(), after: z.string().nullable(), before: z.string().nullable() })
-  .meta({
-    id: 'PagingResponse',
-    description:
-      'Where this page sits: pass `after` as the `after` query parameter for the next page, `before` as `before` for the ' +
-      'previous one; null when there is none. Cursors are opaque and signed.',
-    example: {
-      limit: 50,
-      after: 'WyIyMDI2LTExLTAyVDA5OjE1OjI3LjQxMloiLCIwMTkzYTRmMy03YzFkLTdlNjYtOWUzNS03ZjlhMWIzYzRkMDYiXQ.hrtXjFXLnYMJh7Alya5EIg',
-      before: null,
-    },
-  });
+export const pagingResponseSchema = z.object({ limit: z.number().int(), after: z.string().nullable(), before: z.string().nullable() }).meta({
+  id: 'PagingResponse',
+  description:
+    'Where this page sits: pass `after` as the `after` query parameter for the next page, `before` as `before` for the ' +
+    'previous one; null when there is none. Cursors are opaque and signed.',
+  example: {
+    limit: 50,
+    after: 'WyIyMDI2LTExLTAyVDA5OjE1OjI3LjQxMloiLCIwMTkzYTRmMy03YzFkLTdlNjYtOWUzNS03ZjlhMWIzYzRkMDYiXQ.hrtXjFXLnYMJh7Alya5EIg',
+    before: null,
+  },
+});
 
 export interface Cursor {
   createdAt: string;

@@ -230,7 +230,7 @@ export const problemCatalogue = {
   'provider-calendar-empty': {
     title: 'Payroll provider calendar empty',
     status: 502,
-    description: "The payroll provider lists no pay dates for the payroll, so there is no calendar to sync; ask the provider, or set the calendar another way.",
+    description: 'The payroll provider lists no pay dates for the payroll, so there is no calendar to sync; ask the provider, or set the calendar another way.',
   },
   'provider-misconfigured': {
     title: 'Payroll provider misconfigured',
@@ -270,7 +270,7 @@ export const problemCatalogue = {
   'sandbox-provider': {
     title: 'Sandbox provider',
     status: 409,
-    description: "A sandbox payroll provider is simulated and never reached, so its connection cannot be changed.",
+    description: 'A sandbox payroll provider is simulated and never reached, so its connection cannot be changed.',
   },
 
   // Employers, payrolls and employees.
@@ -287,7 +287,7 @@ export const problemCatalogue = {
   'employee-identity-in-use': {
     title: 'Employee identity in use',
     status: 409,
-    description: "An identifier given for the employee belongs to another employee of the provider; `errors` names it.",
+    description: 'An identifier given for the employee belongs to another employee of the provider; `errors` names it.',
   },
   'employee-import-conflict': {
     title: 'Employee import conflict',
@@ -632,7 +632,7 @@ export const problemCatalogue = {
   'statement-conflict': {
     title: 'Statement conflict',
     status: 409,
-    description: 'This statement (or page) was already imported with other content; check which file is the bank\'s.',
+    description: "This statement (or page) was already imported with other content; check which file is the bank's.",
   },
   'statement-rejected': {
     title: 'Bank statement rejected',
@@ -647,7 +647,7 @@ export const problemCatalogue = {
   'unmatch-would-unfund-payouts': {
     title: 'Unmatch would unfund payouts',
     status: 409,
-    description: "Without this match the pay date would have received less than it already paid out (`paid_out`); it is not taken back.",
+    description: 'Without this match the pay date would have received less than it already paid out (`paid_out`); it is not taken back.',
   },
 
   // Payouts and payment files.

@@ -42,12 +42,7 @@ export class RateLimiter {
   }
 
   async take(clientId: string, now = Date.now()): Promise<RateDecision> {
-    const [allowed, tokensText] = (await (this.redis as any).tokenBucket(
-      `${this.prefix}:ratelimit:${clientId}`,
-      this.perSecond,
-      this.burst,
-      now,
-    )) as [number, string];
+    const [allowed, tokensText] = (await (this.redis as any).tokenBucket(`${this.prefix}:ratelimit:${clientId}`, this.perSecond, this.burst, now)) as [number, string];
     const tokens = Number(tokensText);
     const remaining = Math.floor(tokens);
     return {

@@ -128,9 +128,7 @@ export class SecretBox {
   private dataKey(parts: SealedParts): Buffer {
     const master = this.keys.get(parts.keyId);
     if (!master) {
-      throw new SecretsKeyError(
-        `A stored secret is sealed with master key ${parts.keyId}, which is neither SECRETS_KEY nor in SECRETS_PREVIOUS_KEYS`,
-      );
+      throw new SecretsKeyError(`A stored secret is sealed with master key ${parts.keyId}, which is neither SECRETS_KEY nor in SECRETS_PREVIOUS_KEYS`);
     }
     return decrypt(master, parts.wrappedKey, this.wrappingContext(parts.keyId));
   }

@@ -59,9 +59,7 @@ export function defineStatusTransitions<S extends string>(definition: Transition
   const missing = statuses.filter((status) => !(status in definition.transitions));
   if (missing.length > 0) throw new Error(`${resource} transitions do not say where ${missing.join(', ')} may move`);
 
-  const transitions = Object.freeze(
-    Object.fromEntries(statuses.map((from) => [from, Object.freeze([...definition.transitions[from]])])) as Record<S, readonly S[]>,
-  );
+  const transitions = Object.freeze(Object.fromEntries(statuses.map((from) => [from, Object.freeze([...definition.transitions[from]])])) as Record<S, readonly S[]>);
   const can = (from: S, to: S) => isStatus(from) && isStatus(to) && transitions[from].includes(to);
   const assert = (from: S, to: S) => {
     if (!can(from, to)) throw invalid(from, to);

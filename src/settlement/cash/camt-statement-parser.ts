@@ -193,10 +193,7 @@ class CamtReader {
         get: (target, name) => {
           if (typeof name !== 'string') return undefined;
           if (Object.hasOwn(target, name)) return target[name];
-          throw new StatementRejected(
-            `entity reference &${String(name)}; is refused: only &amp; &lt; &gt; &quot; &apos; and character references are allowed`,
-            this.#here(),
-          );
+          throw new StatementRejected(`entity reference &${String(name)}; is refused: only &amp; &lt; &gt; &quot; &apos; and character references are allowed`, this.#here());
         },
       },
     );
@@ -689,13 +686,17 @@ class CamtReader {
     return {
       format: this.#format!,
       statementId: statement.id,
-      page: pagination === undefined ? { number: 1, last: true } : page(pagination, statement.pagination === undefined ? 'MsgPgntn' : `${element === 'Stmt' ? 'Stmt' : 'Ntfctn'}Pgntn`),
+      page:
+        pagination === undefined
+          ? { number: 1, last: true }
+          : page(pagination, statement.pagination === undefined ? 'MsgPgntn' : `${element === 'Stmt' ? 'Stmt' : 'Ntfctn'}Pgntn`),
       electronicSequenceNumber: statement.electronicSequenceNumber,
       legalSequenceNumber: statement.legalSequenceNumber,
       account: statement.account,
       currency: statement.currency,
       balances: statement.balances,
-      summary: statement.summary === undefined ? null : summaryOf(statement.summary, statement.currency ?? statement.balances[0]?.currency ?? commonCurrency(statement.entries)),
+      summary:
+        statement.summary === undefined ? null : summaryOf(statement.summary, statement.currency ?? statement.balances[0]?.currency ?? commonCurrency(statement.entries)),
       entries: statement.entries,
     };
   }
@@ -817,7 +818,8 @@ function signOf(indicator: string | undefined, what: string, position: FilePosit
 
 function page(pagination: Pagination, element: string): { number: number; last: boolean } {
   const { number, last, position } = pagination;
-  if (number === undefined || !/^\d{1,5}$/.test(number)) throw new StatementRejected(`${element}/PgNb ${number === undefined ? 'is missing' : `"${number}" is not a page number`}`, position);
+  if (number === undefined || !/^\d{1,5}$/.test(number))
+    throw new StatementRejected(`${element}/PgNb ${number === undefined ? 'is missing' : `"${number}" is not a page number`}`, position);
   if (last !== 'true' && last !== 'false' && last !== '1' && last !== '0') {
     throw new StatementRejected(`${element}/LastPgInd ${last === undefined ? 'is missing' : `"${last}" is neither true nor false`}`, position);
   }

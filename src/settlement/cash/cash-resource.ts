@@ -12,20 +12,19 @@ export const bankCreditStateSchema = z.enum(['open', 'held', 'set_aside', 'rever
 const SET_ASIDE_CATEGORY_VALUES = ['not_a_remittance', 'bank_interest', 'returned_to_sender', 'duplicate', 'other'] as const;
 export const setAsideCategorySchema = z.enum(SET_ASIDE_CATEGORY_VALUES).meta({
   id: 'SetAsideCategory',
-  description: 'What money set aside is, since it is no remittance: a payment not meant for a payroll, bank interest, money to return to its sender, a duplicate, or something else (the reason says what).',
+  description:
+    'What money set aside is, since it is no remittance: a payment not meant for a payroll, bank interest, money to return to its sender, a duplicate, or something else (the reason says what).',
   example: 'bank_interest',
 });
-export const statementEntryOutcomeSchema = z
-  .enum(['new', 'already_known', 'superseded', 'conflicting', 'reversal', 'unresolved_reversal', 'held', 'debit', 'unusable'])
-  .meta({
-    id: 'BankStatementEntryOutcome',
-    description:
-      'new: a credit first seen; already_known: a credit the account already had (detail says by which reference); superseded: a booked ' +
-      "statement's entry confirming a credit a camt.054 notified; conflicting: shares a reference with a known credit but not its amount (held " +
-      'for a person); reversal: took back the credit named; unresolved_reversal: a reversal no rule could place (for a person); held: brings ' +
-      'back a payment of ours; debit: money out, not matched; unusable: the entry could not be read (detail says why).',
-    example: 'superseded',
-  });
+export const statementEntryOutcomeSchema = z.enum(['new', 'already_known', 'superseded', 'conflicting', 'reversal', 'unresolved_reversal', 'held', 'debit', 'unusable']).meta({
+  id: 'BankStatementEntryOutcome',
+  description:
+    'new: a credit first seen; already_known: a credit the account already had (detail says by which reference); superseded: a booked ' +
+    "statement's entry confirming a credit a camt.054 notified; conflicting: shares a reference with a known credit but not its amount (held " +
+    'for a person); reversal: took back the credit named; unresolved_reversal: a reversal no rule could place (for a person); held: brings ' +
+    'back a payment of ours; debit: money out, not matched; unusable: the entry could not be read (detail says why).',
+  example: 'superseded',
+});
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -36,7 +35,7 @@ export const bankStatementSchema = z
     format: z.enum(['camt.053', 'camt.054', 'csv']),
     statement_id: z.string().meta({ description: "The bank's id of the statement" }),
     file_name: z.string().nullable(),
-    content_sha256: z.string().meta({ description: "Hex SHA-256 of the file: the same file again is recognised and changes nothing" }),
+    content_sha256: z.string().meta({ description: 'Hex SHA-256 of the file: the same file again is recognised and changes nothing' }),
     currency: z.string(),
     credits: z.number().int(),
     credits_total: z.number().int().meta({ description: 'Minor units' }),
@@ -120,7 +119,7 @@ export const remittanceMatchSchema = z
   })
   .meta({
     id: 'RemittanceMatch',
-    description: 'Part (or all) of a bank credit, matched to a payroll pay date\'s remittance.',
+    description: "Part (or all) of a bank credit, matched to a payroll pay date's remittance.",
     example: {
       id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a03',
       bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04',

@@ -27,8 +27,10 @@ export async function setCreditAside(db: Database, actor: Actor, request: { cred
     await advisoryLockCash(trx, 'exclusive');
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
-    if (credit.state === 'reversed') throw new ConflictError('credit-reversed', 'the bank took this credit back: there is nothing to set aside', { members: { state: credit.state } });
-    if (credit.state === 'set_aside') throw new ConflictError('credit-already-set-aside', `the credit is already set aside (${credit.set_aside_category})`, { members: { state: credit.state } });
+    if (credit.state === 'reversed')
+      throw new ConflictError('credit-reversed', 'the bank took this credit back: there is nothing to set aside', { members: { state: credit.state } });
+    if (credit.state === 'set_aside')
+      throw new ConflictError('credit-already-set-aside', `the credit is already set aside (${credit.set_aside_category})`, { members: { state: credit.state } });
     const updated = await setCreditState(trx, credit.id, { state: 'set_aside', reason, category: request.category, by: describeActor(actor) });
     await recordAction(trx, {
       actor,

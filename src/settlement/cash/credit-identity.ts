@@ -128,7 +128,9 @@ export class KnownCreditIndex {
 }
 
 function referencesOf(record: { accountServicerReference: string | null; entryReference: string | null; transactionReferences: readonly string[] }): string[] {
-  return [record.accountServicerReference, record.entryReference, ...record.transactionReferences].filter((reference): reference is string => reference !== null && reference.trim() !== '');
+  return [record.accountServicerReference, record.entryReference, ...record.transactionReferences].filter(
+    (reference): reference is string => reference !== null && reference.trim() !== '',
+  );
 }
 
 export type CreditVerdict =
@@ -143,13 +145,7 @@ export type CreditVerdict =
  * except a lump sum, which all the parts of one batch claim together: `claimedBy` maps a credit to
  * the batch key that claimed it). `booked`: the entry comes from a camt.053 or CSV statement.
  */
-export function creditVerdict(
-  entry: IncomingCredit,
-  booked: boolean,
-  known: readonly KnownCredit[],
-  claimedBy: ReadonlyMap<string, string>,
-  batchKey: string,
-): CreditVerdict {
+export function creditVerdict(entry: IncomingCredit, booked: boolean, known: readonly KnownCredit[], claimedBy: ReadonlyMap<string, string>, batchKey: string): CreditVerdict {
   const sameDay = known.filter((credit) => credit.bookingDate === entry.bookingDate);
   const money = (minor: number) => `${formatMinorUnits(minor, entry.currency)} ${entry.currency}`;
   const free = (credit: KnownCredit) => !claimedBy.has(credit.id) || (entry.batch !== null && claimedBy.get(credit.id) === batchKey && credit.batch === null);
@@ -163,7 +159,8 @@ export function creditVerdict(
   for (const strength of ['strong', 'weak'] as const) {
     for (const credit of sameDay) {
       if (!free(credit) || credit.amount !== entry.amount) continue;
-      const sameShape = entry.batch === null ? credit.batch === null : credit.batch !== null && credit.batch.part === entry.batch.part && credit.batch.parts === entry.batch.parts;
+      const sameShape =
+        entry.batch === null ? credit.batch === null : credit.batch !== null && credit.batch.part === entry.batch.part && credit.batch.parts === entry.batch.parts;
       if (!sameShape) continue;
       const link = sharedReference(entry, credit);
       if (link?.strength !== strength) continue;
@@ -174,16 +171,24 @@ export function creditVerdict(
 
   // A lump sum the other file detailed as a batch: all the batch's parts, adding up to it.
   if (entry.batch === null) {
-    const parts = sameDay.filter((credit) => free(credit) && credit.batch !== null && credit.batch.amount === entry.amount && sharedReference(entry, credit)?.strength === 'strong');
+    const parts = sameDay.filter(
+      (credit) => free(credit) && credit.batch !== null && credit.batch.amount === entry.amount && sharedReference(entry, credit)?.strength === 'strong',
+    );
     if (parts.length > 0) {
       const expected = parts[0]!.batch!.parts;
       const sum = parts.reduce((total, credit) => total + credit.amount, 0);
       if (parts.length === expected && sum === entry.amount) return verdictOf(parts, `known as the ${expected} entries of a batch booked as one`);
-      return { outcome: 'conflicting', creditIds: parts.map((credit) => credit.id), detail: `${parts.length} known entries of a batch of ${expected} add up to ${money(sum)}, not ${money(entry.amount)}` };
+      return {
+        outcome: 'conflicting',
+        creditIds: parts.map((credit) => credit.id),
+        detail: `${parts.length} known entries of a batch of ${expected} add up to ${money(sum)}, not ${money(entry.amount)}`,
+      };
     }
   } else {
     // One part of a batch the other file booked as one lump sum.
-    const lump = sameDay.find((credit) => free(credit) && credit.batch === null && credit.amount === entry.batch!.amount && sharedReference(entry, credit)?.strength === 'strong');
+    const lump = sameDay.find(
+      (credit) => free(credit) && credit.batch === null && credit.amount === entry.batch!.amount && sharedReference(entry, credit)?.strength === 'strong',
+    );
     if (lump !== undefined) return verdictOf([lump], `known as part ${entry.batch.part} of ${entry.batch.parts} of a lump sum booked as one credit`);
   }
 
@@ -191,7 +196,11 @@ export function creditVerdict(
   for (const credit of sameDay) {
     const link = sharedReference(entry, credit);
     if (link?.strength === 'strong' && credit.amount !== entry.amount) {
-      return { outcome: 'conflicting', creditIds: [credit.id], detail: `its ${link.by} is already on the account with amount ${money(credit.amount)}, not ${money(entry.amount)}` };
+      return {
+        outcome: 'conflicting',
+        creditIds: [credit.id],
+        detail: `its ${link.by} is already on the account with amount ${money(credit.amount)}, not ${money(entry.amount)}`,
+      };
     }
   }
   return { outcome: 'new' };
@@ -216,10 +225,16 @@ export interface RecordedReversal {
  * kind of file (a notice against a booked statement). Taking a credit back twice would un-fund
  * another credit of the same amount.
  */
-export function sameReversal(entry: Pick<IncomingCredit, 'amount' | 'bookingDate' | 'accountServicerReference' | 'entryReference'>, format: RecordedReversal['format'], recorded: readonly RecordedReversal[]): RecordedReversal | undefined {
+export function sameReversal(
+  entry: Pick<IncomingCredit, 'amount' | 'bookingDate' | 'accountServicerReference' | 'entryReference'>,
+  format: RecordedReversal['format'],
+  recorded: readonly RecordedReversal[],
+): RecordedReversal | undefined {
   const candidates = recorded.filter((earlier) => earlier.bookingDate === entry.bookingDate && earlier.amount === entry.amount);
   const entryRefs = [entry.accountServicerReference, entry.entryReference].filter(isDistinctive);
-  const byReference = candidates.find((earlier) => [earlier.accountServicerReference, earlier.entryReference].some((reference) => isDistinctive(reference) && entryRefs.includes(reference)));
+  const byReference = candidates.find((earlier) =>
+    [earlier.accountServicerReference, earlier.entryReference].some((reference) => isDistinctive(reference) && entryRefs.includes(reference)),
+  );
   if (byReference !== undefined || entryRefs.length > 0) return byReference;
   const notice = format === 'camt.054';
   return candidates.find((earlier) => (earlier.format === 'camt.054') !== notice && ![earlier.accountServicerReference, earlier.entryReference].some(isDistinctive));
@@ -234,10 +249,7 @@ export type ReversalVerdict = { creditId: string; detail: string } | { creditId:
  * the same payer's text; else the only credit of that amount. Anything less certain is left to a
  * person: taking back the wrong credit would un-fund another employer's pay date.
  */
-export function reversedCredit(
-  reversal: IncomingCredit,
-  candidates: readonly KnownCredit[],
-): ReversalVerdict {
+export function reversedCredit(reversal: IncomingCredit, candidates: readonly KnownCredit[]): ReversalVerdict {
   const possible = candidates.filter((credit) => !credit.reversed && credit.amount === reversal.amount && credit.bookingDate <= reversal.bookingDate);
   // A reversal quotes the credit's references wherever its file puts them (its own AcctSvcrRef, a TxDtls reference...).
   const distinctive = referencesOf(reversal).filter(isDistinctive);

@@ -62,11 +62,7 @@ export interface PayDateAwaitingFunding {
  * request's entries net. Returns how many entries it funded, and the pay dates it left (cash short),
  * with what they received and have funded, for listUnfundedEntries and fundableEntries to fund in order.
  */
-export async function fundCoveredPayDates(
-  db: Executor,
-  cutoff: string,
-  defaultFunding: PayoutFunding,
-): Promise<{ entriesFunded: number; short: PayDateAwaitingFunding[] }> {
+export async function fundCoveredPayDates(db: Executor, cutoff: string, defaultFunding: PayoutFunding): Promise<{ entriesFunded: number; short: PayDateAwaitingFunding[] }> {
   const result = await sql<PayDateAwaitingFunding & { entries_funded: number }>`
     with awaiting as (${payDatesAwaitingFundingSql(cutoff, defaultFunding)}),
     unfunded as (

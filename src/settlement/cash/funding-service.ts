@@ -66,7 +66,12 @@ export async function fundLedgerEntries(db: Database, options: { cutoff: string;
       byCash += funded.length;
     }
     // Only the short pay dates were judged one by one: those are the ones a failure is resolved for.
-    await notePayDateStage(trx, 'funding', awaiting.map((p) => ({ payrollId: p.payroll_id, payDate: p.pay_date })), failures);
+    await notePayDateStage(
+      trx,
+      'funding',
+      awaiting.map((p) => ({ payrollId: p.payroll_id, payDate: p.pay_date })),
+      failures,
+    );
     return { trusted, byCash, waiting, failed: failures.length };
   });
 }

@@ -148,7 +148,11 @@ export async function listLiveMatchesOfCreditForUpdate(db: Executor, creditId: s
 }
 
 /** A credit's state as a person or the bank decided it, with who, when and why. */
-export async function setCreditState(db: Executor, creditId: string, change: { state: BankCreditState; reason: string | null; category: SetAsideCategory | null; by: string }) {
+export async function setCreditState(
+  db: Executor,
+  creditId: string,
+  change: { state: BankCreditState; reason: string | null; category: SetAsideCategory | null; by: string },
+) {
   return db
     .updateTable('bank_credits')
     .set({ state: change.state, state_reason: change.reason, set_aside_category: change.category, state_changed_at: sql<Date>`now()`, state_changed_by: change.by })

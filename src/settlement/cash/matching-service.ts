@@ -7,7 +7,17 @@ import { ConflictError, InvalidError, NotFoundError } from '../../platform/share
 import { isUuid } from '../../platform/shared/schemas.ts';
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
 import { fundedAndPaidOut, unfundDownTo } from './funding-repository.ts';
-import { findCreditForUpdate, findLiveMatchForUpdate, insertMatches, listOpenRemittances, listRefusedPairs, listSettledRemittanceReferences, listUnmatchedCredits, markUnmatched, type NewMatch } from './matching-repository.ts';
+import {
+  findCreditForUpdate,
+  findLiveMatchForUpdate,
+  insertMatches,
+  listOpenRemittances,
+  listRefusedPairs,
+  listSettledRemittanceReferences,
+  listUnmatchedCredits,
+  markUnmatched,
+  type NewMatch,
+} from './matching-repository.ts';
 import { matchCredits, pairKey } from './remittance-matching.ts';
 import { insertCredits, type NewCredit } from './statement-repository.ts';
 import { advisoryLockCash, rowLockRemittances, updateReceived } from './remittance-repository.ts';
@@ -83,7 +93,10 @@ export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, in
     ...open.map((c) => ({ id: c.id, amount: c.amount, currency: c.currency, reference: c.remittanceInformation, bookingDate: c.bookingDate })),
   ];
   const remittances = await listOpenRemittances(trx);
-  const refused = await listRefusedPairs(trx, stored.map((credit) => credit.id));
+  const refused = await listRefusedPairs(
+    trx,
+    stored.map((credit) => credit.id),
+  );
   const settled = await listSettledRemittanceReferences(trx, refreshWindowStart(policy.today));
   const proposed = matchCredits(
     credits,
@@ -98,10 +111,22 @@ export async function matchOpenCredits(trx: Executor, policy: MatchingPolicy, in
     settled.map((r) => ({ payrollId: r.payroll_id, payDate: r.pay_date, paymentReference: r.payment_reference })),
     { toleranceMinor: policy.toleranceMinor, refusedPairs: new Set(refused.map((pair) => pairKey(pair.bank_credit_id, pair.payroll_id, pair.pay_date))) },
   );
-  const matches: NewMatch[] = proposed.map((p) => ({ id: timeOrderedUuid(), creditId: p.creditId, payrollId: p.payrollId, payDate: p.payDate, amount: p.amount, rule: p.rule, flagged: p.flagged, matchedBy: 'rules' }));
+  const matches: NewMatch[] = proposed.map((p) => ({
+    id: timeOrderedUuid(),
+    creditId: p.creditId,
+    payrollId: p.payrollId,
+    payDate: p.payDate,
+    amount: p.amount,
+    rule: p.rule,
+    flagged: p.flagged,
+    matchedBy: 'rules',
+  }));
   const usedUp = new Map<string, number>();
   for (const match of matches) usedUp.set(match.creditId, (usedUp.get(match.creditId) ?? 0) + match.amount);
-  await insertCredits(trx, incoming.map((credit) => ({ ...credit, matchedAmount: usedUp.get(credit.id) ?? 0 })));
+  await insertCredits(
+    trx,
+    incoming.map((credit) => ({ ...credit, matchedAmount: usedUp.get(credit.id) ?? 0 })),
+  );
   await insertMatches(trx, matches, new Set(incoming.map((credit) => credit.id)));
   await addToRemittances(trx, policy, matches);
   await noteOverdueRemittances(trx, policy);
@@ -129,11 +154,17 @@ export interface Allocation {
  * several allocations. The credit's unmatched money must cover them, and each remittance must be in
  * the credit's currency; a remittance may be paid more than it expects (it shows `over`).
  */
-export async function matchCreditManually(db: Database, actor: Actor, policy: RemittancePolicy, request: { creditId: string; allocations: Allocation[]; reason: string | null }) {
+export async function matchCreditManually(
+  db: Database,
+  actor: Actor,
+  policy: RemittancePolicy,
+  request: { creditId: string; allocations: Allocation[]; reason: string | null },
+) {
   if (!isUuid(request.creditId)) throw new NotFoundError(`Bank credit ${request.creditId}`);
   if (request.allocations.length === 0) throw new InvalidError('match-invalid', 'a match needs at least one payroll pay date and amount');
   for (const allocation of request.allocations) {
-    if (!Number.isSafeInteger(allocation.amount) || allocation.amount <= 0) throw new InvalidError('match-invalid', `amount ${allocation.amount} is not a positive whole number of minor units`);
+    if (!Number.isSafeInteger(allocation.amount) || allocation.amount <= 0)
+      throw new InvalidError('match-invalid', `amount ${allocation.amount} is not a positive whole number of minor units`);
   }
   const keys = new Set(request.allocations.map(keyOf));
   if (keys.size !== request.allocations.length) throw new InvalidError('match-invalid', 'each payroll pay date may appear once in a match');
@@ -142,12 +173,18 @@ export async function matchCreditManually(db: Database, actor: Actor, policy: Re
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
     if (credit.state !== 'open' && credit.state !== 'held') {
-      throw new ConflictError('credit-not-open', `the credit is ${credit.state === 'set_aside' ? 'set aside' : 'reversed'}: ${credit.state === 'set_aside' ? 'restore it first' : 'the bank took it back'}`, { members: { state: credit.state } });
+      throw new ConflictError(
+        'credit-not-open',
+        `the credit is ${credit.state === 'set_aside' ? 'set aside' : 'reversed'}: ${credit.state === 'set_aside' ? 'restore it first' : 'the bank took it back'}`,
+        { members: { state: credit.state } },
+      );
     }
     const total = request.allocations.reduce((sum, allocation) => sum + allocation.amount, 0);
     const remaining = credit.amount - credit.matched_amount;
     if (total > remaining) {
-      throw new ConflictError('credit-over-allocated', `the credit has ${remaining} minor units unmatched; the allocations add up to ${total}`, { members: { unmatched_amount: remaining } });
+      throw new ConflictError('credit-over-allocated', `the credit has ${remaining} minor units unmatched; the allocations add up to ${total}`, {
+        members: { unmatched_amount: remaining },
+      });
     }
     await refreshRemittances(trx, policy);
     const remittances = await rowLockRemittances(trx, request.allocations);
@@ -157,10 +194,26 @@ export async function matchCreditManually(db: Database, actor: Actor, policy: Re
       if (remittance.currency !== credit.currency) throw new InvalidError('match-invalid', `the remittance is in ${remittance.currency}, the credit in ${credit.currency}`);
     }
     const by = describeActor(actor);
-    const matches: NewMatch[] = request.allocations.map((a) => ({ id: timeOrderedUuid(), creditId: credit.id, payrollId: a.payrollId, payDate: a.payDate, amount: a.amount, rule: 'manual', flagged: false, matchedBy: by }));
+    const matches: NewMatch[] = request.allocations.map((a) => ({
+      id: timeOrderedUuid(),
+      creditId: credit.id,
+      payrollId: a.payrollId,
+      payDate: a.payDate,
+      amount: a.amount,
+      rule: 'manual',
+      flagged: false,
+      matchedBy: by,
+    }));
     const stored = await insertMatches(trx, matches);
     await addToRemittances(trx, policy, matches);
-    await recordAction(trx, { actor, action: 'bank_credit.matched', resourceType: 'bank_credit', resourceId: credit.id, reason: request.reason, after: { matches: matches.map(({ id, payrollId, payDate, amount }) => ({ id, payroll_id: payrollId, pay_date: payDate, amount })) } });
+    await recordAction(trx, {
+      actor,
+      action: 'bank_credit.matched',
+      resourceType: 'bank_credit',
+      resourceId: credit.id,
+      reason: request.reason,
+      after: { matches: matches.map(({ id, payrollId, payDate, amount }) => ({ id, payroll_id: payrollId, pay_date: payDate, amount })) },
+    });
     return stored;
   });
 }

@@ -281,7 +281,8 @@ function assertInputs(
       throw new RangeError(`remittance ${known.payrollId} ${known.payDate} is given both as open and as no longer open`);
     }
   }
-  if (typeof options.refusedPairs?.has !== 'function') throw new TypeError('refusedPairs must be the set of pairKey(...) a person unmatched (an empty set when there are none)');
+  if (typeof options.refusedPairs?.has !== 'function')
+    throw new TypeError('refusedPairs must be the set of pairKey(...) a person unmatched (an empty set when there are none)');
   if (!Number.isSafeInteger(options.toleranceMinor) || options.toleranceMinor < 0) {
     throw new RangeError(`the tolerance must be a non-negative integer of minor units, got ${String(options.toleranceMinor)}`);
   }

@@ -10,7 +10,9 @@ import type { RemittanceStatus } from '../../platform/db/tables.ts';
 const CASH_ADVISORY_LOCK_KEY = 0x5d_ca_5e;
 
 export async function advisoryLockCash(trx: Executor, mode: 'exclusive' | 'shared'): Promise<void> {
-  await (mode === 'exclusive' ? sql`select pg_advisory_xact_lock(${CASH_ADVISORY_LOCK_KEY})` : sql`select pg_advisory_xact_lock_shared(${CASH_ADVISORY_LOCK_KEY})`).execute(trx);
+  await (mode === 'exclusive' ? sql`select pg_advisory_xact_lock(${CASH_ADVISORY_LOCK_KEY})` : sql`select pg_advisory_xact_lock_shared(${CASH_ADVISORY_LOCK_KEY})`).execute(
+    trx,
+  );
 }
 
 export interface RemittanceFacts {
@@ -109,7 +111,17 @@ export async function findRemittance(db: Executor, payrollId: string, payDate: s
 /** Row-locked, in a stable order, so that concurrent changes to several remittances cannot deadlock. */
 export async function rowLockRemittances(db: Executor, keys: ReadonlyArray<{ payrollId: string; payDate: string }>) {
   if (keys.length === 0) return [];
-  const result = await sql<{ id: string; payroll_id: string; pay_date: string; expected: number; received: number; shortfall: number; due_date: string; status: RemittanceStatus; currency: string }>`
+  const result = await sql<{
+    id: string;
+    payroll_id: string;
+    pay_date: string;
+    expected: number;
+    received: number;
+    shortfall: number;
+    due_date: string;
+    status: RemittanceStatus;
+    currency: string;
+  }>`
     select r.id, r.payroll_id, to_char(r.pay_date, 'YYYY-MM-DD') as pay_date, r.expected, r.received, r.shortfall, to_char(r.due_date, 'YYYY-MM-DD') as due_date, r.status, r.currency
     from remittances r
     join unnest(${keys.map((k) => k.payrollId)}::uuid[], ${keys.map((k) => k.payDate)}::date[]) as k(payroll_id, pay_date)

@@ -177,7 +177,12 @@ export async function refreshRemittances(trx: Executor, policy: RemittancePolicy
   const known = new Set(facts.filter((fact) => fact.remittance_id !== null).map((fact) => fact.remittance_id));
   const created = rows.filter((row) => !known.has(row.id)).length;
   await saveRemittances(trx, rows);
-  await notePayDateStage(trx, 'remittance', facts.map((fact) => ({ payrollId: fact.payroll_id, payDate: fact.pay_date })), failures);
+  await notePayDateStage(
+    trx,
+    'remittance',
+    facts.map((fact) => ({ payrollId: fact.payroll_id, payDate: fact.pay_date })),
+    failures,
+  );
   return { created, updated: rows.length - created, failed: failures.length };
 }
 

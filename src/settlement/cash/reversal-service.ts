@@ -80,7 +80,10 @@ export async function applyReversals(
  * bank returning a batch books many reversals at once): of their amounts, within the window before the
  * latest of them. Each reversal then keeps those of its own amount and window (reversedCredit).
  */
-async function reversibleCreditsByAccount(trx: Executor, reversals: ReadonlyArray<{ entry: StatementEntry; collectionAccountId: string }>): Promise<Map<string, KnownCredit[]>> {
+async function reversibleCreditsByAccount(
+  trx: Executor,
+  reversals: ReadonlyArray<{ entry: StatementEntry; collectionAccountId: string }>,
+): Promise<Map<string, KnownCredit[]>> {
   const byAccount = new Map<string, StatementEntry[]>();
   for (const { entry, collectionAccountId } of reversals) byAccount.set(collectionAccountId, [...(byAccount.get(collectionAccountId) ?? []), entry]);
   const credits = new Map<string, KnownCredit[]>();
@@ -155,7 +158,8 @@ export async function resolveReversal(db: Database, actor: Actor, policy: Remitt
     if (!entry) throw new NotFoundError(`Unresolved reversal ${request.entryId}`);
     const credit = await findCreditForUpdate(trx, request.creditId);
     if (!credit) throw new NotFoundError(`Bank credit ${request.creditId}`);
-    if (credit.collection_account_id !== entry.collection_account_id) throw new InvalidError('reversal-invalid', 'the credit is of another collection account than the reversal');
+    if (credit.collection_account_id !== entry.collection_account_id)
+      throw new InvalidError('reversal-invalid', 'the credit is of another collection account than the reversal');
     if (credit.state === 'reversed') throw new ConflictError('credit-already-reversed', 'the bank already took this credit back');
     if (credit.amount !== entry.amount) {
       const money = (minor: number) => `${formatMinorUnits(minor, credit.currency)} ${credit.currency}`;
@@ -163,7 +167,14 @@ export async function resolveReversal(db: Database, actor: Actor, policy: Remitt
     }
     const shortfall = await reverseCredit(trx, policy, credit.id, actor, `reversed by the bank (placed by a person): entry ${entry.bank_reference}; ${reason}`);
     await markReversalResolved(trx, entry.id, credit.id, describeActor(actor));
-    await recordAction(trx, { actor, action: 'bank_reversal.placed', resourceType: 'bank_statement_entry', resourceId: entry.id, reason, after: { bank_credit_id: credit.id, shortfall } });
+    await recordAction(trx, {
+      actor,
+      action: 'bank_reversal.placed',
+      resourceType: 'bank_statement_entry',
+      resourceId: entry.id,
+      reason,
+      after: { bank_credit_id: credit.id, shortfall },
+    });
     return { entryId: entry.id, creditId: credit.id, shortfall };
   });
 }

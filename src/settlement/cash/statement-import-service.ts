@@ -135,9 +135,14 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       throw new StatementRejected(`the statement is of account ${parsed.account.sortCode} ${parsed.account.accountNumber}, which is not one of our collection accounts`);
     }
     if (parsed.currency !== null && account.currency !== parsed.currency) {
-      throw new StatementRejected(`the statement is in ${parsed.currency}; collection account ${parsed.account.sortCode} ${parsed.account.accountNumber} holds ${account.currency}`);
+      throw new StatementRejected(
+        `the statement is in ${parsed.currency}; collection account ${parsed.account.sortCode} ${parsed.account.accountNumber} holds ${account.currency}`,
+      );
     }
-    const { problem } = creditsTotalOrProblem(parsed.entries.filter((entry) => entryKind(entry) === 'credit').map((entry) => entry.amount), account.currency);
+    const { problem } = creditsTotalOrProblem(
+      parsed.entries.filter((entry) => entryKind(entry) === 'credit').map((entry) => entry.amount),
+      account.currency,
+    );
     if (problem !== null) throw new StatementRejected(`statement ${parsed.statementId}: ${problem}`);
     accounts.push(account);
   }
@@ -212,7 +217,12 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
     }
     const claimedBy = new Map<string, string>();
     const takenBack = usable.filter((entry) => entryKind(entry) === 'credit_reversal');
-    const recordedReversals = await listRecordedReversals(trx, account.id, [...new Set(takenBack.map((entry) => entry.bookingDate))], [...new Set(takenBack.map((entry) => entry.amount))]);
+    const recordedReversals = await listRecordedReversals(
+      trx,
+      account.id,
+      [...new Set(takenBack.map((entry) => entry.bookingDate))],
+      [...new Set(takenBack.map((entry) => entry.amount))],
+    );
     const confirmed: string[] = [];
     for (const entry of usable) {
       const base = { index: entry.index, bankReference: entry.bankReference, direction: entry.direction, amount: entry.amount };
@@ -224,13 +234,26 @@ export async function recordStatement(trx: Executor, input: ReadStatement & { ac
       } else if (kind === 'credit_reversal') {
         const repeated = sameReversal(entry, parsed.format, [...recordedReversals, ...reversalsOfThisFile]);
         if (repeated !== undefined) {
-          progress.entries.push({ ...base, outcome: 'already_known', creditId: repeated.creditId, detail: 'a reversal already recorded (a camt.054 notified it, or another statement had it)' });
+          progress.entries.push({
+            ...base,
+            outcome: 'already_known',
+            creditId: repeated.creditId,
+            detail: 'a reversal already recorded (a camt.054 notified it, or another statement had it)',
+          });
           continue;
         }
         const outcome: EntryOutcome = { ...base, outcome: 'unresolved_reversal', creditId: null, detail: null };
         progress.entries.push(outcome);
         reversals.push({ entry, statement: progress, outcome, collectionAccountId: account.id });
-        reversalsOfThisFile.push({ id: `${statement.id}/${entry.index}`, creditId: null, format: parsed.format, bookingDate: entry.bookingDate, amount: entry.amount, accountServicerReference: entry.accountServicerReference, entryReference: entry.entryReference });
+        reversalsOfThisFile.push({
+          id: `${statement.id}/${entry.index}`,
+          creditId: null,
+          format: parsed.format,
+          bookingDate: entry.bookingDate,
+          amount: entry.amount,
+          accountServicerReference: entry.accountServicerReference,
+          entryReference: entry.entryReference,
+        });
       } else if (kind === 'debit_return') {
         const id = timeOrderedUuid();
         const reason = 'brings back a payment of ours (a reversal or return of a debit): not an employer remittance';
@@ -382,9 +405,17 @@ async function paginatedStatementFindings(trx: Executor, collectionAccountId: st
   const missing = Array.from({ length: last.number }, (_, index) => index + 1).filter((number) => !pages.some((page) => page.number === number));
   if (missing.length > 0) {
     if (!parsed.page.last) return [];
-    return [{ code: 'pages_missing', detail: `page${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of the ${last.number} of statement ${parsed.statementId} ${missing.length === 1 ? 'is' : 'are'} missing: its balances cannot be checked yet` }];
+    return [
+      {
+        code: 'pages_missing',
+        detail: `page${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of the ${last.number} of statement ${parsed.statementId} ${missing.length === 1 ? 'is' : 'are'} missing: its balances cannot be checked yet`,
+      },
+    ];
   }
-  const booked = await listEntriesOfStatements(trx, earlier.map((page) => page.id));
+  const booked = await listEntriesOfStatements(
+    trx,
+    earlier.map((page) => page.id),
+  );
   const first = parsed.page.number === 1 ? parsed.balances : (earlier.find((page) => page.page_number === 1)?.balances ?? []);
   const closing = parsed.page.last ? parsed.balances : (earlier.find((page) => page.last_page)?.balances ?? []);
   const position = { line: 1 };
@@ -396,10 +427,7 @@ async function paginatedStatementFindings(trx: Executor, collectionAccountId: st
       ...closing.filter((balance) => balance.type === 'CLBD').map((balance) => ({ ...balance, position })),
     ],
     summary: null,
-    entries: [
-      ...booked.map((entry, index) => entryOfEarlierPage(entry, index)),
-      ...parsed.entries.map((entry) => ({ ...entry, batch: null })),
-    ],
+    entries: [...booked.map((entry, index) => entryOfEarlierPage(entry, index)), ...parsed.entries.map((entry) => ({ ...entry, batch: null }))],
   };
   return statementIntegrityFindings(whole)
     .filter((finding) => finding.code === 'balance_mismatch')

@@ -31,7 +31,13 @@ export async function findStatementByBankId(db: Executor, collectionAccountId: s
 export type SequenceColumn = 'electronic_sequence_number' | 'legal_sequence_number';
 
 /** The highest sequence number below `current` among the account's statements of this format (the one before it, if none is missing). */
-export async function findPreviousSequenceNumber(db: Executor, collectionAccountId: string, format: StatementFormat, column: SequenceColumn, current: string): Promise<string | null> {
+export async function findPreviousSequenceNumber(
+  db: Executor,
+  collectionAccountId: string,
+  format: StatementFormat,
+  column: SequenceColumn,
+  current: string,
+): Promise<string | null> {
   const number = sql.ref(column);
   const result = await sql<{ number: string }>`
     select ${number} as number from bank_statements
@@ -140,7 +146,11 @@ export async function insertStatement(db: Executor, statement: NewStatement) {
 }
 
 /** What the import made of each entry and the statement's counts, written once every entry is decided. */
-export async function completeStatement(db: Executor, statementId: string, figures: { creditsAlreadyImported: number; integrityFindings: ReadonlyArray<{ code: string; detail: string }>; entryOutcomes: Readonly<Record<string, number>> }) {
+export async function completeStatement(
+  db: Executor,
+  statementId: string,
+  figures: { creditsAlreadyImported: number; integrityFindings: ReadonlyArray<{ code: string; detail: string }>; entryOutcomes: Readonly<Record<string, number>> },
+) {
   return db
     .updateTable('bank_statements')
     .set({
@@ -248,16 +258,37 @@ export async function insertStatementEntries(db: Executor, entries: readonly New
 }
 
 /** The account's reversals already recorded on these days for these amounts (placed or waiting), with their statement's format. */
-export async function listRecordedReversals(db: Executor, collectionAccountId: string, bookingDates: readonly string[], amounts: readonly number[]): Promise<RecordedReversal[]> {
+export async function listRecordedReversals(
+  db: Executor,
+  collectionAccountId: string,
+  bookingDates: readonly string[],
+  amounts: readonly number[],
+): Promise<RecordedReversal[]> {
   if (bookingDates.length === 0) return [];
-  const result = await sql<{ id: string; bank_credit_id: string | null; format: StatementFormat; booking_date: string; amount: number; account_servicer_reference: string | null; entry_reference: string | null }>`
+  const result = await sql<{
+    id: string;
+    bank_credit_id: string | null;
+    format: StatementFormat;
+    booking_date: string;
+    amount: number;
+    account_servicer_reference: string | null;
+    entry_reference: string | null;
+  }>`
     select e.id, e.bank_credit_id, s.format, to_char(e.booking_date, 'YYYY-MM-DD') as booking_date, e.amount, e.account_servicer_reference, e.entry_reference
     from bank_statement_entries e join bank_statements s on s.id = e.bank_statement_id
     where e.outcome in ('reversal', 'unresolved_reversal') and e.booking_date = any(${bookingDates}::date[]) and e.amount = any(${amounts}::bigint[])
       and s.collection_account_id = ${collectionAccountId}::uuid
     order by e.booking_date, e.id
   `.execute(db);
-  return result.rows.map((row) => ({ id: row.id, creditId: row.bank_credit_id, format: row.format, bookingDate: row.booking_date, amount: row.amount, accountServicerReference: row.account_servicer_reference, entryReference: row.entry_reference }));
+  return result.rows.map((row) => ({
+    id: row.id,
+    creditId: row.bank_credit_id,
+    format: row.format,
+    bookingDate: row.booking_date,
+    amount: row.amount,
+    accountServicerReference: row.account_servicer_reference,
+    entryReference: row.entry_reference,
+  }));
 }
 
 /** Reversals no rule placed and no person has placed yet, with their statement. */

@@ -73,12 +73,10 @@ export function bankAccountViolations(account: UkBankAccount): BankAccountViolat
 
 const bankAccountFields = {
   sort_code: z.string().meta({ description: 'Sort code, NN-NN-NN', example: '60-16-13' }),
-  account_number: z
-    .string()
-    .meta({ description: 'Account number, exactly 8 digits; with the sort code it must pass the Vocalink modulus check', example: '31926819' }),
+  account_number: z.string().meta({ description: 'Account number, exactly 8 digits; with the sort code it must pass the Vocalink modulus check', example: '31926819' }),
   account_holder_name: z.string().trim().meta({
     description:
-      'The name the account is held in (at most 140 characters); written in the payment files\' characters it must keep at least 2 letters or digits and fit the 70 of a pain.001 name',
+      "The name the account is held in (at most 140 characters); written in the payment files' characters it must keep at least 2 letters or digits and fit the 70 of a pain.001 name",
     example: 'Acme Lending Ltd',
   }),
 };

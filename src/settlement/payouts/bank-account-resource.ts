@@ -77,67 +77,69 @@ function storedAccountResource(row: StoredAccountRow) {
   };
 }
 
-export const collectionAccountSchema = z
-  .object(storedAccountFields)
-  .meta({
-    id: 'CollectionAccount',
-    description: 'Our account that employers remit deducted money into, in one currency; instruction files name the active one',
-    example: collectionAccountExample,
-  });
+export const collectionAccountSchema = z.object(storedAccountFields).meta({
+  id: 'CollectionAccount',
+  description: 'Our account that employers remit deducted money into, in one currency; instruction files name the active one',
+  example: collectionAccountExample,
+});
 
 export type CollectionAccountResource = z.infer<typeof collectionAccountSchema>;
 
-export const collectionAccountEnvelopeSchema = z
-  .object({ collection_account: collectionAccountSchema, replaced: collectionAccountSchema.nullable() })
-  .meta({
-    id: 'CollectionAccountChange',
-    description: 'The currency’s new active collection account and the one it replaced (null for the first)',
-    example: {
-      collection_account: collectionAccountExample,
-      replaced: { ...collectionAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c60', account_number: '41234390', active: false, created_at: '2026-01-05T09:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
+export const collectionAccountEnvelopeSchema = z.object({ collection_account: collectionAccountSchema, replaced: collectionAccountSchema.nullable() }).meta({
+  id: 'CollectionAccountChange',
+  description: 'The currency’s new active collection account and the one it replaced (null for the first)',
+  example: {
+    collection_account: collectionAccountExample,
+    replaced: {
+      ...collectionAccountExample,
+      id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c60',
+      account_number: '41234390',
+      active: false,
+      created_at: '2026-01-05T09:00:00.000Z',
+      deactivated_at: '2026-11-25T09:30:00.000Z',
     },
-  });
+  },
+});
 
-export const collectionAccountListSchema = z
-  .object({ collection_accounts: z.array(collectionAccountSchema) })
-  .meta({
-    id: 'ListCollectionAccountsResponse',
-    description: 'Every collection account, per currency newest first, active and replaced',
-    example: { collection_accounts: [collectionAccountExample] },
-  });
+export const collectionAccountListSchema = z.object({ collection_accounts: z.array(collectionAccountSchema) }).meta({
+  id: 'ListCollectionAccountsResponse',
+  description: 'Every collection account, per currency newest first, active and replaced',
+  example: { collection_accounts: [collectionAccountExample] },
+});
 
 export function toCollectionAccountResource(row: Selectable<CollectionAccountsTable>): CollectionAccountResource {
   return storedAccountResource(row);
 }
 
-export const beneficiaryAccountSchema = z
-  .object({ ...storedAccountFields, biller_client_id: z.uuid() })
-  .meta({
-    id: 'BeneficiaryAccount',
-    description: "Where a biller's payouts in one currency are paid; a change adds a new account and keeps the old one, inactive",
-    example: beneficiaryAccountExample,
-  });
+export const beneficiaryAccountSchema = z.object({ ...storedAccountFields, biller_client_id: z.uuid() }).meta({
+  id: 'BeneficiaryAccount',
+  description: "Where a biller's payouts in one currency are paid; a change adds a new account and keeps the old one, inactive",
+  example: beneficiaryAccountExample,
+});
 
 export type BeneficiaryAccountResource = z.infer<typeof beneficiaryAccountSchema>;
 
-export const beneficiaryAccountChangeSchema = z
-  .object({ beneficiary_account: beneficiaryAccountSchema, replaced: beneficiaryAccountSchema.nullable() })
-  .meta({
-    id: 'BeneficiaryAccountChange',
-    description: "The biller's new active account in the currency and the one it replaced (null for the first)",
-    example: {
-      beneficiary_account: beneficiaryAccountExample,
-      replaced: { ...beneficiaryAccountExample, id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c61', account_number: '31926800', active: false, created_at: '2026-02-02T10:00:00.000Z', deactivated_at: '2026-11-25T09:30:00.000Z' },
+export const beneficiaryAccountChangeSchema = z.object({ beneficiary_account: beneficiaryAccountSchema, replaced: beneficiaryAccountSchema.nullable() }).meta({
+  id: 'BeneficiaryAccountChange',
+  description: "The biller's new active account in the currency and the one it replaced (null for the first)",
+  example: {
+    beneficiary_account: beneficiaryAccountExample,
+    replaced: {
+      ...beneficiaryAccountExample,
+      id: '0190f3c4-1c2d-7a8b-9c0d-1e2f3a4b5c61',
+      account_number: '31926800',
+      active: false,
+      created_at: '2026-02-02T10:00:00.000Z',
+      deactivated_at: '2026-11-25T09:30:00.000Z',
     },
-  });
+  },
+});
 
-export const beneficiaryAccountListSchema = z
-  .object({ beneficiary_accounts: z.array(beneficiaryAccountSchema) })
-  .meta({
-    id: 'ListBeneficiaryAccountsResponse',
-    description: "A biller's accounts per currency newest first: the active one and every one it replaced",
-    example: { beneficiary_accounts: [beneficiaryAccountExample] },
-  });
+export const beneficiaryAccountListSchema = z.object({ beneficiary_accounts: z.array(beneficiaryAccountSchema) }).meta({
+  id: 'ListBeneficiaryAccountsResponse',
+  description: "A biller's accounts per currency newest first: the active one and every one it replaced",
+  example: { beneficiary_accounts: [beneficiaryAccountExample] },
+});
 
 export function toBeneficiaryAccountResource(row: Selectable<BeneficiaryAccountsTable>): BeneficiaryAccountResource {
   return { ...storedAccountResource(row), biller_client_id: row.biller_client_id };

@@ -21,8 +21,6 @@ export const newBeneficiaryAccountSchema = bankAccountObject({ currency: currenc
 
 export type NewBeneficiaryAccount = z.infer<typeof newBeneficiaryAccountSchema>;
 
-
-
 export interface AccountReplacement {
   previous: BeneficiaryAccountRow | undefined;
   current: BeneficiaryAccountRow;

@@ -19,7 +19,11 @@ export async function deactivateCollectionAccount(db: Executor, accountId: strin
 }
 
 export async function addCollectionAccount(db: Executor, currency: string, account: UkBankAccount) {
-  return db.insertInto('collection_accounts').values({ currency, ...account }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('collection_accounts')
+    .values({ currency, ...account })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Every collection account, active and replaced, per currency newest first: the history changes leave. */

@@ -6,19 +6,13 @@ import { InvalidError } from '../../platform/shared/domain-errors.ts';
 import { invalidInput } from '../../platform/shared/invalid-input.ts';
 import { currencySchema } from '../../platform/shared/schemas.ts';
 import { accountAuditSummary, bankAccountObject, type UkBankAccount } from './bank-account-details.ts';
-import {
-  addCollectionAccount,
-  deactivateCollectionAccount,
-  listCollectionAccounts,
-  rowLockActiveCollectionAccount,
-} from './collection-account-repository.ts';
+import { addCollectionAccount, deactivateCollectionAccount, listCollectionAccounts, rowLockActiveCollectionAccount } from './collection-account-repository.ts';
 
 export type CollectionAccountRow = Selectable<CollectionAccountsTable>;
 
 export const newCollectionAccountSchema = bankAccountObject({ currency: currencySchema });
 
 export type NewCollectionAccount = UkBankAccount & { currency: string };
-
 
 /**
  * Where employers remit deductions in a currency from now on. The account it replaces is

@@ -180,7 +180,11 @@ export async function listPaymentFilesOfDate(db: Executor, payoutDate: string): 
 }
 
 export async function findPaymentFile(db: Executor, fileId: string): Promise<PaymentFileSummaryRow | undefined> {
-  const row = await db.selectFrom('payment_files').select([...summaryColumns, totalsOfFile.as('totals')]).where('payment_files.id', '=', fileId).executeTakeFirst();
+  const row = await db
+    .selectFrom('payment_files')
+    .select([...summaryColumns, totalsOfFile.as('totals')])
+    .where('payment_files.id', '=', fileId)
+    .executeTakeFirst();
   return row ? summaryOf(row) : undefined;
 }
 

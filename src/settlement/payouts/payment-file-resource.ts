@@ -66,10 +66,7 @@ export const paymentFileSchema = z
         'have been sent, before; none of them is put in a new file. It has no MsgId and no bytes.',
     }),
     message_id: z.string().nullable().meta({ description: 'The pain.001 MsgId, unique to this file' }),
-    requested_execution_date: z.iso
-      .date()
-      .nullable()
-      .meta({ description: 'The pain.001 ReqdExctnDt: the payout date, or the next bank business day when it is not one' }),
+    requested_execution_date: z.iso.date().nullable().meta({ description: 'The pain.001 ReqdExctnDt: the payout date, or the next bank business day when it is not one' }),
     created_at: z.iso.datetime().meta({ description: 'When the file was written: its pain.001 CreDtTm' }),
     created_by: z.string().meta({ description: 'Who wrote it' }),
     transfers: z.number().int().meta({ description: 'How many payouts it instructs' }),
@@ -95,9 +92,11 @@ export const paymentFileEnvelopeSchema = z
   .object({ payment_file: paymentFileSchema })
   .meta({ id: 'PaymentFileEnvelope', description: 'One payment file, with the payouts it instructs.', example: { payment_file: paymentFileExample } });
 
-export const paymentFilesSchema = z
-  .object({ payment_files: z.array(paymentFileSchema) })
-  .meta({ id: 'PaymentFilesWritten', description: 'The payment files a request wrote (none when every payout was already in a file).', example: { payment_files: [paymentFileExample] } });
+export const paymentFilesSchema = z.object({ payment_files: z.array(paymentFileSchema) }).meta({
+  id: 'PaymentFilesWritten',
+  description: 'The payment files a request wrote (none when every payout was already in a file).',
+  example: { payment_files: [paymentFileExample] },
+});
 
 export const paymentFilesPageSchema = z
   .object({ payment_files: z.array(paymentFileSchema), paging: pagingResponseSchema })

@@ -71,13 +71,7 @@ function romanisedWord(word: string): string {
  * file's rule to replace.
  */
 function romanised(text: string): string {
-  return text
-    .normalize('NFC')
-    .replace(ROMANISED_WORD, romanisedWord)
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(APOSTROPHES, "'")
-    .replace(DASHES, '-');
+  return text.normalize('NFC').replace(ROMANISED_WORD, romanisedWord).normalize('NFKD').replace(/\p{M}/gu, '').replace(APOSTROPHES, "'").replace(DASHES, '-');
 }
 
 function spacedAndCut(text: string, maxLength: number): string {

@@ -1,9 +1,4 @@
-import {
-  nextWorkingDayOnOrAfter,
-  previousWorkingDayOnOrBefore,
-  subtractWorkingDays,
-  type HolidayCalendar,
-} from '../../directory/calendars/working-days.ts';
+import { nextWorkingDayOnOrAfter, previousWorkingDayOnOrBefore, subtractWorkingDays, type HolidayCalendar } from '../../directory/calendars/working-days.ts';
 
 // The two dates of a payout that follow the banks' calendar (the England and Wales bank holidays and
 // weekends, see loadClearingHolidays): which pay dates it may pay, and the day the bank is asked to

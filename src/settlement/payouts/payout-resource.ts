@@ -114,9 +114,7 @@ export function toPayoutResource(row: PayoutRow, items?: readonly PayoutItemRow[
         account_holder_name: row.account_holder_name,
       },
     },
-    ...(items
-      ? { items: items.map((item) => ({ payment_request_id: item.payment_request_id, kind: item.kind, amount: item.amount })) }
-      : {}),
+    ...(items ? { items: items.map((item) => ({ payment_request_id: item.payment_request_id, kind: item.kind, amount: item.amount })) } : {}),
     created_at: isoInstant(row.created_at),
     paid_at: row.paid_at === null ? null : isoInstant(row.paid_at),
     failed_at: row.failed_at === null ? null : isoInstant(row.failed_at),

@@ -113,9 +113,7 @@ function paidOutPaymentsSql(net: string, direction: PaidOutDirection): RawBuilde
   // what is paid_out, not every status that may become collected.
   const from = fromStatusesSql(PAYMENT_REQUEST_LIFECYCLE, to, direction === 'pay' ? undefined : ['paid_out']);
   const moves =
-    direction === 'pay'
-      ? sql`p.status in (${from}) and p.paid_out_amount + n.amount = p.amount`
-      : sql`p.status in (${from}) and p.paid_out_amount - n.amount < p.amount`;
+    direction === 'pay' ? sql`p.status in (${from}) and p.paid_out_amount + n.amount = p.amount` : sql`p.status in (${from}) and p.paid_out_amount - n.amount < p.amount`;
   return sql`
     change as (
       select n.id, n.amount, (${moves}) as moved
@@ -371,7 +369,11 @@ export async function setPayoutFailed(db: Executor, payoutId: string, reason: st
  */
 export async function releasePayoutEntries(db: Executor, payoutId: string): Promise<number> {
   const released = await db.updateTable('ledger_entries').set({ payout_id: null }).where('payout_id', '=', payoutId).executeTakeFirst();
-  await db.updateTable('payout_items').set({ released_at: sql`now()` }).where('payout_id', '=', payoutId).where('released_at', 'is', null).execute();
+  await db
+    .updateTable('payout_items')
+    .set({ released_at: sql`now()` })
+    .where('payout_id', '=', payoutId)
+    .where('released_at', 'is', null)
+    .execute();
   return Number(released.numUpdatedRows);
 }
-

@@ -253,9 +253,7 @@ async function finishAssembly(db: Database, planned: Assembly, payoutDate: strin
 async function assemble(db: Database, assembly: Assembly, payoutDate: string, assembling: Assembling): Promise<PayoutGroupOutcome> {
   // Every chunk ends, committed or rolled back, before a failure is reported: no run returns while a
   // chunk of its payout is still writing.
-  const chunks = await Promise.allSettled(
-    Array.from({ length: assembly.chunks }, (_, chunk) => assembling.limit(() => withRetries(() => payChunk(db, assembly, chunk)))),
-  );
+  const chunks = await Promise.allSettled(Array.from({ length: assembly.chunks }, (_, chunk) => assembling.limit(() => withRetries(() => payChunk(db, assembly, chunk)))));
   const failure = chunks.find((chunk) => chunk.status === 'rejected');
   if (failure) throw failure.reason;
   const paymentsPaidOut = chunks.reduce((sum, chunk) => sum + (chunk.status === 'fulfilled' ? chunk.value.paymentsPaidOut : 0), 0);
@@ -362,13 +360,9 @@ export async function payOutGroups(
   const groups = await listUnpaidLedgerGroups(db, cutoff, billers);
   const unfinished = await listPayoutAssemblies(db, billers);
   const resumed = await Promise.all(
-    unfinished.map((assembly) =>
-      attempt({ billerClientId: assembly.biller_client_id, currency: assembly.currency }, () => assemble(db, assembly, payoutDate, assembling)),
-    ),
+    unfinished.map((assembly) => attempt({ billerClientId: assembly.biller_client_id, currency: assembly.currency }, () => assemble(db, assembly, payoutDate, assembling))),
   );
-  const resumedPayouts = new Set(
-    resumed.flatMap((outcome) => (outcome.outcome === 'paid_out' || outcome.outcome === 'already_paid_out_today' ? [outcome.payoutId] : [])),
-  );
+  const resumedPayouts = new Set(resumed.flatMap((outcome) => (outcome.outcome === 'paid_out' || outcome.outcome === 'already_paid_out_today' ? [outcome.payoutId] : [])));
   const paid = await Promise.all(
     groups.map(({ billerClientId, currency }) => {
       const group = { billerClientId, currency };
@@ -377,10 +371,7 @@ export async function payOutGroups(
   );
   // A group whose unfinished assembly was just finished (by this run or another) then answers "already
   // paid out" for the same payout: said once.
-  const outcomes = [
-    ...resumed,
-    ...paid.filter((outcome) => !(outcome.outcome === 'already_paid_out_today' && resumedPayouts.has(outcome.payoutId))),
-  ];
+  const outcomes = [...resumed, ...paid.filter((outcome) => !(outcome.outcome === 'already_paid_out_today' && resumedPayouts.has(outcome.payoutId)))];
   const totalsByCurrency: Record<string, number> = {};
   for (const outcome of outcomes) {
     if (outcome.outcome === 'paid_out') totalsByCurrency[outcome.currency] = (totalsByCurrency[outcome.currency] ?? 0) + outcome.amount;
@@ -409,7 +400,6 @@ export async function runPayoutsOn(db: Database, options: Omit<PayoutRunOptions,
 export function canSettlePayout(from: PayoutStatus, to: 'paid' | 'failed'): boolean {
   return PAYOUT_LIFECYCLE.can(from, to);
 }
-
 
 async function payoutToSettle(trx: Executor, payoutId: string, to: 'paid' | 'failed', mode: { sandbox: boolean }): Promise<PayoutRow> {
   const payout = isUuid(payoutId) ? await findPayoutForUpdate(trx, payoutId, mode) : undefined;

@@ -100,8 +100,7 @@ function weightsForCheck(row: WeightRow, digits: readonly number[]): readonly nu
   const b = digits[B]!;
   const g = digits[G]!;
   if (row.exception === 2 && a !== 0) return g === 9 ? EXCEPTION_2_G9_WEIGHTS : EXCEPTION_2_WEIGHTS;
-  const zeroiseSortCode =
-    (row.exception === 7 && g === 9) || (row.exception === 10 && ((a === 0 && b === 9) || (a === 9 && b === 9)) && g === 9);
+  const zeroiseSortCode = (row.exception === 7 && g === 9) || (row.exception === 10 && ((a === 0 && b === 9) || (a === 9 && b === 9)) && g === 9);
   // u..b (the sort code and the first two digits of the account number) weigh nothing.
   return zeroiseSortCode ? row.weights.map((weight, index) => (index <= B ? 0 : weight)) : row.weights;
 }

@@ -65,10 +65,7 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
   if (filter.payrollId !== undefined) query = query.where('ca.payroll_id', '=', filter.payrollId);
   // A biller's report is its own mode's by construction; the operators' report of the whole pay date
   // leaves sandbox payrolls out (few rows to exclude, so a hashed subplan).
-  query =
-    filter.billerClientId !== undefined
-      ? query.where('ca.biller_client_id', '=', filter.billerClientId)
-      : query.where('ca.payroll_id', 'not in', sandboxPayrollIds(db));
+  query = filter.billerClientId !== undefined ? query.where('ca.biller_client_id', '=', filter.billerClientId) : query.where('ca.payroll_id', 'not in', sandboxPayrollIds(db));
   return query.orderBy('ca.pay_date').orderBy('ca.payroll_id').orderBy('ca.id');
 }
 
@@ -119,11 +116,7 @@ export interface ReconciliationBatch {
  * every row has its labels and the totals agree even while reconciliation is running. Stopping early
  * (return() on the iterator, as a destroyed stream does) closes the cursor and releases the connection.
  */
-export async function* streamReconciliationRows(
-  db: Database,
-  filter: ReconciliationFilter,
-  batchSize: number,
-): AsyncGenerator<ReconciliationBatch, void, undefined> {
+export async function* streamReconciliationRows(db: Database, filter: ReconciliationFilter, batchSize: number): AsyncGenerator<ReconciliationBatch, void, undefined> {
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
   const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
   let finished = false;

@@ -226,12 +226,7 @@ export async function openReconciliationCsvStream(db: Database, filter: Reconcil
  * Streams the reconciliation CSV into a file or stdout; resolves once every byte is handed over. `end:
  * false` leaves the destination open (stdout must not be ended).
  */
-export async function writeReconciliationCsv(
-  db: Database,
-  filter: ReconciliationFilter,
-  destination: Writable,
-  options: { end?: boolean } = {},
-): Promise<void> {
+export async function writeReconciliationCsv(db: Database, filter: ReconciliationFilter, destination: Writable, options: { end?: boolean } = {}): Promise<void> {
   await pipeline(reconciliationCsvStream(db, filter), destination, { end: options.end ?? true });
 }
 

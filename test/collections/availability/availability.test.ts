@@ -112,7 +112,10 @@ describe('POST /deductions/availability/full', () => {
     const world = await createEmploymentWorld(t.db);
     // A pay date whose lock has already run must not be offered.
     const locked = { pay_date: yesterday(-5), payroll_cutoff_date: yesterday(-2), pay_period: '99-2026', lock_date: yesterday(1) };
-    await t.db.insertInto('pay_dates').values({ payroll_id: world.payroll.id, ...locked }).execute();
+    await t.db
+      .insertInto('pay_dates')
+      .values({ payroll_id: world.payroll.id, ...locked })
+      .execute();
 
     const check = await fullCheckValid(identityOf(world.employee));
 
@@ -449,12 +452,7 @@ describe('who may learn what: the matching rule', () => {
   /** An employee whose family name has an accent, a hyphen and an apostrophe. */
   async function employeeNamed(familyName: string) {
     const world = await createEmploymentWorld(t.db);
-    const employee = await t.db
-      .updateTable('employees')
-      .set({ family_name: familyName })
-      .where('id', '=', world.employee.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const employee = await t.db.updateTable('employees').set({ family_name: familyName }).where('id', '=', world.employee.id).returningAll().executeTakeFirstOrThrow();
     return { ...world, employee };
   }
 
@@ -469,7 +467,12 @@ describe('who may learn what: the matching rule', () => {
     expect(await fullCheckValid({ date_of_birth: person.date_of_birth, family_name: person.family_name })).toEqual(nothing);
     // Everything else right does not make up for a missing identifier.
     expect(
-      await fullCheckValid({ national_registration_number: person.national_registration_number, family_name: person.family_name, given_name: 'Alex', postal_code: 'SW1A 1AA' }),
+      await fullCheckValid({
+        national_registration_number: person.national_registration_number,
+        family_name: person.family_name,
+        given_name: 'Alex',
+        postal_code: 'SW1A 1AA',
+      }),
     ).toEqual(nothing);
 
     // And the same person, fully identified, is there: the not_found above is the rule, not absence.
@@ -559,7 +562,13 @@ describe('who may learn what: the matching rule', () => {
                   employee_id: world.employee.id,
                   start_date: '2020-01-06T00:00:00+00:00',
                   currency: 'GBP',
-                  employer: { salary_deduction_opt_in_status: 'opted_in', name: world.employer.name, sic_code: '62020', industry_name: 'Information technology consultancy', id: world.employer.external_id },
+                  employer: {
+                    salary_deduction_opt_in_status: 'opted_in',
+                    name: world.employer.name,
+                    sic_code: '62020',
+                    industry_name: 'Information technology consultancy',
+                    id: world.employer.external_id,
+                  },
                   payrolls: [
                     {
                       payroll: {
@@ -651,8 +660,7 @@ describe('the availability lookup log', () => {
     const since = new Date(Date.now() - 1000);
     const own = await createBiller(t.db);
     const ownHeaders = await authHeaders(t.app, own);
-    const send = (url: string, body: Record<string, unknown>) =>
-      injectJson(t.app, { method: 'POST', url, headers: ownHeaders, body: { availability_check: body } });
+    const send = (url: string, body: Record<string, unknown>) => injectJson(t.app, { method: 'POST', url, headers: ownHeaders, body: { availability_check: body } });
 
     const person = { ...identityOf(employee), given_name: 'Alex', email_address: 'alex@example.com', phone_number: '+447700900123', postal_code: 'SW1A 1AA' };
     expect((await send('/deductions/availability/full', person)).statusCode).toBe(200);
@@ -676,17 +684,16 @@ describe('the availability lookup log', () => {
     }
 
     // Repeated lookups of one person can be found, across billers, by the HMAC alone.
-    const byPerson = await t.db
-      .selectFrom('availability_lookups')
-      .select('biller_client_id')
-      .where('national_registration_number_hmac', '=', hmacOf(nrn))
-      .execute();
+    const byPerson = await t.db.selectFrom('availability_lookups').select('biller_client_id').where('national_registration_number_hmac', '=', hmacOf(nrn)).execute();
     expect(byPerson.map((r) => r.biller_client_id)).toEqual([own.clientId, own.clientId, own.clientId]);
 
     // Nothing of the person in clear: the whole table, as text, holds none of what was sent (each
     // searched for in a form that no UUID, hex digest or timestamp can hold by chance).
     const { rows: text } = await sql<{ row: string }>`select t::text as row from availability_lookups t`.execute(t.db);
-    const dump = text.map((r) => r.row).join('\n').toLowerCase();
+    const dump = text
+      .map((r) => r.row)
+      .join('\n')
+      .toLowerCase();
     for (const secret of [nrn.toLowerCase(), employee.family_name.toLowerCase(), '1988-03-14', 'alex', 'sw1a', '+447700900123']) {
       expect(dump).not.toContain(secret);
     }

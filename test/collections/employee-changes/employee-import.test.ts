@@ -77,7 +77,15 @@ const employmentsOf = (payrollId: string) =>
     .orderBy('payroll_reference')
     .execute();
 
-const countEvents = async () => Number((await db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const countEvents = async () =>
+  Number(
+    (
+      await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('employee import', () => {
   it('imports a good file: new employees and employments, an update of an existing one, salaries converted exactly', async () => {
@@ -216,8 +224,7 @@ describe('employee import', () => {
     const rowsAfterFirst = await employmentsOf(world.payroll.id);
     const events = await countEvents();
     const runsOf = () => db.selectFrom('employee_import_runs').select('id').where('payroll_id', '=', world.payroll.id).execute();
-    const importAuditsOf = () =>
-      db.selectFrom('audit_log').select('id').where('resource_id', '=', world.payroll.id).where('action', '=', 'employees.imported').execute();
+    const importAuditsOf = () => db.selectFrom('audit_log').select('id').where('resource_id', '=', world.payroll.id).where('action', '=', 'employees.imported').execute();
     expect(await runsOf()).toEqual([{ id: first.import_id }]);
     expect(await importAuditsOf()).toHaveLength(1);
 
@@ -278,9 +285,7 @@ describe('employee import', () => {
     const thirdPayroll = await createPayroll(db, { providerId: world.provider.id, employerId: employer.id });
     const stranger = csv(`S-3,Sam,Other,${number},1970-01-01,,,,,,active,,,`);
     const refused = await rejection(run(thirdPayroll.id, stranger));
-    expect(refused.report.errors).toEqual([
-      { line: 2, column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') },
-    ]);
+    expect(refused.report.errors).toEqual([{ line: 2, column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') }]);
   });
 
   it('refuses a file whose header is wrong, which is not CSV, or which is empty, naming where', async () => {

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MANDATE_STATUSES, canTransitionMandate } from '../../../src/collections/mandates/mandate-transitions.ts';
 import { endsCollection, mandateMovesForEmploymentStatus } from '../../../src/collections/employee-changes/mandate-moves.ts';
 
-const summary = (status: 'active' | 'leaver' | 'unknown') =>
-  Object.fromEntries(mandateMovesForEmploymentStatus(status).map((m) => [m.from, m.to]));
+const summary = (status: 'active' | 'leaver' | 'unknown') => Object.fromEntries(mandateMovesForEmploymentStatus(status).map((m) => [m.from, m.to]));
 
 describe('mandateMovesForEmploymentStatus', () => {
   it('ends every running mandate of a leaver; one still pending enablement fails', () => {

@@ -32,13 +32,17 @@ const requestOf = (mandate: { id: string; employee_id: string; payroll_id: strin
   mandate_id: mandate.id,
 });
 
-const mandateEvents = (mandateId: string) =>
-  t.db.selectFrom('events').selectAll().where('resource_id', '=', mandateId).where('type', '=', 'mandate.updated').execute();
+const mandateEvents = (mandateId: string) => t.db.selectFrom('events').selectAll().where('resource_id', '=', mandateId).where('type', '=', 'mandate.updated').execute();
 
 describe('POST /deductions/enablement without a provider API', () => {
   it('enables a mandate of an active employee at an opted-in employer: active, version up, mandate.updated written', async () => {
     const world = await createEmploymentWorld(t.db);
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: biller.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'pending_enablement',
+    });
 
     const { response, body } = await enable(requestOf(mandate));
 
@@ -67,7 +71,12 @@ describe('POST /deductions/enablement without a provider API', () => {
 
   it('rejects enablement for a leaver: the mandate fails with the reason', async () => {
     const world = await buildWorld(t.db, { employmentStatus: 'leaver' });
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: biller.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'pending_enablement',
+    });
 
     const { response, body } = await enable(requestOf(mandate));
 
@@ -82,14 +91,24 @@ describe('POST /deductions/enablement without a provider API', () => {
 
   it('rejects enablement when the employer opted out', async () => {
     const world = await buildWorld(t.db, { optIn: 'opted_out' });
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: biller.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'pending_enablement',
+    });
     const { body } = await enable(requestOf(mandate));
     expect(body.enablement).toMatchObject({ status: 'rejected', reason: expect.stringContaining('opted out') });
   });
 
   it('keeps the mandate waiting while the employer has not opted in yet', async () => {
     const world = await buildWorld(t.db, { optIn: 'pending' });
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: biller.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'pending_enablement',
+    });
 
     const { response, body } = await enable(requestOf(mandate));
 
@@ -124,9 +143,14 @@ describe('POST /deductions/enablement without a provider API', () => {
     expect(body.mandate_status).toBe('active');
   });
 
-  it('answers 422 when the employee or payroll is not the mandate\'s', async () => {
+  it("answers 422 when the employee or payroll is not the mandate's", async () => {
     const world = await createEmploymentWorld(t.db);
-    const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+    const mandate = await createMandateRow(t.db, {
+      billerClientId: biller.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'pending_enablement',
+    });
 
     const { response, body } = await enable({ ...requestOf(mandate), payroll_id: crypto.randomUUID() });
 
@@ -145,7 +169,7 @@ describe('POST /deductions/enablement without a provider API', () => {
 });
 
 describe('POST /deductions/enablement with a provider API', () => {
-  it('lets the provider decide: rejected fails the mandate with the provider\'s reason', async () => {
+  it("lets the provider decide: rejected fails the mandate with the provider's reason", async () => {
     const world = await createEmploymentWorld(t.db);
     const calls: unknown[] = [];
     fakeAdapters.set(world.provider.id, {
@@ -155,7 +179,12 @@ describe('POST /deductions/enablement with a provider API', () => {
       },
     });
     try {
-      const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+      const mandate = await createMandateRow(t.db, {
+        billerClientId: biller.clientId,
+        employeeId: world.employee.id,
+        payrollId: world.payroll.id,
+        status: 'pending_enablement',
+      });
       const { response, body } = await enable(requestOf(mandate));
 
       expect(response.statusCode).toBe(200);
@@ -177,7 +206,12 @@ describe('POST /deductions/enablement with a provider API', () => {
       },
     });
     try {
-      const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+      const mandate = await createMandateRow(t.db, {
+        billerClientId: biller.clientId,
+        employeeId: world.employee.id,
+        payrollId: world.payroll.id,
+        status: 'pending_enablement',
+      });
       const { response } = await enable(requestOf(mandate));
 
       expect(response.statusCode).toBe(502);

@@ -63,10 +63,7 @@ describe('mandateValidOn', () => {
 });
 
 describe('mandateCollectableOn', () => {
-  const cases = MANDATE_STATUSES.flatMap((status) => [
-    [status, PAY_DATE, status === 'active'] as const,
-    [status, AFTER, false] as const,
-  ]);
+  const cases = MANDATE_STATUSES.flatMap((status) => [[status, PAY_DATE, status === 'active'] as const, [status, AFTER, false] as const]);
   it.each(cases)('%s mandate valid from %s: %j', (status, validFrom, collectable) => {
     expect(mandateCollectableOn({ status, validFrom, validTo: null }, PAY_DATE)).toBe(collectable);
   });
@@ -182,13 +179,76 @@ describe('capMandateRequests', () => {
   const c = request('c', 3_000, null, '2025-01-01T00:00:00.000Z');
 
   it.each([
-    ['room for all', 50_000, [c, b, a], [['a', 10_000], ['b', 8_000], ['c', 3_000]]],
-    ['exactly all', 21_000, [a, b, c], [['a', 10_000], ['b', 8_000], ['c', 3_000]]],
-    ['the second for what is left', 15_000, [b, c, a], [['a', 10_000], ['b', 5_000], ['c', 0]]],
-    ['the first exactly', 10_000, [a, b, c], [['a', 10_000], ['b', 0], ['c', 0]]],
-    ['inside the first', 1, [c, a, b], [['a', 1], ['b', 0], ['c', 0]]],
-    ['no room', 0, [a, b, c], [['a', 0], ['b', 0], ['c', 0]]],
-    ['no due date last even when oldest', 20_000, [c, a, b], [['a', 10_000], ['b', 8_000], ['c', 2_000]]],
+    [
+      'room for all',
+      50_000,
+      [c, b, a],
+      [
+        ['a', 10_000],
+        ['b', 8_000],
+        ['c', 3_000],
+      ],
+    ],
+    [
+      'exactly all',
+      21_000,
+      [a, b, c],
+      [
+        ['a', 10_000],
+        ['b', 8_000],
+        ['c', 3_000],
+      ],
+    ],
+    [
+      'the second for what is left',
+      15_000,
+      [b, c, a],
+      [
+        ['a', 10_000],
+        ['b', 5_000],
+        ['c', 0],
+      ],
+    ],
+    [
+      'the first exactly',
+      10_000,
+      [a, b, c],
+      [
+        ['a', 10_000],
+        ['b', 0],
+        ['c', 0],
+      ],
+    ],
+    [
+      'inside the first',
+      1,
+      [c, a, b],
+      [
+        ['a', 1],
+        ['b', 0],
+        ['c', 0],
+      ],
+    ],
+    [
+      'no room',
+      0,
+      [a, b, c],
+      [
+        ['a', 0],
+        ['b', 0],
+        ['c', 0],
+      ],
+    ],
+    [
+      'no due date last even when oldest',
+      20_000,
+      [c, a, b],
+      [
+        ['a', 10_000],
+        ['b', 8_000],
+        ['c', 2_000],
+      ],
+    ],
     ['no requests', 5_000, [], []],
   ] as const)('%s', (_name, cap, requests, expected) => {
     expect(capMandateRequests(cap, requests)).toEqual(expected.map(([id, requested]) => ({ id, requested })));
@@ -266,7 +326,10 @@ describe('capMandateRequests', () => {
           if (firstShort !== -1 && i > firstShort) expect(r.requested).toBe(0);
         });
         const keys = [...shuffle.take(list.length)];
-        const shuffled = list.map((r, i) => [keys[i]!, r] as const).sort((x, y) => x[0] - y[0]).map(([, r]) => r);
+        const shuffled = list
+          .map((r, i) => [keys[i]!, r] as const)
+          .sort((x, y) => x[0] - y[0])
+          .map(([, r]) => r);
         expect(capMandateRequests(cap, shuffled)).toEqual(capped);
       }),
     );

@@ -14,18 +14,16 @@ import type { MandateStatus as StoredMandateStatus } from '../../../src/platform
 const COLUMNS = ['pending_enablement', 'active', 'suspended', 'revoked', 'cancelled', 'expired', 'failed'] as const;
 const EXPECTED: Record<MandateStatus, readonly (0 | 1)[]> = {
   //                  pend act  susp rev  canc exp  fail
-  pending_enablement: [0,   1,   0,   1,   0,   0,   1],
-  active:             [0,   0,   1,   1,   1,   1,   0],
-  suspended:          [0,   1,   0,   1,   1,   1,   0],
-  revoked:            [0,   0,   0,   0,   0,   0,   0],
-  cancelled:          [0,   0,   0,   0,   0,   0,   0],
-  expired:            [0,   0,   0,   0,   0,   0,   0],
-  failed:             [0,   0,   0,   0,   0,   0,   0],
+  pending_enablement: [0, 1, 0, 1, 0, 0, 1],
+  active: [0, 0, 1, 1, 1, 1, 0],
+  suspended: [0, 1, 0, 1, 1, 1, 0],
+  revoked: [0, 0, 0, 0, 0, 0, 0],
+  cancelled: [0, 0, 0, 0, 0, 0, 0],
+  expired: [0, 0, 0, 0, 0, 0, 0],
+  failed: [0, 0, 0, 0, 0, 0, 0],
 };
 
-const PAIRS = COLUMNS.flatMap((from) =>
-  COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const),
-);
+const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const));
 
 describe('mandate transitions', () => {
   it('status set matches the stored MandateStatus type and the expected table', () => {

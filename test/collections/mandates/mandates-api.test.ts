@@ -3,14 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../../src/directory/auth/clients-service.ts';
 import { PROBLEM_TYPE_BASE } from '../../../src/faces/http/problem.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmploymentWorld,
-  createMandateRow,
-  createPaymentRequestRow,
-  createPayroll,
-} from '../../support/factories.ts';
+import { createBiller, createEmployee, createEmploymentWorld, createMandateRow, createPaymentRequestRow, createPayroll } from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;
@@ -306,10 +299,7 @@ describe('GET /mandates', () => {
     const second = employee;
     createdIds = [];
     for (let i = 0; i < 5; i++) {
-      const response = await postMandate(
-        { mandate_record: mandateRecord({ reference: `C-${i}` }, i >= 3 ? second : world.employee) },
-        headersC,
-      );
+      const response = await postMandate({ mandate_record: mandateRecord({ reference: `C-${i}` }, i >= 3 ? second : world.employee) }, headersC);
       expect(response.statusCode, response.body).toBe(201);
       createdIds.unshift(response.json().mandate.id);
     }
@@ -420,11 +410,7 @@ describe('DELETE /mandates/:mandate_id', () => {
     expect(body.mandate.revoked_at).not.toBeNull();
     expect([...body.cancelled_payment_ids].sort()).toEqual([pending1.id, pending2.id].sort());
 
-    const payments = await t.db
-      .selectFrom('payment_requests')
-      .selectAll()
-      .where('id', 'in', [pending1.id, pending2.id, instructed.id, otherPending.id])
-      .execute();
+    const payments = await t.db.selectFrom('payment_requests').selectAll().where('id', 'in', [pending1.id, pending2.id, instructed.id, otherPending.id]).execute();
     const byId = new Map(payments.map((p) => [p.id, p]));
     for (const id of [pending1.id, pending2.id]) {
       expect(byId.get(id)).toMatchObject({ status: 'cancelled', version: 2 });
@@ -436,11 +422,7 @@ describe('DELETE /mandates/:mandate_id', () => {
     const stored = await t.db.selectFrom('mandates').selectAll().where('id', '=', mandate.id).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ status: 'revoked', version: 2 });
 
-    const events = await t.db
-      .selectFrom('events')
-      .selectAll()
-      .where('resource_id', 'in', [mandate.id, pending1.id, pending2.id, instructed.id, otherPending.id])
-      .execute();
+    const events = await t.db.selectFrom('events').selectAll().where('resource_id', 'in', [mandate.id, pending1.id, pending2.id, instructed.id, otherPending.id]).execute();
     expect(events.map((e) => e.type).sort()).toEqual(['mandate.updated', 'payment_request.updated', 'payment_request.updated']);
     const mandateEvent = events.find((e) => e.type === 'mandate.updated')!;
     expect((mandateEvent.payload as { data: unknown }).data).toEqual(body.mandate);

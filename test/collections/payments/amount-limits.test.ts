@@ -24,9 +24,7 @@ beforeAll(async () => {
   biller = await createBiller(t.db);
   headers = await authHeaders(t.app, biller);
   world = await createEmploymentWorld(t.db);
-  payDates = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', world.payroll.id).orderBy('pay_date').execute()).map(
-    (p) => p.pay_date,
-  );
+  payDates = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', world.payroll.id).orderBy('pay_date').execute()).map((p) => p.pay_date);
 });
 afterAll(async () => t?.close());
 
@@ -128,13 +126,15 @@ describe('POST /payments amount limits', () => {
   it('lets only one of two concurrent requests take the last of a pay date’s room', async () => {
     const mandateIds = [await newMandate(), await newMandate(), await newMandate(), await newMandate()];
     const responses = await Promise.all(
-      mandateIds.flatMap((mandateId) => [
-        postPayment({ mandate_id: mandateId, amount: 60_000_000 }),
-        postPayment({ mandate_id: mandateId, amount: 60_000_000 }),
-      ]),
+      mandateIds.flatMap((mandateId) => [postPayment({ mandate_id: mandateId, amount: 60_000_000 }), postPayment({ mandate_id: mandateId, amount: 60_000_000 })]),
     );
     for (const [i, mandateId] of mandateIds.entries()) {
-      expect(responses.slice(2 * i, 2 * i + 2).map((r) => r.statusCode).sort()).toEqual([201, 422]);
+      expect(
+        responses
+          .slice(2 * i, 2 * i + 2)
+          .map((r) => r.statusCode)
+          .sort(),
+      ).toEqual([201, 422]);
       expect((await storedFor(mandateId)).payments).toBe(1);
     }
   });
@@ -183,7 +183,13 @@ describe('POST /schedules amount limits', () => {
   it('adds instalments that land on one pay date, with what is pending there, against the per-pay-date limit', async () => {
     const mandateId = await newMandate();
     // Two instalments due in the same pay period target the same pay date.
-    const sameDay = { mandate_id: mandateId, instalments: [{ amount: 60_000_000, due_date: payDates[1] }, { amount: 40_000_001, due_date: payDates[1] }] };
+    const sameDay = {
+      mandate_id: mandateId,
+      instalments: [
+        { amount: 60_000_000, due_date: payDates[1] },
+        { amount: 40_000_001, due_date: payDates[1] },
+      ],
+    };
     const over = await postSchedule(sameDay);
     expect(over.statusCode, over.body).toBe(422);
     expect(over.json()).toMatchObject({
@@ -191,12 +197,15 @@ describe('POST /schedules amount limits', () => {
       limit: { name: 'MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR', amount: LIMIT, currency: 'GBP' },
       pay_dates_over_limit: [payDates[1]],
     });
-    expect(over.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual([
-      '/schedule_record/instalments/0/amount',
-      '/schedule_record/instalments/1/amount',
-    ]);
+    expect(over.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/schedule_record/instalments/0/amount', '/schedule_record/instalments/1/amount']);
 
-    const at = await postSchedule({ ...sameDay, instalments: [{ amount: 60_000_000, due_date: payDates[1] }, { amount: 40_000_000, due_date: payDates[1] }] });
+    const at = await postSchedule({
+      ...sameDay,
+      instalments: [
+        { amount: 60_000_000, due_date: payDates[1] },
+        { amount: 40_000_000, due_date: payDates[1] },
+      ],
+    });
     expect(at.statusCode, at.body).toBe(201);
     expect(at.json().schedule).toMatchObject({ total_amount: LIMIT, instalment_count: 2 });
 

@@ -83,11 +83,18 @@ describe('payment_request.updated events built in SQL', () => {
     await sql`update payment_requests set status = 'instructed', attempts = 1, version = version + 1, updated_at = now() where id = ${payment.id}::uuid`.execute(t.db);
     await recordPaymentUpdatedEvents(t.db, [payment.id]);
     const instructed = await t.db.selectFrom('payment_requests').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
-    await sql`update payment_requests set status = 'collected', collected_amount = 4000, version = version + 1, updated_at = now() where id = ${payment.id}::uuid`.execute(t.db);
+    await sql`update payment_requests set status = 'collected', collected_amount = 4000, version = version + 1, updated_at = now() where id = ${payment.id}::uuid`.execute(
+      t.db,
+    );
     await recordPaymentUpdatedEvents(t.db, [payment.id]);
     const collected = await t.db.selectFrom('payment_requests').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
 
-    const events = await t.db.selectFrom('events').select(['sequence', eventPayloadSql('events').as('payload')]).where('resource_id', '=', payment.id).orderBy('sequence').execute();
+    const events = await t.db
+      .selectFrom('events')
+      .select(['sequence', eventPayloadSql('events').as('payload')])
+      .where('resource_id', '=', payment.id)
+      .orderBy('sequence')
+      .execute();
     expect(events.map((event) => (event.payload as { data: unknown }).data)).toEqual([toPaymentResource(instructed), toPaymentResource(collected)]);
     expect(events.map((event) => (event.payload as { data: { status: string } }).data.status)).toEqual(['instructed', 'collected']);
   });
@@ -95,7 +102,13 @@ describe('payment_request.updated events built in SQL', () => {
   it('the fields a payment request is made with cannot change afterwards (its events render them from the row)', async () => {
     const { mandate } = await paymentWorld();
     const payment = await createPaymentRequestRow(t.db, { mandate, amount: 4_000 });
-    for (const change of [sql`amount = 4001`, sql`currency = 'EUR'`, sql`metadata = '{"a": 1}'::jsonb`, sql`due_date = '2027-01-01'`, sql`created_at = now() - interval '1 day'`]) {
+    for (const change of [
+      sql`amount = 4001`,
+      sql`currency = 'EUR'`,
+      sql`metadata = '{"a": 1}'::jsonb`,
+      sql`due_date = '2027-01-01'`,
+      sql`created_at = now() - interval '1 day'`,
+    ]) {
       await expect(sql`update payment_requests set ${change} where id = ${payment.id}::uuid`.execute(t.db)).rejects.toMatchObject({ code: '23514' });
     }
     // Naming one with its own value, and changing what may change, are fine.

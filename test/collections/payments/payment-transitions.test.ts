@@ -15,18 +15,16 @@ import type { PaymentStatus as StoredPaymentStatus } from '../../../src/platform
 const COLUMNS = ['pending', 'instructed', 'collected', 'paid_out', 'cancelled', 'failed', 'partially_collected'] as const;
 const EXPECTED: Record<PaymentStatus, readonly (0 | 1)[]> = {
   //                   pend inst coll paid canc fail part
-  pending:             [0,   1,   1,   0,   1,   1,   1],
-  instructed:          [1,   0,   1,   0,   0,   1,   1],
-  collected:           [1,   0,   0,   1,   0,   1,   1],
-  paid_out:            [1,   0,   1,   0,   0,   1,   1],
-  cancelled:           [0,   0,   0,   0,   0,   0,   0],
-  failed:              [1,   0,   1,   0,   0,   0,   1],
-  partially_collected: [1,   0,   1,   0,   0,   1,   0],
+  pending: [0, 1, 1, 0, 1, 1, 1],
+  instructed: [1, 0, 1, 0, 0, 1, 1],
+  collected: [1, 0, 0, 1, 0, 1, 1],
+  paid_out: [1, 0, 1, 0, 0, 1, 1],
+  cancelled: [0, 0, 0, 0, 0, 0, 0],
+  failed: [1, 0, 1, 0, 0, 0, 1],
+  partially_collected: [1, 0, 1, 0, 0, 1, 0],
 };
 
-const PAIRS = COLUMNS.flatMap((from) =>
-  COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const),
-);
+const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const));
 
 describe('payment request transitions', () => {
   it('status set matches the stored PaymentStatus type and the expected table', () => {

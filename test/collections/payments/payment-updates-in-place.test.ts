@@ -5,7 +5,16 @@ import { lockDeductionData } from '../../../src/cycle/snapshots/pay-date-lock-re
 import { findPendingRequestsOffTheLockQueue } from '../../../src/cycle/snapshots/lock-queue-repository.ts';
 import { untilSessionsWaitForDatabaseLocks } from '../../support/database.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBiller, createEmployee, createEmployer, createMandateRow, createPaymentRequestRow, createPayroll, createPayrollProvider, futureMonthlyPayDates } from '../../support/factories.ts';
+import {
+  createBiller,
+  createEmployee,
+  createEmployer,
+  createMandateRow,
+  createPaymentRequestRow,
+  createPayroll,
+  createPayrollProvider,
+  futureMonthlyPayDates,
+} from '../../support/factories.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
 // The nightly lock, reconciliation and payouts rewrite a million payment requests a night each. They
@@ -120,7 +129,11 @@ describe('instructing and settling payment requests updates them in place', () =
 
     expect(await heapOnlyUpdates('collected', instructed)).toEqual({ updated: 60, in_place: 60 });
     expect(await heapOnlyUpdates('paid_out', collected)).toEqual({ updated: 60, in_place: 60 });
-    const settled = await t.db.selectFrom('payment_requests').select('status').where('id', 'in', [...instructed, ...collected]).execute();
+    const settled = await t.db
+      .selectFrom('payment_requests')
+      .select('status')
+      .where('id', 'in', [...instructed, ...collected])
+      .execute();
     expect(new Set(settled.map((row) => row.status))).toEqual(new Set(['collected', 'paid_out']));
   });
 });
@@ -141,7 +154,10 @@ describe('the lock queue', () => {
     const mandate = await mandateOnNewPayroll();
     const payment = await createPaymentRequestRow(t.db, { mandate, status: 'instructed' });
     const nextPayDate = '2099-01-29';
-    await t.db.insertInto('pay_dates').values({ payroll_id: mandate.payroll_id, pay_date: nextPayDate, payroll_cutoff_date: '2099-01-22', lock_date: '2099-01-19', pay_period: '1-2099' }).execute();
+    await t.db
+      .insertInto('pay_dates')
+      .values({ payroll_id: mandate.payroll_id, pay_date: nextPayDate, payroll_cutoff_date: '2099-01-22', lock_date: '2099-01-19', pay_period: '1-2099' })
+      .execute();
     // A carried shortfall: back to pending, for the next pay date.
     await t.db.updateTable('payment_requests').set({ status: 'pending', target_pay_date: nextPayDate }).where('id', '=', payment.id).execute();
     expect(await queueRowOf(payment.id)).toEqual({ payroll_id: mandate.payroll_id, target_pay_date: nextPayDate });

@@ -46,7 +46,11 @@ function paymentCount(mandate: string) {
 }
 
 function eventCount() {
-  return t.db.selectFrom('events').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow().then((r) => r.n);
+  return t.db
+    .selectFrom('events')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow()
+    .then((r) => r.n);
 }
 
 beforeAll(async () => {
@@ -66,7 +70,8 @@ describe('POST /payments', () => {
     expect(response.statusCode).toBe(201);
     const payment = response.json().payment;
     expect(response.headers.location).toBe(`/payments/${payment.id}`);
-    const firstPayDate = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', world.payroll.id).orderBy('pay_date').executeTakeFirstOrThrow()).pay_date;
+    const firstPayDate = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', world.payroll.id).orderBy('pay_date').executeTakeFirstOrThrow())
+      .pay_date;
     expect(payment).toEqual({
       id: expect.any(String),
       mandate_id: mandateId,
@@ -109,7 +114,12 @@ describe('POST /payments', () => {
     expect(missing.statusCode).toBe(400);
     const key = crypto.randomUUID();
     const send = () =>
-      injectJson(t.app, { method: 'POST', url: '/payments', headers: { ...headersA, 'idempotency-key': key }, body: { payment_record: { mandate_id: mandateId, amount: 101 } } });
+      injectJson(t.app, {
+        method: 'POST',
+        url: '/payments',
+        headers: { ...headersA, 'idempotency-key': key },
+        body: { payment_record: { mandate_id: mandateId, amount: 101 } },
+      });
     const first = await send();
     const again = await send();
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -118,7 +128,12 @@ describe('POST /payments', () => {
   });
 
   it('accepts a pending_enablement mandate and refuses an inactive one with mandate-not-active', async () => {
-    const pendingMandate = await createMandateRow(t.db, { billerClientId: billerA.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'pending_enablement' });
+    const pendingMandate = await createMandateRow(t.db, {
+      billerClientId: billerA.clientId,
+      employeeId: world.employee.id,
+      payrollId: world.payroll.id,
+      status: 'pending_enablement',
+    });
     expect((await create(headersA, { mandate_id: pendingMandate.id, amount: 100 })).statusCode).toBe(201);
 
     const revoked = await createMandateRow(t.db, { billerClientId: billerA.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'revoked' });

@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceToday } from '../../../src/directory/calendars/lock-date.ts';
 import { PROBLEM_TYPE_BASE } from '../../../src/faces/http/problem.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../../support/factories.ts';
+import { createBiller, createEmployee, createEmployer, createMandateRow, createPayroll, createPayrollProvider } from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
 
 // The target pay date rule  seen through POST /payments, on a calendar
@@ -140,12 +133,7 @@ describe('target pay date on POST /payments', () => {
   it('skips a pay date the nightly run has already locked', async () => {
     const calendar = [payDate(20, 12, 1), payDate(50, 42, 2)];
     const { mandate, payroll } = await mandateOnCalendar(calendar);
-    await t.db
-      .updateTable('pay_dates')
-      .set({ locked_at: new Date() })
-      .where('payroll_id', '=', payroll.id)
-      .where('pay_date', '=', calendar[0]!.pay_date)
-      .execute();
+    await t.db.updateTable('pay_dates').set({ locked_at: new Date() }).where('payroll_id', '=', payroll.id).where('pay_date', '=', calendar[0]!.pay_date).execute();
     const response = await createPayment({ mandate_id: mandate.id, amount: 5000 });
     expect(response.json().payment.target_pay_date).toBe(calendar[1]!.pay_date);
   });

@@ -11,10 +11,10 @@ import { InvalidStatusTransitionError } from '../../../src/platform/shared/statu
 const COLUMNS = ['active', 'completed', 'cancelled', 'errored'] as const;
 const EXPECTED: Record<ScheduleStatus, readonly (0 | 1)[]> = {
   //         act  comp canc err
-  active:    [0,   1,   1,   1],
-  completed: [0,   0,   0,   0],
-  cancelled: [0,   0,   0,   0],
-  errored:   [0,   0,   1,   0],
+  active: [0, 1, 1, 1],
+  completed: [0, 0, 0, 0],
+  cancelled: [0, 0, 0, 0],
+  errored: [0, 0, 1, 0],
 };
 
 const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const));

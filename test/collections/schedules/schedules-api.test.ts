@@ -4,14 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceToday } from '../../../src/directory/calendars/lock-date.ts';
 import { PROBLEM_TYPE_BASE } from '../../../src/faces/http/problem.ts';
 import { instalmentDueDates } from '../../../src/collections/schedules/instalment-due-dates.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../../support/factories.ts';
+import { createBiller, createEmployee, createEmployer, createMandateRow, createPayroll, createPayrollProvider } from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type Credentials, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;
@@ -112,7 +105,15 @@ describe('POST /schedules', () => {
       [3, 3000, 'pending', payroll.id, employeeId],
     ]);
     expect(rows[1]!.metadata).toEqual({ n: 2 });
-    const events = await t.db.selectFrom('events').select(eventSelection).where('resource_id', 'in', rows.map((r) => r.id)).execute();
+    const events = await t.db
+      .selectFrom('events')
+      .select(eventSelection)
+      .where(
+        'resource_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
     expect(events).toHaveLength(3);
     for (const event of events) {
       expect(event.type).toBe('payment_request.created');
@@ -166,9 +167,7 @@ describe('POST /schedules', () => {
     expect(body.detail).toContain(`instalment 1 (due ${unreachable})`);
     expect(body.detail).toContain(`The earliest pay date this payment can be deducted on is ${payDates[0]}`);
     expect(body.errors).toEqual([{ pointer: '/schedule_record/instalments/0/due_date', detail: expect.stringContaining(payDates[0]!) }]);
-    expect(body.rejected_instalments).toEqual([
-      { instalment_number: 1, due_date: unreachable, reason: 'due-date-unreachable', expected_pay_date: payDates[0] },
-    ]);
+    expect(body.rejected_instalments).toEqual([{ instalment_number: 1, due_date: unreachable, reason: 'due-date-unreachable', expected_pay_date: payDates[0] }]);
     expect(await counts(mandate)).toEqual({ schedules: 0, payments: 0, events: 0 });
   });
 
@@ -184,12 +183,7 @@ describe('POST /schedules', () => {
 
     const accepted = await createSchedule(headersA, { ...record, allow_post_due_date_deduction: true });
     expect(accepted.statusCode).toBe(201);
-    expect(accepted.json().schedule.instalments.map((i: { target_pay_date: string }) => i.target_pay_date)).toEqual([
-      payDates[0],
-      payDates[0],
-      payDates[0],
-      payDates[0],
-    ]);
+    expect(accepted.json().schedule.instalments.map((i: { target_pay_date: string }) => i.target_pay_date)).toEqual([payDates[0], payDates[0], payDates[0], payDates[0]]);
   });
 
   it('needs exactly one of the two forms', async () => {
@@ -206,7 +200,12 @@ describe('POST /schedules', () => {
     expect(neither.json().errors[0].pointer).toBe('/schedule_record');
 
     const partial = await createSchedule(headersA, { mandate_id: mandateId, amount: 100, count: 2 });
-    expect(partial.json().errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/schedule_record/interval', '/schedule_record/start_date']);
+    expect(
+      partial
+        .json()
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+    ).toEqual(['/schedule_record/interval', '/schedule_record/start_date']);
 
     const tooMany = await createSchedule(headersA, { mandate_id: mandateId, amount: 100, count: 121, interval: 'weekly', start_date: addDays(today, 30) });
     expect(tooMany.json().errors[0].pointer).toBe('/schedule_record/count');
@@ -243,7 +242,12 @@ describe('POST /schedules/:schedule_id/cancel', () => {
     expect(schedule).toMatchObject({ id: created.id, status: 'cancelled', version: 2 });
     expect(schedule.instalments.map((i: { status: string }) => i.status)).toEqual(['instructed', 'cancelled', 'cancelled']);
 
-    const updates = await t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payment_request.updated').where('resource_id', 'in', [first, second, third]).execute();
+    const updates = await t.db
+      .selectFrom('events')
+      .select(eventSelection)
+      .where('type', '=', 'payment_request.updated')
+      .where('resource_id', 'in', [first, second, third])
+      .execute();
     expect(updates.map((e) => e.resource_id).sort()).toEqual([second, third].sort());
     for (const event of updates) expect((event.payload as any).data).toMatchObject({ status: 'cancelled', version: 2 });
 

@@ -142,10 +142,7 @@ describe('settleSchedules settles schedules as scheduleOutcome says (property)',
     status: fc.oneof({ arbitrary: fc.constant<ScheduleStatus>('active'), weight: 3 }, { arbitrary: fc.constantFrom(...SCHEDULE_STATUSES), weight: 1 }),
     // Weighted to collected and paid out, so that schedules complete as often as they do not.
     instalments: fc.array(
-      fc.oneof(
-        { arbitrary: fc.constantFrom<PaymentStatus>('collected', 'paid_out'), weight: 6 },
-        { arbitrary: fc.constantFrom(...PAYMENT_STATUSES), weight: 1 },
-      ),
+      fc.oneof({ arbitrary: fc.constantFrom<PaymentStatus>('collected', 'paid_out'), weight: 6 }, { arbitrary: fc.constantFrom(...PAYMENT_STATUSES), weight: 1 }),
       { maxLength: 4 },
     ),
     touched: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),

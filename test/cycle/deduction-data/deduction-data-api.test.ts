@@ -75,7 +75,15 @@ beforeAll(async () => {
     const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId });
     await t.db
       .insertInto('payment_requests')
-      .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payrollId, employee_id: employee.id, currency: 'GBP', amount, target_pay_date: '2026-11-27' })
+      .values({
+        biller_client_id: biller.clientId,
+        mandate_id: mandate.id,
+        payroll_id: payrollId,
+        employee_id: employee.id,
+        currency: 'GBP',
+        amount,
+        target_pay_date: '2026-11-27',
+      })
       .execute();
   }
   await lockPayDate(t.db, payrollId, '2026-11-27');

@@ -19,11 +19,33 @@ function submission(lines: Array<[number, number]>, total: number, overrides: Pa
 describe('checkConfirmation', () => {
   it('accepts lines whose sum is the total exactly, in minor units (no float drift)', () => {
     // 0.1 + 0.2 !== 0.3 in floats; in pence it is 10 + 20 === 30.
-    expect(checkConfirmation(submission([[1, 0.1], [2, 0.2]], 0.3), expected)).toEqual({ kind: 'valid', amounts: [10, 20], total: 30 });
+    expect(
+      checkConfirmation(
+        submission(
+          [
+            [1, 0.1],
+            [2, 0.2],
+          ],
+          0.3,
+        ),
+        expected,
+      ),
+    ).toEqual({ kind: 'valid', amounts: [10, 20], total: 30 });
   });
 
   it('reports a total that is not the sum, with both figures', () => {
-    expect(checkConfirmation(submission([[1, 125.5], [2, 30]], 155.49), expected)).toEqual({
+    expect(
+      checkConfirmation(
+        submission(
+          [
+            [1, 125.5],
+            [2, 30],
+          ],
+          155.49,
+        ),
+        expected,
+      ),
+    ).toEqual({
       kind: 'total-mismatch',
       statedTotal: 15_549,
       linesTotal: 15_550,
@@ -33,7 +55,18 @@ describe('checkConfirmation', () => {
   it('reports lines adding up beyond any statable total without losing exactness', () => {
     const big = 9_999_999_999_999.99;
     const unbounded = { ...expected, limits: { maxPerEmployee: 999_999_999_999_999, maxPerPayDate: 999_999_999_999_999 } };
-    expect(checkConfirmation(submission([[1, big], [2, big]], big), unbounded)).toEqual({
+    expect(
+      checkConfirmation(
+        submission(
+          [
+            [1, big],
+            [2, big],
+          ],
+          big,
+        ),
+        unbounded,
+      ),
+    ).toEqual({
       kind: 'total-mismatch',
       statedTotal: 999_999_999_999_999,
       linesTotal: null,
@@ -42,8 +75,29 @@ describe('checkConfirmation', () => {
 
   it('refuses every line over the per-employee reporting limit, the limit itself allowed', () => {
     const limits = { maxPerEmployee: 1_000, maxPerPayDate: 1_000_000 };
-    expect(checkConfirmation(submission([[1, 10], [2, 10]], 20), { ...expected, limits }).kind).toBe('valid');
-    const check = checkConfirmation(submission([[1, 10], [2, 10.01], [3, 100]], 120.01), { ...expected, limits });
+    expect(
+      checkConfirmation(
+        submission(
+          [
+            [1, 10],
+            [2, 10],
+          ],
+          20,
+        ),
+        { ...expected, limits },
+      ).kind,
+    ).toBe('valid');
+    const check = checkConfirmation(
+      submission(
+        [
+          [1, 10],
+          [2, 10.01],
+          [3, 100],
+        ],
+        120.01,
+      ),
+      { ...expected, limits },
+    );
     expect(check).toMatchObject({ kind: 'over-limit', errorCount: 2 });
     if (check.kind !== 'over-limit') return;
     expect(check.errors.map((error) => error.pointer)).toEqual(['/confirmation/deductions/1/deducted_amount', '/confirmation/deductions/2/deducted_amount']);
@@ -56,7 +110,18 @@ describe('checkConfirmation', () => {
   });
 
   it('points at every invalid field: pay period, duplicates, decimals', () => {
-    const check = checkConfirmation(submission([[1, 1], [2, 1.005], [1, 2]], 4.005, { pay_period: '9-2026' }), expected);
+    const check = checkConfirmation(
+      submission(
+        [
+          [1, 1],
+          [2, 1.005],
+          [1, 2],
+        ],
+        4.005,
+        { pay_period: '9-2026' },
+      ),
+      expected,
+    );
     expect(check.kind).toBe('invalid');
     if (check.kind !== 'invalid') return;
     expect(check.errors.map((error) => error.pointer)).toEqual([
@@ -70,7 +135,13 @@ describe('checkConfirmation', () => {
 
   it('treats employee ids case-insensitively when looking for duplicates', () => {
     const check = checkConfirmation(
-      { ...submission([[1, 1]], 2), deductions: [{ employee_id: employee(1), deducted_amount: 1, leaver: false }, { employee_id: employee(1).toUpperCase(), deducted_amount: 1, leaver: false }] },
+      {
+        ...submission([[1, 1]], 2),
+        deductions: [
+          { employee_id: employee(1), deducted_amount: 1, leaver: false },
+          { employee_id: employee(1).toUpperCase(), deducted_amount: 1, leaver: false },
+        ],
+      },
       expected,
     );
     expect(check).toMatchObject({ kind: 'invalid', errors: [{ pointer: '/confirmation/deductions/1/employee_id' }] });

@@ -111,12 +111,7 @@ async function recordCount() {
 }
 
 async function latestRecord(employeeId: string) {
-  return t.db
-    .selectFrom('deduction_records')
-    .selectAll()
-    .where('employee_id', '=', employeeId)
-    .orderBy('version', 'desc')
-    .executeTakeFirstOrThrow();
+  return t.db.selectFrom('deduction_records').selectAll().where('employee_id', '=', employeeId).orderBy('version', 'desc').executeTakeFirstOrThrow();
 }
 
 describe('POST /deductions/{payroll_id}/confirmation', () => {
@@ -168,7 +163,10 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     expect(await latestRecord(second)).toMatchObject({ version: 1, deduction_amount: 3_001, confirmation_id: confirmationId });
     expect(await latestRecord(leaver)).toMatchObject({ version: 1, deduction_amount: 0, leaver: true });
     // Hashed in SQL for speed, yet the same content hash a push of this content would get.
-    for (const [employeeId, amount, isLeaver] of [[pushed, 12_550, false], [leaver, 0, true]] as const) {
+    for (const [employeeId, amount, isLeaver] of [
+      [pushed, 12_550, false],
+      [leaver, 0, true],
+    ] as const) {
       expect((await latestRecord(employeeId)).content_hash).toBe(
         deductionContentHash({ employeeId, deductionAmount: amount, currency: 'GBP', leaver: isLeaver, requestedPayments: [] }),
       );
@@ -182,7 +180,15 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     expect(jobs.map((job) => job.data)).toEqual([{ payrollId, payDate: '2026-11-27' }]);
 
     // A corrected confirmation is another version per employee; a push of an older version then loses.
-    const again = await submit(confirmation([{ employee_id: pushed, deducted_amount: 120 }, { employee_id: second, deducted_amount: 30.01 }], 150.01));
+    const again = await submit(
+      confirmation(
+        [
+          { employee_id: pushed, deducted_amount: 120 },
+          { employee_id: second, deducted_amount: 30.01 },
+        ],
+        150.01,
+      ),
+    );
     expect(again.statusCode, again.body).toBe(201);
     expect((await latestRecord(pushed)).version).toBe(5);
     expect((await latestRecord(second)).version).toBe(2);
@@ -201,7 +207,16 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
 
   it('audits records whose references were broken by hand', async () => {
     const [first, second, third] = employees as [string, string, string];
-    const response = await submit(confirmation([{ employee_id: first, deducted_amount: 1 }, { employee_id: second, deducted_amount: 2 }, { employee_id: third, deducted_amount: 3 }], 6));
+    const response = await submit(
+      confirmation(
+        [
+          { employee_id: first, deducted_amount: 1 },
+          { employee_id: second, deducted_amount: 2 },
+          { employee_id: third, deducted_amount: 3 },
+        ],
+        6,
+      ),
+    );
     expect(response.statusCode, response.body).toBe(201);
     const confirmationId = confirmationResponse.parse(response.json()).confirmation.id;
     expect(await findBrokenRecordLinks(t.db, payrollId)).toEqual([]);
@@ -238,7 +253,13 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
   it('answers 422 confirmation-total-mismatch naming both totals, and stores nothing', async () => {
     const before = await recordCount();
     const response = await submit(
-      confirmation([{ employee_id: employees[0]!, deducted_amount: 0.1 }, { employee_id: employees[1]!, deducted_amount: 0.2 }], 0.31),
+      confirmation(
+        [
+          { employee_id: employees[0]!, deducted_amount: 0.1 },
+          { employee_id: employees[1]!, deducted_amount: 0.2 },
+        ],
+        0.31,
+      ),
     );
     expect(response.statusCode).toBe(422);
     const problem = response.json();
@@ -251,7 +272,13 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
 
   it('accepts a total that only float addition would get wrong (0.1 + 0.2 = 0.3)', async () => {
     const response = await submit(
-      confirmation([{ employee_id: employees[0]!, deducted_amount: 0.1 }, { employee_id: employees[1]!, deducted_amount: 0.2 }], 0.3),
+      confirmation(
+        [
+          { employee_id: employees[0]!, deducted_amount: 0.1 },
+          { employee_id: employees[1]!, deducted_amount: 0.2 },
+        ],
+        0.3,
+      ),
     );
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json().confirmation.total_amount).toBe(0.3);
@@ -261,16 +288,12 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     const first = await lockPayDate(t.db, payrollId, '2026-12-24');
     const rerun = await t.db.transaction().execute((trx) => relockPayDate(trx, payrollId, '2026-12-24'));
     const before = await recordCount();
-    const response = await submit(
-      confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '9-2026' }),
-    );
+    const response = await submit(confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '9-2026' }));
     expect(response.statusCode).toBe(409);
     expect(response.json().current_deduction_data_id).toBe(rerun.snapshotId);
     expect(response.json().detail).toContain(rerun.snapshotId);
     expect(await recordCount()).toEqual(before);
-    const current = await submit(
-      confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: rerun.snapshotId, pay_period: '9-2026' }),
-    );
+    const current = await submit(confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: rerun.snapshotId, pay_period: '9-2026' }));
     expect(current.statusCode, current.body).toBe(201);
   });
 
@@ -287,9 +310,7 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
     });
     while (rerunSnapshotId === '') await new Promise((resolve) => setTimeout(resolve, 5));
 
-    const pending = submit(
-      confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '10-2026' }),
-    );
+    const pending = submit(confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { deduction_data_id: first.snapshotId, pay_period: '10-2026' }));
     // Until the confirmation's session waits for the pay date's row lock.
     await untilSessionsWaitForDatabaseLocks(t.db, 1, 'the confirmation');
     commitRerun();
@@ -316,11 +337,22 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
   });
 
   it.each([
-    ['a pay period other than the deduction data’s', () => confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { pay_period: '9-2026' }), '/confirmation/pay_period'],
+    [
+      'a pay period other than the deduction data’s',
+      () => confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { pay_period: '9-2026' }),
+      '/confirmation/pay_period',
+    ],
     ['a currency other than the payroll’s', () => confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }], 1, { currency: 'EUR' }), '/confirmation/currency'],
     [
       'an employee not on the payroll',
-      () => confirmation([{ employee_id: employees[0]!, deducted_amount: 1 }, { employee_id: crypto.randomUUID(), deducted_amount: 1 }], 2),
+      () =>
+        confirmation(
+          [
+            { employee_id: employees[0]!, deducted_amount: 1 },
+            { employee_id: crypto.randomUUID(), deducted_amount: 1 },
+          ],
+          2,
+        ),
       '/confirmation/deductions/1/employee_id',
     ],
     [
@@ -364,7 +396,10 @@ describe('POST /deductions/{payroll_id}/confirmation', () => {
         version: next,
         salary_deduction: { employee_id: employeeId, deduction_amount: 7 + round, currency: 'GBP' },
       };
-      const lines = [{ employee_id: employeeId, deducted_amount: 5 }, { employee_id: other, deducted_amount: 5 }];
+      const lines = [
+        { employee_id: employeeId, deducted_amount: 5 },
+        { employee_id: other, deducted_amount: 5 },
+      ];
       const [pushed, confirmed] = await Promise.all([
         injectJson(t.app, { method: 'POST', url: `/deductions/payroll/${payrollId}`, headers, body: pushBody }),
         submit(confirmation(lines, 10)),
@@ -445,11 +480,7 @@ describe('POST /deductions/{payroll_id}/confirmation at full size', () => {
 
     const stored = await t.db
       .selectFrom('deduction_records')
-      .select((eb) => [
-        eb.fn.countAll<string>().as('count'),
-        eb.fn.sum<string>('deduction_amount').as('total'),
-        eb.fn.max('version').as('max_version'),
-      ])
+      .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.sum<string>('deduction_amount').as('total'), eb.fn.max('version').as('max_version')])
       .where('payroll_id', '=', payroll.id)
       .where('source', '=', 'confirmation')
       .executeTakeFirstOrThrow();

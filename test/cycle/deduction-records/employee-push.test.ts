@@ -3,14 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { findBrokenRecordLinks } from '../../../src/cycle/deduction-records/record-links-repository.ts';
 import { fromMajorUnits } from '../../../src/platform/money/major-units.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createPayroll,
-  createPayrollProvider,
-  createProviderClient,
-} from '../../support/factories.ts';
+import { createBiller, createEmployee, createEmployer, createPayroll, createPayrollProvider, createProviderClient } from '../../support/factories.ts';
 import { authHeaders, fetchToken, injectJson, startTestApp, type Credentials, type TestApp } from '../../support/test-app.ts';
 
 // Written from the salary-deduction interface's "Salary deduction employee push record", response body.
@@ -163,9 +156,7 @@ describe('POST /deductions/payroll/{payroll_id}: versioning', () => {
     const otherPayroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
     const employeeId = await newEmployee(otherPayroll.id);
     const reconcileJobs = async () =>
-      (await queue.getJobs(['delayed', 'waiting', 'prioritized'])).filter(
-        (job) => job.name === 'reconcile-pay-date' && job.data.payrollId === otherPayroll.id,
-      );
+      (await queue.getJobs(['delayed', 'waiting', 'prioritized'])).filter((job) => job.name === 'reconcile-pay-date' && job.data.payrollId === otherPayroll.id);
     expect(await reconcileJobs()).toHaveLength(0);
     expect((await push(record(employeeId, 1, 10), { payroll: otherPayroll.id })).statusCode).toBe(200);
     const jobs = await reconcileJobs();

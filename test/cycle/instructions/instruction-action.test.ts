@@ -87,9 +87,7 @@ describe('instructionItems', () => {
 
   it('after a stop, a new amount is "new" again', () => {
     const stopped = [{ employeeId: 'e', amount: 0 }];
-    expect(instructionItems(stopped, [{ employeeId: 'e', amount: 900 }])).toEqual([
-      { employeeId: 'e', amount: 900, previousAmount: 0, action: 'new' },
-    ]);
+    expect(instructionItems(stopped, [{ employeeId: 'e', amount: 900 }])).toEqual([{ employeeId: 'e', amount: 900, previousAmount: 0, action: 'new' }]);
     expect(instructionItems(stopped, [])).toEqual([]);
   });
 

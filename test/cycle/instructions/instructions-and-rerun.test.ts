@@ -109,7 +109,12 @@ describe('instruction files', () => {
       [ref(c)]: ['continue', '10.00', reference(c)],
     });
     expect(third.trailer).toMatchObject({ line_count: '3', total_amount: '10.00' });
-    const stopItems = await t.db.selectFrom('instruction_items').select('payment_reference').where('instruction_file_id', '=', third.file.instructionFileId).where('action', '=', 'stop').execute();
+    const stopItems = await t.db
+      .selectFrom('instruction_items')
+      .select('payment_reference')
+      .where('instruction_file_id', '=', third.file.instructionFileId)
+      .where('action', '=', 'stop')
+      .execute();
     expect(stopItems.map((i) => i.payment_reference).sort()).toEqual([reference(a), reference(b)].sort());
 
     // A repeated job returns the same file and writes no other.
@@ -156,12 +161,16 @@ describe('re-run', () => {
     // Settled as failed since the lock (the employee left): the new version must not ask for it again.
     await t.db.updateTable('payment_requests').set({ status: 'failed' }).where('id', '=', settled.id).execute();
 
-    const outcome = await runRerunNow(runtimeOf(t), {
-      payrollId: w.payroll.id,
-      payDate: '2026-11-27',
-      reason: 'employer corrected a payroll reference',
-      actor: cliActor('ops@example.com'),
-    }, { startWorkers: composition.startWorkers });
+    const outcome = await runRerunNow(
+      runtimeOf(t),
+      {
+        payrollId: w.payroll.id,
+        payDate: '2026-11-27',
+        reason: 'employer corrected a payroll reference',
+        actor: cliActor('ops@example.com'),
+      },
+      { startWorkers: composition.startWorkers },
+    );
     expect(outcome).toMatchObject({ previousSnapshotId: first.lock.snapshotId, snapshotVersion: 2, created: true });
 
     const snapshots = await t.db
@@ -207,8 +216,7 @@ describe('re-run', () => {
       .select(['snapshot_id', 'employee_id', 'payment_reference'])
       .where('snapshot_id', 'in', [first.lock.snapshotId, outcome.snapshotId])
       .execute();
-    const referenceOf = (snapshotId: string, employeeId: string) =>
-      references.find((r) => r.snapshot_id === snapshotId && r.employee_id === employeeId)?.payment_reference;
+    const referenceOf = (snapshotId: string, employeeId: string) => references.find((r) => r.snapshot_id === snapshotId && r.employee_id === employeeId)?.payment_reference;
     expect(referenceOf(first.lock.snapshotId, a!.employee.id)).toBe(deductionPaymentReference(a!.employment.deduction_reference_number));
     expect(referenceOf(outcome.snapshotId, a!.employee.id)).toBe(referenceOf(first.lock.snapshotId, a!.employee.id));
     expect(referenceOf(outcome.snapshotId, b!.employee.id)).toBe(deductionPaymentReference(b!.employment.deduction_reference_number));
@@ -218,7 +226,9 @@ describe('re-run', () => {
       .where('snapshot_id', 'in', [first.lock.snapshotId, outcome.snapshotId])
       .execute();
     expect(remittances.map((r) => r.payment_reference)).toEqual(Array(2).fill(remittancePaymentReference('2026-11-27', w.payroll.remittance_reference_number)));
-    const v2 = readInstructionFile((await t.db.selectFrom('instruction_files').select('content').where('snapshot_id', '=', outcome.snapshotId).executeTakeFirstOrThrow()).content);
+    const v2 = readInstructionFile(
+      (await t.db.selectFrom('instruction_files').select('content').where('snapshot_id', '=', outcome.snapshotId).executeTakeFirstOrThrow()).content,
+    );
     expect(v2.header.file_version).toBe('2');
     expect(v2.trailer).toMatchObject({ line_count: '2', total_amount: '55.00' });
 

@@ -17,9 +17,7 @@ const normalised = (reference: string) => reference.toUpperCase().replace(/[^A-Z
 
 const deductionNumber = fc.integer({ min: 1, max: MAX_DEDUCTION_REFERENCE_NUMBER });
 const remittanceNumber = fc.integer({ min: 1, max: MAX_REMITTANCE_REFERENCE_NUMBER });
-const payDate = fc
-  .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
-  .map((date) => date.toISOString().slice(0, 10));
+const payDate = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
 
 describe('isBacsReference', () => {
   it.each([
@@ -184,7 +182,11 @@ describe('remittancePaymentReference', () => {
     // The case that went wrong when the number was not padded: payroll 15 and payroll 150 on one pay date.
     expect(remittancePaymentReference('2026-10-30', 150).startsWith(remittancePaymentReference('2026-10-30', 15))).toBe(false);
     // And numbers one digit longer than another's start with it no more.
-    for (const [short, long] of [[1, 10], [12, 123], [1_234_567, 12_345_678]] as const) {
+    for (const [short, long] of [
+      [1, 10],
+      [12, 123],
+      [1_234_567, 12_345_678],
+    ] as const) {
       expect(remittancePaymentReference('2026-10-30', long).startsWith(remittancePaymentReference('2026-10-30', short))).toBe(false);
     }
   });

@@ -39,17 +39,33 @@ beforeAll(async () => {
     for (const payroll of directory.payrolls.filter((p) => p.employer_id === employer.id)) {
       await t.db
         .insertInto('payrolls')
-        .values({ id: payroll.id, employer_id: row.id, payroll_provider_id: providerId, external_id: payroll.id, name: payroll.name, payment_run_frequency: payroll.payment_run_frequency })
+        .values({
+          id: payroll.id,
+          employer_id: row.id,
+          payroll_provider_id: providerId,
+          external_id: payroll.id,
+          name: payroll.name,
+          payment_run_frequency: payroll.payment_run_frequency,
+        })
         .execute();
     }
   }
   for (const employee of directory.employees) {
-    await t.db.insertInto('employees').values({ id: employee.id, payroll_provider_id: providerId, given_name: employee.given_name, family_name: employee.family_name }).execute();
+    await t.db
+      .insertInto('employees')
+      .values({ id: employee.id, payroll_provider_id: providerId, given_name: employee.given_name, family_name: employee.family_name })
+      .execute();
     for (const job of employee.employments) {
       const employer = await t.db.selectFrom('employers').select('id').where('external_id', '=', job.employer_id).executeTakeFirstOrThrow();
       await t.db
         .insertInto('employments')
-        .values({ employee_id: employee.id, employer_id: employer.id, payroll_id: job.payroll_id, payroll_reference: job.payroll_reference, employment_status: job.employment_status })
+        .values({
+          employee_id: employee.id,
+          employer_id: employer.id,
+          payroll_id: job.payroll_id,
+          payroll_reference: job.payroll_reference,
+          employment_status: job.employment_status,
+        })
         .execute();
     }
   }
@@ -65,9 +81,7 @@ describe('nightly calendar sync', () => {
     expect(result).toEqual({ synced: sandbox.directory.payrolls.length, failed: [] });
     for (const payroll of sandbox.directory.payrolls) {
       const stored = await listPayDates(t.db, payroll.id);
-      expect(stored.map((d) => [d.pay_date, d.payroll_cutoff_date, d.pay_period])).toEqual(
-        payroll.pay_dates.map((d) => [d.pay_date, d.payroll_cutoff_date, d.pay_period]),
-      );
+      expect(stored.map((d) => [d.pay_date, d.payroll_cutoff_date, d.pay_period])).toEqual(payroll.pay_dates.map((d) => [d.pay_date, d.payroll_cutoff_date, d.pay_period]));
       for (const d of stored) expect(d.lock_date < d.payroll_cutoff_date).toBe(true);
     }
     const synced = await t.db.selectFrom('payrolls').select('calendar_synced_at').execute();
@@ -76,7 +90,13 @@ describe('nightly calendar sync', () => {
 
   it('reports a provider that is down and keeps the stored calendar', async () => {
     const before = await listPayDates(t.db, sandbox.directory.payrolls[0]!.id);
-    const broken = httpAdapterFactory({ timeoutMs: 500, retries: 0, fetch: async () => { throw new TypeError('fetch failed'); } });
+    const broken = httpAdapterFactory({
+      timeoutMs: 500,
+      retries: 0,
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
+    });
     const result = await syncPayrollCalendars(t.db, broken);
     expect(result.synced).toBe(0);
     expect(result.failed).toHaveLength(sandbox.directory.payrolls.length);
@@ -94,7 +114,15 @@ describe('employee pushes of instruction items', () => {
       const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: person.id, payrollId: payroll.id });
       await t.db
         .insertInto('payment_requests')
-        .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: person.id, currency: 'GBP', amount: 1_050 + i, target_pay_date: payDate.pay_date })
+        .values({
+          biller_client_id: biller.clientId,
+          mandate_id: mandate.id,
+          payroll_id: payroll.id,
+          employee_id: person.id,
+          currency: 'GBP',
+          amount: 1_050 + i,
+          target_pay_date: payDate.pay_date,
+        })
         .execute();
     }
     await lockPayDate(t.db, payroll.id, payDate.pay_date);
@@ -124,13 +152,25 @@ describe('employee pushes of instruction items', () => {
     const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: person.id, payrollId: payroll.id });
     await t.db
       .insertInto('payment_requests')
-      .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: person.id, currency: 'GBP', amount: 777, target_pay_date: payDate.pay_date })
+      .values({
+        biller_client_id: biller.clientId,
+        mandate_id: mandate.id,
+        payroll_id: payroll.id,
+        employee_id: person.id,
+        currency: 'GBP',
+        amount: 777,
+        target_pay_date: payDate.pay_date,
+      })
       .execute();
     await lockPayDate(t.db, payroll.id, payDate.pay_date);
 
     const down = httpAdapterFactory({ timeoutMs: 300, retries: 0, fetch: async () => new Response('busy', { status: 503 }) });
     await expect(pushInstructionsToProvider(t.db, down, payroll.id, payDate.pay_date)).rejects.toThrow(/will be retried/);
-    const failed = await t.db.selectFrom('employee_deduction_pushes').select(['status', 'attempts', 'last_error']).where('payroll_id', '=', payroll.id).executeTakeFirstOrThrow();
+    const failed = await t.db
+      .selectFrom('employee_deduction_pushes')
+      .select(['status', 'attempts', 'last_error'])
+      .where('payroll_id', '=', payroll.id)
+      .executeTakeFirstOrThrow();
     expect(failed).toMatchObject({ status: 'pending', attempts: 1 });
     expect(failed.last_error).toBeTruthy();
 

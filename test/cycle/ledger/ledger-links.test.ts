@@ -60,14 +60,14 @@ describe('findBrokenLedgerLinks', () => {
     expect(broken.map(({ table, problem }) => [table, problem]).sort()).toEqual(
       [
         ['collection_attempts', 'pay date missing'],
-        ['collection_attempts', 'employee, mandate, biller or currency is not its payment\'s'],
-        ['ledger_entries', 'biller or currency is not its payment\'s'],
+        ['collection_attempts', "employee, mandate, biller or currency is not its payment's"],
+        ['ledger_entries', "biller or currency is not its payment's"],
         ['ledger_entries', 'collection attempt missing'],
         // The attempt's pay date moved, so its entry no longer agrees with it.
-        ['ledger_entries', 'pay date is not its attempt\'s'],
+        ['ledger_entries', "pay date is not its attempt's"],
         ['payout_items', 'ledger entry missing'],
         ['payout_items', 'released, yet its payout did not fail or still holds the entry'],
-        ['payout_items', 'payment, kind or amount is not its ledger entry\'s'],
+        ['payout_items', "payment, kind or amount is not its ledger entry's"],
       ].sort(),
     );
   });

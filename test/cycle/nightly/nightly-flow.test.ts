@@ -5,15 +5,7 @@ import { runNightlyNow } from '../../../src/faces/workers/nightly-runner.ts';
 import { loadNightlySummary, summarizeNightlyRun, triggerNightlyRun } from '../../../src/cycle/nightly/nightly-service.ts';
 import { lockJobId, queueNames } from '../../../src/platform/queue/job-catalogue.ts';
 import { composition } from '../../../bin/composition.ts';
-import {
-  createBiller,
-  createCollectionAccount,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../../support/factories.ts';
+import { createBiller, createCollectionAccount, createEmployee, createEmployer, createMandateRow, createPayroll, createPayrollProvider } from '../../support/factories.ts';
 import { runtimeOf } from '../../support/runtime.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -40,9 +32,7 @@ async function threePayrolls() {
       { pay_date: '2026-11-27', payroll_cutoff_date: '2026-11-20', pay_period: '8-2026', lock_date: '2026-11-18' },
       { pay_date: '2026-12-24', payroll_cutoff_date: '2026-12-17', pay_period: '9-2026', lock_date: '2026-12-15' },
     ],
-    four_weekly: [
-      { pay_date: '2026-12-11', payroll_cutoff_date: '2026-12-04', pay_period: '36-2026', lock_date: '2026-12-02' },
-    ],
+    four_weekly: [{ pay_date: '2026-12-11', payroll_cutoff_date: '2026-12-04', pay_period: '36-2026', lock_date: '2026-12-02' }],
   } as const;
   const payrolls: Record<string, string> = {};
   for (const [frequency, payDates] of Object.entries(calendars)) {
@@ -130,7 +120,17 @@ describe('the nightly run', () => {
 
     // `deductions status` shows the runs as recorded, newest first.
     const status = await collectStatus(runtime);
-    expect(status.nightlyRuns.at(-1)).toMatchObject({ id: summary.runId, runDate: RUN_DATE, trigger: 'manual', triggeredBy: 'test', payDates: 2, locked: 2, alreadyLocked: 0, failed: 0, pending: 0 });
+    expect(status.nightlyRuns.at(-1)).toMatchObject({
+      id: summary.runId,
+      runDate: RUN_DATE,
+      trigger: 'manual',
+      triggeredBy: 'test',
+      payDates: 2,
+      locked: 2,
+      alreadyLocked: 0,
+      failed: 0,
+      pending: 0,
+    });
     expect(formatStatus(status)).toContain(`${RUN_DATE}  manual by test, started ${summary.startedAt}, finished in`);
   });
 

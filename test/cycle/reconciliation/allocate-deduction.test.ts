@@ -15,13 +15,83 @@ describe('allocateDeduction: table', () => {
   const c = request('c', 2000, null, '2025-12-01T00:00:00.000Z');
 
   it.each([
-    ['nothing deducted', 0, [a, b, c], [['a', 0, 5000], ['b', 0, 3000], ['c', 0, 2000]], 0],
-    ['exactly the total', 10000, [a, b, c], [['a', 5000, 0], ['b', 3000, 0], ['c', 2000, 0]], 0],
-    ['short: earliest due date served first', 6000, [c, b, a], [['a', 5000, 0], ['b', 1000, 2000], ['c', 0, 2000]], 0],
-    ['short inside the first request', 1, [a, b, c], [['a', 1, 4999], ['b', 0, 3000], ['c', 0, 2000]], 0],
-    ['covers the first exactly', 5000, [b, a, c], [['a', 5000, 0], ['b', 0, 3000], ['c', 0, 2000]], 0],
-    ['null due date last even when oldest', 9999, [c, a, b], [['a', 5000, 0], ['b', 3000, 0], ['c', 1999, 1]], 0],
-    ['over-deduction left unallocated', 12345, [a, b, c], [['a', 5000, 0], ['b', 3000, 0], ['c', 2000, 0]], 2345],
+    [
+      'nothing deducted',
+      0,
+      [a, b, c],
+      [
+        ['a', 0, 5000],
+        ['b', 0, 3000],
+        ['c', 0, 2000],
+      ],
+      0,
+    ],
+    [
+      'exactly the total',
+      10000,
+      [a, b, c],
+      [
+        ['a', 5000, 0],
+        ['b', 3000, 0],
+        ['c', 2000, 0],
+      ],
+      0,
+    ],
+    [
+      'short: earliest due date served first',
+      6000,
+      [c, b, a],
+      [
+        ['a', 5000, 0],
+        ['b', 1000, 2000],
+        ['c', 0, 2000],
+      ],
+      0,
+    ],
+    [
+      'short inside the first request',
+      1,
+      [a, b, c],
+      [
+        ['a', 1, 4999],
+        ['b', 0, 3000],
+        ['c', 0, 2000],
+      ],
+      0,
+    ],
+    [
+      'covers the first exactly',
+      5000,
+      [b, a, c],
+      [
+        ['a', 5000, 0],
+        ['b', 0, 3000],
+        ['c', 0, 2000],
+      ],
+      0,
+    ],
+    [
+      'null due date last even when oldest',
+      9999,
+      [c, a, b],
+      [
+        ['a', 5000, 0],
+        ['b', 3000, 0],
+        ['c', 1999, 1],
+      ],
+      0,
+    ],
+    [
+      'over-deduction left unallocated',
+      12345,
+      [a, b, c],
+      [
+        ['a', 5000, 0],
+        ['b', 3000, 0],
+        ['c', 2000, 0],
+      ],
+      2345,
+    ],
     ['no requests: everything unallocated', 700, [], [], 700],
     ['no requests, nothing deducted', 0, [], [], 0],
   ] as const)('%s', (_name, deducted, requests, expected, unallocated) => {
@@ -122,9 +192,7 @@ const dueDate = fc.option(
   fc.integer({ min: 1, max: 6 }).map((day) => `2026-0${day}-15`),
   { nil: null, freq: 4 },
 );
-const createdAt = fc
-  .integer({ min: 0, max: 5 })
-  .map((minute) => `2026-01-01T00:0${minute}:00.000Z`);
+const createdAt = fc.integer({ min: 0, max: 5 }).map((minute) => `2026-01-01T00:0${minute}:00.000Z`);
 const requestsArb = fc.uniqueArray(
   fc.record({
     id: fc.string({ minLength: 1, maxLength: 3 }),

@@ -47,7 +47,14 @@ afterAll(async () => {
 
 async function deductions(...args: string[]): Promise<string> {
   // What the ledger promises, not cash: payouts follow payroll's report here (test/settlement/cash has the bank side).
-  const env = { ...process.env, DATABASE_URL: t.database.url, REDIS_URL: t.config.REDIS_URL, QUEUE_PREFIX: t.config.QUEUE_PREFIX, LOG_LEVEL: 'silent', PAYOUT_FUNDING: 'deducted' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: t.database.url,
+    REDIS_URL: t.config.REDIS_URL,
+    QUEUE_PREFIX: t.config.QUEUE_PREFIX,
+    LOG_LEVEL: 'silent',
+    PAYOUT_FUNDING: 'deducted',
+  };
   const { stdout } = await run(process.execPath, ['bin/deductions.mjs', ...args], { env, cwd: process.cwd() });
   return stdout;
 }
@@ -102,7 +109,12 @@ async function pushDeducted(w: World, majorUnits: number) {
     method: 'POST',
     url: `/deductions/payroll/${w.payrollId}`,
     headers: w.provider,
-    body: { pay_period: first.pay_period, id: `REC-${crypto.randomUUID()}`, version: 1, salary_deduction: { employee_id: w.employeeId, deduction_amount: majorUnits, currency: 'GBP' } },
+    body: {
+      pay_period: first.pay_period,
+      id: `REC-${crypto.randomUUID()}`,
+      version: 1,
+      salary_deduction: { employee_id: w.employeeId, deduction_amount: majorUnits, currency: 'GBP' },
+    },
   });
   expect(response.statusCode, response.body).toBe(200);
 }
@@ -127,7 +139,10 @@ describe('events, re-runs and reports agree with the ledger', () => {
     expect(payment.target_pay_date).toBe(first.pay_date);
     await deductions('nightly', '--date', first.lock_date);
     await pushDeducted(w, 50);
-    const reconciled = await until(() => getPayment(w, payment.id), (p) => p.status === 'partially_collected');
+    const reconciled = await until(
+      () => getPayment(w, payment.id),
+      (p) => p.status === 'partially_collected',
+    );
     expect(await latestPaymentEvent(w, payment.id)).toEqual(reconciled);
 
     await deductions('payouts', 'run', '--date', payoutDate);
@@ -141,7 +156,10 @@ describe('events, re-runs and reports agree with the ledger', () => {
     const payment = await createPayment(w, 10_000);
     await deductions('nightly', '--date', first.lock_date);
     await pushDeducted(w, 100);
-    await until(() => getPayment(w, payment.id), (p) => p.status === 'collected');
+    await until(
+      () => getPayment(w, payment.id),
+      (p) => p.status === 'collected',
+    );
 
     const rerun = await deductions('rerun', '--payroll', w.payrollId, '--pay-date', first.pay_date, '--reason', 'employer fixed a payroll reference', '--by', 'ops');
     expect(rerun).toMatch(/version 2/);
@@ -171,7 +189,15 @@ describe('events, re-runs and reports agree with the ledger', () => {
 
     const summary = parse(await deductions('export', 'reconciliation', '--pay-date', first.pay_date, '--payroll', w.payrollId, '--summary'), { columns: true });
     expect(summary).toEqual([
-      expect.objectContaining({ requested: '100.00', reported: '100.00', collected: '100.00', held_over_deductions: '0.00', held_unexpected_employees: '0.00', unaccounted: '0.00', exceptions: '0' }),
+      expect.objectContaining({
+        requested: '100.00',
+        reported: '100.00',
+        collected: '100.00',
+        held_over_deductions: '0.00',
+        held_unexpected_employees: '0.00',
+        unaccounted: '0.00',
+        exceptions: '0',
+      }),
     ]);
 
     await deductions('payouts', 'run', '--date', payoutDate);

@@ -5,16 +5,7 @@ import { findPayDatesThatCanTakeMore } from '../../../src/cycle/reconciliation/r
 import { unmatch } from '../../../src/settlement/cash/matching-service.ts';
 import { createCollectionAccount } from '../../support/factories.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
-import {
-  applyAndCheck,
-  CASH_POLICY,
-  checkNothingCountedTwice,
-  ledgerProperty,
-  operationCounts,
-  settleAndCheck,
-  startScenario,
-  type LedgerOperation,
-} from './ledger-model.ts';
+import { applyAndCheck, CASH_POLICY, checkNothingCountedTwice, ledgerProperty, operationCounts, settleAndCheck, startScenario, type LedgerOperation } from './ledger-model.ts';
 import { paymentRow, PD1, PD2 } from './reconciliation-world.ts';
 
 // The ledger model (ledger-model.ts) under `npm test`: a fixed seed (test/support/property-seed.ts), so
@@ -163,7 +154,13 @@ describe('ledger invariant regressions', () => {
       { kind: 'push', employee: 1, payDate: 1, amount: 4_000, reconcileAfter: true },
       // Payroll corrects PD1 down to 2000: a reversal of 3000, netted with PD2's 4000 into a pending payout.
       { kind: 'push', employee: 0, payDate: 0, amount: 2_000, reconcileAfter: true },
-      { kind: 'statement', credits: [{ variant: 'exact', percent: 1 }, { variant: 'exact', percent: 1 }] },
+      {
+        kind: 'statement',
+        credits: [
+          { variant: 'exact', percent: 1 },
+          { variant: 'exact', percent: 1 },
+        ],
+      },
       { kind: 'payout', funding: 'received' },
     ]);
     const payouts = await t.db.selectFrom('payouts').select(['amount', 'status']).where('biller_client_id', '=', model.world.biller.clientId).orderBy('amount').execute();
@@ -171,7 +168,12 @@ describe('ledger invariant regressions', () => {
       { amount: 1_000, status: 'pending' },
       { amount: 5_000, status: 'paid' },
     ]);
-    const match = await t.db.selectFrom('remittance_matches').select('id').where('payroll_id', '=', model.world.payroll.id).where('amount', '=', 3_000).executeTakeFirstOrThrow();
+    const match = await t.db
+      .selectFrom('remittance_matches')
+      .select('id')
+      .where('payroll_id', '=', model.world.payroll.id)
+      .where('amount', '=', 3_000)
+      .executeTakeFirstOrThrow();
     await expect(unmatch(t.db, cliActor('ledger-model'), CASH_POLICY, { matchId: match.id, reason: 'credit was for another payroll' })).rejects.toMatchObject({
       code: 'unmatch-would-unfund-payouts',
     });
@@ -199,7 +201,13 @@ describe('ledger invariant regressions', () => {
       { kind: 'lockNext' },
       { kind: 'push', employee: 1, payDate: 1, amount: 4_000, reconcileAfter: true },
       { kind: 'push', employee: 0, payDate: 0, amount: 2_000, reconcileAfter: true },
-      { kind: 'statement', credits: [{ variant: 'exact', percent: 1 }, { variant: 'exact', percent: 1 }] },
+      {
+        kind: 'statement',
+        credits: [
+          { variant: 'exact', percent: 1 },
+          { variant: 'exact', percent: 1 },
+        ],
+      },
       // Pending: PD1's reversal of 3000 netted with PD2's 4000.
       { kind: 'payout', funding: 'received' },
       // Payroll corrects PD1 back up to 5000: a collection of 3000 that the 5000 received already paid for.
@@ -238,7 +246,13 @@ describe('ledger invariant regressions', () => {
       { kind: 'push', employee: 1, payDate: 0, amount: 0, reconcileAfter: true },
       { kind: 'lockNext' },
       { kind: 'push', employee: 0, payDate: 1, amount: 4_000, reconcileAfter: true },
-      { kind: 'statement', credits: [{ variant: 'short', percent: 1 }, { variant: 'exact', percent: 1 }] },
+      {
+        kind: 'statement',
+        credits: [
+          { variant: 'short', percent: 1 },
+          { variant: 'exact', percent: 1 },
+        ],
+      },
       { kind: 'payout', funding: 'received' },
     ];
     await applyAndCheck(t.db, model, operations);
@@ -277,7 +291,6 @@ describe('ledger invariant regressions', () => {
   });
 });
 
-
 describe('the bank takes money back', () => {
   it('a credit reversed after its payout leaves a shortfall owed back; a failed payout afterwards owes back no more than was paid', async () => {
     const model = await startScenario(t.db, [{ employee: 0, amount: 5_000, allowPostDue: true, due: null, payDate: 0 }], 'received');
@@ -287,7 +300,11 @@ describe('the bank takes money back', () => {
       { kind: 'payout', funding: 'received' },
       { kind: 'reverse', credit: 0, asReturn: false },
     ]);
-    const remittance = await t.db.selectFrom('remittances').select(['received', 'shortfall', 'status']).where('payroll_id', '=', model.world.payroll.id).executeTakeFirstOrThrow();
+    const remittance = await t.db
+      .selectFrom('remittances')
+      .select(['received', 'shortfall', 'status'])
+      .where('payroll_id', '=', model.world.payroll.id)
+      .executeTakeFirstOrThrow();
     expect(remittance).toEqual({ received: 0, shortfall: 5_000, status: 'shortfall' });
     // The bank fails the payout too: nothing was paid after all, so nothing is owed back.
     await applyAndCheck(t.db, model, [{ kind: 'payoutFailed' }, { kind: 'payout', funding: 'received' }]);

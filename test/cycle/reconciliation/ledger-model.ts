@@ -121,7 +121,16 @@ const operation: fc.Arbitrary<LedgerOperation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'payoutFailed' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'payoutPaid' as const }) },
   { weight: 12, arbitrary: fc.record({ kind: fc.constant('statement' as const), credits: fc.array(creditShape, { minLength: 1, maxLength: 3 }) }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('manualMatch' as const), credit: fc.nat(15), remittance: fc.nat(5), percent: fc.integer({ min: 1, max: 100 }), split: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('manualMatch' as const),
+      credit: fc.nat(15),
+      remittance: fc.nat(5),
+      percent: fc.integer({ min: 1, max: 100 }),
+      split: fc.boolean(),
+    }),
+  },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('unmatch' as const), match: fc.nat(15) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'trustEmployer' as const }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('noticeThenStatement' as const), credits: fc.array(creditShape, { minLength: 1, maxLength: 2 }) }) },
@@ -333,7 +342,6 @@ export async function applyOperation(db: Database, model: LedgerModel, op: Ledge
   }
 }
 
-
 const cashActor = cliActor('ledger-model');
 
 async function modelRemittances(db: Database, model: LedgerModel) {
@@ -414,11 +422,15 @@ async function receiveStatement(db: Database, model: LedgerModel, shapes: readon
     const notified = await importEntries(db, model, credits, 'camt.054');
     const booked = await importEntries(db, model, credits, 'camt.053', notified.entryReferences);
     const outcomes = booked.outcome.statements.flatMap((statement) => statement.entries.map((entry) => entry.outcome));
-    expectNone('booked entries of notified credits not recognised as them', outcomes.filter((outcome) => outcome !== 'superseded'));
+    expectNone(
+      'booked entries of notified credits not recognised as them',
+      outcomes.filter((outcome) => outcome !== 'superseded'),
+    );
     count('notice then statement: superseded');
   } else {
     const { outcome } = await importEntries(db, model, credits, 'csv');
-    for (const [rule, matches] of Object.entries(outcome.matching?.byRule ?? {})) operationCounts[`matched by rule: ${rule}`] = (operationCounts[`matched by rule: ${rule}`] ?? 0) + matches;
+    for (const [rule, matches] of Object.entries(outcome.matching?.byRule ?? {}))
+      operationCounts[`matched by rule: ${rule}`] = (operationCounts[`matched by rule: ${rule}`] ?? 0) + matches;
   }
   for (const shape of shapes) count(`statement credit: ${shape.variant}`);
 }
@@ -430,11 +442,23 @@ async function receiveStatement(db: Database, model: LedgerModel, shapes: readon
 async function importEntries(
   db: Database,
   model: LedgerModel,
-  credits: ReadonlyArray<{ amount: number; reference: string | null; reversal?: boolean; direction?: 'credit' | 'debit'; accountServicerReference?: string; returnReason?: string }>,
+  credits: ReadonlyArray<{
+    amount: number;
+    reference: string | null;
+    reversal?: boolean;
+    direction?: 'credit' | 'debit';
+    accountServicerReference?: string;
+    returnReason?: string;
+  }>,
   format: 'csv' | 'camt.053' | 'camt.054',
   references?: readonly string[],
 ) {
-  const account = await db.selectFrom('collection_accounts').select(['sort_code', 'account_number']).where('currency', '=', 'GBP').where('active', '=', true).executeTakeFirstOrThrow();
+  const account = await db
+    .selectFrom('collection_accounts')
+    .select(['sort_code', 'account_number'])
+    .where('currency', '=', 'GBP')
+    .where('active', '=', true)
+    .executeTakeFirstOrThrow();
   // Ids of our own making, so picks by position (bank_reference order) replay under a fixed seed.
   const statementId = `LM-${model.world.payroll.id}-${String(model.statementIds.length + 1).padStart(3, '0')}`;
   const entries: StatementEntry[] = credits.map((credit, index) =>
@@ -483,7 +507,15 @@ async function reverseOne(db: Database, model: LedgerModel, op: Extract<LedgerOp
   const { outcome } = await importEntries(
     db,
     model,
-    [{ amount: credit.amount, reference: null, direction: 'debit', accountServicerReference: credit.account_servicer_reference!, ...(op.asReturn ? { returnReason: 'AC04' } : { reversal: true }) }],
+    [
+      {
+        amount: credit.amount,
+        reference: null,
+        direction: 'debit',
+        accountServicerReference: credit.account_servicer_reference!,
+        ...(op.asReturn ? { returnReason: 'AC04' } : { reversal: true }),
+      },
+    ],
     'camt.053',
   );
   expectNone('reversals naming their credit not applied', outcome.reversals.applied === 1 ? [] : [outcome.reversals]);
@@ -570,7 +602,12 @@ async function cashState(db: Database, model: LedgerModel) {
   const [remittances, matches, credits, entries] = await Promise.all([
     db.selectFrom('remittances').select(['id', 'received', 'status', 'version']).where('payroll_id', '=', payrollId).orderBy('id').execute(),
     db.selectFrom('remittance_matches').select(['id', 'unmatched_at', 'amount']).where('payroll_id', '=', payrollId).orderBy('id').execute(),
-    db.selectFrom('bank_credits').select(['id', 'matched_amount']).where('bank_statement_id', 'in', model.statementIds.length > 0 ? model.statementIds : [randomUUID()]).orderBy('id').execute(),
+    db
+      .selectFrom('bank_credits')
+      .select(['id', 'matched_amount'])
+      .where('bank_statement_id', 'in', model.statementIds.length > 0 ? model.statementIds : [randomUUID()])
+      .orderBy('id')
+      .execute(),
     db
       .selectFrom('ledger_entries as le')
       .innerJoin('collection_attempts as ca', 'ca.id', 'le.collection_attempt_id')
@@ -706,7 +743,10 @@ export async function checkCashInvariants(db: Database, model: LedgerModel): Pro
     'cash-funded pay dates paying out or funding more than was received and recorded as owed back, or paying out unfunded entries',
     rows.filter((row) => row.paid_out > row.received + row.shortfall || row.funded > row.received + row.shortfall || row.paid_out_unfunded > 0),
   );
-  expectNone('pay dates owing back more than was ever paid out of them', rows.filter((row) => row.shortfall > Math.max(0, row.paid_out_gross - row.received)));
+  expectNone(
+    'pay dates owing back more than was ever paid out of them',
+    rows.filter((row) => row.shortfall > Math.max(0, row.paid_out_gross - row.received)),
+  );
   const paidOut = rows.reduce((total, row) => total + row.paid_out, 0);
   const received = remittances.rows.reduce((total, row) => total + row.received + row.shortfall, 0);
   if (paidOut > received) throw new LedgerInvariantError(`employer paid out ${paidOut}, yet its remittances received ${received} with what is owed back`);

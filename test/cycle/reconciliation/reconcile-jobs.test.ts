@@ -123,7 +123,10 @@ describe('reconciliation jobs', () => {
     const requester = queueReconciliationRequester(t.config.REDIS_URL, t.config.QUEUE_PREFIX, 50);
     try {
       await requester.request(w.payroll.id, PD1);
-      const row = await until(() => paymentRow(t.db, payment.id), (p) => p.status !== 'instructed');
+      const row = await until(
+        () => paymentRow(t.db, payment.id),
+        (p) => p.status !== 'instructed',
+      );
       expect(row).toMatchObject({ status: 'collected', collected_amount: 2_500 });
       expect(await snapshotStatus(w.payroll.id, PD1)).toBe('reconciled');
     } finally {
@@ -154,7 +157,10 @@ describe('reconciliation jobs', () => {
     try {
       await requester.request(w.payroll.id, PD1);
       // Only PD1 was asked for; PD2 is reconciled after it and now collects the 500 it held.
-      const row = await until(() => paymentRow(t.db, payment.id), (p) => p.status === 'collected' && p.collected_amount === 500);
+      const row = await until(
+        () => paymentRow(t.db, payment.id),
+        (p) => p.status === 'collected' && p.collected_amount === 500,
+      );
       expect(row).toMatchObject({ status: 'collected', collected_amount: 500, target_pay_date: PD2 });
       expect(await until(heldOnPd2, (rows) => rows.length === 0)).toEqual([]);
     } finally {
@@ -195,7 +201,10 @@ describe('reconciliation jobs', () => {
       await requester.request(w.payroll.id, PD2);
       // Only PD2 was asked for; PD1 is reconciled after it and takes the unit PD2 no longer collects.
       expect(await until(heldOnPd1, (rows) => rows[0]?.amount === 3_640)).toEqual([{ kind: 'over_deduction', amount: 3_640 }]);
-      const row = await until(() => paymentRow(t.db, payment.id), (p) => p.status === 'collected');
+      const row = await until(
+        () => paymentRow(t.db, payment.id),
+        (p) => p.status === 'collected',
+      );
       expect(row).toMatchObject({ status: 'collected', collected_amount: 500 });
     } finally {
       await requester.close();
@@ -230,7 +239,10 @@ describe('reconciliation jobs', () => {
       const job = await queue.add(reconcileSweepJob, { runDate: PAST_WINDOW });
       const result = (await job.waitUntilFinished(events, 15_000)) as { queued: number; final: number };
       expect(result.final).toBeGreaterThanOrEqual(1);
-      await until(() => snapshotStatus(w.payroll.id, PD1), (status) => status === 'reconciled');
+      await until(
+        () => snapshotStatus(w.payroll.id, PD1),
+        (status) => status === 'reconciled',
+      );
       expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'failed', collected_amount: 0 });
       const exceptions = await t.db.selectFrom('reconciliation_exceptions').select('kind').where('payroll_id', '=', w.payroll.id).execute();
       expect(exceptions).toEqual([{ kind: 'missing_confirmation' }]);

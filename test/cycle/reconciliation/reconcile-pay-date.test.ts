@@ -15,7 +15,12 @@ afterAll(async () => t.close());
 
 async function counts(payrollId: string) {
   const [ledger, events, attempts, exceptions] = await Promise.all([
-    t.db.selectFrom('ledger_entries').innerJoin('payment_requests as pr', 'pr.id', 'ledger_entries.payment_request_id').select('ledger_entries.id').where('pr.payroll_id', '=', payrollId).execute(),
+    t.db
+      .selectFrom('ledger_entries')
+      .innerJoin('payment_requests as pr', 'pr.id', 'ledger_entries.payment_request_id')
+      .select('ledger_entries.id')
+      .where('pr.payroll_id', '=', payrollId)
+      .execute(),
     t.db.selectFrom('events').innerJoin('payment_requests as pr', 'pr.id', 'events.resource_id').select('events.id').where('pr.payroll_id', '=', payrollId).execute(),
     t.db.selectFrom('collection_attempts').select('id').where('payroll_id', '=', payrollId).execute(),
     t.db.selectFrom('reconciliation_exceptions').select('id').where('payroll_id', '=', payrollId).execute(),
@@ -55,7 +60,18 @@ describe('reconcilePayDate', () => {
     expect(await paymentRow(t.db, zero.id)).toMatchObject({ status: 'failed', collected_amount: 0, version: 3 });
 
     expect(await attemptsOf(t.db, full.id)).toEqual([
-      expect.objectContaining({ attempt_number: 1, pay_date: PD1, requested_amount: 12_550, deducted_amount: 12_550, collected_amount: 12_550, shortfall_amount: 0, outcome: 'collected', push_version: 1, revision: 0, carried_to_pay_date: null }),
+      expect.objectContaining({
+        attempt_number: 1,
+        pay_date: PD1,
+        requested_amount: 12_550,
+        deducted_amount: 12_550,
+        collected_amount: 12_550,
+        shortfall_amount: 0,
+        outcome: 'collected',
+        push_version: 1,
+        revision: 0,
+        carried_to_pay_date: null,
+      }),
     ]);
     expect(await attemptsOf(t.db, partial.id)).toEqual([
       expect.objectContaining({ requested_amount: 10_000, collected_amount: 4_000, shortfall_amount: 6_000, outcome: 'partially_collected' }),
@@ -122,7 +138,12 @@ describe('reconcilePayDate', () => {
     expect((await paymentEvents(t.db, carried.id)).at(-1)).toMatchObject({ status: 'pending', collected_amount: 4_000 });
 
     const next = await w.lock(PD2);
-    const line = await t.db.selectFrom('deduction_lines').selectAll().where('snapshot_id', '=', next.snapshotId).where('employee_id', '=', employeeId).executeTakeFirstOrThrow();
+    const line = await t.db
+      .selectFrom('deduction_lines')
+      .selectAll()
+      .where('snapshot_id', '=', next.snapshotId)
+      .where('employee_id', '=', employeeId)
+      .executeTakeFirstOrThrow();
     expect(line.requested_amount).toBe(6_000);
     const link = await t.db.selectFrom('deduction_line_payments').selectAll().where('snapshot_id', '=', next.snapshotId).executeTakeFirstOrThrow();
     expect(link).toMatchObject({ payment_request_id: carried.id, requested_amount: 6_000 });
@@ -174,7 +195,10 @@ describe('reconcilePayDate', () => {
     const [nothing, some] = [w.people[0]!.employee.id, w.people[1]!.employee.id];
     const neverPaid = await w.payment(0, 3_000, { allowPostDue: true });
     const partlyPaid = await w.payment(1, 3_000, { allowPostDue: true });
-    for (const [payDate, next] of [[PD1, PD2], [PD2, PD3]] as const) {
+    for (const [payDate, next] of [
+      [PD1, PD2],
+      [PD2, PD3],
+    ] as const) {
       await w.lock(payDate);
       await w.push(nothing, payDate, 0);
       await w.push(some, payDate, payDate === PD1 ? 500 : 0);
@@ -374,7 +398,14 @@ describe('reconcilePayDate', () => {
     await w.push(employeeId, PD1, 3_000);
     expect(await w.reconcile(PD1)).toMatchObject({ ledgerEntries: 2, paymentsUpdated: 1 });
     expect(await paymentRow(t.db, payment.id)).toMatchObject({ status: 'partially_collected', collected_amount: 3_000, paid_out_amount: 5_000 });
-    const unpaid = await t.db.selectFrom('ledger_entries').select(['kind', 'amount']).where('payment_request_id', '=', payment.id).where('payout_id', 'is', null).where('revision', '=', 1).orderBy('kind').execute();
+    const unpaid = await t.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount'])
+      .where('payment_request_id', '=', payment.id)
+      .where('payout_id', 'is', null)
+      .where('revision', '=', 1)
+      .orderBy('kind')
+      .execute();
     expect(unpaid).toEqual([
       { kind: 'collection_reversed', amount: -5_000 },
       { kind: 'payment_collected', amount: 3_000 },

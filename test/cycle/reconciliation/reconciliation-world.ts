@@ -2,15 +2,7 @@ import { eventSelection } from '../../../src/faces/webhooks/event-log-repository
 import type { Database } from '../../../src/platform/db/connection.ts';
 import { lockPayDate } from '../../../src/cycle/snapshots/pay-date-lock-service.ts';
 import { reconcilePayDate, type ReconcileOptions } from '../../../src/cycle/reconciliation/reconciliation-service.ts';
-import {
-  createBiller,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-  createProviderClient,
-} from '../../support/factories.ts';
+import { createBiller, createEmployee, createEmployer, createMandateRow, createPayroll, createPayrollProvider, createProviderClient } from '../../support/factories.ts';
 
 // Shared by the reconciliation tests: a payroll with four monthly pay dates and a fixed "today"
 // before all their lock dates, so which pay date a shortfall is carried to never depends on the
@@ -118,14 +110,7 @@ export async function paymentRow(db: Database, id: string) {
 }
 
 export async function ledgerOf(db: Database, paymentId: string) {
-  return db
-    .selectFrom('ledger_entries')
-    .selectAll()
-    .where('payment_request_id', '=', paymentId)
-    .orderBy('created_at')
-    .orderBy('revision')
-    .orderBy('kind', 'desc')
-    .execute();
+  return db.selectFrom('ledger_entries').selectAll().where('payment_request_id', '=', paymentId).orderBy('created_at').orderBy('revision').orderBy('kind', 'desc').execute();
 }
 
 export async function attemptsOf(db: Database, paymentId: string) {

@@ -32,11 +32,7 @@ describe('reviseExceptions', () => {
   });
 
   it('supersedes what a reconciled employee no longer owes back, and leaves employees not reconciled alone', () => {
-    const result = reviseExceptions(
-      [current('x', A, 'over_deduction', 500), current('y', B, 'missing_confirmation', 900, null)],
-      [],
-      new Set([A]),
-    );
+    const result = reviseExceptions([current('x', A, 'over_deduction', 500), current('y', B, 'missing_confirmation', 900, null)], [], new Set([A]));
     expect(result).toEqual({ recorded: [], superseded: ['x'] });
   });
 
@@ -50,7 +46,12 @@ describe('reviseExceptions', () => {
   it('leaves exactly the found exceptions current, and revising again changes nothing', () => {
     const employees = [A, B];
     const kinds: ExceptionKind[] = ['over_deduction', 'unexpected_employee', 'missing_confirmation'];
-    const slot = fc.record({ employee: fc.constantFrom(...employees), kind: fc.constantFrom(...kinds), amount: fc.integer({ min: 1, max: 5 }), version: fc.option(fc.integer({ min: 1, max: 3 })) });
+    const slot = fc.record({
+      employee: fc.constantFrom(...employees),
+      kind: fc.constantFrom(...kinds),
+      amount: fc.integer({ min: 1, max: 5 }),
+      version: fc.option(fc.integer({ min: 1, max: 3 })),
+    });
     fc.assert(
       fc.property(
         fc.uniqueArray(slot, { selector: (s) => `${s.employee}/${s.kind}`, maxLength: 6 }),

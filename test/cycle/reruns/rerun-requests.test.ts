@@ -10,15 +10,7 @@ import { producerConnection } from '../../../src/platform/runtime/redis-connecti
 import { queueNames, rerunPayDateJob } from '../../../src/platform/queue/job-catalogue.ts';
 import type { WorkerHost } from '../../../src/faces/workers/worker-host.ts';
 import { composition } from '../../../bin/composition.ts';
-import {
-  createBiller,
-  createCollectionAccount,
-  createEmployee,
-  createEmployer,
-  createMandateRow,
-  createPayroll,
-  createPayrollProvider,
-} from '../../support/factories.ts';
+import { createBiller, createCollectionAccount, createEmployee, createEmployer, createMandateRow, createPayroll, createPayrollProvider } from '../../support/factories.ts';
 import { runtimeOf } from '../../support/runtime.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -58,7 +50,15 @@ async function lockedPayDate() {
   const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id });
   await t.db
     .insertInto('payment_requests')
-    .values({ biller_client_id: biller.clientId, mandate_id: mandate.id, payroll_id: payroll.id, employee_id: employee.id, currency: 'GBP', amount: 2_500, target_pay_date: PAY_DATE })
+    .values({
+      biller_client_id: biller.clientId,
+      mandate_id: mandate.id,
+      payroll_id: payroll.id,
+      employee_id: employee.id,
+      currency: 'GBP',
+      amount: 2_500,
+      target_pay_date: PAY_DATE,
+    })
     .execute();
   await lockPayDate(t.db, payroll.id, PAY_DATE);
   return payroll.id;
@@ -100,9 +100,7 @@ describe('concurrent re-runs of one pay date', () => {
     // Paused, the queue holds the re-run's job as an idle worker would: queued, not yet locking.
     await payDates.pause();
     const runs = Promise.all(
-      [1, 2, 3, 4, 5].map((n) =>
-        runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: `fix ${n}`, actor: cliActor(`operator-${n}`) }, { workers: host }),
-      ),
+      [1, 2, 3, 4, 5].map((n) => runRerunNow(runtimeOf(t), { payrollId, payDate: PAY_DATE, reason: `fix ${n}`, actor: cliActor(`operator-${n}`) }, { workers: host })),
     );
     await until(async () => (await requestsOf(payrollId)).length === 5);
     await payDates.resume();
@@ -140,9 +138,7 @@ describe('concurrent re-runs of one pay date', () => {
       await sql`select id from payrolls where id = ${payrollId} for update`.execute(trx);
       locking = performRerun(side, first.id);
       await until(async () => (await waitingForDatabaseLocks('%row_lock_pay_dates_to_lock%')) === 1);
-      arriving = Promise.all(
-        [1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the lock ${n}`, actor: cliActor(`late-${n}`) })),
-      );
+      arriving = Promise.all([1, 2, 3].map((n) => requestRerun(side, { payrollId, payDate: PAY_DATE, reason: `during the lock ${n}`, actor: cliActor(`late-${n}`) })));
       // They wait for the lock's re-run rather than join it.
       await until(async () => (await waitingForDatabaseLocks('%insert into "reruns"%')) === 3);
     });

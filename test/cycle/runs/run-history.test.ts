@@ -121,14 +121,16 @@ describe('payout runs', () => {
   it('leave a finished row with the payouts made and the totals per currency; a failed group fails the run and the retry finishes it', async () => {
     const w = await reportedPayDate();
     await w.reconcile(PD1);
-    await t.db.transaction().execute((trx) =>
-      replaceBeneficiaryAccount(
-        trx,
-        w.biller.clientId,
-        { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
-        { actor: cliActor('fixture'), reason: 'onboarding' },
-      ),
-    );
+    await t.db
+      .transaction()
+      .execute((trx) =>
+        replaceBeneficiaryAccount(
+          trx,
+          w.biller.clientId,
+          { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
+          { actor: cliActor('fixture'), reason: 'onboarding' },
+        ),
+      );
     const today = '2099-12-31';
     await sql`
       create or replace function refuse_payout() returns trigger language plpgsql as $$

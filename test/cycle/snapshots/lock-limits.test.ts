@@ -67,21 +67,12 @@ async function payment(
 }
 
 async function statusesOf(ids: readonly string[]) {
-  const rows = await t.db
-    .selectFrom('payment_requests')
-    .select(['id', 'status', 'status_reason', 'attempts', 'version'])
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await t.db.selectFrom('payment_requests').select(['id', 'status', 'status_reason', 'attempts', 'version']).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
 async function updatedEventsOf(ids: readonly string[]) {
-  return t.db
-    .selectFrom('events')
-    .select(eventSelection)
-    .where('type', '=', 'payment_request.updated')
-    .where('resource_id', 'in', ids)
-    .execute();
+  return t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payment_request.updated').where('resource_id', 'in', ids).execute();
 }
 
 describe('a payroll with oversized payment requests stored', () => {
@@ -117,9 +108,7 @@ describe('a payroll with oversized payment requests stored', () => {
     for (const p of [...good, atLimit]) expect(statuses.get(p.id)).toMatchObject({ status: 'instructed', attempts: 1, version: 2, status_reason: null });
     for (const p of [...bad, badInstalment]) {
       expect(statuses.get(p.id)).toMatchObject({ status: 'failed', attempts: 0, version: 2 });
-      expect(statuses.get(p.id)!.status_reason).toBe(
-        'amount over 1000000.00 GBP, the most a payment request may be (MAX_PAYMENT_AMOUNT_MINOR); payroll was not asked for it',
-      );
+      expect(statuses.get(p.id)!.status_reason).toBe('amount over 1000000.00 GBP, the most a payment request may be (MAX_PAYMENT_AMOUNT_MINOR); payroll was not asked for it');
     }
     expect(await t.db.selectFrom('schedules').select('status').where('id', '=', schedule.id).executeTakeFirstOrThrow()).toEqual({ status: 'errored' });
 
@@ -198,11 +187,7 @@ describe('a payroll with oversized payment requests stored', () => {
 
     const outcome = await lockPayDate(t.db, w.payroll.id, PAY_DATE, { limits });
     expect(outcome).toMatchObject({ paymentsInstructed: 3, paymentsRefused: 1, totalAmount: 25_000 });
-    const links = await t.db
-      .selectFrom('deduction_line_payments')
-      .select(['payment_request_id', 'requested_amount'])
-      .where('snapshot_id', '=', outcome.snapshotId)
-      .execute();
+    const links = await t.db.selectFrom('deduction_line_payments').select(['payment_request_id', 'requested_amount']).where('snapshot_id', '=', outcome.snapshotId).execute();
     // Due-date order, as with a mandate's own limit: the first in full, the second for what is left.
     expect(Object.fromEntries(links.map((l) => [l.payment_request_id, l.requested_amount]))).toEqual({
       [first.id]: 10_000,
@@ -283,9 +268,7 @@ describe('nightly totals', () => {
       await payment(w, await mandate(w, 0, 0), amount);
       payrolls.push(w.payroll.id);
     }
-    const run = await t.db.transaction().execute((trx) =>
-      insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate, trigger: 'manual', triggeredBy: 'test' }),
-    );
+    const run = await t.db.transaction().execute((trx) => insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate, trigger: 'manual', triggeredBy: 'test' }));
     for (const payrollId of payrolls) await lockPayDateOfRun(t.db, run.id, { payrollId, payDate: PAY_DATE }, HIGHEST_LIMITS);
 
     const summary = await loadNightlySummary(t.db, run.id);
@@ -320,12 +303,7 @@ describe('nightly totals', () => {
       resolved_at: new Date(),
     });
     // 2^53 - 1 and 2: a number sum gives 2^53 + 1 as 9007199254740992.
-    const summary = summarizeNightlyRun(run, [
-      locked('a', Number.MAX_SAFE_INTEGER, 'JPY'),
-      locked('b', 2, 'JPY'),
-      locked('c', HUGE, 'GBP'),
-      locked('d', 1, 'GBP'),
-    ]);
+    const summary = summarizeNightlyRun(run, [locked('a', Number.MAX_SAFE_INTEGER, 'JPY'), locked('b', 2, 'JPY'), locked('c', HUGE, 'GBP'), locked('d', 1, 'GBP')]);
     expect(summary.totalsByCurrency).toEqual({ JPY: 9_007_199_254_740_993n, GBP: 1_000_000_000_000_000n });
     // What adding numbers would have said.
     expect(Number.MAX_SAFE_INTEGER + 2).toBe(2 ** 53);

@@ -179,9 +179,7 @@ function modelLock(
 ): PayDateLockOutcome {
   const { settled, carried } = rerun;
   const awaiting = (r: ModelRequest) => r.status === 'pending' && r.target <= payDate && !settled.has(r.index);
-  const chosen = requests.filter(
-    (r) => awaiting(r) || (carried.has(r.index) && (r.status === 'instructed' || r.status === 'partially_collected') && !settled.has(r.index)),
-  );
+  const chosen = requests.filter((r) => awaiting(r) || (carried.has(r.index) && (r.status === 'instructed' || r.status === 'partially_collected') && !settled.has(r.index)));
   const refused = requests.filter((r) => awaiting(r) && r.amount > limits.maxPaymentAmount);
   const asked = new Map<number, number>();
   for (const [m, mandate] of mandates.entries()) {
@@ -228,11 +226,7 @@ async function observed(built: Built) {
   const indexOf = new Map(built.requests.map((r) => [r.id, r.index]));
   const asked: Record<string, Record<number, number>> = {};
   for (const link of links) (asked[link.pay_date] ??= {})[indexOf.get(link.payment_request_id)!] = link.requested_amount;
-  const rows = await database.db
-    .selectFrom('payment_requests')
-    .select(['id', 'status'])
-    .where('payroll_id', '=', built.payrollId)
-    .execute();
+  const rows = await database.db.selectFrom('payment_requests').select(['id', 'status']).where('payroll_id', '=', built.payrollId).execute();
   const statuses: PaymentStatus[] = [];
   for (const row of rows) statuses[indexOf.get(row.id)!] = row.status;
   return { asked, statuses };
@@ -380,7 +374,14 @@ describe('the lock applies mandate limitations as the pure rules say (table)', (
       .slice(1)
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .map((r) => r.index);
-    expect(expected.asked).toEqual({ [P2]: sorted(new Map([[first!, 600], [second!, 400]])) });
+    expect(expected.asked).toEqual({
+      [P2]: sorted(
+        new Map([
+          [first!, 600],
+          [second!, 400],
+        ]),
+      ),
+    });
     expect(actual).toEqual(expected);
   });
 });
@@ -390,8 +391,7 @@ describe('the lock applies mandate limitations as the pure rules say (table)', (
 const DATES = ['2026-10-29', P1, '2026-10-31', '2026-11-26', P2, '2026-11-28'];
 /** Mostly none: a bound that excludes the pay date leaves the mandate's requests out of every cap. */
 const bound = fc.oneof({ arbitrary: fc.constant(null), weight: 2 }, { arbitrary: fc.constantFrom(...DATES), weight: 1 });
-const limit = (min: number, max: number) =>
-  fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.integer({ min, max }), weight: 3 });
+const limit = (min: number, max: number) => fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.integer({ min, max }), weight: 3 });
 
 // Biased so that caps bind in most cases: a few mandates, several requests each, mostly pending on
 // the pay date, limits of the order of a couple of requests.
@@ -434,9 +434,7 @@ const limitsArb = fc.record({
 const caseArb = fc
   .tuple(limitsArb, fc.array(mandateArb, { minLength: 1, maxLength: 3 }))
   .chain(([limits, mandates]) =>
-    fc
-      .array(requestArb(mandates.length), { minLength: 3 * mandates.length, maxLength: 6 * mandates.length })
-      .map((requests): LockCase => ({ limits, mandates, requests })),
+    fc.array(requestArb(mandates.length), { minLength: 3 * mandates.length, maxLength: 6 * mandates.length }).map((requests): LockCase => ({ limits, mandates, requests })),
   );
 
 describe('the lock applies mandate limitations as the pure rules say (property)', () => {
@@ -462,12 +460,12 @@ describe('the lock applies mandate limitations as the pure rules say (property)'
         minLength: c.requests.length,
         maxLength: c.requests.length,
       }),
-      added: fc.array(requestArb(c.mandates.length).map((r) => ({ ...r, status: 'pending' as const, collected: 0, target: P2 })), { maxLength: 5 }),
-      // Now and then a mandate changed between the lock and the re-run.
-      change: fc.oneof(
-        { arbitrary: fc.constant(null), weight: 3 },
-        { arbitrary: fc.tuple(fc.nat(c.mandates.length - 1), mandateArb), weight: 1 },
+      added: fc.array(
+        requestArb(c.mandates.length).map((r) => ({ ...r, status: 'pending' as const, collected: 0, target: P2 })),
+        { maxLength: 5 },
       ),
+      // Now and then a mandate changed between the lock and the re-run.
+      change: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.tuple(fc.nat(c.mandates.length - 1), mandateArb), weight: 1 }),
     }),
   );
 
@@ -489,7 +487,7 @@ describe('the lock applies mandate limitations as the pure rules say (property)'
             r.status = 'partially_collected';
           } else {
             const collectedNow = fate === 'collected' ? requested : fate === 'short' || fate === 'carried' ? Math.floor(requested / 2) : 0;
-            const stored = (await database.db.selectFrom('payment_requests').selectAll().where('id', '=', r.id).executeTakeFirstOrThrow());
+            const stored = await database.db.selectFrom('payment_requests').selectAll().where('id', '=', r.id).executeTakeFirstOrThrow();
             await createCollectionAttemptRow(database.db, stored, {
               pay_date: P2,
               attempt_number: 1,
@@ -499,8 +497,7 @@ describe('the lock applies mandate limitations as the pure rules say (property)'
               carried_to_pay_date: fate === 'carried' ? P3 : null,
             });
             r.collected += collectedNow;
-            r.status =
-              fate === 'carried' ? 'pending' : fate === 'failed' ? 'failed' : r.collected === r.amount ? 'collected' : 'partially_collected';
+            r.status = fate === 'carried' ? 'pending' : fate === 'failed' ? 'failed' : r.collected === r.amount ? 'collected' : 'partially_collected';
             if (fate === 'carried') r.target = P3;
             settled.set(index, requested);
           }

@@ -160,7 +160,7 @@ describe('lockPayDate', () => {
     });
   });
 
-  it("names the billers whose collections the snapshot carries, and only those (who hears of its remittance)", async () => {
+  it('names the billers whose collections the snapshot carries, and only those (who hears of its remittance)', async () => {
     const w = await buildWorld(t.db, { ...threePeople, billers: 3 });
     const [alice, bob] = w.people;
     const [first, second, third] = w.billers;
@@ -194,11 +194,7 @@ describe('lockPayDate', () => {
 
     const outcome = await lockPayDate(t.db, w.payroll.id, '2026-11-27');
     expect(outcome.totalAmount).toBe(10_000);
-    const links = await t.db
-      .selectFrom('deduction_line_payments')
-      .select(['payment_request_id', 'requested_amount'])
-      .where('snapshot_id', '=', outcome.snapshotId)
-      .execute();
+    const links = await t.db.selectFrom('deduction_line_payments').select(['payment_request_id', 'requested_amount']).where('snapshot_id', '=', outcome.snapshotId).execute();
     const requested = new Map(links.map((l) => [l.payment_request_id, l.requested_amount]));
     expect(requested.get(early.id)).toBe(6_000);
     expect(requested.get(later.id)).toBe(4_000);

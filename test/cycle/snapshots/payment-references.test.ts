@@ -75,7 +75,7 @@ async function remittanceOf(snapshotId: string) {
 }
 
 describe('payment references built by the lock', () => {
-  it('are the pure functions\' strings for every employee, whatever their payroll reference', async () => {
+  it("are the pure functions' strings for every employee, whatever their payroll reference", async () => {
     const w = await buildWorld(t.db, { payDates: calendar, billers: 1, employees: 240, mandates: true });
     for (const [index, reference] of ODD_PAYROLL_REFERENCES.entries()) {
       await t.db.updateTable('employments').set({ payroll_reference: reference }).where('id', '=', w.people[index]!.employment.id).execute();
@@ -148,7 +148,11 @@ describe('payment references built by the lock', () => {
     for (const w of worlds) {
       // The same works numbers on both payrolls: nothing of the reference comes from them.
       for (const [index, person] of w.people.entries()) {
-        await t.db.updateTable('employments').set({ payroll_reference: `W${index}` }).where('id', '=', person.employment.id).execute();
+        await t.db
+          .updateTable('employments')
+          .set({ payroll_reference: `W${index}` })
+          .where('id', '=', person.employment.id)
+          .execute();
       }
       await payEveryone(w, '2026-10-30', 500);
       const outcome = await lockPayDate(t.db, w.payroll.id, '2026-10-30');
@@ -202,7 +206,11 @@ describe('payment references built by the lock', () => {
     const fourth = await rerun();
     expect(await remittanceOf(fourth.snapshotId)).toBe('SDR261030P17');
     // Versions that sent different references (an older scheme's, then a re-run's under the next): the latest was last sent.
-    await t.db.updateTable('requested_payments').set({ payment_reference: 'SDR-0193A4F1-20261030' }).where('snapshot_id', 'in', [first.snapshotId, second.snapshotId]).execute();
+    await t.db
+      .updateTable('requested_payments')
+      .set({ payment_reference: 'SDR-0193A4F1-20261030' })
+      .where('snapshot_id', 'in', [first.snapshotId, second.snapshotId])
+      .execute();
     const fifth = await rerun();
     expect(await remittanceOf(fifth.snapshotId)).toBe('SDR261030P17');
 

@@ -9,10 +9,10 @@ import { SNAPSHOT_LIFECYCLE, SNAPSHOT_STATUSES, type SnapshotStatus } from '../.
 const COLUMNS = ['locked', 'confirmed', 'reconciled', 'superseded'] as const;
 const EXPECTED: Record<SnapshotStatus, readonly (0 | 1)[]> = {
   //          lock conf rec  sup
-  locked:     [0,   1,   1,   1],
-  confirmed:  [0,   0,   1,   1],
-  reconciled: [0,   0,   0,   1],
-  superseded: [0,   0,   0,   0],
+  locked: [0, 1, 1, 1],
+  confirmed: [0, 0, 1, 1],
+  reconciled: [0, 0, 0, 1],
+  superseded: [0, 0, 0, 0],
 };
 
 const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const));

@@ -127,10 +127,7 @@ describe("auth kind 'both'", () => {
   });
 
   it('refuses an expired token with 401 invalid_token', async () => {
-    const expired = await t.tokens.issue(
-      { clientId: billerA.clientId, scopes: ['payments:read'] },
-      new Date(Date.now() - 2 * 3600_000),
-    );
+    const expired = await t.tokens.issue({ clientId: billerA.clientId, scopes: ['payments:read'] }, new Date(Date.now() - 2 * 3600_000));
     const response = await get('/test/protected', { authorization: `Bearer ${expired}`, 'x-api-key': billerA.apiKey });
     expectInvalidToken(response);
   });
@@ -149,9 +146,7 @@ describe("auth kind 'both'", () => {
   it('refuses a tampered token (payload changed, signature kept)', async () => {
     const token = await fetchToken(t.app, billerA, 'mandates:read');
     const [header, , signature] = token.split('.');
-    const payload = Buffer.from(
-      JSON.stringify({ sub: billerA.clientId, client_id: billerA.clientId, scope: 'payments:read' }),
-    ).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: billerA.clientId, client_id: billerA.clientId, scope: 'payments:read' })).toString('base64url');
     const response = await get('/test/protected', {
       authorization: `Bearer ${header}.${payload}.${signature}`,
       'x-api-key': billerA.apiKey,
@@ -342,11 +337,7 @@ describe("auth kind 'either'", () => {
     const byKey = await createProviderClient(t.db);
     const byToken = await createProviderClient(t.db);
     const token = await fetchToken(t.app, byToken);
-    await t.db
-      .updateTable('clients')
-      .set({ disabled_at: new Date() })
-      .where('id', 'in', [byKey.clientId, byToken.clientId])
-      .execute();
+    await t.db.updateTable('clients').set({ disabled_at: new Date() }).where('id', 'in', [byKey.clientId, byToken.clientId]).execute();
     // Neither client has authenticated before, so the short client cache holds nothing for them.
     expectProblem(await get('/test/either', { 'x-api-key': byKey.apiKey }), 401, 'unauthorized');
     expectInvalidToken(await get('/test/either', { authorization: `Bearer ${token}` }));
@@ -365,10 +356,7 @@ describe("auth kind 'either'", () => {
   });
 
   it('refuses a bad token even next to a good API key', async () => {
-    const expired = await t.tokens.issue(
-      { clientId: provider.clientId, scopes: ['deduction_data:request'] },
-      new Date(Date.now() - 2 * 3600_000),
-    );
+    const expired = await t.tokens.issue({ clientId: provider.clientId, scopes: ['deduction_data:request'] }, new Date(Date.now() - 2 * 3600_000));
     const response = await get('/test/either', { authorization: `Bearer ${expired}`, 'x-api-key': provider.apiKey });
     expectInvalidToken(response);
   });

@@ -24,7 +24,13 @@ describe('GET /clients/{client_id}', () => {
     const biller = await createBiller(t.db);
     const response = await get(`/clients/${biller.clientId}`);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().client).toMatchObject({ id: biller.clientId, role: 'biller', disabled_at: null, secret_version: 1, api_keys: [{ key_prefix: expect.any(String) }] });
+    expect(response.json().client).toMatchObject({
+      id: biller.clientId,
+      role: 'biller',
+      disabled_at: null,
+      secret_version: 1,
+      api_keys: [{ key_prefix: expect.any(String) }],
+    });
     expect(response.body).not.toContain(biller.clientSecret);
     expect(response.body).not.toContain(biller.apiKey);
   });

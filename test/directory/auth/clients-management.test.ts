@@ -52,8 +52,7 @@ function tokenRequest(clientId: string, clientSecret: string) {
 const change = (clientId: string, action: 'disable' | 'enable' | 'rotate-secret' | 'rotate-api-key', body: object = { reason: 'ticket OPS-1' }, headers = operatorHeaders) =>
   injectJson(t.app, { method: 'POST', url: `/clients/${clientId}/${action}`, headers, body });
 
-const auditOf = (clientId: string) =>
-  t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', clientId).orderBy('at').orderBy('id').execute();
+const auditOf = (clientId: string) => t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', clientId).orderBy('at').orderBy('id').execute();
 
 describe('the client cache lifetime', () => {
   it('is at most the 2 s docs/operators.md and the CLI promise a change takes to apply everywhere', () => {

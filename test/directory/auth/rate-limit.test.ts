@@ -104,8 +104,7 @@ describe('rate limit on authenticated routes', () => {
 describe('RateLimiter (token bucket in Redis)', () => {
   const T0 = 1_700_000_000_000;
   let serial = 0;
-  const limiter = (perSecond: number, burst: number) =>
-    new RateLimiter(t.redis, `${t.config.QUEUE_PREFIX}:unit${++serial}`, perSecond, burst);
+  const limiter = (perSecond: number, burst: number) => new RateLimiter(t.redis, `${t.config.QUEUE_PREFIX}:unit${++serial}`, perSecond, burst);
 
   it('allows the burst at one instant, then refuses', async () => {
     const rl = limiter(1, 3);
@@ -186,6 +185,6 @@ describe('RateLimiter (token bucket in Redis)', () => {
     await rl.take('c', Date.now());
     const ttl = await t.redis.pttl(`${prefix}:ratelimit:c`);
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(4 * 1000 / 2 + 1000);
+    expect(ttl).toBeLessThanOrEqual((4 * 1000) / 2 + 1000);
   });
 });

@@ -59,14 +59,7 @@ describe('grantScopes', () => {
 
 describe('scope catalogue', () => {
   it('contains the scopes of the salary-deduction interface', () => {
-    for (const scope of [
-      'availability:check',
-      'mandates:write',
-      'mandates:read',
-      'payments:write',
-      'payments:read',
-      'deduction_data:request',
-    ]) {
+    for (const scope of ['availability:check', 'mandates:write', 'mandates:read', 'payments:write', 'payments:read', 'deduction_data:request']) {
       expect(scopes).toContain(scope);
     }
   });

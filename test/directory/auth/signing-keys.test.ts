@@ -80,9 +80,7 @@ describe('key file mode', () => {
       const file = await writeKey(mode);
       const attempt = TokenIssuer.fromKeyFile(file, options);
       await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-      await expect(attempt).rejects.toThrow(
-        `AUTH_SIGNING_KEY_FILE ${file} is open to group or others (mode 0${mode.toString(8)}); restrict it with: chmod 600 ${file}`,
-      );
+      await expect(attempt).rejects.toThrow(`AUTH_SIGNING_KEY_FILE ${file} is open to group or others (mode 0${mode.toString(8)}); restrict it with: chmod 600 ${file}`);
     });
   }
 

@@ -1,12 +1,4 @@
-import {
-  UnsecuredJWT,
-  createLocalJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  generateKeyPair,
-  jwtVerify,
-  type JSONWebKeySet,
-} from 'jose';
+import { UnsecuredJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedCredentials } from '../../../src/directory/auth/clients-service.ts';
 import { TokenIssuer } from '../../../src/directory/auth/token-issuer.ts';
@@ -49,9 +41,7 @@ function expectOAuthError(response: Awaited<ReturnType<typeof postToken>>, statu
 
 describe('POST /oauth2/token', () => {
   it('issues a bearer token for a good secret via client_secret_post', async () => {
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }),
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }));
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers['pragma']).toBe('no-cache');
@@ -72,11 +62,7 @@ describe('POST /oauth2/token', () => {
 
   for (const url of ['/oauth2/token', '/oauth/token']) {
     it(`accepts HTTP Basic client authentication on ${url}`, async () => {
-      const response = await postToken(
-        form({ grant_type: 'client_credentials' }),
-        { authorization: basic(biller.clientId, biller.clientSecret) },
-        url,
-      );
+      const response = await postToken(form({ grant_type: 'client_credentials' }), { authorization: basic(biller.clientId, biller.clientSecret) }, url);
       expect(response.statusCode).toBe(200);
       expect(response.headers['cache-control']).toBe('no-store');
       const body = response.json();
@@ -86,19 +72,13 @@ describe('POST /oauth2/token', () => {
   }
 
   it('accepts client_secret_post on the /oauth/token alias', async () => {
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }),
-      {},
-      '/oauth/token',
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }), {}, '/oauth/token');
     expect(response.statusCode).toBe(200);
     expect(response.json().token_type).toBe('Bearer');
   });
 
   it('refuses a wrong secret with 401 invalid_client', async () => {
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret + 'x' }),
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret + 'x' }));
     expectOAuthError(response, 401, 'invalid_client');
     expect(response.json()).not.toHaveProperty('access_token');
   });
@@ -113,17 +93,13 @@ describe('POST /oauth2/token', () => {
 
   it('refuses the secret of another client', async () => {
     const other = await createBiller(t.db);
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: other.clientSecret }),
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: other.clientSecret }));
     expectOAuthError(response, 401, 'invalid_client');
   });
 
   it('refuses an unknown client id (UUID or not) with 401 invalid_client', async () => {
     for (const clientId of [crypto.randomUUID(), 'not-a-uuid']) {
-      const response = await postToken(
-        form({ grant_type: 'client_credentials', client_id: clientId, client_secret: biller.clientSecret }),
-      );
+      const response = await postToken(form({ grant_type: 'client_credentials', client_id: clientId, client_secret: biller.clientSecret }));
       expectOAuthError(response, 401, 'invalid_client');
     }
   });
@@ -140,18 +116,15 @@ describe('POST /oauth2/token', () => {
   });
 
   it('refuses two client authentication methods at once', async () => {
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }),
-      { authorization: basic(biller.clientId, biller.clientSecret) },
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }), {
+      authorization: basic(biller.clientId, biller.clientSecret),
+    });
     expectOAuthError(response, 400, 'invalid_request');
   });
 
   it('refuses an unsupported grant with 400 unsupported_grant_type', async () => {
     for (const grant of ['password', 'authorization_code']) {
-      const response = await postToken(
-        form({ grant_type: grant, client_id: biller.clientId, client_secret: biller.clientSecret, username: 'u', password: 'p' }),
-      );
+      const response = await postToken(form({ grant_type: grant, client_id: biller.clientId, client_secret: biller.clientSecret, username: 'u', password: 'p' }));
       expectOAuthError(response, 400, 'unsupported_grant_type');
     }
   });
@@ -170,16 +143,12 @@ describe('POST /oauth2/token', () => {
   });
 
   it('refuses an unknown scope with 400 invalid_scope', async () => {
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret, scope: 'admin' }),
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret, scope: 'admin' }));
     expectOAuthError(response, 400, 'invalid_scope');
   });
 
   it('grants every client scope when none is requested', async () => {
-    const response = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }),
-    );
+    const response = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret }));
     expect(response.statusCode).toBe(200);
     const granted = String(decodeJwt(response.json().access_token).scope).split(' ');
     expect(granted.sort()).toEqual([...biller.scopes].sort());
@@ -249,18 +218,14 @@ describe('POST /oauth2/token', () => {
   });
 
   it('answers a repeated parameter with 400 invalid_request', async () => {
-    const response = await postToken(
-      `grant_type=client_credentials&grant_type=client_credentials&client_id=${biller.clientId}&client_secret=${biller.clientSecret}`,
-    );
+    const response = await postToken(`grant_type=client_credentials&grant_type=client_credentials&client_id=${biller.clientId}&client_secret=${biller.clientSecret}`);
     expectOAuthError(response, 400, 'invalid_request');
   });
 
   it('refuses a disabled client', async () => {
     const disabled = await createBiller(t.db);
     await t.db.updateTable('clients').set({ disabled_at: new Date() }).where('id', '=', disabled.clientId).execute();
-    const viaPost = await postToken(
-      form({ grant_type: 'client_credentials', client_id: disabled.clientId, client_secret: disabled.clientSecret }),
-    );
+    const viaPost = await postToken(form({ grant_type: 'client_credentials', client_id: disabled.clientId, client_secret: disabled.clientSecret }));
     expectOAuthError(viaPost, 401, 'invalid_client');
     const viaBasic = await postToken(form({ grant_type: 'client_credentials' }), {
       authorization: basic(disabled.clientId, disabled.clientSecret),
@@ -286,9 +251,7 @@ describe('GET /.well-known/jwks.json', () => {
       expect(key.kid).toBeTruthy();
     }
 
-    const token = await postToken(
-      form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret, scope: 'payments:read' }),
-    );
+    const token = await postToken(form({ grant_type: 'client_credentials', client_id: biller.clientId, client_secret: biller.clientSecret, scope: 'payments:read' }));
     const { payload, protectedHeader } = await jwtVerify(token.json().access_token, createLocalJWKSet(jwks), {
       issuer: t.config.AUTH_ISSUER,
       audience: t.config.AUTH_AUDIENCE,

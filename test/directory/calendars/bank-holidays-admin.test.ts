@@ -44,7 +44,6 @@ async function lockDates(payrollId: string) {
 const post = (body: Record<string, unknown>, key: string = randomUUID()) =>
   injectJson(t.app, { method: 'POST', url: '/admin/bank-holidays', headers: { ...headers, 'idempotency-key': key }, body });
 
-
 const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 describe('GET /admin/bank-holidays', () => {
@@ -55,7 +54,15 @@ describe('GET /admin/bank-holidays', () => {
     expect(body.region).toBe('scotland');
     expect(body.year).toBe(2027);
     expect(body.bank_holidays.map((h: { date: string }) => h.date)).toEqual([
-      '2027-01-01', '2027-01-04', '2027-03-26', '2027-05-03', '2027-05-31', '2027-08-02', '2027-11-30', '2027-12-27', '2027-12-28',
+      '2027-01-01',
+      '2027-01-04',
+      '2027-03-26',
+      '2027-05-03',
+      '2027-05-31',
+      '2027-08-02',
+      '2027-11-30',
+      '2027-12-27',
+      '2027-12-28',
     ]);
     expect(body.bank_holidays[6]).toEqual({ region: 'scotland', date: '2027-11-30', name: 'St Andrew’s Day', source: 'library', added_by: null, created_at: null });
   });
@@ -87,7 +94,12 @@ describe('POST /admin/bank-holidays and DELETE /admin/bank-holidays/{region}/{da
     expect(await lockDates(scotland.id)).toEqual({ '2031-06-13': '2031-06-06', '2031-06-20': '2031-06-06' });
 
     const listed = await t.app.inject({ method: 'GET', url: '/admin/bank-holidays?region=england-and-wales&year=2031', headers });
-    expect(listed.json().bank_holidays.filter((h: { source: string }) => h.source === 'ad_hoc').map((h: { date: string }) => h.date)).toEqual(['2031-06-09']);
+    expect(
+      listed
+        .json()
+        .bank_holidays.filter((h: { source: string }) => h.source === 'ad_hoc')
+        .map((h: { date: string }) => h.date),
+    ).toEqual(['2031-06-09']);
 
     const removed = await t.app.inject({ method: 'DELETE', url: '/admin/bank-holidays/england-and-wales/2031-06-09?reason=Cancelled', headers });
     expect(removed.statusCode).toBe(200);
@@ -172,7 +184,12 @@ describe('deductions bank-holidays', () => {
     const remove = await deductions(['bank-holidays', 'remove', '--region', 'northern-ireland', '--date', '2032-02-02', '--json']);
     expect(remove.code).toBe(0);
     expect(JSON.parse(remove.stdout).bank_holiday.date).toBe('2032-02-02');
-    const audit = await t.db.selectFrom('audit_log').select(['actor_kind', 'actor', 'action']).where('resource_id', '=', 'northern-ireland/2032-02-02').orderBy('at').execute();
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_kind', 'actor', 'action'])
+      .where('resource_id', '=', 'northern-ireland/2032-02-02')
+      .orderBy('at')
+      .execute();
     expect(audit.map((row) => [row.actor_kind, row.action])).toEqual([
       ['cli', 'bank_holiday.added'],
       ['cli', 'bank_holiday.removed'],

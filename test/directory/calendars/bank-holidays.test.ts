@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bankHolidayRegions,
-  publicBankHolidays,
-  publicBankHolidaysBetween,
-  regionalHolidays,
-} from '../../../src/directory/calendars/bank-holidays.ts';
+import { bankHolidayRegions, publicBankHolidays, publicBankHolidaysBetween, regionalHolidays } from '../../../src/directory/calendars/bank-holidays.ts';
 import type { BankHolidayRegion } from '../../../src/platform/db/tables.ts';
 
 // The lists gov.uk/bank-holidays publishes, per region and year: a holiday on a weekend appears
@@ -31,9 +26,7 @@ const PUBLISHED: Record<BankHolidayRegion, Record<number, string[]>> = {
   },
 };
 
-const cases = bankHolidayRegions.flatMap((region) =>
-  Object.entries(PUBLISHED[region]).map(([year, dates]) => ({ region, year: Number(year), dates })),
-);
+const cases = bankHolidayRegions.flatMap((region) => Object.entries(PUBLISHED[region]).map(([year, dates]) => ({ region, year: Number(year), dates })));
 
 describe('publicBankHolidays', () => {
   it.each(cases)('$region $year is the published list', ({ region, year, dates }) => {

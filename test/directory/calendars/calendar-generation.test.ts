@@ -2,11 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../../support/property-seed.ts';
-import {
-  generatePayCalendar,
-  payPeriodLabel,
-  type PayFrequency,
-} from '../../../src/directory/calendars/calendar-generation.ts';
+import { generatePayCalendar, payPeriodLabel, type PayFrequency } from '../../../src/directory/calendars/calendar-generation.ts';
 import { publicBankHolidaysBetween } from '../../../src/directory/calendars/bank-holidays.ts';
 
 const UK = new Set(publicBankHolidaysBetween('england-and-wales', 2025, 2027).map((h) => h.date));
@@ -21,10 +17,7 @@ const naiveIsWorking = (iso: string, holidays: ReadonlySet<string>): boolean => 
   return dow !== 0 && dow !== 6 && !holidays.has(iso);
 };
 
-const column = <K extends 'pay_date' | 'payroll_cutoff_date' | 'pay_period'>(
-  rows: ReadonlyArray<Record<K, string>>,
-  key: K,
-): string[] => rows.map((r) => r[key]);
+const column = <K extends 'pay_date' | 'payroll_cutoff_date' | 'pay_period'>(rows: ReadonlyArray<Record<K, string>>, key: K): string[] => rows.map((r) => r[key]);
 
 describe('generatePayCalendar: exact calendars', () => {
   it.each([
@@ -74,17 +67,34 @@ describe('generatePayCalendar: exact calendars', () => {
       name: 'monthly on the 31st, clamped to month end and brought forward',
       spec: { frequency: 'monthly', anchorPayDate: '2026-01-31', count: 12, cutoffOffsetWorkingDays: 3, holidays: UK },
       payDates: [
-        '2026-01-30', '2026-02-27', '2026-03-31', '2026-04-30', '2026-05-29', '2026-06-30',
-        '2026-07-31', '2026-08-28', '2026-09-30', '2026-10-30', '2026-11-30', '2026-12-31',
+        '2026-01-30',
+        '2026-02-27',
+        '2026-03-31',
+        '2026-04-30',
+        '2026-05-29',
+        '2026-06-30',
+        '2026-07-31',
+        '2026-08-28',
+        '2026-09-30',
+        '2026-10-30',
+        '2026-11-30',
+        '2026-12-31',
       ],
       cutoffs: [
-        '2026-01-27', '2026-02-24', '2026-03-26', '2026-04-27', '2026-05-26', '2026-06-25',
-        '2026-07-28', '2026-08-25', '2026-09-25', '2026-10-27', '2026-11-25', '2026-12-24',
+        '2026-01-27',
+        '2026-02-24',
+        '2026-03-26',
+        '2026-04-27',
+        '2026-05-26',
+        '2026-06-25',
+        '2026-07-28',
+        '2026-08-25',
+        '2026-09-25',
+        '2026-10-27',
+        '2026-11-25',
+        '2026-12-24',
       ],
-      periods: [
-        '10-2025', '11-2025', '12-2025', '1-2026', '2-2026', '3-2026',
-        '4-2026', '5-2026', '6-2026', '7-2026', '8-2026', '9-2026',
-      ],
+      periods: ['10-2025', '11-2025', '12-2025', '1-2026', '2-2026', '3-2026', '4-2026', '5-2026', '6-2026', '7-2026', '8-2026', '9-2026'],
     },
     {
       name: 'monthly on the 31st in a leap year keeps 29 February',
@@ -104,17 +114,34 @@ describe('generatePayCalendar: exact calendars', () => {
       name: 'monthly on the 25th: weekends, Spring bank holiday and Christmas',
       spec: { frequency: 'monthly', anchorPayDate: '2026-01-25', count: 12, cutoffOffsetWorkingDays: 1, holidays: UK },
       payDates: [
-        '2026-01-23', '2026-02-25', '2026-03-25', '2026-04-24', '2026-05-22', '2026-06-25',
-        '2026-07-24', '2026-08-25', '2026-09-25', '2026-10-23', '2026-11-25', '2026-12-24',
+        '2026-01-23',
+        '2026-02-25',
+        '2026-03-25',
+        '2026-04-24',
+        '2026-05-22',
+        '2026-06-25',
+        '2026-07-24',
+        '2026-08-25',
+        '2026-09-25',
+        '2026-10-23',
+        '2026-11-25',
+        '2026-12-24',
       ],
       cutoffs: [
-        '2026-01-22', '2026-02-24', '2026-03-24', '2026-04-23', '2026-05-21', '2026-06-24',
-        '2026-07-23', '2026-08-24', '2026-09-24', '2026-10-22', '2026-11-24', '2026-12-23',
+        '2026-01-22',
+        '2026-02-24',
+        '2026-03-24',
+        '2026-04-23',
+        '2026-05-21',
+        '2026-06-24',
+        '2026-07-23',
+        '2026-08-24',
+        '2026-09-24',
+        '2026-10-22',
+        '2026-11-24',
+        '2026-12-23',
       ],
-      periods: [
-        '10-2025', '11-2025', '12-2025', '1-2026', '2-2026', '3-2026',
-        '4-2026', '5-2026', '6-2026', '7-2026', '8-2026', '9-2026',
-      ],
+      periods: ['10-2025', '11-2025', '12-2025', '1-2026', '2-2026', '3-2026', '4-2026', '5-2026', '6-2026', '7-2026', '8-2026', '9-2026'],
     },
     {
       name: "monthly on the 1st: New Year's Day paid in the previous year, days 1-5 in the previous tax month",
@@ -132,9 +159,7 @@ describe('generatePayCalendar: exact calendars', () => {
   });
 
   it('count 0 gives an empty calendar', () => {
-    expect(
-      generatePayCalendar({ frequency: 'weekly', anchorPayDate: '2026-01-02', count: 0, cutoffOffsetWorkingDays: 2, holidays: UK }),
-    ).toEqual([]);
+    expect(generatePayCalendar({ frequency: 'weekly', anchorPayDate: '2026-01-02', count: 0, cutoffOffsetWorkingDays: 2, holidays: UK })).toEqual([]);
   });
 
   it.each([
@@ -157,9 +182,7 @@ describe('generatePayCalendar: exact calendars', () => {
 
   it('refuses to emit two pay dates on one day when a whole week is holidays', () => {
     const shutdown = new Set(['2026-06-08', '2026-06-09', '2026-06-10', '2026-06-11', '2026-06-12']);
-    expect(() =>
-      generatePayCalendar({ frequency: 'weekly', anchorPayDate: '2026-06-05', count: 2, cutoffOffsetWorkingDays: 1, holidays: shutdown }),
-    ).toThrow(RangeError);
+    expect(() => generatePayCalendar({ frequency: 'weekly', anchorPayDate: '2026-06-05', count: 2, cutoffOffsetWorkingDays: 1, holidays: shutdown })).toThrow(RangeError);
   });
 });
 
@@ -180,7 +203,7 @@ describe('payPeriodLabel', () => {
     ['monthly', '2026-04-05', '12-2025', 'last day of the tax year'],
     ['monthly', '2026-01-05', '9-2025', 'tax month 9 runs into January'],
     ['monthly', '2026-01-06', '10-2025', 'tax month 10 starts 6 January'],
-    ['monthly', '2025-12-31', '9-2025', 'New Year\'s Eve'],
+    ['monthly', '2025-12-31', '9-2025', "New Year's Eve"],
   ])('%s %s -> %s (%s)', (frequency, date, expected) => {
     expect(payPeriodLabel(frequency, date)).toBe(expected);
     expect(expected).toMatch(PAY_PERIOD);
@@ -197,9 +220,7 @@ describe('generatePayCalendar properties', () => {
     fc.constant<ReadonlySet<string>>(NONE),
     fc
       .uniqueArray(fc.integer({ min: offsetOf('2024-12-01'), max: offsetOf('2031-12-31') }), { maxLength: 150 })
-      .map((offsets): ReadonlySet<string> =>
-        new Set(offsets.map(isoOf).filter((d) => [1, 5].includes(new Date(`${d}T00:00:00Z`).getUTCDay()))),
-      ),
+      .map((offsets): ReadonlySet<string> => new Set(offsets.map(isoOf).filter((d) => [1, 5].includes(new Date(`${d}T00:00:00Z`).getUTCDay())))),
   );
   const specArb = fc.record({
     frequency: frequencyArb,

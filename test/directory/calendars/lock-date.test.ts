@@ -11,8 +11,7 @@ const NONE: ReadonlySet<string> = new Set();
 
 const DAY_MS = 86_400_000;
 const EPOCH_2024 = Date.UTC(2024, 0, 1);
-const isoFromOffset = (offset: number): string =>
-  new Date(EPOCH_2024 + offset * DAY_MS).toISOString().slice(0, 10);
+const isoFromOffset = (offset: number): string => new Date(EPOCH_2024 + offset * DAY_MS).toISOString().slice(0, 10);
 const naiveIsWorking = (iso: string, holidays: ReadonlySet<string>): boolean => {
   const dow = new Date(`${iso}T00:00:00Z`).getUTCDay();
   return dow !== 0 && dow !== 6 && !holidays.has(iso);
@@ -166,7 +165,9 @@ describe('serviceToday', () => {
     const zones = fc.constantFrom(LONDON, 'America/New_York', 'Asia/Kolkata', 'Pacific/Kiritimati');
     fc.assert(
       fc.property(days, zones, (day, zone) => {
-        const midnight = DateTime.fromMillis(Date.UTC(2000, 0, 1) + day * DAY_MS, { zone }).startOf('day').plus({ days: 1 });
+        const midnight = DateTime.fromMillis(Date.UTC(2000, 0, 1) + day * DAY_MS, { zone })
+          .startOf('day')
+          .plus({ days: 1 });
         for (const offset of [-60_001, -1, 0, 1, 59_999, 60_000]) {
           const ms = midnight.toMillis() + offset;
           expect(serviceToday(new Date(ms), zone)).toBe(DateTime.fromMillis(ms, { zone }).toISODate());

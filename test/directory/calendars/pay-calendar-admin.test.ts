@@ -77,12 +77,7 @@ const importCsv = (payrollId: string, csv: string, contentType = 'text/csv') =>
   });
 
 async function stored(payrollId: string) {
-  return t.db
-    .selectFrom('pay_dates')
-    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date'])
-    .where('payroll_id', '=', payrollId)
-    .orderBy('pay_date')
-    .execute();
+  return t.db.selectFrom('pay_dates').select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date']).where('payroll_id', '=', payrollId).orderBy('pay_date').execute();
 }
 
 const lock = (payrollId: string, payDate: string) =>
@@ -94,9 +89,10 @@ describe('POST /admin/payrolls/{payroll_id}/pay-calendar/generate', () => {
     const response = await generate(payroll.id, MONTHLY_LAST_WORKING_DAY, '2027-01-01', '2027-12-31');
     expect(response.statusCode).toBe(200);
     const holidays = regionalHolidays('scotland');
-    const expected = payDatesFromRule(payCalendarRuleSchema.parse(MONTHLY_LAST_WORKING_DAY), { from: '2027-01-01', until: '2027-12-31' }, holidays).map(
-      (d) => ({ ...d, lock_date: lockDate(d.payroll_cutoff_date, 2, holidays) }),
-    );
+    const expected = payDatesFromRule(payCalendarRuleSchema.parse(MONTHLY_LAST_WORKING_DAY), { from: '2027-01-01', until: '2027-12-31' }, holidays).map((d) => ({
+      ...d,
+      lock_date: lockDate(d.payroll_cutoff_date, 2, holidays),
+    }));
     expect(await stored(payroll.id)).toEqual(expected);
     // St Andrew's Day, Tuesday 30 November 2027, is no working day in Scotland.
     expect(expected.map((d) => d.pay_date)).toContain('2027-11-29');
@@ -265,7 +261,12 @@ describe('POST /admin/payrolls/{payroll_id}/pay-calendar/sync', () => {
     // Once a pay date is locked, a provider calendar that alters it is refused.
     const first = published.pay_dates[0]!;
     await lock(published.id, first.pay_date);
-    await t.db.updateTable('pay_dates').set({ payroll_cutoff_date: '2000-01-01', lock_date: '2000-01-01' }).where('payroll_id', '=', published.id).where('pay_date', '=', first.pay_date).execute();
+    await t.db
+      .updateTable('pay_dates')
+      .set({ payroll_cutoff_date: '2000-01-01', lock_date: '2000-01-01' })
+      .where('payroll_id', '=', published.id)
+      .where('pay_date', '=', first.pay_date)
+      .execute();
     const refused = await post(`/admin/payrolls/${published.id}/pay-calendar/sync`);
     expect(refused.statusCode).toBe(409);
     expect(refused.json().pay_dates).toEqual([first.pay_date]);
@@ -279,15 +280,33 @@ describe('POST /admin/payrolls/{payroll_id}/pay-calendar/sync', () => {
   });
 });
 
-
 const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 describe('deductions calendars', () => {
   it('generates, imports and shows, one JSON object each with --json; a bad file is one line naming every bad row, exit 1', async () => {
     const { payroll } = await payrollIn('scotland', 'weekly');
     const generated = await deductions([
-      'calendars', 'generate', '--payroll', payroll.id, '--frequency', 'weekly', '--pay-day', 'anchor', '--anchor', '2027-01-01',
-      '--if-not-working-day', 'later', '--cutoff-working-days', '2', '--from', '2027-01-01', '--until', '2027-01-31', '--by', 'ops', '--json',
+      'calendars',
+      'generate',
+      '--payroll',
+      payroll.id,
+      '--frequency',
+      'weekly',
+      '--pay-day',
+      'anchor',
+      '--anchor',
+      '2027-01-01',
+      '--if-not-working-day',
+      'later',
+      '--cutoff-working-days',
+      '2',
+      '--from',
+      '2027-01-01',
+      '--until',
+      '2027-01-31',
+      '--by',
+      'ops',
+      '--json',
     ]);
     expect(generated.stderr).toBe('');
     // 1 January and its Scottish neighbour 2 January (substitute Monday 4 January): paid Tuesday 5 January.

@@ -38,56 +38,160 @@ const cases: RuleCase[] = [
     region: 'england-and-wales',
     rule: rule({ frequency: 'monthly', pay_day: 'last_working_day', cutoff_working_days: 5 }),
     ...YEAR_2026,
-    payDates: ['2026-01-30', '2026-02-27', '2026-03-31', '2026-04-30', '2026-05-29', '2026-06-30', '2026-07-31', '2026-08-28', '2026-09-30', '2026-10-30', '2026-11-30', '2026-12-31'],
+    payDates: [
+      '2026-01-30',
+      '2026-02-27',
+      '2026-03-31',
+      '2026-04-30',
+      '2026-05-29',
+      '2026-06-30',
+      '2026-07-31',
+      '2026-08-28',
+      '2026-09-30',
+      '2026-10-30',
+      '2026-11-30',
+      '2026-12-31',
+    ],
   },
   {
     name: "monthly, last working day, Scotland 2026 (31 August works; St Andrew's Day 30 November does not)",
     region: 'scotland',
     rule: rule({ frequency: 'monthly', pay_day: 'last_working_day', cutoff_working_days: 5 }),
     ...YEAR_2026,
-    payDates: ['2026-01-30', '2026-02-27', '2026-03-31', '2026-04-30', '2026-05-29', '2026-06-30', '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-30', '2026-11-27', '2026-12-31'],
+    payDates: [
+      '2026-01-30',
+      '2026-02-27',
+      '2026-03-31',
+      '2026-04-30',
+      '2026-05-29',
+      '2026-06-30',
+      '2026-07-31',
+      '2026-08-31',
+      '2026-09-30',
+      '2026-10-30',
+      '2026-11-27',
+      '2026-12-31',
+    ],
   },
   {
     name: 'monthly, the 25th, earlier, England and Wales 2026 (Spring bank holiday, Christmas Day)',
     region: 'england-and-wales',
     rule: rule({ frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 25, if_not_working_day: 'earlier', cutoff_working_days: 3 }),
     ...YEAR_2026,
-    payDates: ['2026-01-23', '2026-02-25', '2026-03-25', '2026-04-24', '2026-05-22', '2026-06-25', '2026-07-24', '2026-08-25', '2026-09-25', '2026-10-23', '2026-11-25', '2026-12-24'],
+    payDates: [
+      '2026-01-23',
+      '2026-02-25',
+      '2026-03-25',
+      '2026-04-24',
+      '2026-05-22',
+      '2026-06-25',
+      '2026-07-24',
+      '2026-08-25',
+      '2026-09-25',
+      '2026-10-23',
+      '2026-11-25',
+      '2026-12-24',
+    ],
   },
   {
     name: 'monthly, the 25th, later, England and Wales 2026 (Christmas to Tuesday 29 December)',
     region: 'england-and-wales',
     rule: rule({ frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 25, if_not_working_day: 'later', cutoff_working_days: 3 }),
     ...YEAR_2026,
-    payDates: ['2026-01-26', '2026-02-25', '2026-03-25', '2026-04-27', '2026-05-26', '2026-06-25', '2026-07-27', '2026-08-25', '2026-09-25', '2026-10-26', '2026-11-25', '2026-12-29'],
+    payDates: [
+      '2026-01-26',
+      '2026-02-25',
+      '2026-03-25',
+      '2026-04-27',
+      '2026-05-26',
+      '2026-06-25',
+      '2026-07-27',
+      '2026-08-25',
+      '2026-09-25',
+      '2026-10-26',
+      '2026-11-25',
+      '2026-12-29',
+    ],
   },
   {
     name: 'monthly, the 31st means the last day of shorter months, earlier, England and Wales 2026',
     region: 'england-and-wales',
     rule: rule({ frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 31, cutoff_working_days: 0 }),
     ...YEAR_2026,
-    payDates: ['2026-01-30', '2026-02-27', '2026-03-31', '2026-04-30', '2026-05-29', '2026-06-30', '2026-07-31', '2026-08-28', '2026-09-30', '2026-10-30', '2026-11-30', '2026-12-31'],
+    payDates: [
+      '2026-01-30',
+      '2026-02-27',
+      '2026-03-31',
+      '2026-04-30',
+      '2026-05-29',
+      '2026-06-30',
+      '2026-07-31',
+      '2026-08-28',
+      '2026-09-30',
+      '2026-10-30',
+      '2026-11-30',
+      '2026-12-31',
+    ],
   },
   {
     name: 'monthly, the 1st, later, Scotland 2027 (1 January, then 2 January substitute on the 4th)',
     region: 'scotland',
     rule: rule({ frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 1, if_not_working_day: 'later', cutoff_working_days: 2 }),
     ...YEAR_2027,
-    payDates: ['2027-01-05', '2027-02-01', '2027-03-01', '2027-04-01', '2027-05-04', '2027-06-01', '2027-07-01', '2027-08-03', '2027-09-01', '2027-10-01', '2027-11-01', '2027-12-01'],
+    payDates: [
+      '2027-01-05',
+      '2027-02-01',
+      '2027-03-01',
+      '2027-04-01',
+      '2027-05-04',
+      '2027-06-01',
+      '2027-07-01',
+      '2027-08-03',
+      '2027-09-01',
+      '2027-10-01',
+      '2027-11-01',
+      '2027-12-01',
+    ],
   },
   {
     name: 'monthly, the 1st, later, England and Wales 2027 (4 January works)',
     region: 'england-and-wales',
     rule: rule({ frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 1, if_not_working_day: 'later', cutoff_working_days: 2 }),
     ...YEAR_2027,
-    payDates: ['2027-01-04', '2027-02-01', '2027-03-01', '2027-04-01', '2027-05-04', '2027-06-01', '2027-07-01', '2027-08-02', '2027-09-01', '2027-10-01', '2027-11-01', '2027-12-01'],
+    payDates: [
+      '2027-01-04',
+      '2027-02-01',
+      '2027-03-01',
+      '2027-04-01',
+      '2027-05-04',
+      '2027-06-01',
+      '2027-07-01',
+      '2027-08-02',
+      '2027-09-01',
+      '2027-10-01',
+      '2027-11-01',
+      '2027-12-01',
+    ],
   },
   {
     name: "monthly, the 30th, earlier, Scotland 2027 (St Andrew's Day a Tuesday)",
     region: 'scotland',
     rule: rule({ frequency: 'monthly', pay_day: 'day_of_month', day_of_month: 30, cutoff_working_days: 2 }),
     ...YEAR_2027,
-    payDates: ['2027-01-29', '2027-02-26', '2027-03-30', '2027-04-30', '2027-05-28', '2027-06-30', '2027-07-30', '2027-08-30', '2027-09-30', '2027-10-29', '2027-11-29', '2027-12-30'],
+    payDates: [
+      '2027-01-29',
+      '2027-02-26',
+      '2027-03-30',
+      '2027-04-30',
+      '2027-05-28',
+      '2027-06-30',
+      '2027-07-30',
+      '2027-08-30',
+      '2027-09-30',
+      '2027-10-29',
+      '2027-11-29',
+      '2027-12-30',
+    ],
   },
   {
     name: 'weekly Fridays of 2027, later: 53 pay dates (New Year to Monday 4 January, Good Friday past Easter Monday)',
@@ -153,7 +257,7 @@ const cases: RuleCase[] = [
     payDates: moved(every(14, '2026-01-09', '2026-12-25'), { '2026-04-03': '2026-04-02', '2026-12-25': '2026-12-24' }),
   },
   {
-    name: 'fortnightly Mondays from an anchor years away, Scotland 2026 (the anchor names the cycle; Easter Monday works, St Andrew\'s Day does not)',
+    name: "fortnightly Mondays from an anchor years away, Scotland 2026 (the anchor names the cycle; Easter Monday works, St Andrew's Day does not)",
     region: 'scotland',
     rule: rule({ frequency: 'fortnightly', pay_day: 'every_period_from_anchor', anchor_date: '2030-01-07', cutoff_working_days: 3 }),
     ...YEAR_2026,
@@ -178,7 +282,7 @@ describe('payDatesFromRule: each frequency and pay-day rule across a year', () =
     const holidays = regionalHolidays(region);
     for (const payDate of payDatesFromRule(payRule, { from, until }, holidays)) {
       let cursor = Date.parse(`${payDate.pay_date}T00:00:00Z`);
-      for (let n = payRule.cutoff_working_days; n > 0; ) {
+      for (let n = payRule.cutoff_working_days; n > 0;) {
         cursor -= DAY_MS;
         const day = new Date(cursor).getUTCDay();
         if (day !== 0 && day !== 6 && !holidays.has(iso(cursor))) n--;
@@ -217,7 +321,20 @@ describe('payDatesFromRule: cut-offs', () => {
 describe('payDatesFromRule: pay periods', () => {
   it('monthly: tax months from the scheduled date, 10-2025 to 9-2026 over 2026', () => {
     const calendar = payDatesFromRule(rule({ frequency: 'monthly', pay_day: 'last_working_day', cutoff_working_days: 5 }), YEAR_2026, regionalHolidays('england-and-wales'));
-    expect(calendar.map((d) => d.pay_period)).toEqual(['10-2025', '11-2025', '12-2025', '1-2026', '2-2026', '3-2026', '4-2026', '5-2026', '6-2026', '7-2026', '8-2026', '9-2026']);
+    expect(calendar.map((d) => d.pay_period)).toEqual([
+      '10-2025',
+      '11-2025',
+      '12-2025',
+      '1-2026',
+      '2-2026',
+      '3-2026',
+      '4-2026',
+      '5-2026',
+      '6-2026',
+      '7-2026',
+      '8-2026',
+      '9-2026',
+    ]);
   });
 
   it('monthly on the 1st to the 5th: the tax month that ends that day', () => {
@@ -252,10 +369,7 @@ describe('payDatesFromRule: pay periods', () => {
       YEAR_2027,
       regionalHolidays('england-and-wales'),
     );
-    expect(calendar.map((d) => d.pay_period)).toEqual([
-      ...Array.from({ length: 14 }, (_, i) => `${i + 39}-2026`),
-      ...Array.from({ length: 39 }, (_, i) => `${i + 1}-2027`),
-    ]);
+    expect(calendar.map((d) => d.pay_period)).toEqual([...Array.from({ length: 14 }, (_, i) => `${i + 39}-2026`), ...Array.from({ length: 39 }, (_, i) => `${i + 1}-2027`)]);
   });
 
   it('fortnightly and four-weekly label the tax week of the scheduled date', () => {

@@ -2,12 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../../support/property-seed.ts';
-import {
-  isPayDateOpen,
-  targetPayDate,
-  type CalendarPayDate,
-  type TargetPayDateResult,
-} from '../../../src/directory/calendars/target-pay-date.ts';
+import { isPayDateOpen, targetPayDate, type CalendarPayDate, type TargetPayDateResult } from '../../../src/directory/calendars/target-pay-date.ts';
 import { lockDate } from '../../../src/directory/calendars/lock-date.ts';
 import { publicBankHolidaysBetween } from '../../../src/directory/calendars/bank-holidays.ts';
 
@@ -59,10 +54,7 @@ type FixtureName = keyof typeof FIXTURES;
 const orders = {
   sorted: <T>(xs: ReadonlyArray<T>): T[] => [...xs],
   reversed: <T>(xs: ReadonlyArray<T>): T[] => [...xs].reverse(),
-  interleaved: <T>(xs: ReadonlyArray<T>): T[] => [
-    ...xs.filter((_, i) => i % 2 === 1),
-    ...xs.filter((_, i) => i % 2 === 0).reverse(),
-  ],
+  interleaved: <T>(xs: ReadonlyArray<T>): T[] => [...xs.filter((_, i) => i % 2 === 1), ...xs.filter((_, i) => i % 2 === 0).reverse()],
 };
 type OrderName = keyof typeof orders;
 const ORDER_NAMES = Object.keys(orders) as OrderName[];
@@ -175,9 +167,7 @@ describe('targetPayDate', () => {
     '%s [%s input]',
     (_description, order, [, calendar, today, dueDate, allowPost, expected, locked]) => {
       const payDates = orders[order](toPayDates(FIXTURES[calendar], new Set(locked ?? [])));
-      expect(
-        targetPayDate({ payDates, dueDate, allowPostDueDateDeduction: allowPost, today }),
-      ).toEqual(expected);
+      expect(targetPayDate({ payDates, dueDate, allowPostDueDateDeduction: allowPost, today })).toEqual(expected);
     },
   );
 
@@ -196,35 +186,26 @@ describe('targetPayDate', () => {
     ['due date given', '2026-04-10', false],
     ['null due date', null, true],
   ])('an empty calendar has no open pay date (%s)', (_label, dueDate, allowPost) => {
-    expect(
-      targetPayDate({ payDates: [], dueDate, allowPostDueDateDeduction: allowPost, today: '2026-01-01' }),
-    ).toEqual(NO_OPEN);
+    expect(targetPayDate({ payDates: [], dueDate, allowPostDueDateDeduction: allowPost, today: '2026-01-01' })).toEqual(NO_OPEN);
   });
 
   it.each([
     ['today', { dueDate: '2026-04-10', today: '2026-4-1' }],
     ['due date', { dueDate: '2026-02-30', today: '2026-04-01' }],
   ])('rejects a malformed %s', (_label, dates) => {
-    expect(() =>
-      targetPayDate({ payDates: toPayDates(WEEKLY), allowPostDueDateDeduction: false, ...dates }),
-    ).toThrow(RangeError);
+    expect(() => targetPayDate({ payDates: toPayDates(WEEKLY), allowPostDueDateDeduction: false, ...dates })).toThrow(RangeError);
   });
 
   it('rejects a malformed pay date or lock date in the calendar', () => {
     const base = { dueDate: null, allowPostDueDateDeduction: true, today: '2026-01-01' };
-    expect(() =>
-      targetPayDate({ ...base, payDates: [{ payDate: '2026/04/10', lockDate: '2026-04-02', locked: false }] }),
-    ).toThrow(RangeError);
-    expect(() =>
-      targetPayDate({ ...base, payDates: [{ payDate: '2026-04-10', lockDate: 'soon', locked: false }] }),
-    ).toThrow(RangeError);
+    expect(() => targetPayDate({ ...base, payDates: [{ payDate: '2026/04/10', lockDate: '2026-04-02', locked: false }] })).toThrow(RangeError);
+    expect(() => targetPayDate({ ...base, payDates: [{ payDate: '2026-04-10', lockDate: 'soon', locked: false }] })).toThrow(RangeError);
   });
 });
 
 describe('targetPayDate properties', () => {
   const DAY_MS = 86_400_000;
-  const iso = (offset: number): string =>
-    new Date(Date.UTC(2026, 0, 1) + offset * DAY_MS).toISOString().slice(0, 10);
+  const iso = (offset: number): string => new Date(Date.UTC(2026, 0, 1) + offset * DAY_MS).toISOString().slice(0, 10);
 
   const payDateArb = fc.record({
     payOffset: fc.integer({ min: 0, max: 400 }),

@@ -3,13 +3,7 @@ import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../../support/property-seed.ts';
 import { DateTime } from 'luxon';
-import {
-  addWorkingDays,
-  assertCalendarDate,
-  isWorkingDay,
-  previousWorkingDayOnOrBefore,
-  subtractWorkingDays,
-} from '../../../src/directory/calendars/working-days.ts';
+import { addWorkingDays, assertCalendarDate, isWorkingDay, previousWorkingDayOnOrBefore, subtractWorkingDays } from '../../../src/directory/calendars/working-days.ts';
 import { publicBankHolidaysBetween } from '../../../src/directory/calendars/bank-holidays.ts';
 
 const UK = new Set(publicBankHolidaysBetween('england-and-wales', 2025, 2027).map((h) => h.date));
@@ -18,8 +12,7 @@ const NONE: ReadonlySet<string> = new Set();
 // Independent of the code under test: plain UTC epoch-day arithmetic, no luxon.
 const DAY_MS = 86_400_000;
 const EPOCH_2024 = Date.UTC(2024, 0, 1);
-const isoFromOffset = (offset: number): string =>
-  new Date(EPOCH_2024 + offset * DAY_MS).toISOString().slice(0, 10);
+const isoFromOffset = (offset: number): string => new Date(EPOCH_2024 + offset * DAY_MS).toISOString().slice(0, 10);
 const offsetOf = (iso: string): number => (Date.parse(`${iso}T00:00:00Z`) - EPOCH_2024) / DAY_MS;
 const naiveIsWorking = (iso: string, holidays: ReadonlySet<string>): boolean => {
   const dow = new Date(`${iso}T00:00:00Z`).getUTCDay(); // 0 = Sunday
@@ -36,9 +29,7 @@ const dateArb = fc.integer({ min: 0, max: 365 * 5 }).map(isoFromOffset); // 2024
 const holidaysArb = fc.oneof(
   fc.constant<ReadonlySet<string>>(UK),
   fc.constant<ReadonlySet<string>>(NONE),
-  fc
-    .uniqueArray(fc.integer({ min: -30, max: 365 * 5 + 60 }), { maxLength: 120 })
-    .map((offsets): ReadonlySet<string> => new Set(offsets.map(isoFromOffset))),
+  fc.uniqueArray(fc.integer({ min: -30, max: 365 * 5 + 60 }), { maxLength: 120 }).map((offsets): ReadonlySet<string> => new Set(offsets.map(isoFromOffset))),
 );
 
 describe('isWorkingDay', () => {
@@ -101,12 +92,9 @@ describe('isWorkingDay', () => {
     );
   });
 
-  it.each(['2026-02-30', '2026-13-01', '2026-4-1', '20260401', '2026-04-01T00:00:00Z', '', ' 2026-04-01'])(
-    'rejects malformed date %j',
-    (date) => {
-      expect(() => isWorkingDay(date, UK)).toThrow(RangeError);
-    },
-  );
+  it.each(['2026-02-30', '2026-13-01', '2026-4-1', '20260401', '2026-04-01T00:00:00Z', '', ' 2026-04-01'])('rejects malformed date %j', (date) => {
+    expect(() => isWorkingDay(date, UK)).toThrow(RangeError);
+  });
 
   it('agrees with a naive weekday check for every day 2024-2028', () => {
     fc.assert(
@@ -275,14 +263,7 @@ describe('England and Wales bank holidays from the library', () => {
       taken.add(iso(ms));
       fixed.push(iso(ms));
     }
-    return [
-      ...fixed,
-      iso(easter - 2 * DAY_MS),
-      iso(easter + DAY_MS),
-      firstMonday(year, 5),
-      lastMonday(year, 5),
-      lastMonday(year, 8),
-    ].sort();
+    return [...fixed, iso(easter - 2 * DAY_MS), iso(easter + DAY_MS), firstMonday(year, 5), lastMonday(year, 5), lastMonday(year, 8)].sort();
   };
 
   // Years without a one-off day (a jubilee, a coronation, a state funeral).

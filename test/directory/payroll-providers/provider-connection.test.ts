@@ -26,12 +26,27 @@ const cases: Array<[string, StoredProviderConnection, ProviderConnectionChange, 
   ['files to API with the base URL only', files, { kind: 'reference_api', base_url: 'https://x.example' }, { missing: ['token_url', 'client_id', 'client_secret'] }],
   ['files to API with nothing', files, { kind: 'reference_api' }, { missing: ['base_url', 'token_url', 'client_id', 'client_secret'] }],
   ['API: rotate the secret only', api, { kind: 'reference_api', client_secret: 'rotated' }, { connection: { ...api, client_secret: 'rotated' }, secretReplaced: true }],
-  ['API: move the URLs, keep the secret', api, { kind: 'reference_api', base_url: 'https://b.example', token_url: 'https://t.example' }, { connection: { ...api, base_url: 'https://b.example', token_url: 'https://t.example' }, secretReplaced: false }],
+  [
+    'API: move the URLs, keep the secret',
+    api,
+    { kind: 'reference_api', base_url: 'https://b.example', token_url: 'https://t.example' },
+    { connection: { ...api, base_url: 'https://b.example', token_url: 'https://t.example' }, secretReplaced: false },
+  ],
   ['API: new client id, keep the secret', api, { kind: 'reference_api', client_id: 'other' }, { connection: { ...api, client_id: 'other' }, secretReplaced: false }],
   ['API: change nothing of it', api, { kind: 'reference_api' }, { connection: api, secretReplaced: false }],
   ['API: replace every field', api, { kind: 'reference_api', ...everything }, { connection: { kind: 'reference_api', ...everything }, secretReplaced: true }],
-  ['API without credentials: a new base URL alone', withoutCredentials, { kind: 'reference_api', base_url: 'https://b.example' }, { missing: ['token_url', 'client_id', 'client_secret'] }],
-  ['API without credentials: given them all', withoutCredentials, { kind: 'reference_api', token_url: 'https://t.example', client_id: 'c', client_secret: 's' }, { connection: { kind: 'reference_api', base_url: 'https://old.example', token_url: 'https://t.example', client_id: 'c', client_secret: 's' }, secretReplaced: true }],
+  [
+    'API without credentials: a new base URL alone',
+    withoutCredentials,
+    { kind: 'reference_api', base_url: 'https://b.example' },
+    { missing: ['token_url', 'client_id', 'client_secret'] },
+  ],
+  [
+    'API without credentials: given them all',
+    withoutCredentials,
+    { kind: 'reference_api', token_url: 'https://t.example', client_id: 'c', client_secret: 's' },
+    { connection: { kind: 'reference_api', base_url: 'https://old.example', token_url: 'https://t.example', client_id: 'c', client_secret: 's' }, secretReplaced: true },
+  ],
 ];
 
 describe('connectionAfterChange', () => {

@@ -26,11 +26,13 @@ import { authHeaders, injectJson, startTestApp, type TestApp } from '../../suppo
 // checked), unless PROVIDER_ALLOW_PRIVATE_URLS is on. The rule is the webhook target guard's.
 
 /** A DNS server that answers what the test says, for names that do not exist. */
-const dnsAnswering = (answers: Record<string, string>): ProviderHostResolver => async (hostname) => {
-  const address = answers[hostname];
-  if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return [{ address, family: address.includes(':') ? 6 : 4 }];
-};
+const dnsAnswering =
+  (answers: Record<string, string>): ProviderHostResolver =>
+  async (hostname) => {
+    const address = answers[hostname];
+    if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return [{ address, family: address.includes(':') ? 6 : 4 }];
+  };
 
 const guarded = (answers: Record<string, string> = {}): ProviderUrlPolicy => providerUrlPolicy(false, resolveWebhookTarget, dnsAnswering(answers));
 
@@ -193,14 +195,31 @@ describe('when an operator sets them', () => {
     expect(await t.db.selectFrom('payroll_providers').select('api_base_url').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ api_base_url: null });
 
     // A row written before this rule (or while the setting was on): rotating its secret alone is refused too.
-    await t.db.updateTable('payroll_providers').set({ api_base_url: 'http://10.0.0.5/api', api_token_url: 'http://10.0.0.5/token', api_client_id: 'us' }).where('id', '=', id).execute();
+    await t.db
+      .updateTable('payroll_providers')
+      .set({ api_base_url: 'http://10.0.0.5/api', api_token_url: 'http://10.0.0.5/token', api_client_id: 'us' })
+      .where('id', '=', id)
+      .execute();
     const rotated = await post(`/admin/payroll-providers/${id}`, { connection: { kind: 'reference_api', client_secret: 'rotated-s3cret' } });
     expect(rotated.statusCode, rotated.body).toBe(422);
   });
 
   it('`deductions providers create` refuses them too, naming the field', { timeout: 60_000 }, async () => {
     const run = await runDeductions(
-      ['providers', 'create', '--name', 'CLI http', '--base-url', 'http://payroll.example/api', '--token-url', 'https://127.0.0.1/token', '--client-id', 'us', '--client-secret', 'x'],
+      [
+        'providers',
+        'create',
+        '--name',
+        'CLI http',
+        '--base-url',
+        'http://payroll.example/api',
+        '--token-url',
+        'https://127.0.0.1/token',
+        '--client-id',
+        'us',
+        '--client-secret',
+        'x',
+      ],
       { ...cliEnvOf(t.config), PROVIDER_ALLOW_PRIVATE_URLS: 'false' },
     );
     expect(run.code).not.toBe(0);

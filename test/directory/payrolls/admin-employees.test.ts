@@ -44,7 +44,6 @@ function importFile(payrollId: string, lines: string[], query = '', headers: Rec
   });
 }
 
-
 const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 /** 1,500 rows with a bad date of birth each: more errors than a report lists. */
@@ -54,7 +53,15 @@ const everyBadLine = Array.from({ length: 1_500 }, (_, i) => String(i + 2));
 const spooledErrorFiles = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('employee-import-errors-')));
 
 const employmentCount = async (payrollId: string) =>
-  Number((await t.db.selectFrom('employments').select((eb) => eb.fn.countAll().as('n')).where('payroll_id', '=', payrollId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db
+        .selectFrom('employments')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('payroll_id', '=', payrollId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('POST /admin/payrolls/:payroll_id/employees/import', () => {
   it('imports a streamed CSV body and answers the report; the same file again is all unchanged', async () => {
@@ -152,7 +159,11 @@ describe('POST /admin/payrolls/:payroll_id/employees/import', () => {
 
     const dryRun = await importFile(payroll.id, ['G-1,Good,Row,,,,active,,', ...manyBadLines], '?dry_run', { ...unkeyed, accept: 'text/csv' });
     expect(dryRun.statusCode).toBe(200);
-    expect(parse(dryRun.body).slice(1).map(([line]: string[]) => line)).toEqual(everyBadLine.map((line) => String(Number(line) + 1)));
+    expect(
+      parse(dryRun.body)
+        .slice(1)
+        .map(([line]: string[]) => line),
+    ).toEqual(everyBadLine.map((line) => String(Number(line) + 1)));
 
     const clean = await importFile(payroll.id, ['G-1,Good,Row,,,,active,,'], '?errors=all', unkeyed);
     expect(clean.statusCode).toBe(200);
@@ -312,7 +323,12 @@ describe('single employee operations', () => {
 
     expect((await t.app.inject({ method: 'GET', url: `/admin/payrolls/${world.payroll.id}/employees/${crypto.randomUUID()}`, headers: operator })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/admin/payrolls/nope/employees`, headers: operator })).statusCode).toBe(404);
-    const noKey = await injectJson(t.app, { method: 'POST', url: `/admin/payrolls/${world.payroll.id}/employees`, headers: operator, body: { employee: newEmployee('C-204') } });
+    const noKey = await injectJson(t.app, {
+      method: 'POST',
+      url: `/admin/payrolls/${world.payroll.id}/employees`,
+      headers: operator,
+      body: { employee: newEmployee('C-204') },
+    });
     expect(noKey.statusCode).toBe(400);
   });
 });
@@ -337,8 +353,21 @@ describe('deductions employees', () => {
     expect(await employmentCount(payroll.id)).toBe(2);
 
     const created = await deductions([
-      'employees', 'create', '--payroll', payroll.id, '--payroll-reference', 'K-3', '--given-name', 'Lou', '--family-name', 'Park',
-      '--annualised-salary', '28000.50', '--start-date', '2024-04-01', '--json',
+      'employees',
+      'create',
+      '--payroll',
+      payroll.id,
+      '--payroll-reference',
+      'K-3',
+      '--given-name',
+      'Lou',
+      '--family-name',
+      'Park',
+      '--annualised-salary',
+      '28000.50',
+      '--start-date',
+      '2024-04-01',
+      '--json',
     ]);
     expect(created.code, created.stderr).toBe(0);
     const employee = JSON.parse(created.stdout);

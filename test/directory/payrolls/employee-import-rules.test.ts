@@ -191,7 +191,12 @@ describe('matchImportedEmployee', () => {
   });
 
   it.each<[string, Partial<ImportedEmployee>, ImportMatchCandidates, ReturnType<typeof matchImportedEmployee>]>([
-    ['a known reference updates its employment', {}, { byReference: { employeeId: 'e1' }, byNationalRegistrationNumber: undefined }, { kind: 'existing-employment', employeeId: 'e1' }],
+    [
+      'a known reference updates its employment',
+      {},
+      { byReference: { employeeId: 'e1' }, byNationalRegistrationNumber: undefined },
+      { kind: 'existing-employment', employeeId: 'e1' },
+    ],
     [
       "a known reference with its own employee's number",
       {},

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { employeeEnvelopeSchema, employeeUpdatePayloadSchema } from '../../../src/directory/payrolls/employee-resource.ts';
-import {
-  createBiller,
-  createEmploymentWorld,
-  createMandateRow,
-  createPaymentRequestRow,
-  createProviderClient,
-} from '../../support/factories.ts';
+import { createBiller, createEmploymentWorld, createMandateRow, createPaymentRequestRow, createProviderClient } from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;
@@ -97,7 +91,7 @@ describe('PUT /payrolls/:payroll_id/employees/:employee_id', () => {
     expect(await t.db.selectFrom('employees').select('id').where('id', '=', employeeId).executeTakeFirst()).toBeUndefined();
   });
 
-  it('answers 422 for unknown fields and for a currency other than the payroll\'s', async () => {
+  it("answers 422 for unknown fields and for a currency other than the payroll's", async () => {
     const unknown = await putEmployee(world.payroll.id, crypto.randomUUID(), record({ nickname: 'Pri' }));
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json().errors).toContainEqual({ pointer: '/employee/nickname', detail: 'is not a known field' });
@@ -143,8 +137,7 @@ describe('employment status changes', () => {
     return { employeeId, record: first, billers: { a: billerA, b: billerB, c: billerC }, mandates, cMandate };
   }
 
-  const statusOf = async (id: string) =>
-    (await t.db.selectFrom('mandates').select(['status', 'status_reason', 'version']).where('id', '=', id).executeTakeFirstOrThrow());
+  const statusOf = async (id: string) => await t.db.selectFrom('mandates').select(['status', 'status_reason', 'version']).where('id', '=', id).executeTakeFirstOrThrow();
 
   it('a leaver expires running mandates, fails waiting ones, cancels pending payments, and tells each biller once', async () => {
     const { employeeId, record: first, billers, mandates, cMandate } = await employeeWithMandates();
@@ -219,9 +212,7 @@ describe('employment status changes', () => {
     // A suspension does not cancel payments.
     const stillPending = await t.db.selectFrom('payment_requests').select('status').where('id', '=', pending.id).executeTakeFirstOrThrow();
     expect(stillPending.status).toBe('pending');
-    expect((await eventsOf(employeeId, 'employee.updated')).map((e) => e.biller_client_id).sort()).toEqual(
-      [billers.a.clientId, billers.b.clientId].sort(),
-    );
+    expect((await eventsOf(employeeId, 'employee.updated')).map((e) => e.biller_client_id).sort()).toEqual([billers.a.clientId, billers.b.clientId].sort());
 
     const back = await putEmployee(world.payroll.id, employeeId, { ...first, employment_status: 'active' });
     expect(back.statusCode).toBe(200);

@@ -86,7 +86,13 @@ describe("changing an employer's opt-in status", () => {
       ['pending', 'opted_in', `client ${operator.clientId}`, 'signed form 2026-11-20'],
       ['opted_in', 'opted_out', `client ${operator.clientId}`, 'withdrew, letter 2026-12-01'],
     ]);
-    const audit = await t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', employer.id).where('action', '=', 'employer.opt_in_changed').orderBy('at').execute();
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('resource_id', '=', employer.id)
+      .where('action', '=', 'employer.opt_in_changed')
+      .orderBy('at')
+      .execute();
     expect(audit).toMatchObject([
       { reason: 'signed form 2026-11-20', before: { salary_deduction_opt_in_status: 'pending' }, after: { salary_deduction_opt_in_status: 'opted_in' } },
       { reason: 'withdrew, letter 2026-12-01', before: { salary_deduction_opt_in_status: 'opted_in' }, after: { salary_deduction_opt_in_status: 'opted_out' } },
@@ -109,8 +115,7 @@ describe("the provider's own word (directory sync)", () => {
   it('writes a new employer and every change of its opt-in status to the history as the provider sync, and nothing when the status stays', async () => {
     const externalId = `SYNC-${++n}`;
     const details = (optIn: 'pending' | 'opted_in' | 'opted_out', name = 'Synced Ltd') => ({ externalId, name, sicCode: null, industryName: null, optIn });
-    const sync = (optIn: 'pending' | 'opted_in' | 'opted_out', name?: string) =>
-      t.db.transaction().execute((trx) => upsertEmployer(trx, providerId, details(optIn, name)));
+    const sync = (optIn: 'pending' | 'opted_in' | 'opted_out', name?: string) => t.db.transaction().execute((trx) => upsertEmployer(trx, providerId, details(optIn, name)));
     const id = await sync('pending');
     expect(await sync('pending', 'Synced Renamed Ltd')).toBe(id);
     await sync('opted_in');

@@ -41,14 +41,17 @@ describe('GET /payrolls/:payroll_id', () => {
   it('includes pay dates whose lock has already run', async () => {
     const extra = { pay_date: '2020-01-31', payroll_cutoff_date: '2020-01-24', pay_period: '10-2019', lock_date: '2020-01-22' };
     const other = await createEmploymentWorld(t.db);
-    await t.db.insertInto('pay_dates').values({ payroll_id: other.payroll.id, ...extra }).execute();
+    await t.db
+      .insertInto('pay_dates')
+      .values({ payroll_id: other.payroll.id, ...extra })
+      .execute();
 
     const response = await getPayroll(other.payroll.id, billerHeaders);
 
     expect(response.json().payroll.pay_dates[0]).toEqual(extra);
   });
 
-  it('gives a payroll provider its own payroll, and 404 for another provider\'s', async () => {
+  it("gives a payroll provider its own payroll, and 404 for another provider's", async () => {
     const own = await createProviderClient(t.db, world.provider.id);
     const ownResponse = await getPayroll(world.payroll.id, await authHeaders(t.app, own));
     expect(ownResponse.statusCode).toBe(200);

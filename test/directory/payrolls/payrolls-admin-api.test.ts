@@ -37,7 +37,7 @@ const newPayroll = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('creating a payroll', () => {
-  it("takes its provider from the employer and its bank-holiday region from the provider, in GBP unless told; audited", async () => {
+  it('takes its provider from the employer and its bank-holiday region from the provider, in GBP unless told; audited', async () => {
     const response = await post('/admin/payrolls', newPayroll());
     expect(response.statusCode, response.body).toBe(201);
     const payroll = response.json().payroll;
@@ -117,7 +117,11 @@ describe('changing a payroll', () => {
   it("moves its unlocked lock dates to a new region's working days, keeps locked ones, and audits it", async () => {
     const payroll = (await post('/admin/payrolls', newPayroll())).json().payroll;
     expect(payroll.bank_holiday_region).toBe('scotland');
-    const { lead_time_working_days: lead } = await t.db.selectFrom('payroll_providers').select('lead_time_working_days').where('id', '=', scottishProvider).executeTakeFirstOrThrow();
+    const { lead_time_working_days: lead } = await t.db
+      .selectFrom('payroll_providers')
+      .select('lead_time_working_days')
+      .where('id', '=', scottishProvider)
+      .executeTakeFirstOrThrow();
     // St Andrew's Day, Tuesday 30 November 2027, is a Scottish bank holiday only: the lock before a
     // 1 December cut-off moves when the payroll's region changes.
     const scotland = await loadHolidays(t.db, 'scotland');
@@ -143,7 +147,11 @@ describe('changing a payroll', () => {
     ]);
     const audit = await t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', payroll.id).where('action', '=', 'payroll.updated').execute();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ reason: 'run from Leeds now', before: { bank_holiday_region: 'scotland' }, after: { bank_holiday_region: 'england-and-wales', lock_dates_changed: 1 } });
+    expect(audit[0]).toMatchObject({
+      reason: 'run from Leeds now',
+      before: { bank_holiday_region: 'scotland' },
+      after: { bank_holiday_region: 'england-and-wales', lock_dates_changed: 1 },
+    });
   });
 
   it('answers 404 for an unknown payroll and 422 when nothing is named', async () => {

@@ -143,9 +143,7 @@ describe('a failed command prints one line naming the problem and exits non-zero
   });
 
   it('an invalid NIGHTLY_CRON, checked with the rest of the configuration', () => {
-    expect(onlyLine(runs.badCron!)).toBe(
-      'Invalid configuration: NIGHTLY_CRON is not a cron pattern: Constraint error, got value 25 expected range 0-23 (got "0 25 * * *")',
-    );
+    expect(onlyLine(runs.badCron!)).toBe('Invalid configuration: NIGHTLY_CRON is not a cron pattern: Constraint error, got value 25 expected range 0-23 (got "0 25 * * *")');
     expect(runs.badCron!.code).toBe(78);
   });
 
@@ -165,7 +163,7 @@ describe('deductions --version', () => {
     expect(runs.version).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
-  it('after a command is that command\'s option: export instructions --version is the file version', () => {
+  it("after a command is that command's option: export instructions --version is the file version", () => {
     expect(onlyLine(runs.fileVersion!)).toBe(`No instruction file for payroll ${payrollId} on 2026-12-24`);
     expect(runs.fileVersion!.code).toBe(1);
   });

@@ -37,7 +37,11 @@ let statementNumber = 0;
 const statement = (credits: Array<Partial<StatementEntry> & { amount: number }>, id = `CONSOLE-STMT-${++statementNumber}`) => parsedStatement(account, id, credits);
 const importParsed = (read: ReturnType<typeof statement>) => t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor, policy }));
 /** A statement file built statement by statement (pages, balances, sequence numbers), as the parser hands it over. */
-const readOf = (parsed: ParsedStatementFile) => ({ parsed, digest: createHash('sha256').update(JSON.stringify(parsed)).digest(), fileName: `${parsed.statements[0]!.statementId}.xml` });
+const readOf = (parsed: ParsedStatementFile) => ({
+  parsed,
+  digest: createHash('sha256').update(JSON.stringify(parsed)).digest(),
+  fileName: `${parsed.statements[0]!.statementId}.xml`,
+});
 const balance = (type: string, amount: number): StatementBalance => ({ type, amount, currency: 'GBP', date: '2026-10-30', position: { line: 1 } });
 
 /** A pay date whose employer sent 200.00 of 248.00 with a reference no rule recognises: a credit waiting in the queue. */
@@ -51,19 +55,43 @@ async function shortCreditWaiting() {
 
 const remittanceOf = (payrollId: string) => t.db.selectFrom('remittances').selectAll().where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();
 const matchesOf = (creditId: string) => t.db.selectFrom('remittance_matches').selectAll().where('bank_credit_id', '=', creditId).orderBy('matched_at').orderBy('id').execute();
-const auditCount = async () => Number((await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-const statementCount = async () => Number((await t.db.selectFrom('bank_statements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const auditCount = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+const statementCount = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('bank_statements')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const errorOf = (body: string) => body.match(/<p class="error" role="alert">(.*?)<\/p>/s)?.[1];
 const decoded = (text: string) => text.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&amp;', '&');
 const remittancePage = (payrollId: string) => `/console/cash/remittances/${payrollId}/${PD1}`;
 const creditOf = (id: string) => t.db.selectFrom('bank_credits').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const auditOf = (resourceId: string) => t.db.selectFrom('audit_log').select(['actor_kind', 'actor', 'action', 'reason']).where('resource_id', '=', resourceId).orderBy('at').orderBy('id').execute();
+const auditOf = (resourceId: string) =>
+  t.db.selectFrom('audit_log').select(['actor_kind', 'actor', 'action', 'reason']).where('resource_id', '=', resourceId).orderBy('at').orderBy('id').execute();
 /** The exceptions queue's table alone (the credits page also lists the credits set aside). */
 const queueTableOf = (body: string) => body.match(/<caption>The exceptions queue.*?<\/table>/s)?.[0] ?? '';
 /** The credits the overview counts as the exceptions queue: money unmatched, open or held. */
 const creditsWaiting = async () =>
   Number(
-    (await t.db.selectFrom('bank_credits').select((eb) => eb.fn.countAll().as('n')).whereRef('matched_amount', '<', 'amount').where('state', 'in', ['open', 'held']).executeTakeFirstOrThrow()).n,
+    (
+      await t.db
+        .selectFrom('bank_credits')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .whereRef('matched_amount', '<', 'amount')
+        .where('state', 'in', ['open', 'held'])
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 
 /** The notice a redirect set, as the page it leads to shows it. */
@@ -128,7 +156,11 @@ describe('minorUnitsOfTypedAmount', () => {
 describe('cash pages', () => {
   it('lets a viewer read every cash page without a form, and refuses each of its posts, changing nothing', async () => {
     const { w, credit } = await shortCreditWaiting();
-    const [match] = await matchCreditManually(t.db, actor, policy, { creditId: credit.id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 5_000 }], reason: 'part of it' });
+    const [match] = await matchCreditManually(t.db, actor, policy, {
+      creditId: credit.id,
+      allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 5_000 }],
+      reason: 'part of it',
+    });
     const { browser } = await signedInAs(t.app, t.db, 'viewer');
     const { browser: finance } = await signedInAs(t.app, t.db, 'finance');
     const pages = [
@@ -165,7 +197,9 @@ describe('cash pages', () => {
     const uploadPost = await upload(browser, `${CSV_HEADER}\n`);
     expect(uploadPost.statusCode).toBe(403);
     expect(errorOf(uploadPost.body)).toContain('Your role (viewer) cannot do this');
-    expect({ remittance: await remittanceOf(w.payroll.id), matches: await matchesOf(credit.id), audit: await auditCount(), statements: await statementCount() }).toEqual(before);
+    expect({ remittance: await remittanceOf(w.payroll.id), matches: await matchesOf(credit.id), audit: await auditCount(), statements: await statementCount() }).toEqual(
+      before,
+    );
     expect(await creditOf(credit.id)).toMatchObject({ state: 'open', set_aside_category: null });
   });
 
@@ -184,15 +218,29 @@ describe('cash pages', () => {
 
     // Amounts a person mistypes are refused whole, before anything is matched.
     for (const amount of ['200.005', '-200', 'two hundred', '0']) {
-      const refused = await browser.post(`/console/cash/credits/${credit.id}/matches`, { _csrf: csrfTokenIn(page.body), remittance_1: `${w.payroll.id}/${PD1}`, amount_1: amount });
+      const refused = await browser.post(`/console/cash/credits/${credit.id}/matches`, {
+        _csrf: csrfTokenIn(page.body),
+        remittance_1: `${w.payroll.id}/${PD1}`,
+        amount_1: amount,
+      });
       expect(refused.statusCode, amount).toBe(422);
       expect(errorOf(refused.body), amount).toBeDefined();
     }
-    const halfFilled = await browser.post(`/console/cash/credits/${credit.id}/matches`, { _csrf: csrfTokenIn(page.body), remittance_1: `${w.payroll.id}/${PD1}`, amount_1: '1.00', amount_2: '5.00' });
+    const halfFilled = await browser.post(`/console/cash/credits/${credit.id}/matches`, {
+      _csrf: csrfTokenIn(page.body),
+      remittance_1: `${w.payroll.id}/${PD1}`,
+      amount_1: '1.00',
+      amount_2: '5.00',
+    });
     expect(halfFilled.statusCode).toBe(422);
     expect(await matchesOf(credit.id)).toEqual([]);
 
-    const matched = await browser.post(`/console/cash/credits/${credit.id}/matches`, { _csrf: csrfTokenIn(page.body), remittance_1: `${w.payroll.id}/${PD1}`, amount_1: '200.00', reason: 'employer says the rest follows' });
+    const matched = await browser.post(`/console/cash/credits/${credit.id}/matches`, {
+      _csrf: csrfTokenIn(page.body),
+      remittance_1: `${w.payroll.id}/${PD1}`,
+      amount_1: '200.00',
+      reason: 'employer says the rest follows',
+    });
     expect(matched.headers.location).toBe(`/console/cash/credits/${credit.id}`);
     expect(await noticeAfter(browser, matched)).toBe(`Matched ${formatMoney(20_000, 'GBP')} of credit ${credit.bank_reference} to 1 remittance.`);
     const [match] = await matchesOf(credit.id);
@@ -286,7 +334,11 @@ describe('cash pages', () => {
     const { browser } = await signedInAs(t.app, t.db, 'viewer');
 
     const overview = await browser.get('/console/cash');
-    const counts = await t.db.selectFrom('remittances').select(['status', (eb) => eb.fn.countAll().as('n')]).groupBy('status').execute();
+    const counts = await t.db
+      .selectFrom('remittances')
+      .select(['status', (eb) => eb.fn.countAll().as('n')])
+      .groupBy('status')
+      .execute();
     for (const status of ['expected', 'received', 'short', 'over', 'late', 'shortfall']) {
       const shown = overview.body.match(new RegExp(`status=${status}".*?</a></td><td>(\\d+)</td>`, 's'))?.[1];
       expect(shown, status).toBe(String(Number(counts.find((row) => row.status === status)?.n ?? 0)));
@@ -336,9 +388,18 @@ describe('cash pages', () => {
     const first = await importParsed(read);
     // The rules' count: open credits with money left (held ones wait for a person, set-aside ones left the queue).
     const queue = Number(
-      (await t.db.selectFrom('bank_credits').select((eb) => eb.fn.countAll().as('n')).whereRef('matched_amount', '<', 'amount').where('state', '=', 'open').executeTakeFirstOrThrow()).n,
+      (
+        await t.db
+          .selectFrom('bank_credits')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .whereRef('matched_amount', '<', 'amount')
+          .where('state', '=', 'open')
+          .executeTakeFirstOrThrow()
+      ).n,
     );
-    expect(describeImport(first)).toBe(`Statement ${read.parsed.statements[0]!.statementId} (csv) imported: 2 new credits; 1 match by the rules (exact 1); ${queue} ${queue === 1 ? 'credit' : 'credits'} left in the exceptions queue.`);
+    expect(describeImport(first)).toBe(
+      `Statement ${read.parsed.statements[0]!.statementId} (csv) imported: 2 new credits; 1 match by the rules (exact 1); ${queue} ${queue === 1 ? 'credit' : 'credits'} left in the exceptions queue.`,
+    );
     expect(describeImport(await importParsed(read))).toBe(`Statement ${read.parsed.statements[0]!.statementId} (csv) was already imported, nothing changed.`);
   });
 });
@@ -352,7 +413,12 @@ describe('statement upload', () => {
       expect(refused.statusCode, String(token)).toBe(403);
       expect(errorOf(refused.body)).toContain('This form has expired or did not come from the console');
     }
-    const noFile = await t.app.inject({ method: 'POST', url: '/console/cash/statements', cookies: browser.cookies, ...multipart([{ name: '_csrf', value: csrfTokenIn(browser.lastPage) }]) });
+    const noFile = await t.app.inject({
+      method: 'POST',
+      url: '/console/cash/statements',
+      cookies: browser.cookies,
+      ...multipart([{ name: '_csrf', value: csrfTokenIn(browser.lastPage) }]),
+    });
     expect(noFile.statusCode).toBe(400);
     expect(errorOf(noFile.body)).toBe('Choose a statement file to upload');
     expect({ statements: await statementCount(), audit: await auditCount() }).toEqual(before);
@@ -408,7 +474,11 @@ describe('credit decisions', () => {
     expect(errorOf(noCategory.body)).toBe('Choose what the credit is from the list');
     expect({ credit: await creditOf(credit.id), audit: await auditCount() }).toEqual(before);
 
-    const setAside = await browser.post(`/console/cash/credits/${credit.id}/set-aside`, { category: 'bank_interest', reason: 'October interest on the account', return_to: 'queue' });
+    const setAside = await browser.post(`/console/cash/credits/${credit.id}/set-aside`, {
+      category: 'bank_interest',
+      reason: 'October interest on the account',
+      return_to: 'queue',
+    });
     expect(setAside.headers.location).toBe('/console/cash/credits');
     expect(await noticeAfter(browser, setAside)).toBe(
       `Credit ${credit.bank_reference} set aside (Bank interest): ${formatMoney(20_000, 'GBP')} leaves the exceptions queue, and no rule will match it.`,
@@ -508,7 +578,13 @@ describe('credit decisions', () => {
 describe('reversals to place', () => {
   it('lists a reversal no rule could place; finance names the credit, and the pay date paid out of it shows the shortfall', async () => {
     const w = await reconciledPayDate();
-    const paid = await importParsed(statement([{ amount: EXPECTED, remittanceInformation: w.reference }, { amount: EXPECTED, remittanceInformation: 'not a payroll' }, { amount: 777, remittanceInformation: 'small change' }]));
+    const paid = await importParsed(
+      statement([
+        { amount: EXPECTED, remittanceInformation: w.reference },
+        { amount: EXPECTED, remittanceInformation: 'not a payroll' },
+        { amount: 777, remittanceInformation: 'small change' },
+      ]),
+    );
     const [paidEntry, otherEntry, smallEntry] = paid.statements[0]!.entries;
     expect((await remittanceOf(w.payroll.id)).received).toBe(EXPECTED);
     await runPayouts(t.db, { today: '2026-11-10', settlementDelayWorkingDays: 1, holidays: new Set(), funding: 'received' });
@@ -534,7 +610,11 @@ describe('reversals to place', () => {
     expect(page).not.toContain(`<option value="${smallEntry!.creditId}">`);
     expect(page).toContain(`Choose a credit of ${formatMoney(EXPECTED, 'GBP')}`);
 
-    const before = { remittance: await remittanceOf(w.payroll.id), audit: await auditCount(), entry: await t.db.selectFrom('bank_statement_entries').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow() };
+    const before = {
+      remittance: await remittanceOf(w.payroll.id),
+      audit: await auditCount(),
+      entry: await t.db.selectFrom('bank_statement_entries').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow(),
+    };
     expect((await viewer.post(`/console/cash/reversals/${entry.id}/place`, { bank_credit_id: paidEntry!.creditId!, reason: 'viewer tries' })).statusCode).toBe(403);
     const forged = await browser.post(`/console/cash/reversals/${entry.id}/place`, { _csrf: 'wrong-token', bank_credit_id: paidEntry!.creditId!, reason: 'bank says so' });
     expect(forged.statusCode).toBe(403);
@@ -545,7 +625,11 @@ describe('reversals to place', () => {
     const otherAmount = await browser.post(`/console/cash/reversals/${entry.id}/place`, { bank_credit_id: smallEntry!.creditId!, reason: 'bank says so' });
     expect(otherAmount.statusCode).toBe(422);
     expect(errorOf(otherAmount.body)).toBe(`The reversal is of ${formatMoney(EXPECTED, 'GBP')}; credit ${smallEntry!.bankReference} is of ${formatMoney(777, 'GBP')}`);
-    expect({ remittance: await remittanceOf(w.payroll.id), audit: await auditCount(), entry: await t.db.selectFrom('bank_statement_entries').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow() }).toEqual(before);
+    expect({
+      remittance: await remittanceOf(w.payroll.id),
+      audit: await auditCount(),
+      entry: await t.db.selectFrom('bank_statement_entries').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow(),
+    }).toEqual(before);
 
     const placed = await browser.post(`/console/cash/reversals/${entry.id}/place`, { bank_credit_id: paidEntry!.creditId!, reason: 'the bank named it on the phone' });
     expect(placed.headers.location).toBe('/console/cash/reversals');
@@ -619,7 +703,9 @@ describe('statements and their entries', () => {
     const stored = outcome.statement;
     expect(stored.integrity_findings.map((finding) => finding.code).sort()).toEqual(['balance_mismatch', 'sequence_gap']);
     expect(describeImport(outcome)).toMatch(
-      new RegExp(`^Statement SEQ-B-${run} \\(camt\\.053\\) imported: 1 new credit, 1 unusable entry, findings: (balances do not add up, sequence gap|sequence gap, balances do not add up); `),
+      new RegExp(
+        `^Statement SEQ-B-${run} \\(camt\\.053\\) imported: 1 new credit, 1 unusable entry, findings: (balances do not add up, sequence gap|sequence gap, balances do not add up); `,
+      ),
     );
     const paged = statementFile(account, `PAGED-${run}`, [statementEntry(0, `PAGED-${run}-0`, { amount: 3_333 })], { page: { number: 2, last: true } });
     const pagedOutcome = await importParsed(readOf(paged));
@@ -677,6 +763,8 @@ describe('statements and their entries', () => {
     const many = await importParsed(readOf({ format: 'csv', statements: Array.from({ length: 8 }, (_, index) => single(`MULTI-LONG-${run}-${index}`, 3_000 + index)) }));
     const line = describeImport(many);
     expect(line.length).toBeLessThanOrEqual(300);
-    expect(line).toBe(`8 statements (8 imported): 8 new credits; 0 matches by the rules; ${many.matching!.unmatchedCredits} credits left in the exceptions queue. Each statement is listed below.`);
+    expect(line).toBe(
+      `8 statements (8 imported): 8 new credits; 0 matches by the rules; ${many.matching!.unmatchedCredits} credits left in the exceptions queue. Each statement is listed below.`,
+    );
   });
 });

@@ -84,14 +84,16 @@ beforeAll(async () => {
   await runNightlyNow(runtimeOf(t), LOCK_DATE, { workers, trigger: { kind: 'schedule' } });
   for (const [index, amount] of deducted.entries()) await w.push(w.people[index]!.employee.id, PD1, amount);
   await w.reconcile(PD1, { today: '2026-11-20' });
-  await t.db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(
-      trx,
-      w.biller.clientId,
-      { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
-      { actor: cliActor('fixture'), reason: 'onboarding' },
-    ),
-  );
+  await t.db
+    .transaction()
+    .execute((trx) =>
+      replaceBeneficiaryAccount(
+        trx,
+        w.biller.clientId,
+        { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
+        { actor: cliActor('fixture'), reason: 'onboarding' },
+      ),
+    );
   await runPayouts(t.db, { funding: 'deducted', today: '2026-11-25', settlementDelayWorkingDays: 1, holidays: new Set() });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await chromium.launch({
@@ -107,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('the console in a browser', () => {
-  it('an operator signs in and sees last night\'s run', async () => {
+  it("an operator signs in and sees last night's run", async () => {
     const operator = await createConsoleUserOf(t.db, 'operator');
     const page = await browser.newPage();
     await signIn(page, operator.email);
@@ -119,7 +121,7 @@ describe('the console in a browser', () => {
     await page.close();
   }, 60_000);
 
-  it('finance downloads the reconciliation CSV of the pay date, whose totals are the database\'s', async () => {
+  it("finance downloads the reconciliation CSV of the pay date, whose totals are the database's", async () => {
     const finance = await createConsoleUserOf(t.db, 'finance');
     const context = await browser.newContext({ acceptDownloads: true });
     const page = await context.newPage();
@@ -176,12 +178,17 @@ describe('the console in a browser', () => {
     await screenshot(page, '08-payout-paid');
     const after = await t.db.selectFrom('payouts').select(['status']).where('id', '=', payout.id).executeTakeFirstOrThrow();
     expect(after.status).toBe('paid');
-    const audit = await t.db.selectFrom('audit_log').select(['actor_kind', 'actor', 'reason']).where('resource_id', '=', payout.id).where('action', '=', 'payout.marked_paid').executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_kind', 'actor', 'reason'])
+      .where('resource_id', '=', payout.id)
+      .where('action', '=', 'payout.marked_paid')
+      .executeTakeFirstOrThrow();
     expect(audit).toEqual({ actor_kind: 'console', actor: finance.email, reason: 'Bank statement line 42' });
     await page.close();
   }, 60_000);
 
-  it('an operator opens the payroll pay date from last night\'s run, re-runs it with a reason and sees the new snapshot version', async () => {
+  it("an operator opens the payroll pay date from last night's run, re-runs it with a reason and sees the new snapshot version", async () => {
     const operator = await createConsoleUserOf(t.db, 'operator');
     const page = await browser.newPage();
     await signIn(page, operator.email);
@@ -203,18 +210,30 @@ describe('the console in a browser', () => {
     expect(await page.locator('.result').textContent()).toContain('snapshot version 2 replaces version 1');
     await screenshot(page, '10-rerun-done');
 
-    await page.getByRole('link', { name: /pay date 2026-10-30/ }).first().click();
+    await page
+      .getByRole('link', { name: /pay date 2026-10-30/ })
+      .first()
+      .click();
     expect(await versions.locator('tbody tr').count()).toBe(2);
     await screenshot(page, '11-pay-date-after-rerun');
     const request = await t.db.selectFrom('rerun_requests').select(['reason', 'requested_by']).executeTakeFirstOrThrow();
     expect(request).toEqual({ reason: 'Payroll asked for a corrected file', requested_by: operator.email });
-    const snapshots = await t.db.selectFrom('deduction_snapshots').select('snapshot_version').where('payroll_id', '=', w.payroll.id).where('pay_date', '=', PD1).orderBy('snapshot_version').execute();
+    const snapshots = await t.db
+      .selectFrom('deduction_snapshots')
+      .select('snapshot_version')
+      .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', PD1)
+      .orderBy('snapshot_version')
+      .execute();
     expect(snapshots.map((row) => row.snapshot_version)).toEqual([1, 2]);
     await page.close();
   }, 90_000);
 
   it('the queues board renders behind the sign-in, full for operators and read-only for viewers, with nothing loaded from elsewhere', async () => {
-    for (const [role, boardPath] of [['operator', '/console/queues/'], ['viewer', '/console/queues-read-only/']] as const) {
+    for (const [role, boardPath] of [
+      ['operator', '/console/queues/'],
+      ['viewer', '/console/queues-read-only/'],
+    ] as const) {
       const user = await createConsoleUserOf(t.db, role);
       const page = await browser.newPage();
       const problems: string[] = [];
@@ -258,7 +277,12 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Import statement' }).click();
     await expect.poll(() => page.locator('.notice').textContent()).toMatch(/imported: 1 new credit; 1 match by the rules \(exact 1\)/);
     await screenshot(page, '14-statement-imported');
-    const after = await t.db.selectFrom('remittances').select(['received', 'status']).where('payroll_id', '=', w.payroll.id).where('pay_date', '=', PD1).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('remittances')
+      .select(['received', 'status'])
+      .where('payroll_id', '=', w.payroll.id)
+      .where('pay_date', '=', PD1)
+      .executeTakeFirstOrThrow();
     expect(after).toEqual({ received: deductedTotal, status: 'received' });
     await page.goto(`${baseUrl}/console/cash/remittances/${w.payroll.id}/${PD1}`);
     await screenshot(page, '15-remittance');
@@ -277,7 +301,9 @@ describe('the console in a browser', () => {
     const parsed = statementFile(account, 'BROWSER-2', entries, { format: 'camt.053' });
     const outcome = await t.db
       .transaction()
-      .execute((trx) => recordStatement(trx, { parsed, digest: Buffer.alloc(32, 2), fileName: 'browser-2.xml', actor: cliActor('fixture'), policy: cashPolicy('2026-11-25') }));
+      .execute((trx) =>
+        recordStatement(trx, { parsed, digest: Buffer.alloc(32, 2), fileName: 'browser-2.xml', actor: cliActor('fixture'), policy: cashPolicy('2026-11-25') }),
+      );
     expect(outcome.reversals.unresolved).toBe(1);
     const interest = outcome.statements[0]!.entries[0]!.creditId!;
 
@@ -304,7 +330,7 @@ describe('the console in a browser', () => {
     await page.close();
   }, 60_000);
 
-  it('every page screenshotted above passes axe-core\'s WCAG 2.1 AA rules', () => {
+  it("every page screenshotted above passes axe-core's WCAG 2.1 AA rules", () => {
     expect(Object.fromEntries(accessibilityProblems)).toEqual({});
   });
 });

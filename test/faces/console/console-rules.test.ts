@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { consolePermits, consoleRoles, type ConsoleAction } from '../../../src/faces/console/console-permissions.ts';
 import { escapeHtml, html, trustedHtml } from '../../../src/faces/console/html.ts';
-import { generatePassword, hashPassword, passwordMatches, PasswordChecks, PasswordChecksBusy, passwordProblem, type ScryptCost } from '../../../src/faces/console/password-hash.ts';
+import {
+  generatePassword,
+  hashPassword,
+  passwordMatches,
+  PasswordChecks,
+  PasswordChecksBusy,
+  passwordProblem,
+  type ScryptCost,
+} from '../../../src/faces/console/password-hash.ts';
 import { deviceTokenFor, trustedDeviceOf } from '../../../src/faces/console/sign-in-device.ts';
 import { safeNextPath } from '../../../src/faces/console/sign-in-redirect.ts';
-import { SIGN_IN_PRIORITY, signInAddressKey, signInBusyBuckets, signInCheckPlace, signInFailureBuckets, signInWaitSeconds } from '../../../src/faces/console/sign-in-throttle.ts';
+import {
+  SIGN_IN_PRIORITY,
+  signInAddressKey,
+  signInBusyBuckets,
+  signInCheckPlace,
+  signInFailureBuckets,
+  signInWaitSeconds,
+} from '../../../src/faces/console/sign-in-throttle.ts';
 
 const limits = { perAccountAndAddress: 5, perAddress: 20, perAccount: 100 };
 
@@ -266,10 +281,7 @@ describe('safeNextPath', () => {
     '/console/%2e%2e/evil',
     '/console/.%2E/evil',
     '/console/runs/../../evil?x=/console',
-  ])(
-    'sends %s to the overview',
-    (next) => expect(safeNextPath(next)).toBe('/console'),
-  );
+  ])('sends %s to the overview', (next) => expect(safeNextPath(next)).toBe('/console'));
 });
 
 describe('passwords', () => {

@@ -55,7 +55,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const auditCount = async () => Number((await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const auditCount = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const privateRoutes = () => consoleRoutes.filter((route) => !route.public);
 const actions = () => privateRoutes().filter((route) => route.method !== 'GET');
 
@@ -64,11 +72,12 @@ describe('console security', () => {
     expect(privateRoutes().filter((route) => route.method === 'GET').length).toBeGreaterThanOrEqual(15);
     expect(actions().filter((route) => route.sameOriginApi).length).toBeGreaterThanOrEqual(10);
     expect(actions().map((route) => route.url)).toContain('/console/sign-out');
-    expect(consoleRoutes.filter((route) => route.public).map((route) => `${route.method} ${route.url}`).sort()).toEqual([
-      'GET /console/assets/console.css',
-      'GET /console/sign-in',
-      'POST /console/sign-in',
-    ]);
+    expect(
+      consoleRoutes
+        .filter((route) => route.public)
+        .map((route) => `${route.method} ${route.url}`)
+        .sort(),
+    ).toEqual(['GET /console/assets/console.css', 'GET /console/sign-in', 'POST /console/sign-in']);
   });
 
   it('sends every page to sign-in without a session, or with a session token that is not one', async () => {
@@ -101,11 +110,19 @@ describe('console security', () => {
       const url = concrete(route.url);
       for (const token of [undefined, 'wrong-token', othersToken]) {
         const payload = new URLSearchParams({ reason: 'test', ...(token ? { _csrf: token } : {}) }).toString();
-        const response = await t.app.inject({ method: route.method as 'POST', url, cookies: browser.cookies, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+        const response = await t.app.inject({
+          method: route.method as 'POST',
+          url,
+          cookies: browser.cookies,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload,
+        });
         expect(response.statusCode, `${route.method} ${url} with token ${token}`).toBe(403);
         // The read-only board refuses every change before asking where it came from.
         const refusal = route.sameOriginApi
-          ? route.url.startsWith('/console/queues-read-only/') ? 'The read-only queues board changes nothing' : 'This request did not come from a console page'
+          ? route.url.startsWith('/console/queues-read-only/')
+            ? 'The read-only queues board changes nothing'
+            : 'This request did not come from a console page'
           : 'This form has expired or did not come from the console';
         expect(response.body).toContain(refusal);
       }
@@ -195,7 +212,14 @@ describe('console security', () => {
     }
 
     // Failures are audited with their cause; the refused-unchecked ones write nothing.
-    const causes = await t.db.selectFrom('audit_log').select(['after']).where('resource_id', '=', user.id).where('action', '=', 'console.sign_in_failed').orderBy('at').orderBy('id').execute();
+    const causes = await t.db
+      .selectFrom('audit_log')
+      .select(['after'])
+      .where('resource_id', '=', user.id)
+      .where('action', '=', 'console.sign_in_failed')
+      .orderBy('at')
+      .orderBy('id')
+      .execute();
     expect(causes.map((entry) => (entry.after as { cause: string }).cause)).toEqual(Array(5).fill('wrong_password'));
   });
 
@@ -212,11 +236,19 @@ describe('console security', () => {
 
   it('ends a session after its idle limit and at its absolute end', async () => {
     const { browser, user } = await signedInAs(t.app, t.db, 'viewer');
-    await t.db.updateTable('console_sessions').set({ last_seen_at: new Date(Date.now() - 31 * 60_000) }).where('user_id', '=', user.id).execute();
+    await t.db
+      .updateTable('console_sessions')
+      .set({ last_seen_at: new Date(Date.now() - 31 * 60_000) })
+      .where('user_id', '=', user.id)
+      .execute();
     expect((await browser.get('/console')).statusCode).toBe(303);
 
     const { browser: second, user: secondUser } = await signedInAs(t.app, t.db, 'viewer');
-    await t.db.updateTable('console_sessions').set({ expires_at: new Date(Date.now() - 1_000) }).where('user_id', '=', secondUser.id).execute();
+    await t.db
+      .updateTable('console_sessions')
+      .set({ expires_at: new Date(Date.now() - 1_000) })
+      .where('user_id', '=', secondUser.id)
+      .execute();
     expect((await second.get('/console')).statusCode).toBe(303);
   });
 

@@ -91,10 +91,24 @@ describe('console sign-in', () => {
     const browser = new BrowserAt(t.app, '192.0.2.200');
     const form = (fields: Array<[string, string]>) => async () => new URLSearchParams([['_csrf', await browser.formToken()], ...fields]).toString();
     const malformed = [
-      form([['email', user.email], ['email', 'other@example.com'], ['password', CONSOLE_PASSWORD]]),
-      form([['email', `${'a'.repeat(5_000)}@example.com`], ['password', CONSOLE_PASSWORD]]),
-      form([['email', user.email], ['password', 'p'.repeat(1_025)]]),
-      form([['email', user.email], ['password', CONSOLE_PASSWORD], ['password', CONSOLE_PASSWORD]]),
+      form([
+        ['email', user.email],
+        ['email', 'other@example.com'],
+        ['password', CONSOLE_PASSWORD],
+      ]),
+      form([
+        ['email', `${'a'.repeat(5_000)}@example.com`],
+        ['password', CONSOLE_PASSWORD],
+      ]),
+      form([
+        ['email', user.email],
+        ['password', 'p'.repeat(1_025)],
+      ]),
+      form([
+        ['email', user.email],
+        ['password', CONSOLE_PASSWORD],
+        ['password', CONSOLE_PASSWORD],
+      ]),
     ];
     for (const body of malformed) {
       const response = await browser.postSignIn(await body());
@@ -136,57 +150,70 @@ describe('console sign-in', () => {
     }
   });
 
-  it('keeps an unrelated API call fast during a burst of 30 sign-ins (no connection held while hashing, hashing bounded, the excess refused)', { timeout: 120_000 }, async () => {
-    const biller = await createBiller(t.db);
-    // Thirty real accounts with a password hashed at full cost (once, for the test's speed: the same hash will do).
-    const passwordHash = await hashPassword(CONSOLE_PASSWORD);
-    const victims = await Promise.all(
-      Array.from({ length: 30 }, async (_, i) => {
-        const victim = await insertConsoleUser(t.db, { id: randomUUID(), email: `burst-${i}@example.com`, name: `Burst ${i}`, role: 'operator', passwordHash, createdBy: 'test' });
-        return victim!;
-      }),
-    );
-    const probes: Record<string, () => Promise<unknown>> = {
-      token: () => fetchToken(t.app, biller),
-      readiness: async () => {
-        const response = await t.app.inject({ method: 'GET', url: '/readyz' });
-        expect(response.statusCode).toBe(200);
-      },
-    };
-    for (const [name, probe] of Object.entries(probes)) {
-      const quiet = await timed(probe);
-      // Thirty addresses, each guessing at its own account: what one attacker with a few addresses sends at once.
-      const attackers = victims.map((victim, i) => ({ victim, browser: new BrowserAt(t.app, `198.18.${name === 'token' ? 1 : 2}.${i + 1}`) }));
-      const forms = await Promise.all(attackers.map(async (attacker) => ({ ...attacker, token: await attacker.browser.formToken() })));
-      const burst = Promise.all(
-        forms.map(({ victim, browser, token }, i) => browser.postSignIn(new URLSearchParams({ _csrf: token, email: victim.email, password: `guess ${i}` }).toString())),
+  it(
+    'keeps an unrelated API call fast during a burst of 30 sign-ins (no connection held while hashing, hashing bounded, the excess refused)',
+    { timeout: 120_000 },
+    async () => {
+      const biller = await createBiller(t.db);
+      // Thirty real accounts with a password hashed at full cost (once, for the test's speed: the same hash will do).
+      const passwordHash = await hashPassword(CONSOLE_PASSWORD);
+      const victims = await Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          const victim = await insertConsoleUser(t.db, {
+            id: randomUUID(),
+            email: `burst-${i}@example.com`,
+            name: `Burst ${i}`,
+            role: 'operator',
+            passwordHash,
+            createdBy: 'test',
+          });
+          return victim!;
+        }),
       );
-      const loop = monitorEventLoopDelay({ resolution: 10 });
-      loop.enable();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const during = await timed(probe);
-      const answers = await burst;
-      loop.disable();
-      const loopMs = (ns: number) => Math.round(ns / 1e6);
-      console.log(
-        `${name}: ${Math.round(quiet.ms)} ms quiet, ${Math.round(during.ms)} ms during a burst of 30 sign-ins; event loop delay p99 ${loopMs(loop.percentile(99))} ms, max ${loopMs(loop.max)} ms`,
-      );
-      expect(during.ms, `${name} during the burst`).toBeLessThan(500);
-      // The burst was a burst: what the bounded hashing could not take at once was refused at once, to be retried.
-      const statuses = answers.map((answer) => answer.statusCode);
-      expect(new Set(statuses)).toEqual(new Set([401, 503]));
-      for (const refused of answers.filter((answer) => answer.statusCode === 503)) {
-        expect(refused.headers['retry-after']).toBe('1');
-        expect(errorOf(refused.body)).toBe('The console is busy signing people in. Try again in a moment.');
+      const probes: Record<string, () => Promise<unknown>> = {
+        token: () => fetchToken(t.app, biller),
+        readiness: async () => {
+          const response = await t.app.inject({ method: 'GET', url: '/readyz' });
+          expect(response.statusCode).toBe(200);
+        },
+      };
+      for (const [name, probe] of Object.entries(probes)) {
+        const quiet = await timed(probe);
+        // Thirty addresses, each guessing at its own account: what one attacker with a few addresses sends at once.
+        const attackers = victims.map((victim, i) => ({ victim, browser: new BrowserAt(t.app, `198.18.${name === 'token' ? 1 : 2}.${i + 1}`) }));
+        const forms = await Promise.all(attackers.map(async (attacker) => ({ ...attacker, token: await attacker.browser.formToken() })));
+        const burst = Promise.all(
+          forms.map(({ victim, browser, token }, i) => browser.postSignIn(new URLSearchParams({ _csrf: token, email: victim.email, password: `guess ${i}` }).toString())),
+        );
+        const loop = monitorEventLoopDelay({ resolution: 10 });
+        loop.enable();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const during = await timed(probe);
+        const answers = await burst;
+        loop.disable();
+        const loopMs = (ns: number) => Math.round(ns / 1e6);
+        console.log(
+          `${name}: ${Math.round(quiet.ms)} ms quiet, ${Math.round(during.ms)} ms during a burst of 30 sign-ins; event loop delay p99 ${loopMs(loop.percentile(99))} ms, max ${loopMs(loop.max)} ms`,
+        );
+        expect(during.ms, `${name} during the burst`).toBeLessThan(500);
+        // The burst was a burst: what the bounded hashing could not take at once was refused at once, to be retried.
+        const statuses = answers.map((answer) => answer.statusCode);
+        expect(new Set(statuses)).toEqual(new Set([401, 503]));
+        for (const refused of answers.filter((answer) => answer.statusCode === 503)) {
+          expect(refused.headers['retry-after']).toBe('1');
+          expect(errorOf(refused.body)).toBe('The console is busy signing people in. Try again in a moment.');
+        }
       }
-    }
-  });
+    },
+  );
 
   it("refuses a second guess at once while an address's sign-in is still being checked, but lets a person press Sign in twice", async () => {
     const user = await createConsoleUserOf(t.db, 'viewer');
     const browsers = Array.from({ length: 3 }, () => new BrowserAt(t.app, '198.18.3.1'));
     const tokens = await Promise.all(browsers.map((browser) => browser.formToken()));
-    const answers = await Promise.all(browsers.map((browser, i) => browser.postSignIn(new URLSearchParams({ _csrf: tokens[i]!, email: user.email, password: CONSOLE_PASSWORD }).toString())));
+    const answers = await Promise.all(
+      browsers.map((browser, i) => browser.postSignIn(new URLSearchParams({ _csrf: tokens[i]!, email: user.email, password: CONSOLE_PASSWORD }).toString())),
+    );
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 303, 429]);
   });
 });
@@ -231,7 +258,13 @@ describe('console sign-in with an account under attack from many addresses', () 
     await running;
     // Three refusals spend the address's three failures: then it waits, refused before it reaches the checks, from any /64 of its /48.
     expect(outcomes.map((outcome) => (outcome.ok ? 'signed in' : outcome.refusal))).toEqual(['busy', 'busy', 'busy', 'throttled']);
-    const held = await signIn(small.db, guards, { email: 'someone@example.com', password: 'guess' }, { address: '2001:db8:65:2::1', userAgent: null, deviceToken: undefined }, { idleMinutes: 30, maxHours: 12 });
+    const held = await signIn(
+      small.db,
+      guards,
+      { email: 'someone@example.com', password: 'guess' },
+      { address: '2001:db8:65:2::1', userAgent: null, deviceToken: undefined },
+      { idleMinutes: 30, maxHours: 12 },
+    );
     expect(held).toMatchObject({ ok: false, refusal: 'throttled' });
     expect((held as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(60);
   });
@@ -261,10 +294,10 @@ describe('console sign-in through a flood of wrong sign-ins (issue 31, item 3: n
       const probe = await new BrowserAt(t.app, '2001:db8:77:ff80::1').signIn('someone@example.com', 'guess');
       return probe.statusCode === 429 && Number(probe.headers['retry-after']) > 1;
     };
-    for (const deadline = Date.now() + 20_000; !(await heldBack()) && Date.now() < deadline; ) await sleep(200);
+    for (const deadline = Date.now() + 20_000; !(await heldBack()) && Date.now() < deadline;) await sleep(200);
     // What had passed the throttle before it held the network back finishes (two in flight at most)...
     let before = attack.total();
-    for (let settled = false, deadline = Date.now() + 10_000; !settled && Date.now() < deadline; ) {
+    for (let settled = false, deadline = Date.now() + 10_000; !settled && Date.now() < deadline;) {
       await sleep(500);
       const now = attack.total();
       settled = now[401] === before[401] && now[503] === before[503];
@@ -273,7 +306,9 @@ describe('console sign-in through a flood of wrong sign-ins (issue 31, item 3: n
     // ...then nothing more gets through.
     await sleep(500);
     const totals = await attack.stop();
-    console.log(`flood from one /56: owner with device cookie ${JSON.stringify(owner)}; owner from a new address ${JSON.stringify(fresh)}; attackers' answers ${JSON.stringify(totals)}`);
+    console.log(
+      `flood from one /56: owner with device cookie ${JSON.stringify(owner)}; owner from a new address ${JSON.stringify(fresh)}; attackers' answers ${JSON.stringify(totals)}`,
+    );
 
     expect(owner.map((o) => o.status)).toEqual(Array(3).fill(303));
     expect(fresh.at(-1)!.status).toBe(303);
@@ -313,7 +348,9 @@ describe('console sign-in through a flood from more networks than any budget hol
     }
     const fresh = await signInUntilIn(new BrowserAt(roomy.app, '192.0.2.178'), user.email, 3);
     const totals = await attack.stop();
-    console.log(`flood from 12 networks: owner with device cookie ${JSON.stringify(owner)}; owner from a new address ${JSON.stringify(fresh)}; attackers' answers ${JSON.stringify(totals)}`);
+    console.log(
+      `flood from 12 networks: owner with device cookie ${JSON.stringify(owner)}; owner from a new address ${JSON.stringify(fresh)}; attackers' answers ${JSON.stringify(totals)}`,
+    );
 
     // The flood did fill the checks: some of it was refused busy.
     expect(totals[503] ?? 0).toBeGreaterThan(0);

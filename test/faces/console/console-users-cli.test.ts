@@ -16,10 +16,10 @@ const userRow = (email: string) => t.db.selectFrom('console_users').selectAll().
 describe('deductions console-users', { timeout: 90_000 }, () => {
   it('creates a user with a generated password shown once, which signs in; the hash is scrypt and never printed', async () => {
     // At the production cost (the suite runs at 2^14): OWASP's N=2^17, r=8, p=1.
-    const created = await runDeductions(
-      ['console-users', 'create', '--email', 'Fiona@Example.com', '--name', 'Fiona Finance', '--role', 'finance', '--by', 'ops-lead'],
-      { ...cliEnvOf(t.config), CONSOLE_PASSWORD_SCRYPT_LOG_N: '17' },
-    );
+    const created = await runDeductions(['console-users', 'create', '--email', 'Fiona@Example.com', '--name', 'Fiona Finance', '--role', 'finance', '--by', 'ops-lead'], {
+      ...cliEnvOf(t.config),
+      CONSOLE_PASSWORD_SCRYPT_LOG_N: '17',
+    });
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const password = created.stdout.match(/password \(shown this once\): (\S+)/)?.[1];
@@ -37,12 +37,18 @@ describe('deductions console-users', { timeout: 90_000 }, () => {
   });
 
   it('takes a password from standard input and refuses a short one or a second user with the same email', async () => {
-    const created = await deductions(['console-users', 'create', '--email', 'olga@example.com', '--name', 'Olga', '--role', 'operator', '--password-stdin'], 'a long enough passphrase\n');
+    const created = await deductions(
+      ['console-users', 'create', '--email', 'olga@example.com', '--name', 'Olga', '--role', 'operator', '--password-stdin'],
+      'a long enough passphrase\n',
+    );
     expect(created.code).toBe(0);
     expect(created.stdout).not.toContain('password (shown this once)');
     expect((await new ConsoleBrowser(t.app).signIn('olga@example.com', 'a long enough passphrase')).statusCode).toBe(303);
 
-    const again = await deductions(['console-users', 'create', '--email', 'OLGA@example.com', '--name', 'Olga 2', '--role', 'viewer', '--password-stdin'], 'another long passphrase\n');
+    const again = await deductions(
+      ['console-users', 'create', '--email', 'OLGA@example.com', '--name', 'Olga 2', '--role', 'viewer', '--password-stdin'],
+      'another long passphrase\n',
+    );
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('a console user olga@example.com already exists');
 
@@ -53,7 +59,7 @@ describe('deductions console-users', { timeout: 90_000 }, () => {
 
     const badRole = await deductions(['console-users', 'create', '--email', 'vic@example.com', '--name', 'Vic', '--role', 'admin']);
     expect(badRole.code).not.toBe(0);
-    expect(badRole.stderr).toContain("Allowed choices are operator, finance, viewer");
+    expect(badRole.stderr).toContain('Allowed choices are operator, finance, viewer');
   });
 
   it('disable ends the sessions at once and refuses sign-in; enable and set-password bring the person back, audited', async () => {

@@ -61,8 +61,24 @@ describe('overview charts', () => {
     await t.db
       .insertInto('nightly_runs')
       .values([
-        { id: crypto.randomUUID(), run_date: '2026-11-20', trigger: 'schedule', triggered_by: null, pay_dates_due: 1, started_at: started, finished_at: new Date(started.getTime() + 42_000) },
-        { id: crypto.randomUUID(), run_date: '2026-11-21', trigger: 'schedule', triggered_by: null, pay_dates_due: 1, started_at: new Date(started.getTime() + 86_400_000), finished_at: new Date(started.getTime() + 86_400_000 + 125_000) },
+        {
+          id: crypto.randomUUID(),
+          run_date: '2026-11-20',
+          trigger: 'schedule',
+          triggered_by: null,
+          pay_dates_due: 1,
+          started_at: started,
+          finished_at: new Date(started.getTime() + 42_000),
+        },
+        {
+          id: crypto.randomUUID(),
+          run_date: '2026-11-21',
+          trigger: 'schedule',
+          triggered_by: null,
+          pay_dates_due: 1,
+          started_at: new Date(started.getTime() + 86_400_000),
+          finished_at: new Date(started.getTime() + 86_400_000 + 125_000),
+        },
       ])
       .execute();
 

@@ -33,8 +33,14 @@ beforeAll(async () => {
   worlds = [];
   // Two live payrolls paying on PD1: one collects in full and over-deducts, the other falls short.
   for (const [first, second] of [
-    [{ requested: 12_550, deducted: 13_050 }, { requested: 10_000, deducted: 10_000 }],
-    [{ requested: 8_000, deducted: 3_000 }, { requested: 2_500, deducted: 2_500 }],
+    [
+      { requested: 12_550, deducted: 13_050 },
+      { requested: 10_000, deducted: 10_000 },
+    ],
+    [
+      { requested: 8_000, deducted: 3_000 },
+      { requested: 2_500, deducted: 2_500 },
+    ],
   ] as const) {
     const w = await createWorld(t.db, { employees: 2 });
     await w.payment(0, first.requested);
@@ -59,11 +65,7 @@ afterAll(async () => t?.close());
 async function attemptTotals(payrollId: string) {
   const row = await t.db
     .selectFrom('collection_attempts')
-    .select([
-      sql<string>`sum(requested_amount)`.as('requested'),
-      sql<string>`sum(collected_amount)`.as('collected'),
-      sql<string>`sum(shortfall_amount)`.as('shortfall'),
-    ])
+    .select([sql<string>`sum(requested_amount)`.as('requested'), sql<string>`sum(collected_amount)`.as('collected'), sql<string>`sum(shortfall_amount)`.as('shortfall')])
     .where('payroll_id', '=', payrollId)
     .where('pay_date', '=', PD1)
     .executeTakeFirstOrThrow();

@@ -30,9 +30,16 @@ async function reconciledPayroll(requested: number, deducted: number) {
   await w.lock(PD1);
   await w.push(w.people[0]!.employee.id, PD1, deducted);
   await w.reconcile(PD1, { today: '2026-10-31' });
-  await t.db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(trx, w.biller.clientId, { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' }, { actor, reason: 'onboarding' }),
-  );
+  await t.db
+    .transaction()
+    .execute((trx) =>
+      replaceBeneficiaryAccount(
+        trx,
+        w.biller.clientId,
+        { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
+        { actor, reason: 'onboarding' },
+      ),
+    );
   return w;
 }
 
@@ -57,9 +64,7 @@ beforeAll(async () => {
     .select('rp.payment_reference')
     .where('s.payroll_id', '=', paidWorld.payroll.id)
     .executeTakeFirstOrThrow();
-  const parsed = statementFile(account, 'STMT-3W-PAGE', [
-    statementEntry(0, 'STMT-3W-PAGE-0', { amount: 12_550, remittanceInformation: reference.payment_reference }),
-  ]);
+  const parsed = statementFile(account, 'STMT-3W-PAGE', [statementEntry(0, 'STMT-3W-PAGE-0', { amount: 12_550, remittanceInformation: reference.payment_reference })]);
   const digest = createHash('sha256').update(JSON.stringify(parsed)).digest();
   await t.db.transaction().execute((trx) => recordStatement(trx, { parsed, digest, fileName: 'stmt.csv', actor, policy }));
   await t.db.updateTable('payroll_providers').set({ sandbox: true }).where('id', '=', sandboxWorld.provider.id).execute();
@@ -88,7 +93,14 @@ describe('the three-way reconciliation page', () => {
     const totals = page.body.match(/<tr><td><strong>Total GBP<\/strong>.*?<\/tr>/s)?.[0] ?? '';
     // Requested, deducted, received, paid out, held back and owed back, in the table's order.
     const cells = [...totals.matchAll(/<td>([^<]*)<\/td>/g)].map((match) => match[1]).filter((cell) => cell !== '');
-    expect(cells).toEqual([formatMoney(20_550, 'GBP'), formatMoney(18_550, 'GBP'), formatMoney(12_550, 'GBP'), formatMoney(12_550, 'GBP'), formatMoney(6_000, 'GBP'), formatMoney(0, 'GBP')]);
+    expect(cells).toEqual([
+      formatMoney(20_550, 'GBP'),
+      formatMoney(18_550, 'GBP'),
+      formatMoney(12_550, 'GBP'),
+      formatMoney(12_550, 'GBP'),
+      formatMoney(6_000, 'GBP'),
+      formatMoney(0, 'GBP'),
+    ]);
 
     expect(page.body).not.toContain(sandboxWorld.payroll.id);
     expect(page.body).toContain(`href="/console/reconciliation/${PD1}/three-way.csv"`);

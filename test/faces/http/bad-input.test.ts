@@ -84,7 +84,15 @@ const createPayment = (record: Record<string, unknown>) =>
     body: { payment_record: { mandate_id: mandateId, amount: 1000, ...record } },
   });
 
-const paymentCount = async () => Number((await t.db.selectFrom('payment_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const paymentCount = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('payment_requests')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('text PostgreSQL cannot store is refused at the edge, with a pointer to it', () => {
   it('NUL in a JSON string: 422, pointing at the field; nothing stored', async () => {
@@ -118,13 +126,9 @@ describe('text PostgreSQL cannot store is refused at the edge, with a pointer to
 
   it('NUL in a query or path parameter: 422, pointing at /query or /path', async () => {
     const query = await t.app.inject({ method: 'GET', url: '/payments?status=paid%00', headers });
-    expect(expectProblem(query, 422, 'validation-failed').errors).toEqual([
-      { pointer: '/query/status', detail: 'must not contain the NUL character (U+0000)' },
-    ]);
+    expect(expectProblem(query, 422, 'validation-failed').errors).toEqual([{ pointer: '/query/status', detail: 'must not contain the NUL character (U+0000)' }]);
     const path = await t.app.inject({ method: 'GET', url: `/payments/${randomUUID()}%00`, headers });
-    expect(expectProblem(path, 422, 'validation-failed').errors).toEqual([
-      { pointer: '/path/payment_id', detail: 'must not contain the NUL character (U+0000)' },
-    ]);
+    expect(expectProblem(path, 422, 'validation-failed').errors).toEqual([{ pointer: '/path/payment_id', detail: 'must not contain the NUL character (U+0000)' }]);
   });
 
   it('year 0000 is no date: 422 at the field instead of a PostgreSQL error', async () => {

@@ -60,7 +60,15 @@ const createPayment = (key: string) =>
     body: { payment_record: { mandate_id: mandateId, amount: 2500 } },
   });
 
-const paymentRows = async () => Number((await t!.db.selectFrom('payment_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const paymentRows = async () =>
+  Number(
+    (
+      await t!.db
+        .selectFrom('payment_requests')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 function expectServiceUnavailable(response: LightMyRequestResponse, dependency: 'postgres' | 'redis') {
   expect(response.statusCode, response.body).toBe(503);
@@ -84,7 +92,14 @@ async function readiness() {
 async function untilRedisIsBack() {
   for (let attempt = 0; attempt < 100; attempt++) {
     const ready = (await readiness()).status === 200;
-    if (ready && (await t!.reconciliation.request(randomUUID(), '2026-01-01').then(() => true, () => false))) return;
+    if (
+      ready &&
+      (await t!.reconciliation.request(randomUUID(), '2026-01-01').then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     await sleep(100);
   }
   throw new Error('the app did not reconnect to Redis');

@@ -78,9 +78,7 @@ describe('redocly lint of /openapi.json', () => {
     const file = join(workDir, 'openapi.json');
     await writeFile(file, JSON.stringify(document, null, 2));
     const report = await lint(file);
-    const problems = report.problems.map(
-      (problem) => `${problem.severity} ${problem.ruleId} at ${problem.location.map((l) => l.pointer).join(', ')}: ${problem.message}`,
-    );
+    const problems = report.problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location.map((l) => l.pointer).join(', ')}: ${problem.message}`);
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 60_000);

@@ -48,12 +48,7 @@ interface UploadOutcome {
  * (a server that reads the body before authenticating never answers). `flat-out`: writes as fast as
  * the connection takes it until the server answers or closes.
  */
-async function upload(
-  path: string,
-  extraHeaders: string,
-  mode: 'sliver' | 'flat-out',
-  framing: 'content-length' | 'chunked' = 'content-length',
-): Promise<UploadOutcome> {
+async function upload(path: string, extraHeaders: string, mode: 'sliver' | 'flat-out', framing: 'content-length' | 'chunked' = 'content-length'): Promise<UploadOutcome> {
   const connectionsBefore = serverSockets.length;
   const socket = connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -65,9 +60,7 @@ async function upload(
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   void closed.then(() => (isClosed = true));
   const length = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${DECLARED_BYTES}`;
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n${extraHeaders}${length}\r\n\r\n`,
-  );
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n${extraHeaders}${length}\r\n\r\n`);
   const data = Buffer.alloc(64 * 1024, 0x20);
   const chunk = framing === 'chunked' ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
   let bodyBytesWritten = 0;

@@ -146,7 +146,11 @@ describe('problem details on every error status', () => {
       injectJson(t.app, { method: 'POST', url: '/test/widgets', headers: keyed, body }),
     ]);
     expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 409]);
-    const problem = expectProblem(responses.find((r) => r.statusCode === 409)!, 409, '/test/widgets');
+    const problem = expectProblem(
+      responses.find((r) => r.statusCode === 409)!,
+      409,
+      '/test/widgets',
+    );
     expect(problem.type).toBe(`${PROBLEM_TYPE_BASE}idempotency-key-in-flight`);
   });
 

@@ -67,7 +67,8 @@ describe('409 answers name the resource state in a member of its own', () => {
   });
 
   it('cancelling a completed schedule: status 409, schedule_status completed', async () => {
-    const payDate = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', mandate.payroll_id).orderBy('pay_date', 'desc').executeTakeFirstOrThrow()).pay_date;
+    const payDate = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', mandate.payroll_id).orderBy('pay_date', 'desc').executeTakeFirstOrThrow())
+      .pay_date;
     const created = await injectJson(t.app, {
       method: 'POST',
       url: '/schedules',

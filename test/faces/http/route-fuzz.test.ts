@@ -53,7 +53,13 @@ let casesSent = 0;
 
 beforeAll(async () => {
   t = await startTestApp({
-    env: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', AVAILABILITY_CHECKS_PER_MINUTE: '1000000', AVAILABILITY_CHECKS_BURST: '1000000', BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
+    env: {
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+      AVAILABILITY_CHECKS_PER_MINUTE: '1000000',
+      AVAILABILITY_CHECKS_BURST: '1000000',
+      BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
+    },
     logger: logs.logger,
   });
   const world = await createEmploymentWorld(t.db);
@@ -62,7 +68,10 @@ beforeAll(async () => {
     payroll_provider: await createProviderClient(t.db, world.provider.id),
     operator: await createOperator(t.db),
   };
-  await t.db.updateTable('clients').set({ scopes: [...scopes] }).execute();
+  await t.db
+    .updateTable('clients')
+    .set({ scopes: [...scopes] })
+    .execute();
   for (const role of Object.keys(clients) as Role[]) {
     headersByRole[role] = { authorization: `Bearer ${await fetchToken(t.app, clients[role])}`, 'x-api-key': clients[role].apiKey };
   }
@@ -238,7 +247,11 @@ function derived(valid: unknown): Array<[string, string]> {
       ['the valid value with a lone surrogate', JSON.stringify(`${valid}\ud83d`)],
     ];
   }
-  if (typeof valid === 'number') return [['the valid value negated', String(-valid)], ['the valid value plus 0.5', String(valid + 0.5)]];
+  if (typeof valid === 'number')
+    return [
+      ['the valid value negated', String(-valid)],
+      ['the valid value plus 0.5', String(valid + 0.5)],
+    ];
   return [];
 }
 
@@ -420,9 +433,7 @@ function queryCases(operation: Operation): Case[] {
     request: { method: operation.method as any, url: urlOf(operation, {}, query), headers: headersOf(operation) },
   });
   const others = (name: string) =>
-    parameters
-      .filter((p) => p.required && p.name !== name)
-      .map((p) => `${p.name}=${encodeURIComponent(String(sample(p.schema, p.name, true)))}`);
+    parameters.filter((p) => p.required && p.name !== name).map((p) => `${p.name}=${encodeURIComponent(String(sample(p.schema, p.name, true)))}`);
   for (const parameter of parameters) {
     for (const [label, value] of hostileQueryValues) {
       cases.push(request(`query ${parameter.name} = ${label}`, [...others(parameter.name), `${parameter.name}=${value}`].join('&')));
@@ -560,7 +571,10 @@ function raw(port: number, text: string): Promise<{ status: number; contentType:
       const response = Buffer.concat(chunks).toString('utf8');
       const [head = '', ...rest] = response.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const contentType = headerLines.find((line) => /^content-type:/i.test(line))?.split(':')[1]?.trim();
+      const contentType = headerLines
+        .find((line) => /^content-type:/i.test(line))
+        ?.split(':')[1]
+        ?.trim();
       resolve({ status: Number(statusLine.split(' ')[1]), contentType, body: rest.join('\r\n\r\n') });
     });
     socket.end(text);

@@ -15,7 +15,10 @@ beforeAll(async () => {
     payroll_provider: await createProviderClient(t.db),
     operator: await createOperator(t.db),
   };
-  await t.db.updateTable('clients').set({ scopes: [...scopes] }).execute();
+  await t.db
+    .updateTable('clients')
+    .set({ scopes: [...scopes] })
+    .execute();
 });
 afterAll(async () => t.close());
 

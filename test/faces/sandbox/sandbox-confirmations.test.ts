@@ -22,7 +22,10 @@ describe('sandboxConfirmation', () => {
     const sum = body.confirmation.deductions.reduce((total, d) => total + fromMajorUnits(d.deducted_amount, 'GBP'), 0);
     expect(fromMajorUnits(body.confirmation.total_amount, 'GBP')).toBe(sum);
     for (const d of body.confirmation.deductions) {
-      const requested = fromMajorUnits(pulled.deduction_data_response.deduction_data.find((l) => l.salary_deduction.employee_id === d.employee_id)!.salary_deduction.requested_deduction_amount, 'GBP');
+      const requested = fromMajorUnits(
+        pulled.deduction_data_response.deduction_data.find((l) => l.salary_deduction.employee_id === d.employee_id)!.salary_deduction.requested_deduction_amount,
+        'GBP',
+      );
       const deducted = fromMajorUnits(d.deducted_amount, 'GBP');
       if (outcomes[d.employee_id] === 'full') expect(deducted).toBe(requested);
       if (outcomes[d.employee_id] === 'partial') expect(deducted).toBe(Math.floor(requested / 2));

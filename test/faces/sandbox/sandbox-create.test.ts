@@ -10,8 +10,6 @@ import { runDeductions } from '../../support/cli.ts';
 
 // `deductions sandbox create`, run as an operator would, against this file's private database.
 
-
-
 let t: TestApp;
 let keyDir: string;
 let env: Record<string, string>;

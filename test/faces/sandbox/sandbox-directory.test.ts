@@ -55,8 +55,7 @@ describe('generateSandboxDirectory', () => {
   });
 
   it('places one pending and one opted-out employer after the opted-in ones', () => {
-    const statuses = (employers: number) =>
-      generateSandboxDirectory({ ...OPTIONS, employers }).employers.map((e) => e.salary_deduction_opt_in_status);
+    const statuses = (employers: number) => generateSandboxDirectory({ ...OPTIONS, employers }).employers.map((e) => e.salary_deduction_opt_in_status);
     expect(statuses(4)).toEqual(['opted_in', 'opted_in', 'pending', 'opted_out']);
     expect(statuses(3)).toEqual(['opted_in', 'pending', 'opted_out']);
     expect(statuses(2)).toEqual(['opted_in', 'pending']);

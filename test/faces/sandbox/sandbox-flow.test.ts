@@ -57,7 +57,9 @@ async function enrol(
   expect(mandate.status).toBe('pending_enablement');
   const { enablement } = await ok('POST', '/deductions/enablement', { enablement: { employee_id: job.employee_id, payroll_id: payrollId, mandate_id: mandate.id } });
   expect(enablement.status).toBe('enabled');
-  const { payment } = await ok('POST', '/payments', { payment_record: { mandate_id: mandate.id, amount, currency: 'GBP', due_date: null, allow_post_due_date_deduction: allowPostDueDateDeduction } });
+  const { payment } = await ok('POST', '/payments', {
+    payment_record: { mandate_id: mandate.id, amount, currency: 'GBP', due_date: null, allow_post_due_date_deduction: allowPostDueDateDeduction },
+  });
   expect(payment.status).toBe('pending');
   return { employeeId: job.employee_id as string, payrollId, mandateId: mandate.id as string, payment };
 }
@@ -91,15 +93,28 @@ describe('a sandbox biller, through the API and the simulation operations only',
     const { employeeId, payrollId, payment } = await enrol(person, 12_550, 'SANDBOX-FULL');
 
     const { lock } = await ok('POST', `/sandbox/payrolls/${payrollId}/pay-dates/next/lock`);
-    expect(lock).toMatchObject({ payroll_id: payrollId, pay_date: payment.target_pay_date, created: true, employee_count: 1, payments_instructed: 1, total_amount: 12_550, currency: 'GBP' });
+    expect(lock).toMatchObject({
+      payroll_id: payrollId,
+      pay_date: payment.target_pay_date,
+      created: true,
+      employee_count: 1,
+      payments_instructed: 1,
+      total_amount: 12_550,
+      currency: 'GBP',
+    });
     expect(lock.instruction_file.file_name).toMatch(/\.csv$/);
     expect((await ok('GET', `/payments/${payment.id}`)).payment.status).toBe('instructed');
     // Locking again finds it locked.
-    expect((await ok('POST', `/sandbox/payrolls/${payrollId}/pay-dates/${lock.pay_date}/lock`)).lock).toMatchObject({ created: false, deduction_data_id: lock.deduction_data_id });
+    expect((await ok('POST', `/sandbox/payrolls/${payrollId}/pay-dates/${lock.pay_date}/lock`)).lock).toMatchObject({
+      created: false,
+      deduction_data_id: lock.deduction_data_id,
+    });
 
     const pulled = await ok('POST', `/sandbox/payrolls/${payrollId}/pay-dates/${lock.pay_date}/provider-pull`);
     expect(pulled.deduction_data_response).toMatchObject({ id: lock.deduction_data_id, payroll_id: payrollId, employee_count: 1, total_amount: 125.5, currency: 'GBP' });
-    expect(pulled.deduction_data_response.deduction_data).toEqual([{ salary_deduction: expect.objectContaining({ employee_id: employeeId, requested_deduction_amount: 125.5 }) }]);
+    expect(pulled.deduction_data_response.deduction_data).toEqual([
+      { salary_deduction: expect.objectContaining({ employee_id: employeeId, requested_deduction_amount: 125.5 }) },
+    ]);
 
     const confirmed = await ok('POST', `/sandbox/payrolls/${payrollId}/pay-dates/${lock.pay_date}/confirmation`);
     expect(confirmed.outcomes).toEqual({ [employeeId]: 'full' });

@@ -123,7 +123,10 @@ describe('one sandbox never reaches another: each is its own world', () => {
       .executeTakeFirstOrThrow();
     expect(theirs.employee_id).not.toBe(mine.employee_id);
     const ownPayrolls = (s: SandboxDescription) => new Set(s.employers.flatMap((e) => e.payrolls.map((p) => p.id)));
-    for (const [call, own, employeeId] of [[sandboxed, sandbox, mine.employee_id], [twinCall, twin, theirs.employee_id]] as const) {
+    for (const [call, own, employeeId] of [
+      [sandboxed, sandbox, mine.employee_id],
+      [twinCall, twin, theirs.employee_id],
+    ] as const) {
       const { availability_check: check } = (await call('POST', '/deductions/availability/full', checkOf(mine, 'full'))).json();
       expect(check.availability_status).toBe('confirmed');
       const employments = check.employments.map((e: any) => e.employment);
@@ -161,7 +164,9 @@ describe('one sandbox never reaches another: each is its own world', () => {
     const person = other.example_employees.filter((p) => p.availability_status === 'confirmed')[1]!;
     const { mandate } = (await otherCall('POST', '/mandates', mandateBody(person, 'B-PAYS'))).json();
     await otherCall('POST', '/deductions/enablement', { enablement: { employee_id: person.employee_id, payroll_id: person.payroll_id, mandate_id: mandate.id } });
-    const { payment } = (await otherCall('POST', '/payments', { payment_record: { mandate_id: mandate.id, amount: 1_500, currency: 'GBP', due_date: null, allow_post_due_date_deduction: true } })).json();
+    const { payment } = (
+      await otherCall('POST', '/payments', { payment_record: { mandate_id: mandate.id, amount: 1_500, currency: 'GBP', due_date: null, allow_post_due_date_deduction: true } })
+    ).json();
     const lockedByB = await otherCall('POST', `/sandbox/payrolls/${person.payroll_id}/pay-dates/next/lock`);
     expect(lockedByB.statusCode).toBe(200);
     const payDate: string = lockedByB.json().lock.pay_date;

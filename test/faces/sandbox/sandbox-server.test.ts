@@ -224,7 +224,13 @@ describe('sandbox employee push versioning', () => {
     version,
     salary_deduction: { employee_id: confirmedPerson.id, deduction_amount: amount, currency: 'GBP' },
     requested_payments: [
-      { payment_information: { payment_reference: 'SD-0001', payment_amount: amount, payment_account: { account_number: '41234978', sort_code: '20-00-00', account_holder_name: 'Deductions Ltd' } } },
+      {
+        payment_information: {
+          payment_reference: 'SD-0001',
+          payment_amount: amount,
+          payment_account: { account_number: '41234978', sort_code: '20-00-00', account_holder_name: 'Deductions Ltd' },
+        },
+      },
     ],
     ...overrides,
   });

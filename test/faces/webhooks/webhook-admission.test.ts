@@ -108,7 +108,10 @@ describe('admission', () => {
     // Both admitted; only the live one's job reaches Redis (the other's queuing died with its process).
     await dispatchPendingEvents(t.db, async (admitted) => {
       const [liveRow] = await heldOf(live.endpoint.id);
-      await enqueueAdmitted(deliveries, admitted.filter((one) => one.deliveryId === liveRow!.id));
+      await enqueueAdmitted(
+        deliveries,
+        admitted.filter((one) => one.deliveryId === liveRow!.id),
+      );
     });
     const [lostRow] = await heldOf(lost.endpoint.id);
     const [liveRow] = await heldOf(live.endpoint.id);
@@ -132,7 +135,10 @@ describe('admission', () => {
     host = await composition.startWorkers(runtimeOf(t), { schedule: false, webhooks: { retryDelayScale: 0.0002 } });
     await dispatch(t.db, deliveries);
     for (const { endpoint, path } of [lost, live]) {
-      const [row] = await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+      const [row] = await until(
+        () => deliveriesOfEndpoint(t.db, endpoint.id),
+        (rows) => rows[0]?.status === 'succeeded',
+      );
       expect(row).toMatchObject({ attempts: 1, job_id: null, admitted_at: null });
       await hooks.waitFor((r) => r.deliveries.some((d) => d.path === path));
     }

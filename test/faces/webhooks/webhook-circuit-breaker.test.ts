@@ -56,7 +56,11 @@ async function endpointResource(headers: Record<string, string>, id: string) {
 
 /** Every event delivered once with success, every attempt recorded with no gap in its numbers. */
 async function expectEachDeliveredOnce(hooks: WebhookReceiver, endpointId: string, eventIds: string[]) {
-  const rows = await until(() => deliveriesOfEndpoint(t.db, endpointId), (all) => all.length === eventIds.length && all.every((row) => row.status === 'succeeded'), 15_000);
+  const rows = await until(
+    () => deliveriesOfEndpoint(t.db, endpointId),
+    (all) => all.length === eventIds.length && all.every((row) => row.status === 'succeeded'),
+    15_000,
+  );
   const successes = hooks.deliveries.filter((d) => d.status === 204).map((d) => d.webhookId);
   expect(successes.sort()).toEqual([...eventIds].sort());
   const attempts = await attemptsOfEndpoint(t.db, endpointId);
@@ -121,11 +125,14 @@ describe('circuit breaker of an endpoint that keeps failing', () => {
     expect(gaps[2]).toBeGreaterThanOrEqual(2_400 - 50);
     for (const gap of gaps.slice(3)) expect(gap).toBeGreaterThanOrEqual(2_400 - 50);
     // The last probe may have reached the receiver before its failure is recorded.
-    await vi.waitFor(async () => {
-      const shown = await endpointResource(biller.headers, endpoint.id);
-      expect(shown.consecutive_failures).toBe(hooks.deliveries.length);
-      expect(shown.status).toBe('enabled');
-    }, { timeout: 2_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        const shown = await endpointResource(biller.headers, endpoint.id);
+        expect(shown.consecutive_failures).toBe(hooks.deliveries.length);
+        expect(shown.status).toBe('enabled');
+      },
+      { timeout: 2_000, interval: 50 },
+    );
 
     // Postponed all along, nothing lost: once the endpoint is back every event arrives, once.
     state.up = true;

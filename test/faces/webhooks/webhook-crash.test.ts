@@ -60,14 +60,21 @@ describe('at-least-once delivery', () => {
     await Promise.all(crashing.workers.map((worker) => worker.close(true)));
     releaseFirst();
     // What the dying process managed to write: a failed attempt, no answer.
-    await until(() => attemptsOfEndpoint(t.db, endpoint.id), (rows) => rows.length === 1);
+    await until(
+      () => attemptsOfEndpoint(t.db, endpoint.id),
+      (rows) => rows.length === 1,
+    );
     // Nothing else sends it while no worker runs: the lock outlives the crash, then nobody holds it.
     await pause(1_500);
     expect(hooks.deliveries).toHaveLength(1);
 
     const successor = await composition.startWorkers(runtimeOf(t), crashOptions);
     hosts.push(successor);
-    await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded', 15_000);
+    await until(
+      () => deliveriesOfEndpoint(t.db, endpoint.id),
+      (rows) => rows[0]?.status === 'succeeded',
+      15_000,
+    );
 
     expect(hooks.deliveries.map((d) => [d.webhookId, d.verified])).toEqual([
       [eventId, true],

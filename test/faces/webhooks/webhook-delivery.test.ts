@@ -18,16 +18,7 @@ import type { HostResolver } from '../../../src/faces/webhooks/webhook-target.ts
 import { createEmploymentWorld } from '../../support/factories.ts';
 import { runtimeOf } from '../../support/runtime.ts';
 import { injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
-import {
-  attemptsOfEndpoint,
-  deliveriesOfEndpoint,
-  dispatch,
-  newBiller,
-  pause,
-  recordEvent,
-  registerEndpoint,
-  until,
-} from './webhook-test-kit.ts';
+import { attemptsOfEndpoint, deliveriesOfEndpoint, dispatch, newBiller, pause, recordEvent, registerEndpoint, until } from './webhook-test-kit.ts';
 
 /** The retry schedule in milliseconds: 5 s -> 1 ms, 5 min -> 60 ms, 30 min -> 360 ms. */
 const SCALE = 0.0002;
@@ -152,7 +143,10 @@ describe('retries', () => {
     const eventId = await recordEvent(t.db, biller.clientId);
     await dispatch(t.db, deliveries);
 
-    await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+    await until(
+      () => deliveriesOfEndpoint(t.db, endpoint.id),
+      (rows) => rows[0]?.status === 'succeeded',
+    );
     expect(hooks.deliveries.map((d) => [d.webhookId, d.verified, d.status])).toEqual([
       [eventId, true, 500],
       [eventId, true, 502],
@@ -184,7 +178,10 @@ describe('retries', () => {
     const [first, second] = hooks.deliveries;
     expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(2_000);
     expect(second!.receivedAt - first!.receivedAt).toBeLessThan(6_000);
-    await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+    await until(
+      () => deliveriesOfEndpoint(t.db, endpoint.id),
+      (rows) => rows[0]?.status === 'succeeded',
+    );
     expect((await attemptsOfEndpoint(t.db, endpoint.id)).map((a) => a.status_code)).toEqual([503, 204]);
   });
 
@@ -197,7 +194,10 @@ describe('retries', () => {
     await recordEvent(t.db, biller.clientId);
     await dispatch(t.db, deliveries);
 
-    await until(() => endpointRow(endpoint.id), (row) => row.status === 'disabled');
+    await until(
+      () => endpointRow(endpoint.id),
+      (row) => row.status === 'disabled',
+    );
     expect(await endpointRow(endpoint.id)).toMatchObject({ disabled_reason: 'The receiver answered 410 Gone' });
     expect((await deliveriesOfEndpoint(t.db, endpoint.id)).map((d) => [d.status, d.attempts])).toEqual([['failed', 1]]);
     const disabledEvents = await t.db
@@ -227,7 +227,11 @@ describe('retries', () => {
     const biller = await newBiller(t);
     const endpoint = await registerEndpoint(t, biller.headers, failing);
     // Four days of failures: one more failure does not disable yet.
-    await t.db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - 4 * 86_400_000) }).where('id', '=', endpoint.id).execute();
+    await t.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: new Date(Date.now() - 4 * 86_400_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
     await recordEvent(t.db, biller.clientId);
     await dispatch(t.db, deliveries);
     await failing.waitFor((r) => r.deliveries.length >= 2);
@@ -236,8 +240,15 @@ describe('retries', () => {
     const report = await collectStatus(runtimeOf(t));
     expect(report.webhooks.troubledEndpoints.find((e) => e.id === endpoint.id)).toMatchObject({ status: 'enabled', pendingDeliveries: 1 });
 
-    await t.db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000) }).where('id', '=', endpoint.id).execute();
-    await until(() => endpointRow(endpoint.id), (row) => row.status === 'disabled');
+    await t.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
+    await until(
+      () => endpointRow(endpoint.id),
+      (row) => row.status === 'disabled',
+    );
     expect((await endpointRow(endpoint.id)).disabled_reason).toBe('Every delivery failed for 5 days');
     const [delivery] = await deliveriesOfEndpoint(t.db, endpoint.id);
     expect(delivery!.status).toBe('failed');
@@ -273,7 +284,11 @@ describe('tenant isolation', () => {
     const billerB = await newBiller(t);
     const endpointA = await registerEndpoint(t, billerA.headers, hooksA);
     const endpointB = await registerEndpoint(t, billerB.headers, hooksB);
-    const eventsA = [await recordEvent(t.db, billerA.clientId), await recordEvent(t.db, billerA.clientId, 'payment_request.created'), await recordEvent(t.db, billerA.clientId, 'employee.updated')];
+    const eventsA = [
+      await recordEvent(t.db, billerA.clientId),
+      await recordEvent(t.db, billerA.clientId, 'payment_request.created'),
+      await recordEvent(t.db, billerA.clientId, 'employee.updated'),
+    ];
     const eventsB = [await recordEvent(t.db, billerB.clientId, 'payout.created')];
     await dispatch(t.db, deliveries);
 
@@ -324,7 +339,10 @@ describe('dispatcher', () => {
     const endpoint = await registerEndpoint(t, biller.headers, hooks);
     const eventId = await recordEvent(t.db, biller.clientId);
     await dispatch(t.db, deliveries);
-    await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded');
+    await until(
+      () => deliveriesOfEndpoint(t.db, endpoint.id),
+      (rows) => rows[0]?.status === 'succeeded',
+    );
 
     const redelivered = await redeliverEvent(t.db, (ids) => enqueueDeliveries(deliveries, ids, { redelivery: true }), { eventId });
     expect(redelivered.map((r) => r.endpointId)).toEqual([endpoint.id]);
@@ -333,7 +351,10 @@ describe('dispatcher', () => {
       [eventId, true],
       [eventId, true],
     ]);
-    await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows[0]?.status === 'succeeded' && rows[0].attempts === 2);
+    await until(
+      () => deliveriesOfEndpoint(t.db, endpoint.id),
+      (rows) => rows[0]?.status === 'succeeded' && rows[0].attempts === 2,
+    );
     await expect(redeliverEvent(t.db, async () => {}, { eventId: randomUUID() })).rejects.toThrow(/no event/);
   });
 });
@@ -358,7 +379,11 @@ describe('secret rotation', () => {
     expect(() => new Webhook(endpoint.secret).verify(during.body, headersOf(during))).not.toThrow();
 
     // Grace over: only the new secret signs.
-    await t.db.updateTable('webhook_endpoints').set({ previous_secret_expires_at: new Date(Date.now() - 1_000) }).where('id', '=', endpoint.id).execute();
+    await t.db
+      .updateTable('webhook_endpoints')
+      .set({ previous_secret_expires_at: new Date(Date.now() - 1_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
     hooks.addSecret(newSecret);
     await recordEvent(t.db, biller.clientId);
     await dispatch(t.db, deliveries);
@@ -401,7 +426,10 @@ describe('private addresses at delivery time (WEBHOOK_ALLOW_PRIVATE=false)', () 
     try {
       await recordEvent(t.db, biller.clientId);
       await dispatch(t.db, strictDeliveries);
-      const attempts = await until(() => attemptsOfEndpoint(t.db, endpoint.id), (rows) => rows.length >= 2);
+      const attempts = await until(
+        () => attemptsOfEndpoint(t.db, endpoint.id),
+        (rows) => rows.length >= 2,
+      );
       for (const attempt of attempts) {
         expect(attempt.status_code).toBeNull();
         expect(attempt.error).toBe(`refused: The host rebind.biller.test resolves to a special-purpose address (127.0.0.1: Loopback 127.0.0.0/8)`);

@@ -21,10 +21,7 @@ const dns: Record<string, Array<{ address: string; family: 4 | 6 }>> = {
 const resolveHost: HostResolver = async (hostname) => dns[hostname] ?? systemResolver(hostname);
 
 beforeAll(async () => {
-  [t, strict] = await Promise.all([
-    startTestApp(),
-    startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' }, routeModules: [webhookEndpointRoutes({ resolveHost })] }),
-  ]);
+  [t, strict] = await Promise.all([startTestApp(), startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false' }, routeModules: [webhookEndpointRoutes({ resolveHost })] })]);
 });
 afterAll(async () => Promise.all([t?.close(), strict?.close()]));
 
@@ -220,7 +217,11 @@ describe('authentication', () => {
     expect(noScope.headers['www-authenticate']).toContain('insufficient_scope');
 
     const operator = await createOperator(t.db);
-    await t.db.updateTable('clients').set({ scopes: ['webhooks:manage'] }).where('id', '=', operator.clientId).execute();
+    await t.db
+      .updateTable('clients')
+      .set({ scopes: ['webhooks:manage'] })
+      .where('id', '=', operator.clientId)
+      .execute();
     const wrongRole = await injectJson(t.app, { method: 'GET', url: '/webhook-endpoints', headers: await authHeaders(t.app, operator) });
     expect(wrongRole.statusCode).toBe(403);
     expect(await t.db.selectFrom('webhook_endpoints').select('id').where('url', '=', 'http://127.0.0.1:9/x').execute()).toEqual([]);

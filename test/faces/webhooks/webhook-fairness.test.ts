@@ -99,7 +99,11 @@ async function measure(options: { noisyNeighbour: boolean; hostOptions: WorkerHo
     // Nothing lost, nothing twice: each of B's endpoints gets the event once, at the first attempt.
     await slow.hooks.waitFor((r) => r.deliveries.length === endpointsB.length, 60_000);
     for (const endpoint of [endpointA, ...endpointsB]) {
-      await until(() => deliveriesOfEndpoint(t.db, endpoint.id), (rows) => rows.length === 1 && rows[0]!.status === 'succeeded', 10_000);
+      await until(
+        () => deliveriesOfEndpoint(t.db, endpoint.id),
+        (rows) => rows.length === 1 && rows[0]!.status === 'succeeded',
+        10_000,
+      );
       expect((await deliveriesOfEndpoint(t.db, endpoint.id)).map((row) => [row.status, row.attempts])).toEqual([['succeeded', 1]]);
     }
     // One event to 32 endpoints: one webhook-id, one request per endpoint's path.

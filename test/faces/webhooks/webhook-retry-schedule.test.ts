@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DELIVERY_ATTEMPTS,
-  MAX_RETRY_AFTER_MS,
-  parseRetryAfter,
-  RETRY_SCHEDULE_MS,
-  retryDelayMs,
-} from '../../../src/faces/webhooks/webhook-retry-schedule.ts';
+import { DELIVERY_ATTEMPTS, MAX_RETRY_AFTER_MS, parseRetryAfter, RETRY_SCHEDULE_MS, retryDelayMs } from '../../../src/faces/webhooks/webhook-retry-schedule.ts';
 import { webhookBackoffStrategy } from '../../../src/faces/webhooks/webhook-jobs.ts';
 import { WebhookAttemptFailed, attemptVerdict } from '../../../src/faces/webhooks/webhook-delivery-service.ts';
 
@@ -62,7 +56,7 @@ describe('parseRetryAfter', () => {
 });
 
 describe('webhookBackoffStrategy', () => {
-  it("runs a delivery job again after an error of ours on the plain schedule; a failed attempt is retried by a later admission, not by its job", () => {
+  it('runs a delivery job again after an error of ours on the plain schedule; a failed attempt is retried by a later admission, not by its job', () => {
     const strategy = webhookBackoffStrategy(1, () => 0.5);
     expect(strategy(3, 'webhook-schedule', new Error('database went away'))).toBe(30 * MINUTE);
     // A delivery's last attempt fails its job for good: the queue does not retry an UnrecoverableError.

@@ -49,9 +49,7 @@ export async function registerEndpoint(
 /** Writes one outbox event (as a state change would) and returns its id. */
 export async function recordEvent(db: Database, billerClientId: string, type: EventType = 'mandate.updated'): Promise<string> {
   const resourceId = crypto.randomUUID();
-  await recordEvents(db, [
-    { type, billerClientId, resourceType: type.split('.')[0]!, resourceId, data: { id: resourceId, status: 'active', version: 3 } },
-  ]);
+  await recordEvents(db, [{ type, billerClientId, resourceType: type.split('.')[0]!, resourceId, data: { id: resourceId, status: 'active', version: 3 } }]);
   const row = await db.selectFrom('events').select('id').where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
   return row.id;
 }

@@ -57,7 +57,11 @@ describe('the watchdog', () => {
     // The schedule fired at 01:00 on 10 November, as far as the clock is concerned; no run exists.
     const now = new Date('2026-11-10T09:00:00Z');
     host = await composition.startWorkers(runtimeOf(t), { schedule: true, watchdog: { intervalMs: 100, catchUpGraceMs: 60_000, now: () => now } });
-    const run = await until(() => findLatestRun(t.db, '2026-11-10'), (found) => found?.finished_at != null, 15_000);
+    const run = await until(
+      () => findLatestRun(t.db, '2026-11-10'),
+      (found) => found?.finished_at != null,
+      15_000,
+    );
     expect(run).toMatchObject({ trigger: 'catch_up', pay_dates_due: 3 });
     expect(await loadNightlySummary(t.db, run!.id)).toMatchObject({ payrollsLocked: 3, failures: [] });
     expect(await snapshotCounts(t.db, payrollIds)).toEqual([1, 1, 1]);
@@ -87,7 +91,11 @@ describe('the watchdog', () => {
       expect(await payDates.getWaitingCount()).toBe(0);
 
       host = await composition.startWorkers(runtimeOf(t), { schedule: false, watchdog: { intervalMs: 100, stuckAfterMs: 300 } });
-      await until(() => readRunProgress(t.db, run.id), (progress) => progress.finishedAt !== null, 15_000);
+      await until(
+        () => readRunProgress(t.db, run.id),
+        (progress) => progress.finishedAt !== null,
+        15_000,
+      );
       expect(await loadNightlySummary(t.db, run.id)).toMatchObject({ pairs: 4, payrollsLocked: 4, alreadyLocked: 0, failures: [] });
       expect(await snapshotCounts(t.db, payrollIds)).toEqual([1, 1, 1, 1]);
       const requeues = await t.db.selectFrom('nightly_run_pay_dates').select('job_requeues').where('run_id', '=', run.id).execute();
@@ -125,13 +133,20 @@ describe('the watchdog', () => {
     const pastRun = async (runDate: string, payrolls: number) => {
       const { payrollIds } = await createDuePayrolls(t.db, { billerClientId: biller.clientId, payrolls, employeesPerPayroll: 1, lockDate: runDate, payDate: '2099-03-26' });
       const { run } = await triggerNightlyRun(t.db, payDates, runDate, { kind: 'manual', by: 'test' });
-      await t.db.updateTable('nightly_runs').set({ started_at: new Date(`${runDate}T01:00:00Z`) }).where('id', '=', run.id).execute();
+      await t.db
+        .updateTable('nightly_runs')
+        .set({ started_at: new Date(`${runDate}T01:00:00Z`) })
+        .where('id', '=', run.id)
+        .execute();
       return { run, pairs: pairs(payrollIds) };
     };
     try {
       // A worker has run before: its watchdog knows Redis has lost nothing (a loss would check every run).
       const before = await composition.startWorkers(runtimeOf(t), { schedule: false });
-      await until(() => before.watchdog.tick(), (tick) => !tick.skipped);
+      await until(
+        () => before.watchdog.tick(),
+        (tick) => !tick.skipped,
+      );
       await before.close();
 
       // Two days ago: one pay date's job is lost, one's lock failed for good, one's job waits (delayed).
@@ -149,7 +164,11 @@ describe('the watchdog', () => {
       host = await composition.startWorkers({ ...runtimeOf(t), logger: logs.logger }, { schedule: false, watchdog: { intervalMs: 100 } });
       const locked = (pair: { payrollId: string; payDate: string }) =>
         t.db.selectFrom('pay_dates').select('locked_at').where('payroll_id', '=', pair.payrollId).where('pay_date', '=', pair.payDate).executeTakeFirstOrThrow();
-      await until(() => locked(lost), (row) => row.locked_at !== null, 15_000);
+      await until(
+        () => locked(lost),
+        (row) => row.locked_at !== null,
+        15_000,
+      );
       await host.watchdog.tick();
       await host.watchdog.tick();
 

@@ -61,9 +61,9 @@ describe('job failure lines', () => {
     const [payrollId] = (
       await createDuePayrolls(t.db, { billerClientId: biller.clientId, payrolls: 1, employeesPerPayroll: 1, lockDate: '2026-11-12', payDate: '2026-11-22' })
     ).payrollIds;
-    const run = await t.db.transaction().execute((trx) =>
-      insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'test' }),
-    );
+    const run = await t.db
+      .transaction()
+      .execute((trx) => insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'test' }));
     const pair = { payrollId: payrollId!, payDate: '2026-11-22' };
     const jobId = lockJobId(run.id, pair);
     const payDates = createQueue(queueNames.payDates, producerConnection(t.config.REDIS_URL), t.config.QUEUE_PREFIX);
@@ -72,7 +72,11 @@ describe('job failure lines', () => {
 
     const { runtime, lines } = capturingRuntime();
     host = await composition.startWorkers(runtime, { schedule: false });
-    await until(() => readRunProgress(t.db, run.id), (progress) => progress.finishedAt !== null, 15_000);
+    await until(
+      () => readRunProgress(t.db, run.id),
+      (progress) => progress.finishedAt !== null,
+      15_000,
+    );
 
     const failures = await until(
       () => lines.filter((line) => line.jobId === jobId && String(line.msg).startsWith('job failed')),
@@ -104,7 +108,14 @@ describe('job failure lines', () => {
       (found) => found.length === 1,
     );
     const reason = "malformed job rerun-pay-date rerun.malformed, not retried: its payload does not match the job catalogue's schema (rerunId: must be a UUID)";
-    expect(failures[0]).toMatchObject({ level: 50, attempt: 1, attempts: 5, willRetry: false, msg: 'job failed (attempt 1 of 5); final, not retried', err: { message: reason } });
+    expect(failures[0]).toMatchObject({
+      level: 50,
+      attempt: 1,
+      attempts: 5,
+      willRetry: false,
+      msg: 'job failed (attempt 1 of 5); final, not retried',
+      err: { message: reason },
+    });
     const job = await host.queues[queueNames.payDates].getJob(jobId);
     expect([await job!.getState(), job!.attemptsMade, job!.failedReason]).toEqual(['failed', 1, reason]);
   });
@@ -124,7 +135,10 @@ describe('workers while the database is down', () => {
     );
     try {
       host = await composition.startWorkers(runtime, { schedule: false, watchdog: { intervalMs: 100, undispatchedAfterMs: 0 } });
-      await until(() => runtime.health!.status('postgres'), (status) => status === 'down');
+      await until(
+        () => runtime.health!.status('postgres'),
+        (status) => status === 'down',
+      );
 
       const biller = await newBiller(t);
       const eventId = await recordEvent(t.db, biller.clientId);
@@ -147,9 +161,15 @@ describe('workers while the database is down', () => {
       // resumes when the database is back.
       postgresAnswers = false;
       runtime.health.noteFailure('postgres', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
-      await until(() => host!.workers.every((worker) => worker.isPaused()), (paused) => paused);
+      await until(
+        () => host!.workers.every((worker) => worker.isPaused()),
+        (paused) => paused,
+      );
       postgresAnswers = true;
-      await until(() => host!.workers.every((worker) => worker.isRunning() && !worker.isPaused()), (working) => working);
+      await until(
+        () => host!.workers.every((worker) => worker.isRunning() && !worker.isPaused()),
+        (working) => working,
+      );
 
       const transitions = lines.filter((line) => line.dependency === 'postgres').map((line) => line.msg);
       expect(transitions).toEqual([
@@ -198,15 +218,17 @@ describe('stalled jobs', () => {
 
       const { runtime, lines } = capturingRuntime();
       host = await composition.startWorkers(runtime, { schedule: false, lockDurationMs: 1_000, stalledIntervalMs: 200 });
-      await until(() => dispatch.getJobState('stalled-dispatch'), (state) => state === 'completed', 10_000);
+      await until(
+        () => dispatch.getJobState('stalled-dispatch'),
+        (state) => state === 'completed',
+        10_000,
+      );
       // The line is written once the job is read back, which may be after the job has run again.
       const stalled = await until(
         () => lines.filter((line) => line.event === 'job_stalled'),
         (found) => found.length > 0,
       );
-      expect(stalled).toEqual([
-        expect.objectContaining({ level: 40, queue: queueNames.webhookDispatch, job: dispatchEventsJob, jobId: 'stalled-dispatch', stalledCount: 1 }),
-      ]);
+      expect(stalled).toEqual([expect.objectContaining({ level: 40, queue: queueNames.webhookDispatch, job: dispatchEventsJob, jobId: 'stalled-dispatch', stalledCount: 1 })]);
     } finally {
       await dead.close();
       await dispatch.close();

@@ -50,7 +50,11 @@ describe('a worker process killed mid nightly run', () => {
     const { run } = await triggerNightlyRun(t.db, payDates, runDate, { kind: 'manual', by: 'test' });
 
     const first = startWorkerProcess();
-    await until(() => readRunProgress(t.db, run.id), (progress) => progress.total - progress.pending >= 10, 30_000);
+    await until(
+      () => readRunProgress(t.db, run.id),
+      (progress) => progress.total - progress.pending >= 10,
+      30_000,
+    );
     first.child.kill('SIGKILL');
     const killedAt = Date.now();
     await first.exited;
@@ -61,7 +65,11 @@ describe('a worker process killed mid nightly run', () => {
     expect(orphaned.length).toBeGreaterThan(0);
 
     const second = startWorkerProcess();
-    await until(() => readRunProgress(t.db, run.id), (progress) => progress.finishedAt !== null, 45_000);
+    await until(
+      () => readRunProgress(t.db, run.id),
+      (progress) => progress.finishedAt !== null,
+      45_000,
+    );
     const finishedInMs = Date.now() - killedAt;
 
     // Each orphaned job was recovered by the new worker, with a line naming it. The run can finish
@@ -98,9 +106,7 @@ describe('a worker process killed mid nightly run', () => {
     expect(await second.kill('SIGTERM')).toBe(0);
     expect(second.stderr.join('')).toBe('');
     if (process.env.PRINT_TIMINGS) {
-      process.stderr.write(
-        `worker kill: ${orphaned.length} orphaned pay-date jobs recovered ${recoveredInMs} ms after SIGKILL; run finished after ${finishedInMs} ms\n`,
-      );
+      process.stderr.write(`worker kill: ${orphaned.length} orphaned pay-date jobs recovered ${recoveredInMs} ms after SIGKILL; run finished after ${finishedInMs} ms\n`);
     }
   }, 90_000);
 });

@@ -57,9 +57,9 @@ describe('worker heartbeats', () => {
 
 describe('deductions status', () => {
   it('--json shows no worker alive, the last nightly run and when the next is due; --check then fails', async () => {
-    const run = await t.db.transaction().execute((trx) =>
-      insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate: '2026-11-24', trigger: 'manual', triggeredBy: 'status test' }),
-    );
+    const run = await t.db
+      .transaction()
+      .execute((trx) => insertRunWithDuePayDates(trx, { id: crypto.randomUUID(), runDate: '2026-11-24', trigger: 'manual', triggeredBy: 'status test' }));
 
     const cli = await runDeductions(['status', '--json', '--check'], cliEnvOf(t.config));
     expect(cli.code).toBe(1);

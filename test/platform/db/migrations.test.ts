@@ -276,8 +276,9 @@ describe('schema constraints bite', () => {
   });
 
   it('clients: a payroll-provider client must name its provider', async () => {
-    await expect(
-      sql`insert into clients (name, role, secret_hash) values ('P', 'payroll_provider', 'h')`.execute(db),
-    ).rejects.toMatchObject({ code: '23514', table: 'clients' });
+    await expect(sql`insert into clients (name, role, secret_hash) values ('P', 'payroll_provider', 'h')`.execute(db)).rejects.toMatchObject({
+      code: '23514',
+      table: 'clients',
+    });
   });
 });

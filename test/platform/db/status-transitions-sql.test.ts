@@ -19,48 +19,48 @@ afterAll(async () => database?.drop());
 
 const LIFECYCLES = [PAYMENT_REQUEST_LIFECYCLE, MANDATE_LIFECYCLE, SCHEDULE_LIFECYCLE, PAYOUT_LIFECYCLE, SNAPSHOT_LIFECYCLE] as const;
 
-describe.each(LIFECYCLES.map((lifecycle) => [lifecycle.resource, lifecycle as StatusTransitions<string>] as const))(
-  '%s lifecycle in SQL',
-  (_resource, lifecycle) => {
-    it('statusChangeAllowedSql allows exactly the table’s moves and keeping a status, for every pair', async () => {
-      const statuses = [...lifecycle.statuses, 'unknown'];
-      const pairs = statuses.flatMap((from) => statuses.map((to) => ({ from, to })));
-      const { rows } = await sql<{ from: string; to: string; allowed: boolean | null }>`
+describe.each(LIFECYCLES.map((lifecycle) => [lifecycle.resource, lifecycle as StatusTransitions<string>] as const))('%s lifecycle in SQL', (_resource, lifecycle) => {
+  it('statusChangeAllowedSql allows exactly the table’s moves and keeping a status, for every pair', async () => {
+    const statuses = [...lifecycle.statuses, 'unknown'];
+    const pairs = statuses.flatMap((from) => statuses.map((to) => ({ from, to })));
+    const { rows } = await sql<{ from: string; to: string; allowed: boolean | null }>`
         select p.from, p.to, ${statusChangeAllowedSql(lifecycle, sql`p.from`, sql`p.to`)} as allowed
         from unnest(${pairs.map((pair) => pair.from)}::text[], ${pairs.map((pair) => pair.to)}::text[]) as p("from", "to")
       `.execute(database.db);
-      expect(rows).toHaveLength(pairs.length);
-      for (const row of rows) {
-        const expected = row.from === row.to || lifecycle.can(row.from, row.to);
-        expect(row.allowed, `${row.from} -> ${row.to}`).toBe(expected);
-      }
-    });
+    expect(rows).toHaveLength(pairs.length);
+    for (const row of rows) {
+      const expected = row.from === row.to || lifecycle.can(row.from, row.to);
+      expect(row.allowed, `${row.from} -> ${row.to}`).toBe(expected);
+    }
+  });
 
-    it('statusChangeAllowedSql never allows a move to or from no status', async () => {
-      const { rows } = await sql<{ to_null: boolean | null; from_null: boolean | null }>`
+  it('statusChangeAllowedSql never allows a move to or from no status', async () => {
+    const { rows } = await sql<{ to_null: boolean | null; from_null: boolean | null }>`
         select ${statusChangeAllowedSql(lifecycle, sql.lit(lifecycle.statuses[0]!), sql`null::text`)} as to_null,
                ${statusChangeAllowedSql(lifecycle, sql`null::text`, sql.lit(lifecycle.statuses[0]!))} as from_null
       `.execute(database.db);
-      expect(rows[0]!.to_null).not.toBe(true);
-      expect(rows[0]!.from_null).not.toBe(true);
-    });
+    expect(rows[0]!.to_null).not.toBe(true);
+    expect(rows[0]!.from_null).not.toBe(true);
+  });
 
-    it('fromStatusesSql lists exactly fromStatuses of every reachable status', async () => {
-      for (const to of lifecycle.statuses) {
-        const sources = lifecycle.statuses.filter((from) => lifecycle.can(from, to));
-        if (sources.length === 0) {
-          expect(() => fromStatusesSql(lifecycle, to)).toThrow();
-          continue;
-        }
-        const { rows } = await sql<{ status: string }>`
+  it('fromStatusesSql lists exactly fromStatuses of every reachable status', async () => {
+    for (const to of lifecycle.statuses) {
+      const sources = lifecycle.statuses.filter((from) => lifecycle.can(from, to));
+      if (sources.length === 0) {
+        expect(() => fromStatusesSql(lifecycle, to)).toThrow();
+        continue;
+      }
+      const { rows } = await sql<{ status: string }>`
           select s.status from unnest(${[...lifecycle.statuses, 'unknown']}::text[]) as s(status)
           where s.status in (${fromStatusesSql(lifecycle, to)})
         `.execute(database.db);
-        expect(rows.map((row) => row.status), `to ${to}`).toEqual(sources);
-      }
-    });
-  },
-);
+      expect(
+        rows.map((row) => row.status),
+        `to ${to}`,
+      ).toEqual(sources);
+    }
+  });
+});
 
 describe('statusListSql', () => {
   it('writes literals, quoted safely', async () => {

@@ -367,10 +367,7 @@ describe('compareSchemas, on made-up schemas', () => {
     const { db, code } = agreeing();
     db.set('refunds', new Map([['id', column({ type: 'uuid' })]]));
     code.set('chargebacks', new Map([['id', typed()]]));
-    expect(compareSchemas(db, code)).toEqual([
-      'chargebacks: in DB of tables.ts, no such table in the database',
-      'refunds: a table in the database, not in DB of tables.ts',
-    ]);
+    expect(compareSchemas(db, code)).toEqual(['chargebacks: in DB of tables.ts, no such table in the database', 'refunds: a table in the database, not in DB of tables.ts']);
   });
 
   it('finds nullability, type, union and insert disagreements', () => {
@@ -392,7 +389,7 @@ describe('compareSchemas, on made-up schemas', () => {
       'payments.note: Generated<> in tables.ts, but the database has no default: an insert that leaves it out fails',
       'payments.note: tables.ts narrows it to x, which no check constraint enforces (add one, or list it in UNCHECKED_UNIONS with why)',
       'payments.pay_date: date reads as string, tables.ts says Date',
-      "payments.sequence: generated always by the database; tables.ts lets an insert give it (GeneratedAlways<> or ColumnType<…, never, …>)",
+      'payments.sequence: generated always by the database; tables.ts lets an insert give it (GeneratedAlways<> or ColumnType<…, never, …>)',
       "payments.status: the database allows paid, pending, refunded; tables.ts's PaymentStatus lacks refunded",
     ]);
   });

@@ -18,8 +18,11 @@ describe('buildEvent', () => {
 
   it('never repeats an id within one instant', () => {
     const now = new Date();
-    const ids = Array.from({ length: 1000 }, () =>
-      buildEvent({ type: 'payment_request.updated', billerClientId: crypto.randomUUID(), resourceType: 'payment_request', resourceId: crypto.randomUUID(), data: {} }, now).id,
+    const ids = Array.from(
+      { length: 1000 },
+      () =>
+        buildEvent({ type: 'payment_request.updated', billerClientId: crypto.randomUUID(), resourceType: 'payment_request', resourceId: crypto.randomUUID(), data: {} }, now)
+          .id,
     );
     expect(new Set(ids).size).toBe(ids.length);
   });

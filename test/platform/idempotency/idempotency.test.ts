@@ -168,12 +168,7 @@ async function rowsNamed(name: string) {
 }
 
 async function keyRow(key: string, client = clientId) {
-  return t.db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('client_id', '=', client)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
+  return t.db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', client).where('idempotency_key', '=', key).executeTakeFirst();
 }
 
 /** Until a session of this database sits idle in a transaction: an effect has written and now waits (delay_ms). */
@@ -299,9 +294,7 @@ describe('idempotent effects', () => {
     const key = randomUUID();
     const body = { name, delay_ms: 30 };
     // Staggered so that some duplicates arrive while the first runs and some after it committed.
-    const responses = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => sleep(i * 10).then(() => post('/test/widgets', body, key))),
-    );
+    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => sleep(i * 10).then(() => post('/test/widgets', body, key))));
     const fresh = responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
     expect(fresh).toHaveLength(1);
     for (const response of responses) {
@@ -459,7 +452,7 @@ describe('idempotent effects', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 
-  it('stores the response in the effect\'s transaction: a failed commit leaves no stored response', async () => {
+  it("stores the response in the effect's transaction: a failed commit leaves no stored response", async () => {
     const name = `fail-at-commit-${uniqueName()}`;
     const key = randomUUID();
     const first = await post('/test/widgets', { name }, key);
@@ -500,8 +493,8 @@ describe('idempotent effects', () => {
   });
 });
 
-describe('responses stored by the effect\'s own write (responseInWrite)', () => {
-  it('stores the response in the effect\'s statement, with no claim of its own, and replays it byte for byte', async () => {
+describe("responses stored by the effect's own write (responseInWrite)", () => {
+  it("stores the response in the effect's statement, with no claim of its own, and replays it byte for byte", async () => {
     const name = uniqueName();
     const key = randomUUID();
     const first = await post('/test/gadgets', { name }, key);
@@ -523,9 +516,7 @@ describe('responses stored by the effect\'s own write (responseInWrite)', () => 
     const name = uniqueName();
     const key = randomUUID();
     const body = { name, delay_ms: 30 };
-    const responses = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => sleep(i * 10).then(() => post('/test/gadgets', body, key))),
-    );
+    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => sleep(i * 10).then(() => post('/test/gadgets', body, key))));
     const fresh = responses.filter((r) => r.headers['idempotent-replayed'] === undefined);
     expect(fresh).toHaveLength(1);
     // A duplicate of a request still running waits for it (the key's uncommitted row), then replays.
@@ -623,19 +614,21 @@ describe('purging expired keys', () => {
     const apiName = uniqueName();
     const apiKey = randomUUID();
     expect((await post('/test/widgets', { name: apiName }, apiKey)).statusCode).toBe(201);
-    const before = await t.db.selectFrom('idempotency_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('idempotency_keys')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
 
     const purged = await purgeExpiredIdempotencyKeys(t.db);
     expect(purged).toBe(3);
 
-    const remaining = await t.db
-      .selectFrom('idempotency_keys')
-      .select('idempotency_key')
-      .where('client_id', '=', purger.clientId)
-      .execute();
+    const remaining = await t.db.selectFrom('idempotency_keys').select('idempotency_key').where('client_id', '=', purger.clientId).execute();
     expect(remaining.map((r) => r.idempotency_key).sort()).toEqual([...live].sort());
     expect(await keyRow(apiKey)).toBeDefined();
-    const after = await t.db.selectFrom('idempotency_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('idempotency_keys')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n - 3);
 
     // Nothing left to purge.

@@ -208,7 +208,12 @@ describe('/metrics on the API port', () => {
         expect(families.get('deductions_queue_jobs')!.samples, `${queue} ${state}`).toContainEqual({ name: 'deductions_queue_jobs', labels: { queue, state }, value: 0 });
       }
     }
-    expect(families.get('deductions_webhook_deliveries')!.samples.map((sample) => sample.labels.status).sort()).toEqual(['abandoned', 'failed', 'pending']);
+    expect(
+      families
+        .get('deductions_webhook_deliveries')!
+        .samples.map((sample) => sample.labels.status)
+        .sort(),
+    ).toEqual(['abandoned', 'failed', 'pending']);
     expect(families.get('deductions_reconciliation_exceptions')!.samples).toHaveLength(3);
     // No nightly run has finished in this database yet.
     expect(sampleValue(families, 'deductions_nightly_last_success_timestamp_seconds', {})).toBe(0);
@@ -224,9 +229,9 @@ describe('/metrics on the API port', () => {
 describe('scrape-time figures', () => {
   it('give the last nightly run without a failed pay date: when it finished and how long it took', async () => {
     // Nothing is due in this database, so the run is finished as it starts.
-    const run = await t.db.transaction().execute((trx) =>
-      insertRunWithDuePayDates(trx, { id: randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'metrics test' }),
-    );
+    const run = await t.db
+      .transaction()
+      .execute((trx) => insertRunWithDuePayDates(trx, { id: randomUUID(), runDate: '2026-11-12', trigger: 'manual', triggeredBy: 'metrics test' }));
     const families = await scrape();
     expect(sampleValue(families, 'deductions_nightly_last_success_timestamp_seconds', {})).toBe(new Date(run.finished_at!).getTime() / 1000);
     expect(sampleValue(families, 'deductions_nightly_last_success_duration_seconds', {})).toBe(
@@ -240,9 +245,10 @@ describe('scrape-time figures', () => {
     const { port } = silent.address() as AddressInfo;
     const unanswered = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: null });
     unanswered.on('error', () => {});
-    const queues = Object.fromEntries(
-      Object.values(queueNames).map((name) => [name, new Queue(name, { connection: unanswered, prefix: t.config.QUEUE_PREFIX })]),
-    ) as Record<QueueName, Queue>;
+    const queues = Object.fromEntries(Object.values(queueNames).map((name) => [name, new Queue(name, { connection: unanswered, prefix: t.config.QUEUE_PREFIX })])) as Record<
+      QueueName,
+      Queue
+    >;
     try {
       const registry = scrapeRegistry({ db: t.db, queues: () => queues }, 200);
       const families = parsePrometheusText((await renderMetrics(registry)).body);

@@ -2,13 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../../support/property-seed.ts';
-import {
-  SUPPORTED_CURRENCIES,
-  UnknownCurrencyError,
-  currencyCodeSchema,
-  currencyExponent,
-  isSupportedCurrency,
-} from '../../../src/platform/money/currency.ts';
+import { SUPPORTED_CURRENCIES, UnknownCurrencyError, currencyCodeSchema, currencyExponent, isSupportedCurrency } from '../../../src/platform/money/currency.ts';
 
 // Expected values typed in from ISO 4217 list one, independently of the module's table.
 const ISO_4217: ReadonlyArray<readonly [string, number]> = [
@@ -81,13 +75,10 @@ describe('currencyExponent', () => {
     expect(Object.isFrozen(SUPPORTED_CURRENCIES)).toBe(true);
   });
 
-  it.each(['gbp', 'Gbp', 'GB', 'GBPX', '', ' GBP', 'XXX', 'XAU', 'XDR', 'ABC', 'constructor', '__proto__', 'toString'])(
-    'rejects %j with UnknownCurrencyError',
-    (code) => {
-      expect(isSupportedCurrency(code)).toBe(false);
-      expect(() => currencyExponent(code)).toThrow(UnknownCurrencyError);
-    },
-  );
+  it.each(['gbp', 'Gbp', 'GB', 'GBPX', '', ' GBP', 'XXX', 'XAU', 'XDR', 'ABC', 'constructor', '__proto__', 'toString'])('rejects %j with UnknownCurrencyError', (code) => {
+    expect(isSupportedCurrency(code)).toBe(false);
+    expect(() => currencyExponent(code)).toThrow(UnknownCurrencyError);
+  });
 
   it('names the offending code on the error', () => {
     const error = (() => {

@@ -55,14 +55,22 @@ describe('Redis loses its data mid nightly run', () => {
       payDateConcurrency: 1,
       watchdog: { intervalMs: 200, undispatchedAfterMs: 1_000 },
     });
-    await until(() => readRunProgress(t.db, run.id), (progress) => progress.total - progress.pending >= 5, 20_000);
+    await until(
+      () => readRunProgress(t.db, run.id),
+      (progress) => progress.total - progress.pending >= 5,
+      20_000,
+    );
 
     const lostAt = Date.now();
     expect(await deleteQueueKeys(t.redis, t.config.QUEUE_PREFIX)).toBeGreaterThan(0);
     const atLoss = await readRunProgress(t.db, run.id);
     expect(atLoss.pending).toBeGreaterThan(0);
 
-    await until(() => readRunProgress(t.db, run.id), (progress) => progress.finishedAt !== null, 30_000);
+    await until(
+      () => readRunProgress(t.db, run.id),
+      (progress) => progress.finishedAt !== null,
+      30_000,
+    );
     const healedInMs = Date.now() - lostAt;
 
     const summary = await loadNightlySummary(t.db, run.id);
@@ -73,9 +81,7 @@ describe('Redis loses its data mid nightly run', () => {
     expect([...eventsPerPayment.values()]).toEqual(Array(payments).fill(1));
 
     // Every event of the run reaches the receiver: those queued before the loss and those after.
-    const eventIds = new Set(
-      (await t.db.selectFrom('events').select('id').where('biller_client_id', '=', biller.clientId).execute()).map((e) => e.id),
-    );
+    const eventIds = new Set((await t.db.selectFrom('events').select('id').where('biller_client_id', '=', biller.clientId).execute()).map((e) => e.id));
     expect(eventIds.size).toBe(payments);
     await hooks.waitFor((receiver) => new Set(receiver.deliveries.filter((d) => d.verified).map((d) => d.webhookId)).size >= payments, 30_000);
     const delivered = new Set(hooks.deliveries.filter((d) => d.verified).map((d) => d.webhookId));

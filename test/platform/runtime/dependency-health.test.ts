@@ -52,20 +52,32 @@ describe('monitorDependencies', () => {
       { upIntervalMs: 60_000, downIntervalMs: [10, 20] },
     );
     try {
-      await until(() => health.isUp('redis') && health.isUp('postgres'), (up) => up);
+      await until(
+        () => health.isUp('redis') && health.isUp('postgres'),
+        (up) => up,
+      );
       expect(lines).toEqual([]);
 
       redisAnswers = false;
       for (let i = 0; i < 50; i++) health.noteFailure('redis', refused());
-      await until(() => health.status('redis'), (status) => status === 'down');
+      await until(
+        () => health.status('redis'),
+        (status) => status === 'down',
+      );
       const probesWhileDown = probes;
       // Retries keep probing (every 10-20 ms here) and errors keep coming: no more lines.
-      await until(() => probes, (count) => count >= probesWhileDown + 5);
+      await until(
+        () => probes,
+        (count) => count >= probesWhileDown + 5,
+      );
       for (let i = 0; i < 50; i++) health.noteFailure('redis', refused());
       expect(health.report().redis).toMatchObject({ status: 'down', error: 'connect ECONNREFUSED 127.0.0.1:6399' });
 
       redisAnswers = true;
-      await until(() => health.isUp('redis'), (up) => up);
+      await until(
+        () => health.isUp('redis'),
+        (up) => up,
+      );
       // An error that is not about the connection (a command the server refused) is no outage.
       health.noteFailure('redis', new Error('ERR unknown command'));
       expect(health.isUp('redis')).toBe(true);
@@ -100,15 +112,27 @@ describe('requests refused for an outage (noteRefusal)', () => {
       { upIntervalMs: 3_600_000, downIntervalMs: [10, 20], refusalProbeGapMs: 0 },
     );
     try {
-      await until(() => health.isUp('postgres'), (up) => up);
+      await until(
+        () => health.isUp('postgres'),
+        (up) => up,
+      );
       answers = false;
       for (let i = 0; i < 200; i++) health.noteRefusal('postgres', refused());
-      await until(() => health.status('postgres'), (status) => status === 'down');
+      await until(
+        () => health.status('postgres'),
+        (status) => status === 'down',
+      );
       for (let i = 0; i < 300; i++) health.noteRefusal('postgres', refused());
       const probesWhileDown = probes;
-      await until(() => probes, (count) => count >= probesWhileDown + 3);
+      await until(
+        () => probes,
+        (count) => count >= probesWhileDown + 3,
+      );
       answers = true;
-      await until(() => health.isUp('postgres'), (up) => up);
+      await until(
+        () => health.isUp('postgres'),
+        (up) => up,
+      );
 
       expect(lines.map((line) => [line.level, line.dependency, line.event])).toEqual([
         [40, 'postgres', 'dependency_down'],
@@ -134,7 +158,10 @@ describe('requests refused for an outage (noteRefusal)', () => {
       { upIntervalMs: 3_600_000, refusalProbeGapMs: 50, refusalReportIntervalMs: 60_000 },
     );
     try {
-      await until(() => health.isUp('postgres'), (up) => up);
+      await until(
+        () => health.isUp('postgres'),
+        (up) => up,
+      );
       const before = probes;
       // A pool out of connections refuses requests while the server answers: a storm of refusals...
       const started = Date.now();
@@ -167,13 +194,21 @@ describe('requests refused for an outage (noteRefusal)', () => {
       redis: async () => {},
     });
     try {
-      await until(() => downAt.length, (count) => count >= 5, 10_000);
+      await until(
+        () => downAt.length,
+        (count) => count >= 5,
+        10_000,
+      );
       const gaps = downAt.slice(1).map((at, i) => at - downAt[i]!);
       // Back off from a quarter of a second to a second, never the old 5 s.
       expect(Math.max(...gaps)).toBeLessThan(1_500);
       answers = true;
       const back = Date.now();
-      await until(() => health.isUp('postgres'), (up) => up, 3_000);
+      await until(
+        () => health.isUp('postgres'),
+        (up) => up,
+        3_000,
+      );
       expect(Date.now() - back).toBeLessThan(1_500);
     } finally {
       health.close();

@@ -73,7 +73,11 @@ describe('serve under POST /payments load through a PostgreSQL outage', () => {
     });
     const url = `http://127.0.0.1:${port}`;
     await service.waitForLine((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening'));
-    await until(() => fetch(`${url}/readyz`).then((response) => response.status), (status) => status === 200, 20_000);
+    await until(
+      () => fetch(`${url}/readyz`).then((response) => response.status),
+      (status) => status === 200,
+      20_000,
+    );
 
     const tokenResponse = await fetch(`${url}/oauth2/token`, {
       method: 'POST',
@@ -152,7 +156,14 @@ describe('serve under POST /payments load through a PostgreSQL outage', () => {
     const db = createDatabase(postgres!.url, 1);
     try {
       // A request cut off after its commit answers 503 yet exists (a retry would replay it): at least.
-      const payments = Number((await db.selectFrom('payment_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const payments = Number(
+        (
+          await db
+            .selectFrom('payment_requests')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       expect(payments).toBeGreaterThanOrEqual(created.size);
       const kept = await db
         .selectFrom('idempotency_keys')

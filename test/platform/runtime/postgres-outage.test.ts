@@ -55,8 +55,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-const linesOf = (service: ServiceProcess, event: 'dependency_down' | 'dependency_up') =>
-  linesWith(service.lines, { event }).filter((line) => line.dependency === 'postgres');
+const linesOf = (service: ServiceProcess, event: 'dependency_down' | 'dependency_up') => linesWith(service.lines, { event }).filter((line) => line.dependency === 'postgres');
 /** What an operator must never see: ioredis's unhandled-error dump, or any stack trace. */
 const noiseIn = (stderr: string[]) => stderr.join('').match(/\[ioredis\] Unhandled error event|^\s+at /m);
 
@@ -96,7 +95,11 @@ describe('a worker process started while PostgreSQL is down', () => {
       expect(up.msg).toBe('postgres available again');
       expect(up.downForMs).toEqual(expect.any(Number));
 
-      await until(() => payDates.getJobState('lock-while-postgres-is-down'), (state) => state === 'completed', 20_000);
+      await until(
+        () => payDates.getJobState('lock-while-postgres-is-down'),
+        (state) => state === 'completed',
+        20_000,
+      );
       const job = await payDates.getJob('lock-while-postgres-is-down');
       expect(job?.returnvalue).toMatchObject({ payrollId, payDate: PAY_DATE, created: true, paymentsInstructed: 2 });
       expect(await lockedAt()).toBeInstanceOf(Date);
@@ -136,7 +139,11 @@ describe('serve started while PostgreSQL is down', () => {
     await postgres!.start();
     const up = await service.waitForLine((line) => line.event === 'dependency_up' && line.dependency === 'postgres');
     expect(up.msg).toBe('postgres available again');
-    await until(() => fetch(`${url}/readyz`).then((response) => response.status), (status) => status === 200, 10_000);
+    await until(
+      () => fetch(`${url}/readyz`).then((response) => response.status),
+      (status) => status === 200,
+      10_000,
+    );
     expect(linesOf(service, 'dependency_down')).toHaveLength(1);
     expect(linesOf(service, 'dependency_up')).toHaveLength(1);
     expect(noiseIn(service.stderr)).toBeNull();

@@ -22,10 +22,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const downLines = (service: ServiceProcess, dependency: string) =>
-  linesWith(service.lines, { event: 'dependency_down' }).filter((line) => line.dependency === dependency);
-const upLines = (service: ServiceProcess, dependency: string) =>
-  linesWith(service.lines, { event: 'dependency_up' }).filter((line) => line.dependency === dependency);
+const downLines = (service: ServiceProcess, dependency: string) => linesWith(service.lines, { event: 'dependency_down' }).filter((line) => line.dependency === dependency);
+const upLines = (service: ServiceProcess, dependency: string) => linesWith(service.lines, { event: 'dependency_up' }).filter((line) => line.dependency === dependency);
 const noiseIn = (stderr: string[]) => stderr.join('').match(/\[ioredis\] Unhandled error event|^\s+at /m);
 
 async function start(command: 'serve' | 'start', env: Record<string, string>) {

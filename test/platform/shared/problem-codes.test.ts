@@ -143,7 +143,9 @@ describe('the problem-code catalogue', () => {
       const raising = sites.filter((site) => site.code === code);
       if (raising.some((site) => site.statuses.length === 0)) return [];
       const said = new Set(raising.flatMap((site) => site.statuses));
-      return statusesOf(code).filter((status) => !said.has(status)).map((status) => `${code}: ${status} is never answered`);
+      return statusesOf(code)
+        .filter((status) => !said.has(status))
+        .map((status) => `${code}: ${status} is never answered`);
     });
     expect(unused).toEqual([]);
   });

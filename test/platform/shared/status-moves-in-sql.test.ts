@@ -73,12 +73,7 @@ describe('status moves written in SQL', () => {
     const employmentBecomes = (person: number, status: EmploymentStatus) =>
       t.db.transaction().execute(async (trx) => {
         const before = toEmployeeUpdatePayload((await findEmployeeOnPayroll(trx, employeeId(person), w.payroll.id))!);
-        await trx
-          .updateTable('employments')
-          .set({ employment_status: status })
-          .where('employee_id', '=', employeeId(person))
-          .where('payroll_id', '=', w.payroll.id)
-          .execute();
+        await trx.updateTable('employments').set({ employment_status: status }).where('employee_id', '=', employeeId(person)).where('payroll_id', '=', w.payroll.id).execute();
         await followEmploymentChange(trx, { employeeId: employeeId(person), payrollId: w.payroll.id, before });
       });
     const actor = cliActor('status-moves-test');

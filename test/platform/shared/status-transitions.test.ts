@@ -55,9 +55,9 @@ describe('defineStatusTransitions', () => {
   });
 
   it('refuses a table that names statuses it does not have, or leaves one out', () => {
-    expect(() =>
-      defineStatusTransitions<Light>({ resource: 'A light', statuses: LIGHTS, transitions: { red: ['blue' as Light], green: [], amber: [], off: [] } }),
-    ).toThrow('A light transitions name unknown statuses: blue');
+    expect(() => defineStatusTransitions<Light>({ resource: 'A light', statuses: LIGHTS, transitions: { red: ['blue' as Light], green: [], amber: [], off: [] } })).toThrow(
+      'A light transitions name unknown statuses: blue',
+    );
     expect(() =>
       defineStatusTransitions<Light>({ resource: 'A light', statuses: LIGHTS, transitions: { red: [], green: [], amber: [] } as unknown as Record<Light, Light[]> }),
     ).toThrow('A light transitions do not say where off may move');

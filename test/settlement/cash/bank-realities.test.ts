@@ -62,7 +62,12 @@ describe('reversals and returns take money back', () => {
     expect(await paidOutTo(w.biller.clientId)).toEqual([]);
     const events = await t.db.selectFrom('events').select('type').where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.reversed').execute();
     expect(events).toHaveLength(1);
-    const audit = await t.db.selectFrom('audit_log').select(['action', 'resource_id']).where('action', '=', 'bank_credit.reversed').where('resource_id', '=', credit!.id).execute();
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'resource_id'])
+      .where('action', '=', 'bank_credit.reversed')
+      .where('resource_id', '=', credit!.id)
+      .execute();
     expect(audit).toHaveLength(1);
   });
 
@@ -154,7 +159,11 @@ describe("a person's decisions stick", () => {
     const live = await t.db.selectFrom('remittance_matches').select('id').where('payroll_id', '=', w.payroll.id).where('unmatched_at', 'is', null).execute();
     expect(live).toEqual([]);
 
-    await matchCreditManually(t.db, actor, policy(), { creditId: match.bank_credit_id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: EXPECTED }], reason: 'confirmed after all' });
+    await matchCreditManually(t.db, actor, policy(), {
+      creditId: match.bank_credit_id,
+      allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: EXPECTED }],
+      reason: 'confirmed after all',
+    });
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: EXPECTED });
   });
 
@@ -167,7 +176,9 @@ describe("a person's decisions stick", () => {
     const queue = await t.db.selectFrom('bank_credits').select('id').where('state', 'in', ['open', 'held']).whereRef('matched_amount', '<', 'amount').execute();
     expect(queue.map((c) => c.id)).not.toContain(creditId);
     await expect(setCreditAside(t.db, actor, { creditId, category: 'other', reason: 'again' })).rejects.toMatchObject({ kind: 'conflict' });
-    await expect(matchCreditManually(t.db, actor, policy(), { creditId, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 1_234 }], reason: null })).rejects.toMatchObject({ kind: 'conflict' });
+    await expect(
+      matchCreditManually(t.db, actor, policy(), { creditId, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 1_234 }], reason: null }),
+    ).rejects.toMatchObject({ kind: 'conflict' });
 
     const restored = await restoreCredit(t.db, actor, { creditId, reason: 'it was a remittance after all' });
     expect(restored).toMatchObject({ state: 'open', set_aside_category: null });
@@ -200,14 +211,33 @@ describe('each credit counted once, none dropped', () => {
     const second = await reconciledPayDate();
     const lump = EXPECTED * 2;
     const batch = { amount: lump, parts: 2 };
-    const notice = statementFile(account, nextId(), [
-      statementEntry(0, 'BATCH-77001/1', { amount: EXPECTED, accountServicerReference: 'BATCH-77001', batch: { ...batch, part: 1 }, remittanceInformation: first.reference }),
-      statementEntry(1, 'BATCH-77001/2', { amount: EXPECTED, accountServicerReference: 'BATCH-77001', batch: { ...batch, part: 2 }, remittanceInformation: second.reference }),
-    ], { format: 'camt.054' });
+    const notice = statementFile(
+      account,
+      nextId(),
+      [
+        statementEntry(0, 'BATCH-77001/1', {
+          amount: EXPECTED,
+          accountServicerReference: 'BATCH-77001',
+          batch: { ...batch, part: 1 },
+          remittanceInformation: first.reference,
+        }),
+        statementEntry(1, 'BATCH-77001/2', {
+          amount: EXPECTED,
+          accountServicerReference: 'BATCH-77001',
+          batch: { ...batch, part: 2 },
+          remittanceInformation: second.reference,
+        }),
+      ],
+      { format: 'camt.054' },
+    );
     await record(notice);
     const booked = await importEntries([{ amount: lump, accountServicerReference: 'BATCH-77001', remittanceInformation: 'BULK CREDIT' }]);
     expect(booked.statements[0]!.entries).toEqual([expect.objectContaining({ outcome: 'superseded', detail: 'known as the 2 entries of a batch booked as one' })]);
-    const total = await t.db.selectFrom('bank_credits').select((eb) => eb.fn.sum<string>('amount').as('sum')).where('account_servicer_reference', '=', 'BATCH-77001').executeTakeFirstOrThrow();
+    const total = await t.db
+      .selectFrom('bank_credits')
+      .select((eb) => eb.fn.sum<string>('amount').as('sum'))
+      .where('account_servicer_reference', '=', 'BATCH-77001')
+      .executeTakeFirstOrThrow();
     expect(Number(total.sum)).toBe(lump);
     expect(await remittanceOf(first.payroll.id)).toMatchObject({ received: EXPECTED });
     expect(await remittanceOf(second.payroll.id)).toMatchObject({ received: EXPECTED });
@@ -233,7 +263,10 @@ describe('each credit counted once, none dropped', () => {
     const w = await reconciledPayDate();
     await importEntries([{ amount: EXPECTED, accountServicerReference: 'CONFLICT-REF-1', remittanceInformation: w.reference }], { format: 'camt.054' });
     const booked = await importEntries([{ amount: EXPECTED - 10_000, accountServicerReference: 'CONFLICT-REF-1', remittanceInformation: w.reference }]);
-    expect(booked.statements[0]!.entries[0]).toMatchObject({ outcome: 'conflicting', detail: expect.stringContaining('already on the account with amount 248.00 GBP, not 148.00 GBP') });
+    expect(booked.statements[0]!.entries[0]).toMatchObject({
+      outcome: 'conflicting',
+      detail: expect.stringContaining('already on the account with amount 248.00 GBP, not 148.00 GBP'),
+    });
     const credits = await creditsWith(w.reference);
     expect(credits.map((c) => [c.amount, c.state])).toEqual([
       [EXPECTED, 'open'],
@@ -271,7 +304,11 @@ describe('each credit counted once, none dropped', () => {
   it('a gap in the electronic or legal sequence numbers is a finding on the statement', async () => {
     const fresh = await t.db.transaction().execute(async (trx) => {
       const sequence = (number: string) =>
-        statementFile(account, `SEQ-${number}`, [statementEntry(0, `SEQ-${number}-0`, { amount: 7 })], { format: 'camt.053', electronicSequenceNumber: number, legalSequenceNumber: `7${number}` });
+        statementFile(account, `SEQ-${number}`, [statementEntry(0, `SEQ-${number}-0`, { amount: 7 })], {
+          format: 'camt.053',
+          electronicSequenceNumber: number,
+          legalSequenceNumber: `7${number}`,
+        });
       await recordStatement(trx, { parsed: sequence('900001'), digest: Buffer.alloc(32, 1), fileName: null, actor, policy: policy() });
       return recordStatement(trx, { parsed: sequence('900003'), digest: Buffer.alloc(32, 2), fileName: null, actor, policy: policy() });
     });
@@ -287,7 +324,10 @@ const reconciledPayDate = () => reconciledPayDateOf(t.db);
 describe("a paginated statement's balances, once its pages are all in", () => {
   const balance = (type: string, amount: number) => ({ type, amount, currency: 'GBP', date: '2026-10-30', position: { line: 1 } });
   const page = (id: string, number: number, last: boolean, amount: number, balances: ReturnType<typeof balance>[]) => {
-    const file = statementFile(account, id, [statementEntry(0, `${id}-p${number}`, { amount, remittanceInformation: `page ${number}` })], { format: 'camt.053', page: { number, last } });
+    const file = statementFile(account, id, [statementEntry(0, `${id}-p${number}`, { amount, remittanceInformation: `page ${number}` })], {
+      format: 'camt.053',
+      page: { number, last },
+    });
     file.statements[0]!.balances = balances;
     return file;
   };
@@ -295,7 +335,9 @@ describe("a paginated statement's balances, once its pages are all in", () => {
   it('adds page 1 opening, every page entries and the last closing; the last page first notes the pages missing', async () => {
     const id = nextId();
     const last = await record(page(id, 2, true, 200, [balance('CLBD', 10_300)]));
-    expect(last.statement.integrity_findings).toEqual([{ code: 'pages_missing', detail: `page 1 of the 2 of statement ${id} is missing: its balances cannot be checked yet` }]);
+    expect(last.statement.integrity_findings).toEqual([
+      { code: 'pages_missing', detail: `page 1 of the 2 of statement ${id} is missing: its balances cannot be checked yet` },
+    ]);
     const first = await record(page(id, 1, false, 100, [balance('OPBD', 10_000)]));
     expect(first.statement.integrity_findings).toEqual([]);
 

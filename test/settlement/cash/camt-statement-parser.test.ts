@@ -537,11 +537,21 @@ describe('an entry that cannot be used is kept, with its problem; the rest of th
     ['an exponent', { amount: '1e3' }, { amount: 0 }, 'amount "1e3" is not a positive decimal number'],
     ['a fraction of a penny', { amount: '10.005' }, { amount: 0 }, 'amount "10.005" has more decimal places than GBP allows (at most 2 decimal places)'],
     ['an amount past 15 digits', { amount: '10000000000000.00' }, { amount: 0 }, 'amount "10000000000000.00" GBP is too large'],
-    ['a currency not supported', { currency: 'XAU' }, { amount: 0, currency: 'XAU' }, 'the entry\'s currency XAU differs from the account\'s GBP; currency "XAU" is not supported'],
+    [
+      'a currency not supported',
+      { currency: 'XAU' },
+      { amount: 0, currency: 'XAU' },
+      'the entry\'s currency XAU differs from the account\'s GBP; currency "XAU" is not supported',
+    ],
     ['no Amt', { amount: '' }, { amount: 0 }, 'Ntry is missing Amt'],
     ['no CdtDbtInd', { indicator: '' }, { amount: 1000, direction: 'credit' }, 'Ntry is missing CdtDbtInd'],
     ['a CdtDbtInd that is neither CRDT nor DBIT', { indicator: 'CR' }, { amount: 1000, direction: 'credit' }, 'CdtDbtInd "CR" is neither CRDT nor DBIT'],
-    ['an impossible booking date', { booking: '<BookgDt><Dt>2026-02-30</Dt></BookgDt>' }, { amount: 1000, bookingDate: '' }, 'BookgDt "2026-02-30" is not a valid date (YYYY-MM-DD)'],
+    [
+      'an impossible booking date',
+      { booking: '<BookgDt><Dt>2026-02-30</Dt></BookgDt>' },
+      { amount: 1000, bookingDate: '' },
+      'BookgDt "2026-02-30" is not a valid date (YYYY-MM-DD)',
+    ],
     ['no status', { status: '' }, { amount: 1000 }, 'Ntry is missing Sts'],
   ] as const)('%s', async (_, parts, fields, problem) => {
     expect(await only(ntry(parts))).toEqual(entry({ ...fields, problem }));
@@ -578,7 +588,9 @@ describe('an entry that cannot be used is kept, with its problem; the rest of th
 
   it('names the entry by NtryRef, else by its place, when AcctSvcrRef is missing', async () => {
     const parsed = await parse(camt053(`${ntry({ reference: '<NtryRef>E1</NtryRef>' })}\n${ntry({ reference: '' })}`));
-    expect(parsed.entries.map(({ bankReference, accountServicerReference, entryReference, problem }) => [bankReference, accountServicerReference, entryReference, problem])).toEqual([
+    expect(
+      parsed.entries.map(({ bankReference, accountServicerReference, entryReference, problem }) => [bankReference, accountServicerReference, entryReference, problem]),
+    ).toEqual([
       ['E1', null, 'E1', null],
       ['#2', null, null, null],
     ]);
@@ -586,7 +598,7 @@ describe('an entry that cannot be used is kept, with its problem; the rest of th
 
   it('joins several problems of one entry', async () => {
     expect((await only(ntry({ amount: '0', indicator: 'X', booking: '' }))).problem).toBe(
-      "the entry's amount is zero; CdtDbtInd \"X\" is neither CRDT nor DBIT; Ntry is missing BookgDt",
+      'the entry\'s amount is zero; CdtDbtInd "X" is neither CRDT nor DBIT; Ntry is missing BookgDt',
     );
   });
 
@@ -605,7 +617,10 @@ describe('batch bookings', () => {
   const tx = (inner: string) => `<TxDtls>${inner}</TxDtls>`;
   const amount = (value: string, currency = 'GBP') => `<Amt Ccy="${currency}">${value}</Amt>`;
   const batch = (total: string, ...transactions: string[]) =>
-    ntry({ amount: total, details: `<NtryDtls>\n<Btch><NbOfTxs>${transactions.length}</NbOfTxs></Btch>\n${transactions.join('\n')}\n</NtryDtls>\n<AddtlNtryInf>BATCH 7</AddtlNtryInf>` });
+    ntry({
+      amount: total,
+      details: `<NtryDtls>\n<Btch><NbOfTxs>${transactions.length}</NbOfTxs></Btch>\n${transactions.join('\n')}\n</NtryDtls>\n<AddtlNtryInf>BATCH 7</AddtlNtryInf>`,
+    });
 
   it('splits a batch whose TxDtls all have amounts into one entry per TxDtls, each with the lump and its place', async () => {
     const text = camt053(
@@ -679,7 +694,9 @@ describe('batch bookings', () => {
   });
 
   it('keeps one lump entry when only some TxDtls have amounts, or when they are in another currency', async () => {
-    const mixed = camt053(batch('30.00', tx(`${amount('10.00')}<RltdPties><Dbtr><Nm>A</Nm></Dbtr></RltdPties>`), tx('<RltdPties><Dbtr><Nm>B</Nm></Dbtr></RltdPties>')), { version: '04' });
+    const mixed = camt053(batch('30.00', tx(`${amount('10.00')}<RltdPties><Dbtr><Nm>A</Nm></Dbtr></RltdPties>`), tx('<RltdPties><Dbtr><Nm>B</Nm></Dbtr></RltdPties>')), {
+      version: '04',
+    });
     // Two debtors: the lump names neither.
     expect((await parse(mixed)).entries).toEqual([entry({ amount: 3000, remittanceInformation: 'BATCH 7' })]);
     const foreign = camt053(batch('30.00', tx(amount('10.00', 'EUR')), tx(amount('25.00', 'EUR'))), { version: '04' });
@@ -754,7 +771,9 @@ describe('balances and totals', () => {
     `<Bal><Tp><CdOrPrtry><Cd>${type}</Cd></CdOrPrtry></Tp><Amt Ccy="${currency}">${value}</Amt><CdtDbtInd>${indicator}</CdtDbtInd>${date}</Bal>`;
 
   it('reads every balance, signed, with its date or date-time', async () => {
-    const text = camt053([bal('OPBD', '10.00', 'DBIT'), bal('CLBD', '0', 'DBIT', '<Dt><DtTm>2026-11-27T23:59:00Z</DtTm></Dt>'), bal('CLAV', '4106.910', 'CRDT', '')].join('\n'));
+    const text = camt053(
+      [bal('OPBD', '10.00', 'DBIT'), bal('CLBD', '0', 'DBIT', '<Dt><DtTm>2026-11-27T23:59:00Z</DtTm></Dt>'), bal('CLAV', '4106.910', 'CRDT', '')].join('\n'),
+    );
     expect((await parse(text)).balances.map(({ type, amount, currency, date }) => [type, amount, currency, date])).toEqual([
       ['OPBD', -1000, 'GBP', '2026-11-27'],
       ['CLBD', 0, 'GBP', '2026-11-27'],
@@ -791,7 +810,8 @@ describe('balances and totals', () => {
   });
 
   it('reads TxsSummry in v04+ names (TtlNetNtry/Amt + CdtDbtInd), and what is missing as null', async () => {
-    const summary = '<TxsSummry><TtlNtries><NbOfNtries>2</NbOfNtries><TtlNetNtry><Amt>5.5</Amt><CdtDbtInd>CRDT</CdtDbtInd></TtlNetNtry></TtlNtries><TtlCdtNtries><Sum>5.50</Sum></TtlCdtNtries></TxsSummry>';
+    const summary =
+      '<TxsSummry><TtlNtries><NbOfNtries>2</NbOfNtries><TtlNetNtry><Amt>5.5</Amt><CdtDbtInd>CRDT</CdtDbtInd></TtlNetNtry></TtlNtries><TtlCdtNtries><Sum>5.50</Sum></TtlCdtNtries></TxsSummry>';
     expect((await parse(camt053(`${bal('OPBD', '0')}${summary}`, { version: '08' }))).summary).toEqual({
       entries: { count: 2, sum: null, net: 550 },
       credits: { count: null, sum: 550 },
@@ -831,7 +851,9 @@ describe('a business application header envelope', () => {
 
   it('refuses an envelope without a camt Document, or with an unsupported version in it', async () => {
     const error = await rejection(parseFile(`<BizMsgEnvlp>${appHdr('02')}<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"/></BizMsgEnvlp>`));
-    expect(error.detail).toBe('not a camt.053 or camt.054 document: the root element is BizMsgEnvlp without a namespace, and no camt.053 or camt.054 Document is inside it (line 1, column 1)');
+    expect(error.detail).toBe(
+      'not a camt.053 or camt.054 document: the root element is BizMsgEnvlp without a namespace, and no camt.053 or camt.054 Document is inside it (line 1, column 1)',
+    );
     const old = await rejection(parseFile(`<BizMsgEnvlp>${appHdr('02')}${document.replace('camt.053.001.02', 'camt.053.001.01')}</BizMsgEnvlp>`));
     expect(old.detail).toMatch(/^camt\.053\.001\.01 is not a supported version \(02 to 13\) \(line 1, column \d+\)$/);
   });
@@ -864,7 +886,10 @@ describe('the encoding the XML declaration names', () => {
 
   it("decodes windows-1252's and ISO-8859-15's own characters", async () => {
     const euro = (declaration: string, byte: number) => {
-      const bytes = Buffer.from(camt053(ntry({ details: '<NtryDtls><TxDtls><RmtInf><Ustrd>X</Ustrd></RmtInf></TxDtls></NtryDtls>' })).replace('encoding="UTF-8"', declaration), 'latin1');
+      const bytes = Buffer.from(
+        camt053(ntry({ details: '<NtryDtls><TxDtls><RmtInf><Ustrd>X</Ustrd></RmtInf></TxDtls></NtryDtls>' })).replace('encoding="UTF-8"', declaration),
+        'latin1',
+      );
       const at = bytes.indexOf('<Ustrd>X') + '<Ustrd>'.length;
       bytes[at] = byte;
       return bytes;
@@ -1172,7 +1197,13 @@ describe('public samples from banks and ISO 20022 (test/settlement/cash/fixtures
     const parsed = (await read('postfinance-camt053-v04.xml')).statements[0]!;
     expect(parsed).toMatchObject({ statementId: '20160430375204000008574', electronicSequenceNumber: '85', currency: null, page: { number: 1, last: true } });
     expect(parsed.entries).toHaveLength(32);
-    expect(parsed.entries.filter((booked) => booked.batch !== null).map((booked) => booked.batch?.parts)).toEqual([...Array(10).fill(10), ...Array(8).fill(8), ...Array(3).fill(3), 2, 2]);
+    expect(parsed.entries.filter((booked) => booked.batch !== null).map((booked) => booked.batch?.parts)).toEqual([
+      ...Array(10).fill(10),
+      ...Array(8).fill(8),
+      ...Array(3).fill(3),
+      2,
+      2,
+    ]);
     expect(parsed.entries.every((booked) => booked.problem === null && booked.currency === 'GBP')).toBe(true);
     // The first debit: the bank's charge, its text in AddtlNtryInf.
     expect(parsed.entries[0]).toMatchObject({
@@ -1204,7 +1235,11 @@ describe('public samples from banks and ISO 20022 (test/settlement/cash/fixtures
       ['NARR', 5000, 'MSG-Return-Muster'],
     ]);
     // The two direct-debit refunds: reversals (RvslInd true) with their MD06 reason.
-    expect(parsed.entries.slice(30).map(({ direction, reversal, returnReason, amount, bankTransactionCode }) => [direction, reversal, returnReason, amount, bankTransactionCode?.family])).toEqual([
+    expect(
+      parsed.entries
+        .slice(30)
+        .map(({ direction, reversal, returnReason, amount, bankTransactionCode }) => [direction, reversal, returnReason, amount, bankTransactionCode?.family]),
+    ).toEqual([
       ['debit', true, 'MD06', 600, 'IDDT'],
       ['debit', true, 'MD06', 1553, 'RDDT'],
     ]);
@@ -1218,7 +1253,13 @@ describe('public samples from banks and ISO 20022 (test/settlement/cash/fixtures
     const parsed = file.statements[0]!;
     expect(parsed).toMatchObject({ format: 'camt.054', statementId: '20200618375204295372465', currency: 'GBP', account: UK_ACCOUNT, balances: [] });
     const batchText = 'SAMMELGUTSCHRIFT FÜR KONTO: CH7730000001250094239 VERARBEITUNG VOM 18.06.2020 PAKET ID: 200618CH000009TB';
-    const common = { entryReference: 'CH7730000001250094239', bookingDate: '2020-06-18', valueDate: '2020-06-18', debtorName: 'Bernasconi Maria', debtorAccount: 'CH5109000000250092291' };
+    const common = {
+      entryReference: 'CH7730000001250094239',
+      bookingDate: '2020-06-18',
+      valueDate: '2020-06-18',
+      debtorName: 'Bernasconi Maria',
+      debtorAccount: 'CH5109000000250092291',
+    };
     const code = { domain: 'PMNT', family: 'RCDT', subFamily: 'VCOM', proprietary: null };
     const text = readFileSync(fixture('public/postfinance-camt054-v08.xml'), 'utf8');
     expect(parsed.entries).toEqual([
@@ -1251,7 +1292,15 @@ describe('public samples from banks and ISO 20022 (test/settlement/cash/fixtures
 
   it('Goldman Sachs UK camt.053 (v02): two statements, a BACS return reversed, v02 totals, a closing balance that does not add up', async () => {
     const file = await read('goldman-sachs-uk-camt053-v02.xml');
-    expect(file.statements.map(({ statementId, account, electronicSequenceNumber, legalSequenceNumber, entries }) => [statementId, account, electronicSequenceNumber, legalSequenceNumber, entries.length])).toEqual([
+    expect(
+      file.statements.map(({ statementId, account, electronicSequenceNumber, legalSequenceNumber, entries }) => [
+        statementId,
+        account,
+        electronicSequenceNumber,
+        legalSequenceNumber,
+        entries.length,
+      ]),
+    ).toEqual([
       ['9740092600', { sortCode: '04-29-62', accountNumber: '60000635' }, '496373', '496373', 0],
       ['9740092650', { sortCode: '04-29-62', accountNumber: '50000970' }, '496374', '496374', 6],
     ]);

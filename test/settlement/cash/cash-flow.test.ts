@@ -33,7 +33,8 @@ const reconciledPayDate = (options: { trusted?: boolean } = {}) => reconciledPay
 let statementNumber = 0;
 const statement = (credits: Array<Partial<StatementEntry> & { amount: number }>, id = `STMT-${++statementNumber}`) => parsedStatement(account, id, credits);
 
-const importParsed = (read: ReturnType<typeof statement>, today = BEFORE_DUE) => t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor, policy: policy(today) }));
+const importParsed = (read: ReturnType<typeof statement>, today = BEFORE_DUE) =>
+  t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor, policy: policy(today) }));
 const remittanceOf = (payrollId: string) => t.db.selectFrom('remittances').selectAll().where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();
 const payoutsOf = (billerClientId: string) => t.db.selectFrom('payouts').select(['id', 'amount', 'status']).where('biller_client_id', '=', billerClientId).execute();
 const pay = (today = '2026-11-10') => runPayouts(t.db, { today, settlementDelayWorkingDays: 1, holidays: new Set(), funding: 'received' });
@@ -50,7 +51,12 @@ describe('remittances and funded payouts', () => {
     const outcome = await importParsed(statement([{ amount: 24_800, remittanceInformation: w.reference }]));
     expect(outcome.matching).toMatchObject({ matches: 1, byRule: { exact: 1 } });
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 24_800, status: 'received' });
-    const events = await t.db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.received').execute();
+    const events = await t.db
+      .selectFrom('events')
+      .select(eventSelection)
+      .where('biller_client_id', '=', w.biller.clientId)
+      .where('type', '=', 'remittance.received')
+      .execute();
     expect(events).toHaveLength(1);
     expect((events[0]!.payload as { data: unknown }).data).toEqual({ id: before.id, payroll_id: w.payroll.id, pay_date: PD1, status: 'received', due_date: before.due_date });
 
@@ -68,8 +74,16 @@ describe('remittances and funded payouts', () => {
       ]),
     );
     expect(outcome.matching).toMatchObject({ matches: 2 });
-    for (const [w, other] of [[first, second], [second, first]] as const) {
-      const events = await t.db.selectFrom('events').select(eventSelection).where('biller_client_id', '=', w.biller.clientId).where('type', '=', 'remittance.received').execute();
+    for (const [w, other] of [
+      [first, second],
+      [second, first],
+    ] as const) {
+      const events = await t.db
+        .selectFrom('events')
+        .select(eventSelection)
+        .where('biller_client_id', '=', w.biller.clientId)
+        .where('type', '=', 'remittance.received')
+        .execute();
       expect(events.map((e) => (e.payload as { data: { payroll_id: string } }).data.payroll_id)).toEqual([w.payroll.id]);
       expect(events.map((e) => (e.payload as { data: { payroll_id: string } }).data.payroll_id)).not.toContain(other.payroll.id);
     }
@@ -82,7 +96,12 @@ describe('remittances and funded payouts', () => {
     `.execute(t.db);
     expect(Number(deleted.numAffectedRows)).toBe(1);
     await importParsed(statement([{ amount: 24_800, remittanceInformation: w.reference }]));
-    const events = await t.db.selectFrom('events').select('biller_client_id').where('type', '=', 'remittance.received').where('biller_client_id', '=', w.biller.clientId).execute();
+    const events = await t.db
+      .selectFrom('events')
+      .select('biller_client_id')
+      .where('type', '=', 'remittance.received')
+      .where('biller_client_id', '=', w.biller.clientId)
+      .execute();
     expect(events).toHaveLength(1);
   });
 
@@ -92,7 +111,11 @@ describe('remittances and funded payouts', () => {
     // 20 000 of 24 800: no rule matches a short credit; it waits for a person.
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 0, status: 'expected' });
     const credit = await t.db.selectFrom('bank_credits').select('id').where('remittance_information', '=', `payroll ${w.reference}`).executeTakeFirstOrThrow();
-    await matchCreditManually(t.db, actor, policy(), { creditId: credit.id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 20_000 }], reason: 'employer says the rest follows' });
+    await matchCreditManually(t.db, actor, policy(), {
+      creditId: credit.id,
+      allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 20_000 }],
+      reason: 'employer says the rest follows',
+    });
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 20_000, status: 'short' });
 
     await pay();
@@ -152,7 +175,9 @@ describe('remittances and funded payouts', () => {
     await t.db.transaction().execute(async (trx) => {
       await sql`set local session_replication_role = replica`.execute(trx);
       for (const [index, payment] of payments.entries()) {
-        await sql`update payment_requests set created_at = '2026-10-01T10:00:00.000Z'::timestamptz + make_interval(secs => ${(index + 1) / 1_000_000}) where id = ${payment.id}::uuid`.execute(trx);
+        await sql`update payment_requests set created_at = '2026-10-01T10:00:00.000Z'::timestamptz + make_interval(secs => ${(index + 1) / 1_000_000}) where id = ${payment.id}::uuid`.execute(
+          trx,
+        );
       }
     });
     const oldest = payments[0]!;
@@ -161,7 +186,12 @@ describe('remittances and funded payouts', () => {
     const waiting = await t.db.selectFrom('bank_credits').select('id').where('remittance_information', '=', `part ${w.reference}`).executeTakeFirstOrThrow();
     await matchCreditManually(t.db, actor, policy(), { creditId: waiting.id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: oldest.amount }], reason: null });
     await pay();
-    const paid = await t.db.selectFrom('payout_items').innerJoin('payouts', 'payouts.id', 'payout_items.payout_id').select('payout_items.payment_request_id').where('payouts.biller_client_id', '=', w.biller.clientId).execute();
+    const paid = await t.db
+      .selectFrom('payout_items')
+      .innerJoin('payouts', 'payouts.id', 'payout_items.payout_id')
+      .select('payout_items.payment_request_id')
+      .where('payouts.biller_client_id', '=', w.biller.clientId)
+      .execute();
     expect(paid.map((item) => item.payment_request_id)).toEqual([oldest.id]);
   });
 
@@ -172,7 +202,13 @@ describe('remittances and funded payouts', () => {
 
     // Funded but not yet paid: the unmatch takes the funding back, and the next run pays nothing.
     await fundLedgerEntries(t.db, { cutoff: '2026-11-06', defaultFunding: 'received' });
-    const funded = () => t.db.selectFrom('ledger_entries as le').innerJoin('collection_attempts as ca', 'ca.id', 'le.collection_attempt_id').select('le.funded_at').where('ca.payroll_id', '=', w.payroll.id).execute();
+    const funded = () =>
+      t.db
+        .selectFrom('ledger_entries as le')
+        .innerJoin('collection_attempts as ca', 'ca.id', 'le.collection_attempt_id')
+        .select('le.funded_at')
+        .where('ca.payroll_id', '=', w.payroll.id)
+        .execute();
     expect((await funded()).every((row) => row.funded_at !== null)).toBe(true);
     const undone = await unmatch(t.db, actor, policy(), { matchId: match.id, reason: 'credit was for another payroll' });
     expect(undone.entriesUnfunded).toBe(3);
@@ -183,7 +219,11 @@ describe('remittances and funded payouts', () => {
 
     // Matched again and paid out: now the unmatch is refused, and nothing changes.
     const credit = await t.db.selectFrom('remittance_matches').select('bank_credit_id').where('id', '=', match.id).executeTakeFirstOrThrow();
-    const [again] = await matchCreditManually(t.db, actor, policy(), { creditId: credit.bank_credit_id, allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 24_800 }], reason: 'it was ours after all' });
+    const [again] = await matchCreditManually(t.db, actor, policy(), {
+      creditId: credit.bank_credit_id,
+      allocations: [{ payrollId: w.payroll.id, payDate: PD1, amount: 24_800 }],
+      reason: 'it was ours after all',
+    });
     await pay();
     expect((await payoutsOf(w.biller.clientId)).map((p) => p.amount)).toEqual([24_800]);
     await expect(unmatch(t.db, actor, policy(), { matchId: again!.id, reason: 'second thoughts' })).rejects.toMatchObject({ code: 'unmatch-would-unfund-payouts' });

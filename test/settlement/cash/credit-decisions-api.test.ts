@@ -25,7 +25,8 @@ const importCredits = (credits: Parameters<typeof parsedStatement>[2]) => {
   const read = parsedStatement(account, `API-${++number}`, credits, { format: 'camt.053' });
   return t.db.transaction().execute((trx) => recordStatement(trx, { ...read, actor: cliActor('test'), policy: cashPolicy('2026-11-02') }));
 };
-const post = (url: string, payload: unknown) => t.app.inject({ method: 'POST', url, headers: { ...operator, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+const post = (url: string, payload: unknown) =>
+  t.app.inject({ method: 'POST', url, headers: { ...operator, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers: operator });
 
 describe('credits a person decides on', () => {
@@ -53,7 +54,13 @@ describe('credits a person decides on', () => {
 
     const aside = await post(`/bank-credits/${creditId}/set-aside`, { category: 'bank_interest', reason: 'interest for November' });
     expect(aside.statusCode).toBe(200);
-    expect(aside.json().bank_credit).toMatchObject({ id: creditId, state: 'set_aside', set_aside_category: 'bank_interest', state_reason: 'interest for November', booked: true });
+    expect(aside.json().bank_credit).toMatchObject({
+      id: creditId,
+      state: 'set_aside',
+      set_aside_category: 'bank_interest',
+      state_reason: 'interest for November',
+      booked: true,
+    });
     const queue = await get('/bank-credits?limit=1000');
     expect(queue.json().bank_credits.map((c: { id: string }) => c.id)).not.toContain(creditId);
     expect((await post(`/bank-credits/${creditId}/set-aside`, { category: 'other', reason: 'again' })).statusCode).toBe(409);
@@ -93,7 +100,10 @@ describe('credits a person decides on', () => {
     const outcome = await importCredits([{ amount: 777, remittanceInformation: 'RETURN ME' }]);
     const creditId = outcome.statements[0]!.entries[0]!.creditId!;
     const env = cliEnvOf(t.config);
-    const aside = await runDeductions(['credits', 'set-aside', '--credit', creditId, '--category', 'returned_to_sender', '--reason', 'sent back to the payer', '--by', 'clerk'], env);
+    const aside = await runDeductions(
+      ['credits', 'set-aside', '--credit', creditId, '--category', 'returned_to_sender', '--reason', 'sent back to the payer', '--by', 'clerk'],
+      env,
+    );
     expect(aside.stderr).toBe('');
     expect(aside.stdout).toContain(`credit ${creditId} set aside (returned_to_sender): 7.77 GBP leaves the queue`);
     const stored = await t.db.selectFrom('bank_credits').select(['state', 'state_changed_by']).where('id', '=', creditId).executeTakeFirstOrThrow();

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 // Fixed seed, so a failure here replays (test/support/property-seed.ts).
 import '../../support/property-seed.ts';
-import { creditVerdict, entryKind, KnownCreditIndex, reversedCredit, RETURN_SUB_FAMILIES, sameReversal, type IncomingCredit, type KnownCredit, type RecordedReversal } from '../../../src/settlement/cash/credit-identity.ts';
+import {
+  creditVerdict,
+  entryKind,
+  KnownCreditIndex,
+  reversedCredit,
+  RETURN_SUB_FAMILIES,
+  sameReversal,
+  type IncomingCredit,
+  type KnownCredit,
+  type RecordedReversal,
+} from '../../../src/settlement/cash/credit-identity.ts';
 
 const DAY = '2026-11-27';
 
@@ -41,7 +51,7 @@ describe('entryKind', () => {
   it('tells a credit, a debit, and an unusable entry apart', () => {
     expect(entryKind(plain)).toBe('credit');
     expect(entryKind({ ...plain, direction: 'debit' })).toBe('debit');
-    expect(entryKind({ ...plain, problem: 'the entry\'s amount is zero' })).toBe('unusable');
+    expect(entryKind({ ...plain, problem: "the entry's amount is zero" })).toBe('unusable');
     expect(entryKind({ ...plain, direction: 'debit', reversal: true, problem: 'x' })).toBe('unusable');
   });
 
@@ -72,12 +82,17 @@ describe('creditVerdict: one credit across the files that report it', () => {
     });
     // The same notice sent again, or a booked credit booked again, is already known.
     expect(creditVerdict(incoming({ amount: 410_691, accountServicerReference: 'BANKREF-7781' }), false, [notice], none, 'k').outcome).toBe('already_known');
-    expect(creditVerdict(incoming({ amount: 410_691, accountServicerReference: 'BANKREF-7781' }), true, [{ ...notice, notifiedOnly: false }], none, 'k').outcome).toBe('already_known');
+    expect(creditVerdict(incoming({ amount: 410_691, accountServicerReference: 'BANKREF-7781' }), true, [{ ...notice, notifiedOnly: false }], none, 'k').outcome).toBe(
+      'already_known',
+    );
   });
 
   it('one file naming the credit by NtryRef and the other by AcctSvcrRef is one credit', () => {
     const first = known({ id: 'c1', amount: 1_066_202, entryReference: '2026112700042' });
-    expect(creditVerdict(incoming({ amount: 1_066_202, accountServicerReference: '2026112700042' }), true, [first], none, 'k')).toMatchObject({ outcome: 'already_known', creditIds: ['c1'] });
+    expect(creditVerdict(incoming({ amount: 1_066_202, accountServicerReference: '2026112700042' }), true, [first], none, 'k')).toMatchObject({
+      outcome: 'already_known',
+      creditIds: ['c1'],
+    });
   });
 
   it('a transaction reference (EndToEndId) shared is one credit', () => {
@@ -92,7 +107,9 @@ describe('creditVerdict: one credit across the files that report it', () => {
 
   it('a short NtryRef alone needs the same amount and no contradicting payer text', () => {
     const first = known({ id: 'c1', amount: 826_079, entryReference: '1', remittanceInformation: 'SDR261127P00000012' });
-    expect(creditVerdict(incoming({ amount: 826_079, entryReference: '1', remittanceInformation: 'sdr 261127 p00000012' }), true, [first], none, 'k').outcome).toBe('already_known');
+    expect(creditVerdict(incoming({ amount: 826_079, entryReference: '1', remittanceInformation: 'sdr 261127 p00000012' }), true, [first], none, 'k').outcome).toBe(
+      'already_known',
+    );
     expect(creditVerdict(incoming({ amount: 826_079, entryReference: '1', remittanceInformation: 'SDR261127P00000013' }), true, [first], none, 'k').outcome).toBe('new');
     // A different amount under a counter reference is another credit, not a conflict.
     expect(creditVerdict(incoming({ amount: 100, entryReference: '1' }), true, [first], none, 'k').outcome).toBe('new');
@@ -112,12 +129,24 @@ describe('creditVerdict: one credit across the files that report it', () => {
       known({ id: 'p1', amount: 600_000, accountServicerReference: 'BATCH-20261127', batch: { amount: 1_066_202, part: 1, parts: 2 }, notifiedOnly: true }),
       known({ id: 'p2', amount: 466_202, accountServicerReference: 'BATCH-20261127', batch: { amount: 1_066_202, part: 2, parts: 2 }, notifiedOnly: true }),
     ];
-    expect(creditVerdict(incoming({ amount: 1_066_202, accountServicerReference: 'BATCH-20261127' }), true, parts, none, 'k')).toMatchObject({ outcome: 'superseded', creditIds: ['p1', 'p2'] });
+    expect(creditVerdict(incoming({ amount: 1_066_202, accountServicerReference: 'BATCH-20261127' }), true, parts, none, 'k')).toMatchObject({
+      outcome: 'superseded',
+      creditIds: ['p1', 'p2'],
+    });
 
     const lump = known({ id: 'l1', amount: 1_066_202, accountServicerReference: 'BATCH-20261127' });
     const claimed = new Map<string, string>();
-    for (const [part, amount] of [[1, 600_000], [2, 466_202]] as const) {
-      const verdict = creditVerdict(incoming({ amount, accountServicerReference: 'BATCH-20261127', batch: { amount: 1_066_202, part, parts: 2 } }), false, [lump], claimed, 'batch-1');
+    for (const [part, amount] of [
+      [1, 600_000],
+      [2, 466_202],
+    ] as const) {
+      const verdict = creditVerdict(
+        incoming({ amount, accountServicerReference: 'BATCH-20261127', batch: { amount: 1_066_202, part, parts: 2 } }),
+        false,
+        [lump],
+        claimed,
+        'batch-1',
+      );
       expect(verdict).toMatchObject({ outcome: 'already_known', creditIds: ['l1'] });
       claimed.set('l1', 'batch-1');
     }
@@ -149,13 +178,22 @@ describe('reversedCredit: which credit a reversal takes back', () => {
   const reversal = (overrides: Partial<IncomingCredit> = {}) => incoming({ amount: 410_691, bookingDate: '2026-11-30', ...overrides });
 
   it('the one credit sharing a distinctive reference', () => {
-    const candidates = [known({ id: 'c1', amount: 410_691, accountServicerReference: 'BANKREF-7781' }), known({ id: 'c2', amount: 410_691, accountServicerReference: 'BANKREF-9999' })];
+    const candidates = [
+      known({ id: 'c1', amount: 410_691, accountServicerReference: 'BANKREF-7781' }),
+      known({ id: 'c2', amount: 410_691, accountServicerReference: 'BANKREF-9999' }),
+    ];
     expect(reversedCredit(reversal({ accountServicerReference: 'BANKREF-7781' }), candidates).creditId).toBe('c1');
-    expect(reversedCredit(reversal({ transactionReferences: ['BANKREF-9999'] }), [known({ id: 'c3', amount: 410_691, transactionReferences: ['BANKREF-9999'] }), candidates[0]!]).creditId).toBe('c3');
+    expect(
+      reversedCredit(reversal({ transactionReferences: ['BANKREF-9999'] }), [known({ id: 'c3', amount: 410_691, transactionReferences: ['BANKREF-9999'] }), candidates[0]!])
+        .creditId,
+    ).toBe('c3');
   });
 
   it('else the one with the same payer text, else the only one of that amount', () => {
-    const candidates = [known({ id: 'c1', amount: 410_691, remittanceInformation: 'SDR261127P00000012' }), known({ id: 'c2', amount: 410_691, remittanceInformation: 'SDR261127P00000013' })];
+    const candidates = [
+      known({ id: 'c1', amount: 410_691, remittanceInformation: 'SDR261127P00000012' }),
+      known({ id: 'c2', amount: 410_691, remittanceInformation: 'SDR261127P00000013' }),
+    ];
     expect(reversedCredit(reversal({ remittanceInformation: 'SDR 261127 P00000013' }), candidates).creditId).toBe('c2');
     expect(reversedCredit(reversal(), [candidates[0]!])).toEqual({ creditId: 'c1', detail: 'reverses the only credit of this amount on or before its booking date' });
   });

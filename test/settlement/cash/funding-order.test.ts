@@ -56,10 +56,12 @@ describe('fundableEntries', () => {
     expect(() => fundableEntries([entry('a', 1, 1)], 0.5)).toThrow(RangeError);
   });
 
-  const entriesArbitrary = fc.uniqueArray(
-    fc.record({ id: fc.string({ minLength: 1, maxLength: 3 }), amount: fc.integer({ min: -200, max: 500 }), minute: fc.nat({ max: 20 }) }),
-    { selector: (e) => e.id, maxLength: 15 },
-  ).map((rows) => rows.map((row) => entry(row.id, row.amount, row.minute)));
+  const entriesArbitrary = fc
+    .uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 3 }), amount: fc.integer({ min: -200, max: 500 }), minute: fc.nat({ max: 20 }) }), {
+      selector: (e) => e.id,
+      maxLength: 15,
+    })
+    .map((rows) => rows.map((row) => entry(row.id, row.amount, row.minute)));
 
   // The documented order, written out independently.
   const documentedOrder = (entries: readonly FundingCandidate[]): FundingCandidate[] => {
@@ -91,10 +93,9 @@ describe('fundableEntries', () => {
   });
 
   it("property: a payment request's entries are funded all together or not at all, never above what is available", () => {
-    const grouped = fc.array(
-      fc.record({ payment: fc.constantFrom('p1', 'p2', 'p3', 'p4'), amount: fc.integer({ min: -300, max: 500 }), minute: fc.nat({ max: 20 }) }),
-      { maxLength: 12 },
-    ).map((rows) => rows.map((row, index) => entry(`e${index}`, row.amount, row.minute, row.payment)));
+    const grouped = fc
+      .array(fc.record({ payment: fc.constantFrom('p1', 'p2', 'p3', 'p4'), amount: fc.integer({ min: -300, max: 500 }), minute: fc.nat({ max: 20 }) }), { maxLength: 12 })
+      .map((rows) => rows.map((row, index) => entry(`e${index}`, row.amount, row.minute, row.payment)));
     fc.assert(
       fc.property(grouped, fc.integer({ min: 0, max: 2000 }), (entries, available) => {
         const funded = new Set(fundableEntries(entries, available));
@@ -143,10 +144,11 @@ describe('fundsEveryEntry', () => {
   });
 
   it('property: true exactly when fundableEntries funds every entry', () => {
-    const grouped = fc.array(
-      fc.record({ payment: fc.constantFrom('p1', 'p2', 'p3', 'p4', 'p5'), amount: fc.integer({ min: -300, max: 500 }), minute: fc.nat({ max: 20 }) }),
-      { maxLength: 12 },
-    ).map((rows) => rows.map((row, index) => entry(`e${index}`, row.amount, row.minute, row.payment)));
+    const grouped = fc
+      .array(fc.record({ payment: fc.constantFrom('p1', 'p2', 'p3', 'p4', 'p5'), amount: fc.integer({ min: -300, max: 500 }), minute: fc.nat({ max: 20 }) }), {
+        maxLength: 12,
+      })
+      .map((rows) => rows.map((row, index) => entry(`e${index}`, row.amount, row.minute, row.payment)));
     fc.assert(
       fc.property(grouped, fc.integer({ min: -1000, max: 3000 }), (entries, available) => {
         const nets = new Map<string, number>();

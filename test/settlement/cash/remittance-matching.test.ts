@@ -39,7 +39,11 @@ const legacyRemittance = (payrollNumber: number, outstanding: number, overrides:
   remittance(payrollNumber, outstanding, { paymentReference: legacyRef(payrollNumber), ...overrides });
 
 /** A remittance already paid in full (or over): no longer open, its reference still names it. */
-const closed = (payrollNumber: number, paymentReference = ref(payrollNumber)): KnownReference => ({ payrollId: payrollId(payrollNumber), payDate: PAY_DATE, paymentReference });
+const closed = (payrollNumber: number, paymentReference = ref(payrollNumber)): KnownReference => ({
+  payrollId: payrollId(payrollNumber),
+  payDate: PAY_DATE,
+  paymentReference,
+});
 
 function credit(id: string, amount: number, reference: string | null, overrides: Partial<UnmatchedCredit> = {}): UnmatchedCredit {
   return { id, amount, currency: 'GBP', reference, bookingDate: '2026-10-30', ...overrides };
@@ -234,9 +238,9 @@ describe('matchCredits, rule by rule', () => {
     expect(matchCredits([credit('c1', 750, reference)], [remittance(12, 300), remittance(13, 450, { employerId: 'employer-b' })], NONE_CLOSED, NO_TOLERANCE)).toEqual([]);
     expect(matchCredits([credit('c1', 750, reference)], [remittance(12, 300), remittance(13, 450, { currency: 'EUR' })], NONE_CLOSED, NO_TOLERANCE)).toEqual([]);
     // c0 pays P13 exactly first; c1 names P13 too, so it is not a clean many_to_one any more.
-    expect(
-      matchCredits([credit('c0', 450, ref(13)), credit('c1', 300, reference)], [remittance(12, 300), remittance(13, 450)], NONE_CLOSED, NO_TOLERANCE),
-    ).toEqual([match('c0', 13, 450, 'exact')]);
+    expect(matchCredits([credit('c0', 450, ref(13)), credit('c1', 300, reference)], [remittance(12, 300), remittance(13, 450)], NONE_CLOSED, NO_TOLERANCE)).toEqual([
+      match('c0', 13, 450, 'exact'),
+    ]);
     // P13 was paid before this run (no longer open): the credit names it, so nothing of it matches,
     // not even the two open ones it names beside it for exactly what they are owed.
     expect(matchCredits([credit('c1', 300, reference)], [remittance(12, 300)], [closed(13)], tolerance(500))).toEqual([]);
@@ -340,7 +344,7 @@ describe('matchCredits, rule by rule', () => {
   });
 });
 
-describe('matchCredits, references are whole tokens of the payer\'s text', () => {
+describe("matchCredits, references are whole tokens of the payer's text", () => {
   it('the observed failure, open side: SDR261030P15 inside SDR261030P150 does not name P15', () => {
     const remittances = [legacyRemittance(15, 700)];
     for (const text of ['SDR261030P150', 'ACME SDR261030P150 OCT', 'sdr 261030 p150']) {
@@ -416,7 +420,7 @@ describe('matchCredits, references of remittances no longer open', () => {
     expect(matchCredits([credit('c1', 700, `${ref(12)} ${ref(13)}`)], [remittance(13, 700)], [closed(12)], tolerance(5))).toEqual([]);
   });
 
-  it('a cut-off reference that could be a closed remittance\'s or an open one\'s names neither', () => {
+  it("a cut-off reference that could be a closed remittance's or an open one's names neither", () => {
     const text = 'ACME SDR261030P1234567';
     expect(matchCredits([credit('c1', 900, text)], [remittance(12_345_678, 900)], [closed(12_345_679)], tolerance(5))).toEqual([]);
     expect(matchCredits([credit('c1', 900, text)], [remittance(12_345_678, 900)], NONE_CLOSED, NO_TOLERANCE)).toEqual([match('c1', 12_345_678, 900, 'normalised')]);
@@ -436,7 +440,7 @@ describe('matchCredits, references of remittances no longer open', () => {
     expect(matchCredits([credit('c1', 700, ref(13))], [remittance(13, 700)], [closed(12), closed(12)], tolerance(5))).toEqual([match('c1', 13, 700, 'exact')]);
   });
 
-  it('exact: a reference that is also a closed remittance\'s (data from before unique references) pays neither', () => {
+  it("exact: a reference that is also a closed remittance's (data from before unique references) pays neither", () => {
     expect(matchCredits([credit('c1', 700, ref(12))], [remittance(13, 700, { paymentReference: ref(12) })], [closed(12)], tolerance(5))).toEqual([]);
   });
 
@@ -470,13 +474,26 @@ describe('matchCredits, pairs a person unmatched', () => {
       credit('c3', 400, ref(12), { bookingDate: '2026-10-31' }),
     ];
     expect(matchCredits(credits, [remittance(12, 800)], NONE_CLOSED, NO_TOLERANCE)).toEqual([match('c1', 12, 400, 'one_to_many'), match('c2', 12, 400, 'one_to_many')]);
-    expect(matchCredits(credits, [remittance(12, 800)], NONE_CLOSED, refusing([['c1', 12]]))).toEqual([match('c2', 12, 400, 'one_to_many'), match('c3', 12, 400, 'one_to_many')]);
+    expect(matchCredits(credits, [remittance(12, 800)], NONE_CLOSED, refusing([['c1', 12]]))).toEqual([
+      match('c2', 12, 400, 'one_to_many'),
+      match('c3', 12, 400, 'one_to_many'),
+    ]);
   });
 
   it('the credit may still pay other remittances, and only the refused pay date of the payroll is refused', () => {
     const credits = [credit('c1', 1000, ref(12)), credit('c2', 2000, ref(13))];
     const remittances = [remittance(12, 1000), remittance(13, 2000)];
-    expect(matchCredits(credits, remittances, NONE_CLOSED, refusing([['c1', 13], ['c2', 12]]))).toEqual([match('c1', 12, 1000, 'exact'), match('c2', 13, 2000, 'exact')]);
+    expect(
+      matchCredits(
+        credits,
+        remittances,
+        NONE_CLOSED,
+        refusing([
+          ['c1', 13],
+          ['c2', 12],
+        ]),
+      ),
+    ).toEqual([match('c1', 12, 1000, 'exact'), match('c2', 13, 2000, 'exact')]);
     const otherPayDate: MatchingOptions = { toleranceMinor: 0, refusedPairs: new Set([pairKey('c1', payrollId(12), '2026-11-27')]) };
     expect(matchCredits(credits, remittances, NONE_CLOSED, otherPayDate)).toEqual([match('c1', 12, 1000, 'exact'), match('c2', 13, 2000, 'exact')]);
   });
@@ -518,21 +535,18 @@ const remittancesArbitrary = fc
     { selector: (r) => `${r.number}|${r.payDate}`, minLength: 1, maxLength: 9 },
   )
   .map((rows) =>
-    rows.map(
-      (row): WorldRemittance => ({
-        payrollId: `payroll-${row.number}`,
-        payDate: row.payDate,
-        employerId: row.employerId,
-        currency: row.currency,
-        paymentReference: row.legacy ? legacyReferenceOf(row.payDate, row.number) : remittancePaymentReference(row.payDate, row.number),
-        outstanding: row.outstanding,
-        closed: row.closed,
-      }),
-    ),
+    rows.map((row): WorldRemittance => ({
+      payrollId: `payroll-${row.number}`,
+      payDate: row.payDate,
+      employerId: row.employerId,
+      currency: row.currency,
+      paymentReference: row.legacy ? legacyReferenceOf(row.payDate, row.number) : remittancePaymentReference(row.payDate, row.number),
+      outstanding: row.outstanding,
+      closed: row.closed,
+    })),
   );
 
-const openOf = (remittances: readonly WorldRemittance[]): OpenRemittance[] =>
-  remittances.filter((r) => !r.closed).map(({ closed: _, ...open }) => open);
+const openOf = (remittances: readonly WorldRemittance[]): OpenRemittance[] => remittances.filter((r) => !r.closed).map(({ closed: _, ...open }) => open);
 const knownOf = (remittances: readonly WorldRemittance[]): KnownReference[] =>
   remittances.filter((r) => r.closed).map(({ payrollId, payDate, paymentReference }) => ({ payrollId, payDate, paymentReference }));
 
@@ -575,7 +589,10 @@ function aimedCreditArbitrary(remittances: readonly OpenRemittance[]): fc.Arbitr
     .record({ target: fc.constantFrom(...remittances), how: fc.nat(), amountKind: fc.nat({ max: 3 }), offset: fc.integer({ min: -7, max: 7 }), otherCurrency: fc.boolean() })
     .map(({ target, how, amountKind, offset, otherCurrency }) => ({
       reference: mangle(target.paymentReference, how),
-      amount: Math.max(1, [target.outstanding, target.outstanding + offset, Math.ceil(target.outstanding / 2), target.outstanding - Math.ceil(target.outstanding / 2) || 1][amountKind]!),
+      amount: Math.max(
+        1,
+        [target.outstanding, target.outstanding + offset, Math.ceil(target.outstanding / 2), target.outstanding - Math.ceil(target.outstanding / 2) || 1][amountKind]!,
+      ),
       currency: otherCurrency && how % 5 === 0 ? (target.currency === 'GBP' ? 'EUR' : 'GBP') : target.currency,
     }));
 }
@@ -583,7 +600,11 @@ function aimedCreditArbitrary(remittances: readonly OpenRemittance[]): fc.Arbitr
 /** A credit for several remittances at once, for the sum they are owed (or a little off it). */
 function combinedCreditArbitrary(remittances: readonly OpenRemittance[]): fc.Arbitrary<CreditDraft> {
   return fc
-    .record({ targets: fc.subarray([...remittances], { minLength: 1, maxLength: Math.min(3, remittances.length) }), separator: fc.constantFrom('', ' ', ' / '), off: fc.constantFrom(0, 0, 1) })
+    .record({
+      targets: fc.subarray([...remittances], { minLength: 1, maxLength: Math.min(3, remittances.length) }),
+      separator: fc.constantFrom('', ' ', ' / '),
+      off: fc.constantFrom(0, 0, 1),
+    })
     .map(({ targets, separator, off }) => ({
       reference: targets.map((r) => r.paymentReference).join(separator),
       amount: targets.reduce((sum, r) => sum + r.outstanding, 0) + off,
@@ -751,7 +772,11 @@ describe('matchCredits, properties', () => {
   it('a credit whose text names a remittance paid already, whole, is never matched', () => {
     fc.assert(
       fc.property(worldArbitrary(), (world) => {
-        const matched = new Set(matchCredits(world.credits, world.remittances, world.knownReferences, { toleranceMinor: world.toleranceMinor, refusedPairs: NOTHING_REFUSED }).map((m) => m.creditId));
+        const matched = new Set(
+          matchCredits(world.credits, world.remittances, world.knownReferences, { toleranceMinor: world.toleranceMinor, refusedPairs: NOTHING_REFUSED }).map(
+            (m) => m.creditId,
+          ),
+        );
         for (const c of world.credits) {
           if (world.knownReferences.some((known) => namesWhole(c.reference, known.paymentReference))) expect(matched.has(c.id)).toBe(false);
         }
@@ -780,9 +805,14 @@ describe('matchCredits, properties', () => {
   it('a credit whose reference names no remittance on token boundaries is never matched', () => {
     fc.assert(
       fc.property(worldArbitrary(), (world) => {
-        const matched = new Set(matchCredits(world.credits, world.remittances, world.knownReferences, { toleranceMinor: world.toleranceMinor, refusedPairs: NOTHING_REFUSED }).map((m) => m.creditId));
+        const matched = new Set(
+          matchCredits(world.credits, world.remittances, world.knownReferences, { toleranceMinor: world.toleranceMinor, refusedPairs: NOTHING_REFUSED }).map(
+            (m) => m.creditId,
+          ),
+        );
         for (const c of world.credits) {
-          if (!world.remittances.some((r) => namesWhole(c.reference, r.paymentReference) || namesCutShort(c.reference, r.paymentReference))) expect(matched.has(c.id)).toBe(false);
+          if (!world.remittances.some((r) => namesWhole(c.reference, r.paymentReference) || namesCutShort(c.reference, r.paymentReference)))
+            expect(matched.has(c.id)).toBe(false);
         }
       }),
       { numRuns: 300 },
@@ -794,7 +824,8 @@ describe('matchCredits, properties', () => {
       fc.property(worldArbitrary(), fc.nat(), (world, which) => {
         fc.pre(world.credits.length > 0);
         const lone = [world.credits[which % world.credits.length]!];
-        const run = (refusedPairs: ReadonlySet<string>) => matchCredits(lone, world.remittances, world.knownReferences, { toleranceMinor: world.toleranceMinor, refusedPairs });
+        const run = (refusedPairs: ReadonlySet<string>) =>
+          matchCredits(lone, world.remittances, world.knownReferences, { toleranceMinor: world.toleranceMinor, refusedPairs });
         const free = run(NOTHING_REFUSED);
         const refused = refusedPairsOf({ ...world, credits: lone });
         const hit = free.some((m) => refused.has(pairKey(m.creditId, m.payrollId, m.payDate)));

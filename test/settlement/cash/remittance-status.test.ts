@@ -142,10 +142,16 @@ describe('shortfall: paid out beyond what was received', () => {
 
   it('outranks every other status while above zero, whatever the amounts and the date', () => {
     fc.assert(
-      fc.property(fc.nat(10_000_000), fc.nat(10_000_000), fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('2026-11-03', '2026-11-04', '2026-11-05'), (expected, received, shortfall, today) => {
-        expect(remittanceStatus({ expected, received, dueDate: '2026-11-04', today, shortfall })).toBe('shortfall');
-        expect(remittanceStatus({ expected, received, dueDate: '2026-11-04', today, shortfall: 0 })).not.toBe('shortfall');
-      }),
+      fc.property(
+        fc.nat(10_000_000),
+        fc.nat(10_000_000),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.constantFrom('2026-11-03', '2026-11-04', '2026-11-05'),
+        (expected, received, shortfall, today) => {
+          expect(remittanceStatus({ expected, received, dueDate: '2026-11-04', today, shortfall })).toBe('shortfall');
+          expect(remittanceStatus({ expected, received, dueDate: '2026-11-04', today, shortfall: 0 })).not.toBe('shortfall');
+        },
+      ),
     );
   });
 

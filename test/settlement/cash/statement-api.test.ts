@@ -18,15 +18,34 @@ let operator: Record<string, string>;
 beforeAll(async () => {
   t = await startTestApp({ env: { STATEMENT_LIMIT_BYTES: '65536' } });
   // The fixtures' account: 60-16-13 31926819, in GBP.
-  await t.db.insertInto('collection_accounts').values({ currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Collections Ltd' }).execute();
+  await t.db
+    .insertInto('collection_accounts')
+    .values({ currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Collections Ltd' })
+    .execute();
   operator = await authHeaders(t.app, await createOperator(t.db));
 });
 afterAll(async () => t?.close());
 
 const post = (body: string | Buffer, contentType: string, headers: Record<string, string> = operator, query = '') =>
   t.app.inject({ method: 'POST', url: `/bank-statements${query}`, headers: { ...headers, 'content-type': contentType }, payload: body });
-const statementCount = async () => Number((await t.db.selectFrom('bank_statements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-const creditCount = async () => Number((await t.db.selectFrom('bank_credits').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const statementCount = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('bank_statements')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+const creditCount = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('bank_credits')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('POST /bank-statements', () => {
   it('imports a camt.053 file once: 201 with its credits, then 200 replayed with nothing changed', async () => {
@@ -53,7 +72,12 @@ describe('POST /bank-statements', () => {
   });
 
   it.each([
-    ['a DTD (no entity is ever expanded)', '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "y">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>', 'application/xml', /DOCTYPE/i],
+    [
+      'a DTD (no entity is ever expanded)',
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "y">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>',
+      'application/xml',
+      /DOCTYPE/i,
+    ],
     ['malformed XML', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt></Document>', 'application/xml', /line 1/],
     [
       'an account that is not ours',
@@ -119,7 +143,10 @@ describe('statements banks published (test/settlement/cash/fixtures/public, see 
   it('imports each whole: no entry lost, reversals and returns placed or left for a person, integrity recorded', async () => {
     // Goldman Sachs' two statements are of two accounts of its own: once ours, now replaced (inactive).
     for (const accountNumber of ['60000635', '50000970']) {
-      await t.db.insertInto('collection_accounts').values({ currency: 'GBP', account_number: accountNumber, sort_code: '04-29-62', account_holder_name: 'Collections Ltd', active: false }).execute();
+      await t.db
+        .insertInto('collection_accounts')
+        .values({ currency: 'GBP', account_number: accountNumber, sort_code: '04-29-62', account_holder_name: 'Collections Ltd', active: false })
+        .execute();
     }
     const goldman = await post(publicFile('goldman-sachs-uk-camt053-v02.xml'), 'application/xml');
     expect(goldman.statusCode).toBe(201);

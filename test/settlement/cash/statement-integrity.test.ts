@@ -65,7 +65,8 @@ describe('balances', () => {
     expect(statementIntegrityFindings(statement({ balances: [balance('OPBD', -10_00), balance('CLBD', 25_00)], entries }))).toEqual([
       {
         code: 'balance_mismatch',
-        detail: "the opening balance (OPBD) -10.00 GBP and the booked entries' net 30.00 GBP make 20.00 GBP, but the closing balance (CLBD) is 25.00 GBP: 5.00 GBP unaccounted for",
+        detail:
+          "the opening balance (OPBD) -10.00 GBP and the booked entries' net 30.00 GBP make 20.00 GBP, but the closing balance (CLBD) is 25.00 GBP: 5.00 GBP unaccounted for",
       },
     ]);
   });

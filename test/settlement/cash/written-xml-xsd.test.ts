@@ -24,7 +24,14 @@ async function readBack(xml: string) {
 function demoEntries(statementDate: string): SimulatedEntry[] {
   const entries: SimulatedEntry[] = [];
   const credit = (amount: number, bookingDate: string, reference: string | null, debtorName: string) =>
-    entries.push({ bankReference: `BNK-${statementDate.replaceAll('-', '')}-${String(entries.length + 1).padStart(4, '0')}`, direction: 'credit', amount, bookingDate, reference, debtorName });
+    entries.push({
+      bankReference: `BNK-${statementDate.replaceAll('-', '')}-${String(entries.length + 1).padStart(4, '0')}`,
+      direction: 'credit',
+      amount,
+      bookingDate,
+      reference,
+      debtorName,
+    });
   credit(12_550 + 8_000, '2026-10-30', 'SDR261030P1A2B SDR261030P3C4D', 'Acme Payroll Ltd');
   credit(42_250, '2026-10-30', 'SDR261030P5E6F', 'Brown & Sons <Bakers>');
   credit(38_025 - 3_802, '2026-10-30', 'SDR261030P7G8H', 'Café René Ltd');
@@ -50,7 +57,9 @@ describe('the demo bank statement (camt.053.001.02)', () => {
       ['CLBD', 2_500_000 + 20_550 + 42_250 + 34_223 + 15_000, statementDate],
     ]);
     expect(parsed.summary).toEqual({ entries: { count: 4, sum: 112_023, net: 112_023 }, credits: { count: 4, sum: 112_023 }, debits: { count: 0, sum: 0 } });
-    expect(parsed.entries.map(({ bankReference, amount, remittanceInformation, debtorName, problem }) => [bankReference, amount, remittanceInformation, debtorName, problem])).toEqual([
+    expect(
+      parsed.entries.map(({ bankReference, amount, remittanceInformation, debtorName, problem }) => [bankReference, amount, remittanceInformation, debtorName, problem]),
+    ).toEqual([
       ['BNK-20261102-0001', 20_550, 'SDR261030P1A2B SDR261030P3C4D', 'Acme Payroll Ltd', null],
       ['BNK-20261102-0002', 42_250, 'SDR261030P5E6F', 'Brown & Sons <Bakers>', null],
       ['BNK-20261102-0003', 34_223, 'SDR261030P7G8H', 'Café René Ltd', null],
@@ -77,7 +86,13 @@ describe("the simulated bank's statement (camt.053.001.02)", () => {
       reference: index % 20 === 0 ? `sdr 261030 p${index} salary deductions` : `SDR261030P${index}`,
       debtorName: 'Employer Ltd',
     }));
-    const xml = simulatedCamt053({ statementId: 'BENCH-STMT-1', account: { sortCode: '04-00-04', accountNumber: '41234567' }, currency: 'GBP', createdAt: new Date('2026-11-02T18:00:00Z'), entries });
+    const xml = simulatedCamt053({
+      statementId: 'BENCH-STMT-1',
+      account: { sortCode: '04-00-04', accountNumber: '41234567' },
+      currency: 'GBP',
+      createdAt: new Date('2026-11-02T18:00:00Z'),
+      entries,
+    });
     expect(await xsdErrors(xml, 'camt.053.001.02')).toEqual([]);
     const parsed = await readBack(xml);
     expect(parsed.entries).toHaveLength(1_000);
@@ -95,7 +110,14 @@ describe("the simulated bank's statement (camt.053.001.02)", () => {
       ['GBP', -250],
       ['JPY', 0],
     ] as const) {
-      const xml = simulatedCamt053({ statementId: 'S', account: { sortCode: '60-16-13', accountNumber: '31926819' }, currency, createdAt: new Date('2026-11-02T18:00:00Z'), openingBalance, entries });
+      const xml = simulatedCamt053({
+        statementId: 'S',
+        account: { sortCode: '60-16-13', accountNumber: '31926819' },
+        currency,
+        createdAt: new Date('2026-11-02T18:00:00Z'),
+        openingBalance,
+        entries,
+      });
       expect(await xsdErrors(xml, 'camt.053.001.02')).toEqual([]);
       const parsed = await readBack(xml);
       expect(parsed.balances.map(({ type, amount }) => [type, amount])).toEqual([

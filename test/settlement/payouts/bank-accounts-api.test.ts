@@ -35,7 +35,10 @@ describe('the collection account', () => {
     const first = await post('/admin/collection-accounts', account({ currency: 'EUR' }));
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json()).toMatchObject({ collection_account: { currency: 'EUR', active: true, deactivated_at: null }, replaced: null });
-    const second = await post('/admin/collection-accounts', account({ currency: 'EUR', account_number: '55779911', account_holder_name: ' New Holder Ltd ', reason: 'bank move' }));
+    const second = await post(
+      '/admin/collection-accounts',
+      account({ currency: 'EUR', account_number: '55779911', account_holder_name: ' New Holder Ltd ', reason: 'bank move' }),
+    );
     expect(second.statusCode, second.body).toBe(201);
     expect(second.json()).toMatchObject({
       collection_account: { account_number: '55779911', account_holder_name: 'New Holder Ltd', active: true },
@@ -62,7 +65,12 @@ describe('the collection account', () => {
   it('refuses bad details with 422 naming each field, and a change without a reason or an Idempotency-Key', async () => {
     const bad = await post('/admin/collection-accounts', account({ sort_code: '200000', account_number: '1234567', account_holder_name: ' ' }));
     expect(bad.statusCode).toBe(422);
-    expect(bad.json().errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/account_holder_name', '/account_number', '/sort_code']);
+    expect(
+      bad
+        .json()
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+    ).toEqual(['/account_holder_name', '/account_number', '/sort_code']);
     const noReason = await post('/admin/collection-accounts', account({ reason: undefined }));
     expect(noReason.statusCode).toBe(422);
     expect(noReason.json().errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/reason']);

@@ -44,7 +44,10 @@ const get = (url: string, headers: Record<string, string>) => injectJson(t.app, 
 const idsOf = async (url: string, headers: Record<string, string>) => {
   const response = await get(url, headers);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json().payouts.map((p: { id: string }) => p.id).sort();
+  return response
+    .json()
+    .payouts.map((p: { id: string }) => p.id)
+    .sort();
 };
 const sorted = (...ids: string[]) => [...ids].sort();
 
@@ -127,9 +130,7 @@ describe('GET /payouts/bank-file', () => {
     firstCsv = response.body;
 
     const lines = response.body.trim().split('\n');
-    expect(lines[0]).toBe(
-      'payout_id,reference,biller,currency,amount,account_holder_name,sort_code,account_number,payout_date,status,message_id,requested_execution_date',
-    );
+    expect(lines[0]).toBe('payout_id,reference,biller,currency,amount,account_holder_name,sort_code,account_number,payout_date,status,message_id,requested_execution_date');
     // The paid payout is not instructed (the bank already made it), nor the sandbox biller's.
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(new RegExp(`^${payouts.bPendingGbp.id},.*,5\\.00,.*,${DAY},pending,${messageId},${DAY}$`));

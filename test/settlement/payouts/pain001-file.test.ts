@@ -56,7 +56,10 @@ beforeAll(async () => {
     await w.lock(PD1);
     for (const [person, amount] of amounts.entries()) await w.push(w.people[person]!.employee.id, PD1, amount);
     await w.reconcile(PD1);
-    await t.db.insertInto('beneficiary_accounts').values({ biller_client_id: w.biller.clientId, currency: 'GBP', ...beneficiaries[index]! }).execute();
+    await t.db
+      .insertInto('beneficiary_accounts')
+      .values({ biller_client_id: w.biller.clientId, currency: 'GBP', ...beneficiaries[index]! })
+      .execute();
     worlds.push(w);
   }
   const summary = await runPayouts(t.db, { funding: 'deducted', today: PAYOUT_DATE, settlementDelayWorkingDays: 1, holidays: new Set() });
@@ -214,7 +217,11 @@ describe('the payment file of a payout date', () => {
     expect(csv.contentType).toBe('text/csv; charset=utf-8');
     const rows = parseCsv(csv.content.toString('utf8'), { columns: true }) as Array<Record<string, string>>;
     const messageId = read(first.xml).GrpHdr.MsgId;
-    expect(rows.map((row) => row.reference).sort()).toEqual(transfersOf(first.xml).map(({ transfer }) => transfer.PmtId.EndToEndId).sort());
+    expect(rows.map((row) => row.reference).sort()).toEqual(
+      transfersOf(first.xml)
+        .map(({ transfer }) => transfer.PmtId.EndToEndId)
+        .sort(),
+    );
     for (const row of rows) expect(row).toMatchObject({ message_id: messageId, requested_execution_date: PAYOUT_DATE, status: 'pending', payout_date: PAYOUT_DATE });
 
     // The bank returns one transfer: the payout is failed, the record of what was sent is not rewritten.
@@ -370,7 +377,9 @@ describe('a failed payout', () => {
     // Every EndToEndId of every file is a distinct payout reference.
     const everyFile = await t.db.selectFrom('payment_files').select(['id']).where('legacy', '=', false).execute();
     const allEnds = (
-      await Promise.all(everyFile.map(async (row) => transfersOf((await paymentFileDownload(t.db, row.id, 'pain.001')).content).map(({ transfer }) => transfer.PmtId.EndToEndId)))
+      await Promise.all(
+        everyFile.map(async (row) => transfersOf((await paymentFileDownload(t.db, row.id, 'pain.001')).content).map(({ transfer }) => transfer.PmtId.EndToEndId)),
+      )
     ).flat();
     expect(new Set(allEnds).size).toBe(allEnds.length);
   });
@@ -406,7 +415,9 @@ describe('deductions export payouts', { timeout: 120_000 }, () => {
       expect(listed.code, listed.stderr).toBe(0);
       const lines = listed.stdout.trim().split('\n');
       expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^01 {2}SDPO261103-01-[0-9A-F]{8} execution 2026-11-03 {2}3 payout\(s\) EUR 987\.65, GBP 290\.58 {2}written 2026-11-03T07:05:00\.000Z by finance-test/);
+      expect(lines[0]).toMatch(
+        /^01 {2}SDPO261103-01-[0-9A-F]{8} execution 2026-11-03 {2}3 payout\(s\) EUR 987\.65, GBP 290\.58 {2}written 2026-11-03T07:05:00\.000Z by finance-test/,
+      );
       expect(lines[1]).toMatch(/^02 {2}SDPO261103-02-/);
 
       const second = await runDeductions(['export', 'payouts', '--date', PAYOUT_DATE, '--file', '1', '--format', 'pain.001'], env);

@@ -4,13 +4,7 @@ import fc from 'fast-check';
 import '../../support/property-seed.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { formatMinorUnits } from '../../../src/platform/money/major-units.ts';
-import {
-  controlSum,
-  isoLatinText,
-  PAIN001_NAME_MAX_LENGTH,
-  renderPain001File,
-  ukBban,
-} from '../../../src/settlement/payouts/pain001-file.ts';
+import { controlSum, isoLatinText, PAIN001_NAME_MAX_LENGTH, renderPain001File, ukBban } from '../../../src/settlement/payouts/pain001-file.ts';
 import type { PayoutFileRow } from '../../../src/settlement/payouts/payout-file.ts';
 
 // The rules of the pain.001 file that need no database: what text a bank accepts, exact control sums,
@@ -67,20 +61,40 @@ describe('isoLatinText', () => {
 
 describe('controlSum', () => {
   it('gives exactly the decimals of a single currency', () => {
-    expect(controlSum([{ amount: 12_345, currency: 'GBP' }, { amount: 5, currency: 'GBP' }])).toBe('123.50');
+    expect(
+      controlSum([
+        { amount: 12_345, currency: 'GBP' },
+        { amount: 5, currency: 'GBP' },
+      ]),
+    ).toBe('123.50');
     expect(controlSum([{ amount: 1, currency: 'GBP' }])).toBe('0.01');
     expect(controlSum([{ amount: 500, currency: 'JPY' }])).toBe('500');
     expect(controlSum([{ amount: 1_234, currency: 'BHD' }])).toBe('1.234');
   });
 
   it('sums currencies of different exponents at the largest one', () => {
-    expect(controlSum([{ amount: 150, currency: 'GBP' }, { amount: 5, currency: 'JPY' }])).toBe('6.50');
-    expect(controlSum([{ amount: 150, currency: 'GBP' }, { amount: 1, currency: 'BHD' }])).toBe('1.501');
+    expect(
+      controlSum([
+        { amount: 150, currency: 'GBP' },
+        { amount: 5, currency: 'JPY' },
+      ]),
+    ).toBe('6.50');
+    expect(
+      controlSum([
+        { amount: 150, currency: 'GBP' },
+        { amount: 1, currency: 'BHD' },
+      ]),
+    ).toBe('1.501');
   });
 
   it('is exact past the safe-integer range of a single amount', () => {
     const big = Number.MAX_SAFE_INTEGER;
-    expect(controlSum([{ amount: big, currency: 'GBP' }, { amount: big, currency: 'GBP' }])).toBe(formatMinorUnits(BigInt(big) * 2n, 'GBP'));
+    expect(
+      controlSum([
+        { amount: big, currency: 'GBP' },
+        { amount: big, currency: 'GBP' },
+      ]),
+    ).toBe(formatMinorUnits(BigInt(big) * 2n, 'GBP'));
   });
 
   it('equals formatMinorUnits of the integer total for one currency', () => {
@@ -153,14 +167,21 @@ describe('renderPain001File', () => {
   });
 
   it('refuses an empty file, a currency without a debtor account and a non-positive amount', () => {
-    const render = (payouts: PayoutFileRow[]) => () => renderPain001File({ messageId: 'SDPO261103-01-ABCDEF01', requestedExecutionDate: '2026-11-03', createdAt: new Date(), payouts, debtorAccounts: [debtor('GBP')] });
+    const render = (payouts: PayoutFileRow[]) => () =>
+      renderPain001File({ messageId: 'SDPO261103-01-ABCDEF01', requestedExecutionDate: '2026-11-03', createdAt: new Date(), payouts, debtorAccounts: [debtor('GBP')] });
     expect(render([])).toThrow(/at least one transfer/);
     expect(render([payout({ currency: 'EUR' })])).toThrow(/EUR/);
     expect(render([payout({ amount: 0 })])).toThrow(/positive amount/);
   });
 
   it('puts the element children in the order the pain.001.001.09 schema requires', () => {
-    const xml = renderPain001File({ messageId: 'SDPO261103-01-ABCDEF01', requestedExecutionDate: '2026-11-03', createdAt: new Date(), payouts: [payout({})], debtorAccounts: [debtor('GBP')] });
+    const xml = renderPain001File({
+      messageId: 'SDPO261103-01-ABCDEF01',
+      requestedExecutionDate: '2026-11-03',
+      createdAt: new Date(),
+      payouts: [payout({})],
+      debtorAccounts: [debtor('GBP')],
+    });
     const order = (names: string[]) => names.map((name) => xml.indexOf(`<${name}>`));
     const ascending = (positions: number[]) => positions.every((position, index) => position >= 0 && (index === 0 || position > positions[index - 1]!));
     expect(ascending(order(['GrpHdr', 'MsgId', 'CreDtTm', 'NbOfTxs', 'CtrlSum', 'InitgPty', 'PmtInf']))).toBe(true);

@@ -109,9 +109,30 @@ describe('what one pain.001 message can carry', () => {
     expect(pain001TotalsFit(new Map([['GBP', eighteen + 1n]]))).toBe(false);
     // Each fits alone; together at BHD's three decimals the GBP total gains a digit.
     expect(pain001TotalsFit(new Map([['GBP', 10n ** 16n]]))).toBe(true);
-    expect(pain001TotalsFit(new Map([['GBP', 10n ** 16n], ['BHD', 1n]]))).toBe(true);
-    expect(pain001TotalsFit(new Map([['GBP', 10n ** 17n], ['BHD', 1n]]))).toBe(false);
-    expect(pain001TotalsFit(new Map([['JPY', 10n ** 17n], ['CLF', 1n]]))).toBe(false);
+    expect(
+      pain001TotalsFit(
+        new Map([
+          ['GBP', 10n ** 16n],
+          ['BHD', 1n],
+        ]),
+      ),
+    ).toBe(true);
+    expect(
+      pain001TotalsFit(
+        new Map([
+          ['GBP', 10n ** 17n],
+          ['BHD', 1n],
+        ]),
+      ),
+    ).toBe(false);
+    expect(
+      pain001TotalsFit(
+        new Map([
+          ['JPY', 10n ** 17n],
+          ['CLF', 1n],
+        ]),
+      ),
+    ).toBe(false);
   });
 
   it('agrees with the digits controlSum writes', () => {
@@ -122,7 +143,13 @@ describe('what one pain.001 message can carry', () => {
           maxLength: 400,
         }),
         (payouts) => {
-          const sums = [controlSum(payouts), ...['GBP', 'EUR', 'JPY', 'BHD', 'CLF'].map((c) => payouts.filter((p) => p.currency === c)).filter((l) => l.length > 0).map(controlSum)];
+          const sums = [
+            controlSum(payouts),
+            ...['GBP', 'EUR', 'JPY', 'BHD', 'CLF']
+              .map((c) => payouts.filter((p) => p.currency === c))
+              .filter((l) => l.length > 0)
+              .map(controlSum),
+          ];
           // Written digits, leading zeros of "0.05" aside.
           const written = (text: string) => {
             const [whole = '', fraction = ''] = text.split('.');

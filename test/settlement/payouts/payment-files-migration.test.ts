@@ -44,9 +44,7 @@ describe('the payment files migration', () => {
     expect(more).toEqual([]);
     expect(legacy).toMatchObject({ sequence: 0, legacy: true, message_id: null, requested_execution_date: null, pain001_sha256: null, csv_sha256: null });
     expect(legacy!.created_by).toBe('migration 20261202010000_payment_files');
-    expect((await listPaymentFilePayouts(db, legacy!.id)).map((payout) => payout.id).sort()).toEqual(
-      [before.pending.id, before.paid.id, before.failed.id].sort(),
-    );
+    expect((await listPaymentFilePayouts(db, legacy!.id)).map((payout) => payout.id).sort()).toEqual([before.pending.id, before.paid.id, before.failed.id].sort());
     const [otherLegacy] = await listPaymentFilesOfDate(db, OTHER_DAY);
     expect((await listPaymentFilePayouts(db, otherLegacy!.id)).map((payout) => payout.id)).toEqual([before.other.id]);
   });
@@ -61,7 +59,7 @@ describe('the payment files migration', () => {
     expect((await listPaymentFilePayouts(db, file!.id)).map((payout) => payout.id)).toEqual([after.id]);
   });
 
-  it("keeps no bytes for the legacy file: it cannot be downloaded, and says why", async () => {
+  it('keeps no bytes for the legacy file: it cannot be downloaded, and says why', async () => {
     const [legacy] = await listPaymentFilesOfDate(test.db, DAY);
     await expect(paymentFileDownload(test.db, legacy!.id, 'pain.001')).rejects.toThrow(ConflictError);
     await expect(paymentFileDownload(test.db, legacy!.id, 'csv')).rejects.toThrow(/before payment files were stored: its bytes were not kept/);

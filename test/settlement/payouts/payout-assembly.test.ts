@@ -79,8 +79,15 @@ async function billerWithCollections(count: number, options: { reversed?: boolea
       push_version: 1,
     });
     const entry = { biller_client_id: biller.clientId, payment_request_id: payment.id, collection_attempt_id: attempt.id, currency: 'GBP', pay_date: PAY_DATE };
-    await t.db.insertInto('ledger_entries').values({ ...entry, revision: 0, kind: 'payment_collected', amount }).execute();
-    if (options.reversed) await t.db.insertInto('ledger_entries').values({ ...entry, revision: 1, kind: 'collection_reversed', amount: -amount }).execute();
+    await t.db
+      .insertInto('ledger_entries')
+      .values({ ...entry, revision: 0, kind: 'payment_collected', amount })
+      .execute();
+    if (options.reversed)
+      await t.db
+        .insertInto('ledger_entries')
+        .values({ ...entry, revision: 1, kind: 'collection_reversed', amount: -amount })
+        .execute();
     payments.push(payment);
   }
   return { biller, payments, total: payments.reduce((sum, payment) => sum + payment.amount, 0) };
@@ -149,7 +156,12 @@ describe('a payout assembled in chunks', () => {
     expect(events.filter((event) => event.type === 'payout.created')).toEqual([{ type: 'payout.created', resource_id: payoutId, payment_status: null }]);
     const paidOut = events.filter((event) => event.type === 'payment_request.updated' && event.payment_status === 'paid_out');
     expect(paidOut.map((event) => event.resource_id).sort()).toEqual(payments.map((payment) => payment.id).sort());
-    expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+    expect(
+      await findBrokenLedgerLinks(
+        t.db,
+        payments.map((payment) => payment.id),
+      ),
+    ).toEqual([]);
   });
 
   it('is finished by the next run when a chunk failed: the payout is hidden until then, and nothing is paid twice', async () => {
@@ -169,7 +181,12 @@ describe('a payout assembled in chunks', () => {
       expect(payment.status, payment.id).toBe(payoutChunkOf(payment.id, 3) === victimChunk ? 'collected' : 'paid_out');
     }
     // Entries of the payout being assembled are linked to it, not broken.
-    expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+    expect(
+      await findBrokenLedgerLinks(
+        t.db,
+        payments.map((payment) => payment.id),
+      ),
+    ).toEqual([]);
     // The payout itself is not shown until it is whole: not to the biller through the API.
     const listed = await injectJson(t.app, { method: 'GET', url: '/payouts', headers: await authHeaders(t.app, biller) });
     expect(listed.json().payouts).toEqual([]);
@@ -184,7 +201,12 @@ describe('a payout assembled in chunks', () => {
     expect(events.filter((event) => event.type === 'payout.created')).toHaveLength(1);
     expect(events.filter((event) => event.payment_status === 'paid_out')).toHaveLength(30);
     expect(await t.db.selectFrom('payout_assemblies').selectAll().where('biller_client_id', '=', biller.clientId).execute()).toEqual([]);
-    expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+    expect(
+      await findBrokenLedgerLinks(
+        t.db,
+        payments.map((payment) => payment.id),
+      ),
+    ).toEqual([]);
   });
 
   it('reports a failed chunk only once every other chunk of the payout has ended', async () => {
@@ -319,7 +341,12 @@ describe('a payout assembled in chunks', () => {
       const was = before.find((candidate) => candidate.id === payment.id)!;
       expect({ status: payment.status, paid_out_amount: payment.paid_out_amount }).toEqual({ status: was.status, paid_out_amount: was.paid_out_amount });
     }
-    expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+    expect(
+      await findBrokenLedgerLinks(
+        t.db,
+        payments.map((payment) => payment.id),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -357,13 +384,21 @@ describe('an open assembly, held by a chunk', () => {
 
   it('is gone for a chunk that starts after it was finished, and fails one whose snapshot is older (which then runs again)', async () => {
     const payoutId = await openAssembly();
-    const stale = t.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      await sql`select 1`.execute(trx); // the snapshot is taken here, while the assembly is open
-      await t.db.deleteFrom('payout_assemblies').where('payout_id', '=', payoutId).execute(); // finished by another run
-      return holdOpenPayoutAssembly(trx, payoutId);
-    });
+    const stale = t.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        await sql`select 1`.execute(trx); // the snapshot is taken here, while the assembly is open
+        await t.db.deleteFrom('payout_assemblies').where('payout_id', '=', payoutId).execute(); // finished by another run
+        return holdOpenPayoutAssembly(trx, payoutId);
+      });
     await expect(stale).rejects.toMatchObject({ code: '40001' });
-    expect(await t.db.transaction().setIsolationLevel('repeatable read').execute((trx) => holdOpenPayoutAssembly(trx, payoutId))).toBe(false);
+    expect(
+      await t.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => holdOpenPayoutAssembly(trx, payoutId)),
+    ).toBe(false);
   });
 });
 

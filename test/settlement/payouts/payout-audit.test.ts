@@ -5,14 +5,7 @@ import type { IssuedCredentials } from '../../../src/directory/auth/clients-serv
 import { knownProblem } from '../../../src/faces/http/plugins/errors.ts';
 import { replaceBeneficiaryAccount } from '../../../src/settlement/payouts/beneficiary-account-service.ts';
 import { markPayoutFailed, runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
-import {
-  createBiller,
-  createCollectionAttemptRow,
-  createEmploymentWorld,
-  createMandateRow,
-  createOperator,
-  createPaymentRequestRow,
-} from '../../support/factories.ts';
+import { createBiller, createCollectionAttemptRow, createEmploymentWorld, createMandateRow, createOperator, createPaymentRequestRow } from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
 import { cliEnvOf, runDeductions } from '../../support/cli.ts';
 
@@ -33,20 +26,21 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-
 const deductions = (args: string[]) => runDeductions(args, cliEnvOf(t.config));
 
 /** A biller with an account, a collected payment whose ledger entry is settled, and today's pending payout of it. */
 async function pendingPayout(amount = 4200) {
   const biller = await createBiller(t.db);
-  await t.db.transaction().execute((trx) =>
-    replaceBeneficiaryAccount(
-      trx,
-      biller.clientId,
-      { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
-      { actor: cliActor('fixture'), reason: 'onboarding' },
-    ),
-  );
+  await t.db
+    .transaction()
+    .execute((trx) =>
+      replaceBeneficiaryAccount(
+        trx,
+        biller.clientId,
+        { currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd' },
+        { actor: cliActor('fixture'), reason: 'onboarding' },
+      ),
+    );
   const mandate = await createMandateRow(t.db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id });
   const payment = await createPaymentRequestRow(t.db, { mandate, status: 'collected', amount });
   await t.db.updateTable('payment_requests').set({ collected_amount: amount }).where('id', '=', payment.id).execute();
@@ -79,8 +73,7 @@ async function pendingPayout(amount = 4200) {
   return { biller, payoutId: payout.id, paymentId: payment.id };
 }
 
-const auditOf = (resourceId: string) =>
-  t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', resourceId).orderBy('at').orderBy('id').execute();
+const auditOf = (resourceId: string) => t.db.selectFrom('audit_log').selectAll().where('resource_id', '=', resourceId).orderBy('at').orderBy('id').execute();
 
 const mark = (payoutId: string, outcome: 'paid' | 'failed', body?: object) =>
   injectJson(t.app, { method: 'POST', url: `/payouts/${payoutId}/${outcome}`, headers: operatorHeaders, ...(body === undefined ? {} : { body }) });
@@ -215,14 +208,16 @@ describe("a biller's beneficiary account history", () => {
   it('replaces an account by deactivating it and adding a new one, audited; the next payout goes to the new one', async () => {
     const biller = await createBiller(t.db);
     const replace = (accountNumber: string, reason: string) =>
-      t.db.transaction().execute((trx) =>
-        replaceBeneficiaryAccount(
-          trx,
-          biller.clientId,
-          { currency: 'GBP', account_number: accountNumber, sort_code: '20-00-00', account_holder_name: 'Northwind Credit Union' },
-          { actor: cliActor('alice'), reason },
-        ),
-      );
+      t.db
+        .transaction()
+        .execute((trx) =>
+          replaceBeneficiaryAccount(
+            trx,
+            biller.clientId,
+            { currency: 'GBP', account_number: accountNumber, sort_code: '20-00-00', account_holder_name: 'Northwind Credit Union' },
+            { actor: cliActor('alice'), reason },
+          ),
+        );
     const first = await replace('02022222', 'onboarding form 17');
     expect(first.previous).toBeUndefined();
     const second = await replace('00364444', 'change of bank, signed letter 2026-11-20');
@@ -249,14 +244,16 @@ describe("a biller's beneficiary account history", () => {
 
   it('refuses to overwrite, reactivate or delete an account row, whoever writes to the table', async () => {
     const biller = await createBiller(t.db);
-    const { current } = await t.db.transaction().execute((trx) =>
-      replaceBeneficiaryAccount(
-        trx,
-        biller.clientId,
-        { currency: 'GBP', account_number: '55556651', sort_code: '40-11-22', account_holder_name: 'Acme Lending Ltd' },
-        { actor: cliActor('bob'), reason: 'onboarding' },
-      ),
-    );
+    const { current } = await t.db
+      .transaction()
+      .execute((trx) =>
+        replaceBeneficiaryAccount(
+          trx,
+          biller.clientId,
+          { currency: 'GBP', account_number: '55556651', sort_code: '40-11-22', account_holder_name: 'Acme Lending Ltd' },
+          { actor: cliActor('bob'), reason: 'onboarding' },
+        ),
+      );
     const change = (set: Record<string, unknown>) => t.db.updateTable('beneficiary_accounts').set(set).where('id', '=', current.id).execute();
     await expect(change({ account_number: '99999999' })).rejects.toThrow(/is history/);
     await expect(change({ sort_code: '11-11-11' })).rejects.toThrow(/is history/);
@@ -273,9 +270,7 @@ describe("a biller's beneficiary account history", () => {
     const attempt = (clientId: string, account: { account_number: string; sort_code: string }, reason: string) =>
       t.db
         .transaction()
-        .execute((trx) =>
-          replaceBeneficiaryAccount(trx, clientId, { currency: 'GBP', account_holder_name: 'X Ltd', ...account }, { actor: cliActor('carol'), reason }),
-        )
+        .execute((trx) => replaceBeneficiaryAccount(trx, clientId, { currency: 'GBP', account_holder_name: 'X Ltd', ...account }, { actor: cliActor('carol'), reason }))
         .catch((error: unknown) => error);
     const good = { account_number: '12345678', sort_code: '10-20-30' };
     expect(knownProblem(await attempt(biller.clientId, good, '  '))).toMatchObject({ status: 422, slug: 'reason-required' });
@@ -295,8 +290,22 @@ describe('the CLI', () => {
       deductions(['payouts', 'mark-failed', '--payout', failed.payoutId, '--reason', 'returned: account closed']),
       deductions(['payouts', 'mark-failed', '--payout', blank.payoutId, '--reason', ' ']),
       deductions([
-        'beneficiary-accounts', 'set', '--biller', biller.clientId, '--currency', 'GBP', '--account-number', '77778885',
-        '--sort-code', '30-90-91', '--holder', 'Cli Lending Ltd', '--reason', 'onboarding call', '--by', 'erin',
+        'beneficiary-accounts',
+        'set',
+        '--biller',
+        biller.clientId,
+        '--currency',
+        'GBP',
+        '--account-number',
+        '77778885',
+        '--sort-code',
+        '30-90-91',
+        '--holder',
+        'Cli Lending Ltd',
+        '--reason',
+        'onboarding call',
+        '--by',
+        'erin',
       ]),
     ]);
     expect(markedPaid.code, markedPaid.stderr).toBe(0);

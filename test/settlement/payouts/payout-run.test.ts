@@ -11,14 +11,7 @@ import { exportPayouts } from '../../../src/faces/cli/export-commands.ts';
 import { PROBLEM_TYPE_BASE } from '../../../src/faces/http/problem.ts';
 import { findBrokenLedgerLinks } from '../../../src/cycle/ledger/ledger-repository.ts';
 import { payoutFileColumns } from '../../../src/settlement/payouts/payout-file.ts';
-import {
-  canSettlePayout,
-  payoutDecision,
-  payoutReference,
-  runPayouts,
-  settlementCutoff,
-  type PayoutGroupOutcome,
-} from '../../../src/settlement/payouts/payout-service.ts';
+import { canSettlePayout, payoutDecision, payoutReference, runPayouts, settlementCutoff, type PayoutGroupOutcome } from '../../../src/settlement/payouts/payout-service.ts';
 import { runPayoutsProcessor } from '../../../jobs/run-payouts.ts';
 import {
   createBiller,
@@ -91,12 +84,7 @@ async function paymentOf(biller: IssuedCredentials, options: { amount: number; s
  */
 async function post(payment: Payment, payDate: string, amount: number, revision = 0) {
   const attempt =
-    (await t.db
-      .selectFrom('collection_attempts')
-      .selectAll()
-      .where('payment_request_id', '=', payment.id)
-      .where('pay_date', '=', payDate)
-      .executeTakeFirst()) ??
+    (await t.db.selectFrom('collection_attempts').selectAll().where('payment_request_id', '=', payment.id).where('pay_date', '=', payDate).executeTakeFirst()) ??
     (await createCollectionAttemptRow(t.db, payment, {
       pay_date: payDate,
       attempt_number: (await t.db.selectFrom('collection_attempts').select('id').where('payment_request_id', '=', payment.id).execute()).length + 1,
@@ -137,8 +125,7 @@ function outcomeOf(groups: PayoutGroupOutcome[], billerClientId: string) {
 }
 
 const findPayment = (id: string) => t.db.selectFrom('payment_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const payoutsOf = (billerClientId: string) =>
-  t.db.selectFrom('payouts').selectAll().where('biller_client_id', '=', billerClientId).orderBy('payout_date').execute();
+const payoutsOf = (billerClientId: string) => t.db.selectFrom('payouts').selectAll().where('biller_client_id', '=', billerClientId).orderBy('payout_date').execute();
 
 /** Ledger invariants: what reached the biller never exceeds what was collected, per payment and per biller. */
 async function expectPaidOutWithinCollected(billerClientId: string) {
@@ -156,7 +143,12 @@ async function expectPaidOutWithinCollected(billerClientId: string) {
   const paidOut = payouts.reduce((sum, payout) => sum + payout.amount, 0);
   expect(paidOut).toBeLessThanOrEqual(entries.reduce((sum, entry) => sum + entry.amount, 0));
   expect(paidOut).toBe(entries.filter((entry) => entry.payout_id !== null).reduce((sum, entry) => sum + entry.amount, 0));
-  expect(await findBrokenLedgerLinks(t.db, payments.map((payment) => payment.id))).toEqual([]);
+  expect(
+    await findBrokenLedgerLinks(
+      t.db,
+      payments.map((payment) => payment.id),
+    ),
+  ).toEqual([]);
 }
 
 describe('payout rules', () => {
@@ -250,7 +242,12 @@ describe('runPayouts', () => {
     );
     expect(items.reduce((sum, item) => sum + item.amount, 0)).toBe(payout!.amount);
 
-    const unpaid = await t.db.selectFrom('ledger_entries').select(['payment_request_id', 'pay_date']).where('biller_client_id', '=', biller.clientId).where('payout_id', 'is', null).execute();
+    const unpaid = await t.db
+      .selectFrom('ledger_entries')
+      .select(['payment_request_id', 'pay_date'])
+      .where('biller_client_id', '=', biller.clientId)
+      .where('payout_id', 'is', null)
+      .execute();
     expect(unpaid.sort((a, b) => a.payment_request_id.localeCompare(b.payment_request_id))).toEqual(
       [
         { payment_request_id: fresh.id, pay_date: FRESH_PAY_DATE },
@@ -268,7 +265,12 @@ describe('runPayouts', () => {
     expect(await findPayment(fresh.id)).toMatchObject({ status: 'collected', paid_out_amount: 0, version: fresh.version });
     expect(await findPayment(twoPayDates.id)).toMatchObject({ status: 'collected', paid_out_amount: 2000, version: twoPayDates.version + 1 });
 
-    const events = await t.db.selectFrom('events').select(eventSelection).where('type', '=', 'payment_request.updated').where('biller_client_id', '=', biller.clientId).execute();
+    const events = await t.db
+      .selectFrom('events')
+      .select(eventSelection)
+      .where('type', '=', 'payment_request.updated')
+      .where('biller_client_id', '=', biller.clientId)
+      .execute();
     const latest = new Map(events.map((event) => [event.resource_id, (event.payload as { data: Record<string, unknown> }).data]));
     expect([...latest.keys()].sort()).toEqual([full.id, corrected.id, twoPayDates.id].sort());
     expect(latest.get(full.id)).toMatchObject({ status: 'paid_out', version: full.version + 1, paid_out_amount: 4000 });
@@ -290,9 +292,18 @@ describe('runPayouts', () => {
   it('writes nothing on a second run the same day', async () => {
     const count = async () => {
       const [payouts, items, events] = await Promise.all([
-        t.db.selectFrom('payouts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        t.db.selectFrom('payout_items').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        t.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        t.db
+          .selectFrom('payouts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+        t.db
+          .selectFrom('payout_items')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+        t.db
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
       ]);
       return [payouts.n, items.n, events.n];
     };
@@ -327,11 +338,24 @@ describe('carry-over and skips', () => {
     const october = await post(corrected, '2026-10-30', 2000);
     const old = await t.db
       .insertInto('payouts')
-      .values({ biller_client_id: biller.clientId, currency: 'GBP', amount: 2000, payout_date: '2026-11-02', reference: `OLD-${biller.clientId.slice(0, 8)}`, account_number: '31926819', sort_code: '60-16-13', account_holder_name: 'Acme Lending Ltd', status: 'paid' })
+      .values({
+        biller_client_id: biller.clientId,
+        currency: 'GBP',
+        amount: 2000,
+        payout_date: '2026-11-02',
+        reference: `OLD-${biller.clientId.slice(0, 8)}`,
+        account_number: '31926819',
+        sort_code: '60-16-13',
+        account_holder_name: 'Acme Lending Ltd',
+        status: 'paid',
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     await t.db.updateTable('ledger_entries').set({ payout_id: old.id }).where('id', '=', october.id).execute();
-    await t.db.insertInto('payout_items').values({ payout_id: old.id, ledger_entry_id: october.id, payment_request_id: corrected.id, kind: 'payment_collected', amount: 2000 }).execute();
+    await t.db
+      .insertInto('payout_items')
+      .values({ payout_id: old.id, ledger_entry_id: october.id, payment_request_id: corrected.id, kind: 'payment_collected', amount: 2000 })
+      .execute();
     await t.db.updateTable('payment_requests').set({ paid_out_amount: 2000 }).where('id', '=', corrected.id).execute();
     await post(corrected, FRESH_PAY_DATE, 3000);
     await post(corrected, '2026-10-30', -2000, 1);
@@ -351,7 +375,11 @@ describe('carry-over and skips', () => {
     const later = await run(TOMORROW);
     const paid = outcomeOf(later.groups, biller.clientId);
     expect(paid).toMatchObject({ outcome: 'paid_out', amount: 1400, entries: 3, paymentsPaidOut: 1 });
-    const items = await t.db.selectFrom('payout_items').select(['kind', 'amount']).where('payout_id', '=', (paid as { payoutId: string }).payoutId).execute();
+    const items = await t.db
+      .selectFrom('payout_items')
+      .select(['kind', 'amount'])
+      .where('payout_id', '=', (paid as { payoutId: string }).payoutId)
+      .execute();
     expect(items.filter((item) => item.amount < 0)).toEqual([{ kind: 'collection_reversed', amount: -2000 }]);
     expect(await findPayment(small.id)).toMatchObject({ status: 'paid_out', paid_out_amount: 400 });
     expect(await findPayment(corrected.id)).toMatchObject({ status: 'partially_collected', paid_out_amount: 3000, collected_amount: 3000 });
@@ -438,7 +466,12 @@ describe('marking payouts paid and failed', () => {
     const [, latest] = await payoutsOf(biller.clientId);
     const invalid = await mark(latest!.id, 'failed', operatorHeaders, { reason: '', extra: 1 });
     expect(invalid.statusCode).toBe(422);
-    expect(invalid.json().errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(['/extra', '/reason']);
+    expect(
+      invalid
+        .json()
+        .errors.map((error: { pointer: string }) => error.pointer)
+        .sort(),
+    ).toEqual(['/extra', '/reason']);
   });
 
   it('answers 401 without credentials and 403 to billers and to operators without payouts:write', async () => {
@@ -504,7 +537,18 @@ describe('the bank payment file and the daily job', () => {
   });
 
   it('runs from the job payload and reports what it did', async () => {
-    const processor = runPayoutsProcessor(t.db, { SERVICE_TIME_ZONE: 'Europe/London', SETTLEMENT_DELAY_WORKING_DAYS: 1, PAYOUT_FUNDING: 'deducted', PAYOUT_CONCURRENCY: 2, REMITTANCE_LATE_WORKING_DAYS: 3, REMITTANCE_TOLERANCE_MINOR: 100 }, pino({ level: 'silent' }));
+    const processor = runPayoutsProcessor(
+      t.db,
+      {
+        SERVICE_TIME_ZONE: 'Europe/London',
+        SETTLEMENT_DELAY_WORKING_DAYS: 1,
+        PAYOUT_FUNDING: 'deducted',
+        PAYOUT_CONCURRENCY: 2,
+        REMITTANCE_LATE_WORKING_DAYS: 3,
+        REMITTANCE_TOLERANCE_MINOR: 100,
+      },
+      pino({ level: 'silent' }),
+    );
     const biller = await createBiller(t.db);
     await beneficiaryAccount(biller.clientId);
     const payment = await paymentOf(biller, { amount: 777, status: 'collected', payDate: SETTLED_PAY_DATE });

@@ -10,9 +10,9 @@ import type { Selectable } from 'kysely';
 const COLUMNS = ['pending', 'paid', 'failed'] as const;
 const EXPECTED: Record<PayoutStatus, readonly (0 | 1)[]> = {
   //       pend paid fail
-  pending: [0,   1,   1],
-  paid:    [0,   0,   0],
-  failed:  [0,   0,   0],
+  pending: [0, 1, 1],
+  paid: [0, 0, 0],
+  failed: [0, 0, 0],
 };
 
 const PAIRS = COLUMNS.flatMap((from) => COLUMNS.map((to, column) => [from, to, EXPECTED[from][column] === 1] as const));

@@ -24,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const post = (url: string, body: object) =>
-  injectJson(t.app, { method: 'POST', url, headers: { ...operatorHeaders, 'idempotency-key': randomUUID() }, body });
+const post = (url: string, body: object) => injectJson(t.app, { method: 'POST', url, headers: { ...operatorHeaders, 'idempotency-key': randomUUID() }, body });
 const payoutRow = (id: string) => t.db.selectFrom('payouts').select(['status', 'version']).where('id', '=', id).executeTakeFirstOrThrow();
 const auditOf = (id: string) => t.db.selectFrom('audit_log').select('action').where('resource_id', '=', id).execute();
 

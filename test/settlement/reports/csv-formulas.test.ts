@@ -14,7 +14,7 @@ import { createWorld, PD1 } from '../../cycle/reconciliation/reconciliation-worl
 // writes as text a spreadsheet shows, never evaluates; amounts stay numbers, minus sign included.
 
 const EMPLOYER = '=HYPERLINK("http://evil.example","click")';
-const BILLER = '@SUM(1+1)*cmd|\' /C calc\'!A0';
+const BILLER = "@SUM(1+1)*cmd|' /C calc'!A0";
 const BENEFICIARY = '=1+2';
 const PAYROLL_REFERENCE = '+44 20 7946 0000';
 
@@ -53,7 +53,11 @@ const rowsOf = (text: string) => parse(text, { columns: true }) as Array<Record<
 
 describe('formula cells in every CSV', () => {
   it('the reconciliation CSV, over the API and from the CLI', async () => {
-    const response = await t.app.inject({ method: 'GET', url: `/reports/reconciliation?pay_date=${PD1}&payroll_id=${payrollId}`, headers: await authHeaders(t.app, await createOperator(t.db)) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/reports/reconciliation?pay_date=${PD1}&payroll_id=${payrollId}`,
+      headers: await authHeaders(t.app, await createOperator(t.db)),
+    });
     expect(response.statusCode).toBe(200);
     const out = join(dir, 'reconciliation.csv');
     await exportReconciliation(t.db, { payDate: PD1, payrollId, out });

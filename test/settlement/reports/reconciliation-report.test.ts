@@ -76,7 +76,7 @@ async function attempt(spec: AttemptSpec) {
   const payroll = payrolls[spec.payroll]!;
   const payDate = spec.payDate ?? PAY_DATE;
   const mandate = await createMandateRow(t.db, { billerClientId: spec.biller.clientId, employeeId: payroll.employees[spec.employee]!, payrollId: payroll.id });
-  const status = spec.outcome === 'collected' ? 'collected' : spec.outcome === 'carried' ? 'pending' : spec.outcome ?? 'instructed';
+  const status = spec.outcome === 'collected' ? 'collected' : spec.outcome === 'carried' ? 'pending' : (spec.outcome ?? 'instructed');
   const payment = await createPaymentRequestRow(t.db, { mandate, status, amount: spec.requested, targetPayDate: payDate });
   const row = await createCollectionAttemptRow(t.db, payment, {
     pay_date: payDate,
@@ -154,10 +154,46 @@ beforeAll(async () => {
   await t.db
     .insertInto('reconciliation_exceptions')
     .values([
-      { payroll_id: payrolls[0]!.id, pay_date: PAY_DATE, employee_id: payrolls[0]!.employees[3]!, kind: 'unexpected_employee', amount: 2500, currency: 'GBP', record_version: 1, detail: 'deducted without a request' },
-      { payroll_id: payrolls[0]!.id, pay_date: PAY_DATE, employee_id: payrolls[0]!.employees[0]!, kind: 'over_deduction', amount: 100, currency: 'GBP', record_version: 2, detail: 'deducted more than requested' },
-      { payroll_id: exceptionOnlyPayrollId, pay_date: PAY_DATE, employee_id: null, kind: 'missing_confirmation', amount: null, currency: null, record_version: null, detail: 'no confirmation' },
-      { payroll_id: payrolls[1]!.id, pay_date: OTHER_PAY_DATE, employee_id: null, kind: 'missing_confirmation', amount: null, currency: null, record_version: null, detail: 'no confirmation' },
+      {
+        payroll_id: payrolls[0]!.id,
+        pay_date: PAY_DATE,
+        employee_id: payrolls[0]!.employees[3]!,
+        kind: 'unexpected_employee',
+        amount: 2500,
+        currency: 'GBP',
+        record_version: 1,
+        detail: 'deducted without a request',
+      },
+      {
+        payroll_id: payrolls[0]!.id,
+        pay_date: PAY_DATE,
+        employee_id: payrolls[0]!.employees[0]!,
+        kind: 'over_deduction',
+        amount: 100,
+        currency: 'GBP',
+        record_version: 2,
+        detail: 'deducted more than requested',
+      },
+      {
+        payroll_id: exceptionOnlyPayrollId,
+        pay_date: PAY_DATE,
+        employee_id: null,
+        kind: 'missing_confirmation',
+        amount: null,
+        currency: null,
+        record_version: null,
+        detail: 'no confirmation',
+      },
+      {
+        payroll_id: payrolls[1]!.id,
+        pay_date: OTHER_PAY_DATE,
+        employee_id: null,
+        kind: 'missing_confirmation',
+        amount: null,
+        currency: null,
+        record_version: null,
+        detail: 'no confirmation',
+      },
     ])
     .execute();
 });
@@ -194,8 +230,7 @@ async function databaseTotals(filter: { billerClientId?: string; payrollId?: str
 }
 
 function csvTotals(rows: CsvRow[]) {
-  const sum = (column: 'requested' | 'deducted' | 'collected' | 'shortfall') =>
-    rows.reduce((total, row) => total + (row[column] === '' ? 0 : minor(row[column])), 0);
+  const sum = (column: 'requested' | 'deducted' | 'collected' | 'shortfall') => rows.reduce((total, row) => total + (row[column] === '' ? 0 : minor(row[column])), 0);
   return { rows: rows.length, requested: sum('requested'), deducted: sum('deducted'), collected: sum('collected'), shortfall: sum('shortfall') };
 }
 
@@ -231,7 +266,13 @@ describe('GET /reports/reconciliation', () => {
       push_version: '2',
       payout_id: payoutId,
     });
-    expect(rows.find((row) => row.requested === '50.00')).toMatchObject({ deducted: '20.00', collected: '20.00', shortfall: '30.00', carried_to: NEXT_PAY_DATE, status: 'carried' });
+    expect(rows.find((row) => row.requested === '50.00')).toMatchObject({
+      deducted: '20.00',
+      collected: '20.00',
+      shortfall: '30.00',
+      carried_to: NEXT_PAY_DATE,
+      status: 'carried',
+    });
     expect(rows.find((row) => row.requested === '70.00')).toMatchObject({ deducted: '', collected: '0.00', status: 'unreconciled', push_version: '', payout_id: '' });
     expect(rows.find((row) => row.requested === '43.21')).toMatchObject({ deducted: '40.00', shortfall: '3.21', status: 'partially_collected', payout_id: '' });
     for (const row of rows) {
@@ -437,7 +478,10 @@ describe('deductions export reconciliation', () => {
   const dir = mkdtempSync(join(tmpdir(), 'reconciliation-'));
 
   it('writes the same bytes as the API answers an operator for the same query', async () => {
-    for (const [query, payrollId] of [[`pay_date=${PAY_DATE}`, undefined], [`pay_date=${PAY_DATE}&payroll_id=${payrolls[0]!.id}`, payrolls[0]!.id]] as const) {
+    for (const [query, payrollId] of [
+      [`pay_date=${PAY_DATE}`, undefined],
+      [`pay_date=${PAY_DATE}&payroll_id=${payrolls[0]!.id}`, payrolls[0]!.id],
+    ] as const) {
       const out = join(dir, `rows-${payrollId ?? 'all'}.csv`);
       await exportReconciliation(t.db, { payDate: PAY_DATE, payrollId, out });
       const api = await report(query, operatorHeaders);

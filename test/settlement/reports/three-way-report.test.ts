@@ -135,11 +135,26 @@ describe('GET /reports/three-way', () => {
     // What the loop left behind, spelled out: the short payroll funded its oldest collection from the
     // 200.00 received and holds the other two back; the full one is paid out; the late one holds all.
     const byPayroll = (w: World) => records.find((record) => record.payroll_id === w.payroll.id)!;
-    expect(byPayroll(shortWorld)).toMatchObject({ requested: '248.00', deducted: '225.50', received: '200.00', remittance_status: 'short', funded: '125.50', paid_out: '125.50', held_back: '100.00' });
+    expect(byPayroll(shortWorld)).toMatchObject({
+      requested: '248.00',
+      deducted: '225.50',
+      received: '200.00',
+      remittance_status: 'short',
+      funded: '125.50',
+      paid_out: '125.50',
+      held_back: '100.00',
+    });
     expect(byPayroll(shortWorld).explanation).toBe(
       'Payroll deducted 22.50 GBP less than requested; employer remitted 25.50 GBP less than deducted (short); 100.00 GBP held back until the remittance arrives.',
     );
-    expect(byPayroll(fullWorld)).toMatchObject({ requested: '248.00', deducted: '248.00', received: '248.00', remittance_status: 'received', paid_out: '248.00', held_back: '0.00' });
+    expect(byPayroll(fullWorld)).toMatchObject({
+      requested: '248.00',
+      deducted: '248.00',
+      received: '248.00',
+      remittance_status: 'received',
+      paid_out: '248.00',
+      held_back: '0.00',
+    });
     expect(byPayroll(fullWorld).explanation).toBe('All paid out.');
     expect(byPayroll(lateWorld)).toMatchObject({ received: '0.00', remittance_status: 'late', due_date: '2026-11-04', paid_out: '0.00', held_back: '248.00' });
     expect(byPayroll(lateWorld).explanation).toBe('Nothing received, late since 2026-11-05; 248.00 GBP held back until the remittance arrives.');

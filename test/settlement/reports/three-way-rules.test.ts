@@ -41,7 +41,11 @@ describe('explainThreeWay', () => {
     ['everything agrees', {}, 'All paid out.'],
     ['nothing was asked for', { requested: 0, deducted: 0, expected: 0, received: 0, funded: 0, paid_out: 0 }, 'All paid out.'],
     // Payroll's report.
-    ['a short deduction, remitted and paid in full', { deducted: 20_800, expected: 20_800, received: 20_800, funded: 20_800, paid_out: 20_800 }, 'Payroll deducted 40.00 GBP less than requested.'],
+    [
+      'a short deduction, remitted and paid in full',
+      { deducted: 20_800, expected: 20_800, received: 20_800, funded: 20_800, paid_out: 20_800 },
+      'Payroll deducted 40.00 GBP less than requested.',
+    ],
     ['an over-deduction remitted in full', { deducted: 25_300, expected: 25_300, received: 25_300 }, 'Payroll deducted 5.00 GBP more than requested.'],
     [
       'no payroll report yet, nothing collected, not yet due',
@@ -59,11 +63,7 @@ describe('explainThreeWay', () => {
       { received: 0, remittance_status: 'late', funded: 0, paid_out: 0, held_back: 24_800 },
       'Nothing received, late since 2026-11-05; 248.00 GBP held back until the remittance arrives.',
     ],
-    [
-      'a trusted employer paid out before the cash came',
-      { received: 0, remittance_status: 'late' },
-      'Nothing received, late since 2026-11-05.',
-    ],
+    ['a trusted employer paid out before the cash came', { received: 0, remittance_status: 'late' }, 'Nothing received, late since 2026-11-05.'],
     [
       'a short remittance holding back what it does not cover',
       { received: 20_000, remittance_status: 'short', funded: 12_550, paid_out: 12_550, held_back: 12_250 },
@@ -95,21 +95,39 @@ describe('explainThreeWay', () => {
     const amount = fc.integer({ min: 0, max: 1_000_000 });
     const status = fc.constantFrom<RemittanceStatus>('expected', 'received', 'short', 'over', 'late');
     fc.assert(
-      fc.property(amount, fc.option(amount), amount, status, amount, amount, fc.integer({ min: -10_000, max: 1_000_000 }), (requested, deducted, received, remittanceStatus, funded, paidOut, heldBack) => {
-        const row = agreeing({ requested, deducted, expected: deducted ?? requested, received, remittance_status: remittanceStatus, funded, paid_out: paidOut, held_back: heldBack });
-        const explanation = explainThreeWay(row);
-        const expected = deducted ?? requested;
-        expect(explanation.toLowerCase().includes('payroll deducted')).toBe(deducted !== null && deducted !== requested);
-        expect(explanation.toLowerCase().includes('not reported')).toBe(deducted === null);
-        expect(explanation.toLowerCase().includes('nothing received')).toBe(received === 0 && expected > 0);
-        expect(explanation.includes('(short)')).toBe(received > 0 && received < expected);
-        expect(explanation.includes('(over)')).toBe(received > expected);
-        expect(explanation.includes('held back')).toBe(heldBack > 0);
-        expect(explanation.includes('funded, not yet paid out')).toBe(funded > paidOut);
-        const agrees = deducted === requested && received === expected && heldBack === 0 && funded === paidOut;
-        expect(explanation === 'All paid out.').toBe(agrees);
-        expect(explanation).toMatch(/^[A-Z0-9].*\.$/);
-      }),
+      fc.property(
+        amount,
+        fc.option(amount),
+        amount,
+        status,
+        amount,
+        amount,
+        fc.integer({ min: -10_000, max: 1_000_000 }),
+        (requested, deducted, received, remittanceStatus, funded, paidOut, heldBack) => {
+          const row = agreeing({
+            requested,
+            deducted,
+            expected: deducted ?? requested,
+            received,
+            remittance_status: remittanceStatus,
+            funded,
+            paid_out: paidOut,
+            held_back: heldBack,
+          });
+          const explanation = explainThreeWay(row);
+          const expected = deducted ?? requested;
+          expect(explanation.toLowerCase().includes('payroll deducted')).toBe(deducted !== null && deducted !== requested);
+          expect(explanation.toLowerCase().includes('not reported')).toBe(deducted === null);
+          expect(explanation.toLowerCase().includes('nothing received')).toBe(received === 0 && expected > 0);
+          expect(explanation.includes('(short)')).toBe(received > 0 && received < expected);
+          expect(explanation.includes('(over)')).toBe(received > expected);
+          expect(explanation.includes('held back')).toBe(heldBack > 0);
+          expect(explanation.includes('funded, not yet paid out')).toBe(funded > paidOut);
+          const agrees = deducted === requested && received === expected && heldBack === 0 && funded === paidOut;
+          expect(explanation === 'All paid out.').toBe(agrees);
+          expect(explanation).toMatch(/^[A-Z0-9].*\.$/);
+        },
+      ),
     );
   });
 });

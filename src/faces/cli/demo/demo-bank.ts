@@ -40,7 +40,14 @@ export async function remitAndImportStatement(
 
   const entries: SimulatedEntry[] = [];
   const credit = (amount: number, bookingDate: string, reference: string | null, debtorName: string) =>
-    entries.push({ bankReference: `BNK-${options.statementDate.replaceAll('-', '')}-${String(entries.length + 1).padStart(4, '0')}`, direction: 'credit', amount, bookingDate, reference, debtorName });
+    entries.push({
+      bankReference: `BNK-${options.statementDate.replaceAll('-', '')}-${String(entries.length + 1).padStart(4, '0')}`,
+      direction: 'credit',
+      amount,
+      bookingDate,
+      reference,
+      debtorName,
+    });
   for (const payrolls of employers) {
     if (payrolls === late) continue;
     if (payrolls === combined) {
@@ -60,12 +67,20 @@ export async function remitAndImportStatement(
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, demoStatementXml({ statementDate: options.statementDate, account: options.account, entries }));
   const policy = await matchingPolicyOf(db, config, options.statementDate);
-  const outcome = await importStatement(db, { source: createReadStream(file), fileName: path.basename(file), actor: cliActor('finance (demo)'), maxBytes: config.STATEMENT_LIMIT_BYTES, policy });
+  const outcome = await importStatement(db, {
+    source: createReadStream(file),
+    fileName: path.basename(file),
+    actor: cliActor('finance (demo)'),
+    maxBytes: config.STATEMENT_LIMIT_BYTES,
+    policy,
+  });
   const matching = outcome.matching!;
   print(`  ${file}`);
   print(
     `  ${outcome.statement.credits} credits (${pounds(outcome.statement.credits_total)}): matched ${matching.matches} ` +
-      `(${Object.entries(matching.byRule).map(([rule, n]) => `${rule} ${n}`).join(', ')}); ${matching.unmatchedCredits} wait in the exceptions queue`,
+      `(${Object.entries(matching.byRule)
+        .map(([rule, n]) => `${rule} ${n}`)
+        .join(', ')}); ${matching.unmatchedCredits} wait in the exceptions queue`,
   );
   if (late) print(`  ${late[0]!.employer_name} has not paid yet: its remittance is late`);
 
@@ -86,7 +101,9 @@ export async function remitAndImportStatement(
   for (const stray of left) print(`  exceptions queue: ${pounds(stray.unmatched_amount)} from ${stray.debtor_name ?? 'unknown'} "${stray.remittance_information ?? ''}"`);
 
   print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'expected'.padStart(10)} ${'received'.padStart(10)} status`);
-  for (const r of (await listRemittanceResources(db, { limit: 1_000 })).sort((a, b) => a.employer_name.localeCompare(b.employer_name) || a.pay_date.localeCompare(b.pay_date))) {
+  for (const r of (await listRemittanceResources(db, { limit: 1_000 })).sort(
+    (a, b) => a.employer_name.localeCompare(b.employer_name) || a.pay_date.localeCompare(b.pay_date),
+  )) {
     print(`  ${r.employer_name.padEnd(30)} ${r.pay_date} ${pounds(r.expected).padStart(10)} ${pounds(r.received).padStart(10)} ${r.status}`);
   }
 }

@@ -2,7 +2,14 @@ import type { Executor } from '../../../platform/db/connection.ts';
 
 export async function insertPayrollProvider(
   db: Executor,
-  provider: { name: string; api_base_url: string | null; api_token_url: string | null; api_client_id: string | null; api_client_secret: string | null; lead_time_working_days: number },
+  provider: {
+    name: string;
+    api_base_url: string | null;
+    api_token_url: string | null;
+    api_client_id: string | null;
+    api_client_secret: string | null;
+    lead_time_working_days: number;
+  },
 ) {
   return db.insertInto('payroll_providers').values(provider).returningAll().executeTakeFirstOrThrow();
 }
@@ -68,7 +75,11 @@ export async function countSnapshotsByStatus(db: Executor) {
 }
 
 export async function countUndispatchedEvents(db: Executor): Promise<number> {
-  const row = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('dispatched_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

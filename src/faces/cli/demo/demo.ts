@@ -34,7 +34,13 @@ import { sandboxConfirmation, type PulledDeductionData } from '../../sandbox/san
 import { producerConnection } from '../../../platform/runtime/redis-connections.ts';
 import { queueNames } from '../../../platform/queue/job-catalogue.ts';
 import { createQueue } from '../../../platform/queue/queues.ts';
-import { reconciliationSummary, writeReconciliationCsv, writeReconciliationSummaryCsv, reconciliationFileName, reconciliationSummaryFileName } from '../../../settlement/reports/reconciliation-report.ts';
+import {
+  reconciliationSummary,
+  writeReconciliationCsv,
+  writeReconciliationSummaryCsv,
+  reconciliationFileName,
+  reconciliationSummaryFileName,
+} from '../../../settlement/reports/reconciliation-report.ts';
 import { requestEventDispatch } from '../../webhooks/webhook-jobs.ts';
 import { startWebhookReceiver } from '../../webhooks/webhook-receiver.ts';
 import { createWriteStream } from 'node:fs';
@@ -98,11 +104,7 @@ interface Enrolled {
  * A biller's day with one person: availability check, mandate, enablement, payment requests.
  * Returns what was set up, or why not (the sandbox has leavers, opted-out employers and so on).
  */
-async function enrol(
-  employee: SandboxEmployee,
-  index: number,
-  billers: Array<{ client: ApiClient; name: string }>,
-): Promise<Enrolled | { skipped: string }> {
+async function enrol(employee: SandboxEmployee, index: number, billers: Array<{ client: ApiClient; name: string }>): Promise<Enrolled | { skipped: string }> {
   const biller = billers[index % billers.length]!;
   const check = await biller.client.expect<{
     availability_check: {
@@ -159,12 +161,26 @@ async function enrol(
   const amount = 2_000 + ((index * 7919) % 23_000);
   if (index % 5 === 4) {
     await biller.client.expect('POST', '/schedules', {
-      schedule_record: { mandate_id: mandate.id, amount, count: 3, interval: 'monthly', start_date: new Date().toISOString().slice(0, 10), allow_post_due_date_deduction: true },
+      schedule_record: {
+        mandate_id: mandate.id,
+        amount,
+        count: 3,
+        interval: 'monthly',
+        start_date: new Date().toISOString().slice(0, 10),
+        allow_post_due_date_deduction: true,
+      },
     });
     return { biller: biller.client, billerName: biller.name, mandateId: mandate.id, payments: 3, amount: amount * 3 };
   }
   await biller.client.expect('POST', '/payments', {
-    payment_record: { mandate_id: mandate.id, amount, due_date: null, currency: 'GBP', allow_post_due_date_deduction: index % 3 === 0, metadata: { loan: `LOAN-${1000 + index}` } },
+    payment_record: {
+      mandate_id: mandate.id,
+      amount,
+      due_date: null,
+      currency: 'GBP',
+      allow_post_due_date_deduction: index % 3 === 0,
+      metadata: { loan: `LOAN-${1000 + index}` },
+    },
   });
   return { biller: biller.client, billerName: biller.name, mandateId: mandate.id, payments: 1, amount };
 }
@@ -232,7 +248,9 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
   const payDatesQueue = createQueue(queueNames.payDates, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
   const receiver = await startWebhookReceiver();
   print(`  API on ${apiUrl}, sandbox payroll provider on ${sandbox.url}, webhook receiver on ${receiver.url}`);
-  print(`  sandbox directory: ${directory.employers.length} employers, ${directory.payrolls.length} payrolls (weekly, monthly, four-weekly), ${directory.employees.length} people`);
+  print(
+    `  sandbox directory: ${directory.employers.length} employers, ${directory.payrolls.length} payrolls (weekly, monthly, four-weekly), ${directory.employees.length} people`,
+  );
 
   try {
     print();
@@ -262,7 +280,11 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     const locks = await firstOpenLockDates(runtime.db, today);
-    const runDate = locks.map((l) => String(l.lock_date)).sort().at(-1) ?? today;
+    const runDate =
+      locks
+        .map((l) => String(l.lock_date))
+        .sort()
+        .at(-1) ?? today;
     print(`2. The nightly run for ${runDate} (every payroll's next pay date has locked by then)`);
     const nightlyBar = progressBar('payroll pay dates');
     let barStarted = false;
@@ -278,7 +300,9 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     if (barStarted) nightlyBar.stop();
     print(
       `  ${summary.payrollsLocked} payroll pay dates locked, ${summary.employees} employees, ${summary.paymentsInstructed} payments instructed, ` +
-        `${Object.entries(summary.totalsByCurrency).map(([c, v]) => `${c} ${formatMinorUnits(v, c)}`).join(', ')}, ${summary.failures.length} failures`,
+        `${Object.entries(summary.totalsByCurrency)
+          .map(([c, v]) => `${c} ${formatMinorUnits(v, c)}`)
+          .join(', ')}, ${summary.failures.length} failures`,
     );
 
     print();
@@ -352,7 +376,9 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     const payDates = [...new Set(pulled.map((p) => p.snapshot.pay_date))].sort();
     const summaryRows = (await Promise.all(payDates.map((payDate) => reconciliationSummary(runtime.db, { payDate })))).flat();
     // Payroll's figure is accounted for in full: collected for payment requests, or held.
-    print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'reported'.padStart(10)} ${'collected'.padStart(10)} ${'held'.padStart(10)} ${'shortfall'.padStart(10)} exceptions`);
+    print(
+      `  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'reported'.padStart(10)} ${'collected'.padStart(10)} ${'held'.padStart(10)} ${'shortfall'.padStart(10)} exceptions`,
+    );
     for (const row of summaryRows) {
       const held = row.held_over_deductions + row.held_unexpected_employees;
       print(
@@ -384,7 +410,12 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     print(`8. Payouts on ${payoutDate} (settled collections whose remittance has been received, per biller and currency)`);
-    const payouts = await runPayoutsOn(runtime.db, { today: payoutDate, settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS, funding: config.PAYOUT_FUNDING, concurrency: config.PAYOUT_CONCURRENCY });
+    const payouts = await runPayoutsOn(runtime.db, {
+      today: payoutDate,
+      settlementDelayWorkingDays: config.SETTLEMENT_DELAY_WORKING_DAYS,
+      funding: config.PAYOUT_FUNDING,
+      concurrency: config.PAYOUT_CONCURRENCY,
+    });
     const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));
     for (const group of payouts.groups) {
       const detail = group.outcome === 'paid_out' ? `${pounds(group.amount)} in ${group.entries} items, reference ${group.reference}` : group.outcome;
@@ -421,7 +452,10 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     print('10. Webhooks (signed per Standard Webhooks, verified by the receiver with the standardwebhooks package)');
-    const expected = await countEventsOf(runtime.db, billerCredentials.map((c) => c.clientId));
+    const expected = await countEventsOf(
+      runtime.db,
+      billerCredentials.map((c) => c.clientId),
+    );
     while ((await countUndispatchedEvents(runtime.db)) > 0) {
       await requestEventDispatch(webhookDispatch);
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -24,7 +24,13 @@ import { restoreCredit, SET_ASIDE_CATEGORIES, setCreditAside } from '../../../se
 import { matchCreditManually, unmatch, type Allocation } from '../../../settlement/cash/matching-service.ts';
 import { remittanceStatusSchema } from '../../../settlement/cash/remittance-service.ts';
 import { resolveReversal } from '../../../settlement/cash/reversal-service.ts';
-import { readStatement, recordStatement, type ReadStatement, type StatementImportOutcome, type StatementRecordOutcome } from '../../../settlement/cash/statement-import-service.ts';
+import {
+  readStatement,
+  recordStatement,
+  type ReadStatement,
+  type StatementImportOutcome,
+  type StatementRecordOutcome,
+} from '../../../settlement/cash/statement-import-service.ts';
 import type { AuditActorKind, RemittanceStatus, SetAsideCategory, StatementEntryOutcome } from '../../../platform/db/tables.ts';
 import { HttpProblem } from '../../http/problem.ts';
 import { currencyExponent } from '../../../platform/money/currency.ts';
@@ -196,7 +202,8 @@ function allocationsOf(body: unknown, currency: string): Allocation[] {
     if (remittance === '' && amount === '') continue;
     if (remittance === '' || amount === '') throw new InvalidError('match-invalid', `Row ${row}: choose a remittance and give an amount, or leave both empty`);
     const [payrollId = '', payDate = '', ...rest] = remittance.split('/');
-    if (!isUuid(payrollId) || !isoDateSchema.safeParse(payDate).success || rest.length > 0) throw new InvalidError('match-invalid', `Row ${row}: choose a remittance from the list`);
+    if (!isUuid(payrollId) || !isoDateSchema.safeParse(payDate).success || rest.length > 0)
+      throw new InvalidError('match-invalid', `Row ${row}: choose a remittance from the list`);
     allocations.push({ payrollId, payDate, amount: minorUnitsOfTypedAmount(amount, currency) });
   }
   if (allocations.length === 0) throw new InvalidError('match-invalid', 'Choose at least one remittance and amount');
@@ -278,7 +285,8 @@ function outcomeCounts(counts: Readonly<Record<string, number>>): string {
   return listed.length > 0 ? listed.join(', ') : '—';
 }
 
-const pageOf = (statement: StatementResource) => (statement.page_number === 1 && statement.last_page ? '—' : `${statement.page_number}${statement.last_page ? ' (last)' : ''}`);
+const pageOf = (statement: StatementResource) =>
+  statement.page_number === 1 && statement.last_page ? '—' : `${statement.page_number}${statement.last_page ? ' (last)' : ''}`;
 
 function findingsBadge(statement: StatementResource): Html | string {
   if (statement.integrity_findings.length === 0) return 'None';
@@ -330,7 +338,13 @@ function unmatchForm(match: MatchResource, csrf: string, returnTo: UnmatchReturn
   );
 }
 
-function matchesTable(caption: string, matches: readonly MatchResource[], currency: string, actions: { csrf: string; returnTo: UnmatchReturn } | null, first: 'credit' | 'remittance'): Html {
+function matchesTable(
+  caption: string,
+  matches: readonly MatchResource[],
+  currency: string,
+  actions: { csrf: string; returnTo: UnmatchReturn } | null,
+  first: 'credit' | 'remittance',
+): Html {
   return dataTable(
     caption,
     [first === 'credit' ? 'Credit' : 'Remittance', 'Amount', 'Rule', 'Flagged', 'Matched by', 'Matched', 'Taken back', ...(actions ? ['Action'] : [])],
@@ -405,8 +419,9 @@ ${dataTable(
       title: 'Bank statements',
       section: 'cash',
       body: html`${findingsSection(statements, true)}
-${consolePermits(session.role, 'import_statement')
-  ? html`<section aria-labelledby="import">
+${
+  consolePermits(session.role, 'import_statement')
+    ? html`<section aria-labelledby="import">
 <h2 id="import">Import a statement</h2>
 <p>camt.053 (end of day) or camt.054 (intraday) XML, or the CSV layout. The file is checked whole first: a refused file imports nothing. The same file again changes nothing.</p>
 <form method="post" action="/console/cash/statements" enctype="multipart/form-data" class="action">
@@ -416,7 +431,8 @@ ${consolePermits(session.role, 'import_statement')
 <button type="submit">Import statement</button>
 </form>
 </section>`
-  : ''}
+    : ''
+}
 ${dataTable(
   `Bank statements, newest first (at most ${STATEMENTS_LISTED}); open one for its entries`,
   ['Imported', 'Statement', 'Format', 'Page', 'Sequence', 'File', 'Credits', 'Credits total', 'Entries', 'Findings', 'Imported by'],
@@ -542,7 +558,11 @@ ${dataTable(
   app.get('/cash/credits', async (request, reply) => {
     const session = context.session(request);
     const mayMatch = consolePermits(session.role, 'match_credit');
-    const [credits, setAside, reversalsToPlace] = await Promise.all([listCreditsToMatch(db, CREDITS_LISTED), listCreditsSetAside(db, SET_ASIDE_LISTED), countReversalsToPlace(db)]);
+    const [credits, setAside, reversalsToPlace] = await Promise.all([
+      listCreditsToMatch(db, CREDITS_LISTED),
+      listCreditsSetAside(db, SET_ASIDE_LISTED),
+      countReversalsToPlace(db),
+    ]);
     const csrf = context.csrfToken(request, reply);
     return context.page(request, reply, {
       title: 'Credits to match',
@@ -568,15 +588,17 @@ ${dataTable(
 ${dataTable(
   `Credits set aside as no remittance, latest first (at most ${SET_ASIDE_LISTED}); open one to restore it`,
   ['Credit', 'Booking date', 'Unmatched of total', 'Set aside as', 'Why', 'By', 'When'],
-  setAside.map(toBankCreditResource).map((credit) => [
-    html`<a href="${creditHref(credit.id)}">${credit.bank_reference}</a>`,
-    credit.booking_date,
-    `${formatMoney(credit.unmatched_amount, credit.currency)} of ${formatMoney(credit.amount, credit.currency)}`,
-    credit.set_aside_category ? SET_ASIDE_LABELS[credit.set_aside_category] : '—',
-    credit.state_reason ?? '—',
-    credit.state_changed_by ?? '—',
-    formatInstant(credit.state_changed_at),
-  ]),
+  setAside
+    .map(toBankCreditResource)
+    .map((credit) => [
+      html`<a href="${creditHref(credit.id)}">${credit.bank_reference}</a>`,
+      credit.booking_date,
+      `${formatMoney(credit.unmatched_amount, credit.currency)} of ${formatMoney(credit.amount, credit.currency)}`,
+      credit.set_aside_category ? SET_ASIDE_LABELS[credit.set_aside_category] : '—',
+      credit.state_reason ?? '—',
+      credit.state_changed_by ?? '—',
+      formatInstant(credit.state_changed_at),
+    ]),
   'none.',
 )}
 </section>
@@ -598,9 +620,10 @@ ${dataTable(
     const rows = Array.from({ length: MANUAL_ALLOCATION_ROWS }, (_, index) => index + 1);
     const matchForm = html`<section aria-labelledby="match">
 <h2 id="match">Match by hand</h2>
-${owed.length === 0
-  ? html`<p class="empty">No remittance in ${credit.currency} is owed money.</p>`
-  : html`<form method="post" action="/console/cash/credits/${credit.id}/matches" class="action">
+${
+  owed.length === 0
+    ? html`<p class="empty">No remittance in ${credit.currency} is owed money.</p>`
+    : html`<form method="post" action="/console/cash/credits/${credit.id}/matches" class="action">
 <input type="hidden" name="_csrf" value="${csrf}">
 <p>Up to ${MANUAL_ALLOCATION_ROWS} remittances; the amounts (in ${credit.currency}) may add up to at most ${formatMoney(credit.unmatched_amount, credit.currency)}. Leave a row empty to skip it.</p>
 ${rows.map(
@@ -621,22 +644,27 @@ ${owed.map(
 <label for="match-reason">Why (optional, e.g. the employer's email)</label>
 <input type="text" id="match-reason" name="reason" maxlength="${REASON_MAX_LENGTH}">
 <button type="submit">Match</button>
-</form>`}
+</form>`
+}
 </section>`;
-    const decisions = html`${matchable
-      ? html`<section aria-labelledby="set-aside">
+    const decisions = html`${
+      matchable
+        ? html`<section aria-labelledby="set-aside">
 <h2 id="set-aside">Set aside</h2>
 <p>Money that is no remittance (bank interest, a payment to send back, a duplicate) leaves the exceptions queue, and no rule will match it. Its live matches stay.</p>
 ${setAsideForm(credit, csrf, 'credit')}
 </section>`
-      : ''}
-${mayBeRestored(credit)
-  ? html`<section aria-labelledby="restore">
+        : ''
+    }
+${
+  mayBeRestored(credit)
+    ? html`<section aria-labelledby="restore">
 <h2 id="restore">${credit.state === 'held' ? 'Release to the rules' : 'Restore to the queue'}</h2>
 <p>${credit.state === 'held' ? 'Held for a person to look at first.' : 'Set aside as no remittance.'} Back in the queue, the rules try it again at the next import.</p>
 ${restoreForm(credit, csrf, 'credit')}
 </section>`
-  : ''}`;
+    : ''
+}`;
     return context.page(request, reply, {
       title: `Credit ${credit.bank_reference}`,
       section: 'cash',
@@ -664,7 +692,12 @@ ${restoreForm(credit, csrf, 'credit')}
 ${dataTable(
   'Decisions about this credit, oldest first',
   ['When', 'Change', 'By', 'Why'],
-  stateChanges.map((change) => [formatInstant(change.at), STATE_CHANGES[change.action] ?? change.action, auditActorName(change.actor_kind, change.actor), change.reason ?? '—']),
+  stateChanges.map((change) => [
+    formatInstant(change.at),
+    STATE_CHANGES[change.action] ?? change.action,
+    auditActorName(change.actor_kind, change.actor),
+    change.reason ?? '—',
+  ]),
   credit.state === 'held' ? 'none yet: the import held it.' : 'none: it is as imported.',
 )}
 </section>
@@ -707,7 +740,13 @@ ${mayMatch ? decisions : ''}
     const session = context.session(request);
     const mayPlace = consolePermits(session.role, 'match_credit');
     const reversals = await listReversalsToPlace(db, REVERSALS_LISTED);
-    const candidates = mayPlace ? await listReversibleCreditsFor(db, reversals.map((reversal) => reversal.id), CREDITS_OFFERED_PER_REVERSAL) : [];
+    const candidates = mayPlace
+      ? await listReversibleCreditsFor(
+          db,
+          reversals.map((reversal) => reversal.id),
+          CREDITS_OFFERED_PER_REVERSAL,
+        )
+      : [];
     const csrf = context.csrfToken(request, reply);
     const placeForm = (reversal: (typeof reversals)[number]) => {
       const offered = candidates.filter((candidate) => candidate.entry_id === reversal.id);
@@ -781,7 +820,11 @@ ${dataTable(
     const reason = optionalReasonOf(request.body);
     const matches = await matchCreditManually(db, consoleActor(session.email), await matchingPolicyOf(db, config), { creditId: credit.id, allocations, reason });
     const total = matches.reduce((sum, match) => sum + match.amount, 0);
-    return context.redirectWithNotice(reply, creditHref(credit.id), `Matched ${formatMoney(total, credit.currency)} of credit ${credit.bank_reference} to ${matches.length === 1 ? '1 remittance' : `${matches.length} remittances`}.`);
+    return context.redirectWithNotice(
+      reply,
+      creditHref(credit.id),
+      `Matched ${formatMoney(total, credit.currency)} of credit ${credit.bank_reference} to ${matches.length === 1 ? '1 remittance' : `${matches.length} remittances`}.`,
+    );
   });
 
   app.post<{ Params: { id: string } }>('/cash/matches/:id/unmatch', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
@@ -869,9 +912,11 @@ ${dataTable(
 <dt>Expected</dt><dd>${money(remittance.expected)}</dd>
 <dt>Received</dt><dd>${money(remittance.received)}</dd>
 <dt>Owed</dt><dd>${money(remittance.owed)}</dd>
-${remittance.shortfall > 0
-  ? html`<dt>Owed back</dt><dd><strong>${money(remittance.shortfall)}</strong>: the bank took back money already paid out of this pay date to billers; it is owed back</dd>`
-  : ''}
+${
+  remittance.shortfall > 0
+    ? html`<dt>Owed back</dt><dd><strong>${money(remittance.shortfall)}</strong>: the bank took back money already paid out of this pay date to billers; it is owed back</dd>`
+    : ''
+}
 <dt>Status</dt><dd>${statusBadge(remittance.status)}</dd>
 <dt>Due date</dt><dd>${remittance.due_date}</dd>
 </dl>

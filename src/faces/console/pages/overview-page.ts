@@ -63,9 +63,11 @@ export const registerOverviewPage: ConsolePageModule = (app, context) => {
       section: 'overview',
       body: html`<section aria-labelledby="last-night">
 <h2 id="last-night">Last nightly run</h2>
-${lastNightly
-  ? html`<p class="last-run">${statusBadge(lastNightly.outcome)} <a href="/console/runs/nightly/${lastNightly.id}">${lastNightly.summary}</a>, started ${formatInstant(lastNightly.startedAt)}, finished ${formatInstant(lastNightly.finishedAt)}.</p>`
-  : html`<p class="empty">No nightly run yet.</p>`}
+${
+  lastNightly
+    ? html`<p class="last-run">${statusBadge(lastNightly.outcome)} <a href="/console/runs/nightly/${lastNightly.id}">${lastNightly.summary}</a>, started ${formatInstant(lastNightly.startedAt)}, finished ${formatInstant(lastNightly.finishedAt)}.</p>`
+    : html`<p class="empty">No nightly run yet.</p>`
+}
 </section>
 <section aria-labelledby="recent-runs">
 <h2 id="recent-runs">Recent runs</h2>

@@ -150,9 +150,11 @@ ${
 </section>
 <section aria-labelledby="reconciliation">
 <h2 id="reconciliation">Reconciliation</h2>
-${reconciliation
-  ? html`<p>Latest reconciliation: <a href="/console/runs/reconciliation/${reconciliation.id}">${reconciliation.trigger}${reconciliation.final ? ', final' : ''}, started ${formatInstant(reconciliation.started_at)}</a> ${statusBadge(reconciliation.outcome ?? 'unfinished')}${reconciliation.outcome === 'completed' ? `: ${reconciliation.employees} employees, ${reconciliation.exceptions} exceptions` : reconciliation.failure_reason ? `: ${reconciliation.failure_reason}` : ''}.</p>`
-  : html`<p class="empty">Not reconciled yet.</p>`}
+${
+  reconciliation
+    ? html`<p>Latest reconciliation: <a href="/console/runs/reconciliation/${reconciliation.id}">${reconciliation.trigger}${reconciliation.final ? ', final' : ''}, started ${formatInstant(reconciliation.started_at)}</a> ${statusBadge(reconciliation.outcome ?? 'unfinished')}${reconciliation.outcome === 'completed' ? `: ${reconciliation.employees} employees, ${reconciliation.exceptions} exceptions` : reconciliation.failure_reason ? `: ${reconciliation.failure_reason}` : ''}.</p>`
+    : html`<p class="empty">Not reconciled yet.</p>`
+}
 ${dataTable(
   'Requested, deducted and collected, per currency',
   ['Currency', 'Attempts', 'Requested', 'Deducted', 'Collected', 'Shortfall'],
@@ -213,8 +215,7 @@ export const registerPayDatePage: ConsolePageModule = (app, context) => {
     const file = await findInstructionFile(context.deps.db, payrollId, payDate, version);
     if (!file) throw new NotFoundError(`Instruction file version ${version} for ${payDate}`);
     // The same file, headers and digest the providers' API route serves.
-    return reply
-      .code(200).headers(instructionFileHeaders(file)).send(file.content);
+    return reply.code(200).headers(instructionFileHeaders(file)).send(file.content);
   });
 
   app.post<{ Params: PayDateParams; Body: { reason?: string } }>(

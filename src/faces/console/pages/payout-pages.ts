@@ -94,7 +94,10 @@ export const registerPayoutPages: ConsolePageModule = (app, context) => {
     if (paging.after && paging.before) throw new MalformedRequestError('invalid-cursor', 'Give after or before, not both');
     const rows = await listPayouts(db, LIVE_BILLERS, { status, payoutDate }, paging);
     const { items, paging: page } = pageOf(rows, paging);
-    const billers = await findClientNames(db, items.map((row) => row.biller_client_id));
+    const billers = await findClientNames(
+      db,
+      items.map((row) => row.biller_client_id),
+    );
     const mayDownload = consolePermits(session.role, 'download_bank_file');
     const filters = new URLSearchParams();
     if (status) filters.set('status', status);
@@ -139,9 +142,11 @@ ${page.after ? html`<a href="${pageHref('after', page.after)}" rel="next">Next: 
 <section aria-labelledby="bank-files">
 <h2 id="bank-files">Payment files</h2>
 <p>Each payout is instructed to the bank in one stored payment file (pain.001 and CSV of the same payouts, one MsgId); a date whose payouts were made in several runs has several files.${mayDownload ? '' : ' Files hold account numbers: operators and finance download them.'}</p>
-${payoutDates.length === 0
-  ? html`<p class="empty">No payout dates on this page.</p>`
-  : html`<ul>${payoutDates.map((date) => html`<li><a href="${paymentFilesHref(date)}">Payment files of the payouts made on ${date}</a></li>`)}</ul>`}
+${
+  payoutDates.length === 0
+    ? html`<p class="empty">No payout dates on this page.</p>`
+    : html`<ul>${payoutDates.map((date) => html`<li><a href="${paymentFilesHref(date)}">Payment files of the payouts made on ${date}</a></li>`)}</ul>`
+}
 </section>`,
     });
   });
@@ -193,17 +198,21 @@ ${dataTable(
 )}
 <section aria-labelledby="write-file">
 <h2 id="write-file">Payouts waiting for a file</h2>
-${waiting === 0
-  ? html`<p>Every pending payout made on ${date} is in a file.</p>`
-  : html`<p>${String(waiting)} pending payout(s) made on ${date} are in no file yet.</p>
-${mayDownload
-  ? actionForm(
-      '/console/payment-files',
-      csrf,
-      'Write the payment file',
-      html`<input type="hidden" name="date" value="${date}"><p>Writes a new file holding only these payouts, with its own MsgId; the files above stay as they are.</p>`,
-    )
-  : html`<p>Operators and finance write payment files.</p>`}`}
+${
+  waiting === 0
+    ? html`<p>Every pending payout made on ${date} is in a file.</p>`
+    : html`<p>${String(waiting)} pending payout(s) made on ${date} are in no file yet.</p>
+${
+  mayDownload
+    ? actionForm(
+        '/console/payment-files',
+        csrf,
+        'Write the payment file',
+        html`<input type="hidden" name="date" value="${date}"><p>Writes a new file holding only these payouts, with its own MsgId; the files above stay as they are.</p>`,
+      )
+    : html`<p>Operators and finance write payment files.</p>`
+}`
+}
 </section>
 <p><a href="/console/payouts?payout_date=${date}">Payouts made on ${date}</a></p>`,
     });
@@ -224,11 +233,7 @@ ${mayDownload
   app.get<{ Params: { id: string; format: string } }>('/payment-files/:id/:format', async (request, reply) => {
     context.requirePermission(request, 'download_bank_file');
     const file = await paymentFileDownload(db, request.params.id, paymentFileFormat(request.params.format));
-    return reply
-      .code(200)
-      .header('content-type', file.contentType)
-      .header('content-disposition', `attachment; filename="${file.fileName}"`)
-      .send(file.content);
+    return reply.code(200).header('content-type', file.contentType).header('content-disposition', `attachment; filename="${file.fileName}"`).send(file.content);
   });
 
   app.get<{ Params: { id: string } }>('/payouts/:id', async (request, reply) => {
@@ -256,18 +261,21 @@ ${mayDownload
 <dt>Reference</dt><dd>${payout.reference}</dd>
 <dt>Beneficiary account</dt><dd>${payout.account_holder_name}, sort code ${payout.sort_code}, account ${maskedAccountNumber(payout.account_number)}</dd>
 <dt>Payout date</dt><dd>${payout.payout_date}</dd>
-<dt>Payment file</dt><dd>${paymentFile
-  ? html`<a href="${paymentFilesHref(paymentFile.payout_date)}">${paymentFile.legacy ? 'made before payment files were stored' : `file ${paymentFile.sequence} of ${paymentFile.payout_date}, ${paymentFile.message_id}`}</a>`
-  : payout.status === 'pending'
-    ? html`not instructed yet (<a href="${paymentFilesHref(payout.payout_date)}">payment files of ${payout.payout_date}</a>)`
-    : 'none'}</dd>
+<dt>Payment file</dt><dd>${
+        paymentFile
+          ? html`<a href="${paymentFilesHref(paymentFile.payout_date)}">${paymentFile.legacy ? 'made before payment files were stored' : `file ${paymentFile.sequence} of ${paymentFile.payout_date}, ${paymentFile.message_id}`}</a>`
+          : payout.status === 'pending'
+            ? html`not instructed yet (<a href="${paymentFilesHref(payout.payout_date)}">payment files of ${payout.payout_date}</a>)`
+            : 'none'
+      }</dd>
 <dt>Created</dt><dd>${formatInstant(payout.created_at)}</dd>
 <dt>Paid</dt><dd>${formatInstant(payout.paid_at)}</dd>
 <dt>Failed</dt><dd>${formatInstant(payout.failed_at)}</dd>
 ${payout.failure_reason ? html`<dt>Failure reason</dt><dd>${payout.failure_reason}</dd>` : ''}
 </dl>
-${maySettle
-  ? html`<section aria-labelledby="settle">
+${
+  maySettle
+    ? html`<section aria-labelledby="settle">
 <h2 id="settle">Record the bank's answer</h2>
 ${actionForm(
   `/console/payouts/${payout.id}/paid`,
@@ -284,7 +292,8 @@ ${actionForm(
 <input type="text" id="failed-reason" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
 )}
 </section>`
-  : ''}
+    : ''
+}
 <section aria-labelledby="items">
 <h2 id="items">Items</h2>
 ${dataTable(
@@ -301,18 +310,14 @@ ${dataTable(
   app.post<{ Params: { id: string } }>('/payouts/:id/paid', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
     const session = context.requirePermission(request, 'settle_payout');
     const reason = settlementReason(request.body);
-    const paid = await db
-      .transaction()
-      .execute((trx) => markPayoutPaid(trx, request.params.id, { actor: consoleActor(session.email), reason }));
+    const paid = await db.transaction().execute((trx) => markPayoutPaid(trx, request.params.id, { actor: consoleActor(session.email), reason }));
     return context.redirectWithNotice(reply, `/console/payouts/${paid.id}`, `Payout ${paid.reference} recorded as paid.`);
   });
 
   app.post<{ Params: { id: string } }>('/payouts/:id/failed', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
     const session = context.requirePermission(request, 'settle_payout');
     const reason = settlementReason(request.body);
-    const failed = await db
-      .transaction()
-      .execute((trx) => markPayoutFailed(trx, request.params.id, { actor: consoleActor(session.email), reason }));
+    const failed = await db.transaction().execute((trx) => markPayoutFailed(trx, request.params.id, { actor: consoleActor(session.email), reason }));
     return context.redirectWithNotice(reply, `/console/payouts/${failed.id}`, `Payout ${failed.reference} recorded as failed: its payments will be paid out again.`);
   });
 };

@@ -24,15 +24,19 @@ const waitOf = (seconds: number) => (seconds <= 1 ? 'a second' : seconds < 90 ? 
 const messages: Record<Exclude<SignInPageState, 'form'>, (retryAfterSeconds: number) => Html> = {
   not_accepted: () => html`Email or password not accepted. An administrator can reset a password with <code>deductions console-users set-password</code>.`,
   // The same for every email, an account's or not: it names where the failures came from, not an account.
-  throttled: (seconds) =>
-    html`Too many failed sign-ins for this email from here. Try again in ${waitOf(seconds)}, or from a browser you have signed in on before.`,
+  throttled: (seconds) => html`Too many failed sign-ins for this email from here. Try again in ${waitOf(seconds)}, or from a browser you have signed in on before.`,
   busy: () => html`The console is busy signing people in. Try again in a moment.`,
   malformed: () => html`The sign-in form was not sent as the console sends it: one email (at most 320 characters) and one password.`,
 };
 
 const statusOf: Record<SignInPageState, number> = { form: 200, not_accepted: 401, throttled: 429, busy: 503, malformed: 400 };
 
-function signInPage(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, options: { next: string; email?: string; state?: SignInPageState; retryAfterSeconds?: number }) {
+function signInPage(
+  context: ConsoleContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { next: string; email?: string; state?: SignInPageState; retryAfterSeconds?: number },
+) {
   const state = options.state ?? 'form';
   if (options.retryAfterSeconds !== undefined) reply.header('retry-after', String(options.retryAfterSeconds));
   return context.page(request, reply, {

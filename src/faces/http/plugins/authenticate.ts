@@ -19,9 +19,7 @@ const TOKEN_CACHE_SIZE = 10_000;
 function unauthorized(detail: string, tokenError = true): HttpProblem {
   return new HttpProblem(401, 'unauthorized', detail, {
     headers: {
-      'www-authenticate': tokenError
-        ? `Bearer error="invalid_token", error_description="${detail.replaceAll('"', "'")}"`
-        : 'Bearer',
+      'www-authenticate': tokenError ? `Bearer error="invalid_token", error_description="${detail.replaceAll('"', "'")}"` : 'Bearer',
     },
   });
 }

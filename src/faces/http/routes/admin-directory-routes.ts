@@ -22,9 +22,14 @@ import {
 } from '../../../directory/payroll-providers/payroll-provider-service.ts';
 import { providerUrlPolicy } from '../../../directory/payroll-providers/provider-url-guard.ts';
 import { resolveWebhookTarget, systemResolver } from '../../webhooks/webhook-target.ts';
-import { employerEnvelopeSchema, employersPageSchema, newEmployerSchema, optInChangeRequestSchema, payoutFundingChangeRequestSchema } from '../../../directory/payrolls/employer-resource.ts';
-import { changeEmployerOptIn,
-  changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../../../directory/payrolls/employer-service.ts';
+import {
+  employerEnvelopeSchema,
+  employersPageSchema,
+  newEmployerSchema,
+  optInChangeRequestSchema,
+  payoutFundingChangeRequestSchema,
+} from '../../../directory/payrolls/employer-resource.ts';
+import { changeEmployerOptIn, changeEmployerPayoutFunding, getEmployer, listEmployerResources, onboardEmployer } from '../../../directory/payrolls/employer-service.ts';
 import {
   newPayrollSchema,
   payrollChangeResultSchema,
@@ -68,7 +73,13 @@ const reasonSchema = z.string().trim().min(1).max(500).meta({ description: 'Why 
 const newCollectionAccountRequest = bankAccountObject({ currency: currencySchema, reason: reasonSchema }).meta({
   id: 'SetCollectionAccountRequest',
   description: 'The account employers remit into in the currency from now on; the one it replaces is kept, inactive',
-  example: { currency: 'GBP', sort_code: '20-00-00', account_number: '41234978', account_holder_name: 'Salary Deductions Collections Ltd', reason: 'new client money account, board minute 12' },
+  example: {
+    currency: 'GBP',
+    sort_code: '20-00-00',
+    account_number: '41234978',
+    account_holder_name: 'Salary Deductions Collections Ltd',
+    reason: 'new client money account, board minute 12',
+  },
 });
 
 const newBeneficiaryAccountRequest = bankAccountObject({ currency: currencySchema, reason: reasonSchema }).meta({
@@ -98,10 +109,18 @@ export const registerAdminDirectoryRoutes: RouteModule = (app, deps) => {
     },
     effect: async (ctx, trx) => ({
       status: 201,
-      body: { payroll_provider: await onboardPayrollProvider(trx, secrets(), ctx.body, {
-          actor: clientActor(ctx.caller.clientId),
-          defaultLeadTimeWorkingDays: deps.config.DEFAULT_PROVIDER_LEAD_DAYS,
-        }, providerUrlPolicy(deps.config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver)) },
+      body: {
+        payroll_provider: await onboardPayrollProvider(
+          trx,
+          secrets(),
+          ctx.body,
+          {
+            actor: clientActor(ctx.caller.clientId),
+            defaultLeadTimeWorkingDays: deps.config.DEFAULT_PROVIDER_LEAD_DAYS,
+          },
+          providerUrlPolicy(deps.config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
+        ),
+      },
     }),
   });
 

@@ -52,51 +52,43 @@ const exampleEmployee = {
   annualised_salary: 4_200_000,
 };
 
-const createBody = z
-  .strictObject({ employee: employeeRecordRequestSchema.shape.employee, reason: reasonSchema })
-  .meta({
-    id: 'AdminEmployeeCreateRequest',
-    description: 'An employee and its employment on the payroll, as a provider pushes it (annualised_salary in minor units)',
-    example: { employee: exampleEmployee, reason: 'New starter, HR ticket 4411' },
-  });
+const createBody = z.strictObject({ employee: employeeRecordRequestSchema.shape.employee, reason: reasonSchema }).meta({
+  id: 'AdminEmployeeCreateRequest',
+  description: 'An employee and its employment on the payroll, as a provider pushes it (annualised_salary in minor units)',
+  example: { employee: exampleEmployee, reason: 'New starter, HR ticket 4411' },
+});
 
-const updateBody = z
-  .strictObject({ employee: employeeChangesSchema, reason: reasonSchema })
-  .meta({
-    id: 'AdminEmployeeUpdateRequest',
-    description: 'The fields to change; null clears an optional field, a field left out stays as it is',
-    example: { employee: { family_name: 'Shah-Patel', annualised_salary: 4_500_000 }, reason: 'Pay rise from April' },
-  });
+const updateBody = z.strictObject({ employee: employeeChangesSchema, reason: reasonSchema }).meta({
+  id: 'AdminEmployeeUpdateRequest',
+  description: 'The fields to change; null clears an optional field, a field left out stays as it is',
+  example: { employee: { family_name: 'Shah-Patel', annualised_salary: 4_500_000 }, reason: 'Pay rise from April' },
+});
 
-const leaveBody = z
-  .strictObject({ end_date: isoDateSchema.meta({ description: 'The last day of the employment' }), reason: reasonSchema })
-  .meta({
-    id: 'AdminEmployeeLeaveRequest',
-    description: 'The employee left the employment on end_date',
-    example: { end_date: '2026-03-31', reason: 'Resigned' },
-  });
+const leaveBody = z.strictObject({ end_date: isoDateSchema.meta({ description: 'The last day of the employment' }), reason: reasonSchema }).meta({
+  id: 'AdminEmployeeLeaveRequest',
+  description: 'The employee left the employment on end_date',
+  example: { end_date: '2026-03-31', reason: 'Resigned' },
+});
 
-const employeesPageSchema = z
-  .object({ employees: z.array(employeeResourceSchema), paging: pagingResponseSchema })
-  .meta({
-    id: 'AdminEmployeesPage',
-    description: "A page of a payroll's employees, newest employment first",
-    example: {
-      employees: [
-        {
-          id: '5f0c8a52-3c1e-4a53-9d2e-0a6c1b7e4f10',
-          payroll_id: '0b9a3f0e-8a55-4a63-9a1a-3f1e2d4c5b6a',
-          ...exampleEmployee,
-          phone_number: null,
-          end_date: null,
-          currency: 'GBP',
-          created_at: '2026-11-25T09:00:00.000Z',
-          updated_at: '2026-11-25T09:00:00.000Z',
-        },
-      ],
-      paging: { limit: 50, after: null, before: null },
-    },
-  });
+const employeesPageSchema = z.object({ employees: z.array(employeeResourceSchema), paging: pagingResponseSchema }).meta({
+  id: 'AdminEmployeesPage',
+  description: "A page of a payroll's employees, newest employment first",
+  example: {
+    employees: [
+      {
+        id: '5f0c8a52-3c1e-4a53-9d2e-0a6c1b7e4f10',
+        payroll_id: '0b9a3f0e-8a55-4a63-9a1a-3f1e2d4c5b6a',
+        ...exampleEmployee,
+        phone_number: null,
+        end_date: null,
+        currency: 'GBP',
+        created_at: '2026-11-25T09:00:00.000Z',
+        updated_at: '2026-11-25T09:00:00.000Z',
+      },
+    ],
+    paging: { limit: 50, after: null, before: null },
+  },
+});
 
 const listQuery = pagingQuerySchema.extend({ status: employmentStatusSchema.optional() });
 
@@ -306,7 +298,11 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
           schema: employeeImportReportSchema,
           alternatives: errorsCsv,
         },
-        400: { description: 'Invalid query or Idempotency-Key; an Idempotency-Key with errors=all; an Idempotency-Key without the Content-Digest (sha-256) of the file, or a file that is not the one its Content-Digest names (nothing imported)', ...problem },
+        400: {
+          description:
+            'Invalid query or Idempotency-Key; an Idempotency-Key with errors=all; an Idempotency-Key without the Content-Digest (sha-256) of the file, or a file that is not the one its Content-Digest names (nothing imported)',
+          ...problem,
+        },
         404: { description: 'Payroll not found', ...problem },
         409: { description: 'A request with this Idempotency-Key is still being processed', ...problem },
         413: { description: 'The file is larger than 256 MB', ...problem },
@@ -328,9 +324,14 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
         }
         const allErrors = ctx.query.errors === 'all' || acceptsCsv(ctx.request.headers.accept);
         if (allErrors && parseIdempotencyKey(ctx.request.headers['idempotency-key']) !== undefined) {
-          throw new HttpProblem(400, 'idempotency-key-with-all-errors', 'The full error list is not kept for replays: ask for it without an Idempotency-Key (the same file again changes nothing)', {
-            errors: [{ pointer: '/headers/idempotency-key', detail: 'must be left out with errors=all or Accept: text/csv' }],
-          });
+          throw new HttpProblem(
+            400,
+            'idempotency-key-with-all-errors',
+            'The full error list is not kept for replays: ask for it without an Idempotency-Key (the same file again changes nothing)',
+            {
+              errors: [{ pointer: '/headers/idempotency-key', detail: 'must be left out with errors=all or Accept: text/csv' }],
+            },
+          );
         }
         const spool = allErrors ? await openImportErrorFile(join(tmpdir(), `employee-import-errors-${randomUUID()}.csv`)) : undefined;
         let answered = false;

@@ -36,7 +36,10 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     auth: { kind: 'both', scope: 'availability:check', roles: ['biller'] },
     body: fullAvailabilityRequestSchema,
     responses: {
-      200: { description: 'The availability and what it rests on; not_found unless the national registration number, date of birth and family name all match', schema: fullAvailabilityResponseSchema },
+      200: {
+        description: 'The availability and what it rests on; not_found unless the national registration number, date of birth and family name all match',
+        schema: fullAvailabilityResponseSchema,
+      },
       429: problem('Too many availability checks by this biller; see Retry-After'),
       502: problem('A payroll provider failed and no other source knows the person'),
       504: problem('A payroll provider timed out and no other source knows the person'),
@@ -61,7 +64,10 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     auth: { kind: 'both', scope: 'availability:check', roles: ['biller'] },
     body: lightAvailabilityRequestSchema,
     responses: {
-      200: { description: 'The availability and the number of employments; not_found unless the national registration number, date of birth and family name all match', schema: lightAvailabilityResponseSchema },
+      200: {
+        description: 'The availability and the number of employments; not_found unless the national registration number, date of birth and family name all match',
+        schema: lightAvailabilityResponseSchema,
+      },
       429: problem('Too many availability checks by this biller; see Retry-After'),
       502: problem('A payroll provider failed and no other source knows the person'),
       504: problem('A payroll provider timed out and no other source knows the person'),

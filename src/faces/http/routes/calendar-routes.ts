@@ -3,12 +3,7 @@ import { z } from 'zod';
 import { clientActor } from '../../../platform/audit/audit-service.ts';
 import { bankHolidayRegionSchema } from '../../../directory/calendars/bank-holidays.ts';
 import { addBankHoliday, listBankHolidays, removeBankHoliday } from '../../../directory/calendars/bank-holiday-service.ts';
-import {
-  generatePayCalendarForPayroll,
-  importPayCalendarCsv,
-  showPayDates,
-  syncPayCalendarFromProvider,
-} from '../../../directory/calendars/calendar-service.ts';
+import { generatePayCalendarForPayroll, importPayCalendarCsv, showPayDates, syncPayCalendarFromProvider } from '../../../directory/calendars/calendar-service.ts';
 import { serviceToday } from '../../../directory/calendars/lock-date.ts';
 import {
   addBankHolidayRequestSchema,
@@ -165,8 +160,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     200: { description: 'What the new calendar changed', schema: payCalendarChangeSchema },
     404: { description: 'Unknown payroll', ...problem },
     409: {
-      description:
-        'Refused whole: the new calendar would move, remove or alter a locked pay date, or remove a pay date payment requests target (the dates are named)',
+      description: 'Refused whole: the new calendar would move, remove or alter a locked pay date, or remove a pay date payment requests target (the dates are named)',
       ...problem,
     },
   };

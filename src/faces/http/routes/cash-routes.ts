@@ -1,7 +1,15 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { clientActor } from '../../../platform/audit/audit-service.ts';
-import { bankCreditSchema, bankStatementSchema, remittanceMatchSchema, setAsideCategorySchema, statementEntrySchema, toBankCreditResource, toBankStatementResource } from '../../../settlement/cash/cash-resource.ts';
+import {
+  bankCreditSchema,
+  bankStatementSchema,
+  remittanceMatchSchema,
+  setAsideCategorySchema,
+  statementEntrySchema,
+  toBankCreditResource,
+  toBankStatementResource,
+} from '../../../settlement/cash/cash-resource.ts';
 import {
   listBankStatementEntries,
   listBankStatements,
@@ -49,7 +57,15 @@ const matchingSchema = z.object({
   unmatched_credits: z.number().int().meta({ description: 'Credits with money still unmatched: the exceptions queue' }),
   by_rule: z.record(z.string(), z.number().int()),
 });
-const entryOutcomeSchema = statementEntrySchema.pick({ entry_index: true, bank_reference: true, direction: true, amount: true, outcome: true, bank_credit_id: true, detail: true });
+const entryOutcomeSchema = statementEntrySchema.pick({
+  entry_index: true,
+  bank_reference: true,
+  direction: true,
+  amount: true,
+  outcome: true,
+  bank_credit_id: true,
+  detail: true,
+});
 const importedStatementSchema = z.object({
   statement: bankStatementSchema,
   replayed: z.boolean().meta({ description: 'This statement (and page) was imported before, from this file or another: nothing changed' }),
@@ -80,7 +96,17 @@ const importResultSchema = z
           statement: bankStatementSchema.meta()!.example,
           replayed: false,
           new_credits: 40,
-          entries: [{ entry_index: 0, bank_reference: 'BANK-REF-000123', direction: 'credit', amount: 1_498_000, outcome: 'new', bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', detail: null }],
+          entries: [
+            {
+              entry_index: 0,
+              bank_reference: 'BANK-REF-000123',
+              direction: 'credit',
+              amount: 1_498_000,
+              outcome: 'new',
+              bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04',
+              detail: null,
+            },
+          ],
         },
       ],
       replayed: false,
@@ -89,19 +115,31 @@ const importResultSchema = z
       reversals: { applied: 0, unresolved: 0, shortfall: 0 },
     },
   });
-const statementsSchema = z.object({ bank_statements: z.array(bankStatementSchema) }).meta({ id: 'BankStatementList', description: 'Bank statements, newest first.', example: { bank_statements: [bankStatementSchema.meta()!.example] } });
-const statementEnvelope = z.object({ bank_statement: bankStatementSchema }).meta({ id: 'BankStatementEnvelope', description: 'One bank statement.', example: { bank_statement: bankStatementSchema.meta()!.example } });
-const creditsSchema = z.object({ bank_credits: z.array(bankCreditSchema) }).meta({ id: 'BankCreditList', description: 'Credits with money unmatched, oldest first.', example: { bank_credits: [bankCreditSchema.meta()!.example] } });
-const creditEnvelope = z
-  .object({ bank_credit: bankCreditSchema, matches: z.array(remittanceMatchSchema) })
-  .meta({ id: 'BankCreditEnvelope', description: 'One credit with every match made of it, live or taken back.', example: { bank_credit: bankCreditSchema.meta()!.example, matches: [remittanceMatchSchema.meta()!.example] } });
+const statementsSchema = z
+  .object({ bank_statements: z.array(bankStatementSchema) })
+  .meta({ id: 'BankStatementList', description: 'Bank statements, newest first.', example: { bank_statements: [bankStatementSchema.meta()!.example] } });
+const statementEnvelope = z
+  .object({ bank_statement: bankStatementSchema })
+  .meta({ id: 'BankStatementEnvelope', description: 'One bank statement.', example: { bank_statement: bankStatementSchema.meta()!.example } });
+const creditsSchema = z
+  .object({ bank_credits: z.array(bankCreditSchema) })
+  .meta({ id: 'BankCreditList', description: 'Credits with money unmatched, oldest first.', example: { bank_credits: [bankCreditSchema.meta()!.example] } });
+const creditEnvelope = z.object({ bank_credit: bankCreditSchema, matches: z.array(remittanceMatchSchema) }).meta({
+  id: 'BankCreditEnvelope',
+  description: 'One credit with every match made of it, live or taken back.',
+  example: { bank_credit: bankCreditSchema.meta()!.example, matches: [remittanceMatchSchema.meta()!.example] },
+});
 const remittanceListItem = remittanceSchema.extend({ employer_name: z.string(), payroll_name: z.string() });
-const remittancesSchema = z
-  .object({ remittances: z.array(remittanceListItem) })
-  .meta({ id: 'RemittanceList', description: 'Remittances, newest pay date first.', example: { remittances: [{ ...(remittanceSchema.meta()!.example as Record<string, unknown>), employer_name: 'Northwind Traders Ltd', payroll_name: 'Monthly' }] } });
-const remittanceEnvelope = z
-  .object({ remittance: remittanceSchema, matches: z.array(remittanceMatchSchema) })
-  .meta({ id: 'RemittanceEnvelope', description: 'One remittance with every match made to it.', example: { remittance: remittanceSchema.meta()!.example, matches: [remittanceMatchSchema.meta()!.example] } });
+const remittancesSchema = z.object({ remittances: z.array(remittanceListItem) }).meta({
+  id: 'RemittanceList',
+  description: 'Remittances, newest pay date first.',
+  example: { remittances: [{ ...(remittanceSchema.meta()!.example as Record<string, unknown>), employer_name: 'Northwind Traders Ltd', payroll_name: 'Monthly' }] },
+});
+const remittanceEnvelope = z.object({ remittance: remittanceSchema, matches: z.array(remittanceMatchSchema) }).meta({
+  id: 'RemittanceEnvelope',
+  description: 'One remittance with every match made to it.',
+  example: { remittance: remittanceSchema.meta()!.example, matches: [remittanceMatchSchema.meta()!.example] },
+});
 
 const manualMatchBody = z
   .strictObject({
@@ -116,24 +154,42 @@ const manualMatchBody = z
     description: 'Which payroll pay dates a credit pays, and how much of it each: several allocations split the credit.',
     example: { allocations: [{ payroll_id: '019a7b2c-0000-7000-8000-000000000001', pay_date: '2026-11-27', amount: 1_498_000 }], reason: 'Employer confirmed by email' },
   });
-const matchesEnvelope = z.object({ matches: z.array(remittanceMatchSchema) }).meta({ id: 'RemittanceMatchList', description: 'The matches made.', example: { matches: [remittanceMatchSchema.meta()!.example] } });
-const unmatchBody = z.strictObject({ reason: z.string().trim().min(1).max(500) }).meta({ id: 'UnmatchRequest', description: 'Why the match is taken back.', example: { reason: 'Credit belongs to another employer' } });
-const unmatchResult = z
-  .object({ match: remittanceMatchSchema, received: z.number().int(), entries_unfunded: z.number().int() })
-  .meta({ id: 'UnmatchResult', description: 'The match taken back, what the remittance has received without it, and how many unpaid entries lost their funding.', example: { match: remittanceMatchSchema.meta()!.example, received: 0, entries_unfunded: 3 } });
+const matchesEnvelope = z
+  .object({ matches: z.array(remittanceMatchSchema) })
+  .meta({ id: 'RemittanceMatchList', description: 'The matches made.', example: { matches: [remittanceMatchSchema.meta()!.example] } });
+const unmatchBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(500) })
+  .meta({ id: 'UnmatchRequest', description: 'Why the match is taken back.', example: { reason: 'Credit belongs to another employer' } });
+const unmatchResult = z.object({ match: remittanceMatchSchema, received: z.number().int(), entries_unfunded: z.number().int() }).meta({
+  id: 'UnmatchResult',
+  description: 'The match taken back, what the remittance has received without it, and how many unpaid entries lost their funding.',
+  example: { match: remittanceMatchSchema.meta()!.example, received: 0, entries_unfunded: 3 },
+});
 
-const entriesSchema = z.object({ entries: z.array(statementEntrySchema) }).meta({ id: 'BankStatementEntryList', description: 'Statement entries and what the import made of them.', example: { entries: [statementEntrySchema.meta()!.example] } });
-const creditOnlyEnvelope = z.object({ bank_credit: bankCreditSchema }).meta({ id: 'BankCreditOnly', description: 'One credit.', example: { bank_credit: bankCreditSchema.meta()!.example } });
-const setAsideBody = z
-  .strictObject({ category: setAsideCategorySchema, reason: z.string().trim().min(1).max(500) })
-  .meta({ id: 'SetAsideRequest', description: 'Why the credit is no remittance.', example: { category: 'bank_interest', reason: 'Quarterly interest on the collection account' } });
+const entriesSchema = z
+  .object({ entries: z.array(statementEntrySchema) })
+  .meta({ id: 'BankStatementEntryList', description: 'Statement entries and what the import made of them.', example: { entries: [statementEntrySchema.meta()!.example] } });
+const creditOnlyEnvelope = z
+  .object({ bank_credit: bankCreditSchema })
+  .meta({ id: 'BankCreditOnly', description: 'One credit.', example: { bank_credit: bankCreditSchema.meta()!.example } });
+const setAsideBody = z.strictObject({ category: setAsideCategorySchema, reason: z.string().trim().min(1).max(500) }).meta({
+  id: 'SetAsideRequest',
+  description: 'Why the credit is no remittance.',
+  example: { category: 'bank_interest', reason: 'Quarterly interest on the collection account' },
+});
 const reversalParams = z.strictObject({ entry_id: z.string() });
-const placeReversalBody = z
-  .strictObject({ bank_credit_id: z.uuid(), reason: z.string().trim().min(1).max(500) })
-  .meta({ id: 'PlaceReversalRequest', description: 'The credit the bank took back.', example: { bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', reason: 'Bank confirmed the recall of this payment' } });
+const placeReversalBody = z.strictObject({ bank_credit_id: z.uuid(), reason: z.string().trim().min(1).max(500) }).meta({
+  id: 'PlaceReversalRequest',
+  description: 'The credit the bank took back.',
+  example: { bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', reason: 'Bank confirmed the recall of this payment' },
+});
 const placedReversalSchema = z
   .object({ entry_id: z.uuid(), bank_credit_id: z.uuid(), shortfall: z.number().int().meta({ description: 'Minor units newly owed back' }) })
-  .meta({ id: 'PlacedReversal', description: 'A reversal placed on the credit it took back.', example: { entry_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a05', bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', shortfall: 0 } });
+  .meta({
+    id: 'PlacedReversal',
+    description: 'A reversal placed on the credit it took back.',
+    example: { entry_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a05', bank_credit_id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a04', shortfall: 0 },
+  });
 
 /** Operators' cash: bank statements in, the exceptions queue, manual matching, remittances. */
 export const registerCashRoutes: RouteModule = (app, deps) => {
@@ -160,7 +216,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
         'New credits are then matched to remittances by the rules (exact reference and amount; normalised reference; one credit ' +
         'for several pay dates; several credits for one; within the tolerance, flagged), never to a remittance a person unmatched ' +
         'them from; the rest wait in the exceptions queue. A reversal or return takes back the credit it names: its matches are ' +
-        'undone, and what was already paid out becomes the pay date\'s `shortfall`. Each statement (and page) of a file is ' +
+        "undone, and what was already paid out becomes the pay date's `shortfall`. Each statement (and page) of a file is " +
         'recorded once: the same statement again changes nothing (200, `replayed`); another with the same id and page is a 409. ' +
         'The result says, per entry, what the import made of it.',
       tags: ['Cash'],
@@ -169,8 +225,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
       streamedBody: {
         contentType: 'application/xml',
         description: 'camt.053 or camt.054 XML (application/xml); or the CSV layout (text/csv)',
-        example:
-          '<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>…</BkToCstmrStmt></Document>',
+        example: '<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>…</BkToCstmrStmt></Document>',
       },
       query: importQuery,
       idempotencyKey: 'optional',
@@ -354,7 +409,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
     operationId: 'set_bank_credit_aside',
     summary: 'Set a credit aside',
     description:
-      'Operators: the credit\'s unmatched money is no remittance (bank interest, money to return to its sender, a duplicate...): ' +
+      "Operators: the credit's unmatched money is no remittance (bank interest, money to return to its sender, a duplicate...): " +
       'it leaves the exceptions queue and no rule will ever match it. Its live matches stay. Audited with the reason; ' +
       '`POST /bank-credits/{credit_id}/restore` undoes it.',
     tags: ['Cash'],
@@ -378,7 +433,8 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
     url: '/bank-credits/:credit_id/restore',
     operationId: 'restore_bank_credit',
     summary: 'Restore a credit set aside or held',
-    description: 'Operators: a credit set aside, or held for a person (a conflict, a returned payment), goes back to the exceptions queue and the rules. Audited with the reason.',
+    description:
+      'Operators: a credit set aside, or held for a person (a conflict, a returned payment), goes back to the exceptions queue and the rules. Audited with the reason.',
     tags: ['Cash'],
     auth: cash('cash:write'),
     params: creditParams,
@@ -415,7 +471,7 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
     summary: 'Say which credit a reversal took back',
     description:
       'Operators: the credit (of the same amount and account) the bank reversed. Its matches are undone, its pay dates lose the money, ' +
-      'entries it funded and not yet paid lose their funding, and what was already paid out becomes the pay date\'s shortfall ' +
+      "entries it funded and not yet paid lose their funding, and what was already paid out becomes the pay date's shortfall " +
       '(status `shortfall`, `remittance.reversed` to its billers). Audited with the reason.',
     tags: ['Cash'],
     auth: cash('cash:write'),
@@ -429,7 +485,11 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
       422: { description: 'The credit is of another amount or account', ...problem },
     },
     effect: async (ctx) => {
-      const placed = await resolveReversal(deps.db, clientActor(ctx.caller.clientId), await policy(), { entryId: ctx.params.entry_id, creditId: ctx.body.bank_credit_id, reason: ctx.body.reason });
+      const placed = await resolveReversal(deps.db, clientActor(ctx.caller.clientId), await policy(), {
+        entryId: ctx.params.entry_id,
+        creditId: ctx.body.bank_credit_id,
+        reason: ctx.body.reason,
+      });
       return { status: 200, body: { entry_id: placed.entryId, bank_credit_id: placed.creditId, shortfall: placed.shortfall } };
     },
   });

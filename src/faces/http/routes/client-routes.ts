@@ -5,12 +5,7 @@ import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
 import { ConflictError } from '../../../platform/shared/domain-errors.ts';
 import { pagingQuerySchema } from '../../../platform/shared/paging.ts';
-import {
-  clientApiKeyRotationSchema,
-  clientEnvelopeSchema,
-  clientSecretRotationSchema,
-  clientsPageSchema,
-} from '../../../directory/auth/client-resource.ts';
+import { clientApiKeyRotationSchema, clientEnvelopeSchema, clientSecretRotationSchema, clientsPageSchema } from '../../../directory/auth/client-resource.ts';
 import { disableClient, enableClient, getClientResource, listClientResources, rotateClientApiKey, rotateClientSecret } from '../../../directory/auth/clients-service.ts';
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
@@ -39,9 +34,7 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     url: '/clients',
     operationId: 'list_clients',
     summary: 'List clients',
-    description:
-      'Operators: every API client, newest first, one page at a time, with its role, scopes, status and API key ' +
-      'prefixes; never a secret.',
+    description: 'Operators: every API client, newest first, one page at a time, with its role, scopes, status and API key ' + 'prefixes; never a secret.',
     tags: ['Clients'],
     auth: read,
     query: pagingQuerySchema,
@@ -148,9 +141,7 @@ export const registerClientRoutes: RouteModule = (app, deps) => {
     url: '/clients/:client_id/rotate-api-key',
     operationId: 'rotate_client_api_key',
     summary: 'Rotate a client API key',
-    description:
-      'Operators: issues a new API key, shown this once; every older key of the client stops working. The reason ' +
-      'is kept in the audit log with the operator.',
+    description: 'Operators: issues a new API key, shown this once; every older key of the client stops working. The reason ' + 'is kept in the audit log with the operator.',
     tags: ['Clients'],
     auth: write,
     params: clientParams,

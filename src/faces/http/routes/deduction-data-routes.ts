@@ -26,7 +26,10 @@ export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
     params: z.object({ payroll_id: z.string() }),
     query: z.strictObject({
       pay_date: z.string({ message: 'is required (ISO 8601 date or timestamp)' }).min(1),
-      pay_period: z.string().regex(/^[0-9]+-[0-9]+$/, 'must be of the form <n>-<n>').optional(),
+      pay_period: z
+        .string()
+        .regex(/^[0-9]+-[0-9]+$/, 'must be of the form <n>-<n>')
+        .optional(),
     }),
     responses: {
       200: { description: 'The deduction data', schema: deductionDataResponseSchema },
@@ -36,12 +39,7 @@ export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
     },
     handler: async ({ params, query, caller }) => ({
       status: 200,
-      body: await getDeductionData(
-        deps.db,
-        caller,
-        { payrollId: params.payroll_id, payDate: query.pay_date, payPeriod: query.pay_period },
-        deps.config.SERVICE_TIME_ZONE,
-      ),
+      body: await getDeductionData(deps.db, caller, { payrollId: params.payroll_id, payDate: query.pay_date, payPeriod: query.pay_period }, deps.config.SERVICE_TIME_ZONE),
     }),
   });
 };
@@ -74,8 +72,7 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
       await requireProvidersPayroll(deps.db, caller, params.payroll_id);
       const file = await findInstructionFile(deps.db, params.payroll_id, query.pay_date, query.version);
       if (!file) throw new NotFoundError(`Instruction file for ${query.pay_date}`);
-      return reply
-        .code(200).headers(instructionFileHeaders(file)).send(file.content);
+      return reply.code(200).headers(instructionFileHeaders(file)).send(file.content);
     },
   });
 };

@@ -8,7 +8,6 @@ import { uuidSchema, isUuid } from '../../../platform/shared/schemas.ts';
 import { eventEnvelopeSchema, eventsPageSchema, eventTypeSchema, toEventResource } from '../../../platform/events/event-resource.ts';
 import { findEvent, listEvents } from '../../webhooks/event-log-repository.ts';
 
-
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const eventParams = z.strictObject({ event_id: z.string() });
 
@@ -47,8 +46,7 @@ export const registerEventRoutes: RouteModule = (app, deps) => {
     operationId: 'list_events',
     summary: 'List events',
     description:
-      "The caller's events, newest first, one page at a time; filter by type or by the resource they concern. A " +
-      'webhook receiver that was down catches up from here.',
+      "The caller's events, newest first, one page at a time; filter by type or by the resource they concern. A " + 'webhook receiver that was down catches up from here.',
     tags: ['Events'],
     auth: { kind: 'both', scope: 'events:read', roles: ['biller'] },
     query: listEventsQuery,

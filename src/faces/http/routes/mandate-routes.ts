@@ -145,8 +145,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
     responses: {
       201: { description: 'Mandate created', schema: mandateEnvelopeSchema },
       422: {
-        description:
-          'Employee not on the payroll or a leaver, currency mismatch, or a consumer who is not the employee (consumer-not-employee, consumer-identity-incomplete)',
+        description: 'Employee not on the payroll or a leaver, currency mismatch, or a consumer who is not the employee (consumer-not-employee, consumer-identity-incomplete)',
         ...problem,
       },
     },
@@ -211,9 +210,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
       409: { description: 'The mandate already ended (cancelled, expired or failed)', ...problem },
     },
     handler: async (ctx) => {
-      const revocation = await deps.db
-        .transaction()
-        .execute((trx) => revokeMandate(trx, ctx.caller.clientId, ctx.params.mandate_id));
+      const revocation = await deps.db.transaction().execute((trx) => revokeMandate(trx, ctx.caller.clientId, ctx.params.mandate_id));
       return { status: 200, body: revocation };
     },
   });
@@ -253,12 +250,7 @@ export const registerMandateRoutes: RouteModule = (app, deps) => {
       const { status, employee_id, payroll_id, ...paging } = ctx.query;
       return {
         status: 200,
-        body: await listMandateResources(
-          deps.db,
-          ctx.caller.clientId,
-          { status, employeeId: employee_id, payrollId: payroll_id },
-          paging,
-        ),
+        body: await listMandateResources(deps.db, ctx.caller.clientId, { status, employeeId: employee_id, payrollId: payroll_id }, paging),
       };
     },
   });

@@ -8,13 +8,7 @@ import { pagingQuerySchema } from '../../../platform/shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../../platform/shared/schemas.ts';
 import { amountLimitsOf } from '../../../collections/payments/amount-limits.ts';
 import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema, type PaymentResource } from '../../../collections/payments/payment-resource.ts';
-import {
-  cancelPaymentRequest,
-  createPaymentRequest,
-  DEFAULT_CURRENCY,
-  getPayment,
-  listPaymentResources,
-} from '../../../collections/payments/payment-service.ts';
+import { cancelPaymentRequest, createPaymentRequest, DEFAULT_CURRENCY, getPayment, listPaymentResources } from '../../../collections/payments/payment-service.ts';
 import { PAYMENT_STATUSES } from '../../../collections/payments/payment-transitions.ts';
 
 const paymentRecordSchema = z
@@ -140,9 +134,7 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     url: '/payments/:payment_id',
     operationId: 'get_payment',
     summary: 'Get a payment request',
-    description:
-      'A payment request of the caller, with its status, target pay date and the amounts collected and paid out ' +
-      'so far.',
+    description: 'A payment request of the caller, with its status, target pay date and the amounts collected and paid out ' + 'so far.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     params: paymentParams,
@@ -161,9 +153,7 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     url: '/payments',
     operationId: 'get_payments',
     summary: 'List payment requests',
-    description:
-      "The caller's payment requests, newest first, one page at a time; filter by status, mandate, target pay " +
-      'date or schedule.',
+    description: "The caller's payment requests, newest first, one page at a time; filter by status, mandate, target pay " + 'date or schedule.',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:read', roles: ['biller'] },
     query: listPaymentsQuery,
@@ -172,12 +162,7 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
       const { status, mandate_id, target_pay_date, schedule_id, ...paging } = ctx.query;
       return {
         status: 200,
-        body: await listPaymentResources(
-          deps.db,
-          ctx.caller.clientId,
-          { status, mandateId: mandate_id, targetPayDate: target_pay_date, scheduleId: schedule_id },
-          paging,
-        ),
+        body: await listPaymentResources(deps.db, ctx.caller.clientId, { status, mandateId: mandate_id, targetPayDate: target_pay_date, scheduleId: schedule_id }, paging),
       };
     },
   });

@@ -13,12 +13,7 @@ import { PAYMENT_FILE_FORMATS, payoutFileColumns, type PaymentFileFormat } from 
 import { findPayout, listPayoutItems, listPayouts, type PayoutAudience } from '../../../settlement/payouts/payout-repository.ts';
 import { markPayoutFailed, markPayoutPaid } from '../../../settlement/payouts/payout-service.ts';
 import { findPaymentFile, listPaymentFilePayouts, listPaymentFiles } from '../../../settlement/payouts/payment-file-repository.ts';
-import {
-  paymentFileEnvelopeSchema,
-  paymentFilesPageSchema,
-  paymentFilesSchema,
-  toPaymentFileResource,
-} from '../../../settlement/payouts/payment-file-resource.ts';
+import { paymentFileEnvelopeSchema, paymentFilesPageSchema, paymentFilesSchema, toPaymentFileResource } from '../../../settlement/payouts/payment-file-resource.ts';
 import { latestPaymentFileOf, paymentFileDownload, writePaymentFiles, type PaymentFileDownload } from '../../../settlement/payouts/payment-file-service.ts';
 import {
   payoutEnvelopeSchema,
@@ -28,7 +23,6 @@ import {
   type PayoutItemRow,
   type PayoutRow,
 } from '../../../settlement/payouts/payout-resource.ts';
-
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.
 const payoutParams = z.strictObject({ payout_id: z.string() });
@@ -83,8 +77,7 @@ function sendPaymentFile(reply: FastifyReply, download: PaymentFileDownload): Fa
 }
 
 const downloadHeadersText =
-  'Headers: `Payment-File-Id` and `Payment-File-Message-Id` name the file, `Repr-Digest` carries the SHA-256 of the bytes ' +
-  '(the `sha256` of the file resource).';
+  'Headers: `Payment-File-Id` and `Payment-File-Message-Id` name the file, `Repr-Digest` carries the SHA-256 of the bytes ' + '(the `sha256` of the file resource).';
 
 const pain001Example =
   '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -113,13 +106,11 @@ function payoutView(caller: Caller, row: PayoutRow, items?: readonly PayoutItemR
   return caller.role === 'operator' ? { ...resource, biller_client_id: row.biller_client_id } : resource;
 }
 
-const markFailedBody = z
-  .strictObject({ reason: z.string().trim().min(1).max(500) })
-  .meta({
-    id: 'MarkPayoutFailedRequest',
-    description: 'Why the bank rejected the transfer; kept in the audit log and on the payout.',
-    example: { reason: 'Returned by the bank: beneficiary account closed' },
-  });
+const markFailedBody = z.strictObject({ reason: z.string().trim().min(1).max(500) }).meta({
+  id: 'MarkPayoutFailedRequest',
+  description: 'Why the bank rejected the transfer; kept in the audit log and on the payout.',
+  example: { reason: 'Returned by the bank: beneficiary account closed' },
+});
 
 // Optional, so the call without a body keeps working; the reason is kept in the audit log, as the
 // CLI's --reason is (e.g. the bank statement line that shows the transfer).
@@ -149,7 +140,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
       'call at once: a second call waits for the first and finds nothing left, answering 200 with no file. Usually one file; ' +
       'more only when one pain.001 message cannot carry the totals (a control sum past 18 digits). ' +
       'Its execution date (ReqdExctnDt) is the payout date, or the next bank business day (England and Wales) when that is ' +
-      'a weekend or bank holiday. A failed payout\'s money is paid by a new payout with its own reference (the EndToEndId), ' +
+      "a weekend or bank holiday. A failed payout's money is paid by a new payout with its own reference (the EndToEndId), " +
       'filed with the payouts of its own date.',
     tags: ['Payouts'],
     auth: { kind: 'both', scope: 'payouts:write', roles: ['operator'] },
@@ -259,7 +250,7 @@ export const registerPayoutRoutes: RouteModule = (app, deps) => {
     description:
       'Operators: the payment file of a payout date, as the bank file download always answered it, now a stored document. ' +
       'First the payouts of the date that no file holds yet, if any, are written into a new file (as `POST /payment-files` ' +
-      'does); then the date\'s latest file is answered: the one just written, or, when nothing was new, the last one written ' +
+      "does); then the date's latest file is answered: the one just written, or, when nothing was new, the last one written " +
       'before, byte for byte as then (same MsgId and CreDtTm). So downloading twice gives the same file, and a payout is never ' +
       'in two files: a date whose payouts were made in several runs has several files, listed at ' +
       '`GET /payment-files?payout_date=` and downloaded by id. By default the CSV rendering ' +

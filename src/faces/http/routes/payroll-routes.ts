@@ -61,9 +61,7 @@ export const registerPayrollRoutes: RouteModule = (app, deps) => {
     handler: async (ctx) => {
       const result = await deps.db
         .transaction()
-        .execute((trx) =>
-          putEmployee(trx, ctx.caller, { payrollId: ctx.params.payroll_id, employeeId: ctx.params.employee_id }, ctx.body.employee),
-        );
+        .execute((trx) => putEmployee(trx, ctx.caller, { payrollId: ctx.params.payroll_id, employeeId: ctx.params.employee_id }, ctx.body.employee));
       return { status: result.created ? 201 : 200, body: { employee: result.employee } };
     },
   });

@@ -32,7 +32,7 @@ export const registerReportedRecordRoutes: RouteModule = (app, deps) => {
     operationId: 'void_reported_records',
     summary: "Void a payroll pay date's reported records",
     description:
-      "Operators: every record payroll reported for the pay date (pushes and confirmations) stops counting, kept as it was with " +
+      'Operators: every record payroll reported for the pay date (pushes and confirmations) stops counting, kept as it was with ' +
       'the void. The pay date is then as if payroll had reported nothing: its remittance expects what was requested, and it is ' +
       'reconciled again. The provider may report again, with versions above the voided ones. Audited with the reason.',
     tags: ['Administration'],

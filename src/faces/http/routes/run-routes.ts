@@ -33,24 +33,21 @@ const runsListSchema = z.object({ runs: z.array(runHistoryEntrySchema) }).meta({
   },
 });
 
-const runDetailSchema = z
-  .looseObject({ kind: runKindSchema, id: z.string() })
-  .meta({
-    id: 'RunDetail',
-    description:
-      "One run as its table records it, with what it worked on: a nightly run's `payDates`, a re-run's `requests`, a payout run's `payouts`.",
-    example: {
-      kind: 'reconciliation',
-      id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b',
-      payroll_id: '019a7b2c-0000-7000-8000-000000000001',
-      pay_date: '2026-11-27',
-      trigger: 'sweep',
-      started_at: '2026-11-30T05:00:02.118Z',
-      finished_at: '2026-11-30T05:00:02.431Z',
-      outcome: 'completed',
-      collected: 1520000,
-    },
-  });
+const runDetailSchema = z.looseObject({ kind: runKindSchema, id: z.string() }).meta({
+  id: 'RunDetail',
+  description: "One run as its table records it, with what it worked on: a nightly run's `payDates`, a re-run's `requests`, a payout run's `payouts`.",
+  example: {
+    kind: 'reconciliation',
+    id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b',
+    payroll_id: '019a7b2c-0000-7000-8000-000000000001',
+    pay_date: '2026-11-27',
+    trigger: 'sweep',
+    started_at: '2026-11-30T05:00:02.118Z',
+    finished_at: '2026-11-30T05:00:02.431Z',
+    outcome: 'completed',
+    collected: 1520000,
+  },
+});
 
 export const registerRunRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {

@@ -8,13 +8,7 @@ import {
   sandboxLockEnvelopeSchema,
   sandboxPayoutResponseSchema,
 } from '../../sandbox/sandbox-resource.ts';
-import {
-  simulateConfirmation,
-  simulateLock,
-  simulatePayout,
-  simulateProviderPull,
-  type SimulationDeps,
-} from '../../sandbox/sandbox-simulation-service.ts';
+import { simulateConfirmation, simulateLock, simulatePayout, simulateProviderPull, type SimulationDeps } from '../../sandbox/sandbox-simulation-service.ts';
 import type { RouteModule } from '../app.ts';
 import { problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
@@ -95,8 +89,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     url: '/sandbox/payrolls/:payroll_id/pay-dates/:pay_date/confirmation',
     operationId: 'sandbox_confirm_pay_date',
     summary: 'Sandbox: payroll confirms its deductions',
-    description:
-      'Sandbox: the simulated payroll confirms what it deducted per employee (full, partial or leaver; full unless told), then the pay date is reconciled at once',
+    description: 'Sandbox: the simulated payroll confirms what it deducted per employee (full, partial or leaver; full unless told), then the pay date is reconciled at once',
     tags: ['Sandbox'],
     auth: simulate,
     params: payDateParams,
@@ -126,8 +119,7 @@ export const registerSandboxRoutes: RouteModule = (app, deps) => {
     url: '/sandbox/payouts',
     operationId: 'sandbox_pay_out',
     summary: 'Sandbox: pay out now',
-    description:
-      "Sandbox: pay out your sandbox's collected money now (the payout run for you alone, on the date it would have run) and mark the payouts paid",
+    description: "Sandbox: pay out your sandbox's collected money now (the payout run for you alone, on the date it would have run) and mark the payouts paid",
     tags: ['Sandbox'],
     auth: simulate,
     idempotencyKey: 'required',

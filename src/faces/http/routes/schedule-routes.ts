@@ -9,12 +9,7 @@ import { exampleIds } from '../../../platform/shared/examples.ts';
 import { pagingQuerySchema } from '../../../platform/shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../../platform/shared/schemas.ts';
 import { INSTALMENT_INTERVALS, MAX_INSTALMENTS } from '../../../collections/schedules/instalment-due-dates.ts';
-import {
-  scheduleCancelResponseSchema,
-  scheduleEnvelopeSchema,
-  schedulesPageSchema,
-  SCHEDULE_STATUSES,
-} from '../../../collections/schedules/schedule-resource.ts';
+import { scheduleCancelResponseSchema, scheduleEnvelopeSchema, schedulesPageSchema, SCHEDULE_STATUSES } from '../../../collections/schedules/schedule-resource.ts';
 import { cancelSchedule, createSchedule, getSchedule, listScheduleResources, type ScheduleRecord } from '../../../collections/schedules/schedule-service.ts';
 
 const instalmentRequestSchema = z

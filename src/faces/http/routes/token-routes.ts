@@ -60,25 +60,23 @@ const tokenRequestSchema = z
     },
   });
 
-const jsonWebKeySetSchema = z
-  .object({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() })) })
-  .meta({
-    id: 'JsonWebKeySet',
-    description: 'RFC 7517 public keys (ES256, P-256); a token names its key by `kid`. During a key rotation both keys are listed.',
-    example: {
-      keys: [
-        {
-          kty: 'EC',
-          crv: 'P-256',
-          x: 'THRl75o29PDFnuOs4NWnpNnqpS8ax9Lh0h_09YC1TAY',
-          y: 'FMwtvKCcVTvwpUTqV9Vcfib0_6F9jHwGsyiOCawc_zc',
-          kid: 'lZ4bS5QTuMbD3dI0VrvM5H2v8a1XfJc3kq7wYp9nT0E',
-          alg: 'ES256',
-          use: 'sig',
-        },
-      ],
-    },
-  });
+const jsonWebKeySetSchema = z.object({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string() })) }).meta({
+  id: 'JsonWebKeySet',
+  description: 'RFC 7517 public keys (ES256, P-256); a token names its key by `kid`. During a key rotation both keys are listed.',
+  example: {
+    keys: [
+      {
+        kty: 'EC',
+        crv: 'P-256',
+        x: 'THRl75o29PDFnuOs4NWnpNnqpS8ax9Lh0h_09YC1TAY',
+        y: 'FMwtvKCcVTvwpUTqV9Vcfib0_6F9jHwGsyiOCawc_zc',
+        kid: 'lZ4bS5QTuMbD3dI0VrvM5H2v8a1XfJc3kq7wYp9nT0E',
+        alg: 'ES256',
+        use: 'sig',
+      },
+    ],
+  },
+});
 
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -119,10 +117,7 @@ function namedClientId(request: FastifyRequest): string | undefined {
   return named !== undefined && UUID.test(named) ? named.toLowerCase() : undefined;
 }
 
-export function registerTokenRoutes(
-  app: FastifyInstance,
-  deps: { db: Executor; tokens: TokenIssuer; tokenThrottle: TokenThrottle },
-): void {
+export function registerTokenRoutes(app: FastifyInstance, deps: { db: Executor; tokens: TokenIssuer; tokenThrottle: TokenThrottle }): void {
   /**
    * Failed client authentications are counted per address and per client id (TokenThrottle). An
    * address that has used up its failures is answered 429 until its bucket refills, before its
@@ -233,9 +228,7 @@ export function registerTokenRoutes(
     url: '/.well-known/jwks.json',
     operationId: 'get_signing_keys',
     summary: 'Token signing keys (JWKS)',
-    description:
-      'The public keys, as a JSON Web Key Set, that verify the access tokens this service issues. Cacheable for ' +
-      '5 minutes.',
+    description: 'The public keys, as a JSON Web Key Set, that verify the access tokens this service issues. Cacheable for ' + '5 minutes.',
     tags: ['Authentication'],
     auth: { kind: 'none' },
     responses: { 200: { description: 'JSON Web Key Set', schema: jsonWebKeySetSchema } },

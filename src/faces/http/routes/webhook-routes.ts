@@ -5,18 +5,8 @@ import { defineRoute } from '../route.ts';
 import { EVENT_TYPES, eventTypeSchema } from '../../../platform/events/event-resource.ts';
 import { pagingQuerySchema } from '../../../platform/shared/paging.ts';
 import { secretBoxFor } from '../../../platform/shared/secret-box.ts';
-import {
-  webhookEndpointEnvelopeSchema,
-  webhookEndpointSecretEnvelopeSchema,
-  webhookEndpointsPageSchema,
-} from '../../webhooks/webhook-endpoint-resource.ts';
-import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
-  getWebhookEndpoint,
-  listWebhookEndpoints,
-  rotateWebhookSecret,
-} from '../../webhooks/webhook-endpoint-service.ts';
+import { webhookEndpointEnvelopeSchema, webhookEndpointSecretEnvelopeSchema, webhookEndpointsPageSchema } from '../../webhooks/webhook-endpoint-resource.ts';
+import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, rotateWebhookSecret } from '../../webhooks/webhook-endpoint-service.ts';
 import { systemResolver, type HostResolver } from '../../webhooks/webhook-target.ts';
 
 const createEndpointBody = z
@@ -143,8 +133,7 @@ export function webhookEndpointRoutes(options: { resolveHost?: HostResolver } = 
       operationId: 'rotate_webhook_endpoint_secret',
       summary: 'Rotate a webhook signing secret',
       description:
-        'Issues a new signing secret, shown this once. The previous secret keeps signing beside it for 24 hours, ' +
-        'so the receiver can switch without missing a delivery.',
+        'Issues a new signing secret, shown this once. The previous secret keeps signing beside it for 24 hours, ' + 'so the receiver can switch without missing a delivery.',
       tags: ['Webhooks'],
       auth,
       idempotencyKey: 'optional',
