@@ -4,7 +4,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
  * Compiles SQL and nothing else: the text of a fragment, as the pool's Kysely would write it, without
  * a connection.
  */
-const compileOnly = new Kysely<unknown>({
+export const compileOnly = new Kysely<unknown>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import { compileOnly } from './fixed-sql.ts';
 
 // Checked-in .sql files of the service's big statements (as Immich keeps src/queries/*.sql), so a
 // reviewer sees the SQL a change makes, not only the TypeScript that composes it. An area lists its
@@ -14,16 +15,6 @@ export const SQL_SNAPSHOTS_REFRESH_COMMAND = 'npm run sql';
 
 /** The repository's root directory. */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** Compiles and nothing else: no connection, no driver. */
-const compileOnly = new Kysely<unknown>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
 
 export interface SqlSnapshot {
   /** The file's name without `.sql`: the statement's prepared name, or the function's in snake_case. */
