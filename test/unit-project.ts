@@ -19,6 +19,7 @@ export const unitTestFiles: readonly string[] = [
   'test/platform/shared/status-transitions.test.ts',
   'test/cycle/snapshots/snapshot-transitions.test.ts',
   'test/cycle/snapshots/sql-snapshots.test.ts',
+  'test/cycle/nightly/go-live-readiness.test.ts',
   'test/architecture/unique-names.test.ts',
   'test/directory/auth/scopes.test.ts',
   'test/collections/availability/availability-status.test.ts',

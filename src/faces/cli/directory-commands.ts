@@ -330,6 +330,11 @@ export function formatPayrollLine(payroll: PayrollRecord): string {
   return `${payroll.id}  ${payroll.payment_run_frequency.padEnd(11)} ${payroll.currency}  ${payroll.bank_holiday_region.padEnd(17)} employer ${payroll.employer_id}  ${payroll.external_id}  ${payroll.name}`;
 }
 
+function formatReadiness(payroll: { payrollId: string; payroll: string; employer: string; ready: boolean; findings: Array<{ severity: string; message: string }> }): string {
+  const head = `${payroll.ready ? 'ready    ' : 'NOT READY'}  ${payroll.employer} / ${payroll.payroll}  (${payroll.payrollId})\n`;
+  return head + payroll.findings.map((finding) => `    ${finding.severity === 'missing' ? 'missing:' : 'notice: '} ${finding.message}\n`).join('');
+}
+
 function registerPayrollCommands(program: Command): void {
   const payrolls = group(program, 'payrolls', 'Payrolls of employers (their calendars and employees have commands of their own)');
 
@@ -358,6 +363,26 @@ function registerPayrollCommands(program: Command): void {
         const payroll = await db.transaction().execute((trx) => setUpPayroll(trx, input, { actor: cliActor(operatorName(options.by)) }));
         if (options.json) printJson(payroll);
         else process.stdout.write(`${formatPayrollLine(payroll)}\n`);
+      });
+    });
+
+  payrolls
+    .command('readiness')
+    .description('What each payroll still needs before the nightly run can lock its pay dates (collection account, opt-in, calendar); exits 1 while anything is missing')
+    .option('--payroll <id>', 'only this payroll', parseUuidOption)
+    .option('--json', 'print as JSON')
+    .action(async (options: { payroll?: string; json?: boolean }) => {
+      const { loadConfig } = await import('../../platform/config/config.ts');
+      const { listPayrollReadiness } = await import('../../cycle/nightly/go-live-readiness-service.ts');
+      await withDatabase(async (db) => {
+        const payrolls = await listPayrollReadiness(db, {
+          now: new Date(),
+          timeZone: loadConfig().SERVICE_TIME_ZONE,
+          ...(options.payroll ? { payrollId: options.payroll } : {}),
+        });
+        if (options.json) printJson({ payrolls });
+        else process.stdout.write(payrolls.length === 0 ? 'No payrolls.\n' : payrolls.map(formatReadiness).join(''));
+        if (payrolls.some((payroll) => !payroll.ready)) process.exitCode = 1;
       });
     });
 

@@ -1,0 +1,29 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../platform/db/connection.ts';
+import type { PayrollReadinessFacts } from './go-live-readiness.ts';
+
+export interface PayrollReadinessRow extends PayrollReadinessFacts {
+  payrollId: string;
+  payroll: string;
+  employer: string;
+  provider: string;
+}
+
+/** The readiness facts of every live payroll (or one), as of `today`, in one statement. */
+export async function listPayrollReadinessFacts(db: Executor, today: string, payrollId?: string): Promise<PayrollReadinessRow[]> {
+  const { rows } = await sql<PayrollReadinessRow>`
+    select p.id as "payrollId", p.name as payroll, e.name as employer, pp.name as provider, p.currency,
+           e.salary_deduction_opt_in_status as "employerOptIn",
+           exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount",
+           (select count(*)::int from pay_dates pd where pd.payroll_id = p.id and pd.locked_at is null and pd.pay_date >= ${today}::date) as "openPayDatesAhead",
+           (select count(*)::int from pay_dates pd where pd.payroll_id = p.id and pd.locked_at is null and pd.lock_date < ${today}::date) as "overduePayDates",
+           (select min(pd.pay_date)::text from pay_dates pd where pd.payroll_id = p.id and pd.locked_at is null and pd.lock_date < ${today}::date) as "firstOverduePayDate"
+      from payrolls p
+      join employers e on e.id = p.employer_id
+      join payroll_providers pp on pp.id = p.payroll_provider_id
+     where not pp.sandbox
+       and (${payrollId ?? null}::uuid is null or p.id = ${payrollId ?? null}::uuid)
+     order by e.name, p.name, p.id
+  `.execute(db);
+  return rows;
+}
