@@ -1,4 +1,4 @@
-import { nextCronFireAfter } from '../../platform/queue/cron.ts';
+import { nextCronFireAfter } from '../../platform/config/cron.ts';
 
 /**
  * When the nightly run is next due after `now`: the next fire of its cron pattern in the service time

@@ -1,6 +1,6 @@
 import type { Database } from '../../platform/db/connection.ts';
 import { serviceToday } from '../../directory/calendars/lock-date.ts';
-import { nextCronFireAfter } from '../../platform/queue/cron.ts';
+import { nextCronFireAfter } from '../../platform/config/cron.ts';
 import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../../platform/queue/job-catalogue.ts';
 import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';

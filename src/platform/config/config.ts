@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { CronExpressionParser } from 'cron-parser';
+import { nextCronFireAfter } from './cron.ts';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MAX_EXACT_MINOR_UNITS } from '../money/major-units.ts';
@@ -26,28 +26,14 @@ const secretsKeyList = z
 
 const timeZone = z.string().refine((zone) => IANAZone.isValidZone(zone), 'is not an IANA time zone');
 
-/**
- * A cron pattern as BullMQ's job scheduler reads it: the scheduler's own parser (cron-parser, pinned to
- * the version BullMQ pins) asked for the next run as BullMQ's getNextMillis asks, so a pattern the
- * scheduler would reject fails at start-up, not at the first run. Importing BullMQ itself here would load
- * the queue library into every command that reads the configuration.
- */
-function nextRunMillis(pattern: string): number | undefined {
-  const expression = CronExpressionParser.parse(pattern, { currentDate: new Date() });
-  try {
-    return expression.next().getTime();
-  } catch {
-    return undefined;
-  }
-}
-
+/** A cron pattern the job scheduler can run: refused at start-up, not at the first run (see nextCronFireAfter). */
 const cronPattern = z
   .string()
   .trim()
   .min(1, 'is empty')
   .superRefine((pattern, ctx) => {
     try {
-      if (nextRunMillis(pattern) === undefined) ctx.addIssue({ code: 'custom', message: 'never fires' });
+      if (nextCronFireAfter(pattern, undefined, Date.now()) === undefined) ctx.addIssue({ code: 'custom', message: 'never fires' });
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: `is not a cron pattern: ${(error as Error).message}` });
     }
