@@ -15,12 +15,17 @@ export async function listPayrollReadinessFacts(db: Executor, today: string, pay
     select p.id as "payrollId", p.name as payroll, e.name as employer, pp.name as provider, p.currency,
            e.salary_deduction_opt_in_status as "employerOptIn",
            exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount",
-           (select count(*)::int from pay_dates pd where pd.payroll_id = p.id and pd.locked_at is null and pd.pay_date >= ${today}::date) as "openPayDatesAhead",
-           (select count(*)::int from pay_dates pd where pd.payroll_id = p.id and pd.locked_at is null and pd.lock_date < ${today}::date) as "overduePayDates",
-           (select min(pd.pay_date)::text from pay_dates pd where pd.payroll_id = p.id and pd.locked_at is null and pd.lock_date < ${today}::date) as "firstOverduePayDate"
+           open.ahead as "openPayDatesAhead", open.overdue as "overduePayDates", open.first_overdue as "firstOverduePayDate"
       from payrolls p
       join employers e on e.id = p.employer_id
       join payroll_providers pp on pp.id = p.payroll_provider_id
+      cross join lateral (
+        select count(*) filter (where pd.pay_date >= ${today}::date)::int as ahead,
+               count(*) filter (where pd.lock_date < ${today}::date)::int as overdue,
+               (min(pd.pay_date) filter (where pd.lock_date < ${today}::date))::text as first_overdue
+          from pay_dates pd
+         where pd.payroll_id = p.id and pd.locked_at is null
+      ) open
      where not pp.sandbox
        and (${payrollId ?? null}::uuid is null or p.id = ${payrollId ?? null}::uuid)
      order by e.name, p.name, p.id
