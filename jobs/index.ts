@@ -36,9 +36,9 @@ export const processorRegistry: ProcessorRegistry = {
   },
   [queueNames.payDates]: {
     processors: {
-      [lockPayDateJob]: ({ db, adapterFor, amountLimits }) => lockPayDateProcessor(db, adapterFor, amountLimits),
-      [rerunPayDateJob]: ({ db, adapterFor, reconciliation, amountLimits }) => rerunPayDateProcessor(db, adapterFor, reconciliation, amountLimits),
-      [reconcilePayDateJob]: ({ db, config, reconciliation }) => reconcilePayDateProcessor(db, config.SERVICE_TIME_ZONE, reconciliation),
+      [lockPayDateJob]: ({ db, adapterFor, amountLimits, config }) => lockPayDateProcessor(db, adapterFor, amountLimits, config),
+      [rerunPayDateJob]: ({ db, adapterFor, reconciliation, amountLimits, config }) => rerunPayDateProcessor(db, adapterFor, reconciliation, amountLimits, config),
+      [reconcilePayDateJob]: ({ db, config, reconciliation }) => reconcilePayDateProcessor(db, config, reconciliation),
     },
     finalFailure: { [lockPayDateJob]: ({ db }) => lockPayDateFailedForGood(db) },
   },

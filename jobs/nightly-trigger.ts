@@ -16,7 +16,7 @@ import type { JobQueue } from '../src/platform/queue/queues.ts';
 export function nightlyTriggerProcessor(db: Database, payDates: JobQueue, adapterFor: AdapterFactory, timeZone: string, logger: Logger) {
   return async (job: Job) => {
     const { runDate, trigger } = payloadOf(job, nightlyTriggerJob);
-    const calendars = await syncPayrollCalendars(db, adapterFor, logger);
+    const calendars = await syncPayrollCalendars(db, adapterFor, serviceToday(new Date(), timeZone), logger);
     const { run, joined } = await triggerNightlyRun(db, payDates, runDate ?? serviceToday(new Date(), timeZone), { kind: trigger });
     logger.info({ runId: run.id, runDate: run.run_date, trigger, joined, payDatesDue: run.pay_dates_due }, joined ? 'nightly run joined' : 'nightly run started');
     return {

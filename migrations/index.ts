@@ -38,6 +38,10 @@ import * as reportedRecordVoids from './20261209000000_reported_record_voids.ts'
 import * as webhookCircuitBreaker from './20261211000000_webhook_circuit_breaker.ts';
 import * as consoleUsersWithoutLockout from './20261213000000_console_users_without_lockout.ts';
 import * as webhookDeliveryBacklog from './20261214000000_webhook_delivery_backlog.ts';
+import * as deductionReturnFiles from './20261215000000_deduction_return_files.ts';
+import * as employmentDetails from './20261216000000_employment_details.ts';
+import * as payDateFirstLock from './20261218000000_pay_date_first_lock.ts';
+import * as payrollGoLive from './20261219000000_payroll_go_live.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -81,4 +85,8 @@ export const migrations: Record<string, Migration> = {
   '20261211000000_webhook_circuit_breaker': webhookCircuitBreaker,
   '20261213000000_console_users_without_lockout': consoleUsersWithoutLockout,
   '20261214000000_webhook_delivery_backlog': webhookDeliveryBacklog,
+  '20261215000000_deduction_return_files': deductionReturnFiles,
+  '20261216000000_employment_details': employmentDetails,
+  '20261218000000_pay_date_first_lock': payDateFirstLock,
+  '20261219000000_payroll_go_live': payrollGoLive,
 };

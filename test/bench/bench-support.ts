@@ -190,9 +190,9 @@ export async function generateNightlyData(db: Database, { payrolls, employeesPer
     sql`insert into employers (id, payroll_provider_id, external_id, name, salary_deduction_opt_in_status)
         select ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '00000000-0000-4000-8000-000000000001', 'E' || g, 'Employer ' || g, 'opted_in'
         from generate_series(1, ${payrolls}) g`,
-    sql`insert into payrolls (id, employer_id, payroll_provider_id, external_id, name, payment_run_frequency)
+    sql`insert into payrolls (id, employer_id, payroll_provider_id, external_id, name, payment_run_frequency, go_live_date)
         select ('20000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, ('10000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid,
-               '00000000-0000-4000-8000-000000000001', 'P' || g, 'Payroll ' || g, 'monthly'
+               '00000000-0000-4000-8000-000000000001', 'P' || g, 'Payroll ' || g, 'monthly', date '2000-01-01'
         from generate_series(1, ${payrolls}) g`,
     sql`insert into pay_dates (payroll_id, pay_date, payroll_cutoff_date, pay_period, lock_date)
         select id, ${payDate}::date, '2026-12-03'::date, '9-2026', ${runDate}::date from payrolls`,

@@ -49,7 +49,8 @@ function employeeLine(i: number, bad: boolean): string {
     `WN${String(i).padStart(7, '0')}`,
     given,
     `"${family}"`,
-    `QQ${String(i).padStart(6, '0')}${'ABCD'[i % 4]}`,
+    // A prefix HMRC issues: the import checks National Insurance numbers, and QQ is never issued.
+    `AB${String(i).padStart(6, '0')}${'ABCD'[i % 4]}`,
     birth,
     `${given.toLowerCase()}.${i}@example.com`,
     `+4477009${String(i % 100_000).padStart(5, '0')}`,
@@ -164,8 +165,10 @@ async function main() {
           );
           await part(
             'employments',
-            sql`insert into employments (employee_id, employer_id, payroll_id, payroll_reference, start_date, end_date, employment_status, contract_type, annualised_salary, currency)
-              select e.id, p.employer_id, p.id, 'FLOOR' || e.national_registration_number, date '2015-01-01', null, 'active', 'full_time', 2500000, 'GBP'
+            sql`insert into employments (employee_id, employer_id, payroll_id, payroll_reference, given_name, family_name, email_address, phone_number, postal_code,
+                                         start_date, end_date, employment_status, contract_type, annualised_salary, currency)
+              select e.id, p.employer_id, p.id, 'FLOOR' || e.national_registration_number, e.given_name, e.family_name, e.email_address, e.phone_number, e.postal_code,
+                     date '2015-01-01', null, 'active', 'full_time', 2500000, 'GBP'
                 from employees e, payrolls p
                where e.national_registration_number like 'ZZ%' and p.id = ${floorPayroll}::uuid`,
           );

@@ -155,7 +155,7 @@ describe('what a payroll reports is bounded at input', () => {
     const fourth = await push(w, d!, 0.01);
     expect(fourth.statusCode).toBe(422);
     expect(fourth.json()).toMatchObject({ limit: { name: 'MAX_REPORTED_PAY_DATE_TOTAL_MINOR', amount: PER_PAY_DATE } });
-    expect(fourth.json().detail).toContain('30000000.00 GBP');
+    expect(fourth.json().detail).toContain('£30,000,000.00');
     // A new version of an employee already counted replaces it: the pay date stays at the limit.
     expect((await push(w, a!, PER_EMPLOYEE / 100)).statusCode).toBe(200);
 
@@ -263,7 +263,7 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     const { browser } = await signedInAs(t.app, t.db, 'viewer');
     const page = await browser.get(`/console/payrolls/${hostile.payroll.id}/pay-dates/${PD1}`);
     expect(page.body).toContain('Reports voided by an operator');
-    expect(page.body).toContain('99999999999999.90 GBP');
+    expect(page.body).toContain('£99,999,999,999,999.90');
     expect(page.body).toContain('provider pushed test amounts to the live payroll');
 
     // Reconciled again without the voided records: nothing reported, nothing held as over-deducted.
@@ -338,7 +338,7 @@ describe('one pay date that cannot be handled never stops another tenant', () =>
     expect(response.statusCode).toBe(422);
     expect(response.headers['content-type']).toContain('application/problem+json');
     expect(response.json()).toMatchObject({ type: expect.stringMatching(/statement-rejected$/) });
-    expect(response.json().detail).toContain("the statement's credits add up to 99999999999999.90 GBP, more than 9999999999999.99 GBP");
+    expect(response.json().detail).toContain("the statement's credits add up to £99,999,999,999,999.90, more than £9,999,999,999,999.99");
     const after = await t.db
       .selectFrom('bank_statements')
       .select((eb) => eb.fn.countAll().as('n'))

@@ -63,6 +63,8 @@ export async function createPayroll(
     frequency?: 'weekly' | 'fortnightly' | 'four_weekly' | 'monthly' | 'unknown';
     currency?: string;
     payDates?: Array<{ pay_date: string; payroll_cutoff_date: string; pay_period: string; lock_date: string }>;
+    /** Its first pay date to collect; by default live from the start, so every pay date a test gives it is collected. */
+    goLiveDate?: string | null;
   },
 ) {
   const n = next();
@@ -76,6 +78,7 @@ export async function createPayroll(
       name: `Payroll ${n}`,
       payment_run_frequency: options.frequency ?? 'monthly',
       currency: options.currency ?? 'GBP',
+      go_live_date: options.goLiveDate === undefined ? '2000-01-01' : options.goLiveDate,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,21 +1,24 @@
 import type { Executor } from '../../platform/db/connection.ts';
 import { reachableProviderIds } from '../../directory/payroll-providers/provider-reach-repository.ts';
+import { knownFamilyNamesOf } from '../../directory/payrolls/directory-repository.ts';
 import type { DirectoryReach } from '../../platform/shared/caller.ts';
 
 /**
  * Employees of the directory holding this national registration number (normalised, as stored; one
- * per provider at most), with what the matching rule compares next and the provider each belongs to.
- * Only providers the caller reaches: a live biller finds live employees, a sandbox biller its own
+ * per provider at most), with what the matching rule compares next (the date of birth, and every
+ * family name the directory knows for them: each payroll's spelling) and the provider each belongs
+ * to. Only providers the caller reaches: a live biller finds live employees, a sandbox biller its own
  * sandbox's, never another sandbox's (each sandbox is drawn from a seed, so two may hold one person).
  */
 export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string, reach: DirectoryReach) {
-  return db
+  const rows = await db
     .selectFrom('employees')
-    .select(['employees.id', 'employees.payroll_provider_id', 'employees.date_of_birth', 'employees.family_name'])
+    .select(['employees.id', 'employees.payroll_provider_id', 'employees.date_of_birth', knownFamilyNamesOf('employees').as('family_names')])
     .where('employees.national_registration_number', '=', nationalRegistrationNumber)
     .where('employees.payroll_provider_id', 'in', reachableProviderIds(db, reach))
     .orderBy('employees.id')
     .execute();
+  return rows.map((row) => ({ ...row, family_names: row.family_names.filter((name): name is string => name !== null) }));
 }
 
 /** Every employment of these employees, with its employer and payroll, in a stable order. */

@@ -16,7 +16,7 @@ import { availabilityStatus, bestAvailabilityStatus, type AvailabilityStatus } f
 import { lookupLogKey, nationalRegistrationNumberHmac } from './lookup-key.ts';
 import {
   isCompleteIdentity,
-  matchesPerson,
+  matchesKnownPerson,
   NOBODY,
   normaliseNationalRegistrationNumber,
   personIdentity,
@@ -94,16 +94,16 @@ interface JudgedCandidate {
 
 /**
  * The directory's employees holding the national registration number, each judged by the rest of
- * the rule (matchesPerson: date of birth and family name). When nobody holds the number, a stand-in
- * is compared all the same: the work, and so the time, is the same whether the number is unknown,
- * known with other details, or known with these.
+ * the rule (matchesKnownPerson: date of birth, and a family name any of their payrolls gives). When
+ * nobody holds the number, a stand-in is compared all the same: the work, and so the time, is the
+ * same whether the number is unknown, known with other details, or known with these.
  */
 async function judgedCandidates(db: Executor, identity: PersonIdentity, reach: DirectoryReach): Promise<JudgedCandidate[]> {
   const candidates = await findEmployeesByNationalRegistrationNumber(db, identity.nationalRegistrationNumber, reach);
-  const compared = candidates.length > 0 ? candidates : [{ ...NOBODY, id: null, payroll_provider_id: null }];
+  const compared = candidates.length > 0 ? candidates : [{ date_of_birth: NOBODY.date_of_birth, family_names: [NOBODY.family_name], id: null, payroll_provider_id: null }];
   const judged: JudgedCandidate[] = [];
   for (const candidate of compared) {
-    const matches = matchesPerson(candidate, identity);
+    const matches = matchesKnownPerson(candidate, identity);
     if (candidate.id !== null && candidate.payroll_provider_id !== null) {
       judged.push({ id: candidate.id, providerId: candidate.payroll_provider_id, matches });
     }

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { savePayCalendar } from '../../directory/calendars/calendar-service.ts';
+import { serviceToday } from '../../directory/calendars/lock-date.ts';
 import type { Executor } from '../../platform/db/connection.ts';
 import { normaliseNationalRegistrationNumber } from '../../directory/payrolls/person-identity.ts';
 import { toEmployeeUpdatePayload } from '../../directory/payrolls/employee-resource.ts';
@@ -69,12 +70,13 @@ async function saveEmployment(trx: Executor, input: { providerId: string; person
       id: payroll.id,
       providerId,
       employerId,
-      name: `${employment.employer.name} ${payroll.payment_run_frequency} payroll`,
+      // Named as people say it ("four-weekly", not four_weekly) until an operator names it otherwise.
+      name: `${employment.employer.name} ${payroll.payment_run_frequency.replace('_', '-')} payroll`,
       frequency: payroll.payment_run_frequency,
       currency: employment.currency,
     });
     if (!owned) continue;
-    await savePayCalendar(trx, payroll.id, payroll.pay_dates);
+    await savePayCalendar(trx, payroll.id, payroll.pay_dates, serviceToday(new Date(), input.timeZone));
 
     const fields = {
       employer_id: employerId,
@@ -87,12 +89,18 @@ async function saveEmployment(trx: Executor, input: { providerId: string; person
     const existing = await findEmployment(trx, employment.employee_id, payroll.id, { rowLock: true });
     if (!existing) {
       // The availability answer carries no payroll reference; the employee id stands in (unique on
-      // the payroll) until the provider sends the real one.
+      // the payroll) until the provider sends the real one. Nor does it say how payroll names the
+      // person or reaches them: the employee's name stands until payroll sends its record.
       await insertEmployment(trx, {
         employee_id: employment.employee_id,
         payroll_id: payroll.id,
         payroll_reference: employment.employee_id,
         end_date: null,
+        given_name: null,
+        family_name: null,
+        email_address: null,
+        phone_number: null,
+        postal_code: null,
         ...fields,
       });
       continue;

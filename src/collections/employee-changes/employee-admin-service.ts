@@ -6,7 +6,6 @@ import { ConflictError, InvalidError, NotFoundError } from '../../platform/share
 import { pageOf, type PagingQuery } from '../../platform/shared/paging.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
 import {
-  findEmployee,
   findEmployeeIdByPayrollReference,
   findEmployeeOnPayroll,
   findEmployment,
@@ -73,6 +72,7 @@ function checkRecord(record: EmployeeRecord, payrollCurrency: string): string {
   return currency;
 }
 
+/** The person as a new employee is first recorded. */
 function employeeFieldsOf(record: EmployeeRecord): EmployeeFields {
   return {
     national_registration_number: record.national_registration_number ? normaliseNationalRegistrationNumber(record.national_registration_number) : null,
@@ -85,10 +85,16 @@ function employeeFieldsOf(record: EmployeeRecord): EmployeeFields {
   };
 }
 
+/** The employment: everything the record says that is this payroll's (decision 0015). */
 function employmentFieldsOf(record: EmployeeRecord, employerId: string, currency: string): EmploymentFields {
   return {
     employer_id: employerId,
     payroll_reference: record.payroll_reference,
+    given_name: record.given_name,
+    family_name: record.family_name,
+    email_address: record.email_address ?? null,
+    phone_number: record.phone_number ?? null,
+    postal_code: record.postal_code ?? null,
     start_date: record.start_date ?? null,
     end_date: record.end_date ?? null,
     employment_status: record.employment_status,
@@ -113,7 +119,8 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
 /**
  * Adds an employee to a payroll: a new employment under a payroll reference no one on the payroll
  * has, for the provider's employee with the same identity (a second job, matched as an import row
- * is) or a new one. The record is the one a provider pushes; a leaver needs an end date.
+ * is) or a new one. The record is the one a provider pushes; a leaver needs an end date. The name
+ * and contact details go to the new employment; an existing person's record is left as it is.
  */
 export async function createEmployeeOnPayroll(trx: Executor, payrollId: string, record: EmployeeRecord, change: Change): Promise<EmployeeResource> {
   const payroll = await payrollOf(trx, payrollId);
@@ -131,24 +138,22 @@ export async function createEmployeeOnPayroll(trx: Executor, payrollId: string, 
     });
   }
   const match = matchImportedEmployee(
-    { ...record, national_registration_number: nationalRegistrationNumber, currency },
+    { national_registration_number: nationalRegistrationNumber, date_of_birth: record.date_of_birth ?? null, family_name: record.family_name },
     { byReference: undefined, byNationalRegistrationNumber: candidates.byNationalRegistrationNumber[0] },
   );
   if (match.kind === 'refused') {
-    throw new ConflictError('employee-identity-in-use', `The ${match.error.column} ${match.error.reason}`, {
-      errors: [{ pointer: `/employee/${match.error.column}`, detail: match.error.reason }],
+    const [first] = match.errors;
+    throw new ConflictError('employee-identity-in-use', `The ${first!.column} ${first!.reason}`, {
+      errors: match.errors.map((error) => ({ pointer: `/employee/${error.column}`, detail: error.reason })),
     });
   }
+  // Every cell of a record given here is readable: the rule decides.
+  if (match.kind !== 'new-employee' && match.kind !== 'second-employment') throw new Error(`unexpected match ${match.kind}`);
 
   const employeeId = match.kind === 'second-employment' ? match.employeeId : crypto.randomUUID();
   await uniquely(async () => {
-    if (match.kind === 'new-employee') {
-      await insertEmployee(trx, { id: employeeId, payroll_provider_id: payroll.payroll_provider_id, ...employeeFields });
-    } else {
-      const existing = await findEmployee(trx, employeeId, { rowLock: true });
-      const changed = changedFields(existing!, employeeFields);
-      if (changed) await updateEmployee(trx, employeeId, changed);
-    }
+    // The same person elsewhere (same number, birth date and name) keeps their record as it is.
+    if (match.kind === 'new-employee') await insertEmployee(trx, { id: employeeId, payroll_provider_id: payroll.payroll_provider_id, ...employeeFields });
     await insertEmployment(trx, { employee_id: employeeId, payroll_id: payroll.id, ...employmentFieldsOf(record, payroll.employer_id, currency) });
   });
   const created = toEmployeeResource(await employeeOnPayroll(trx, payroll.id, employeeId));
@@ -159,7 +164,10 @@ export async function createEmployeeOnPayroll(trx: Executor, payrollId: string, 
 /**
  * Changes an employee's record on a payroll: the fields given replace what is stored (null clears an
  * optional one), the merged record must pass the same rules as a new one, and what changed has the
- * consequences a provider's push has (followEmploymentChange: billers told, mandates moved).
+ * consequences a provider's push has (followEmploymentChange: billers told, mandates moved). The
+ * name and contact details are this employment's; the national registration number and date of
+ * birth are the person's, for every payroll (decision 0015): an operator may correct them even when
+ * payrolls disagree, which is how such a conflict is settled.
  */
 export async function updateEmployeeOnPayroll(
   trx: Executor,
@@ -206,8 +214,15 @@ export async function updateEmployeeOnPayroll(
     }
   }
 
-  const employeeChanged = changedFields(current, employeeFields);
-  const employmentChanged = changedFields(employment, employmentFieldsOf(record, payroll.employer_id, currency));
+  const employeeChanged = changedFields(current, {
+    national_registration_number: employeeFields.national_registration_number,
+    date_of_birth: employeeFields.date_of_birth,
+  });
+  // Compared with the names shown: an employment that never had its own keeps showing the employee's.
+  const employmentChanged = changedFields(
+    { ...employment, given_name: current.given_name, family_name: current.family_name },
+    employmentFieldsOf(record, payroll.employer_id, currency),
+  );
   if (!employeeChanged && !employmentChanged) return before;
   await uniquely(async () => {
     if (employeeChanged) await updateEmployee(trx, current.id, employeeChanged);

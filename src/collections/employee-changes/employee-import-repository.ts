@@ -1,21 +1,27 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 import type { ContractType, EmployeeImportRunsTable, EmploymentStatus } from '../../platform/db/tables.ts';
+import { knownFamilyNamesOf } from '../../directory/payrolls/directory-repository.ts';
 import { LIVE_MANDATE_STATUSES } from './employment-change-repository.ts';
 
-// A bulk import works set-based: good rows are staged in a temporary table of the importing
-// transaction (dropped at its end), checked against each other there, then applied in slices of
-// lines with one statement per table. Unchanged rows are never written, so a repeated file bumps no
-// updated_at and raises no event.
+// A bulk import works set-based: every row is staged in a temporary table of the importing
+// transaction (dropped at its end), good rows with their record and bad rows with the keys their
+// good cells give, so that rows are checked against each other there (repeated payroll references
+// and national registration numbers, bad rows included), then good rows are applied in slices of
+// lines with one statement per table. An empty cell is a field not given: what is stored stays
+// (decision 0015). Unchanged rows are never written, so a repeated file bumps no updated_at and
+// raises no event.
 
-/** One good row as staged: the employee it resolved to, and the record the file gives it. */
+/** One row as staged: for a good row, the employee it resolved to and the record the file gives it (null: not given). */
 export interface StagedImportRow {
   line: number;
-  employeeId: string;
-  newEmployee: boolean;
-  payroll_reference: string;
-  given_name: string;
-  family_name: string;
+  /** The row has errors of its own (bad cells, refused by the directory): staged for the checks across rows only. */
+  rejected: boolean;
+  employeeId: string | null;
+  newEmployee: boolean | null;
+  payroll_reference: string | null;
+  given_name: string | null;
+  family_name: string | null;
   national_registration_number: string | null;
   date_of_birth: string | null;
   email_address: string | null;
@@ -23,10 +29,10 @@ export interface StagedImportRow {
   postal_code: string | null;
   start_date: string | null;
   end_date: string | null;
-  employment_status: EmploymentStatus;
-  contract_type: ContractType;
+  employment_status: EmploymentStatus | null;
+  contract_type: ContractType | null;
   annualised_salary: number | null;
-  currency: string;
+  currency: string | null;
 }
 
 /** Two imports of one payroll never interleave: the second waits for the first to commit. */
@@ -38,11 +44,12 @@ export async function createImportStaging(trx: Executor): Promise<void> {
   await sql`
     create temporary table employee_import_rows (
       line integer primary key,
-      employee_id uuid not null,
-      new_employee boolean not null,
-      payroll_reference text not null,
-      given_name text not null,
-      family_name text not null,
+      rejected boolean not null,
+      employee_id uuid,
+      new_employee boolean,
+      payroll_reference text,
+      given_name text,
+      family_name text,
       national_registration_number text,
       date_of_birth date,
       email_address text,
@@ -50,13 +57,12 @@ export async function createImportStaging(trx: Executor): Promise<void> {
       postal_code text,
       start_date date,
       end_date date,
-      employment_status text not null,
-      contract_type text not null,
+      employment_status text,
+      contract_type text,
       annualised_salary bigint,
-      currency char(3) not null,
-      rejected boolean not null default false,
-      duplicate_column text,
-      duplicate_of integer
+      currency char(3),
+      reference_repeats integer,
+      number_repeats integer
     ) on commit drop
   `.execute(trx);
 }
@@ -66,11 +72,11 @@ export async function stageImportRows(trx: Executor, rows: readonly StagedImport
   const column = <K extends keyof StagedImportRow>(key: K) => rows.map((row) => row[key]);
   await sql`
     insert into employee_import_rows (
-      line, employee_id, new_employee, payroll_reference, given_name, family_name, national_registration_number,
+      line, rejected, employee_id, new_employee, payroll_reference, given_name, family_name, national_registration_number,
       date_of_birth, email_address, phone_number, postal_code, start_date, end_date, employment_status,
       contract_type, annualised_salary, currency)
     select * from unnest(
-      ${column('line')}::int4[], ${column('employeeId')}::uuid[], ${column('newEmployee')}::bool[],
+      ${column('line')}::int4[], ${column('rejected')}::bool[], ${column('employeeId')}::uuid[], ${column('newEmployee')}::bool[],
       ${column('payroll_reference')}::text[], ${column('given_name')}::text[], ${column('family_name')}::text[],
       ${column('national_registration_number')}::text[], ${column('date_of_birth')}::date[], ${column('email_address')}::text[],
       ${column('phone_number')}::text[], ${column('postal_code')}::text[], ${column('start_date')}::date[],
@@ -90,13 +96,18 @@ export async function analyzeImportStaging(trx: Executor): Promise<void> {
 export interface ReferenceHolder {
   payrollReference: string;
   employeeId: string;
+  national_registration_number: string | null;
+  date_of_birth: string | null;
+  /** Another payroll employs the same person too. */
+  employedElsewhere: boolean;
 }
 
 export interface NationalRegistrationNumberHolder {
   nationalRegistrationNumber: string;
   employeeId: string;
   date_of_birth: string | null;
-  family_name: string;
+  /** Every family name known for the person (knownFamilyNamesOf). */
+  family_names: string[];
   payrollReferenceOnThisPayroll: string | null;
 }
 
@@ -106,61 +117,85 @@ export async function findImportCandidates(
   scope: { payrollId: string; providerId: string },
   keys: { payrollReferences: readonly string[]; nationalRegistrationNumbers: readonly string[] },
 ): Promise<{ byReference: ReferenceHolder[]; byNationalRegistrationNumber: NationalRegistrationNumberHolder[] }> {
-  const byReference = await sql<ReferenceHolder>`
-    select e.payroll_reference as "payrollReference", e.employee_id as "employeeId"
+  const byReference =
+    keys.payrollReferences.length === 0
+      ? { rows: [] }
+      : await sql<ReferenceHolder>`
+    select e.payroll_reference as "payrollReference", e.employee_id as "employeeId", p.national_registration_number, p.date_of_birth,
+           exists (select 1 from employments o where o.employee_id = e.employee_id and o.payroll_id <> e.payroll_id) as "employedElsewhere"
       from employments e
+      join employees p on p.id = e.employee_id
      where e.payroll_id = ${scope.payrollId}::uuid and e.payroll_reference = any(${keys.payrollReferences}::text[])
   `.execute(trx);
   const byNationalRegistrationNumber =
     keys.nationalRegistrationNumbers.length === 0
       ? { rows: [] }
-      : await sql<NationalRegistrationNumberHolder>`
-    select p.national_registration_number as "nationalRegistrationNumber", p.id as "employeeId", p.date_of_birth, p.family_name,
+      : await sql<NationalRegistrationNumberHolder & { family_names: Array<string | null> }>`
+    select p.national_registration_number as "nationalRegistrationNumber", p.id as "employeeId", p.date_of_birth,
+           ${knownFamilyNamesOf('p')} as family_names,
            e.payroll_reference as "payrollReferenceOnThisPayroll"
       from employees p
       left join employments e on e.employee_id = p.id and e.payroll_id = ${scope.payrollId}::uuid
      where p.payroll_provider_id = ${scope.providerId}::uuid
        and p.national_registration_number = any(${keys.nationalRegistrationNumbers}::text[])
   `.execute(trx);
-  return { byReference: byReference.rows, byNationalRegistrationNumber: byNationalRegistrationNumber.rows };
-}
-
-export interface DuplicateInFile {
-  line: number;
-  column: 'payroll_reference' | 'national_registration_number';
-  firstLine: number;
+  return {
+    byReference: byReference.rows,
+    byNationalRegistrationNumber: byNationalRegistrationNumber.rows.map((holder) => ({
+      ...holder,
+      family_names: holder.family_names.filter((name): name is string => name !== null),
+    })),
+  };
 }
 
 /**
- * Marks rejected every staged row whose payroll reference, or national registration number, an
- * earlier staged row of the file already has (the first one stands), noting which line it repeats.
- * Gives how many rows it marked; listDuplicatesInFile gives them.
+ * Marks every staged row whose payroll reference, or national registration number, an earlier row of
+ * the file already has (the first one stands, good or bad) as rejected, noting which line it
+ * repeats. Bad rows take part with the keys their good cells give, so a repeated reference is found
+ * in the same pass as the row's other faults. listRepeatedRows gives them.
  */
-export async function rejectDuplicatesInFile(trx: Executor, column: DuplicateInFile['column']): Promise<number> {
-  const key = sql.ref(column);
-  const result = await sql`
-    with firsts as (
-      select line, min(line) over (partition by ${key}) as first_line
-        from employee_import_rows
-       where ${key} is not null and not rejected
-    )
-    update employee_import_rows s set rejected = true, duplicate_column = ${column}, duplicate_of = f.first_line
-      from firsts f
-     where f.line = s.line and f.first_line < f.line
-  `.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
+export async function markRepeatedRows(trx: Executor): Promise<void> {
+  for (const [key, repeats] of [
+    ['payroll_reference', 'reference_repeats'],
+    ['national_registration_number', 'number_repeats'],
+  ] as const) {
+    await sql`
+      with firsts as (
+        select line, min(line) over (partition by ${sql.ref(key)}) as first_line
+          from employee_import_rows
+         where ${sql.ref(key)} is not null
+      )
+      update employee_import_rows s set rejected = true, ${sql.ref(repeats)} = f.first_line
+        from firsts f
+       where f.line = s.line and f.first_line < f.line
+    `.execute(trx);
+  }
 }
 
-/** Up to `limit` rows marked as repeating an earlier one, after `afterLine`, in line order. */
-export async function listDuplicatesInFile(trx: Executor, afterLine: number, limit: number): Promise<DuplicateInFile[]> {
-  const result = await sql<DuplicateInFile>`
-    select line, duplicate_column as "column", duplicate_of as "firstLine"
+export interface RepeatedRow {
+  line: number;
+  /** The earlier line with the same payroll reference, if any. */
+  referenceRepeats: number | null;
+  /** The earlier line with the same national registration number, if any. */
+  numberRepeats: number | null;
+}
+
+/** Up to `limit` rows repeating an earlier one, after `afterLine`, in line order. */
+export async function listRepeatedRows(trx: Executor, afterLine: number, limit: number): Promise<RepeatedRow[]> {
+  const result = await sql<RepeatedRow>`
+    select line, reference_repeats as "referenceRepeats", number_repeats as "numberRepeats"
       from employee_import_rows
-     where duplicate_of is not null and line > ${afterLine}
+     where (reference_repeats is not null or number_repeats is not null) and line > ${afterLine}
      order by line
      limit ${limit}
   `.execute(trx);
   return result.rows;
+}
+
+/** How many rows are bad, for whatever reason. */
+export async function countRejectedImportRows(trx: Executor): Promise<number> {
+  const result = await sql<{ count: string }>`select count(*) as count from employee_import_rows where rejected`.execute(trx);
+  return Number(result.rows[0]!.count);
 }
 
 /** The last staged good line of the slice of at most `size` good lines after `afterLine`; undefined when none is left. */
@@ -178,10 +213,20 @@ export async function countStagedImportRows(trx: Executor): Promise<number> {
   return Number(result.rows[0]!.count);
 }
 
-const employeeDiffers = sql`
-  (p.national_registration_number, p.date_of_birth, p.given_name, p.family_name, p.email_address, p.phone_number, p.postal_code)
+/** The person's identifiers after the row (p: the employee, s: the staged row): what it gives, else what is stored. */
+const identityDiffers = sql`
+  (p.national_registration_number, p.date_of_birth)
   is distinct from
-  (s.national_registration_number, s.date_of_birth, s.given_name, s.family_name, s.email_address, s.phone_number, s.postal_code)`;
+  (coalesce(s.national_registration_number, p.national_registration_number), coalesce(s.date_of_birth, p.date_of_birth))`;
+
+/** The employment after the row (e: the employment, s: the staged row): the required fields as given, the others as given or as stored. */
+const employmentDiffers = (employerId: string) => sql`
+  (e.employer_id, e.given_name, e.family_name, e.email_address, e.phone_number, e.postal_code, e.start_date, e.end_date,
+   e.employment_status, e.contract_type, e.annualised_salary, e.currency)
+  is distinct from
+  (${employerId}::uuid, s.given_name, s.family_name, coalesce(s.email_address, e.email_address), coalesce(s.phone_number, e.phone_number),
+   coalesce(s.postal_code, e.postal_code), coalesce(s.start_date, e.start_date), coalesce(s.end_date, e.end_date),
+   s.employment_status, coalesce(s.contract_type, e.contract_type), coalesce(s.annualised_salary, e.annualised_salary), s.currency)`;
 
 export interface ImportSliceCounts {
   created: number;
@@ -192,8 +237,8 @@ export interface ImportSliceCounts {
 
 /**
  * What applying one slice would do, judged against the directory as it stands: a new employment is
- * created; an existing one is updated when anything of its employee or employment differs, else
- * unchanged; it left when it becomes a leaver now.
+ * created; an existing one is updated when anything of its employment, or of its person's
+ * identifiers, would differ, else unchanged; it left when it becomes a leaver now.
  */
 export async function classifyImportSlice(
   trx: Executor,
@@ -204,11 +249,7 @@ export async function classifyImportSlice(
     with judged as (
       select e.id is null as created,
              e.employment_status <> 'leaver' and s.employment_status = 'leaver' as became_leaver,
-             ${employeeDiffers}
-             or (e.employer_id, e.start_date, e.end_date, e.employment_status, e.contract_type, e.annualised_salary, e.currency)
-                is distinct from
-                (${scope.employerId}::uuid, s.start_date, s.end_date, s.employment_status, s.contract_type, s.annualised_salary, s.currency)
-             as changed
+             ${identityDiffers} or ${employmentDiffers(scope.employerId)} as changed
         from employee_import_rows s
         left join employments e on e.payroll_id = ${scope.payrollId}::uuid and e.payroll_reference = s.payroll_reference
         left join employees p on p.id = s.employee_id
@@ -237,9 +278,11 @@ export async function listMandatedEmployeesOfSlice(trx: Executor, payrollId: str
 }
 
 /**
- * Writes one slice: new employees, changed employees, then employments inserted or, where the
- * reference exists for the same employee and something differs, updated. A row equal to what is
- * stored writes nothing.
+ * Writes one slice: new employees (who they are, and the name and contact details they are first
+ * recorded with); the identifiers of existing ones, where the row gives one they lacked or may
+ * change (matchImportedEmployee refused the rest); employments updated where the reference exists
+ * for the same employee and something differs; then new employments. A cell not given keeps what
+ * is stored; a row equal to what is stored writes nothing.
  */
 export async function applyImportSlice(
   trx: Executor,
@@ -257,30 +300,33 @@ export async function applyImportSlice(
   `.execute(trx);
   await sql`
     update employees p
-       set national_registration_number = s.national_registration_number, date_of_birth = s.date_of_birth,
-           given_name = s.given_name, family_name = s.family_name, email_address = s.email_address,
-           phone_number = s.phone_number, postal_code = s.postal_code, updated_at = now()
+       set national_registration_number = coalesce(s.national_registration_number, p.national_registration_number),
+           date_of_birth = coalesce(s.date_of_birth, p.date_of_birth), updated_at = now()
       from employee_import_rows s
-     where ${inSlice} and not s.new_employee and p.id = s.employee_id and ${employeeDiffers}
+     where ${inSlice} and not s.new_employee and p.id = s.employee_id and ${identityDiffers}
   `.execute(trx);
   await sql`
-    insert into employments (employee_id, employer_id, payroll_id, payroll_reference, start_date, end_date,
-                             employment_status, contract_type, annualised_salary, currency)
-    select s.employee_id, ${scope.employerId}::uuid, ${scope.payrollId}::uuid, s.payroll_reference, s.start_date, s.end_date,
-           s.employment_status, s.contract_type, s.annualised_salary, s.currency
+    update employments e
+       set employer_id = ${scope.employerId}::uuid, given_name = s.given_name, family_name = s.family_name,
+           email_address = coalesce(s.email_address, e.email_address), phone_number = coalesce(s.phone_number, e.phone_number),
+           postal_code = coalesce(s.postal_code, e.postal_code), start_date = coalesce(s.start_date, e.start_date),
+           end_date = coalesce(s.end_date, e.end_date), employment_status = s.employment_status,
+           contract_type = coalesce(s.contract_type, e.contract_type), annualised_salary = coalesce(s.annualised_salary, e.annualised_salary),
+           currency = s.currency, updated_at = now()
+      from employee_import_rows s
+     where ${inSlice} and e.payroll_id = ${scope.payrollId}::uuid and e.payroll_reference = s.payroll_reference
+       and e.employee_id = s.employee_id and ${employmentDiffers(scope.employerId)}
+  `.execute(trx);
+  await sql`
+    insert into employments (employee_id, employer_id, payroll_id, payroll_reference, given_name, family_name, email_address,
+                             phone_number, postal_code, start_date, end_date, employment_status, contract_type, annualised_salary, currency)
+    select s.employee_id, ${scope.employerId}::uuid, ${scope.payrollId}::uuid, s.payroll_reference, s.given_name, s.family_name, s.email_address,
+           s.phone_number, s.postal_code, s.start_date, s.end_date, s.employment_status, coalesce(s.contract_type, 'unknown'),
+           s.annualised_salary, s.currency
       from employee_import_rows s
      where ${inSlice}
+       and not exists (select 1 from employments e where e.payroll_id = ${scope.payrollId}::uuid and e.payroll_reference = s.payroll_reference)
      order by s.line
-    on conflict (payroll_id, payroll_reference) do update
-       set employer_id = excluded.employer_id, start_date = excluded.start_date, end_date = excluded.end_date,
-           employment_status = excluded.employment_status, contract_type = excluded.contract_type,
-           annualised_salary = excluded.annualised_salary, currency = excluded.currency, updated_at = now()
-     where employments.employee_id = excluded.employee_id
-       and (employments.employer_id, employments.start_date, employments.end_date, employments.employment_status,
-            employments.contract_type, employments.annualised_salary, employments.currency)
-           is distinct from
-           (excluded.employer_id, excluded.start_date, excluded.end_date, excluded.employment_status,
-            excluded.contract_type, excluded.annualised_salary, excluded.currency)
   `.execute(trx);
 }
 

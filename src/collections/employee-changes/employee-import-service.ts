@@ -12,16 +12,17 @@ import {
   analyzeImportStaging,
   applyImportSlice,
   classifyImportSlice,
+  countRejectedImportRows,
   countStagedImportRows,
   createImportStaging,
   findImportCandidates,
   findLatestImportOfFile,
   insertImportRun,
-  listDuplicatesInFile,
   listMandatedEmployeesOfSlice,
+  listRepeatedRows,
   advisoryLockPayrollForImport,
+  markRepeatedRows,
   nextImportSliceEnd,
-  rejectDuplicatesInFile,
   stageImportRows,
   type StagedImportRow,
 } from './employee-import-repository.ts';
@@ -32,9 +33,10 @@ import {
   matchImportedEmployee,
   readImportHeader,
   validateImportRow,
-  type ImportedEmployee,
   type ImportError,
+  type BadRowKeys,
   type ImportHeader,
+  type RowValidation,
 } from '../../directory/payrolls/employee-import-rules.ts';
 import { followEmploymentChange } from './employment-change.ts';
 
@@ -64,7 +66,9 @@ export class EmployeeImportRejected extends InvalidError {
   constructor(readonly report: EmployeeImportReport) {
     super(
       'employee-import-rejected',
-      `${report.rejected} of ${report.rows} rows are bad (${report.error_count} errors); nothing was imported. Fix them, or ask for partial application to import the good rows`,
+      `${report.rejected} of ${report.rows} rows are bad (${report.error_count} errors, all found in this one pass); nothing was imported. ` +
+        `Fix them, or import the ${report.rows - report.rejected} good row${report.rows - report.rejected === 1 ? '' : 's'} alone with partial application (--partial, or partial=true over the API); ` +
+        '--errors-out FILE (errors=all over the API) lists every error',
       {
         errors: report.errors.map(importErrorAsFieldError),
         members: {
@@ -94,14 +98,19 @@ interface ImportScope {
 /**
  * Imports a payroll's employees and employments from a CSV file (see employee-import-rules.ts for
  * its layout and rules), upserting by payroll reference, in the caller's transaction:
- * 1. the file is streamed through the parser; each batch of good rows is matched to the employees
- *    they are about and staged; bad rows are reported (line, column, reason);
- * 2. rows repeating an earlier row's payroll reference or national registration number are bad too;
+ * 1. the file is streamed through the parser; every column of every row is checked on its own, and
+ *    each batch of rows is matched to the employees they are about (bad rows too, as far as their
+ *    good cells allow) and staged; bad cells and refused matches are reported (line, column, reason);
+ * 2. rows repeating an earlier row's payroll reference or national registration number are bad too,
+ *    whatever else is wrong with either: every error of every row is found in one pass;
  * 3. unless it is a dry run, or rows are bad and partial application was not asked for (then
  *    EmployeeImportRejected), the good rows are applied slice by slice with set-based statements,
  *    and each change to an employee with live mandates has the consequences a provider's push has
  *    (followEmploymentChange: events, mandates ended or suspended, payments cancelled).
- * A row equal to what is stored writes nothing, so importing the same file again changes nothing.
+ * What a row says is its payroll's: it goes to that employment, and to the person only for who they
+ * are (decision 0015); an empty cell keeps what is stored. A row equal to what is stored writes
+ * nothing, so importing the same file again changes nothing, whatever another payroll's file did
+ * in between.
  * Applied imports that change something are recorded (file sha256, counts, who, when) and
  * audited; one that changes nothing leaves no record. Every error goes to request.errorSink as it
  * is found (in line order, rows repeating earlier ones last); the report lists the first
@@ -122,23 +131,22 @@ export async function importEmployees(trx: Executor, request: EmployeeImportRequ
   const read = await readAndStage(trx, scope, request, errors);
   await analyzeImportStaging(trx);
 
-  let rejected = read.badRows;
-  for (const column of ['payroll_reference', 'national_registration_number'] as const) {
-    rejected += await rejectDuplicatesInFile(trx, column);
-  }
+  await markRepeatedRows(trx);
   // Found only once the whole file is staged, so they follow the other errors.
   for (let afterLine = 0; ;) {
-    const duplicates = await listDuplicatesInFile(trx, afterLine, IMPORT_BATCH_ROWS);
-    if (duplicates.length === 0) break;
+    const repeated = await listRepeatedRows(trx, afterLine, IMPORT_BATCH_ROWS);
+    if (repeated.length === 0) break;
     await errors.report(
-      duplicates.map((duplicate) => ({
-        line: duplicate.line,
-        column: duplicate.column,
-        reason: `repeats the ${duplicate.column === 'payroll_reference' ? 'payroll reference' : 'national registration number'} of line ${duplicate.firstLine}`,
-      })),
+      repeated.flatMap((row) => [
+        ...(row.referenceRepeats === null ? [] : [{ line: row.line, column: 'payroll_reference', reason: `repeats the payroll reference of line ${row.referenceRepeats}` }]),
+        ...(row.numberRepeats === null
+          ? []
+          : [{ line: row.line, column: 'national_registration_number', reason: `repeats the national registration number of line ${row.numberRepeats}` }]),
+      ]),
     );
-    afterLine = duplicates.at(-1)!.line;
+    afterLine = repeated.at(-1)!.line;
   }
+  const rejected = await countRejectedImportRows(trx);
 
   const apply = !request.dryRun && (rejected === 0 || request.partial);
   const previous = await findLatestImportOfFile(trx, scope.payrollId, read.sha256);
@@ -246,10 +254,9 @@ class ErrorReporter {
 interface ReadOutcome {
   sha256: string;
   rows: number;
-  badRows: number;
 }
 
-/** Streams the file through the parser, validating every row and staging each batch of good ones. */
+/** Streams the file through the parser, checking every row and staging each batch, bad rows with their keys. */
 async function readAndStage(trx: Executor, scope: ImportScope, request: EmployeeImportRequest, errors: ErrorReporter): Promise<ReadOutcome> {
   const hash = createHash('sha256');
   let bytes = 0;
@@ -264,23 +271,19 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
 
   let header: ImportHeader | undefined;
   let rows = 0;
-  let badRows = 0;
-  let batch: Array<{ line: number; employee: ImportedEmployee }> = [];
-  // The errors of the rows read since the last flush: held until the batch is matched, so that
-  // errors leave in line order, and never more than a batch's worth.
-  let batchErrors: ImportError[] = [];
+  // The rows read since the last flush, good and bad: matched and staged together, and their errors
+  // held until then, so that errors leave in line order, and never more than a batch's worth.
+  let batch: CheckedRow[] = [];
   // csv-parse counts the line a record ends on; where it starts follows from the previous record's end and the empty lines between.
   let previousEnd = 0;
   let previousEmpty = 0;
 
   const flush = async () => {
-    const { staged, refused } = batch.length > 0 ? await matchBatch(trx, scope, batch) : { staged: [], refused: [] };
-    badRows += refused.length;
+    const { staged, errors: found } = await matchBatch(trx, scope, batch);
     await stageImportRows(trx, staged);
-    // Stable: a row's own errors keep their column order.
-    await errors.report([...batchErrors, ...refused].sort((a, b) => a.line - b.line));
+    // Stable: a row's own errors keep their column order, then what the directory says.
+    await errors.report(found.sort((a, b) => a.line - b.line));
     batch = [];
-    batchErrors = [];
   };
 
   // What the reading loop threw: when it stops early, the source still being read (an HTTP body)
@@ -305,14 +308,7 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
           }
           rows++;
           if (rows % IMPORT_BATCH_ROWS === 0) request.onProgress?.({ phase: 'reading', bytes, rows });
-          const validation = validateImportRow(record, header, line, scope.currency);
-          if (!validation.ok) {
-            badRows++;
-            batchErrors.push(...validation.errors);
-            if (batchErrors.length >= IMPORT_BATCH_ROWS) await flush();
-            continue;
-          }
-          batch.push({ line, employee: validation.employee });
+          batch.push({ line, validation: validateImportRow(record, header, line, scope.currency) });
           if (batch.length >= IMPORT_BATCH_ROWS) await flush();
         }
       } catch (error) {
@@ -334,37 +330,85 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
       errors: [{ pointer: '/lines/1', detail: 'is missing: the header line names the columns' }],
     });
   }
-  if (batch.length > 0 || batchErrors.length > 0) await flush();
+  if (batch.length > 0) await flush();
   request.onProgress?.({ phase: 'reading', bytes, rows });
-  return { sha256: hash.digest('hex'), rows, badRows };
+  return { sha256: hash.digest('hex'), rows };
 }
 
-/** Which employee each row of a batch is about, with one lookup per key for the whole batch. */
-async function matchBatch(
-  trx: Executor,
-  scope: ImportScope,
-  batch: ReadonlyArray<{ line: number; employee: ImportedEmployee }>,
-): Promise<{ staged: StagedImportRow[]; refused: ImportError[] }> {
-  const candidates = await findImportCandidates(trx, scope, {
-    payrollReferences: batch.map((row) => row.employee.payroll_reference),
-    nationalRegistrationNumbers: batch.flatMap((row) => (row.employee.national_registration_number ? [row.employee.national_registration_number] : [])),
-  });
+interface CheckedRow {
+  line: number;
+  validation: RowValidation;
+}
+
+/** What the checks across rows and against the directory read of a row, good or bad. */
+function keysOf(validation: RowValidation): BadRowKeys {
+  if (!validation.ok) return validation.keys;
+  const employee = validation.employee;
+  return {
+    payroll_reference: employee.payroll_reference,
+    national_registration_number: employee.national_registration_number,
+    date_of_birth: employee.date_of_birth ?? null,
+    family_name: employee.family_name,
+  };
+}
+
+const NOTHING_GIVEN = {
+  given_name: null,
+  family_name: null,
+  national_registration_number: null,
+  date_of_birth: null,
+  email_address: null,
+  phone_number: null,
+  postal_code: null,
+  start_date: null,
+  end_date: null,
+  employment_status: null,
+  contract_type: null,
+  annualised_salary: null,
+  currency: null,
+} as const;
+
+/**
+ * Which employee each row of a batch is about, with one lookup per key for the whole batch. Bad
+ * rows are looked up too, with what their good cells say, so that the directory's objections come
+ * with their other errors; they are staged with their keys only, for the checks across rows.
+ */
+async function matchBatch(trx: Executor, scope: ImportScope, batch: readonly CheckedRow[]): Promise<{ staged: StagedImportRow[]; errors: ImportError[] }> {
+  const keyed = batch.map((row) => ({ ...row, keys: keysOf(row.validation) }));
+  const referenced = keyed.flatMap(({ keys }) => (keys.payroll_reference === null ? [] : [keys.payroll_reference]));
+  const numbers = keyed.flatMap(({ keys }) => (keys.national_registration_number === null ? [] : [keys.national_registration_number]));
+  const candidates = await findImportCandidates(trx, scope, { payrollReferences: referenced, nationalRegistrationNumbers: numbers });
   const byReference = new Map(candidates.byReference.map((holder) => [holder.payrollReference, holder]));
   const byNumber = new Map(candidates.byNationalRegistrationNumber.map((holder) => [holder.nationalRegistrationNumber, holder]));
 
   const staged: StagedImportRow[] = [];
-  const refused: ImportError[] = [];
-  for (const { line, employee } of batch) {
-    const match = matchImportedEmployee(employee, {
-      byReference: byReference.get(employee.payroll_reference),
-      byNationalRegistrationNumber: employee.national_registration_number ? byNumber.get(employee.national_registration_number) : undefined,
-    });
-    if (match.kind === 'refused') {
-      refused.push({ line, ...match.error });
+  const errors: ImportError[] = [];
+  for (const { line, validation, keys } of keyed) {
+    const match =
+      keys.payroll_reference === null
+        ? ({ kind: 'undecided' } as const)
+        : matchImportedEmployee(keys, {
+            byReference: byReference.get(keys.payroll_reference),
+            byNationalRegistrationNumber: keys.national_registration_number === null ? undefined : byNumber.get(keys.national_registration_number),
+          });
+    if (!validation.ok) errors.push(...validation.errors);
+    if (match.kind === 'refused') errors.push(...match.errors.map((error) => ({ line, ...error })));
+    if (!validation.ok || match.kind === 'refused' || match.kind === 'undecided') {
+      staged.push({
+        line,
+        rejected: true,
+        employeeId: null,
+        newEmployee: null,
+        ...NOTHING_GIVEN,
+        payroll_reference: keys.payroll_reference,
+        national_registration_number: keys.national_registration_number,
+      });
       continue;
     }
+    const employee = validation.employee;
     staged.push({
       line,
+      rejected: false,
       employeeId: match.kind === 'new-employee' ? randomUUID() : match.employeeId,
       newEmployee: match.kind === 'new-employee',
       payroll_reference: employee.payroll_reference,
@@ -378,10 +422,10 @@ async function matchBatch(
       start_date: employee.start_date ?? null,
       end_date: employee.end_date ?? null,
       employment_status: employee.employment_status,
-      contract_type: employee.contract_type ?? 'unknown',
+      contract_type: employee.contract_type ?? null,
       annualised_salary: employee.annualised_salary ?? null,
       currency: employee.currency,
     });
   }
-  return { staged, refused };
+  return { staged, errors };
 }

@@ -1,6 +1,6 @@
 import { listPayDates } from '../../directory/calendars/calendar-repository.ts';
 import type { Executor } from '../../platform/db/connection.ts';
-import { normaliseNationalRegistrationNumber } from '../../directory/payrolls/person-identity.ts';
+import { identityUpdate, normaliseNationalRegistrationNumber } from '../../directory/payrolls/person-identity.ts';
 import { directoryReachOf, type Caller } from '../../platform/shared/caller.ts';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/shared/domain-errors.ts';
 import {
@@ -12,6 +12,7 @@ import {
   findPayrollWithEmployer,
   insertEmployee,
   insertEmployment,
+  isEmployedElsewhere,
   updateEmployee,
   updateEmployment,
   type EmployeeFields,
@@ -49,8 +50,12 @@ export interface EmployeePutResult {
 
 /**
  * A payroll provider tells us about one employee on one of its payrolls (employees in). The PUT
- * replaces the employee's record and its employment on that payroll; what changed then flows on to
- * the billers holding mandates (see followEmploymentChange). Run inside one transaction.
+ * replaces the employment's record on that payroll (name as that payroll spells it, contact
+ * details, dates, status, salary: a field left out is cleared); of the person it sets only who they
+ * are (decision 0015): a national registration number or date of birth left out is kept, one given
+ * fills a gap or corrects the person's, unless another payroll employs them too and relies on the
+ * stored one (409 employee-identity-conflict; an operator settles it). What changed then flows on
+ * to the billers holding mandates (see followEmploymentChange). Run inside one transaction.
  */
 export async function putEmployee(trx: Executor, caller: Caller, target: { payrollId: string; employeeId: string }, record: EmployeeRecord): Promise<EmployeePutResult> {
   const { payrollId, employeeId } = target;
@@ -84,18 +89,30 @@ export async function putEmployee(trx: Executor, caller: Caller, target: { payro
   const employment = await findEmployment(trx, employeeId, payrollId, { rowLock: true });
   const beforeRow = employment ? await findEmployeeOnPayroll(trx, employeeId, payrollId) : undefined;
   const before = beforeRow ? toEmployeeUpdatePayload(beforeRow) : null;
+  const identity = existing ? identityUpdate(existing, employeeFields, await isEmployedElsewhere(trx, employeeId, payrollId)) : undefined;
+  if (identity && identity.conflicts.length > 0) {
+    throw new ConflictError(
+      'employee-identity-conflict',
+      'The employee is employed on another payroll too, and its record there relies on the stored national registration number and date of birth; an operator corrects them',
+      { errors: identity.conflicts.map((field) => ({ pointer: `/employee/${field}`, detail: 'differs from the one on record for this employee' })) },
+    );
+  }
 
   try {
     if (!existing) {
       await insertEmployee(trx, { id: employeeId, payroll_provider_id: payroll.payroll_provider_id, ...employeeFields });
-    } else {
-      const changed = changedFields(existing, employeeFields);
-      if (changed) await updateEmployee(trx, employeeId, changed);
+    } else if (Object.keys(identity!.changes).length > 0) {
+      await updateEmployee(trx, employeeId, identity!.changes);
     }
 
     const employmentFields: EmploymentFields = {
       employer_id: payroll.employer_id,
       payroll_reference: record.payroll_reference,
+      given_name: record.given_name,
+      family_name: record.family_name,
+      email_address: record.email_address ?? null,
+      phone_number: record.phone_number ?? null,
+      postal_code: record.postal_code ?? null,
       start_date: record.start_date ?? null,
       end_date: record.end_date ?? null,
       employment_status: record.employment_status,

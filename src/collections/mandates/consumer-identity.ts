@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ConsumerIdentity, ConsumerIdentityViolation, EmployeeOfRecord } from './mandate-person.ts';
-import { matchesPerson, normaliseFamilyName, normaliseNationalRegistrationNumber, personIdentity } from '../../directory/payrolls/person-identity.ts';
+import { matchesKnownPerson, normaliseFamilyName, normaliseNationalRegistrationNumber, personIdentity } from '../../directory/payrolls/person-identity.ts';
 
 function sameInConstantTime(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
@@ -10,8 +10,8 @@ const CONSUMER = '/mandate_record/consumer';
 
 /**
  * Whether the consumer a mandate is given for is the employee it names, by the availability rule
- * (matchesPerson): the same date of birth and the same family name (as normalised for availability
- * checks), and, when the consumer carries a national registration number, the employee's own. The
+ * (matchesKnownPerson): the same date of birth and the same family name as one the directory knows
+ * for them (as normalised for availability checks), and, when the consumer carries a national registration number, the employee's own. The
  * employee id alone proves nothing about the person: without this a biller holding one could record
  * a mandate, and deduct from that employee's pay, in somebody else's name. A consumer without a date
  * of birth (or with a family name of no letters) cannot be judged and is refused as incomplete. A
@@ -41,7 +41,7 @@ export function consumerIdentityViolation(consumer: ConsumerIdentity, employee: 
     family_name: consumer.family_name,
   });
   const sameNumber = sameInConstantTime(identity.nationalRegistrationNumber, normaliseNationalRegistrationNumber(employee.national_registration_number ?? ''));
-  const samePerson = matchesPerson({ date_of_birth: employee.date_of_birth, family_name: employee.family_name }, identity);
+  const samePerson = matchesKnownPerson({ date_of_birth: employee.date_of_birth, family_names: employee.family_names }, identity);
   if ((Number(sameNumber) & Number(samePerson)) === 1) return null;
 
   const compared = ['family_name', 'date_of_birth', ...(givenNumber === null ? [] : ['national_registration_number'])];

@@ -1,11 +1,14 @@
 import type { FieldError } from '../../platform/shared/domain-errors.ts';
 import type { ConsumerData } from './mandate-resource.ts';
 
-/** What the directory holds about the employee a mandate names: what the consumer is compared with. */
+/**
+ * What the directory holds about the employee a mandate names: what the consumer is compared with.
+ * `family_names`: every family name known for them, each payroll's spelling (decision 0015).
+ */
 export interface EmployeeOfRecord {
   national_registration_number: string | null;
   date_of_birth: string | null;
-  family_name: string;
+  family_names: readonly string[];
 }
 
 /** What of the consumer decides whether it is the employee. */

@@ -1,6 +1,7 @@
 import type { Executor } from '../../platform/db/connection.ts';
 import type { EmploymentStatus, MandateStatus } from '../../platform/db/tables.ts';
 import { reachableProviderIds } from '../../directory/payroll-providers/provider-reach-repository.ts';
+import { knownFamilyNamesOf } from '../../directory/payrolls/directory-repository.ts';
 import type { DirectoryReach } from '../../platform/shared/caller.ts';
 import { CANCELLABLE_PAYMENT_STATUSES } from '../payments/payment-transitions.ts';
 import { type PagingQuery } from '../../platform/shared/paging.ts';
@@ -50,7 +51,7 @@ export async function findPayrollEmployment(db: Executor, payrollId: string, emp
         'employments.employment_status',
         'employees.national_registration_number as employee_national_registration_number',
         'employees.date_of_birth as employee_date_of_birth',
-        'employees.family_name as employee_family_name',
+        knownFamilyNamesOf('employees').as('employee_family_names'),
       ])
       .where('payrolls.id', '=', payrollId)
       .where('payroll_providers.id', 'in', reachableProviderIds(db, reach))
@@ -62,7 +63,8 @@ export async function findPayrollEmployment(db: Executor, payrollId: string, emp
           employment_status: EmploymentStatus | null;
           employee_national_registration_number: string | null;
           employee_date_of_birth: string | null;
-          employee_family_name: string | null;
+          /** Every family name known for the employee (knownFamilyNamesOf); [null] when the employee is not on the payroll. */
+          employee_family_names: Array<string | null>;
         }
       | undefined
     >

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR, DEFAULT_MAX_PAYMENT_AMOUNT_MINOR, type Config } from '../../platform/config/config.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { InvalidError, type FieldError } from '../../platform/shared/domain-errors.ts';
 
 // Service-wide ceilings on what billers may ask for. Without them one biller could put amounts
@@ -80,11 +80,11 @@ export function payDatesOverMandateLimit(
 
 /** 422 naming MAX_PAYMENT_AMOUNT_MINOR, with a field error per amount over it. */
 export function paymentAmountOverLimitError(over: readonly PaymentAmountOverLimit[], limits: AmountLimits, currency: string): InvalidError {
-  const limit = `${formatMinorUnits(limits.maxPaymentAmount, currency)} ${currency}`;
+  const limit = formatMoney(limits.maxPaymentAmount, currency);
   const errors: FieldError[] = over.map(({ pointer }) => ({ pointer, detail: `must be at most ${limit} (${PAYMENT_LIMIT_NAME})` }));
   const detail =
     over.length === 1
-      ? `The amount ${formatMinorUnits(over[0]!.amount, currency)} ${currency} is more than ${limit}, the most a payment request may be`
+      ? `The amount ${formatMoney(over[0]!.amount, currency)} is more than ${limit}, the most a payment request may be`
       : `${over.length} amounts are more than ${limit}, the most a payment request may be`;
   return new InvalidError('amount-over-limit', detail, {
     errors,
@@ -94,7 +94,7 @@ export function paymentAmountOverLimitError(over: readonly PaymentAmountOverLimi
 
 /** 422 naming MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR and each pay date it would be passed on. */
 export function mandatePayDateOverLimitError(mandateId: string, over: readonly PayDateOverLimit[], limits: AmountLimits, currency: string): InvalidError {
-  const money = (minor: number | bigint) => `${formatMinorUnits(minor, currency)} ${currency}`;
+  const money = (minor: number | bigint) => formatMoney(minor, currency);
   const limit = money(limits.maxMandateAmountPerPayDate);
   const describe = (o: PayDateOverLimit) => `on pay date ${o.payDate} it already asks ${money(o.alreadyRequested)} and this would add ${money(o.added)}`;
   const errors: FieldError[] = over.flatMap((o) =>

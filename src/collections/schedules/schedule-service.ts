@@ -2,6 +2,7 @@ import type { Executor } from '../../platform/db/connection.ts';
 import type { ScheduleStatus } from '../../platform/db/tables.ts';
 import { recordEvents } from '../../platform/events/outbox.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { cancelPendingPaymentsOfSchedule, listPaymentsOfSchedules } from '../payments/payment-repository.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
@@ -71,17 +72,22 @@ export function planInstalments(record: ScheduleRecord): PlannedInstalment[] {
 /**
  * The schedule total is the sum of its instalments; a stated total_amount is a checksum the biller
  * gives us and must agree. Summed as bigint: 120 large amounts could pass the exact-integer range.
+ * Messages give the body's integer amounts with what they are in `currency` (2500 is £25.00).
  */
-export function scheduleTotal(instalments: readonly PlannedInstalment[], statedTotal: number | null): number {
+export function scheduleTotal(instalments: readonly PlannedInstalment[], statedTotal: number | null, currency: string): number {
   const sum = instalments.reduce((total, instalment) => total + BigInt(instalment.amount), 0n);
   if (sum > BigInt(MAX_EXACT_MINOR_UNITS)) {
-    throw new InvalidError('total-amount-too-large', `The instalments add up to ${sum}, more than ${MAX_EXACT_MINOR_UNITS}`, {
-      errors: [{ pointer: '/schedule_record', detail: 'the instalment amounts add up to more than the largest amount accepted' }],
-    });
+    throw new InvalidError(
+      'total-amount-too-large',
+      `The instalments add up to ${sum} (${formatMoney(sum, currency)}), more than ${MAX_EXACT_MINOR_UNITS} (${formatMoney(MAX_EXACT_MINOR_UNITS, currency)})`,
+      {
+        errors: [{ pointer: '/schedule_record', detail: 'the instalment amounts add up to more than the largest amount accepted' }],
+      },
+    );
   }
   const total = Number(sum);
   if (statedTotal !== null && statedTotal !== total) {
-    const detail = `total_amount ${statedTotal} does not equal the sum of the instalment amounts ${total}`;
+    const detail = `total_amount ${statedTotal} (${formatMoney(statedTotal, currency)}) does not equal the sum of the instalment amounts, ${total} (${formatMoney(total, currency)})`;
     throw new InvalidError('total-amount-mismatch', detail, {
       errors: [{ pointer: '/schedule_record/total_amount', detail }],
       members: { total_amount: statedTotal, instalments_total: total },
@@ -140,7 +146,7 @@ export async function createSchedule(
   const { billerClientId, record, today, limits } = input;
   const instalments = planInstalments(record);
   assertPaymentAmountsWithinLimit(uniqueAmountPointers(instalments), limits, record.currency);
-  const totalAmount = scheduleTotal(instalments, record.total_amount);
+  const totalAmount = scheduleTotal(instalments, record.total_amount, record.currency);
   const mandate = await loadPayableMandate(trx, billerClientId, record.mandate_id, today, '/schedule_record/mandate_id');
   assertMandateCurrency(record.currency, mandate, '/schedule_record/currency');
 

@@ -57,7 +57,9 @@ export interface NewConfirmation {
   payDate: string;
   deductionDataId: string;
   currency: string;
-  submittedByClientId: string;
+  /** The provider's client; null when an operator imported the provider's return file (then submittedBy names them). */
+  submittedByClientId: string | null;
+  submittedBy: string | null;
   totalAmount: number;
   /** Parallel arrays, one entry per line. */
   employeeIds: readonly string[];
@@ -84,9 +86,9 @@ const lineContentHash = (currency: string) => sql`encode(sha256(convert_to(forma
 export async function recordConfirmation(db: Executor, confirmation: NewConfirmation): Promise<{ id: string; received_at: Date; records: number }> {
   const result = await sql<{ id: string; received_at: Date; records: number }>`
     with confirmation as (
-      insert into confirmations (payroll_id, pay_date, deduction_data_id, submitted_by_client_id, total_amount, employee_count, currency)
+      insert into confirmations (payroll_id, pay_date, deduction_data_id, submitted_by_client_id, submitted_by, total_amount, employee_count, currency)
       values (${confirmation.payrollId}::uuid, ${confirmation.payDate}::date, ${confirmation.deductionDataId}::uuid, ${confirmation.submittedByClientId}::uuid,
-              ${confirmation.totalAmount}::int8, ${confirmation.employeeIds.length}::int4, ${confirmation.currency}::char(3))
+              ${confirmation.submittedBy}::text, ${confirmation.totalAmount}::int8, ${confirmation.employeeIds.length}::int4, ${confirmation.currency}::char(3))
       returning id, received_at
     ),
     line as (

@@ -1,6 +1,8 @@
+import { describeActor, type Actor } from '../../platform/audit/audit-service.ts';
 import type { Executor } from '../../platform/db/connection.ts';
 import { providersPayroll } from '../deduction-data/deduction-data-service.ts';
 import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import type { Caller } from '../../platform/shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../../platform/shared/domain-errors.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
@@ -18,11 +20,23 @@ function listedErrors(errors: FieldError[], errorCount: number): string {
 function totalMismatch(statedTotal: number, linesTotal: number | null, currency: string): InvalidError {
   const stated = formatMinorUnits(statedTotal, currency);
   const lines = linesTotal === null ? `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)}` : formatMinorUnits(linesTotal, currency);
-  return new InvalidError('confirmation-total-mismatch', `total_amount ${stated} ${currency} does not equal the sum of the deducted amounts, ${lines} ${currency}`, {
-    errors: [{ pointer: '/confirmation/total_amount', detail: `must equal the sum of deductions[].deducted_amount (${lines})` }],
-    members: { stated_total: stated, deducted_total: lines },
-  });
+  const linesInWords = linesTotal === null ? `more than ${formatMoney(MAX_EXACT_MINOR_UNITS, currency)}` : formatMoney(linesTotal, currency);
+  return new InvalidError(
+    'confirmation-total-mismatch',
+    `total_amount ${formatMoney(statedTotal, currency)} does not equal the sum of the deducted amounts, ${linesInWords}`,
+    {
+      errors: [{ pointer: '/confirmation/total_amount', detail: `must equal the sum of deductions[].deducted_amount (${lines})` }],
+      members: { stated_total: stated, deducted_total: lines },
+    },
+  );
 }
+
+/**
+ * Who hands a confirmation in: the payroll provider's own client (the API), or an operator carrying
+ * the provider's report (its deduction return file, imported at the CLI or the console), who may
+ * confirm any payroll's pay date and is recorded by name instead of a client.
+ */
+export type ConfirmationSubmitter = { kind: 'provider'; caller: Caller } | { kind: 'operator'; actor: Actor };
 
 /**
  * Confirmation submission: what payroll deducted for a whole pay date, stored in one transaction as
@@ -36,10 +50,25 @@ export async function submitConfirmation(
   submission: ConfirmationSubmission,
   limits: ReportedLimits,
 ): Promise<ConfirmationResponse> {
+  return confirmPayDate(trx, { kind: 'provider', caller }, payrollId, submission, limits);
+}
+
+/**
+ * The same confirmation, for whoever submits it: the provider's API call and an imported return file
+ * both come here, so they are checked, stored, confirmed and reconciled alike.
+ */
+export async function confirmPayDate(
+  trx: Executor,
+  submitter: ConfirmationSubmitter,
+  payrollId: string,
+  submission: ConfirmationSubmission,
+  limits: ReportedLimits,
+): Promise<ConfirmationResponse> {
   if (!isUuid(payrollId)) throw new NotFoundError(`Payroll ${payrollId}`);
   const employeeIds = submission.deductions.map((line) => line.employee_id.toLowerCase());
   const found = await findConfirmationContext(trx, payrollId, submission.deduction_data_id, employeeIds);
-  const payroll = providersPayroll(caller, payrollId, found.payroll);
+  const payroll = submitter.kind === 'provider' ? providersPayroll(submitter.caller, payrollId, found.payroll) : found.payroll;
+  if (!payroll) throw new NotFoundError(`Payroll ${payrollId}`);
   const located = found.snapshot;
   if (!located || located.payroll_id !== payroll.id) throw new NotFoundError(`Deduction data ${submission.deduction_data_id}`);
 
@@ -88,7 +117,8 @@ export async function submitConfirmation(
     payDate: snapshot.pay_date,
     deductionDataId: snapshot.id,
     currency: payroll.currency,
-    submittedByClientId: caller.clientId,
+    submittedByClientId: submitter.kind === 'provider' ? submitter.caller.clientId : null,
+    submittedBy: submitter.kind === 'operator' ? describeActor(submitter.actor) : null,
     totalAmount: check.total,
     employeeIds,
     amounts: check.amounts,

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_REPORTED_DEDUCTION_MINOR, DEFAULT_MAX_REPORTED_PAY_DATE_TOTAL_MINOR, type Config } from '../../platform/config/config.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { InvalidError, type FieldError } from '../../platform/shared/domain-errors.ts';
 
 // What one payroll may report it deducted is bounded, so that no report can take a total the service
@@ -34,7 +34,7 @@ export function reportedLimitsOf(config: Pick<Config, 'MAX_REPORTED_DEDUCTION_MI
 export const EMPLOYEE_LIMIT_NAME = 'MAX_REPORTED_DEDUCTION_MINOR';
 export const PAY_DATE_LIMIT_NAME = 'MAX_REPORTED_PAY_DATE_TOTAL_MINOR';
 
-const money = (minor: number | bigint, currency: string) => `${formatMinorUnits(minor, currency)} ${currency}`;
+const money = formatMoney;
 
 /** The field error for a reported amount over the per-employee limit, or null when it is within it. */
 export function reportedAmountOverLimit(amount: number, pointer: string, limits: ReportedLimits, currency: string): FieldError | null {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import anyAscii from 'any-ascii';
 import { stringify } from 'csv-stringify/sync';
 import { formatMinorUnits } from '../../platform/money/major-units.ts';
 import { neutraliseFormula } from '../../platform/shared/csv-cells.ts';
@@ -95,7 +96,29 @@ export function sha256Hex(content: Buffer): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
-export function instructionFileName(payrollExternalId: string, payDate: string, version: number): string {
-  const safe = payrollExternalId.replace(/[^A-Za-z0-9_-]/g, '_');
-  return `instructions-${safe}-${payDate}-v${version}.csv`;
+const SLUG_MAX_LENGTH = 40;
+
+/** A name as a file name's part: ASCII letters and digits in lower case, words joined by hyphens, at most 40 characters. */
+function fileNameSlug(name: string): string {
+  return anyAscii(name)
+    .toLowerCase()
+    .replace(/['’]/g, '')
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX_LENGTH)
+    .replace(/-+$/, '');
+}
+
+/**
+ * The name an instruction file is stored, downloaded and saved under, readable by the clerk who
+ * files it: employer, payroll, pay date and version, `acme-widgets-ltd_monthly-payroll_2026-10-30_v1.csv`.
+ * Safe on every file system and in a Content-Disposition header (letters, digits, `-`, `_`, `.`).
+ * A payroll named after its employer ("Acme Widgets Ltd weekly payroll") is named once.
+ */
+export function instructionFileName(file: { employerName: string; payrollName: string; payDate: string; version: number }): string {
+  const employer = fileNameSlug(file.employerName) || 'employer';
+  const ownName = file.payrollName.toLowerCase().startsWith(file.employerName.toLowerCase()) ? file.payrollName.slice(file.employerName.length) : file.payrollName;
+  const payroll = fileNameSlug(ownName) || fileNameSlug(file.payrollName) || 'payroll';
+  return `${employer}_${payroll}_${file.payDate}_v${file.version}.csv`;
 }

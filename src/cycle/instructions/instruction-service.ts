@@ -57,7 +57,7 @@ export async function writeInstructionFile(trx: Executor, snapshot: SnapshotToIn
     },
     items,
   );
-  const fileName = instructionFileName(snapshot.payroll_external_id, snapshot.pay_date, version);
+  const fileName = instructionFileName({ employerName: snapshot.employer_name, payrollName: snapshot.payroll_name, payDate: snapshot.pay_date, version });
   const sha256 = sha256Hex(content);
   const inserted = await insertInstructionFile(
     trx,

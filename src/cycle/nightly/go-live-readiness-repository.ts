@@ -13,7 +13,7 @@ export interface PayrollReadinessRow extends PayrollReadinessFacts {
 export async function listPayrollReadinessFacts(db: Executor, today: string, payrollId?: string): Promise<PayrollReadinessRow[]> {
   const { rows } = await sql<PayrollReadinessRow>`
     select p.id as "payrollId", p.name as payroll, e.name as employer, pp.name as provider, p.currency,
-           e.salary_deduction_opt_in_status as "employerOptIn",
+           e.salary_deduction_opt_in_status as "employerOptIn", p.go_live_date as "goLiveDate",
            exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount",
            open.ahead as "openPayDatesAhead", open.overdue as "overduePayDates", open.first_overdue as "firstOverduePayDate"
       from payrolls p
@@ -21,10 +21,11 @@ export async function listPayrollReadinessFacts(db: Executor, today: string, pay
       join payroll_providers pp on pp.id = p.payroll_provider_id
       cross join lateral (
         select count(*) filter (where pd.pay_date >= ${today}::date)::int as ahead,
-               count(*) filter (where pd.lock_date < ${today}::date)::int as overdue,
-               (min(pd.pay_date) filter (where pd.lock_date < ${today}::date))::text as first_overdue
+               count(*) filter (where pd.lock_date < ${today}::date and pd.pay_date >= p.go_live_date)::int as overdue,
+               (min(pd.pay_date) filter (where pd.lock_date < ${today}::date and pd.pay_date >= p.go_live_date))::text as first_overdue
           from pay_dates pd
          where pd.payroll_id = p.id and pd.locked_at is null
+           and (p.go_live_date is null or pd.pay_date >= p.go_live_date)
       ) open
      where not pp.sandbox
        and (${payrollId ?? null}::uuid is null or p.id = ${payrollId ?? null}::uuid)

@@ -9,6 +9,8 @@ export interface PayrollReadiness {
   employer: string;
   provider: string;
   currency: string;
+  /** Its first pay date to collect; null while it is not live. */
+  goLiveDate: string | null;
   ready: boolean;
   findings: ReadinessFinding[];
 }
@@ -24,6 +26,7 @@ export async function listPayrollReadiness(db: Executor, options: { now: Date; t
       employer: row.employer,
       provider: row.provider,
       currency: row.currency,
+      goLiveDate: row.goLiveDate,
       ready: isReadyToGoLive(findings),
       findings,
     };

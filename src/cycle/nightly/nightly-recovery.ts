@@ -5,7 +5,8 @@ import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../..
 import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
 import { findLatestRun, finishRunIfResolved, hasPayDatesDueToLock, listPendingPayDatesOfPastRuns, listUnfinishedRuns } from './nightly-run-repository.ts';
-import { recoverRun, recoverRunPayDates, type PendingPayDateRow } from './nightly-service.ts';
+import { listRetryablePayDates, type RetryablePayDate } from './nightly-run-repository.ts';
+import { recoverRun, recoverRunPayDates, retryRunPayDates, type PendingPayDateRow } from './nightly-service.ts';
 
 export interface ScheduledTrigger {
   /** The run date that trigger would have run (its calendar date in the service time zone). */
@@ -119,4 +120,19 @@ export async function recoverPastRunPayDates(
     if (recovery.failuresRecorded > 0) await finishRunIfResolved(db, runId);
   }
   return total;
+}
+
+/**
+ * A pay date a run skipped because its payroll was not ready is locked as soon as it is (an operator
+ * set the collection account, the employer opted in): the watchdog retries, in the run that skipped
+ * them, the skipped pay dates of the look-back whose payrolls are ready now. Returns how many it
+ * queued.
+ */
+export async function retryPayDatesNowReady(db: Database, payDates: JobQueue, options: { today: string; lookBackDays?: number }): Promise<number> {
+  const rows = await listRetryablePayDates(db, { today: options.today, days: options.lookBackDays ?? PAST_RUN_LOOK_BACK_DAYS, outcomes: ['skipped'] });
+  const byRun = new Map<string, RetryablePayDate[]>();
+  for (const row of rows) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
+  let retried = 0;
+  for (const [runId, skipped] of byRun) retried += (await retryRunPayDates(db, payDates, runId, skipped)).retried.length;
+  return retried;
 }

@@ -2,12 +2,44 @@ import { sql, type Selectable } from 'kysely';
 import type { Database, Executor } from '../../platform/db/connection.ts';
 import type { NightlyRunPayDatesTable, NightlyRunsTable, NightlyRunTrigger } from '../../platform/db/tables.ts';
 import type { PayDatePair } from '../../platform/queue/job-catalogue.ts';
+import type { PayrollLockFacts } from './go-live-readiness.ts';
 
 export type NightlyRunRow = Selectable<NightlyRunsTable>;
 export type NightlyRunPayDateRow = Selectable<NightlyRunPayDatesTable>;
 
 /** Payrolls of sandbox providers: few, so the nightly's due pay dates exclude them with a hashed subplan. */
 const sandboxPayrollIds = sql<string>`select p.id from payrolls p join payroll_providers pp on pp.id = p.payroll_provider_id where pp.sandbox`;
+
+/**
+ * The pay dates due to lock by a run date: unlocked, lock date come, from the payroll's go-live date
+ * on (a payroll without one is not live). Sandbox payrolls are never due: only their simulation
+ * locks them (see src/faces/sandbox).
+ */
+const duePayDates = (runDate: string) => sql<{ payroll_id: string; pay_date: string }>`
+  select pd.payroll_id, pd.pay_date
+    from pay_dates pd
+    join payrolls p on p.id = pd.payroll_id
+   where pd.lock_date <= ${runDate}::date and pd.locked_at is null and pd.pay_date >= p.go_live_date
+     and pd.payroll_id not in (${sandboxPayrollIds})
+`;
+
+/** What the run must know, before it starts, of each payroll with pay dates due: whether it can lock them (see lockHoldReasons). */
+export async function listDuePayrollLockFacts(db: Executor, runDate: string) {
+  const { rows } = await sql<{ payrollId: string } & PayrollLockFacts>`
+    select p.id as "payrollId", p.currency, e.salary_deduction_opt_in_status as "employerOptIn",
+           exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount"
+      from payrolls p
+      join employers e on e.id = p.employer_id
+     where p.id in (select payroll_id from (${duePayDates(runDate)}) due)
+  `.execute(db);
+  return rows;
+}
+
+/** A payroll whose due pay dates the run holds back, and why. */
+export interface HeldPayroll {
+  payrollId: string;
+  reason: string;
+}
 
 /** Triggers of one run date take turns: the second sees the first's run and joins it. */
 export async function advisoryLockRunDate(trx: Executor, runDate: string): Promise<void> {
@@ -22,6 +54,11 @@ export async function findUnfinishedRun(db: Executor, runDate: string): Promise<
   return db.selectFrom('nightly_runs').selectAll().where('run_date', '=', runDate).where('finished_at', 'is', null).executeTakeFirst();
 }
 
+/** The run started last, whatever its date. */
+export async function findLatestRunOfAnyDate(db: Executor): Promise<NightlyRunRow | undefined> {
+  return db.selectFrom('nightly_runs').selectAll().orderBy('started_at', 'desc').limit(1).executeTakeFirst();
+}
+
 /** The latest run of a date, or the latest one a given trigger started. */
 export async function findLatestRun(db: Executor, runDate: string, trigger?: NightlyRunTrigger): Promise<NightlyRunRow | undefined> {
   let query = db.selectFrom('nightly_runs').selectAll().where('run_date', '=', runDate);
@@ -30,29 +67,37 @@ export async function findLatestRun(db: Executor, runDate: string, trigger?: Nig
 }
 
 /**
- * Starts a run in one statement: the run row and one pending row per pay date whose lock date has
- * come by the run date and that is not locked. A run with nothing due is finished as it starts.
- * Sandbox payrolls are never due: only their simulation locks them (see src/faces/sandbox).
+ * Starts a run in one statement: the run row and one row per pay date due by the run date, pending,
+ * or skipped with its reason when its payroll is held back. A run with nothing to lock is finished as
+ * it starts.
  */
 export async function insertRunWithDuePayDates(
   trx: Executor,
-  run: { id: string; runDate: string; trigger: NightlyRunTrigger; triggeredBy: string | null },
+  run: { id: string; runDate: string; trigger: NightlyRunTrigger; triggeredBy: string | null; held?: readonly HeldPayroll[] },
 ): Promise<NightlyRunRow> {
+  const held = run.held ?? [];
   const result = await sql<NightlyRunRow>`
-    with due as (
-      select payroll_id, pay_date from pay_dates where lock_date <= ${run.runDate}::date and locked_at is null
-        and payroll_id not in (${sandboxPayrollIds})
+    with held as (
+      select * from unnest(${held.map((h) => h.payrollId)}::uuid[], ${held.map((h) => h.reason)}::text[]) as h(payroll_id, reason)
+    ),
+    due as (
+      select due.payroll_id, due.pay_date, held.reason as held_reason
+        from (${duePayDates(run.runDate)}) due
+        left join held on held.payroll_id = due.payroll_id
     ),
     run as (
       insert into nightly_runs (id, run_date, trigger, triggered_by, pay_dates_due, finished_at)
       select ${run.id}::uuid, ${run.runDate}::date, ${run.trigger}, ${run.triggeredBy}, count(*),
-             case when count(*) = 0 then now() end
+             case when count(*) filter (where held_reason is null) = 0 then now() end
       from due
       returning *
     ),
     pay_date_rows as (
-      insert into nightly_run_pay_dates (run_id, payroll_id, pay_date)
-      select ${run.id}::uuid, payroll_id, pay_date from due
+      insert into nightly_run_pay_dates (run_id, payroll_id, pay_date, outcome, failure_reason, resolved_at)
+      select ${run.id}::uuid, payroll_id, pay_date,
+             case when held_reason is null then 'pending' else 'skipped' end, held_reason,
+             case when held_reason is not null then now() end
+      from due
     )
     select * from run
   `.execute(trx);
@@ -208,6 +253,90 @@ export async function listPendingPayDatesOfPastRuns(db: Executor, window: { toda
   return result.rows;
 }
 
+/** A pay date a run skipped or failed that a retry could lock: still unlocked, and no later run has taken it on. */
+export interface RetryablePayDate {
+  run_id: string;
+  payroll_id: string;
+  pay_date: string;
+  outcome: 'failed' | 'skipped';
+  failure_reason: string;
+}
+
+/**
+ * The skipped or failed pay dates, still unlocked, whose latest run row is theirs: of one run, or of
+ * every run of the last `days` (before `today`, and today's too). Those a later run took on belong
+ * to that run.
+ */
+export async function listRetryablePayDates(db: Executor, scope: { runId: string } | { today: string; days: number; outcomes: ReadonlyArray<'failed' | 'skipped'> }) {
+  const runFilter = 'runId' in scope ? sql`r.id = ${scope.runId}::uuid` : sql`r.run_date >= ${scope.today}::date - ${scope.days}::int`;
+  const outcomes = 'runId' in scope ? ['failed', 'skipped'] : [...scope.outcomes];
+  const result = await sql<RetryablePayDate>`
+    select latest.run_id, latest.payroll_id, latest.pay_date, latest.outcome, latest.failure_reason
+    from (
+      select distinct on (p.payroll_id, p.pay_date) p.run_id, p.payroll_id, p.pay_date, p.outcome, p.failure_reason
+        from nightly_run_pay_dates p
+        join nightly_runs r on r.id = p.run_id
+        join pay_dates d on d.payroll_id = p.payroll_id and d.pay_date = p.pay_date
+       where d.locked_at is null
+         and (p.payroll_id, p.pay_date) in (
+           select p2.payroll_id, p2.pay_date from nightly_run_pay_dates p2 join nightly_runs r on r.id = p2.run_id where ${runFilter}
+         )
+       order by p.payroll_id, p.pay_date, r.started_at desc
+    ) latest
+    join nightly_runs r on r.id = latest.run_id
+    where ${runFilter} and latest.outcome = any(${outcomes}::text[])
+    order by latest.run_id, latest.payroll_id, latest.pay_date
+  `.execute(db);
+  return result.rows;
+}
+
+/** The lock facts of some payrolls (see lockHoldReasons). */
+export async function listPayrollLockFacts(db: Executor, payrollIds: readonly string[]) {
+  if (payrollIds.length === 0) return [];
+  const { rows } = await sql<{ payrollId: string } & PayrollLockFacts>`
+    select p.id as "payrollId", p.currency, e.salary_deduction_opt_in_status as "employerOptIn",
+           exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount"
+      from payrolls p
+      join employers e on e.id = p.employer_id
+     where p.id = any(${[...payrollIds]}::uuid[])
+  `.execute(db);
+  return rows;
+}
+
+/**
+ * Puts skipped or failed pay dates of a run back to pending under their next job id, and reopens the
+ * run, unless another run of its date is going (one unfinished run per date): then nothing, and
+ * undefined. Returns the pay dates reopened with their new job counts.
+ */
+export async function reopenRunPayDates(trx: Executor, runId: string, pairs: readonly PayDatePair[]): Promise<Array<PayDatePair & { requeues: number }> | undefined> {
+  const run = await trx.selectFrom('nightly_runs').select(['run_date', 'finished_at']).where('id', '=', runId).forUpdate().executeTakeFirstOrThrow();
+  await advisoryLockRunDate(trx, run.run_date);
+  const other = await findUnfinishedRun(trx, run.run_date);
+  if (other && other.id !== runId) return undefined;
+  if (pairs.length === 0) return [];
+  const { rows } = await sql<{ payroll_id: string; pay_date: string; job_requeues: number }>`
+    update nightly_run_pay_dates p
+       set outcome = 'pending', failure_reason = null, resolved_at = null, job_requeues = p.job_requeues + 1
+      from unnest(${pairs.map((pair) => pair.payrollId)}::uuid[], ${pairs.map((pair) => pair.payDate)}::date[]) as r(payroll_id, pay_date)
+     where p.run_id = ${runId}::uuid and p.payroll_id = r.payroll_id and p.pay_date = r.pay_date and p.outcome in ('failed', 'skipped')
+    returning p.payroll_id, p.pay_date::text, p.job_requeues
+  `.execute(trx);
+  if (rows.length > 0 && run.finished_at !== null) await trx.updateTable('nightly_runs').set({ finished_at: null }).where('id', '=', runId).execute();
+  return rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, requeues: row.job_requeues }));
+}
+
+/** A skipped pay date whose payroll is still not ready keeps the reason as it stands now. */
+export async function updateSkipReason(db: Executor, runId: string, pair: PayDatePair, reason: string): Promise<void> {
+  await db
+    .updateTable('nightly_run_pay_dates')
+    .set({ failure_reason: reason })
+    .where('run_id', '=', runId)
+    .where('payroll_id', '=', pair.payrollId)
+    .where('pay_date', '=', pair.payDate)
+    .where('outcome', '=', 'skipped')
+    .execute();
+}
+
 /** Unfinished runs with when each last made progress (a pay date resolved, or its start). */
 export async function listUnfinishedRuns(db: Executor) {
   return db
@@ -248,15 +377,8 @@ export async function listRunPayDates(db: Executor, runId: string): Promise<Nigh
 
 /** Whether a run of this date would have anything to lock (sandbox payrolls never are, as above). */
 export async function hasPayDatesDueToLock(db: Executor, runDate: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('pay_dates')
-    .select('payroll_id')
-    .where('lock_date', '<=', runDate)
-    .where('locked_at', 'is', null)
-    .where('payroll_id', 'not in', sql<string>`(${sandboxPayrollIds})`)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await sql`${duePayDates(runDate)} limit 1`.execute(db);
+  return rows.length > 0;
 }
 
 /** The latest runs with how their pay dates stand: the start of a run history. */
@@ -272,6 +394,7 @@ export async function listRecentRuns(db: Executor, limit: number) {
     locked: number;
     already_locked: number;
     failed: number;
+    skipped: number;
     pending: number;
   }>`
     select r.id, r.run_date, r.trigger, r.triggered_by, r.started_at, r.finished_at,
@@ -279,6 +402,7 @@ export async function listRecentRuns(db: Executor, limit: number) {
            (count(*) filter (where p.outcome = 'locked'))::int as locked,
            (count(*) filter (where p.outcome = 'already_locked'))::int as already_locked,
            (count(*) filter (where p.outcome = 'failed'))::int as failed,
+           (count(*) filter (where p.outcome = 'skipped'))::int as skipped,
            (count(*) filter (where p.outcome = 'pending'))::int as pending
     from (select * from nightly_runs order by started_at desc limit ${limit}) r
     left join nightly_run_pay_dates p on p.run_id = r.id

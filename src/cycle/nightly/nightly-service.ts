@@ -6,7 +6,9 @@ import { enqueueJobs } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
 import { isConnectionError } from '../../platform/runtime/dependency-health.ts';
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
-import { lockPayDate, type PayDateLockOutcome } from '../snapshots/pay-date-lock-service.ts';
+import { NotFoundError } from '../../platform/shared/domain-errors.ts';
+import { lockPayDate, type PayDateFollowUp, type PayDateLockOutcome } from '../snapshots/pay-date-lock-service.ts';
+import { holdReasonText, lockHoldReasons, type PayrollLockFacts } from './go-live-readiness.ts';
 import {
   claimJobRequeue,
   findLatestRun,
@@ -17,6 +19,13 @@ import {
   listPendingPayDates,
   listRunPayDates,
   advisoryLockRunDate,
+  listDuePayrollLockFacts,
+  listPayrollLockFacts,
+  listRetryablePayDates,
+  reopenRunPayDates,
+  updateSkipReason,
+  type HeldPayroll,
+  type RetryablePayDate,
   markPayDateFailed,
   recordPayDateOutcomes,
   type NightlyRunPayDateRow,
@@ -74,6 +83,7 @@ export async function triggerNightlyRun(db: Database, payDates: JobQueue, runDat
       runDate,
       trigger: kind,
       triggeredBy: trigger.kind === 'manual' ? trigger.by : null,
+      held: heldPayrolls(await listDuePayrollLockFacts(trx, runDate)),
     });
     return { run: inserted, created: true };
   });
@@ -88,6 +98,56 @@ export async function triggerNightlyRun(db: Database, payDates: JobQueue, runDat
     await recoverRun(db, payDates, run.id);
   }
   return { run, joined: !created };
+}
+
+/** The payrolls a run holds back, each with the reason its skipped pay dates keep. */
+function heldPayrolls(facts: ReadonlyArray<{ payrollId: string } & PayrollLockFacts>): HeldPayroll[] {
+  return facts.flatMap((payroll) => {
+    const reasons = lockHoldReasons(payroll);
+    return reasons.length === 0 ? [] : [{ payrollId: payroll.payrollId, reason: holdReasonText(reasons) }];
+  });
+}
+
+export interface RunRetry {
+  runId: string;
+  /** Pay dates queued to lock again in the run. */
+  retried: PayDatePair[];
+  /** Skipped pay dates whose payroll is still not ready, with why. */
+  stillNotReady: Array<PayDatePair & { reason: string }>;
+  /** Another run of the same date is going; nothing was retried (one unfinished run per date). */
+  busyWith: string | null;
+}
+
+/**
+ * Locks again the pay dates a run skipped or failed (or the given ones of it), still unlocked and not
+ * taken on by a later run: those whose payroll is ready go back to pending in the run, which reopens,
+ * under their next job id; the others keep their skip with today's reason.
+ */
+export async function retryRunPayDates(db: Database, payDates: JobQueue, runId: string, candidates?: readonly RetryablePayDate[]): Promise<RunRetry> {
+  const run = await findRun(db, runId);
+  if (!run) throw new NotFoundError(`Nightly run ${runId}`);
+  const rows = candidates ?? (await listRetryablePayDates(db, { runId }));
+  const facts = new Map((await listPayrollLockFacts(db, [...new Set(rows.map((row) => row.payroll_id))])).map((f) => [f.payrollId, f]));
+  const retry: PayDatePair[] = [];
+  const stillNotReady: RunRetry['stillNotReady'] = [];
+  for (const row of rows) {
+    const pair = { payrollId: row.payroll_id, payDate: row.pay_date };
+    const reasons = lockHoldReasons(facts.get(row.payroll_id)!);
+    if (reasons.length === 0) {
+      retry.push(pair);
+      continue;
+    }
+    const reason = holdReasonText(reasons);
+    stillNotReady.push({ ...pair, reason });
+    if (row.outcome === 'skipped' && row.failure_reason !== reason) await updateSkipReason(db, runId, pair, reason);
+  }
+  const reopened = await db.transaction().execute((trx) => reopenRunPayDates(trx, runId, retry));
+  if (reopened === undefined) {
+    const busy = await findUnfinishedRun(db, run.run_date);
+    return { runId, retried: [], stillNotReady, busyWith: busy?.id ?? null };
+  }
+  await enqueueLockJobs(payDates, runId, reopened);
+  return { runId, retried: reopened.map(({ payrollId, payDate }) => ({ payrollId, payDate })), stillNotReady, busyWith: null };
 }
 
 function outcomesOf(outcome: PayDateLockOutcome) {
@@ -106,12 +166,21 @@ function outcomesOf(outcome: PayDateLockOutcome) {
 /**
  * Locks one pay date of a run and records the outcome in the lock's transaction (with any earlier
  * pay date of the payroll it had to lock first), then finishes the run if that was its last.
+ * `followUp` runs in that transaction too (the job gives the expected remittances), so a run that
+ * has finished has done it for every pay date it locked.
  */
-export async function lockPayDateOfRun(db: Database, runId: string | undefined, pair: PayDatePair, limits: AmountLimits): Promise<PayDateLockOutcome> {
-  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits });
+export async function lockPayDateOfRun(
+  db: Database,
+  runId: string | undefined,
+  pair: PayDatePair,
+  limits: AmountLimits,
+  followUp?: PayDateFollowUp,
+): Promise<PayDateLockOutcome> {
+  if (runId === undefined) return lockPayDate(db, pair.payrollId, pair.payDate, { limits, followUp });
   const outcome = await lockPayDate(db, pair.payrollId, pair.payDate, {
     limits,
     recordOutcome: (trx, locked) => recordPayDateOutcomes(trx, runId, outcomesOf(locked)),
+    followUp,
   });
   await finishRunIfResolved(db, runId);
   return outcome;
@@ -218,6 +287,8 @@ export interface NightlySummary {
    */
   totalsByCurrency: Record<string, bigint>;
   failures: Array<{ payrollId: string; payDate: string; reason: string }>;
+  /** Pay dates held back because their payroll was not ready, each with why. */
+  skipped: Array<{ payrollId: string; payDate: string; reason: string }>;
 }
 
 /** The run's summary from its recorded pay dates (pure: no I/O). Figures count what this run locked. */
@@ -237,6 +308,7 @@ export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly Night
     paymentsInstructed: 0,
     totalsByCurrency: {},
     failures: [],
+    skipped: [],
   };
   for (const row of payDates) {
     switch (row.outcome) {
@@ -254,6 +326,9 @@ export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly Night
         break;
       case 'pending':
         summary.pending += 1;
+        break;
+      case 'skipped':
+        summary.skipped.push({ payrollId: row.payroll_id, payDate: row.pay_date, reason: row.failure_reason ?? 'not ready' });
         break;
     }
   }

@@ -4,6 +4,7 @@ import { postingsForAttempt } from '../ledger/ledger-postings.ts';
 import { assertTransition, type PaymentStatus } from '../../collections/payments/payment-transitions.ts';
 import { allocateDeduction } from './allocate-deduction.ts';
 import { decideCollectionOutcome } from './collection-outcome.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 
 // Reconciling one payroll pay date, decided without I/O: given what the snapshot asked per payment,
 // what earlier reconciliations stored, and the latest record per employee, which attempts, ledger
@@ -253,7 +254,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
         amount: expected,
         currency: input.currency,
         recordVersion: null,
-        detail: `No deduction record by the end of the settlement window; ${expected} minor units requested are treated as not deducted`,
+        detail: `No deduction record by the end of the settlement window; the ${formatMoney(expected, input.currency)} requested is treated as not deducted`,
       });
     }
     const deducted = record?.deductionAmount ?? 0;
@@ -278,7 +279,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
         amount: allocation.unallocated,
         currency: record?.currency ?? input.currency,
         recordVersion: record?.version ?? null,
-        detail: `Payroll deducted ${deducted} minor units, ${allocation.unallocated} more than was requested; held, not paid out`,
+        detail: `Payroll deducted ${formatMoney(deducted, record?.currency ?? input.currency)}, ${formatMoney(allocation.unallocated, record?.currency ?? input.currency)} more than was requested; held, not paid out`,
       });
     }
 
@@ -363,7 +364,7 @@ export function planReconciliation(input: ReconciliationPlanInput): Reconciliati
       amount: record.deductionAmount,
       currency: record.currency,
       recordVersion: record.version,
-      detail: `Payroll deducted ${record.deductionAmount} minor units from an employee with nothing requested on this pay date; held, not paid out`,
+      detail: `Payroll deducted ${formatMoney(record.deductionAmount, record.currency)} from an employee with nothing requested on this pay date; held, not paid out`,
     });
   }
   const revision = reviseExceptions(input.currentExceptions, exceptions, reconciledEmployees);

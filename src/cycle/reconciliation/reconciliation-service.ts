@@ -8,6 +8,7 @@ import { formatCalendarDate, parseCalendarDate, subtractWorkingDays } from '../.
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import { findCurrentSnapshotForUpdate, rowLockPayDateForReconciliation } from '../snapshots/snapshot-repository.ts';
+import type { PayDateFollowUp } from '../snapshots/pay-date-lock-service.ts';
 import { planReconciliation, type PaymentToReconcile } from './reconciliation-plan.ts';
 import {
   findPayDatesDueForReconciliation,
@@ -40,6 +41,11 @@ export interface ReconcileOptions {
   /** What started this run, for its row in reconciliation_runs; `direct` when not said. */
   trigger?: ReconciliationRunTrigger;
   triggeredBy?: string | null;
+  /**
+   * Runs in the reconciliation's transaction with its pay date, once it has a current snapshot (the job
+   * gives the expected remittance, which follows what payroll reported).
+   */
+  followUp?: PayDateFollowUp;
 }
 
 export interface ReconciliationSummary {
@@ -135,6 +141,7 @@ export async function reconcilePayDate(db: Database, payrollId: string, payDate:
   try {
     return await db.transaction().execute(async (trx) => {
       const summary = await reconcileInTransaction(trx, payrollId, payDate, final, today);
+      if (summary.snapshotId !== null) await options.followUp?.(trx, [{ payrollId, payDate }]);
       await completeReconciliationRun(trx, runId, summary);
       return summary;
     });

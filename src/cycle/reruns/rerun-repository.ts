@@ -1,7 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 
-/** What a re-run request needs to know: whether the payroll and its pay date exist, and its current snapshot. */
+/**
+ * What a re-run request needs to know: whether the payroll and its pay date exist, its current
+ * snapshot and that snapshot's status, and whether money of the pay date is in a payout (pending or
+ * paid: a failed payout's entries go back to the pool, their payout_id cleared).
+ */
 export async function findRerunTarget(db: Executor, payrollId: string, payDate: string) {
   return db
     .selectFrom('payrolls as p')
@@ -9,7 +13,14 @@ export async function findRerunTarget(db: Executor, payrollId: string, payDate: 
     .leftJoin('deduction_snapshots as s', (join) =>
       join.onRef('s.payroll_id', '=', 'pd.payroll_id').onRef('s.pay_date', '=', 'pd.pay_date').on('s.status', '<>', 'superseded'),
     )
-    .select(['pd.pay_date', 's.id as current_snapshot_id'])
+    .select([
+      'pd.pay_date',
+      's.id as current_snapshot_id',
+      's.status as current_snapshot_status',
+      sql<boolean>`exists (
+        select 1 from collection_attempts ca join ledger_entries le on le.collection_attempt_id = ca.id
+         where ca.payroll_id = p.id and ca.pay_date = pd.pay_date and le.payout_id is not null)`.as('paid_out'),
+    ])
     .where('p.id', '=', payrollId)
     .executeTakeFirst();
 }

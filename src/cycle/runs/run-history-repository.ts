@@ -18,6 +18,7 @@ export async function listNightlyRuns(db: Executor, limit: number) {
       sql<number>`count(d.run_id) filter (where d.outcome = 'locked')::int`.as('locked'),
       sql<number>`count(d.run_id) filter (where d.outcome = 'already_locked')::int`.as('already_locked'),
       sql<number>`count(d.run_id) filter (where d.outcome = 'failed')::int`.as('failed'),
+      sql<number>`count(d.run_id) filter (where d.outcome = 'skipped')::int`.as('skipped'),
       sql<number>`count(d.run_id) filter (where d.outcome = 'pending')::int`.as('pending'),
     ])
     .groupBy('r.id')

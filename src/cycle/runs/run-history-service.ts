@@ -1,4 +1,4 @@
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { z } from 'zod';
 import type { Executor } from '../../platform/db/connection.ts';
 import { findRun } from '../nightly/nightly-run-repository.ts';
@@ -38,7 +38,7 @@ export const runHistoryEntrySchema = z
       startedAt: '2026-11-30T05:00:02.118Z',
       finishedAt: '2026-11-30T05:00:02.431Z',
       outcome: 'completed',
-      summary: 'payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 (sweep, final): 120 employees, collected 15200.00 GBP, 2 exceptions',
+      summary: 'payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 (sweep, final): 120 employees, collected £15,200.00, 2 exceptions',
     },
   });
 export type RunHistoryEntry = z.infer<typeof runHistoryEntrySchema>;
@@ -47,7 +47,7 @@ const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 function totalsText(totals: unknown): string {
   const entries = Object.entries((totals ?? {}) as Record<string, number>);
-  return entries.length === 0 ? 'nothing paid out' : entries.map(([currency, amount]) => `${formatMinorUnits(amount, currency)} ${currency}`).join(', ');
+  return entries.length === 0 ? 'nothing paid out' : entries.map(([currency, amount]) => formatMoney(amount, currency)).join(', ');
 }
 
 /** Newest first, across the kinds asked for (all by default); `limit` entries at most. */
@@ -62,7 +62,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         startedAt: run.started_at.toISOString(),
         finishedAt: iso(run.finished_at),
         outcome: run.finished_at === null ? 'unfinished' : run.failed > 0 ? 'failed' : 'completed',
-        summary: `run date ${run.run_date} (${run.trigger}${run.triggered_by ? ` by ${run.triggered_by}` : ''}): ${run.pay_dates_due} due, ${run.locked} locked, ${run.already_locked} already locked, ${run.failed} failed, ${run.pending} pending`,
+        summary: `run date ${run.run_date} (${run.trigger}${run.triggered_by ? ` by ${run.triggered_by}` : ''}): ${run.pay_dates_due} due, ${run.locked} locked, ${run.already_locked} already locked, ${run.failed} failed, ${run.skipped} skipped (payroll not ready), ${run.pending} pending`,
       });
     }
   }
@@ -82,7 +82,7 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
     for (const run of await listReconciliationRuns(db, options.limit)) {
       const figures =
         run.outcome === 'completed'
-          ? `${run.employees} employees, collected ${formatMinorUnits(run.collected ?? 0, run.currency)} ${run.currency}, ${run.exceptions} exceptions`
+          ? `${run.employees} employees, collected ${formatMoney(run.collected ?? 0, run.currency)}, ${run.exceptions} exceptions`
           : run.outcome === 'failed'
             ? `failed: ${run.failure_reason}`
             : 'unfinished';

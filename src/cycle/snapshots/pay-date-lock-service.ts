@@ -1,9 +1,11 @@
 import type { Database, Executor } from '../../platform/db/connection.ts';
-import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { DEFAULT_AMOUNT_LIMITS, PAYMENT_LIMIT_NAME, type AmountLimits } from '../../collections/payments/amount-limits.ts';
 import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcome } from '../instructions/instruction-service.ts';
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
 import { cancelReleasedPayments, findLockContext, lockDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './pay-date-lock-repository.ts';
+import { collectsPayDate } from '../../directory/calendars/go-live.ts';
 import { rowLockPayDatesToLock, type PayDateToLock } from './snapshot-repository.ts';
 
 export interface PayDateLockOutcome {
@@ -36,14 +38,24 @@ export interface PayDateLockOutcome {
 export class PayDateLockError extends Error {}
 
 /**
+ * What must change with a payroll pay date's deduction data, in the transaction that changes it: the
+ * lock, a re-run and a reconciliation call it with the pay dates they locked or reconciled. A district
+ * above hands it over (the job processors give the expected remittances of src/settlement/cash, which
+ * the cycle never imports); it must be safe to run twice, as everything it follows is.
+ */
+export type PayDateFollowUp = (trx: Executor, payDates: ReadonlyArray<{ payrollId: string; payDate: string }>) => Promise<void>;
+
+/** The pay dates a lock outcome covers: the earlier ones it had to lock first, then its own. */
+export function payDatesOfLock(outcome: PayDateLockOutcome): Array<{ payrollId: string; payDate: string }> {
+  return [...(outcome.earlier ?? []), outcome].map((o) => ({ payrollId: o.payrollId, payDate: o.payDate }));
+}
+
+/**
  * Why a request the lock refused failed: said in the payroll's currency, with the limit's name, since
  * the biller reads it on the payment and an operator finds the setting by it.
  */
 export function refusalReason(limits: AmountLimits, currency: string): string {
-  return (
-    `amount over ${formatMinorUnits(limits.maxPaymentAmount, currency)} ${currency}, the most a payment request may be ` +
-    `(${PAYMENT_LIMIT_NAME}); payroll was not asked for it`
-  );
+  return `amount over ${formatMoney(limits.maxPaymentAmount, currency)}, the most a payment request may be (${PAYMENT_LIMIT_NAME}); payroll was not asked for it`;
 }
 
 /**
@@ -112,6 +124,13 @@ async function rowLockPayDates(trx: Executor, payrollId: string, payDate: string
     if (!(await payrollExists(trx, payrollId))) throw new PayDateLockError(`payroll ${payrollId} does not exist`);
     throw new PayDateLockError(`payroll ${payrollId} has no pay date ${payDate}`);
   }
+  if (target.locked_at === null && !target.sandbox && !collectsPayDate(target.go_live_date, target.pay_date)) {
+    throw new PayDateLockError(
+      target.go_live_date === null
+        ? `payroll ${payrollId} is not live: it has no go-live date (deductions payrolls go-live), so pay date ${payDate} is not collected`
+        : `payroll ${payrollId} pay date ${payDate} is before its go-live date ${target.go_live_date}, so it is not collected`,
+    );
+  }
   return { target, earlier: rows.slice(0, -1) };
 }
 
@@ -123,6 +142,8 @@ export interface LockOptions {
   recordOutcome?: (trx: Executor, outcome: PayDateLockOutcome) => Promise<void>;
   /** The configured amount limits (amountLimitsOf(config)); the configuration's defaults when not given. */
   limits?: AmountLimits;
+  /** Runs in the lock's transaction after recordOutcome, with every pay date locked (or found locked). */
+  followUp?: PayDateFollowUp;
 }
 
 /**
@@ -153,6 +174,7 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
           instructionFile: await ensureInstructionFile(trx, current.id),
         };
         await options.recordOutcome?.(trx, found);
+        await options.followUp?.(trx, payDatesOfLock(found));
         return found;
       }
     }
@@ -164,6 +186,7 @@ export async function lockPayDate(db: Database, payrollId: string, payDate: stri
     const outcome = await lock(trx, target, null, limits);
     const locked = lockedEarlier.length > 0 ? { ...outcome, earlier: lockedEarlier } : outcome;
     await options.recordOutcome?.(trx, locked);
+    await options.followUp?.(trx, payDatesOfLock(locked));
     return locked;
   });
 }

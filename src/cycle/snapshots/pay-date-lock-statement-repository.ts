@@ -432,11 +432,11 @@ function remittancePaymentReferenceSql(payDate: string) {
                  || ${zeroPaddedSql(sql.raw('p.remittance_reference_number'), minDigits)}`;
 }
 
-/** The pay date is locked: the nightly run and a repeated job find it so. */
+/** The pay date is locked: the nightly run and a repeated job find it so. A re-run keeps the first lock's time. */
 function locked(input: LockInput) {
   return sql`
     locked as (
-      update pay_dates set locked_at = now(), updated_at = now()
+      update pay_dates set locked_at = now(), first_locked_at = coalesce(first_locked_at, now()), updated_at = now()
       where payroll_id = ${input.payrollId} and pay_date = ${input.payDate}::date
     )`;
 }

@@ -79,11 +79,16 @@ export interface PayDateToLock {
   employer_name: string;
   /** Set when the payroll's provider takes employee pushes through its API (never a sandbox provider, which is not called). */
   api_base_url: string | null;
+  /** The payroll's first pay date to collect; null while it is not live. */
+  go_live_date: string | null;
+  /** Sandbox payrolls are locked by their simulation, whatever their go-live date. */
+  sandbox: boolean;
 }
 
 /**
  * Row-locks the payroll, then the pay date and every earlier pay date of it that is due to lock by
- * then and still open, and returns those pay dates in date order (the requested one last).
+ * then and still open, from the payroll's go-live date on (nothing before it is collected), and
+ * returns those pay dates in date order (the requested one last).
  *
  * The payroll row is taken first by every lock and re-run of the payroll, so they run one after
  * another and two pay dates can never both claim the same pending payment request; the pay-date
@@ -102,7 +107,8 @@ export function rowLockPayDatesToLockStatement(payrollId: string, payDate: strin
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
            p.external_id as payroll_external_id, p.name as payroll_name,
            em.external_id as employer_external_id, em.name as employer_name,
-           case when pp.sandbox then null else pp.api_base_url end as api_base_url
+           case when pp.sandbox then null else pp.api_base_url end as api_base_url,
+           p.go_live_date, pp.sandbox
     from payrolls p
     join pay_dates pd on pd.payroll_id = p.id
     join payroll_providers pp on pp.id = p.payroll_provider_id
@@ -110,6 +116,7 @@ export function rowLockPayDatesToLockStatement(payrollId: string, payDate: strin
     where p.id = ${payrollId} and pd.pay_date <= ${payDate}::date
       and (pd.pay_date = ${payDate}::date
            or (pd.locked_at is null
+               and (pp.sandbox or pd.pay_date >= p.go_live_date)
                and pd.lock_date <= (select lock_date from pay_dates where payroll_id = ${payrollId} and pay_date = ${payDate}::date)))
     order by pd.pay_date
     for update of p, pd

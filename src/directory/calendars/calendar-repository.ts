@@ -13,7 +13,13 @@ export async function findPayrollCalendarSettings(db: Executor, payrollId: strin
   return db
     .selectFrom('payrolls')
     .innerJoin('payroll_providers', 'payroll_providers.id', 'payrolls.payroll_provider_id')
-    .select(['payrolls.id as payroll_id', 'payrolls.payment_run_frequency', 'payrolls.bank_holiday_region', 'payroll_providers.lead_time_working_days'])
+    .select([
+      'payrolls.id as payroll_id',
+      'payrolls.payment_run_frequency',
+      'payrolls.bank_holiday_region',
+      'payrolls.go_live_date',
+      'payroll_providers.lead_time_working_days',
+    ])
     .where('payrolls.id', '=', payrollId)
     .executeTakeFirst();
 }
@@ -66,7 +72,7 @@ export async function upsertPayDates(db: Executor, payrollId: string, payDates: 
 export async function listPayDatesForUpdate(db: Executor, payrollId: string) {
   return db
     .selectFrom('pay_dates')
-    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at'])
+    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at', 'first_locked_at'])
     .where('payroll_id', '=', payrollId)
     .orderBy('pay_date')
     .forUpdate()
@@ -142,7 +148,7 @@ export async function replaceUnlockedPayDates(
 export async function listPayDates(db: Executor, payrollId: string) {
   return db
     .selectFrom('pay_dates')
-    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at'])
+    .select(['pay_date', 'payroll_cutoff_date', 'pay_period', 'lock_date', 'locked_at', 'first_locked_at'])
     .where('payroll_id', '=', payrollId)
     .orderBy('pay_date')
     .execute();
@@ -165,6 +171,21 @@ export async function listPayrollsWithProviderApi(db: Executor) {
     .where('payroll_providers.sandbox', '=', false)
     .orderBy('payrolls.id')
     .execute();
+}
+
+export async function updateGoLiveDate(db: Executor, payrollId: string, goLiveDate: string): Promise<void> {
+  await db.updateTable('payrolls').set({ go_live_date: goLiveDate }).where('id', '=', payrollId).execute();
+}
+
+/** Sets a payroll's go-live date unless it has one (a calendar written later never moves it). */
+export async function setGoLiveDateIfUnset(db: Executor, payrollId: string, goLiveDate: string): Promise<string> {
+  const row = await db
+    .updateTable('payrolls')
+    .set({ go_live_date: sql<string>`coalesce(go_live_date, ${goLiveDate}::date)` })
+    .where('id', '=', payrollId)
+    .returning('go_live_date')
+    .executeTakeFirstOrThrow();
+  return row.go_live_date!;
 }
 
 export async function markCalendarSynced(db: Executor, payrollId: string): Promise<void> {

@@ -13,12 +13,16 @@ import {
   listPayDatesForUpdate,
   markCalendarSynced,
   replaceUnlockedPayDates,
+  setGoLiveDateIfUnset,
+  updateGoLiveDate,
   upsertPayDates,
 } from './calendar-repository.ts';
 import { type CalendarRefusal, planCalendarReplacement } from './calendar-replacement.ts';
+import { invalidInput } from '../../platform/shared/invalid-input.ts';
+import { calendarGoLiveWarnings, collectsPayDate, defaultGoLiveDate, type GoLivePayDate } from './go-live.ts';
 import { lockDate } from './lock-date.ts';
 import { parsePayCalendarCsv } from './pay-calendar-csv.ts';
-import type { PayCalendarChange, PayCalendarRule, PayDateResource, PayrollPayDates } from './pay-calendar-resource.ts';
+import { goLiveRequestSchema, type PayCalendarChange, type PayCalendarRule, type PayDateResource, type PayrollGoLive, type PayrollPayDates } from './pay-calendar-resource.ts';
 
 export interface ProviderPayDate {
   pay_date: string;
@@ -29,6 +33,8 @@ export interface ProviderPayDate {
 export interface PayCalendarEdit {
   actor: Actor;
   reason: string | null;
+  /** Today in the service time zone: which lock dates have passed, for the go-live date and the warnings. */
+  today: string;
 }
 
 type PayrollCalendarSettings = NonNullable<Awaited<ReturnType<typeof findPayrollCalendarSettings>>>;
@@ -39,11 +45,26 @@ async function settingsOf(db: Executor, payrollId: string): Promise<PayrollCalen
   return settings;
 }
 
+type StoredRow = Awaited<ReturnType<typeof listPayDates>>[number];
+
+const asCalendarPayDate = (row: StoredRow): GoLivePayDate => ({ pay_date: row.pay_date, lock_date: row.lock_date, locked: row.locked_at !== null });
+
+/**
+ * The payroll's go-live date once a calendar has been written: the one it had, or, for its first
+ * calendar, its first pay date whose lock date is still ahead (none yet: still not live).
+ */
+async function goLiveDateAfterCalendarWrite(trx: Executor, settings: PayrollCalendarSettings, stored: readonly StoredRow[], today: string): Promise<string | null> {
+  if (settings.go_live_date !== null) return settings.go_live_date;
+  const first = defaultGoLiveDate(stored.map(asCalendarPayDate), today);
+  return first === null ? null : setGoLiveDateIfUnset(trx, settings.payroll_id, first);
+}
+
 /**
  * Stores a provider's calendar with each pay date's lock date computed from its lead time and the
- * bank holidays of the payroll's region (the nightly sync and the provider directory).
+ * bank holidays of the payroll's region (the nightly sync and the provider directory). A payroll's
+ * first calendar gives it its go-live date.
  */
-export async function savePayCalendar(db: Executor, payrollId: string, payDates: readonly ProviderPayDate[]): Promise<void> {
+export async function savePayCalendar(db: Executor, payrollId: string, payDates: readonly ProviderPayDate[], today: string): Promise<void> {
   const settings = await findPayrollCalendarSettings(db, payrollId);
   if (!settings) throw new Error(`payroll ${payrollId} does not exist`);
   const holidays = await loadHolidays(db, settings.bank_holiday_region);
@@ -52,9 +73,8 @@ export async function savePayCalendar(db: Executor, payrollId: string, payDates:
     payrollId,
     payDates.map((d) => ({ ...d, lock_date: lockDate(d.payroll_cutoff_date, settings.lead_time_working_days, holidays) })),
   );
+  if (settings.go_live_date === null) await goLiveDateAfterCalendarWrite(db, settings, await listPayDates(db, payrollId), today);
 }
-
-type StoredRow = Awaited<ReturnType<typeof listPayDates>>[number];
 
 function toPayDateResource(row: StoredRow): PayDateResource {
   return {
@@ -64,14 +84,46 @@ function toPayDateResource(row: StoredRow): PayDateResource {
     lock_date: row.lock_date,
     locked: row.locked_at !== null,
     locked_at: row.locked_at === null ? null : isoInstant(row.locked_at),
+    first_locked_at: row.first_locked_at === null ? null : isoInstant(row.first_locked_at),
   };
+}
+
+/**
+ * Sets a payroll's go-live date: its pay dates before it are never locked or caught up, and from it
+ * on the nightly run locks them. Moving it earlier than lock dates already past has the next nightly
+ * run lock those at once: the answer warns of it. Audited.
+ */
+export async function setGoLiveDate(trx: Executor, payrollId: string, input: unknown, edit: PayCalendarEdit): Promise<PayrollGoLive> {
+  const parsed = goLiveRequestSchema.safeParse(input);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const settings = await settingsOf(trx, payrollId);
+  const { go_live_date: goLiveDate, reason } = parsed.data;
+  await updateGoLiveDate(trx, settings.payroll_id, goLiveDate);
+  const payDates = (await listPayDates(trx, settings.payroll_id)).map(asCalendarPayDate);
+  const result: PayrollGoLive = {
+    payroll_id: settings.payroll_id,
+    go_live_date: goLiveDate,
+    previous_go_live_date: settings.go_live_date,
+    first_pay_date_collected: payDates.find((d) => !d.locked && collectsPayDate(goLiveDate, d.pay_date))?.pay_date ?? null,
+    warnings: calendarGoLiveWarnings(payDates, goLiveDate, edit.today),
+  };
+  await recordAction(trx, {
+    actor: edit.actor,
+    action: 'payroll.go_live_set',
+    resourceType: 'payroll',
+    resourceId: settings.payroll_id,
+    reason: reason ?? edit.reason,
+    before: { go_live_date: settings.go_live_date },
+    after: { go_live_date: goLiveDate },
+  });
+  return result;
 }
 
 /** A payroll's calendar as operators see it: every pay date with its lock date and whether it is locked. */
 export async function showPayDates(db: Executor, payrollId: string): Promise<PayrollPayDates> {
   const settings = await settingsOf(db, payrollId);
   const rows = await listPayDates(db, payrollId);
-  return { payroll_id: settings.payroll_id, bank_holiday_region: settings.bank_holiday_region, pay_dates: rows.map(toPayDateResource) };
+  return { payroll_id: settings.payroll_id, bank_holiday_region: settings.bank_holiday_region, pay_dates: rows.map(toPayDateResource), go_live_date: settings.go_live_date };
 }
 
 function describeRefusal(refusal: CalendarRefusal): string {
@@ -137,7 +189,10 @@ async function replacePayCalendar(
   }
 
   await replaceUnlockedPayDates(trx, payrollId, plan);
-  const now = (await listPayDates(trx, payrollId)).filter((row) => row.pay_date >= calendar.range.from && row.pay_date <= calendar.range.until).map(toPayDateResource);
+  const all = await listPayDates(trx, payrollId);
+  const goLiveDate = await goLiveDateAfterCalendarWrite(trx, settings, all, edit.today);
+  const inRange = all.filter((row) => row.pay_date >= calendar.range.from && row.pay_date <= calendar.range.until);
+  const now = inRange.map(toPayDateResource);
   const change: PayCalendarChange = {
     payroll_id: payrollId,
     source: calendar.source,
@@ -148,6 +203,8 @@ async function replacePayCalendar(
     removed: plan.remove,
     unchanged: plan.unchanged,
     pay_dates: now,
+    go_live_date: goLiveDate,
+    warnings: calendarGoLiveWarnings(inRange.map(asCalendarPayDate), goLiveDate, edit.today),
   };
   await recordAction(trx, {
     actor: edit.actor,
@@ -158,7 +215,15 @@ async function replacePayCalendar(
     before: stored
       .filter((row) => plan.remove.includes(row.pay_date) || plan.change.some((d) => d.pay_date === row.pay_date))
       .map((row) => ({ pay_date: row.pay_date, payroll_cutoff_date: row.payroll_cutoff_date, pay_period: row.pay_period, lock_date: row.lock_date })),
-    after: { source: calendar.detail, from: change.from, until: change.until, added: plan.add, changed: plan.change, removed: plan.remove },
+    after: {
+      source: calendar.detail,
+      from: change.from,
+      until: change.until,
+      added: plan.add,
+      changed: plan.change,
+      removed: plan.remove,
+      ...(goLiveDate !== settings.go_live_date ? { go_live_date: goLiveDate } : {}),
+    },
   });
   return change;
 }

@@ -16,7 +16,7 @@ const PARALLEL_REQUESTS = 8;
  * being down must not stop the night: its payrolls keep the calendar we already have, and the
  * failure is reported.
  */
-export async function syncPayrollCalendars(db: Database, adapterFor: AdapterFactory, logger?: Logger): Promise<CalendarSyncResult> {
+export async function syncPayrollCalendars(db: Database, adapterFor: AdapterFactory, today: string, logger?: Logger): Promise<CalendarSyncResult> {
   const payrolls = await listPayrollsWithProviderApi(db);
   const result: CalendarSyncResult = { synced: 0, failed: [] };
   let next = 0;
@@ -28,7 +28,7 @@ export async function syncPayrollCalendars(db: Database, adapterFor: AdapterFact
         if (!adapter) continue;
         const info = await adapter.payrollInformation(payroll.payroll_id);
         await db.transaction().execute(async (trx) => {
-          await savePayCalendar(trx, payroll.payroll_id, info.payroll.pay_dates);
+          await savePayCalendar(trx, payroll.payroll_id, info.payroll.pay_dates, today);
           await markCalendarSynced(trx, payroll.payroll_id);
         });
         result.synced++;

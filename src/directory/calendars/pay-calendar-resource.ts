@@ -102,7 +102,8 @@ export const payDateResourceSchema = z
     pay_period: z.string().meta({ description: 'Tax week or month and the year the tax year started, e.g. 53-2026' }),
     lock_date: z.iso.date().meta({ description: "The night we lock this pay date's deductions: the cut-off less the provider's lead time in working days" }),
     locked: z.boolean().meta({ description: 'The nightly run has locked it: its dates can no longer change' }),
-    locked_at: z.iso.datetime().nullable(),
+    locked_at: z.iso.datetime().nullable().meta({ description: 'When it was last locked: a re-run locks it again' }),
+    first_locked_at: z.iso.datetime().nullable().meta({ description: 'When it was first locked, kept when a re-run locks it again' }),
   })
   .meta({
     id: 'AdminPayDate',
@@ -114,6 +115,7 @@ export const payDateResourceSchema = z
       lock_date: '2027-01-20',
       locked: false,
       locked_at: null,
+      first_locked_at: null,
     },
   });
 
@@ -124,6 +126,10 @@ export const payrollPayDatesSchema = z
     payroll_id: z.uuid(),
     bank_holiday_region: bankHolidayRegionSchema,
     pay_dates: z.array(payDateResourceSchema),
+    go_live_date: z.iso
+      .date()
+      .nullable()
+      .meta({ description: "The payroll's first pay date to collect: pay dates before it are never locked; null while the payroll is not live" }),
   })
   .meta({
     id: 'PayrollPayDates',
@@ -131,7 +137,10 @@ export const payrollPayDatesSchema = z
     example: {
       payroll_id: '0190f1d2-8c1e-7a3b-9d4e-5f6a7b8c9d0e',
       bank_holiday_region: 'scotland',
-      pay_dates: [{ pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null }],
+      pay_dates: [
+        { pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null, first_locked_at: null },
+      ],
+      go_live_date: '2027-01-29',
     },
   });
 
@@ -148,6 +157,14 @@ export const payCalendarChangeSchema = z
     removed: z.array(z.iso.date()).meta({ description: 'Unlocked pay dates in the range the new calendar no longer has' }),
     unchanged: z.array(z.iso.date()).meta({ description: 'Pay dates left as they were (every locked one among them)' }),
     pay_dates: z.array(payDateResourceSchema).meta({ description: 'The calendar in the range, as it is now' }),
+    go_live_date: z.iso.date().nullable().meta({
+      description:
+        "The payroll's go-live date, its first pay date to collect: nothing before it is locked. A payroll's first calendar sets it to the first pay date whose lock date is still ahead; null while it has none",
+    }),
+    warnings: z.array(z.string()).meta({
+      description:
+        'What the operator should know: pay dates whose lock dates have already passed, before the go-live date (never collected) or after it (locked by the next nightly run at once)',
+    }),
   })
   .meta({
     id: 'PayCalendarChange',
@@ -161,11 +178,46 @@ export const payCalendarChangeSchema = z
       changed: [],
       removed: ['2027-01-25'],
       unchanged: [],
-      pay_dates: [{ pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null }],
+      pay_dates: [
+        { pay_date: '2027-01-29', payroll_cutoff_date: '2027-01-22', pay_period: '10-2026', lock_date: '2027-01-20', locked: false, locked_at: null, first_locked_at: null },
+      ],
+      go_live_date: '2027-01-29',
+      warnings: [],
     },
   });
 
 export type PayCalendarChange = z.infer<typeof payCalendarChangeSchema>;
+
+export const goLiveRequestSchema = z
+  .strictObject({
+    go_live_date: z.iso.date().meta({ description: 'The first pay date to collect (or any day: the first pay date on or after it is)' }),
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, kept in the audit log' }),
+  })
+  .meta({ id: 'GoLiveRequest', description: "Sets a payroll's go-live date", example: { go_live_date: '2027-01-29', reason: 'Employer signed off the first month' } });
+
+export const payrollGoLiveSchema = z
+  .object({
+    payroll_id: z.uuid(),
+    go_live_date: z.iso.date().meta({ description: 'Pay dates before it are never locked or caught up' }),
+    previous_go_live_date: z.iso.date().nullable(),
+    first_pay_date_collected: z.iso.date().nullable().meta({ description: 'Its first unlocked pay date on or after the go-live date; null when the calendar has none yet' }),
+    warnings: z
+      .array(z.string())
+      .meta({ description: 'Pay dates whose lock dates have already passed: before the go-live date (never collected) or after it (locked by the next nightly run at once)' }),
+  })
+  .meta({
+    id: 'PayrollGoLive',
+    description: "A payroll's go-live date, as set",
+    example: {
+      payroll_id: '0190f1d2-8c1e-7a3b-9d4e-5f6a7b8c9d0e',
+      go_live_date: '2027-01-29',
+      previous_go_live_date: null,
+      first_pay_date_collected: '2027-01-29',
+      warnings: [],
+    },
+  });
+
+export type PayrollGoLive = z.infer<typeof payrollGoLiveSchema>;
 
 // Bank holidays --------------------------------------------------------------------------------------
 

@@ -177,6 +177,7 @@ export async function findEmployeeIdByNationalRegistrationNumber(db: Executor, p
   return row?.id;
 }
 
+/** An employee row: who the person is, and the name and contact details first recorded (decision 0015). */
 export interface EmployeeFields {
   national_registration_number: string | null;
   date_of_birth: string | null;
@@ -200,6 +201,12 @@ export async function updateEmployee(db: Executor, employeeId: string, fields: P
     .executeTakeFirstOrThrow();
 }
 
+/** Whether a payroll other than this one employs the employee too (decision 0015: then no single payroll changes who they are). */
+export async function isEmployedElsewhere(db: Executor, employeeId: string, payrollId: string): Promise<boolean> {
+  const row = await db.selectFrom('employments').select('id').where('employee_id', '=', employeeId).where('payroll_id', '<>', payrollId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findEmployment(db: Executor, employeeId: string, payrollId: string, options: { rowLock?: boolean } = {}) {
   let query = db.selectFrom('employments').selectAll().where('employee_id', '=', employeeId).where('payroll_id', '=', payrollId);
   if (options.rowLock) query = query.forUpdate();
@@ -217,9 +224,16 @@ export async function findEmployeeIdByPayrollReference(db: Executor, payrollId: 
   return row?.employee_id;
 }
 
+/** An employment row: what one payroll says of its employee, names and contact details included (decision 0015). */
 export interface EmploymentFields {
   employer_id: string;
   payroll_reference: string;
+  /** As this payroll spells them; null when it never named the person (the employee's name stands). */
+  given_name: string | null;
+  family_name: string | null;
+  email_address: string | null;
+  phone_number: string | null;
+  postal_code: string | null;
   start_date: string | null;
   end_date: string | null;
   employment_status: EmploymentStatus;
@@ -242,8 +256,22 @@ export async function updateEmployment(db: Executor, employmentId: string, field
 }
 
 /**
+ * Every family name the directory knows for an employee (decision 0015): each employment's, as its
+ * payroll spells it, or the employee's own where a payroll gave none or there is no employment.
+ * `employees` is the alias of the employees row in the surrounding query.
+ */
+export function knownFamilyNamesOf(employees: string) {
+  const own = sql.ref(`${employees}.family_name`);
+  return sql<Array<string | null>>`coalesce(
+    (select array_agg(distinct coalesce(known.family_name, ${own})) from employments known where known.employee_id = ${sql.ref(`${employees}.id`)}),
+    array[${own}])`;
+}
+
+/**
  * Employees as members of payrolls: each employee row with its employment, without ids, which each
- * caller names as it needs (the employee's, or the employment's for paging).
+ * caller names as it needs (the employee's, or the employment's for paging). Who the person is comes
+ * from the employee; the name and contact details are the employment's, as its payroll gave them
+ * (the employee's name where the payroll never named the person; decision 0015).
  */
 export function selectEmployeesOnPayrolls(db: Executor) {
   return db
@@ -252,13 +280,13 @@ export function selectEmployeesOnPayrolls(db: Executor) {
     .select([
       'employments.payroll_id',
       'employees.payroll_provider_id',
-      'employees.given_name',
-      'employees.family_name',
+      sql<string>`coalesce(employments.given_name, employees.given_name)`.as('given_name'),
+      sql<string>`coalesce(employments.family_name, employees.family_name)`.as('family_name'),
       'employees.national_registration_number',
       'employees.date_of_birth',
-      'employees.email_address',
-      'employees.phone_number',
-      'employees.postal_code',
+      'employments.email_address',
+      'employments.phone_number',
+      'employments.postal_code',
       'employments.payroll_reference',
       'employments.start_date',
       'employments.end_date',

@@ -31,8 +31,10 @@ const employeeExample = {
 };
 
 /**
- * What a payroll provider PUTs for one employee on one of its payrolls. A PUT replaces the record:
- * an optional field left out is cleared, not kept.
+ * What a payroll provider PUTs for one employee on one of its payrolls. A PUT replaces the
+ * employment's record on that payroll: an optional field left out is cleared, not kept. The national
+ * registration number and date of birth are the person's, for every payroll (decision 0015): left
+ * out, they are kept.
  */
 export const employeeRecordRequestSchema = z
   .strictObject({
@@ -63,7 +65,8 @@ export const employeeRecordRequestSchema = z
   .meta({
     id: 'EmployeeRecordRequest',
     description:
-      'Everything payroll knows of one employee on one payroll. It replaces the record: an optional field left out is cleared. ' +
+      "Everything payroll knows of one employee on one payroll. It replaces the employment's record on this payroll: an optional field left out is cleared, " +
+      "except the person's national_registration_number and date_of_birth, which every payroll of theirs shares and which are kept when left out. " +
       "`annualised_salary` is in integer minor units of `currency`, which defaults to (and must be) the payroll's.",
     example: { employee: employeeFields },
   });
@@ -94,7 +97,8 @@ export const employeeResourceSchema = z
   })
   .meta({
     id: 'EmployeePayroll',
-    description: 'An employee on a payroll, as payroll last sent them; `annualised_salary` in integer minor units, null when payroll did not say.',
+    description:
+      "An employee on a payroll, as that payroll last sent them (name and contact details are this payroll's; national_registration_number and date_of_birth the person's); `annualised_salary` in integer minor units, null when payroll did not say.",
     example: employeeExample,
   });
 

@@ -13,6 +13,7 @@ const payrollColumns = [
   'payment_run_frequency',
   'currency',
   'bank_holiday_region',
+  'go_live_date',
   'calendar_synced_at',
   'created_at',
 ] as const;

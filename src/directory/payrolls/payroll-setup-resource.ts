@@ -57,6 +57,7 @@ const payrollExample = {
   payment_run_frequency: 'monthly',
   currency: 'GBP',
   bank_holiday_region: 'england-and-wales',
+  go_live_date: '2027-01-29',
   calendar_synced_at: null,
   created_at: '2026-11-25T09:30:00.000Z',
 };
@@ -71,6 +72,10 @@ export const payrollRecordSchema = z
     payment_run_frequency: paymentRunFrequencySchema,
     currency: z.string(),
     bank_holiday_region: payrollRegionSchema,
+    go_live_date: z.iso.date().nullable().meta({
+      description:
+        'Its first pay date to collect: pay dates before it are never locked. Set by its first calendar, or PUT /admin/payrolls/{payroll_id}/go-live; null while it is not live',
+    }),
     /** When its provider last told us its calendar; null for calendars set here. */
     calendar_synced_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
@@ -90,7 +95,17 @@ export const payrollRecordsPageSchema = z
 export function toPayrollRecord(
   row: Pick<
     Selectable<PayrollsTable>,
-    'id' | 'employer_id' | 'payroll_provider_id' | 'external_id' | 'name' | 'payment_run_frequency' | 'currency' | 'bank_holiday_region' | 'calendar_synced_at' | 'created_at'
+    | 'id'
+    | 'employer_id'
+    | 'payroll_provider_id'
+    | 'external_id'
+    | 'name'
+    | 'payment_run_frequency'
+    | 'currency'
+    | 'bank_holiday_region'
+    | 'go_live_date'
+    | 'calendar_synced_at'
+    | 'created_at'
   >,
 ): PayrollRecord {
   return {
@@ -102,6 +117,7 @@ export function toPayrollRecord(
     payment_run_frequency: row.payment_run_frequency,
     currency: row.currency,
     bank_holiday_region: row.bank_holiday_region,
+    go_live_date: row.go_live_date,
     calendar_synced_at: row.calendar_synced_at === null ? null : isoInstant(row.calendar_synced_at),
     created_at: isoInstant(row.created_at),
   };

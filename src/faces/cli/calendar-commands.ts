@@ -27,9 +27,23 @@ function holidayChangeText(verb: string, change: BankHolidayChange): string {
   return `${verb} ${holiday.date} ${holiday.name} (${holiday.region}); ${change.lock_dates_changed} unlocked pay date${change.lock_dates_changed === 1 ? '' : 's'} got a new lock date\n`;
 }
 
-function payDateLine(payDate: PayDateResource): string {
-  const state = payDate.locked ? `locked ${payDate.locked_at}` : 'open';
+function payDateLine(payDate: PayDateResource, goLiveDate: string | null): string {
+  const relocked = payDate.first_locked_at !== null && payDate.first_locked_at !== payDate.locked_at;
+  const state = payDate.locked
+    ? relocked
+      ? `locked ${payDate.first_locked_at}, locked again by a re-run ${payDate.locked_at}`
+      : `locked ${payDate.locked_at}`
+    : goLiveDate === null || payDate.pay_date < goLiveDate
+      ? 'open, not collected (before go-live)'
+      : 'open';
   return `${payDate.pay_date}  cut-off ${payDate.payroll_cutoff_date}  period ${payDate.pay_period.padEnd(7)}  lock ${payDate.lock_date}  ${state}\n`;
+}
+
+/** Today in the service time zone, which decides whose lock dates have passed. */
+async function serviceTodayOfCli(): Promise<string> {
+  const { loadConfig } = await import('../../platform/config/config.ts');
+  const { serviceToday } = await import('../../directory/calendars/lock-date.ts');
+  return serviceToday(new Date(), loadConfig().SERVICE_TIME_ZONE);
 }
 
 function calendarChangeText(change: PayCalendarChange): string {
@@ -41,9 +55,19 @@ function calendarChangeText(change: PayCalendarChange): string {
       `  changed   ${list(change.changed)}`,
       `  removed   ${list(change.removed)}`,
       `  unchanged ${change.unchanged.length}`,
+      `  go-live   ${goLiveText(change.go_live_date)}`,
       '',
-    ].join('\n') + change.pay_dates.map(payDateLine).join('')
+    ].join('\n') + change.pay_dates.map((payDate) => payDateLine(payDate, change.go_live_date)).join('')
   );
+}
+
+function goLiveText(goLiveDate: string | null): string {
+  return goLiveDate === null ? 'none yet: nothing is collected (deductions payrolls go-live)' : `${goLiveDate} (the first pay date collected)`;
+}
+
+/** Warnings go to stderr, so they reach a person even when stdout is JSON for a script. */
+function warn(change: PayCalendarChange): void {
+  for (const warning of change.warnings) process.stderr.write(`warning: ${warning}\n`);
 }
 
 export function registerBankHolidayCommands(program: Command): void {
@@ -161,7 +185,9 @@ export function registerCalendarCommands(program: Command): void {
       const { showPayDates } = await import('../../directory/calendars/calendar-service.ts');
       await withDatabase(async (db) => {
         const calendar = await showPayDates(db, options.payroll);
-        const text = `Payroll ${calendar.payroll_id} (${calendar.bank_holiday_region} bank holidays)\n${calendar.pay_dates.map(payDateLine).join('')}`;
+        const text = `Payroll ${calendar.payroll_id} (${calendar.bank_holiday_region} bank holidays), go-live ${goLiveText(calendar.go_live_date)}\n${calendar.pay_dates
+          .map((payDate) => payDateLine(payDate, calendar.go_live_date))
+          .join('')}`;
         print(options.json, calendar, text);
       });
     });
@@ -190,6 +216,7 @@ export function registerCalendarCommands(program: Command): void {
       await withDatabase(async (db) => {
         const rule = await ruleOf(options);
         if (options.until < options.from) throw new InvalidError('invalid-horizon', '--until must be on or after --from');
+        const today = await serviceTodayOfCli();
         const change = await db.transaction().execute((trx) =>
           generatePayCalendarForPayroll(
             trx,
@@ -198,10 +225,12 @@ export function registerCalendarCommands(program: Command): void {
             {
               actor: cliActor(operatorName(options.by)),
               reason: options.reason ?? null,
+              today,
             },
           ),
         );
         print(options.json, change, calendarChangeText(change));
+        warn(change);
       });
     });
 
@@ -217,10 +246,12 @@ export function registerCalendarCommands(program: Command): void {
       const csv = readFileSync(options.file, 'utf8');
       const { importPayCalendarCsv } = await import('../../directory/calendars/calendar-service.ts');
       await withDatabase(async (db) => {
+        const today = await serviceTodayOfCli();
         const change = await db
           .transaction()
-          .execute((trx) => importPayCalendarCsv(trx, options.payroll, csv, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }));
+          .execute((trx) => importPayCalendarCsv(trx, options.payroll, csv, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null, today }));
         print(options.json, change, calendarChangeText(change));
+        warn(change);
       });
     });
 
@@ -242,10 +273,14 @@ export function registerCalendarCommands(program: Command): void {
         urls: providerUrlPolicy(loadConfig().PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
       });
       await withDatabase(async (db) => {
+        const today = await serviceTodayOfCli();
         const change = await db
           .transaction()
-          .execute((trx) => syncPayCalendarFromProvider(trx, options.payroll, adapterFor, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null }));
+          .execute((trx) =>
+            syncPayCalendarFromProvider(trx, options.payroll, adapterFor, { actor: cliActor(operatorName(options.by)), reason: options.reason ?? null, today }),
+          );
         print(options.json, change, calendarChangeText(change));
+        warn(change);
       });
     });
 }

@@ -3,12 +3,12 @@ import { basename } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { cliActor } from '../../platform/audit/audit-service.ts';
 import type { RemittanceStatus, SetAsideCategory } from '../../platform/db/tables.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { withDatabase } from './command-database.ts';
-import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
+import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber, typedAmountOption } from './options.ts';
 import { REMITTANCE_STATUSES, SET_ASIDE_CATEGORIES } from './vocabulary.ts';
 
-const money = (minor: number, currency: string) => `${formatMinorUnits(minor, currency)} ${currency}`;
+const money = formatMoney;
 
 function parseSetAsideCategory(value: string): SetAsideCategory {
   if (!(SET_ASIDE_CATEGORIES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${SET_ASIDE_CATEGORIES.join(', ')}`);
@@ -20,12 +20,17 @@ function parseStatus(value: string): RemittanceStatus {
   return value as RemittanceStatus;
 }
 
-/** `PAYROLL_ID:PAY_DATE:AMOUNT` (minor units): one allocation of a credit. */
-function parseAllocation(value: string, previous: Array<{ payrollId: string; payDate: string; amount: number }> = []) {
-  const [payrollId, payDate, amount] = value.split(':');
-  if (!payrollId || !payDate || !amount) throw new InvalidArgumentError('expected PAYROLL_ID:PAY_DATE:AMOUNT (amount in minor units)');
-  return [...previous, { payrollId: parseUuidOption(payrollId), payDate: parseDateOption(payDate), amount: parseWholeNumber(amount) }];
+/** `PAYROLL_ID:PAY_DATE`: the remittance one allocation of a credit pays; its amount is the --amount of the same rank. */
+function parseMatchTarget(value: string, previous: Array<{ payrollId: string; payDate: string }> = []) {
+  const parts = value.split(':');
+  // The amount was once the third part, in minor units: refused whole, so an old script cannot move 100 times the money.
+  if (parts.length === 3) throw new InvalidArgumentError('expected PAYROLL_ID:PAY_DATE; give the amount with --amount, in major units (--amount 31.42)');
+  const [payrollId, payDate] = parts;
+  if (parts.length !== 2 || !payrollId || !payDate) throw new InvalidArgumentError('expected PAYROLL_ID:PAY_DATE');
+  return [...previous, { payrollId: parseUuidOption(payrollId), payDate: parseDateOption(payDate) }];
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerCashCommands(program: Command): void {
   const statements = program.command('statements').description('Bank statements of the collection accounts (camt.053, camt.054, CSV)');
@@ -166,7 +171,7 @@ export function registerCashCommands(program: Command): void {
           creditId: options.credit,
           reason: options.reason,
         });
-        console.log(`credit ${placed.creditId} reversed${placed.shortfall > 0 ? `; ${placed.shortfall} minor units paid out are now owed back` : ''}`);
+        console.log(`credit ${placed.creditId} reversed${placed.shortfall > 0 ? `; ${money(placed.shortfall, placed.currency)} paid out is now owed back` : ''}`);
       });
     });
 
@@ -193,21 +198,29 @@ export function registerCashCommands(program: Command): void {
     .command('match')
     .description('Match a credit by hand to one or more remittances (repeat --to to split it)')
     .requiredOption('--credit <id>', 'the credit', parseUuidOption)
-    .requiredOption('--to <payroll:date:amount>', 'a payroll pay date and the minor units of the credit it gets', parseAllocation)
+    .requiredOption('--to <payroll:date>', 'a remittance: the payroll and its pay date (PAYROLL_ID:PAY_DATE); repeat to split the credit', parseMatchTarget)
+    .requiredOption('--amount <amount>', "what it gets of the credit, in major units of the credit's currency (31.42 for £31.42); one for each --to, in order", collect)
     .option('--reason <reason>', 'why, for the audit log')
     .option('--by <name>', 'who matches (default: the OS user)')
-    .action(async (options: { credit: string; to: Array<{ payrollId: string; payDate: string; amount: number }>; reason?: string; by?: string }) => {
+    .action(async (options: { credit: string; to: Array<{ payrollId: string; payDate: string }>; amount: string[]; reason?: string; by?: string }) => {
+      if (options.amount.length !== options.to.length) {
+        program.error(`error: give one --amount for each --to (${options.to.length} --to, ${options.amount.length} --amount)`);
+      }
       const { loadConfig } = await import('../../platform/config/config.ts');
-      const { matchingPolicyOf } = await import('../../settlement/cash/cash-service.ts');
+      const { matchingPolicyOf, showBankCredit } = await import('../../settlement/cash/cash-service.ts');
       const { matchCreditManually } = await import('../../settlement/cash/matching-service.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
+        // Amounts are read in the credit's currency: its decimal places decide what may be typed.
+        const { currency } = (await showBankCredit(db, options.credit)).credit;
+        const allocations = [];
+        for (const [index, target] of options.to.entries()) allocations.push({ ...target, amount: await typedAmountOption('--amount', options.amount[index]!, currency) });
         const matches = await matchCreditManually(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), {
           creditId: options.credit,
-          allocations: options.to,
+          allocations,
           reason: options.reason ?? null,
         });
-        for (const m of matches) console.log(`matched ${m.amount} to payroll ${m.payroll_id} pay date ${m.pay_date} (match ${m.id})`);
+        for (const m of matches) console.log(`matched ${money(m.amount, currency)} to payroll ${m.payroll_id} pay date ${m.pay_date} (match ${m.id})`);
       });
     });
 
@@ -254,7 +267,7 @@ export function registerCashCommands(program: Command): void {
       await withDatabase(async (db) => {
         const result = await unmatch(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { matchId: options.match, reason: options.reason });
         console.log(
-          `unmatched ${result.match.amount} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${result.received}; ${result.entriesUnfunded} unpaid entries lost their funding`,
+          `unmatched ${money(result.match.amount, result.currency)} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${money(result.received, result.currency)}; ${result.entriesUnfunded} unpaid entries lost their funding`,
         );
       });
     });
@@ -267,7 +280,8 @@ export function registerCashCommands(program: Command): void {
     .option('--pay-date <date>', 'only this pay date', parseDateOption)
     .option('--status <status>', 'expected, received, short, over, late or shortfall', parseStatus)
     .option('--limit <n>', 'at most this many', parseWholeNumber, 100)
-    .action(async (options: { payDate?: string; status?: RemittanceStatus; limit: number }) => {
+    .option('--json', 'print as JSON (amounts in minor units, as the API gives them)')
+    .action(async (options: { payDate?: string; status?: RemittanceStatus; limit: number; json?: boolean }) => {
       const { listRemittanceResources } = await import('../../settlement/cash/cash-service.ts');
       await withDatabase(async (db) => {
         const rows = await listRemittanceResources(db, {
@@ -275,6 +289,10 @@ export function registerCashCommands(program: Command): void {
           ...(options.payDate ? { payDate: options.payDate } : {}),
           ...(options.status ? { status: options.status } : {}),
         });
+        if (options.json) {
+          console.log(JSON.stringify({ remittances: rows }, null, 2));
+          return;
+        }
         for (const r of rows) {
           console.log(
             `${r.pay_date}  ${r.status.padEnd(9)}  expected ${money(r.expected, r.currency).padStart(14)}  received ${money(r.received, r.currency).padStart(14)}  owed ${money(r.owed, r.currency).padStart(14)}${r.shortfall > 0 ? `  owed back ${money(r.shortfall, r.currency)}` : ''}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,

@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { cliActor } from '../../platform/audit/audit-service.ts';
 import type { RerunResult } from '../workers/rerun-runner.ts';
@@ -13,10 +14,35 @@ export function formatRerunResult(result: RerunResult): string {
       ? `Joined re-run ${result.rerunId} (${others} other request${others === 1 ? '' : 's'} for payroll ${result.payrollId} pay date ${result.payDate})`
       : `Re-run ${result.rerunId} of payroll ${result.payrollId} pay date ${result.payDate}`,
     ...result.requests.map((r) => `  requested by ${r.requestedBy} at ${r.requestedAt}: ${r.reason}`),
+    ...(result.payDateState === 'reconciled' || result.payDateState === 'paid_out'
+      ? [`  confirmed: the pay date was ${result.payDateState === 'paid_out' ? 'paid out' : 'reconciled'} when asked`]
+      : []),
     `  snapshot ${result.previousSnapshotId} superseded by ${result.snapshotId} (version ${result.snapshotVersion})`,
     `  instruction file ${result.instructionFile}`,
   ];
   return lines.join('\n');
+}
+
+/** A terminal the person at it can answer on; anything else (a pipe, a script, cron) is not asked. */
+export interface Terminal {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/**
+ * Asks the person at the terminal to confirm re-running a pay date whose money has moved: true when
+ * they type "yes", false for anything else, null when there is no terminal to ask on (then only
+ * --force re-runs it).
+ */
+export async function confirmRerunAtTerminal(question: string, terminal: Terminal): Promise<boolean | null> {
+  if (!terminal.input.isTTY || !terminal.output.isTTY) return null;
+  const prompt = createInterface({ input: terminal.input, output: terminal.output, terminal: false });
+  try {
+    const answer = await prompt.question(`${question}.\nRe-run it anyway? Type yes to confirm: `);
+    return answer.trim().toLowerCase() === 'yes';
+  } finally {
+    prompt.close();
+  }
 }
 
 export function registerDeductionCommands(program: Command, loadComposition: LoadComposition): void {
@@ -27,18 +53,35 @@ export function registerDeductionCommands(program: Command, loadComposition: Loa
     .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
     .requiredOption('--reason <text>', 'why (kept in the audit record)')
     .option('--by <name>', 'who asks (default: the OS user)')
-    .action(async (options: { payroll: string; payDate: string; reason: string; by?: string }) => {
+    .option('--force', 're-run a pay date already reconciled or paid out without asking (at a terminal the command asks; elsewhere it refuses without --force)')
+    .action(async (options: { payroll: string; payDate: string; reason: string; by?: string; force?: boolean }) => {
       const { startWorkers } = await loadComposition();
       const { loadConfig } = await import('../../platform/config/config.ts');
       const { openRuntime } = await import('../../platform/runtime/runtime.ts');
       const { runRerunNow } = await import('../workers/rerun-runner.ts');
+      const { DomainError } = await import('../../platform/shared/domain-errors.ts');
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'rerun');
+      const request = { payrollId: options.payroll, payDate: options.payDate, reason: options.reason, actor: cliActor(operatorName(options.by)) };
       try {
-        const outcome = await runRerunNow(
-          runtime,
-          { payrollId: options.payroll, payDate: options.payDate, reason: options.reason, actor: cliActor(operatorName(options.by)) },
-          { startWorkers },
-        );
+        let outcome;
+        try {
+          outcome = await runRerunNow(runtime, { ...request, force: options.force === true }, { startWorkers });
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'rerun-confirmation-required') throw error;
+          // Nothing was recorded: the pay date's money has moved, and a person must say so.
+          const confirmed = await confirmRerunAtTerminal(error.detail, { input: process.stdin, output: process.stdout });
+          if (confirmed === null) {
+            process.stderr.write(`${error.detail}: run it again with --force to re-run it anyway\n`);
+            process.exitCode = 1;
+            return;
+          }
+          if (!confirmed) {
+            process.stderr.write('Not re-run.\n');
+            process.exitCode = 1;
+            return;
+          }
+          outcome = await runRerunNow(runtime, { ...request, force: true }, { startWorkers });
+        }
         process.stdout.write(`${formatRerunResult(outcome)}\n`);
       } finally {
         await runtime.close();
@@ -65,6 +108,34 @@ export function registerDeductionCommands(program: Command, loadComposition: Loa
           process.exitCode = 1;
           return;
         }
+        if (options.out) {
+          // Employees' deductions: the owner's eyes only (0600).
+          await writePrivateFile(options.out, file.content);
+          process.stderr.write(`Wrote ${file.file_name} (sha256 ${file.sha256}) to ${options.out}\n`);
+        } else {
+          process.stdout.write(file.content);
+        }
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  exportCommand
+    .command('deduction-return')
+    .description(
+      "Write the deduction return file of a payroll pay date's instruction file (newest version unless --version), pre-filled with what it asks: payroll writes what it deducted, then `deduction-returns import`",
+    )
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
+    .requiredOption('--pay-date <date>', 'pay date (YYYY-MM-DD)', parseDateOption)
+    .option('--version <n>', 'instruction file version', (v) => Number.parseInt(v, 10))
+    .option('--out <file>', 'output file, readable by its owner only (default: stdout)')
+    .action(async (options: { payroll: string; payDate: string; version?: number; out?: string }) => {
+      const { loadConfig } = await import('../../platform/config/config.ts');
+      const { openRuntime } = await import('../../platform/runtime/runtime.ts');
+      const { deductionReturnFileOf } = await import('../../cycle/deduction-returns/return-service.ts');
+      const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
+      try {
+        const file = await deductionReturnFileOf(runtime.db, options.payroll, options.payDate, options.version);
         if (options.out) {
           // Employees' deductions: the owner's eyes only (0600).
           await writePrivateFile(options.out, file.content);

@@ -8,6 +8,7 @@ import type { CollectionAccountResource } from '../../settlement/payouts/bank-ac
 import { MAX_PAGE_SIZE, type PagingQuery } from '../../platform/shared/paging.ts';
 import { secretBoxFor } from '../../platform/shared/secret-box.ts';
 import type { RecordVoidResource } from '../../cycle/deduction-records/void-service.ts';
+import { formatDecimalMoney } from '../../platform/money/money-text.ts';
 import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber } from './options.ts';
 
@@ -327,11 +328,21 @@ function registerEmployerCommands(program: Command): void {
 // Payrolls ------------------------------------------------------------------------------------------
 
 export function formatPayrollLine(payroll: PayrollRecord): string {
-  return `${payroll.id}  ${payroll.payment_run_frequency.padEnd(11)} ${payroll.currency}  ${payroll.bank_holiday_region.padEnd(17)} employer ${payroll.employer_id}  ${payroll.external_id}  ${payroll.name}`;
+  return `${payroll.id}  ${payroll.payment_run_frequency.padEnd(11)} ${payroll.currency}  ${payroll.bank_holiday_region.padEnd(17)} employer ${payroll.employer_id}  ${payroll.external_id}  ${payroll.name}  ${
+    payroll.go_live_date === null ? 'not live' : `live from ${payroll.go_live_date}`
+  }`;
 }
 
-function formatReadiness(payroll: { payrollId: string; payroll: string; employer: string; ready: boolean; findings: Array<{ severity: string; message: string }> }): string {
-  const head = `${payroll.ready ? 'ready    ' : 'NOT READY'}  ${payroll.employer} / ${payroll.payroll}  (${payroll.payrollId})\n`;
+function formatReadiness(payroll: {
+  payrollId: string;
+  payroll: string;
+  employer: string;
+  goLiveDate: string | null;
+  ready: boolean;
+  findings: Array<{ severity: string; message: string }>;
+}): string {
+  const goLive = payroll.goLiveDate === null ? 'no go-live date' : `live from ${payroll.goLiveDate}`;
+  const head = `${payroll.ready ? 'ready    ' : 'NOT READY'}  ${payroll.employer} / ${payroll.payroll}  (${payroll.payrollId}), ${goLive}\n`;
   return head + payroll.findings.map((finding) => `    ${finding.severity === 'missing' ? 'missing:' : 'notice: '} ${finding.message}\n`).join('');
 }
 
@@ -383,6 +394,42 @@ function registerPayrollCommands(program: Command): void {
         if (options.json) printJson({ payrolls });
         else process.stdout.write(payrolls.length === 0 ? 'No payrolls.\n' : payrolls.map(formatReadiness).join(''));
         if (payrolls.some((payroll) => !payroll.ready)) process.exitCode = 1;
+      });
+    });
+
+  payrolls
+    .command('go-live')
+    .description(
+      "Set a payroll's go-live date, its first pay date to collect: the nightly run never locks or catches up a pay date before it (a payroll's first calendar sets it to its first pay date whose lock date is ahead) (audited)",
+    )
+    .requiredOption('--payroll <id>', 'payroll id', parseUuidOption)
+    .requiredOption('--date <date>', 'the go-live date (YYYY-MM-DD)', parseDateOption)
+    .option('--reason <text>', 'why (kept in the audit log)')
+    .option('--by <name>', 'who sets it (default: the OS user)')
+    .option('--json', 'print as JSON')
+    .action(async (options: { payroll: string; date: string; reason?: string; by?: string; json?: boolean }) => {
+      const { loadConfig } = await import('../../platform/config/config.ts');
+      const { serviceToday } = await import('../../directory/calendars/lock-date.ts');
+      const { setGoLiveDate } = await import('../../directory/calendars/calendar-service.ts');
+      const today = serviceToday(new Date(), loadConfig().SERVICE_TIME_ZONE);
+      await withDatabase(async (db) => {
+        const change = await db
+          .transaction()
+          .execute((trx) =>
+            setGoLiveDate(
+              trx,
+              options.payroll,
+              { go_live_date: options.date, ...(options.reason ? { reason: options.reason } : {}) },
+              { actor: cliActor(operatorName(options.by)), reason: null, today },
+            ),
+          );
+        if (options.json) printJson(change);
+        else {
+          const first = change.first_pay_date_collected === null ? 'no pay date on or after it yet' : `first pay date collected ${change.first_pay_date_collected}`;
+          const was = change.previous_go_live_date === null ? 'none' : change.previous_go_live_date;
+          process.stdout.write(`Payroll ${change.payroll_id} goes live ${change.go_live_date} (was ${was}): ${first}\n`);
+        }
+        for (const warning of change.warnings) process.stderr.write(`warning: ${warning}\n`);
       });
     });
 
@@ -448,7 +495,7 @@ function registerPayrollCommands(program: Command): void {
 }
 
 export function formatVoidLine(voided: RecordVoidResource): string {
-  return `${voided.voided_at} ${voided.records} record(s) totalling ${voided.total_amount} ${voided.currency} voided by ${voided.voided_by}: ${voided.reason} (${voided.id})`;
+  return `${voided.voided_at} ${voided.records} record(s) totalling ${formatDecimalMoney(voided.total_amount, voided.currency)} voided by ${voided.voided_by}: ${voided.reason} (${voided.id})`;
 }
 
 function registerReportedRecordCommands(program: Command): void {

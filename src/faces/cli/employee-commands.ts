@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { cliActor } from '../../platform/audit/audit-service.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { employmentStatusSchema, contractTypeSchema } from '../../directory/payroll-providers/reference-schemas.ts';
 import type { EmployeeChanges } from '../../collections/employee-changes/employee-admin-service.ts';
 import type { ImportErrorFile } from '../../directory/payrolls/employee-import-error-file.ts';
@@ -30,7 +30,7 @@ function parseLimit(value: string): number {
 }
 
 export function describeEmployee(employee: EmployeeResource): string {
-  const salary = employee.annualised_salary === null ? 'salary unknown' : `${formatMinorUnits(employee.annualised_salary, employee.currency)} ${employee.currency} a year`;
+  const salary = employee.annualised_salary === null ? 'salary unknown' : `${formatMoney(employee.annualised_salary, employee.currency)} a year`;
   const dates = `${employee.start_date ?? '?'} to ${employee.end_date ?? 'now'}`;
   return `Employee ${employee.id} ${employee.payroll_reference} ${employee.given_name} ${employee.family_name}: ${employee.employment_status}, ${employee.contract_type}, ${dates}, ${salary}`;
 }
@@ -55,6 +55,17 @@ export function describeImport(report: EmployeeImportReport, errorsFile?: string
     lines.push(`  all ${report.error_count} errors are in ${errorsFile}`);
   } else if (report.errors_truncated) {
     lines.push(`  ... ${report.error_count - report.errors.length} more errors not listed; --errors-out FILE writes every one (line,column,reason)`);
+  }
+  // Every error of every row is found in one pass: fixing these leaves no second round.
+  const good = report.rows - report.rejected;
+  if (report.rejected > 0 && !report.partial && good > 0) {
+    const rows = `${good} good row${good === 1 ? '' : 's'}`;
+    const listing = errorsFile === undefined ? '; --errors-out FILE writes every error (line,column,reason)' : '';
+    lines.push(
+      report.dry_run
+        ? `  with --partial, the ${rows} would be imported and the bad ones left out${listing}`
+        : `  fix the bad rows, or run again with --partial to import the ${rows} alone (the bad ones are left out and reported)${listing}`,
+    );
   }
   return lines.join('\n');
 }

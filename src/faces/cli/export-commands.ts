@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Database, Executor } from '../../platform/db/connection.ts';
 import { cliActor, type Actor } from '../../platform/audit/audit-service.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import type { PaymentFileSummaryRow } from '../../settlement/payouts/payment-file-repository.ts';
 import type { PaymentFileDownload } from '../../settlement/payouts/payment-file-service.ts';
 import type { PaymentFileFormat } from '../../settlement/payouts/payout-file.ts';
@@ -61,7 +61,7 @@ export function describePaymentFiles(files: readonly PaymentFileSummaryRow[]): s
   return files
     .map((file) => {
       const transfers = file.totals.reduce((sum, total) => sum + total.transfers, 0);
-      const totals = file.totals.map((total) => `${total.currency} ${formatMinorUnits(total.amount, total.currency)}`).join(', ');
+      const totals = file.totals.map((total) => formatMoney(total.amount, total.currency)).join(', ');
       const what = file.legacy
         ? 'legacy: payouts made before payment files were stored (not kept, not downloadable)'
         : `${file.message_id} execution ${file.requested_execution_date}`;

@@ -8,6 +8,7 @@ import { registerBankHolidayCommands, registerCalendarCommands } from './calenda
 import { registerCashCommands } from './cash-commands.ts';
 import { registerClientCommands } from './clients-command.ts';
 import { registerConsoleUserCommands } from './console-users-command.ts';
+import { registerDeductionReturnCommands } from './deduction-return-commands.ts';
 import { registerDeductionCommands } from './deductions-commands.ts';
 import { registerDemoCommand } from './demo-command.ts';
 import { registerDirectoryCommands } from './directory-commands.ts';
@@ -55,6 +56,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { commands: ['calendars'], register: registerCalendarCommands },
   { commands: ['providers', 'employers', 'payrolls', 'collection-accounts'], register: registerDirectoryCommands },
   { commands: ['employees'], register: registerEmployeeCommands },
+  { commands: ['deduction-returns'], register: registerDeductionReturnCommands },
   { commands: ['sandbox'], register: registerSandboxCommands },
 ];
 

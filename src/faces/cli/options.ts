@@ -24,3 +24,19 @@ export function parseWholeNumber(value: string): number {
   if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
   return Number(value);
 }
+
+/**
+ * Integer minor units from an amount option typed in major units of `currency` (`--amount 31.42`
+ * is £31.42), as the API's major-unit fields are read; more decimal places than the currency has,
+ * a sign, a separator or zero is refused with the option named.
+ */
+export async function typedAmountOption(option: string, text: string, currency: string): Promise<number> {
+  const { parseTypedAmount, TypedAmountError } = await import('../../platform/money/money-text.ts');
+  const { InvalidError } = await import('../../platform/shared/domain-errors.ts');
+  try {
+    return parseTypedAmount(text, currency);
+  } catch (error) {
+    if (error instanceof TypedAmountError) throw new InvalidError('amount-invalid', `${option} ${text}: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { cliActor } from '../../platform/audit/audit-service.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import type { BeneficiaryAccountRow } from '../../settlement/payouts/beneficiary-account-service.ts';
 import type { PayoutResource } from '../../settlement/payouts/payout-resource.ts';
 import type { PayoutRunSummary } from '../../settlement/payouts/payout-service.ts';
@@ -13,15 +13,13 @@ export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
     const who = `${group.billerClientId} ${group.currency}`;
     switch (group.outcome) {
       case 'paid_out':
-        lines.push(
-          `  ${who}: payout ${group.reference} ${formatMinorUnits(group.amount, group.currency)} (${group.entries} items, ${group.paymentsPaidOut} payments paid out)`,
-        );
+        lines.push(`  ${who}: payout ${group.reference} ${formatMoney(group.amount, group.currency)} (${group.entries} items, ${group.paymentsPaidOut} payments paid out)`);
         break;
       case 'carried_over':
-        lines.push(`  ${who}: net ${formatMinorUnits(group.net, group.currency)} carried over`);
+        lines.push(`  ${who}: net ${formatMoney(group.net, group.currency)} carried over`);
         break;
       case 'no_beneficiary_account':
-        lines.push(`  ${who}: ${formatMinorUnits(group.net, group.currency)} due, skipped: no active beneficiary account`);
+        lines.push(`  ${who}: ${formatMoney(group.net, group.currency)} due, skipped: no active beneficiary account`);
         break;
       case 'already_paid_out_today':
         lines.push(`  ${who}: already paid out today (${group.reference})`);
@@ -37,13 +35,13 @@ export function formatPayoutRunSummary(summary: PayoutRunSummary): string {
       `  ${summary.funding.waiting} payroll pay date(s) wait for their remittance: collections not covered by cash received are held back (deductions remittances list)`,
     );
   }
-  for (const [currency, total] of Object.entries(summary.totalsByCurrency)) lines.push(`  Total ${currency} ${formatMinorUnits(total, currency)}`);
+  for (const [currency, total] of Object.entries(summary.totalsByCurrency)) lines.push(`  Total ${currency} ${formatMoney(total, currency)}`);
   return lines.join('\n');
 }
 
 function describePayout(payout: PayoutResource): string {
   const when = payout.status === 'paid' ? ` at ${payout.paid_at}` : payout.status === 'failed' ? ` (${payout.failure_reason})` : '';
-  return `Payout ${payout.id} ${payout.reference} ${formatMinorUnits(payout.amount, payout.currency)} ${payout.currency}: ${payout.status}${when}\n`;
+  return `Payout ${payout.id} ${payout.reference} ${formatMoney(payout.amount, payout.currency)}: ${payout.status}${when}\n`;
 }
 
 /** Runs one operator action in a transaction; a business refusal (unknown payout, not pending) is a message and exit code 1. */

@@ -10,9 +10,10 @@ export function registerServiceCommands(program: Command, loadComposition: LoadC
     .description('Create the database if missing and apply every pending migration')
     .action(async () => {
       const { runMigrations } = await import('./service-runner.ts');
-      const { applied, secrets } = await runMigrations();
+      const { applied, secrets, remittances } = await runMigrations();
       process.stdout.write(applied.length ? `${applied.join('\n')}\n` : 'Database is up to date\n');
       process.stdout.write(`${formatResealSummary(secrets)}\n`);
+      if (remittances.created > 0) process.stdout.write(`${remittances.created} expected remittance(s) made for pay dates already locked\n`);
     });
 
   program

@@ -14,20 +14,25 @@ import { startMetricsServer } from '../../platform/metrics/metrics-server.ts';
 import { queuesOnFirstScrape, scrapeRegistry } from '../../platform/metrics/service-metrics.ts';
 import { loadTokenIssuer } from '../../directory/auth/token-issuer.ts';
 import { openRuntime, type Runtime } from '../../platform/runtime/runtime.ts';
+import { bringRemittancesUpToDate, remittancePolicyOf, type RefreshOutcome } from '../../settlement/cash/remittance-service.ts';
 
 // What `migrate`, `serve`, `work` and `start` (service-commands.ts) run, loaded only when one of them does.
 
 /**
  * The schema, then the stored secrets: a migration cannot seal them (it must not import application
- * code, and the key may live in a file the application manages), so this step does, every time.
+ * code, and the key may live in a file the application manages), so this step does, every time. Then
+ * the remittances: every live pay date locked in the refresh window has its expected remittance (the
+ * lock makes it now; pay dates locked before it did get theirs here), with the configured due dates.
  */
-export async function runMigrations(): Promise<{ applied: string[]; secrets: ResealSummary }> {
+export async function runMigrations(): Promise<{ applied: string[]; secrets: ResealSummary; remittances: RefreshOutcome }> {
   const config = loadConfig();
   await ensureDatabaseExists(config.DATABASE_URL);
   const db = createDatabase(config.DATABASE_URL, 1);
   try {
     const applied = await migrateToLatest(db);
-    return { applied, secrets: await sealStoredSecrets(db, secretBoxFor(config)) };
+    const secrets = await sealStoredSecrets(db, secretBoxFor(config));
+    const remittances = await bringRemittancesUpToDate(db, await remittancePolicyOf(db, config));
+    return { applied, secrets, remittances };
   } finally {
     await db.destroy();
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Runtime } from '../../platform/runtime/runtime.ts';
 import type { PayDateExceptionResource } from '../../platform/pay-date-exceptions/pay-date-exceptions.ts';
+import type { PayrollReadiness } from '../../cycle/nightly/go-live-readiness-service.ts';
 import { HEARTBEAT_TTL_MS, listLiveWorkers, type WorkerHeartbeat } from '../workers/worker-heartbeat.ts';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -20,6 +21,8 @@ export interface NightlyRunStatus {
   locked: number;
   alreadyLocked: number;
   failed: number;
+  /** Held back: their payroll was not ready (see notReadyPayrolls). */
+  skipped: number;
   pending: number;
 }
 
@@ -36,6 +39,8 @@ export interface StatusReport {
   nightlyRuns: NightlyRunStatus[];
   /** Pay dates that work over many pay dates left as they were while the others went on. */
   payDateExceptions: PayDateExceptionResource[];
+  /** Live payrolls the nightly run cannot lock as they are (go-live date, collection account, opt-in, calendar), each with what is missing. */
+  notReadyPayrolls: PayrollReadiness[];
   webhooks: {
     undispatchedEvents: number;
     pendingDeliveries: number;
@@ -59,17 +64,19 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
   const { listTroubledEndpoints, outboxBacklog } = await import('../webhooks/webhook-repository.ts');
   const { nextNightlyRunAt } = await import('../../cycle/nightly/next-nightly-run.ts');
   const { listPayDateExceptions } = await import('../../platform/pay-date-exceptions/pay-date-exceptions.ts');
+  const { listPayrollReadiness } = await import('../../cycle/nightly/go-live-readiness-service.ts');
   const { config, db } = runtime;
   const connection = producerConnection(config.REDIS_URL);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
   try {
-    const [workers, counts, backlog, endpoints, runs, payDateExceptions] = await Promise.all([
+    const [workers, counts, backlog, endpoints, runs, payDateExceptions, readiness] = await Promise.all([
       listLiveWorkers(runtime.redis, config.QUEUE_PREFIX),
       Promise.all(queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) }))),
       outboxBacklog(db),
       listTroubledEndpoints(db, ENDPOINTS_SHOWN),
       listRecentRuns(db, NIGHTLY_RUNS_SHOWN),
       listPayDateExceptions(db, PAY_DATE_EXCEPTIONS_SHOWN),
+      listPayrollReadiness(db, { now, timeZone: config.SERVICE_TIME_ZONE }),
     ]);
     const nightlyRuns = runs.map((run) => ({
       id: run.id,
@@ -82,6 +89,7 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
       locked: run.locked,
       alreadyLocked: run.already_locked,
       failed: run.failed,
+      skipped: run.skipped,
       pending: run.pending,
     }));
     return {
@@ -98,6 +106,7 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
       })),
       nightlyRuns,
       payDateExceptions,
+      notReadyPayrolls: readiness.filter((payroll) => !payroll.ready),
       webhooks: {
         ...backlog,
         troubledEndpoints: endpoints.map((endpoint) => ({
@@ -128,7 +137,7 @@ export function formatStatus(report: StatusReport): string {
     ? 'none yet'
     : last.finishedAt === null
       ? `${last.runDate} (${last.trigger}), unfinished: started ${last.startedAt}`
-      : `${last.runDate} (${last.trigger}), finished ${last.finishedAt}: ${last.payDates} due, ${last.locked} locked, ${last.failed} failed`;
+      : `${last.runDate} (${last.trigger}), finished ${last.finishedAt}: ${last.payDates} due, ${last.locked} locked, ${last.failed} failed, ${last.skipped} skipped`;
   lines.push(`Last nightly run: ${lastState}`);
   const due =
     report.nextNightlyRunAt === null ? 'never (NIGHTLY_CRON does not fire again)' : `${report.nextNightlyRunAt} (${localTime(report.nextNightlyRunAt, report.timeZone)})`;
@@ -146,7 +155,13 @@ export function formatStatus(report: StatusReport): string {
         ? `running, ${run.pending} of ${run.payDates} pay dates pending`
         : `finished in ${((Date.parse(run.finishedAt) - Date.parse(run.startedAt)) / 1000).toFixed(1)} s`;
     lines.push(`  ${run.runDate}  ${run.trigger}${by}, started ${run.startedAt}, ${state}`);
-    lines.push(`    ${run.payDates} due: ${run.locked} locked, ${run.alreadyLocked} already locked, ${run.failed} failed`);
+    lines.push(`    ${run.payDates} due: ${run.locked} locked, ${run.alreadyLocked} already locked, ${run.failed} failed, ${run.skipped} skipped (payroll not ready)`);
+  }
+  lines.push('Payrolls not ready (the nightly run skips their pay dates; deductions payrolls readiness)');
+  if (report.notReadyPayrolls.length === 0) lines.push('  none');
+  for (const payroll of report.notReadyPayrolls) {
+    lines.push(`  ${payroll.employer}, payroll ${payroll.payroll} (${payroll.payrollId})`);
+    for (const finding of payroll.findings.filter((f) => f.severity === 'missing')) lines.push(`    missing: ${finding.message}`);
   }
   lines.push('Pay dates left behind (exceptions)');
   if (report.payDateExceptions.length === 0) lines.push('  none');

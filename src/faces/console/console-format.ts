@@ -1,9 +1,4 @@
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
-
-/** An amount as finance reads it: major units with the currency code, from integer minor units. */
-export function formatMoney(amountMinor: number | bigint, currency: string): string {
-  return `${formatMinorUnits(amountMinor, currency)} ${currency}`;
-}
+// Amounts are written by formatMoney (src/platform/money/money-text.ts), the one formatter of every face.
 
 /** An instant in UTC to the second, as every page shows it (the service's times are UTC). */
 export function formatInstant(instant: Date | string | null | undefined): string {

@@ -5,6 +5,7 @@ import { registerOverviewPage } from './pages/overview-page.ts';
 import { registerPayoutPages } from './pages/payout-pages.ts';
 import { registerReconciliationPages } from './pages/reconciliation-pages.ts';
 import { registerPayDatePage } from './pages/pay-date-page.ts';
+import { registerDeductionReturnPages } from './pages/deduction-return-pages.ts';
 import { registerRunsPages } from './pages/runs-pages.ts';
 import { registerQueuesBoard } from './pages/queues-board.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
@@ -21,6 +22,7 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerPayoutPages,
   registerRunsPages,
   registerPayDatePage,
+  registerDeductionReturnPages,
   registerFailedJobsPage,
   registerWebhookPages,
   registerQueuesBoard,

@@ -18,10 +18,12 @@ export type ConsoleAction =
   /** Upload a bank statement (its credits are matched by the rules). */
   | 'import_statement'
   /** Match a bank credit to remittances by hand, or take a match back. */
-  | 'match_credit';
+  | 'match_credit'
+  /** Import a payroll's deduction return file as its pay date's confirmation. */
+  | 'import_deduction_return';
 
 const permitted: Record<ConsoleRole, ReadonlySet<ConsoleAction>> = {
-  operator: new Set<ConsoleAction>(['rerun', 'retry_job', 'redeliver_webhook', 'download_bank_file', 'import_statement', 'match_credit']),
+  operator: new Set<ConsoleAction>(['rerun', 'retry_job', 'redeliver_webhook', 'download_bank_file', 'import_statement', 'match_credit', 'import_deduction_return']),
   finance: new Set<ConsoleAction>(['settle_payout', 'download_bank_file', 'import_statement', 'match_credit']),
   viewer: new Set<ConsoleAction>(),
 };

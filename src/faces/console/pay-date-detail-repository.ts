@@ -17,6 +17,7 @@ export async function findPayDateHeading(db: Executor, payrollId: string, payDat
       'd.pay_date',
       'd.pay_period',
       'd.lock_date',
+      'd.first_locked_at',
       'd.locked_at',
     ])
     .where('d.payroll_id', '=', payrollId)
@@ -99,7 +100,7 @@ export async function countProviderPushes(db: Executor, payrollId: string, payDa
 export async function listConfirmations(db: Executor, payrollId: string, payDate: string) {
   return db
     .selectFrom('confirmations')
-    .select(['id', 'submitted_by_client_id', 'employee_count', 'total_amount', 'currency', 'received_at'])
+    .select(['id', 'submitted_by_client_id', 'submitted_by', 'employee_count', 'total_amount', 'currency', 'received_at'])
     .where('payroll_id', '=', payrollId)
     .where('pay_date', '=', payDate)
     .orderBy('received_at', 'desc')

@@ -10,6 +10,7 @@ import { registerPayrollRoutes } from './routes/payroll-routes.ts';
 import { registerDeductionDataRoutes, registerInstructionFileRoutes } from './routes/deduction-data-routes.ts';
 import { registerEmployeePushRoutes } from './routes/push-routes.ts';
 import { registerConfirmationRoutes } from './routes/confirmation-routes.ts';
+import { registerDeductionReturnRoutes } from './routes/deduction-return-routes.ts';
 import { registerReportRoutes } from './routes/report-routes.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-routes.ts';
 import { registerClientRoutes } from './routes/client-routes.ts';
@@ -18,6 +19,7 @@ import { registerAdminDirectoryRoutes } from './routes/admin-directory-routes.ts
 import { registerAdminEmployeeRoutes } from './routes/admin-employee-routes.ts';
 import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 import { registerRunRoutes } from './routes/run-routes.ts';
+import { registerRerunRoutes } from './routes/rerun-routes.ts';
 import { registerCashRoutes } from './routes/cash-routes.ts';
 import { registerReportedRecordRoutes } from './routes/reported-record-routes.ts';
 
@@ -35,6 +37,7 @@ export const routeModules: readonly RouteModule[] = [
   registerInstructionFileRoutes,
   registerEmployeePushRoutes,
   registerConfirmationRoutes,
+  registerDeductionReturnRoutes,
   registerReportRoutes,
   registerWebhookEndpointRoutes,
   registerClientRoutes,
@@ -43,6 +46,7 @@ export const routeModules: readonly RouteModule[] = [
   registerAdminEmployeeRoutes,
   registerSandboxRoutes,
   registerRunRoutes,
+  registerRerunRoutes,
   registerCashRoutes,
   registerReportedRecordRoutes,
 ];

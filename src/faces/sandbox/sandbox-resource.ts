@@ -40,7 +40,7 @@ export const sandboxLockSchema = z
       payments_instructed: 1,
       total_amount: 12500,
       currency: 'GBP',
-      instruction_file: { file_name: 'instructions-0f8fad5b-2026-12-24-v1.csv', sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+      instruction_file: { file_name: 'pennine-care-homes-ltd_monthly-payroll_2026-12-24_v1.csv', sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
       earlier_pay_dates_locked: [],
     },
   });

@@ -103,7 +103,7 @@ function assertWithin(name: string, pointer: string, value: number, limits: { mi
  * ids are the provider's own (employers keep theirs as external ids); payrolls and employees get new
  * ones, so two sandboxes drawn from one seed never collide.
  */
-async function writeDirectory(trx: Executor, providerId: string, directory: SandboxDirectory): Promise<void> {
+async function writeDirectory(trx: Executor, providerId: string, directory: SandboxDirectory, today: string): Promise<void> {
   const employerIds = new Map<string, string>();
   for (const employer of directory.employers) {
     employerIds.set(
@@ -134,7 +134,7 @@ async function writeDirectory(trx: Executor, providerId: string, directory: Sand
       frequency: payroll.payment_run_frequency,
       currency: payroll.currency,
     });
-    await savePayCalendar(trx, id, payroll.pay_dates);
+    await savePayCalendar(trx, id, payroll.pay_dates, today);
   }
   for (const person of directory.employees) {
     const employee = await insertEmployee(trx, {
@@ -154,6 +154,11 @@ async function writeDirectory(trx: Executor, providerId: string, directory: Sand
         payroll_id: payrollIds.get(job.payroll_id)!,
         employer_id: employerIds.get(job.employer_id)!,
         payroll_reference: job.payroll_reference,
+        given_name: person.given_name,
+        family_name: person.family_name,
+        email_address: person.email_address,
+        phone_number: person.phone_number,
+        postal_code: person.postal_code,
         start_date: job.start_date,
         end_date: job.end_date,
         employment_status: job.employment_status,
@@ -216,7 +221,7 @@ export async function createSandbox(db: Database, secrets: SecretBox, request: N
       employeesPerPayroll: request.employeesPerPayroll,
       today: request.today,
     });
-    await writeDirectory(trx, provider.id, directory);
+    await writeDirectory(trx, provider.id, directory, request.today);
 
     const sandbox = await insertSandbox(trx, {
       live_biller_client_id: live.id,

@@ -7,11 +7,14 @@ import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import { createQueue, type JobQueue } from '../../platform/queue/queues.ts';
 import type { WorkerSource } from './worker-host.ts';
 import { findRerun } from '../../cycle/reruns/rerun-repository.ts';
+import type { PayDateState } from '../../cycle/reruns/rerun-confirmation.ts';
 import { requestRerun, type RerunOutcome, type RerunRequest } from '../../cycle/reruns/rerun-service.ts';
 
 export interface RerunResult extends RerunOutcome {
   /** This request joined a re-run others had asked for; `requests` names them all. */
   joined: boolean;
+  /** Where the pay date was when asked (a reconciled or paid-out one was re-run because the asker confirmed it). */
+  payDateState?: PayDateState;
 }
 
 /**
@@ -53,7 +56,7 @@ export async function runRerunNow(runtime: Runtime, request: RerunRequest, optio
     await events.waitUntilReady();
     const job = await enqueueRerun(queue, runtime.db, recorded.id);
     const outcome = (await job.waitUntilFinished(events, 120_000)) as RerunOutcome;
-    return { ...outcome, joined: recorded.joined };
+    return { ...outcome, joined: recorded.joined, payDateState: recorded.payDateState };
   } finally {
     if (!('workers' in options)) await host.close();
     await Promise.all([queue.close(), events.close()]);

@@ -8,6 +8,7 @@ import {
   PAST_RUN_LOOK_BACK_DAYS,
   recoverPastRunPayDates,
   recoverUnfinishedRuns,
+  retryPayDatesNowReady,
   type PastRunsRecovery,
   type RunsRecovery,
 } from '../../cycle/nightly/nightly-recovery.ts';
@@ -65,6 +66,8 @@ export interface WatchdogTick {
   /** Pending pay dates of past run dates (the look-back) without a live job. */
   pastRunPayDates: PastRunsRecovery;
   catchUpRunDate: string | null;
+  /** Pay dates a run skipped, their payroll not ready then, queued to lock now that it is. */
+  payDatesNowReady: number;
   dispatchRequested: boolean;
   deliveriesRequeued: number;
 }
@@ -89,6 +92,8 @@ const noPastRunPayDates: PastRunsRecovery = { requeued: 0, failuresRecorded: 0 }
  *   making progress or Redis lost its data (and the run finished once nothing is pending), and
  *   whatever its progress for one of a past run date (the last week) that is still unlocked, unless
  *   its lock is recorded as failed: that is left for an operator;
+ * - a lock job for every pay date a run skipped because its payroll was not ready, once it is (an
+ *   operator set its collection account, its employer opted in), in the run that skipped it;
  * - the nightly trigger of a run date whose scheduled trigger never ran;
  * - a dispatcher run when outbox events wait too long, and after a loss of data a job for every
  *   pending webhook delivery whose job is gone.
@@ -117,6 +122,7 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
       runs: noRuns,
       pastRunPayDates: noPastRunPayDates,
       catchUpRunDate: null,
+      payDatesNowReady: 0,
       dispatchRequested: false,
       deliveriesRequeued: 0,
     };
@@ -164,6 +170,14 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
       );
     }
 
+    result.payDatesNowReady = await retryPayDatesNowReady(db, queues['pay-dates'], {
+      today: serviceToday(now, config.SERVICE_TIME_ZONE),
+      lookBackDays: settings.pastRunLookBackDays,
+    });
+    if (result.payDatesNowReady > 0) {
+      logger.info({ event: 'skipped_pay_dates_retried', count: result.payDatesNowReady }, 'pay dates skipped while their payroll was not ready are ready now; queued to lock');
+    }
+
     if (settings.schedules) {
       result.catchUpRunDate = await catchUpMissedRun(db, queues.nightly, {
         pattern: config.NIGHTLY_CRON,
@@ -205,6 +219,7 @@ export function startWatchdog(deps: WatchdogDeps, overrides: Partial<WatchdogSet
         runs: noRuns,
         pastRunPayDates: noPastRunPayDates,
         catchUpRunDate: null,
+        payDatesNowReady: 0,
         dispatchRequested: false,
         deliveriesRequeued: 0,
       };

@@ -38,6 +38,7 @@ export type AuditAction =
   | 'employer.opt_in_changed'
   | 'payroll.created'
   | 'payroll.updated'
+  | 'payroll.go_live_set'
   | 'collection_account.replaced'
   | 'employee.created'
   | 'employee.updated'
@@ -65,7 +66,8 @@ export type AuditAction =
   | 'bank_credit.reversed'
   | 'bank_reversal.placed'
   | 'employer.payout_funding_changed'
-  | 'deduction_records.voided';
+  | 'deduction_records.voided'
+  | 'deduction_return.imported';
 
 export interface AuditedAction {
   actor: Actor;

@@ -126,6 +126,8 @@ export interface PayrollsTable {
   created_at: Generated<Date>;
   /** Unique, assigned once: the payroll's part of its remittance references (src/cycle/instructions/payment-reference.ts). */
   remittance_reference_number: GeneratedAlways<number>;
+  /** Its first pay date to collect: nothing before it is locked; null until it has one (not live). */
+  go_live_date: IsoDate | null;
 }
 
 export interface PayDatesTable {
@@ -134,11 +136,19 @@ export interface PayDatesTable {
   payroll_cutoff_date: IsoDate;
   pay_period: string;
   lock_date: IsoDate;
+  /** The latest lock's time: a re-run's, once re-run. */
   locked_at: Timestamp | null;
+  /** The first lock's time, kept when a re-run locks the pay date again. */
+  first_locked_at: Timestamp | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
 
+/**
+ * A person at a payroll provider. Who they are (national registration number, date of birth) is the
+ * person's; the name and contact details here are the ones first recorded: what each payroll says
+ * is on its employment (decision 0015).
+ */
 export interface EmployeesTable {
   id: Generated<string>;
   payroll_provider_id: string;
@@ -162,6 +172,13 @@ export interface EmploymentsTable {
   employer_id: string;
   payroll_id: string;
   payroll_reference: string;
+  /** The name as this payroll spells it, stored as given; null when the payroll never named the person (the employee's name stands). */
+  given_name: string | null;
+  family_name: string | null;
+  /** The contact details this employment's employer gave; null when it gave none. */
+  email_address: string | null;
+  phone_number: string | null;
+  postal_code: string | null;
   start_date: IsoDate | null;
   end_date: IsoDate | null;
   employment_status: Generated<EmploymentStatus>;
@@ -366,7 +383,8 @@ export interface PayoutRunsTable {
   groups: Json | null;
 }
 
-export type NightlyPayDateOutcome = 'pending' | 'locked' | 'already_locked' | 'failed';
+/** `skipped`: held back because its payroll was not ready; `failure_reason` says why. */
+export type NightlyPayDateOutcome = 'pending' | 'locked' | 'already_locked' | 'failed' | 'skipped';
 
 export interface NightlyRunPayDatesTable {
   run_id: string;
@@ -484,7 +502,10 @@ export interface ConfirmationsTable {
   payroll_id: string;
   pay_date: IsoDate;
   deduction_data_id: string;
-  submitted_by_client_id: string;
+  /** The provider's client that submitted it; null when an operator imported the provider's return file. */
+  submitted_by_client_id: string | null;
+  /** The operator who imported the provider's return file (CLI user, or console email); null when a client submitted it. */
+  submitted_by: string | null;
   total_amount: MinorUnits;
   employee_count: number;
   currency: string;
@@ -506,10 +527,28 @@ export interface DeductionRecordsTable {
   content_hash: string;
   source: 'push' | 'confirmation';
   confirmation_id: string | null;
-  received_by_client_id: string;
+  /** Null only for the records of a confirmation an operator imported (confirmations.submitted_by). */
+  received_by_client_id: string | null;
   received_at: Generated<Date>;
   /** The operator's void that stopped this record counting; null while it counts. */
   void_id: string | null;
+}
+
+/** An applied import of a deduction return file: the confirmation it became, and the file it came from. */
+export interface DeductionReturnImportsTable {
+  id: Generated<string>;
+  payroll_id: string;
+  pay_date: IsoDate;
+  instruction_file_id: string;
+  confirmation_id: string;
+  file_sha256: string;
+  partial: boolean;
+  rows: number;
+  confirmed: number;
+  rejected: number;
+  error_count: number;
+  imported_by: string;
+  imported_at: Generated<Date>;
 }
 
 export interface DeductionRecordVoidsTable {
@@ -989,6 +1028,7 @@ export interface DB {
   confirmations: ConfirmationsTable;
   deduction_records: DeductionRecordsTable;
   deduction_record_voids: DeductionRecordVoidsTable;
+  deduction_return_imports: DeductionReturnImportsTable;
   pay_date_exceptions: PayDateExceptionsTable;
   collection_attempts: CollectionAttemptsTable;
   reconciliation_exceptions: ReconciliationExceptionsTable;

@@ -49,7 +49,8 @@ export class AmountOutOfRangeError extends RangeError {
  */
 export function exactMinorUnits(total: bigint, what: string): number {
   if (total > BigInt(Number.MAX_SAFE_INTEGER) || total < -BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new AmountOutOfRangeError(`${what} adds up to ${total} minor units, past 2^53, the most the service carries exactly`);
+    // Said without the figure: past 2^53 it is no amount a person could act on, and the currency is not known here.
+    throw new AmountOutOfRangeError(`${what} adds up to more than the service carries exactly (past 2^53 of the currency's smallest unit)`);
   }
   return Number(total);
 }

@@ -64,7 +64,7 @@ export const payDateExceptionSchema = z
       pay_date: '2026-11-27',
       stage: 'remittance',
       detail:
-        'What payroll reported for payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 adds up to 9999999999999990 minor units, past 2^53, the most the service carries exactly',
+        "What payroll reported for payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 adds up to more than the service carries exactly (past 2^53 of the currency's smallest unit)",
       first_seen_at: '2026-11-28T02:00:04.000Z',
       last_seen_at: '2026-11-28T09:00:01.000Z',
       occurrences: 4,

@@ -284,6 +284,12 @@ export const problemCatalogue = {
     status: 409,
     description: 'The employee is already a leaver on this payroll; nothing to do.',
   },
+  'employee-identity-conflict': {
+    title: 'Employee identity conflict',
+    status: 409,
+    description:
+      'The national registration number or date of birth differs from the one on record for an employee another payroll employs too; payrolls disagree on who the person is. An operator corrects the record.',
+  },
   'employee-identity-in-use': {
     title: 'Employee identity in use',
     status: 409,
@@ -297,7 +303,8 @@ export const problemCatalogue = {
   'employee-import-rejected': {
     title: 'Import rejected',
     status: 422,
-    description: 'Rows of the import file are bad and the import is all-or-nothing; `errors` names them. Fix them, or ask for partial application.',
+    description:
+      'Rows of the import file are bad and the import is all-or-nothing; `errors` names every error of every row. Fix them, or apply the good rows alone (`partial=true`, `--partial`).',
   },
   'empty-import-file': {
     title: 'Empty import file',
@@ -557,6 +564,17 @@ export const problemCatalogue = {
     status: 409,
     description: 'An operator voided this version of the record; push a version above the current one to report again.',
   },
+  'deduction-return-rejected': {
+    title: 'Deduction return file rejected',
+    status: 422,
+    description: 'The return file is refused, nothing confirmed; `errors` names each fault at /lines/{line}/{column}. Fix it, or ask for partial application.',
+  },
+  'deduction-return-missing': {
+    title: 'Deduction return file missing',
+    status: 400,
+    description: 'Console: the upload form has no deduction return file, or more than one; choose one file.',
+    internal: ['console'],
+  },
   'deduction-version-conflict': {
     title: 'Deduction version conflict',
     status: 409,
@@ -581,6 +599,19 @@ export const problemCatalogue = {
     title: 'Void invalid',
     status: 422,
     description: 'A void needs a reason of the allowed length and a valid payroll and pay date; `errors` names the fields.',
+  },
+
+  // Re-runs.
+  'rerun-refused': {
+    title: 'Re-run refused',
+    status: 409,
+    description: 'The pay date has not been locked: there is no snapshot to re-run.',
+  },
+  'rerun-confirmation-required': {
+    title: 'Re-run needs confirmation',
+    status: 409,
+    description:
+      'The pay date is reconciled or paid out (`pay_date_state`): a re-run would change what payroll is asked for after the money has moved. Send it again with `force: true` once you are sure.',
   },
 
   // Cash: bank statements, credits, matches and reversals.
@@ -705,8 +736,9 @@ export const problemCatalogue = {
   'amount-invalid': {
     title: 'Amount invalid',
     status: 422,
-    description: 'Console: a typed amount is not a positive decimal in the currency; write it like 1250.50.',
-    internal: ['console'],
+    description:
+      'Console and CLI: a typed amount is not a positive decimal in major units of the currency, or has more decimal places than the currency has; write it like 1250.50.',
+    internal: ['console', 'cli'],
   },
   'category-invalid': {
     title: 'Category invalid',
@@ -772,12 +804,6 @@ export const problemCatalogue = {
     title: 'Redelivery refused',
     status: 422,
     description: 'Console: the event cannot be delivered again (the detail says why).',
-    internal: ['console'],
-  },
-  'rerun-refused': {
-    title: 'Re-run refused',
-    status: 409,
-    description: 'Console: the pay date cannot be re-run now (the detail says why).',
     internal: ['console'],
   },
   'statement-missing': {

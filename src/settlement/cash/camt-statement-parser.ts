@@ -1,5 +1,5 @@
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import {
   type FilePosition,
   type ParsedStatement,
@@ -885,7 +885,9 @@ function batchParts(
   }
   const signed = BigInt(entry.direction === 'credit' ? entry.amount : -entry.amount);
   if (total !== signed) {
-    return { problem: `the TxDtls amounts of the batch-booked entry add up to ${formatMinorUnits(total, entry.currency)}, not its Amt ${entry.text}` };
+    return {
+      problem: `the TxDtls amounts of the batch-booked entry add up to ${formatMoney(total, entry.currency)}, not its Amt ${formatMoney(signed < 0n ? -signed : signed, entry.currency)}`,
+    };
   }
   return parts;
 }

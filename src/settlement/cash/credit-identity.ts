@@ -1,4 +1,4 @@
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import type { StatementEntry } from './bank-statement.ts';
 import { normaliseReference } from './remittance-matching.ts';
 
@@ -147,7 +147,7 @@ export type CreditVerdict =
  */
 export function creditVerdict(entry: IncomingCredit, booked: boolean, known: readonly KnownCredit[], claimedBy: ReadonlyMap<string, string>, batchKey: string): CreditVerdict {
   const sameDay = known.filter((credit) => credit.bookingDate === entry.bookingDate);
-  const money = (minor: number) => `${formatMinorUnits(minor, entry.currency)} ${entry.currency}`;
+  const money = (minor: number) => formatMoney(minor, entry.currency);
   const free = (credit: KnownCredit) => !claimedBy.has(credit.id) || (entry.batch !== null && claimedBy.get(credit.id) === batchKey && credit.batch === null);
   const verdictOf = (credits: KnownCredit[], by: string): CreditVerdict => {
     const supersedes = booked && credits.some((credit) => credit.notifiedOnly);

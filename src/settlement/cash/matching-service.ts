@@ -2,7 +2,8 @@ import { describeActor, recordAction, type Actor } from '../../platform/audit/au
 import type { Database, Executor } from '../../platform/db/connection.ts';
 import type { RemittanceStatus } from '../../platform/db/tables.ts';
 import { recordEvents } from '../../platform/events/outbox.ts';
-import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/shared/domain-errors.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
@@ -59,8 +60,8 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
     if (remittance.received + delta > MAX_EXACT_MINOR_UNITS) {
       throw new InvalidError(
         'match-invalid',
-        `payroll ${remittance.payroll_id} pay date ${remittance.pay_date} would have received ${formatMinorUnits(BigInt(remittance.received) + BigInt(delta), remittance.currency)} ${remittance.currency}, ` +
-          `more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, remittance.currency)}, the most one remittance may receive`,
+        `payroll ${remittance.payroll_id} pay date ${remittance.pay_date} would have received ${formatMoney(BigInt(remittance.received) + BigInt(delta), remittance.currency)}, ` +
+          `more than ${formatMoney(MAX_EXACT_MINOR_UNITS, remittance.currency)}, the most one remittance may receive`,
       );
     }
     // An unmatch is refused when it would take received below what was paid out, so only new money moves a shortfall.
@@ -163,8 +164,7 @@ export async function matchCreditManually(
   if (!isUuid(request.creditId)) throw new NotFoundError(`Bank credit ${request.creditId}`);
   if (request.allocations.length === 0) throw new InvalidError('match-invalid', 'a match needs at least one payroll pay date and amount');
   for (const allocation of request.allocations) {
-    if (!Number.isSafeInteger(allocation.amount) || allocation.amount <= 0)
-      throw new InvalidError('match-invalid', `amount ${allocation.amount} is not a positive whole number of minor units`);
+    if (!Number.isSafeInteger(allocation.amount) || allocation.amount <= 0) throw new InvalidError('match-invalid', 'each allocation needs a whole amount of more than zero');
   }
   const keys = new Set(request.allocations.map(keyOf));
   if (keys.size !== request.allocations.length) throw new InvalidError('match-invalid', 'each payroll pay date may appear once in a match');
@@ -182,9 +182,13 @@ export async function matchCreditManually(
     const total = request.allocations.reduce((sum, allocation) => sum + allocation.amount, 0);
     const remaining = credit.amount - credit.matched_amount;
     if (total > remaining) {
-      throw new ConflictError('credit-over-allocated', `the credit has ${remaining} minor units unmatched; the allocations add up to ${total}`, {
-        members: { unmatched_amount: remaining },
-      });
+      throw new ConflictError(
+        'credit-over-allocated',
+        `the credit has ${formatMoney(remaining, credit.currency)} unmatched; the allocations add up to ${formatMoney(total, credit.currency)}`,
+        {
+          members: { unmatched_amount: remaining },
+        },
+      );
     }
     await refreshRemittances(trx, policy);
     const remittances = await rowLockRemittances(trx, request.allocations);
@@ -237,7 +241,7 @@ export async function unmatch(db: Database, actor: Actor, policy: RemittancePoli
     if (paidOut > remaining) {
       throw new ConflictError(
         'unmatch-would-unfund-payouts',
-        `payroll ${match.payroll_id} pay date ${match.pay_date} has paid out ${paidOut}; without this match it would have received only ${remaining}`,
+        `payroll ${match.payroll_id} pay date ${match.pay_date} has paid out ${formatMoney(paidOut, remittance!.currency)}; without this match it would have received only ${formatMoney(remaining, remittance!.currency)}`,
         { members: { paid_out: paidOut, received_without_match: remaining } },
       );
     }
@@ -253,6 +257,6 @@ export async function unmatch(db: Database, actor: Actor, policy: RemittancePoli
       before: { bank_credit_id: match.bank_credit_id, payroll_id: match.payroll_id, pay_date: match.pay_date, amount: match.amount, rule: match.rule },
       after: { received: remaining, entries_unfunded: unfunded },
     });
-    return { match: unmatched, received: remaining, entriesUnfunded: unfunded };
+    return { match: unmatched, currency: remittance!.currency, received: remaining, entriesUnfunded: unfunded };
   });
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 import type { RemittanceStatus } from '../../platform/db/tables.ts';
+import type { PayDateKey } from '../../platform/pay-date-exceptions/pay-date-exceptions.ts';
 
 /**
  * One advisory lock serialises what moves cash: statement imports, matching, unmatching and funding
@@ -21,29 +22,45 @@ export interface RemittanceFacts {
   employer_id: string;
   currency: string;
   payment_reference: string;
+  /** What the current snapshot asks the employer to remit: 0 when a re-run left it nothing to ask for. */
   requested: number;
   /** What payroll reported it deducted (the latest counting record per employee), exact; null before it has. */
   deducted: bigint | null;
   remittance_id: string | null;
+  /** The remittance as recorded (null before it exists): what a refresh compares and builds on. */
+  recorded_requested: number | null;
+  recorded_deducted: number | null;
+  recorded_reference: string | null;
   received: number | null;
   status: RemittanceStatus | null;
   expected: number | null;
   shortfall: number | null;
   overdue_at: Date | null;
+  /** The version read: a save changes the remittance only if it is still this one. */
+  version: number | null;
 }
+
+/** Which pay dates a refresh looks at: every one from a day on (the nightly-scale refresh), or the ones named. */
+export type RemittanceScope = { since: string } | { payDates: readonly PayDateKey[] };
 
 /**
  * What each live payroll pay date with a payment requested (its current snapshot's) should be remitted,
- * beside its remittance as recorded, for pay dates on or after `since`.
+ * beside its remittance as recorded. A pay date whose current snapshot requests nothing (a re-run that
+ * released every request) but that has a remittance already is listed too, requesting 0.
  */
-export async function listRemittanceFacts(db: Executor, since: string, payroll?: { payrollId: string; payDate: string }) {
-  const one = payroll ? sql`and s.payroll_id = ${payroll.payrollId}::uuid and s.pay_date = ${payroll.payDate}::date` : sql``;
+export async function listRemittanceFacts(db: Executor, scope: RemittanceScope) {
+  const within =
+    'since' in scope
+      ? sql`s.pay_date >= ${scope.since}::date`
+      : sql`(s.payroll_id, s.pay_date) in (select * from unnest(${scope.payDates.map((k) => k.payrollId)}::uuid[], ${scope.payDates.map((k) => k.payDate)}::date[]))`;
   const result = await sql<RemittanceFacts>`
-    select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, p.employer_id, rp.currency, rp.payment_reference,
-           rp.payment_amount as requested, reported.deducted,
-           r.id as remittance_id, r.received, r.status, r.expected, r.shortfall, r.overdue_at
+    select s.payroll_id, to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, p.employer_id,
+           coalesce(rp.currency, r.currency) as currency, coalesce(rp.payment_reference, r.payment_reference) as payment_reference,
+           coalesce(rp.payment_amount, 0) as requested, reported.deducted,
+           r.id as remittance_id, r.requested as recorded_requested, r.deducted as recorded_deducted, r.payment_reference as recorded_reference,
+           r.received, r.status, r.expected, r.shortfall, r.overdue_at, r.version
     from deduction_snapshots s
-    join requested_payments rp on rp.snapshot_id = s.id
+    left join requested_payments rp on rp.snapshot_id = s.id
     join payrolls p on p.id = s.payroll_id
     join payroll_providers pp on pp.id = p.payroll_provider_id and not pp.sandbox
     left join lateral (
@@ -56,7 +73,7 @@ export async function listRemittanceFacts(db: Executor, since: string, payroll?:
       ) latest
     ) reported on true
     left join remittances r on r.payroll_id = s.payroll_id and r.pay_date = s.pay_date
-    where s.status <> 'superseded' and s.pay_date >= ${since}::date ${one}
+    where s.status <> 'superseded' and (rp.snapshot_id is not null or r.id is not null) and ${within}
   `.execute(db);
   return result.rows;
 }
@@ -73,25 +90,39 @@ export interface RemittanceRow {
   expected: number;
   status: RemittanceStatus;
   dueDate: string;
+  /** The version the row was computed from; null for a new remittance. */
+  readVersion: number | null;
 }
 
-/** Inserts new remittances and updates changed ones in one statement; received is never touched here. */
-export async function saveRemittances(db: Executor, rows: readonly RemittanceRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * Inserts new remittances and updates changed ones in one statement; received is never touched here.
+ * A row is written only over the version it was computed from (a new one only where none exists): one
+ * that another transaction changed or created meanwhile is left as that transaction wrote it, and its id
+ * is missing from what this returns, for the caller to compute again. Rows go in key order, the order
+ * rowLockRemittances takes, so that two writers never wait for each other in a circle.
+ */
+export async function saveRemittances(db: Executor, unordered: readonly RemittanceRow[]): Promise<Set<string>> {
+  if (unordered.length === 0) return new Set();
+  const rows = [...unordered].sort((a, b) => (a.payrollId < b.payrollId ? -1 : a.payrollId > b.payrollId ? 1 : a.payDate < b.payDate ? -1 : a.payDate > b.payDate ? 1 : 0));
   const column = <T>(pick: (row: RemittanceRow) => T) => rows.map(pick);
-  await sql`
-    insert into remittances (id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date)
-    select u.id, u.payroll_id, u.pay_date, u.employer_id, u.currency, u.payment_reference, u.requested, u.deducted, u.expected, u.status, u.due_date
+  // A new row goes in as version 1, an update as the version read plus one: `excluded.version - 1` is
+  // the version read, which is never 0 (versions start at 1), so a row that appeared meanwhile is left alone.
+  const result = await sql<{ id: string }>`
+    insert into remittances (id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date, version)
+    select u.id, u.payroll_id, u.pay_date, u.employer_id, u.currency, u.payment_reference, u.requested, u.deducted, u.expected, u.status, u.due_date, u.version
     from unnest(${column((r) => r.id)}::uuid[], ${column((r) => r.payrollId)}::uuid[], ${column((r) => r.payDate)}::date[],
                 ${column((r) => r.employerId)}::uuid[], ${column((r) => r.currency)}::text[], ${column((r) => r.paymentReference)}::text[],
                 ${column((r) => r.requested)}::bigint[], ${column((r) => r.deducted)}::bigint[], ${column((r) => r.expected)}::bigint[],
-                ${column((r) => r.status)}::text[], ${column((r) => r.dueDate)}::date[])
-      as u(id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date)
+                ${column((r) => r.status)}::text[], ${column((r) => r.dueDate)}::date[], ${column((r) => (r.readVersion ?? 0) + 1)}::integer[])
+      as u(id, payroll_id, pay_date, employer_id, currency, payment_reference, requested, deducted, expected, status, due_date, version)
     on conflict (payroll_id, pay_date) do update
     set payment_reference = excluded.payment_reference, requested = excluded.requested, deducted = excluded.deducted,
         expected = excluded.expected, status = excluded.status, due_date = excluded.due_date,
         version = remittances.version + 1, updated_at = now()
+    where remittances.version = excluded.version - 1
+    returning id
   `.execute(db);
+  return new Set(result.rows.map((row) => row.id));
 }
 
 /** Stamps remittances owed money past their due date that were not stamped yet; returns them. */

@@ -2,7 +2,7 @@ import { describeActor, recordAction, type Actor } from '../../platform/audit/au
 import type { Database, Executor } from '../../platform/db/connection.ts';
 import type { RemittanceStatus } from '../../platform/db/tables.ts';
 import { recordEvents } from '../../platform/events/outbox.ts';
-import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/shared/domain-errors.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
 import type { StatementEntry } from './bank-statement.ts';
@@ -162,7 +162,7 @@ export async function resolveReversal(db: Database, actor: Actor, policy: Remitt
       throw new InvalidError('reversal-invalid', 'the credit is of another collection account than the reversal');
     if (credit.state === 'reversed') throw new ConflictError('credit-already-reversed', 'the bank already took this credit back');
     if (credit.amount !== entry.amount) {
-      const money = (minor: number) => `${formatMinorUnits(minor, credit.currency)} ${credit.currency}`;
+      const money = (minor: number) => formatMoney(minor, credit.currency);
       throw new InvalidError('reversal-invalid', `the reversal is of ${money(entry.amount)}, the credit of ${money(credit.amount)}`);
     }
     const shortfall = await reverseCredit(trx, policy, credit.id, actor, `reversed by the bank (placed by a person): entry ${entry.bank_reference}; ${reason}`);
@@ -175,7 +175,7 @@ export async function resolveReversal(db: Database, actor: Actor, policy: Remitt
       reason,
       after: { bank_credit_id: credit.id, shortfall },
     });
-    return { entryId: entry.id, creditId: credit.id, shortfall };
+    return { entryId: entry.id, creditId: credit.id, currency: credit.currency, shortfall };
   });
 }
 

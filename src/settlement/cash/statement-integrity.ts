@@ -1,4 +1,5 @@
-import { formatMinorUnits, MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import type { ParsedStatement, StatementBalance, StatementEntry } from './bank-statement.ts';
 
 // A statement's own arithmetic, checked without the database: its balances (opening + booked entries =
@@ -45,7 +46,7 @@ export function statementIntegrityFindings(statement: ParsedStatement): Integrit
   const leftOut = statement.entries.length - counted.length;
   const note = leftOut === 0 ? '' : ` (${leftOut} ${leftOut === 1 ? 'entry' : 'entries'} in another currency than ${currency} left out)`;
   const booked = bookedEntries(counted);
-  const money = (minor: bigint | number) => `${formatMinorUnits(minor, currency)} ${currency}`;
+  const money = (minor: bigint | number) => formatMoney(minor, currency);
   const net = booked.reduce((sum, entry) => sum + entry.signed, 0n);
 
   const opening = firstOfType(statement.balances, 'OPBD') ?? firstOfType(statement.balances, 'PRCD');
@@ -146,6 +147,6 @@ export function creditsTotalOrProblem(creditAmounts: readonly number[], currency
   if (total <= BigInt(MAX_EXACT_MINOR_UNITS)) return { total: Number(total), problem: null };
   return {
     total: null,
-    problem: `the statement's credits add up to ${formatMinorUnits(total, currency)} ${currency}, more than ${formatMinorUnits(MAX_EXACT_MINOR_UNITS, currency)} ${currency}, the most one statement may carry`,
+    problem: `the statement's credits add up to ${formatMoney(total, currency)}, more than ${formatMoney(MAX_EXACT_MINOR_UNITS, currency)}, the most one statement may carry`,
   };
 }

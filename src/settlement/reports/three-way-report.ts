@@ -4,6 +4,7 @@ import { stringify } from 'csv-stringify';
 import { formatCalendarDate, parseCalendarDate } from '../../directory/calendars/working-days.ts';
 import type { Executor } from '../../platform/db/connection.ts';
 import { formatMinorUnits } from '../../platform/money/major-units.ts';
+import { formatMoney } from '../../platform/money/money-text.ts';
 import { neutraliseFormula } from '../../platform/shared/csv-cells.ts';
 import { findThreeWayRows, type ThreeWayRow } from './three-way-report-repository.ts';
 
@@ -48,7 +49,7 @@ export function firstLateDay(dueDate: string): string {
  * In the order money travels: payroll's deduction, the employer's remittance, then our funding and payouts.
  */
 export function explainThreeWay(row: ThreeWayRow): string {
-  const money = (minor: number) => `${formatMinorUnits(minor, row.currency)} ${row.currency}`;
+  const money = (minor: number) => formatMoney(minor, row.currency);
   const differences: string[] = [];
 
   if (row.deducted === null) differences.push('payroll has not reported its deductions yet');

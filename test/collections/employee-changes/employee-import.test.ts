@@ -52,6 +52,23 @@ async function rejection(promise: Promise<unknown>): Promise<EmployeeImportRejec
   return error as EmployeeImportRejected;
 }
 
+/** Factories number people QQ..., a prefix HMRC never issues: an import file needs a number it could have. */
+let issued = 0;
+const issuedNumber = () => `AB${String(++issued).padStart(6, '0')}C`;
+
+/** An employment world whose employee has a National Insurance number an import file can carry. */
+async function importableWorld() {
+  const world = await createEmploymentWorld(db);
+  const employee = await db
+    .updateTable('employees')
+    .set({ national_registration_number: issuedNumber() })
+    .where('id', '=', world.employee.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ...world, employee };
+}
+
+/** Each employment of the payroll as it stands: the person's identifiers, and the name and contact details the employment holds. */
 const employmentsOf = (payrollId: string) =>
   db
     .selectFrom('employments')
@@ -59,11 +76,11 @@ const employmentsOf = (payrollId: string) =>
     .select([
       'employees.id as employee_id',
       'payroll_reference',
-      'given_name',
-      'family_name',
+      'employments.given_name',
+      'employments.family_name',
       'national_registration_number',
       'date_of_birth',
-      'email_address',
+      'employments.email_address',
       'employment_status',
       'contract_type',
       'start_date',
@@ -89,10 +106,10 @@ const countEvents = async () =>
 
 describe('employee import', () => {
   it('imports a good file: new employees and employments, an update of an existing one, salaries converted exactly', async () => {
-    const world = await createEmploymentWorld(db);
+    const world = await importableWorld();
     const existing = world.employment.payroll_reference;
     const file = csv(
-      'WN-1,Priya,Shah,qq 12 34 56 c,1990-05-17,priya@example.com,+447700900001,LS1 4AP,2023-09-01,,active,full_time,42000.50,GBP',
+      'WN-1,Priya,Shah,ce 65 43 21 a,1990-05-17,priya@example.com,+447700900001,LS1 4AP,2023-09-01,,active,full_time,42000.50,GBP',
       'WN-2,Tom,Evans,,1985-11-02,,,,2019-04-01,,active,part_time,18500,',
       `${existing},Alex,Taylor-Jones,${world.employee.national_registration_number},1988-03-14,,,,2020-01-06,,active,full_time,36000.00,GBP`,
     );
@@ -104,7 +121,7 @@ describe('employee import', () => {
     const rows = await employmentsOf(world.payroll.id);
     expect(rows.find((row) => row.payroll_reference === 'WN-1')).toMatchObject({
       given_name: 'Priya',
-      national_registration_number: 'QQ123456C',
+      national_registration_number: 'CE654321A',
       date_of_birth: '1990-05-17',
       email_address: 'priya@example.com',
       annualised_salary: 4_200_050,
@@ -115,7 +132,6 @@ describe('employee import', () => {
     expect(rows.find((row) => row.payroll_reference === existing)).toMatchObject({
       employee_id: world.employee.id,
       family_name: 'Taylor-Jones',
-      email_address: null,
       annualised_salary: 3_600_000,
     });
 
@@ -170,6 +186,45 @@ describe('employee import', () => {
     expect(await db.selectFrom('employee_import_runs').select('id').where('payroll_id', '=', world.payroll.id).execute()).toEqual([]);
   });
 
+  it("reports every error of every row in one pass: a row's bad cells, its repeated works number, and the directory's objections to bad rows", async () => {
+    const world = await importableWorld();
+    const file = csv(
+      'W-1,Ann,Lee,AB900101C,1990-01-01,,,,,,active,,,',
+      'W-1,Bob,Lee,QQ1234,1990-02-30,not-an-email,,,,,Retired,,£5,EUR',
+      'W-3,Cat,Lee,ab 90 01 01 c,,bad-email,,,,,active,,,',
+      `W-4,Dan,Lee,${world.employee.national_registration_number},1970-01-01,nope,,,,,active,,,`,
+      'W-5,Eve,Lee,,,,,,,,active,,,',
+    );
+
+    const { report, detail } = await rejection(run(world.payroll.id, file));
+
+    // Line 2 and line 6 are good; each bad row's every fault is listed, those found across rows after its own.
+    expect(report).toMatchObject({ rows: 5, rejected: 3, error_count: 11 });
+    expect(report.errors.map(({ line, column }) => [line, column])).toEqual([
+      [3, 'currency'],
+      [3, 'annualised_salary'],
+      [3, 'national_registration_number'],
+      [3, 'date_of_birth'],
+      [3, 'email_address'],
+      [3, 'employment_status'],
+      [3, 'payroll_reference'],
+      [4, 'email_address'],
+      [4, 'national_registration_number'],
+      [5, 'email_address'],
+      [5, 'payroll_reference'],
+    ]);
+    expect(report.errors).toContainEqual({
+      line: 3,
+      column: 'national_registration_number',
+      reason: expect.stringContaining('has 6 characters (spaces aside) where one has 9'),
+    });
+    expect(report.errors).toContainEqual({ line: 3, column: 'payroll_reference', reason: 'repeats the payroll reference of line 2' });
+    expect(report.errors).toContainEqual({ line: 4, column: 'national_registration_number', reason: 'repeats the national registration number of line 2' });
+    expect(report.errors).toContainEqual({ line: 5, column: 'payroll_reference', reason: expect.stringContaining('already on this payroll as') });
+    expect(detail).toContain('--partial');
+    expect(detail).toContain('--errors-out');
+  });
+
   it('applies the good rows and reports the bad ones when partial application is asked for', async () => {
     const world = await createEmploymentWorld(db);
     const file = csv(
@@ -194,7 +249,7 @@ describe('employee import', () => {
   });
 
   it('validates and counts on a dry run, and applies nothing', async () => {
-    const world = await createEmploymentWorld(db);
+    const world = await importableWorld();
     const before = await employmentsOf(world.payroll.id);
     const file = csv(
       'D-1,New,Person,,,,,,,,active,,,',
@@ -211,11 +266,11 @@ describe('employee import', () => {
   });
 
   it('changes nothing when the same file is imported again: no updated_at moves, no events, no import run or audit entry, all unchanged', async () => {
-    const world = await createEmploymentWorld(db);
+    const world = await importableWorld();
     const biller = await createBiller(db);
     await createMandateRow(db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id });
     const file = csv(
-      'R-1,Ann,Lee,QQ900001A,1991-01-01,,,,2021-02-01,,active,full_time,25000,',
+      'R-1,Ann,Lee,CE900001A,1991-01-01,,,,2021-02-01,,active,full_time,25000,',
       'R-2,Ben,Lee,,,,,,,,active,,,',
       `${world.employment.payroll_reference},Alex,Taylor,${world.employee.national_registration_number},1988-03-14,,,,2020-01-06,,active,full_time,37000,`,
     );
@@ -239,7 +294,7 @@ describe('employee import', () => {
   });
 
   it('gives a leaver row the consequences of a leaver pushed by the provider: mandates end, pending payments cancelled, billers told', async () => {
-    const world = await createEmploymentWorld(db);
+    const world = await importableWorld();
     const biller = await createBiller(db);
     const mandate = await createMandateRow(db, { billerClientId: biller.clientId, employeeId: world.employee.id, payrollId: world.payroll.id, status: 'active' });
     const payment = await createPaymentRequestRow(db, { mandate: { ...mandate, currency: 'GBP' } });
@@ -265,10 +320,16 @@ describe('employee import', () => {
   });
 
   it("matches a provider's employee on another payroll by national registration number, birth date and family name (a second job), and refuses a stranger's number", async () => {
-    const world = await createEmploymentWorld(db);
+    const world = await importableWorld();
     const employer = await createEmployer(db, world.provider.id);
     const otherPayroll = await createPayroll(db, { providerId: world.provider.id, employerId: employer.id, payDates: futureMonthlyPayDates() });
-    const { employee } = await createEmployee(db, { providerId: world.provider.id, payrollId: otherPayroll.id, employerId: employer.id });
+    const created = await createEmployee(db, { providerId: world.provider.id, payrollId: otherPayroll.id, employerId: employer.id });
+    const employee = await db
+      .updateTable('employees')
+      .set({ national_registration_number: issuedNumber() })
+      .where('id', '=', created.employee.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     const number = employee.national_registration_number!;
     const file = csv(
       `S-1,Alex,${employee.family_name.toUpperCase()},${number.toLowerCase()},1988-03-14,,,,2024-01-01,,active,part_time,9000,`,
@@ -325,7 +386,7 @@ describe('employee import', () => {
   });
 
   it('gives the error sink the errors of every check: bad cells and refused matches in line order, repeated rows last', async () => {
-    const world = await createEmploymentWorld(db);
+    const world = await importableWorld();
     const sunk: ImportError[] = [];
     const file = csv(
       'S-1,Ann,Lee,,,,,,,,active,,,',

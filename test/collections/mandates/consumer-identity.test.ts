@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EmployeeOfRecord } from '../../../src/collections/mandates/mandate-person.ts';
 import { consumerIdentityViolation } from '../../../src/collections/mandates/consumer-identity.ts';
 
-const employee: EmployeeOfRecord = { national_registration_number: 'QQ123456C', date_of_birth: '1985-04-12', family_name: "O'Brien-Núñez" };
+const employee: EmployeeOfRecord = { national_registration_number: 'QQ123456C', date_of_birth: '1985-04-12', family_names: ["O'Brien-Núñez"] };
 const consumer = { family_name: 'obrien nunez', date_of_birth: '1985-04-12', national_registration_number: null };
 
 describe('consumerIdentityViolation', () => {
@@ -10,6 +10,14 @@ describe('consumerIdentityViolation', () => {
     expect(consumerIdentityViolation(consumer, employee)).toBeNull();
     expect(consumerIdentityViolation({ ...consumer, family_name: "O'BRIEN-NUNEZ" }, employee)).toBeNull();
     expect(consumerIdentityViolation({ ...consumer, national_registration_number: 'qq 12 34 56 c' }, employee)).toBeNull();
+  });
+
+  it("accepts a family name any of the employee's payrolls gives, and no other", () => {
+    const twoPayrolls: EmployeeOfRecord = { ...employee, family_names: ["O'Donnell", 'Shah-Patel'] };
+    expect(consumerIdentityViolation({ ...consumer, family_name: 'ODONNELL' }, twoPayrolls)).toBeNull();
+    expect(consumerIdentityViolation({ ...consumer, family_name: 'shah patel' }, twoPayrolls)).toBeNull();
+    expect(consumerIdentityViolation({ ...consumer, family_name: 'Shah' }, twoPayrolls)?.slug).toBe('consumer-not-employee');
+    expect(consumerIdentityViolation(consumer, { ...employee, family_names: [] })?.slug).toBe('consumer-not-employee');
   });
 
   it('refuses another family name, date of birth or number, the same way whichever differs', () => {

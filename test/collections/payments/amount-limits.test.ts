@@ -69,8 +69,8 @@ describe('POST /payments amount limits', () => {
       type: OVER_LIMIT,
       title: 'Amount over limit',
       status: 422,
-      detail: 'The amount 9999999999999.99 GBP is more than 1000000.00 GBP, the most a payment request may be',
-      errors: [{ pointer: '/payment_record/amount', detail: 'must be at most 1000000.00 GBP (MAX_PAYMENT_AMOUNT_MINOR)' }],
+      detail: 'The amount £9,999,999,999,999.99 is more than £1,000,000.00, the most a payment request may be',
+      errors: [{ pointer: '/payment_record/amount', detail: 'must be at most £1,000,000.00 (MAX_PAYMENT_AMOUNT_MINOR)' }],
       limit: { name: 'MAX_PAYMENT_AMOUNT_MINOR', amount: LIMIT, currency: 'GBP' },
     });
     expect(await storedFor(mandateId)).toEqual({ payments: 0, events: 0, schedules: 0 });
@@ -96,14 +96,14 @@ describe('POST /payments amount limits', () => {
     expect(second.json()).toMatchObject({
       type: OVER_LIMIT,
       detail:
-        `Mandate ${mandateId} may ask payroll for at most 1000000.00 GBP on one pay date: ` +
-        `on pay date ${payDates[0]} it already asks 700000.00 GBP and this would add 300000.01 GBP`,
+        `Mandate ${mandateId} may ask payroll for at most £1,000,000.00 on one pay date: ` +
+        `on pay date ${payDates[0]} it already asks £700,000.00 and this would add £300,000.01`,
       errors: [
         {
           pointer: '/payment_record/amount',
           detail:
-            `the mandate may ask at most 1000000.00 GBP on pay date ${payDates[0]} (MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR); ` +
-            `on pay date ${payDates[0]} it already asks 700000.00 GBP and this would add 300000.01 GBP`,
+            `the mandate may ask at most £1,000,000.00 on pay date ${payDates[0]} (MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR); ` +
+            `on pay date ${payDates[0]} it already asks £700,000.00 and this would add £300,000.01`,
         },
       ],
       limit: { name: 'MAX_MANDATE_AMOUNT_PER_PAY_DATE_MINOR', amount: LIMIT, currency: 'GBP' },
@@ -149,7 +149,7 @@ describe('POST /payments amount limits', () => {
     `.execute(t.db);
     const response = await postPayment({ mandate_id: mandateId, amount: 1 });
     expect(response.statusCode).toBe(422);
-    expect(response.json().detail).toContain(`it already asks 99999999999999.90 GBP and this would add 0.01 GBP`);
+    expect(response.json().detail).toContain(`it already asks £99,999,999,999,999.90 and this would add £0.01`);
   });
 });
 
@@ -166,7 +166,7 @@ describe('POST /schedules amount limits', () => {
     expect(response.statusCode, response.body).toBe(422);
     expect(response.json()).toMatchObject({
       type: OVER_LIMIT,
-      errors: [{ pointer: '/schedule_record/instalments/1/amount', detail: 'must be at most 1000000.00 GBP (MAX_PAYMENT_AMOUNT_MINOR)' }],
+      errors: [{ pointer: '/schedule_record/instalments/1/amount', detail: 'must be at most £1,000,000.00 (MAX_PAYMENT_AMOUNT_MINOR)' }],
       limit: { name: 'MAX_PAYMENT_AMOUNT_MINOR', amount: LIMIT, currency: 'GBP' },
     });
     expect(await storedFor(mandateId)).toEqual({ payments: 0, events: 0, schedules: 0 });
@@ -176,7 +176,7 @@ describe('POST /schedules amount limits', () => {
     const mandateId = await newMandate();
     const response = await postSchedule({ mandate_id: mandateId, amount: 999_999_999_999_999, count: 3, interval: 'monthly', start_date: payDates[0] });
     expect(response.statusCode, response.body).toBe(422);
-    expect(response.json().errors).toEqual([{ pointer: '/schedule_record/amount', detail: 'must be at most 1000000.00 GBP (MAX_PAYMENT_AMOUNT_MINOR)' }]);
+    expect(response.json().errors).toEqual([{ pointer: '/schedule_record/amount', detail: 'must be at most £1,000,000.00 (MAX_PAYMENT_AMOUNT_MINOR)' }]);
     expect(await storedFor(mandateId)).toEqual({ payments: 0, events: 0, schedules: 0 });
   });
 
@@ -212,7 +212,7 @@ describe('POST /schedules amount limits', () => {
     // That pay date is now full for the mandate; the one after is not.
     const full = await postSchedule({ mandate_id: mandateId, instalments: [{ amount: 1, due_date: payDates[1] }] });
     expect(full.statusCode).toBe(422);
-    expect(full.json().detail).toContain(`on pay date ${payDates[1]} it already asks 1000000.00 GBP and this would add 0.01 GBP`);
+    expect(full.json().detail).toContain(`on pay date ${payDates[1]} it already asks £1,000,000.00 and this would add £0.01`);
     const later = await postSchedule({ mandate_id: mandateId, instalments: [{ amount: LIMIT, due_date: payDates[2] }] });
     expect(later.statusCode, later.body).toBe(201);
   });
@@ -228,7 +228,7 @@ describe('configured limits', () => {
       const mandateId = (await createMandateRow(configured.db, { billerClientId: otherBiller.clientId, employeeId: w.employee.id, payrollId: w.payroll.id })).id;
       const over = await postPayment({ mandate_id: mandateId, amount: 5_001 }, configured.app, otherHeaders);
       expect(over.statusCode).toBe(422);
-      expect(over.json().errors).toEqual([{ pointer: '/payment_record/amount', detail: 'must be at most 50.00 GBP (MAX_PAYMENT_AMOUNT_MINOR)' }]);
+      expect(over.json().errors).toEqual([{ pointer: '/payment_record/amount', detail: 'must be at most £50.00 (MAX_PAYMENT_AMOUNT_MINOR)' }]);
       expect((await postPayment({ mandate_id: mandateId, amount: 5_000 }, configured.app, otherHeaders)).statusCode).toBe(201);
       const pastPayDate = await postPayment({ mandate_id: mandateId, amount: 3_001 }, configured.app, otherHeaders);
       expect(pastPayDate.statusCode).toBe(422);

@@ -101,7 +101,7 @@ describe('checkConfirmation', () => {
     expect(check).toMatchObject({ kind: 'over-limit', errorCount: 2 });
     if (check.kind !== 'over-limit') return;
     expect(check.errors.map((error) => error.pointer)).toEqual(['/confirmation/deductions/1/deducted_amount', '/confirmation/deductions/2/deducted_amount']);
-    expect(check.errors[0]!.detail).toBe('must be at most 10.00 GBP (MAX_REPORTED_DEDUCTION_MINOR), got 10.01 GBP');
+    expect(check.errors[0]!.detail).toBe('must be at most £10.00 (MAX_REPORTED_DEDUCTION_MINOR), got £10.01');
   });
 
   it('uses the configured defaults when given no limits: GBP 10,000,000.00 a line', () => {

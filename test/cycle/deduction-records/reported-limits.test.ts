@@ -18,8 +18,8 @@ describe('reportedAmountOverLimit', () => {
   it('takes the limit itself and refuses one minor unit more, naming the setting and both amounts', () => {
     expect(reportedAmountOverLimit(0, '/a', limits, 'GBP')).toBeNull();
     expect(reportedAmountOverLimit(1_000, '/a', limits, 'GBP')).toBeNull();
-    expect(reportedAmountOverLimit(1_001, '/a', limits, 'GBP')).toEqual({ pointer: '/a', detail: 'must be at most 10.00 GBP (MAX_REPORTED_DEDUCTION_MINOR), got 10.01 GBP' });
-    expect(reportedAmountOverLimit(1_001, '/a', limits, 'JPY')!.detail).toBe('must be at most 1000 JPY (MAX_REPORTED_DEDUCTION_MINOR), got 1001 JPY');
+    expect(reportedAmountOverLimit(1_001, '/a', limits, 'GBP')).toEqual({ pointer: '/a', detail: 'must be at most £10.00 (MAX_REPORTED_DEDUCTION_MINOR), got £10.01' });
+    expect(reportedAmountOverLimit(1_001, '/a', limits, 'JPY')!.detail).toBe('must be at most 1,000 JPY (MAX_REPORTED_DEDUCTION_MINOR), got 1,001 JPY');
   });
 });
 
@@ -39,7 +39,7 @@ describe('payDateWithinReportedLimit', () => {
   it('explains the refusal in money, with the limit as a member', () => {
     const error = payDateReportedOverLimitError('2026-11-27', 2_500n, 1_000n, limits, 'GBP', '/x');
     expect(error.detail).toBe(
-      "Payroll's reports for pay date 2026-11-27 may add up to at most 30.00 GBP (MAX_REPORTED_PAY_DATE_TOTAL_MINOR); the other employees' current records already add up to 25.00 GBP and this would add 10.00 GBP",
+      "Payroll's reports for pay date 2026-11-27 may add up to at most £30.00 (MAX_REPORTED_PAY_DATE_TOTAL_MINOR); the other employees' current records already add up to £25.00 and this would add £10.00",
     );
     expect(error.members).toEqual({ limit: { name: 'MAX_REPORTED_PAY_DATE_TOTAL_MINOR', amount: 3_000, currency: 'GBP' } });
   });
@@ -70,7 +70,9 @@ describe('exactMinorUnits', () => {
     expect(exactMinorUnits(9_007_199_254_740_991n, 'x')).toBe(Number.MAX_SAFE_INTEGER);
     expect(exactMinorUnits(-9_007_199_254_740_991n, 'x')).toBe(-Number.MAX_SAFE_INTEGER);
     expect(() => exactMinorUnits(9_007_199_254_740_992n, 'The total')).toThrow(AmountOutOfRangeError);
-    expect(() => exactMinorUnits(9_999_999_999_999_990n, 'The total')).toThrow('The total adds up to 9999999999999990 minor units, past 2^53');
+    expect(() => exactMinorUnits(9_999_999_999_999_990n, 'The total')).toThrow(
+      "The total adds up to more than the service carries exactly (past 2^53 of the currency's smallest unit)",
+    );
   });
 });
 
@@ -83,6 +85,6 @@ describe('eachPayDate', () => {
     ];
     const { results, failures } = eachPayDate(items, (item) => exactMinorUnits(item.amount, `payroll ${item.payrollId}`));
     expect(results).toEqual([1, 3]);
-    expect(failures).toEqual([{ payrollId: 'p2', payDate: '2026-11-27', detail: expect.stringContaining('payroll p2 adds up to 100000000000000000') }]);
+    expect(failures).toEqual([{ payrollId: 'p2', payDate: '2026-11-27', detail: expect.stringContaining('payroll p2 adds up to more than the service carries exactly') }]);
   });
 });

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { instructionFileColumns, renderInstructionFile, type InstructionFileHeading } from '../../../src/cycle/instructions/instruction-file.ts';
+import { instructionFileColumns, instructionFileName, renderInstructionFile, type InstructionFileHeading } from '../../../src/cycle/instructions/instruction-file.ts';
 import type { NewInstructionItem } from '../../../src/cycle/instructions/instruction-repository.ts';
 
 const heading: InstructionFileHeading = {
@@ -107,5 +107,28 @@ describe('renderInstructionFile', () => {
       payroll_external_id: "'@SUM(1)",
     });
     expect(records[1]).toMatchObject({ record_type: 'item', payroll_reference: "'-12" });
+  });
+});
+
+describe('instructionFileName', () => {
+  it.each([
+    [{ employerName: 'Acme Widgets Ltd', payrollName: 'Acme monthly', payDate: '2026-10-30', version: 1 }, 'acme-widgets-ltd_acme-monthly_2026-10-30_v1.csv'],
+    [
+      { employerName: 'Severn Valley Distribution Ltd', payrollName: 'Severn Valley Distribution Ltd weekly payroll', payDate: '2026-12-11', version: 2 },
+      'severn-valley-distribution-ltd_weekly-payroll_2026-12-11_v2.csv',
+    ],
+    [{ employerName: "O'Brien & Sons", payrollName: 'Four-weekly (staff)', payDate: '2027-01-08', version: 3 }, 'obrien-and-sons_four-weekly-staff_2027-01-08_v3.csv'],
+    [{ employerName: 'Café Zürich GmbH', payrollName: 'Café Zürich GmbH', payDate: '2027-01-29', version: 1 }, 'cafe-zurich-gmbh_cafe-zurich-gmbh_2027-01-29_v1.csv'],
+    [{ employerName: '株式会社', payrollName: '/../../etc/passwd', payDate: '2027-01-29', version: 1 }, 'zhushihuishe_etc-passwd_2027-01-29_v1.csv'],
+    [{ employerName: '***', payrollName: '', payDate: '2027-01-29', version: 1 }, 'employer_payroll_2027-01-29_v1.csv'],
+  ])('names %j %s', (file, name) => expect(instructionFileName(file)).toBe(name));
+
+  it('is safe on every file system and in a header, whatever the names, and no longer than it needs', () => {
+    const long = 'The Extraordinarily Long-Named Northern Regional Hospitality and Leisure Group plc';
+    const name = instructionFileName({ employerName: long, payrollName: `${long} weekly payroll`, payDate: '2027-01-29', version: 12 });
+    expect(name).toBe('the-extraordinarily-long-named-northern_weekly-payroll_2027-01-29_v12.csv');
+    for (const employerName of ['a/b\\c:d*e?f"g<h>i|j', 'CON', ' ', '\u0000x', 'Ünïcödé — “quotes”']) {
+      expect(instructionFileName({ employerName, payrollName: 'x', payDate: '2027-01-29', version: 1 })).toMatch(/^[a-z0-9-]+_[a-z0-9-]+_\d{4}-\d{2}-\d{2}_v\d+\.csv$/);
+    }
   });
 });

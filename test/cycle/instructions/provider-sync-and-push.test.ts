@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncPayrollCalendars } from '../../../src/directory/calendars/calendar-sync-service.ts';
 import { listPayDates } from '../../../src/directory/calendars/calendar-repository.ts';
+import { serviceToday } from '../../../src/directory/calendars/lock-date.ts';
 import { lockPayDate } from '../../../src/cycle/snapshots/pay-date-lock-service.ts';
 import { pushInstructionsToProvider } from '../../../src/cycle/instructions/provider-push-service.ts';
 import { insertPayrollProvider } from '../../../src/faces/cli/demo/demo-repository.ts';
@@ -76,13 +77,19 @@ afterAll(async () => {
 });
 
 describe('nightly calendar sync', () => {
-  it('stores every payroll calendar the provider publishes, with lock dates from the lead time', async () => {
-    const result = await syncPayrollCalendars(t.db, adapterFor);
+  const today = serviceToday(new Date(), 'Europe/London');
+
+  it('stores every payroll calendar the provider publishes, with lock dates from the lead time, and gives each payroll its go-live date', async () => {
+    const result = await syncPayrollCalendars(t.db, adapterFor, today);
     expect(result).toEqual({ synced: sandbox.directory.payrolls.length, failed: [] });
     for (const payroll of sandbox.directory.payrolls) {
       const stored = await listPayDates(t.db, payroll.id);
       expect(stored.map((d) => [d.pay_date, d.payroll_cutoff_date, d.pay_period])).toEqual(payroll.pay_dates.map((d) => [d.pay_date, d.payroll_cutoff_date, d.pay_period]));
       for (const d of stored) expect(d.lock_date < d.payroll_cutoff_date).toBe(true);
+      // Its first pay date whose lock date is today or later: the ones behind it are never collected.
+      const firstAhead = stored.find((d) => d.lock_date >= today)!.pay_date;
+      const { go_live_date } = await t.db.selectFrom('payrolls').select('go_live_date').where('id', '=', payroll.id).executeTakeFirstOrThrow();
+      expect(go_live_date).toBe(firstAhead);
     }
     const synced = await t.db.selectFrom('payrolls').select('calendar_synced_at').execute();
     expect(synced.every((p) => p.calendar_synced_at instanceof Date)).toBe(true);
@@ -97,7 +104,7 @@ describe('nightly calendar sync', () => {
         throw new TypeError('fetch failed');
       },
     });
-    const result = await syncPayrollCalendars(t.db, broken);
+    const result = await syncPayrollCalendars(t.db, broken, today);
     expect(result.synced).toBe(0);
     expect(result.failed).toHaveLength(sandbox.directory.payrolls.length);
     expect(await listPayDates(t.db, sandbox.directory.payrolls[0]!.id)).toEqual(before);
@@ -105,6 +112,11 @@ describe('nightly calendar sync', () => {
 });
 
 describe('employee pushes of instruction items', () => {
+  /** The provider's first pay date may lock before today: the payroll goes live from it, as an operator would set. */
+  async function goLiveFrom(payrollId: string, payDate: string) {
+    await t.db.updateTable('payrolls').set({ go_live_date: payDate }).where('id', '=', payrollId).execute();
+  }
+
   it('sends each changed item once as a versioned push and records it', async () => {
     const payroll = sandbox.directory.payrolls[0]!;
     const payDate = payroll.pay_dates[0]!;
@@ -125,6 +137,7 @@ describe('employee pushes of instruction items', () => {
         })
         .execute();
     }
+    await goLiveFrom(payroll.id, payDate.pay_date);
     await lockPayDate(t.db, payroll.id, payDate.pay_date);
 
     const first = await pushInstructionsToProvider(t.db, adapterFor, payroll.id, payDate.pay_date);
@@ -162,6 +175,7 @@ describe('employee pushes of instruction items', () => {
         target_pay_date: payDate.pay_date,
       })
       .execute();
+    await goLiveFrom(payroll.id, payDate.pay_date);
     await lockPayDate(t.db, payroll.id, payDate.pay_date);
 
     const down = httpAdapterFactory({ timeoutMs: 300, retries: 0, fetch: async () => new Response('busy', { status: 503 }) });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { goLiveReadiness, isReadyToGoLive, type PayrollReadinessFacts } from '../../../src/cycle/nightly/go-live-readiness.ts';
+import { goLiveReadiness, holdReasonText, isReadyToGoLive, lockHoldReasons, type PayrollReadinessFacts } from '../../../src/cycle/nightly/go-live-readiness.ts';
 
 const ready: PayrollReadinessFacts = {
+  goLiveDate: '2026-12-31',
   currency: 'GBP',
   employerOptIn: 'opted_in',
   hasActiveCollectionAccount: true,
@@ -18,6 +19,7 @@ describe('goLiveReadiness', () => {
 
   it('names each missing thing, whatever else is missing, and is not ready while any is', () => {
     const cases: Array<[Partial<PayrollReadinessFacts>, string]> = [
+      [{ goLiveDate: null }, 'go-live-date'],
       [{ hasActiveCollectionAccount: false }, 'collection-account'],
       [{ employerOptIn: 'pending' }, 'employer-opt-in'],
       [{ employerOptIn: 'opted_out' }, 'employer-opt-in'],
@@ -51,5 +53,29 @@ describe('goLiveReadiness', () => {
     ]);
     expect(isReadyToGoLive(findings)).toBe(true);
     expect(goLiveReadiness({ ...ready, overduePayDates: 1, firstOverduePayDate: '2026-11-30' })[0]!.message).toMatch(/^1 unlocked pay date with/);
+  });
+});
+
+describe('lockHoldReasons: why the nightly run skips a payroll with pay dates due', () => {
+  it('holds back a payroll without an active collection account or an opted-in employer, and nothing else', () => {
+    for (const hasActiveCollectionAccount of [true, false]) {
+      for (const employerOptIn of ['pending', 'opted_in', 'opted_out'] as const) {
+        const codes = lockHoldReasons({ currency: 'GBP', hasActiveCollectionAccount, employerOptIn }).map((f) => f.code);
+        const expected = [...(hasActiveCollectionAccount ? [] : ['collection-account']), ...(employerOptIn === 'opted_in' ? [] : ['employer-opt-in'])];
+        expect(codes).toEqual(expected);
+      }
+    }
+  });
+
+  it('is the readiness rule with the calendar and go-live findings left out: one rule for both', () => {
+    const facts = { ...ready, goLiveDate: null, hasActiveCollectionAccount: false, employerOptIn: 'opted_out' as const, openPayDatesAhead: 0 };
+    const lockCodes = lockHoldReasons(facts).map((f) => f.code);
+    expect(goLiveReadiness(facts).filter((f) => lockCodes.includes(f.code))).toEqual(lockHoldReasons(facts));
+  });
+
+  it('keeps one sentence as the skipped pay date reason', () => {
+    expect(holdReasonText(lockHoldReasons({ currency: 'GBP', hasActiveCollectionAccount: false, employerOptIn: 'pending' }))).toBe(
+      'not ready: no active collection account for GBP: set one with deductions collection-accounts set; the employer has not opted in (pending): deductions employers set-opt-in',
+    );
   });
 });

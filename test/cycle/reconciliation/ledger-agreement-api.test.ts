@@ -161,7 +161,18 @@ describe('events, re-runs and reports agree with the ledger', () => {
       (p) => p.status === 'collected',
     );
 
-    const rerun = await deductions('rerun', '--payroll', w.payrollId, '--pay-date', first.pay_date, '--reason', 'employer fixed a payroll reference', '--by', 'ops');
+    const rerun = await deductions(
+      'rerun',
+      '--payroll',
+      w.payrollId,
+      '--pay-date',
+      first.pay_date,
+      '--reason',
+      'employer fixed a payroll reference',
+      '--by',
+      'ops',
+      '--force',
+    );
     expect(rerun).toMatch(/version 2/);
 
     const data = await injectJson(t.app, { method: 'GET', url: `/deductions/${w.payrollId}?pay_date=${first.pay_date}&pay_period=${first.pay_period}`, headers: w.provider });

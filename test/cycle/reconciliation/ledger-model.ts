@@ -18,8 +18,10 @@ import { statementEntry, statementFile } from '../../support/cash.ts';
 import { matchCreditManually, unmatch, type Allocation, type MatchingPolicy } from '../../../src/settlement/cash/matching-service.ts';
 import { restoreCredit, setCreditAside } from '../../../src/settlement/cash/credit-decision-service.ts';
 import { advisoryLockCash } from '../../../src/settlement/cash/remittance-repository.ts';
-import { refreshRemittances } from '../../../src/settlement/cash/remittance-service.ts';
-import { remittanceStatus } from '../../../src/settlement/cash/remittance-status.ts';
+import { expectRemittances, refreshRemittances } from '../../../src/settlement/cash/remittance-service.ts';
+import { expectedRemittance, remittanceStatus } from '../../../src/settlement/cash/remittance-status.ts';
+import { lockPayDate, type PayDateFollowUp } from '../../../src/cycle/snapshots/pay-date-lock-service.ts';
+import { DEFAULT_AMOUNT_LIMITS } from '../../../src/collections/payments/amount-limits.ts';
 import { recordStatement } from '../../../src/settlement/cash/statement-import-service.ts';
 import type { PayoutFunding } from '../../../src/platform/db/tables.ts';
 import { createPaymentFiles, paymentFileDownload } from '../../../src/settlement/payouts/payment-file-service.ts';
@@ -47,8 +49,11 @@ import { createWorld, PD1, PD2, PD3, type World } from './reconciliation-world.t
 //    `funded <= received` is about the signed sum and can hold with received 0 and funded below 0; what
 //    it promises is that no collection is funded beyond cash. Summed over the employer's pay dates:
 //    paid out <= received.
+//  - expected remittances: every locked pay date that asks for a payment has one remittance, from its
+//    lock on, requesting what its current snapshot asks (0 once a re-run asks for nothing).
 // Once everything is reconciled: per employee and pay date, collected + held (current exceptions) =
-// what the latest record says was deducted; and reconciling again writes nothing.
+// what the latest record says was deducted; each remittance expects what payroll reported (what was
+// requested where it reported nothing); and reconciling again writes nothing.
 
 export const PAY_DATES = [PD1, PD2, PD3] as const;
 export type PayDateIndex = 0 | 1 | 2;
@@ -233,7 +238,7 @@ export async function startScenario(db: Database, payments: readonly PaymentSpec
     .execute();
   const model: LedgerModel = { world, paymentIds: [], lockedPayDates: new Set(), payouts: 0, employerFunding, fundedByCash: employerFunding !== 'deducted', statementIds: [] };
   for (const spec of payments) await addPayment(db, model, spec);
-  await world.lock(PD1);
+  await lockPayDate(db, world.payroll.id, PD1, { followUp: expectedRemittances });
   model.lockedPayDates.add(PD1);
   return model;
 }
@@ -248,28 +253,33 @@ async function latestPendingPayout(db: Database, model: LedgerModel) {
     .executeTakeFirst();
 }
 
+/** What the lock, re-run and reconciliation jobs run in their transactions: the expected remittances, on the cash policy's day. */
+const expectedRemittances: PayDateFollowUp = async (trx, payDates) => {
+  await expectRemittances(trx, CASH_POLICY, payDates);
+};
+
 export async function applyOperation(db: Database, model: LedgerModel, op: LedgerOperation): Promise<void> {
   const { world } = model;
   count(op.kind);
   switch (op.kind) {
     case 'push':
       await world.push(world.people[op.employee]!.employee.id, PAY_DATES[op.payDate], op.amount);
-      if (op.reconcileAfter) await world.reconcile(PAY_DATES[op.payDate]);
+      if (op.reconcileAfter) await world.reconcile(PAY_DATES[op.payDate], { followUp: expectedRemittances });
       return;
     case 'reconcile':
-      await world.reconcile(PAY_DATES[op.payDate], { final: op.final });
+      await world.reconcile(PAY_DATES[op.payDate], { final: op.final, followUp: expectedRemittances });
       return;
     case 'rerun': {
       const payDate = PAY_DATES[op.payDate];
       if (!model.lockedPayDates.has(payDate)) return;
-      const rerun = await requestRerun(db, { payrollId: world.payroll.id, payDate, reason: 'ledger model', actor: cliActor('fast-check') });
-      await performRerun(db, rerun.id);
+      const rerun = await requestRerun(db, { payrollId: world.payroll.id, payDate, reason: 'ledger model', actor: cliActor('fast-check'), force: true });
+      await performRerun(db, rerun.id, DEFAULT_AMOUNT_LIMITS, expectedRemittances);
       return;
     }
     case 'lockNext': {
       const next = PAY_DATES.find((payDate) => !model.lockedPayDates.has(payDate));
       if (next === undefined) return;
-      await world.lock(next);
+      await lockPayDate(db, world.payroll.id, next, { followUp: expectedRemittances });
       model.lockedPayDates.add(next);
       return;
     }
@@ -648,9 +658,45 @@ async function unmatchOne(db: Database, model: LedgerModel, pick: number): Promi
   }
 }
 
+/**
+ * Locked pay dates whose remittance is not what the lock and re-runs made it: missing while the current
+ * snapshot asks for a payment, more than one, or requesting other than the snapshot asks. With
+ * `settled` (everything reconciled, so every report taken in), also one that does not expect what
+ * payroll reported, or what was requested where it reported nothing.
+ */
+async function expectedRemittanceMismatches(db: Database, model: LedgerModel, settled: boolean) {
+  const rows = await sql<{
+    pay_date: string;
+    requested: number | null;
+    remittances: number;
+    recorded_requested: number | null;
+    expected: number | null;
+    deducted: number | null;
+  }>`
+    select to_char(s.pay_date, 'YYYY-MM-DD') as pay_date, rp.payment_amount as requested,
+           (select count(*) from remittances all_r where all_r.payroll_id = s.payroll_id and all_r.pay_date = s.pay_date)::int as remittances,
+           r.requested as recorded_requested, r.expected,
+           (select sum(latest.deduction_amount) from (
+              select distinct on (dr.employee_id) dr.deduction_amount from deduction_records dr
+              where dr.payroll_id = s.payroll_id and dr.pay_date = s.pay_date and dr.void_id is null
+              order by dr.employee_id, dr.version desc) latest)::bigint as deducted
+    from deduction_snapshots s
+    left join requested_payments rp on rp.snapshot_id = s.id
+    left join remittances r on r.payroll_id = s.payroll_id and r.pay_date = s.pay_date
+    where s.payroll_id = ${model.world.payroll.id} and s.status <> 'superseded'
+  `.execute(db);
+  return rows.rows.filter((row) => {
+    if (row.requested !== null && row.remittances !== 1) return true;
+    if (row.remittances === 0) return false;
+    if (row.recorded_requested !== (row.requested ?? 0)) return true;
+    return settled && row.expected !== expectedRemittance({ requested: row.requested ?? 0, deducted: row.deducted });
+  });
+}
+
 /** The cash promises (see the top of this file). */
 export async function checkCashInvariants(db: Database, model: LedgerModel): Promise<void> {
   const payrollId = model.world.payroll.id;
+  expectNone('locked pay dates without their one expected remittance, or requesting other than their snapshot asks', await expectedRemittanceMismatches(db, model, false));
   const statementIds = model.statementIds.length > 0 ? model.statementIds : [randomUUID()];
   const credits = await sql<{ id: string; amount: number; matched_amount: number; state: string; live: number }>`
     select c.id, c.amount, c.matched_amount, c.state,
@@ -879,12 +925,13 @@ export async function settleAndCheck(db: Database, model: LedgerModel): Promise<
   const locked = PAY_DATES.filter((payDate) => model.lockedPayDates.has(payDate));
   const asked: string[] = [];
   const follow = (summary: ReconciliationSummary) => asked.push(...payDatesToReconcileAfter(summary));
-  for (const payDate of locked) follow(await model.world.reconcile(payDate, { final: true }));
+  for (const payDate of locked) follow(await model.world.reconcile(payDate, { final: true, followUp: expectedRemittances }));
   for (let followUps = 0, next = asked.shift(); next !== undefined; followUps += 1, next = asked.shift()) {
     if (followUps > 50) throw new LedgerInvariantError(`follow-up reconciliations did not come to rest: still asked for ${[next, ...asked].join(', ')}`);
-    follow(await model.world.reconcile(next));
+    follow(await model.world.reconcile(next, { followUp: expectedRemittances }));
   }
   await checkLedgerInvariants(db, model);
+  expectNone('remittances that do not expect what payroll reported, or what was requested before it reported', await expectedRemittanceMismatches(db, model, true));
   const coveredYetOpen = await db
     .selectFrom('payment_requests')
     .select(['id', 'status', 'amount', 'collected_amount', 'target_pay_date'])
@@ -897,7 +944,7 @@ export async function settleAndCheck(db: Database, model: LedgerModel): Promise<
   expectNone('pay dates the nightly sweep would find could take more', await findPayDatesThatCanTakeMore(db, PAY_DATES[0], model.world.payroll.id));
   const entries = await ledgerCount(db, model);
   for (const payDate of locked) {
-    const summary = await model.world.reconcile(payDate, { final: true });
+    const summary = await model.world.reconcile(payDate, { final: true, followUp: expectedRemittances });
     const wrote = summary.ledgerEntries + summary.paymentsUpdated + summary.exceptions + summary.exceptionsSuperseded > 0;
     expectNone(`a reconciliation of ${payDate} over the same records wrote`, wrote ? [summary] : []);
   }

@@ -326,7 +326,13 @@ describe('reconcilePayDate', () => {
     await w.reconcile(PD1);
     const before = await counts(w.payroll.id);
 
-    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a payroll reference', actor: cliActor('ops@example.com') });
+    const rerun = await requestRerun(t.db, {
+      payrollId: w.payroll.id,
+      payDate: PD1,
+      reason: 'employer fixed a payroll reference',
+      actor: cliActor('ops@example.com'),
+      force: true,
+    });
     const outcome = await performRerun(t.db, rerun.id);
     expect(outcome.snapshotId).not.toBe(first.snapshotId);
     const lines = await t.db.selectFrom('deduction_lines').select(['employee_id', 'requested_amount']).where('snapshot_id', '=', outcome.snapshotId).execute();

@@ -194,7 +194,7 @@ describe('the audit log of re-runs', () => {
         action: 'rerun.requested',
         resource_type: 'rerun',
         reason: 'wrong amount for employee 7',
-        before: { payroll_id: payrollId, pay_date: PAY_DATE, snapshot_id: snapshot.id },
+        before: { payroll_id: payrollId, pay_date: PAY_DATE, snapshot_id: snapshot.id, pay_date_state: 'locked' },
         after: { rerun_request_id: first.requestId, joined: false },
       }),
       expect.objectContaining({

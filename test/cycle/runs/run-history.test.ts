@@ -168,7 +168,13 @@ describe('deductions runs list', { timeout: 90_000 }, () => {
   it('shows every kind of run, newest first', async () => {
     const w = await reportedPayDate();
     await w.reconcile(PD1);
-    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a payroll reference', actor: cliActor('ops@example.com') });
+    const rerun = await requestRerun(t.db, {
+      payrollId: w.payroll.id,
+      payDate: PD1,
+      reason: 'employer fixed a payroll reference',
+      actor: cliActor('ops@example.com'),
+      force: true,
+    });
     await performRerun(t.db, rerun.id);
     const nightly = await t.db
       .insertInto('nightly_runs')

@@ -108,7 +108,7 @@ describe('a payroll with oversized payment requests stored', () => {
     for (const p of [...good, atLimit]) expect(statuses.get(p.id)).toMatchObject({ status: 'instructed', attempts: 1, version: 2, status_reason: null });
     for (const p of [...bad, badInstalment]) {
       expect(statuses.get(p.id)).toMatchObject({ status: 'failed', attempts: 0, version: 2 });
-      expect(statuses.get(p.id)!.status_reason).toBe('amount over 1000000.00 GBP, the most a payment request may be (MAX_PAYMENT_AMOUNT_MINOR); payroll was not asked for it');
+      expect(statuses.get(p.id)!.status_reason).toBe('amount over £1,000,000.00, the most a payment request may be (MAX_PAYMENT_AMOUNT_MINOR); payroll was not asked for it');
     }
     expect(await t.db.selectFrom('schedules').select('status').where('id', '=', schedule.id).executeTakeFirstOrThrow()).toEqual({ status: 'errored' });
 
@@ -196,7 +196,7 @@ describe('a payroll with oversized payment requests stored', () => {
     });
     const statuses = await statusesOf([third.id, over.id]);
     expect(statuses.get(third.id)).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(statuses.get(over.id)).toMatchObject({ status: 'failed', status_reason: expect.stringContaining('100.00 GBP') });
+    expect(statuses.get(over.id)).toMatchObject({ status: 'failed', status_reason: expect.stringContaining('£100.00') });
   });
 
   it('keeps the snapshot total within what the data response carries exactly: the largest requests wait for the next pay date', async () => {

@@ -27,10 +27,15 @@ async function payrollIn(region: BankHolidayRegion) {
   const employer = await createEmployer(t.db, provider.id);
   const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, frequency: 'weekly' });
   await t.db.updateTable('payrolls').set({ bank_holiday_region: region }).where('id', '=', payroll.id).execute();
-  await savePayCalendar(t.db, payroll.id, [
-    { pay_date: '2031-06-13', payroll_cutoff_date: '2031-06-10', pay_period: '10-2031' },
-    { pay_date: '2031-06-20', payroll_cutoff_date: '2031-06-10', pay_period: '11-2031' },
-  ]);
+  await savePayCalendar(
+    t.db,
+    payroll.id,
+    [
+      { pay_date: '2031-06-13', payroll_cutoff_date: '2031-06-10', pay_period: '10-2031' },
+      { pay_date: '2031-06-20', payroll_cutoff_date: '2031-06-10', pay_period: '11-2031' },
+    ],
+    '2031-01-01',
+  );
   // The second pay date has been locked by the nightly run.
   await t.db.updateTable('pay_dates').set({ locked_at: new Date() }).where('payroll_id', '=', payroll.id).where('pay_date', '=', '2031-06-20').execute();
   return payroll;

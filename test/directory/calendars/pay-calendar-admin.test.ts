@@ -102,7 +102,7 @@ describe('POST /admin/payrolls/{payroll_id}/pay-calendar/generate', () => {
     const shown = await t.app.inject({ method: 'GET', url: `/admin/payrolls/${payroll.id}/pay-dates`, headers });
     expect(shown.statusCode).toBe(200);
     expect(shown.json().bank_holiday_region).toBe('scotland');
-    expect(shown.json().pay_dates[10]).toEqual({ ...expected[10], locked: false, locked_at: null });
+    expect(shown.json().pay_dates[10]).toEqual({ ...expected[10], locked: false, locked_at: null, first_locked_at: null });
   });
 
   it('replaces the unlocked pay dates in its horizon and leaves the rest', async () => {

@@ -51,7 +51,7 @@ describe('a sandbox provider with an api_base_url set in its row', () => {
       asked.push(provider.api_base_url!);
       return null;
     };
-    await syncPayrollCalendars(database.db, adapterFor);
+    await syncPayrollCalendars(database.db, adapterFor, '2026-11-28');
     expect(asked).toEqual(['https://live.payroll.example/api']);
   });
 

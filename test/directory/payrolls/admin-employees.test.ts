@@ -340,7 +340,7 @@ describe('deductions employees', () => {
     const good = join(directory, 'good.csv');
     writeFileSync(good, `${HEADER}\nK-1,Kim,Park,1992-02-02,2022-01-01,,active,full_time,31000.10\n`);
     const bad = join(directory, 'bad.csv');
-    writeFileSync(bad, `${HEADER}\nK-2,Kit,Park,1992-02-30,,,active,,\n`);
+    writeFileSync(bad, `${HEADER}\nK-1,Kim,Park,1992-02-02,2022-01-01,,active,full_time,31000.10\nK-2,Kit,Park,1992-02-30,,,ACTIVE,,\n`);
 
     const imported = await deductions(['employees', 'import', '--payroll', payroll.id, '--file', good, '--json', '--by', 'ops']);
     expect(imported.code, imported.stderr).toBe(0);
@@ -348,8 +348,12 @@ describe('deductions employees', () => {
 
     const refused = await deductions(['employees', 'import', '--payroll', payroll.id, '--file', bad]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('line 2, date_of_birth: must be a date as YYYY-MM-DD');
+    expect(refused.stdout).toContain('line 3, date_of_birth: must be a date as YYYY-MM-DD');
+    // Every error is found at once, and the operator is told how to import the good rows anyway.
+    expect(refused.stdout).toContain('run again with --partial to import the 1 good row alone');
+    expect(refused.stdout).toContain('--errors-out FILE writes every error');
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain('--partial');
     expect(await employmentCount(payroll.id)).toBe(2);
 
     const created = await deductions([

@@ -7,8 +7,8 @@ import {
   readImportHeader,
   salaryInMinorUnits,
   validateImportRow,
-  type ImportedEmployee,
   type ImportMatchCandidates,
+  type MatchedRow,
 } from '../../../src/directory/payrolls/employee-import-rules.ts';
 
 describe('salaryInMinorUnits', () => {
@@ -76,7 +76,7 @@ describe('validateImportRow', () => {
       payroll_reference: 'WN-1',
       given_name: 'Priya',
       family_name: 'Shah',
-      national_registration_number: 'qq 12 34 56 c',
+      national_registration_number: 'ab 12 34 56 c',
       date_of_birth: '1990-05-17',
       email_address: 'priya@example.com',
       phone_number: '+447700900001',
@@ -100,7 +100,7 @@ describe('validateImportRow', () => {
         payroll_reference: 'WN-1',
         given_name: 'Priya',
         family_name: 'Shah',
-        national_registration_number: 'QQ123456C',
+        national_registration_number: 'AB123456C',
         date_of_birth: '1990-05-17',
         phone_number: '+447700900001',
         postal_code: 'LS1 4AP',
@@ -126,6 +126,9 @@ describe('validateImportRow', () => {
     [{ email_address: 'priya' }, [['email_address', expect.any(String)]]],
     [{ annualised_salary: '42000.505' }, [['annualised_salary', 'must have at most 2 decimal places for GBP']]],
     [{ currency: 'EUR' }, [['currency', 'must be the payroll currency GBP']]],
+    [{ national_registration_number: 'QQ1234' }, [['national_registration_number', expect.stringContaining('has 6 characters (spaces aside) where one has 9')]]],
+    [{ national_registration_number: 'QQ 12 34 56 C' }, [['national_registration_number', expect.stringContaining('the prefix QQ is never issued')]]],
+    [{ national_registration_number: 'AB123456E' }, [['national_registration_number', expect.stringContaining('suffix letter A, B, C or D')]]],
     [
       { date_of_birth: 'soon', employment_status: 'leaver', annualised_salary: 'lots' },
       [
@@ -142,10 +145,63 @@ describe('validateImportRow', () => {
     expect(errors.every((e) => e.line === 9)).toBe(true);
   });
 
-  it('refuses a row with more or fewer fields than the header as a whole', () => {
-    expect(validateImportRow(['WN-1', 'Priya'], header, 3, 'GBP')).toEqual({
+  it('refuses a row with more or fewer fields than the header as a whole, and gives no keys for it', () => {
+    const result = validateImportRow(['WN-1', 'Priya'], header, 3, 'GBP');
+    expect(result).toMatchObject({
       ok: false,
       errors: [{ line: 3, column: null, reason: `has 2 fields where the header has ${EMPLOYEE_IMPORT_COLUMNS.length}` }],
+      keys: { payroll_reference: null, national_registration_number: null },
+    });
+  });
+
+  it('reads employment_status, contract_type and currency whatever their case and spaces, and stores them as the lists spell them', () => {
+    const result = validateImportRow(row({ employment_status: ' Active ', contract_type: 'FULL_TIME', currency: 'gbp' }), header, 4, 'GBP');
+    expect(result).toMatchObject({ ok: true, employee: { employment_status: 'active', contract_type: 'full_time', currency: 'GBP' } });
+    expect(validateImportRow(row({ employment_status: 'LEAVER', end_date: '2026-01-31', contract_type: 'Zero_Hours' }), header, 4, 'GBP')).toMatchObject({
+      ok: true,
+      employee: { employment_status: 'leaver', contract_type: 'zero_hours' },
+    });
+    // Case is forgiven, spelling is not.
+    expect(validateImportRow(row({ contract_type: 'Full Time' }), header, 4, 'GBP')).toMatchObject({ ok: false, errors: [{ column: 'contract_type' }] });
+  });
+
+  it('keeps names exactly as given (spaces around them aside)', () => {
+    expect(validateImportRow(row({ given_name: ' Siobhán ', family_name: "O'Donnell" }), header, 2, 'GBP')).toMatchObject({
+      ok: true,
+      employee: { given_name: 'Siobhán', family_name: "O'Donnell" },
+    });
+  });
+
+  it('checks every column on its own and reports every fault of the row at once, with the keys its good cells give', () => {
+    const result = validateImportRow(
+      row({
+        national_registration_number: 'QQ1234',
+        date_of_birth: '1990-02-30',
+        email_address: 'priya',
+        employment_status: 'Retired',
+        annualised_salary: '£1',
+        currency: 'EUR',
+      }),
+      header,
+      5,
+      'GBP',
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => e.column).sort()).toEqual(
+      ['annualised_salary', 'currency', 'date_of_birth', 'email_address', 'employment_status', 'national_registration_number'].sort(),
+    );
+    expect(result.keys).toEqual({
+      payroll_reference: 'WN-1',
+      national_registration_number: null,
+      date_of_birth: null,
+      family_name: 'Shah',
+      unreadable: new Set(['national_registration_number', 'date_of_birth']),
+    });
+    const goodKeys = validateImportRow(row({ email_address: 'priya' }), header, 5, 'GBP');
+    expect(goodKeys).toMatchObject({
+      ok: false,
+      keys: { payroll_reference: 'WN-1', national_registration_number: 'AB123456C', date_of_birth: '1990-05-17', family_name: 'Shah', unreadable: new Set() },
     });
   });
 
@@ -173,44 +229,93 @@ describe('leaverWithoutEndDate', () => {
 });
 
 describe('matchImportedEmployee', () => {
-  const employee: ImportedEmployee = {
-    payroll_reference: 'WN-1',
-    given_name: 'Siobhan',
+  const employee: MatchedRow = {
     family_name: "O'Brien-Núñez",
-    national_registration_number: 'QQ123456C',
+    national_registration_number: 'AB123456C',
     date_of_birth: '1990-05-17',
-    employment_status: 'active',
-    currency: 'GBP',
   };
   const holder = (overrides: Partial<NonNullable<ImportMatchCandidates['byNationalRegistrationNumber']>> = {}) => ({
     employeeId: 'held',
     date_of_birth: '1990-05-17',
-    family_name: 'obrien nunez',
+    family_names: ['obrien nunez'],
     payrollReferenceOnThisPayroll: null,
     ...overrides,
   });
+  const employment = (overrides: Partial<NonNullable<ImportMatchCandidates['byReference']>> = {}) => ({
+    employeeId: 'e1',
+    national_registration_number: 'AB123456C',
+    date_of_birth: '1990-05-17',
+    employedElsewhere: false,
+    ...overrides,
+  });
+  const conflict = (column: string) => ({ column, reason: expect.stringContaining('whom another payroll employs too') });
 
-  it.each<[string, Partial<ImportedEmployee>, ImportMatchCandidates, ReturnType<typeof matchImportedEmployee>]>([
+  it.each<[string, Partial<MatchedRow>, ImportMatchCandidates, ReturnType<typeof matchImportedEmployee>]>([
     [
       'a known reference updates its employment',
       {},
-      { byReference: { employeeId: 'e1' }, byNationalRegistrationNumber: undefined },
+      { byReference: employment(), byNationalRegistrationNumber: undefined },
       { kind: 'existing-employment', employeeId: 'e1' },
     ],
     [
       "a known reference with its own employee's number",
       {},
-      { byReference: { employeeId: 'held' }, byNationalRegistrationNumber: holder({ payrollReferenceOnThisPayroll: 'WN-1' }) },
+      { byReference: employment({ employeeId: 'held' }), byNationalRegistrationNumber: holder({ payrollReferenceOnThisPayroll: 'WN-1' }) },
       { kind: 'existing-employment', employeeId: 'held' },
     ],
     [
       "a known reference with another employee's number",
       {},
-      { byReference: { employeeId: 'e1' }, byNationalRegistrationNumber: holder() },
-      { kind: 'refused', error: { column: 'national_registration_number', reason: 'belongs to another employee of this payroll provider' } },
+      { byReference: employment(), byNationalRegistrationNumber: holder() },
+      { kind: 'refused', errors: [{ column: 'national_registration_number', reason: 'belongs to another employee of this payroll provider' }] },
+    ],
+    [
+      'a known reference, identifiers left out: kept, nothing refused',
+      { national_registration_number: null, date_of_birth: null },
+      { byReference: employment({ employedElsewhere: true }), byNationalRegistrationNumber: undefined },
+      { kind: 'existing-employment', employeeId: 'e1' },
+    ],
+    [
+      'a known reference, a corrected birth date, nobody else employs them',
+      { date_of_birth: '1990-05-18' },
+      { byReference: employment(), byNationalRegistrationNumber: undefined },
+      { kind: 'existing-employment', employeeId: 'e1' },
+    ],
+    [
+      'a known reference, a birth date the person lacked, another payroll employs them',
+      {},
+      { byReference: employment({ date_of_birth: null, employedElsewhere: true }), byNationalRegistrationNumber: undefined },
+      { kind: 'existing-employment', employeeId: 'e1' },
+    ],
+    [
+      'a known reference, another birth date and number while another payroll employs them',
+      { date_of_birth: '1990-05-18', national_registration_number: 'CE654321A' },
+      { byReference: employment({ employedElsewhere: true }), byNationalRegistrationNumber: undefined },
+      { kind: 'refused', errors: [conflict('national_registration_number'), conflict('date_of_birth')] },
+    ],
+    [
+      "a known reference, another employee's number and another birth date while employed elsewhere: both said",
+      { date_of_birth: '1990-05-18' },
+      { byReference: employment({ employedElsewhere: true }), byNationalRegistrationNumber: holder() },
+      {
+        kind: 'refused',
+        errors: [{ column: 'national_registration_number', reason: 'belongs to another employee of this payroll provider' }, conflict('date_of_birth')],
+      },
+    ],
+    [
+      'a known reference, a bad birth-date cell: not judged',
+      { date_of_birth: null, unreadable: new Set(['date_of_birth'] as const) },
+      { byReference: employment({ employedElsewhere: true }), byNationalRegistrationNumber: undefined },
+      { kind: 'existing-employment', employeeId: 'e1' },
     ],
     ['a new reference and an unknown number', {}, { byReference: undefined, byNationalRegistrationNumber: undefined }, { kind: 'new-employee' }],
     ['a new reference without a number', { national_registration_number: null }, { byReference: undefined, byNationalRegistrationNumber: holder() }, { kind: 'new-employee' }],
+    [
+      'a new reference, a bad number cell: undecided',
+      { national_registration_number: null, unreadable: new Set(['national_registration_number'] as const) },
+      { byReference: undefined, byNationalRegistrationNumber: undefined },
+      { kind: 'undecided' },
+    ],
     [
       "a new reference, the number of the same person elsewhere (the name spelt payroll's way)",
       {},
@@ -218,28 +323,40 @@ describe('matchImportedEmployee', () => {
       { kind: 'second-employment', employeeId: 'held' },
     ],
     [
+      'a new reference, the number of the same person whose payrolls spell the name two ways: either matches',
+      { family_name: 'ODONNELL' },
+      { byReference: undefined, byNationalRegistrationNumber: holder({ family_names: ['Murphy', "O'Donnell"] }) },
+      { kind: 'second-employment', employeeId: 'held' },
+    ],
+    [
       'a new reference, the number of someone born on another day',
       {},
       { byReference: undefined, byNationalRegistrationNumber: holder({ date_of_birth: '1991-05-17' }) },
-      { kind: 'refused', error: { column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') } },
+      { kind: 'refused', errors: [{ column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') }] },
     ],
     [
       'a new reference, the number of someone with another family name',
       {},
-      { byReference: undefined, byNationalRegistrationNumber: holder({ family_name: 'Murphy' }) },
-      { kind: 'refused', error: { column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') } },
+      { byReference: undefined, byNationalRegistrationNumber: holder({ family_names: ['Murphy'] }) },
+      { kind: 'refused', errors: [{ column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') }] },
     ],
     [
       'a new reference without a birth date, the number of someone known',
       { date_of_birth: null },
       { byReference: undefined, byNationalRegistrationNumber: holder() },
-      { kind: 'refused', error: { column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') } },
+      { kind: 'refused', errors: [{ column: 'national_registration_number', reason: expect.stringContaining('belongs to another employee') }] },
+    ],
+    [
+      'a new reference, a bad birth-date cell, the number of someone known: undecided',
+      { date_of_birth: null, unreadable: new Set(['date_of_birth'] as const) },
+      { byReference: undefined, byNationalRegistrationNumber: holder() },
+      { kind: 'undecided' },
     ],
     [
       'a new reference, the number of someone already on this payroll',
       {},
       { byReference: undefined, byNationalRegistrationNumber: holder({ payrollReferenceOnThisPayroll: 'WN-9' }) },
-      { kind: 'refused', error: { column: 'payroll_reference', reason: expect.stringContaining('already on this payroll as WN-9') } },
+      { kind: 'refused', errors: [{ column: 'payroll_reference', reason: expect.stringContaining('already on this payroll as WN-9') }] },
     ],
   ])('%s', (_case, overrides, candidates, expected) => {
     expect(matchImportedEmployee({ ...employee, ...overrides }, candidates)).toEqual(expected);

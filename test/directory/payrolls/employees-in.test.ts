@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { employeeEnvelopeSchema, employeeUpdatePayloadSchema } from '../../../src/directory/payrolls/employee-resource.ts';
-import { createBiller, createEmploymentWorld, createMandateRow, createPaymentRequestRow, createProviderClient } from '../../support/factories.ts';
+import {
+  createBiller,
+  createEmployer,
+  createEmploymentWorld,
+  createMandateRow,
+  createPaymentRequestRow,
+  createPayroll,
+  createProviderClient,
+  futureMonthlyPayDates,
+} from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;
@@ -108,6 +117,44 @@ describe('PUT /payrolls/:payroll_id/employees/:employee_id', () => {
     const response = await putEmployee(world.payroll.id, crypto.randomUUID(), record({ payroll_reference: world.employment.payroll_reference }));
     expect(response.statusCode).toBe(409);
     expect(response.json().type).toMatch(/payroll-reference-in-use$/);
+  });
+
+  it("replaces only its own payroll's record: another payroll's name and contact details stay, the person's identifiers are kept when left out, and a different birth date is a 409 while another payroll employs them", async () => {
+    const employer = await createEmployer(t.db, world.provider.id);
+    const second = await createPayroll(t.db, { providerId: world.provider.id, employerId: employer.id, payDates: futureMonthlyPayDates() });
+    const employeeId = crypto.randomUUID();
+    const first = record({ family_name: "O'Donnell", phone_number: '+447700900111' });
+    expect((await putEmployee(world.payroll.id, employeeId, first)).statusCode).toBe(201);
+    const employmentOn = (payrollId: string) =>
+      t.db.selectFrom('employments').selectAll().where('employee_id', '=', employeeId).where('payroll_id', '=', payrollId).executeTakeFirstOrThrow();
+    const onFirst = await employmentOn(world.payroll.id);
+
+    const elsewhere = await putEmployee(second.id, employeeId, {
+      ...record({ family_name: 'ODONNELL', email_address: undefined }),
+      national_registration_number: undefined,
+      date_of_birth: undefined,
+    });
+    expect(elsewhere.statusCode, elsewhere.body).toBe(201);
+    expect(elsewhere.json().employee).toMatchObject({
+      family_name: 'ODONNELL',
+      email_address: null,
+      national_registration_number: first.national_registration_number.replaceAll(' ', '').toUpperCase(),
+      date_of_birth: '1990-05-17',
+    });
+    expect(await employmentOn(world.payroll.id)).toEqual(onFirst);
+    expect(onFirst).toMatchObject({ family_name: "O'Donnell", email_address: 'priya.shah@example.com', phone_number: '+447700900111' });
+
+    const conflict = await putEmployee(second.id, employeeId, {
+      ...record({ family_name: 'ODONNELL' }),
+      national_registration_number: undefined,
+      date_of_birth: '1990-05-18',
+    });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json()).toMatchObject({
+      type: expect.stringMatching(/employee-identity-conflict$/),
+      errors: [{ pointer: '/employee/date_of_birth', detail: 'differs from the one on record for this employee' }],
+    });
+    expect((await t.db.selectFrom('employees').select('date_of_birth').where('id', '=', employeeId).executeTakeFirstOrThrow()).date_of_birth).toBe('1990-05-17');
   });
 
   it('is for payroll providers only', async () => {

@@ -50,6 +50,8 @@ describe('creating a payroll', () => {
       payment_run_frequency: 'monthly',
       currency: 'GBP',
       bank_holiday_region: 'scotland',
+      // Not live until its first calendar (or an operator) gives it a go-live date.
+      go_live_date: null,
       calendar_synced_at: null,
       created_at: expect.any(String),
     });

@@ -57,4 +57,60 @@ describe('deductions payrolls readiness', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`ready      Acme Widgets Ltd / ${payroll.name}`);
   });
+
+  it('counts a payroll without a go-live date as not ready', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id);
+    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, goLiveDate: null, payDates: futureMonthlyPayDates(2) });
+    const result = await readiness(['--payroll', payroll.id]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`(${payroll.id}), no go-live date`);
+    expect(result.stdout).toContain('missing: no go-live date, so nothing is collected');
+  });
+});
+
+describe('going live from the command line', () => {
+  it('calendars generate sets the go-live date and warns on stderr of pay dates whose lock dates have passed; payrolls go-live moves it', async () => {
+    const provider = await createPayrollProvider(t.db);
+    const employer = await createEmployer(t.db, provider.id);
+    const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, goLiveDate: null });
+    const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    const env = cliEnvOf(t.config);
+    const generate = await runDeductions(
+      [
+        'calendars',
+        'generate',
+        '--payroll',
+        payroll.id,
+        '--frequency',
+        'monthly',
+        '--pay-day',
+        'last-working-day',
+        '--cutoff-working-days',
+        '5',
+        '--from',
+        daysFromNow(-70),
+        '--until',
+        daysFromNow(100),
+      ],
+      env,
+    );
+    expect(generate.code, generate.stderr).toBe(0);
+    const stored = await t.db.selectFrom('pay_dates').select(['pay_date', 'lock_date']).where('payroll_id', '=', payroll.id).orderBy('pay_date').execute();
+    const today = daysFromNow(0);
+    const goLive = stored.find((d) => d.lock_date >= today)!.pay_date;
+    expect(generate.stdout).toContain(`  go-live   ${goLive} (the first pay date collected)`);
+    expect(generate.stdout).toMatch(/open, not collected \(before go-live\)/);
+    expect(generate.stderr).toMatch(/^warning: \d pay dates? with lock dates already past \(.*\) (is|are) before the go-live date /m);
+
+    const first = stored[0]!.pay_date;
+    const moved = await runDeductions(['payrolls', 'go-live', '--payroll', payroll.id, '--date', first, '--reason', 'collect from the start'], env);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toBe(`Payroll ${payroll.id} goes live ${first} (was ${goLive}): first pay date collected ${first}\n`);
+    expect(moved.stderr).toMatch(/^warning: \d pay dates? from the go-live date .* the next nightly run locks (it|them) at once$/m);
+
+    const bad = await runDeductions(['payrolls', 'go-live', '--payroll', payroll.id, '--date', '31/12/2026'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--date');
+  });
 });

@@ -4,7 +4,7 @@ import { cliActor } from '../../../src/platform/audit/audit-service.ts';
 import type { ParsedStatementFile, StatementBalance, StatementEntry } from '../../../src/settlement/cash/bank-statement.ts';
 import { matchCreditManually, type MatchingPolicy } from '../../../src/settlement/cash/matching-service.ts';
 import { recordStatement } from '../../../src/settlement/cash/statement-import-service.ts';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { describeImport, minorUnitsOfTypedAmount } from '../../../src/faces/console/pages/cash-pages.ts';
 import { runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
 import { PD1 } from '../../cycle/reconciliation/reconciliation-world.ts';

@@ -202,6 +202,8 @@ describe('the console in a browser', () => {
     await screenshot(page, '04-pay-date');
 
     await page.getByLabel('Reason').fill('Payroll asked for a corrected file');
+    // Last night's pay date is reconciled and paid out: the re-run is confirmed first.
+    await page.getByLabel('I have checked: re-run it anyway').check();
     await page.getByRole('button', { name: 'Re-run this pay date' }).click();
     await page.waitForURL(/\/console\/runs\/rerun\//);
     await screenshot(page, '09-rerun-requested');

@@ -229,9 +229,18 @@ describe('PasswordChecks', () => {
 });
 
 describe('consolePermits', () => {
-  const actions: ConsoleAction[] = ['rerun', 'retry_job', 'redeliver_webhook', 'settle_payout', 'download_bank_file', 'import_statement', 'match_credit'];
+  const actions: ConsoleAction[] = [
+    'rerun',
+    'retry_job',
+    'redeliver_webhook',
+    'settle_payout',
+    'download_bank_file',
+    'import_statement',
+    'match_credit',
+    'import_deduction_return',
+  ];
   const expected: Record<(typeof consoleRoles)[number], ConsoleAction[]> = {
-    operator: ['rerun', 'retry_job', 'redeliver_webhook', 'download_bank_file', 'import_statement', 'match_credit'],
+    operator: ['rerun', 'retry_job', 'redeliver_webhook', 'download_bank_file', 'import_statement', 'match_credit', 'import_deduction_return'],
     finance: ['settle_payout', 'download_bank_file', 'import_statement', 'match_credit'],
     viewer: [],
   };

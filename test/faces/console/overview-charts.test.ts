@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { createWorld, PD1 } from '../../cycle/reconciliation/reconciliation-world.ts';
 import { signedInAs } from '../../support/console.ts';
 import { createCollectionAccount } from '../../support/factories.ts';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { queueNames, rerunJobId } from '../../../src/platform/queue/job-catalogue.ts';
 import { performRerun } from '../../../src/cycle/reruns/rerun-service.ts';
 import { producerConnection } from '../../../src/platform/runtime/redis-connections.ts';
@@ -137,6 +137,39 @@ describe('console pay date page', () => {
     expect(rowWith(after.body, `${path}/instruction-files/1"`)).toContain('superseded');
     expect(after.body).toContain(`href="${path}/instruction-files/2"`);
     expect(rowWith(after.body, 'employer corrected a payroll reference')).toContain('<td>2</td>');
+  });
+
+  it('asks an operator to confirm re-running a reconciled pay date, refuses it unconfirmed (409), and shows both lock times after', async () => {
+    const { w, path } = await lockedPayDate();
+    await w.push(w.people[0]!.employee.id, PD1, 12_550);
+    await w.push(w.people[1]!.employee.id, PD1, 7_000);
+    await w.reconcile(PD1);
+    const { browser } = await signedInAs(t.app, t.db, 'operator');
+    const page = await browser.get(path);
+    expect(page.body).toContain('This pay date is reconciled: every deduction payroll reported has been allocated to its payment requests.');
+    expect(page.body).toMatch(/<input type="checkbox" id="rerun-confirm" name="confirm" value="yes" required aria-describedby="rerun-warning">\s*<label for="rerun-confirm">/);
+    const [first] = await snapshotsOf(w.payroll.id);
+    const firstLock = `<dt>Locked</dt><dd>${first!.locked_at.toISOString().slice(0, 19).replace('T', ' ')} UTC</dd>`;
+    expect(page.body).toContain(firstLock);
+    expect(page.body).not.toContain('Locked again by a re-run');
+
+    const unconfirmed = await browser.post(`${path}/reruns`, { reason: 'employer corrected a payroll reference' });
+    expect(unconfirmed.statusCode).toBe(409);
+    expect(unconfirmed.body).toContain('Tick the box to confirm the re-run');
+    expect(unconfirmed.body).toContain('aria-invalid="true"');
+    expect(unconfirmed.body).toContain('employer corrected a payroll reference</textarea>');
+    expect(await rerunsOf(w.payroll.id)).toEqual([]);
+
+    const confirmed = await browser.post(`${path}/reruns`, { reason: 'employer corrected a payroll reference', confirm: 'yes' });
+    expect(confirmed.statusCode).toBe(303);
+    const [rerun] = await rerunsOf(w.payroll.id);
+    await performRerun(t.db, rerun!.id);
+    const [, second] = await snapshotsOf(w.payroll.id);
+    const after = await browser.get(path);
+    expect(after.body).toContain(firstLock);
+    expect(after.body).toContain(`<dt>Locked again by a re-run</dt><dd>${second!.locked_at.toISOString().slice(0, 19).replace('T', ' ')} UTC</dd>`);
+    // Version 2 has not been reconciled yet: a re-run of it is a correction again, asked for without confirming.
+    expect(after.body).not.toContain('id="rerun-confirm"');
   });
 
   it('refuses a re-run without a reason (422, the form again) and from finance (403), recording nothing', async () => {

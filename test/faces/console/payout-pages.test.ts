@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { listPaymentFilePayouts, listPaymentFilesOfDate } from '../../../src/settlement/payouts/payment-file-repository.ts';
 import { paymentFileDownload } from '../../../src/settlement/payouts/payment-file-service.ts';

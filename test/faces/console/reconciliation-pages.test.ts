@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { escapeHtml } from '../../../src/faces/console/html.ts';
 import { reconciliationColumns, reconciliationSummaryColumns } from '../../../src/settlement/reports/reconciliation-report.ts';
 import { signedInAs, type ConsoleBrowser } from '../../support/console.ts';

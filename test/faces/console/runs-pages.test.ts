@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { triggerNightlyRun, lockPayDateOfRun } from '../../../src/cycle/nightly/nightly-service.ts';
 import { DEFAULT_AMOUNT_LIMITS } from '../../../src/collections/payments/amount-limits.ts';
 import { queueNames } from '../../../src/platform/queue/job-catalogue.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../../src/platform/audit/audit-service.ts';
 import type { MatchingPolicy } from '../../../src/settlement/cash/matching-service.ts';
 import { recordStatement } from '../../../src/settlement/cash/statement-import-service.ts';
-import { formatMoney } from '../../../src/faces/console/console-format.ts';
+import { formatMoney } from '../../../src/platform/money/money-text.ts';
 import { escapeHtml } from '../../../src/faces/console/html.ts';
 import { replaceBeneficiaryAccount } from '../../../src/settlement/payouts/beneficiary-account-service.ts';
 import { runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
@@ -87,7 +87,7 @@ describe('the three-way reconciliation page', () => {
     const waiting = rowOf(page.body, waitingWorld.payroll.id);
     for (const amount of [8_000, 6_000, 0]) expect(waiting).toContain(`>${formatMoney(amount, 'GBP')}<`);
     expect(waiting).toContain(
-      escapeHtml('Payroll deducted 20.00 GBP less than requested; nothing received, not yet due (due 2026-11-04); 60.00 GBP held back until the remittance arrives.'),
+      escapeHtml('Payroll deducted £20.00 less than requested; nothing received, not yet due (due 2026-11-04); £60.00 held back until the remittance arrives.'),
     );
 
     const totals = page.body.match(/<tr><td><strong>Total GBP<\/strong>.*?<\/tr>/s)?.[0] ?? '';

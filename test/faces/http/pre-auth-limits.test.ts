@@ -6,6 +6,7 @@ import { PROBLEM_TYPE_BASE } from '../../../src/faces/http/problem.ts';
 import { bodyLimitOf, NO_BODY_LIMIT_BYTES, PLAIN_BODY_LIMIT_BYTES } from '../../../src/faces/http/route.ts';
 import { CONFIRMATION_BODY_LIMIT_BYTES } from '../../../src/faces/http/routes/confirmation-routes.ts';
 import { EMPLOYEE_IMPORT_BODY_LIMIT_BYTES } from '../../../src/faces/http/routes/admin-employee-routes.ts';
+import { MAX_RETURN_FILE_BYTES } from '../../../src/cycle/deduction-returns/return-file.ts';
 import { createBiller, createEmploymentWorld, createMandateRow } from '../../support/factories.ts';
 import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -153,8 +154,10 @@ describe('body limits per route', () => {
     expect(limitOf('admin_import_employees')).toBe(EMPLOYEE_IMPORT_BODY_LIMIT_BYTES);
     // So is a bank statement, bounded by STATEMENT_LIMIT_BYTES.
     expect(limitOf('import_bank_statement')).toBe(t.config.STATEMENT_LIMIT_BYTES);
+    // So is a deduction return file (read after authentication, bounded by its own limit).
+    expect(limitOf('import_deduction_return_file')).toBe(MAX_RETURN_FILE_BYTES);
     // Nothing but the batch and the streamed files exceeds the configured limit.
-    const streamed = new Set(['submit_deduction_confirmation', 'admin_import_employees', 'import_bank_statement']);
+    const streamed = new Set(['submit_deduction_confirmation', 'admin_import_employees', 'import_bank_statement', 'import_deduction_return_file']);
     for (const spec of t.app.routeSpecs) {
       if (streamed.has(spec.operationId)) continue;
       expect(bodyLimitOf(spec, t.config.BODY_LIMIT_BYTES), spec.operationId).toBeLessThanOrEqual(t.config.BODY_LIMIT_BYTES);

@@ -242,7 +242,7 @@ describe("a processor's payload", () => {
         },
       },
     );
-    const processor = rerunPayDateProcessor(untouchable as never, untouchable as never, untouchable as never, untouchable as never);
+    const processor = rerunPayDateProcessor(untouchable as never, untouchable as never, untouchable as never, untouchable as never, untouchable as never);
     await expect(processor({ id: '7', data: { rerunId: 42 } } as never)).rejects.toMatchObject({
       name: 'UnrecoverableError',
       message: expect.stringMatching(/^malformed job rerun-pay-date 7/),

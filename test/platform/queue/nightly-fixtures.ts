@@ -31,8 +31,8 @@ export async function createDuePayrolls(
       select employer_id, ${provider.id}::uuid, ${tag} || '-' || n, 'Employer ' || n, 'opted_in' from g
     ),
     payrolls as (
-      insert into payrolls (id, employer_id, payroll_provider_id, external_id, name, payment_run_frequency, currency)
-      select payroll_id, employer_id, ${provider.id}::uuid, ${tag} || '-' || n, 'Payroll ' || n, 'monthly', 'GBP' from g
+      insert into payrolls (id, employer_id, payroll_provider_id, external_id, name, payment_run_frequency, currency, go_live_date)
+      select payroll_id, employer_id, ${provider.id}::uuid, ${tag} || '-' || n, 'Payroll ' || n, 'monthly', 'GBP', ${options.payDate}::date from g
     ),
     pay_dates as (
       insert into pay_dates (payroll_id, pay_date, payroll_cutoff_date, pay_period, lock_date)

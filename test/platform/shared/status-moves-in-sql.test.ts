@@ -132,7 +132,7 @@ describe('status moves written in SQL', () => {
     // A later push takes back part of what was paid out; then an operator re-runs the pay date.
     await w.push(employeeId(0), PD1, 10_000);
     await w.reconcile(PD1);
-    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a reference', actor: cliActor('ops@example.com') });
+    const rerun = await requestRerun(t.db, { payrollId: w.payroll.id, payDate: PD1, reason: 'employer fixed a reference', actor: cliActor('ops@example.com'), force: true });
     await performRerun(t.db, rerun.id);
 
     // Mandates: enabled, then the employee is away, back, and leaves (cancelling what is pending).

@@ -265,7 +265,7 @@ describe('each credit counted once, none dropped', () => {
     const booked = await importEntries([{ amount: EXPECTED - 10_000, accountServicerReference: 'CONFLICT-REF-1', remittanceInformation: w.reference }]);
     expect(booked.statements[0]!.entries[0]).toMatchObject({
       outcome: 'conflicting',
-      detail: expect.stringContaining('already on the account with amount 248.00 GBP, not 148.00 GBP'),
+      detail: expect.stringContaining('already on the account with amount £248.00, not £148.00'),
     });
     const credits = await creditsWith(w.reference);
     expect(credits.map((c) => [c.amount, c.state])).toEqual([
@@ -344,6 +344,6 @@ describe("a paginated statement's balances, once its pages are all in", () => {
     const broken = nextId();
     await record(page(broken, 1, false, 100, [balance('OPBD', 10_000)]));
     const closing = await record(page(broken, 2, true, 200, [balance('CLBD', 10_250)]));
-    expect(closing.statement.integrity_findings).toEqual([{ code: 'balance_mismatch', detail: expect.stringMatching(/^across its 2 pages: .*-0\.50 GBP unaccounted for/) }]);
+    expect(closing.statement.integrity_findings).toEqual([{ code: 'balance_mismatch', detail: expect.stringMatching(/^across its 2 pages: .*-£0\.50 unaccounted for/) }]);
   });
 });

@@ -659,7 +659,7 @@ describe('batch bookings', () => {
     const text = camt053(batch('15.00', tx(v02('20.00')), tx(`${v02('5.00')}`).replace('<AmtDtls>', '<AmtDtls>')));
     // v02 has no TxDtls/CdtDbtInd: every part goes the entry's way, so 20 + 5 is not 15.
     expect((await parse(text)).entries).toEqual([
-      entry({ amount: 1500, remittanceInformation: 'BATCH 7', problem: 'the TxDtls amounts of the batch-booked entry add up to 25.00, not its Amt 15.00' }),
+      entry({ amount: 1500, remittanceInformation: 'BATCH 7', problem: 'the TxDtls amounts of the batch-booked entry add up to £25.00, not its Amt £15.00' }),
     ]);
     const v04 = camt053(batch('15.00', tx(`${amount('20.00')}<CdtDbtInd>CRDT</CdtDbtInd>`), tx(`${amount('5.00')}<CdtDbtInd>DBIT</CdtDbtInd>`)), { version: '04' });
     expect((await parse(v04)).entries.map(({ direction, amount: minor, batch: part }) => [direction, minor, part])).toEqual([
@@ -671,7 +671,7 @@ describe('batch bookings', () => {
   it('keeps the lump, with a problem, when the TxDtls amounts do not add up or cannot be read', async () => {
     const mismatch = camt053(batch('30.00', tx(amount('10.00')), tx(amount('10.00'))), { version: '04' });
     expect((await parse(mismatch)).entries).toEqual([
-      entry({ amount: 3000, remittanceInformation: 'BATCH 7', problem: 'the TxDtls amounts of the batch-booked entry add up to 20.00, not its Amt 30.00' }),
+      entry({ amount: 3000, remittanceInformation: 'BATCH 7', problem: 'the TxDtls amounts of the batch-booked entry add up to £20.00, not its Amt £30.00' }),
     ]);
     const unreadable = camt053(batch('30.00', tx(amount('10.00')), tx(amount('20.001'))), { version: '04' });
     expect((await parse(unreadable)).entries[0]?.problem).toBe(
@@ -1331,7 +1331,7 @@ describe('public samples from banks and ISO 20022 (test/settlement/cash/fixtures
       {
         code: 'balance_mismatch',
         detail:
-          "the opening balance (OPBD) 334425218.07 GBP and the booked entries' net -200.00 GBP make 334425018.07 GBP, but the closing balance (CLBD) is 334425126.42 GBP: 108.35 GBP unaccounted for",
+          "the opening balance (OPBD) £334,425,218.07 and the booked entries' net -£200.00 make £334,425,018.07, but the closing balance (CLBD) is £334,425,126.42: £108.35 unaccounted for",
       },
     ]);
   });

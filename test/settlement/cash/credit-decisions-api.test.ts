@@ -3,6 +3,7 @@ import { cliActor } from '../../../src/platform/audit/audit-service.ts';
 import { recordStatement } from '../../../src/settlement/cash/statement-import-service.ts';
 import { cashPolicy, parsedStatement, reconciledPayDate } from '../../support/cash.ts';
 import { cliEnvOf, runDeductions } from '../../support/cli.ts';
+import { moneyInWordsFaults } from '../../support/money-in-words.ts';
 import { createCollectionAccount, createOperator } from '../../support/factories.ts';
 import { authHeaders, startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -105,11 +106,56 @@ describe('credits a person decides on', () => {
       env,
     );
     expect(aside.stderr).toBe('');
-    expect(aside.stdout).toContain(`credit ${creditId} set aside (returned_to_sender): 7.77 GBP leaves the queue`);
+    expect(aside.stdout).toContain(`credit ${creditId} set aside (returned_to_sender): £7.77 leaves the queue`);
     const stored = await t.db.selectFrom('bank_credits').select(['state', 'state_changed_by']).where('id', '=', creditId).executeTakeFirstOrThrow();
     expect(stored).toEqual({ state: 'set_aside', state_changed_by: 'clerk' });
     const bad = await runDeductions(['credits', 'set-aside', '--credit', creditId, '--category', 'gift', '--reason', 'x'], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('expected one of not_a_remittance, bank_interest, returned_to_sender, duplicate, other');
   }, 90_000);
+
+  it('matches a credit by hand from the CLI in major units, refusing minor units and more decimals than the currency has, and says money in words', async () => {
+    const w = await reconciledPayDate(t.db);
+    const outcome = await importCredits([{ amount: 30_000, remittanceInformation: 'PAYROLL NOV' }]);
+    const creditId = outcome.statements[0]!.entries[0]!.creditId!;
+    const env = cliEnvOf(t.config);
+    const match = (...args: string[]) => runDeductions(['credits', 'match', '--credit', creditId, ...args, '--reason', 'employer confirmed', '--by', 'clerk'], env);
+    const outputs: string[] = [];
+    const ran = async (run: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
+      const result = await run;
+      outputs.push(result.stdout, result.stderr);
+      return result;
+    };
+
+    // The old form, minor units in --to, is refused whole: 24800 would now mean £24,800.00.
+    const old = await ran(match('--to', `${w.payroll.id}:2026-10-30:24800`));
+    expect(old.code).not.toBe(0);
+    expect(old.stderr).toContain('expected PAYROLL_ID:PAY_DATE; give the amount with --amount, in major units (--amount 31.42)');
+    const fine = await ran(match('--to', `${w.payroll.id}:2026-10-30`, '--amount', '248.005'));
+    expect(fine.code).toBe(1);
+    expect(fine.stderr).toBe('--amount 248.005: 248.005 has more decimal places than GBP allows (at most 2 decimal places)\n');
+    const unpaired = await ran(match('--to', `${w.payroll.id}:2026-10-30`, '--amount', '100', '--amount', '48'));
+    expect(unpaired.code).not.toBe(0);
+    expect(unpaired.stderr).toContain('give one --amount for each --to (1 --to, 2 --amount)');
+    const over = await ran(match('--to', `${w.payroll.id}:2026-10-30`, '--amount', '400'));
+    expect(over.code).toBe(1);
+    expect(over.stderr).toBe('the credit has £300.00 unmatched; the allocations add up to £400.00\n');
+    expect(await t.db.selectFrom('remittance_matches').select('id').where('bank_credit_id', '=', creditId).execute()).toEqual([]);
+
+    const matched = await ran(match('--to', `${w.payroll.id}:2026-10-30`, '--amount', '248'));
+    expect(matched.stderr).toBe('');
+    const [stored] = await t.db.selectFrom('remittance_matches').select(['id', 'amount']).where('bank_credit_id', '=', creditId).execute();
+    expect(stored!.amount).toBe(24_800);
+    expect(matched.stdout).toBe(`matched £248.00 to payroll ${w.payroll.id} pay date 2026-10-30 (match ${stored!.id})\n`);
+
+    const listed = await ran(runDeductions(['credits', 'list'], env));
+    expect(listed.stdout).toContain('£52.00 of £300.00');
+    await ran(runDeductions(['remittances', 'list'], env));
+    await ran(runDeductions(['statements', 'list'], env));
+    const unmatched = await ran(runDeductions(['unmatch', '--match', stored!.id, '--reason', 'wrong pay date', '--by', 'clerk'], env));
+    expect(unmatched.stdout).toBe(`unmatched £248.00 from payroll ${w.payroll.id} pay date 2026-10-30; received now £0.00; 0 unpaid entries lost their funding\n`);
+
+    // Everything the commands said, money in words: never minor units, never an amount without its pence.
+    expect(outputs.flatMap(moneyInWordsFaults)).toEqual([]);
+  }, 120_000);
 });

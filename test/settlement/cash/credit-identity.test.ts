@@ -120,7 +120,7 @@ describe('creditVerdict: one credit across the files that report it', () => {
     expect(creditVerdict(incoming({ amount: 420_691, accountServicerReference: 'BANKREF-7781' }), true, [first], none, 'k')).toEqual({
       outcome: 'conflicting',
       creditIds: ['c1'],
-      detail: 'its account servicer reference BANKREF-7781 is already on the account with amount 4106.91 GBP, not 4206.91 GBP',
+      detail: 'its account servicer reference BANKREF-7781 is already on the account with amount £4,106.91, not £4,206.91',
     });
   });
 

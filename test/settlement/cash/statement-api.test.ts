@@ -212,7 +212,7 @@ describe('deductions statements import', () => {
     const env = cliEnvOf(t.config);
     const good = await runDeductions(['statements', 'import', new URL('./fixtures/statement.csv', import.meta.url).pathname], env);
     expect(good.stderr).toBe('');
-    expect(good.stdout).toMatch(/^imported csv statement LLOY-20261127: \d+ credits \(\d+\.\d{2} GBP\), \d+ new; entries: new \d+, debit \d+\n/);
+    expect(good.stdout).toMatch(/^imported csv statement LLOY-20261127: \d+ credits \(£\d{1,3}(,\d{3})*\.\d{2}\), \d+ new; entries: new \d+, debit \d+\n/);
     expect(good.stdout).toMatch(/wait in the exceptions queue/);
     const again = await runDeductions(['statements', 'import', new URL('./fixtures/statement.csv', import.meta.url).pathname], env);
     expect(again.stdout).toMatch(/was imported on .*: nothing changed/);

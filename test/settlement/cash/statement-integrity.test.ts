@@ -65,8 +65,7 @@ describe('balances', () => {
     expect(statementIntegrityFindings(statement({ balances: [balance('OPBD', -10_00), balance('CLBD', 25_00)], entries }))).toEqual([
       {
         code: 'balance_mismatch',
-        detail:
-          "the opening balance (OPBD) -10.00 GBP and the booked entries' net 30.00 GBP make 20.00 GBP, but the closing balance (CLBD) is 25.00 GBP: 5.00 GBP unaccounted for",
+        detail: "the opening balance (OPBD) -£10.00 and the booked entries' net £30.00 make £20.00, but the closing balance (CLBD) is £25.00: £5.00 unaccounted for",
       },
     ]);
   });
@@ -114,7 +113,7 @@ describe('balances', () => {
     const entries = [booked(1_000, 'credit', { currency: 'JPY' })];
     expect(codes(statement({ currency: null, balances: [balance('OPBD', 0, 'JPY'), balance('CLBD', 1_000, 'JPY')], entries }))).toEqual([]);
     expect(statementIntegrityFindings(statement({ currency: null, balances: [balance('OPBD', 0, 'JPY'), balance('CLBD', 999, 'JPY')], entries }))[0]?.detail).toBe(
-      "the opening balance (OPBD) 0 JPY and the booked entries' net 1000 JPY make 1000 JPY, but the closing balance (CLBD) is 999 JPY: -1 JPY unaccounted for",
+      "the opening balance (OPBD) 0 JPY and the booked entries' net 1,000 JPY make 1,000 JPY, but the closing balance (CLBD) is 999 JPY: -1 JPY unaccounted for",
     );
   });
 
@@ -123,7 +122,7 @@ describe('balances', () => {
     const entries = Array.from({ length: 20 }, () => booked(big));
     expect(codes(statement({ balances: [balance('OPBD', -big), balance('CLBD', big)], entries }))).toEqual(['balance_mismatch']);
     expect(statementIntegrityFindings(statement({ balances: [balance('OPBD', -big), balance('CLBD', big)], entries }))[0]?.detail).toContain(
-      "the booked entries' net 199999999999999.80 GBP make 189999999999999.81 GBP",
+      "the booked entries' net £199,999,999,999,999.80 make £189,999,999,999,999.81",
     );
   });
 
@@ -167,10 +166,10 @@ describe('TxsSummry', () => {
     const totals = summary({ entries: { count: 4, sum: 16_00, net: -5_00 }, credits: { count: 2, sum: 10_00 }, debits: { count: 2, sum: 6_00 } });
     expect(statementIntegrityFindings(statement({ balances: balanced, summary: totals, entries: entries() }))).toEqual([
       { code: 'summary_count_mismatch', detail: 'TxsSummry counts 4 entries (TtlNtries); the statement has 3' },
-      { code: 'summary_sum_mismatch', detail: "TxsSummry sums the entries (TtlNtries) to 16.00 GBP; the statement's add up to 15.00 GBP" },
+      { code: 'summary_sum_mismatch', detail: "TxsSummry sums the entries (TtlNtries) to £16.00; the statement's add up to £15.00" },
       { code: 'summary_count_mismatch', detail: 'TxsSummry counts 2 credit entries (TtlCdtNtries); the statement has 1' },
-      { code: 'summary_sum_mismatch', detail: "TxsSummry sums the debit entries (TtlDbtNtries) to 6.00 GBP; the statement's add up to 5.00 GBP" },
-      { code: 'summary_net_mismatch', detail: "TxsSummry gives the entries' net as -5.00 GBP; the statement's net is 5.00 GBP" },
+      { code: 'summary_sum_mismatch', detail: "TxsSummry sums the debit entries (TtlDbtNtries) to £6.00; the statement's add up to £5.00" },
+      { code: 'summary_net_mismatch', detail: "TxsSummry gives the entries' net as -£5.00; the statement's net is £5.00" },
     ]);
   });
 
@@ -242,9 +241,9 @@ describe('creditsTotalOrProblem', () => {
     expect(creditsTotalOrProblem([999_999_999_999_998, 1], 'GBP')).toEqual({ total: 999_999_999_999_999, problem: null });
     expect(creditsTotalOrProblem([999_999_999_999_999, 1], 'GBP')).toEqual({
       total: null,
-      problem: "the statement's credits add up to 10000000000000.00 GBP, more than 9999999999999.99 GBP, the most one statement may carry",
+      problem: "the statement's credits add up to £10,000,000,000,000.00, more than £9,999,999,999,999.99, the most one statement may carry",
     });
     // Ten of the largest: past 2^53, still exact in the message.
-    expect(creditsTotalOrProblem(Array(10).fill(999_999_999_999_999), 'GBP').problem).toContain('99999999999999.90 GBP');
+    expect(creditsTotalOrProblem(Array(10).fill(999_999_999_999_999), 'GBP').problem).toContain('£99,999,999,999,999.90');
   });
 });

@@ -416,7 +416,7 @@ describe('deductions export payouts', { timeout: 120_000 }, () => {
       const lines = listed.stdout.trim().split('\n');
       expect(lines).toHaveLength(2);
       expect(lines[0]).toMatch(
-        /^01 {2}SDPO261103-01-[0-9A-F]{8} execution 2026-11-03 {2}3 payout\(s\) EUR 987\.65, GBP 290\.58 {2}written 2026-11-03T07:05:00\.000Z by finance-test/,
+        /^01 {2}SDPO261103-01-[0-9A-F]{8} execution 2026-11-03 {2}3 payout\(s\) €987\.65, £290\.58 {2}written 2026-11-03T07:05:00\.000Z by finance-test/,
       );
       expect(lines[1]).toMatch(/^02 {2}SDPO261103-02-/);
 

@@ -145,7 +145,7 @@ describe('GET /reports/three-way', () => {
       held_back: '100.00',
     });
     expect(byPayroll(shortWorld).explanation).toBe(
-      'Payroll deducted 22.50 GBP less than requested; employer remitted 25.50 GBP less than deducted (short); 100.00 GBP held back until the remittance arrives.',
+      'Payroll deducted £22.50 less than requested; employer remitted £25.50 less than deducted (short); £100.00 held back until the remittance arrives.',
     );
     expect(byPayroll(fullWorld)).toMatchObject({
       requested: '248.00',
@@ -157,7 +157,7 @@ describe('GET /reports/three-way', () => {
     });
     expect(byPayroll(fullWorld).explanation).toBe('All paid out.');
     expect(byPayroll(lateWorld)).toMatchObject({ received: '0.00', remittance_status: 'late', due_date: '2026-11-04', paid_out: '0.00', held_back: '248.00' });
-    expect(byPayroll(lateWorld).explanation).toBe('Nothing received, late since 2026-11-05; 248.00 GBP held back until the remittance arrives.');
+    expect(byPayroll(lateWorld).explanation).toBe('Nothing received, late since 2026-11-05; £248.00 held back until the remittance arrives.');
   });
 
   it('leaves sandbox payrolls out, though they have a remittance', async () => {
@@ -207,7 +207,7 @@ describe('a payout the bank rejected', () => {
     const { funded, paidOut } = await figuresOf(fullWorld.payroll.id);
     expect({ funded: gbp(funded), paidOut: gbp(paidOut) }).toEqual({ funded: '248.00', paidOut: '0.00' });
     expect(row).toMatchObject({ received: '248.00', funded: '248.00', paid_out: '0.00', held_back: '0.00' });
-    expect(row.explanation).toBe('248.00 GBP funded, not yet paid out (next payout run).');
+    expect(row.explanation).toBe('£248.00 funded, not yet paid out (next payout run).');
   });
 });
 

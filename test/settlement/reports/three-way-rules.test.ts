@@ -44,9 +44,9 @@ describe('explainThreeWay', () => {
     [
       'a short deduction, remitted and paid in full',
       { deducted: 20_800, expected: 20_800, received: 20_800, funded: 20_800, paid_out: 20_800 },
-      'Payroll deducted 40.00 GBP less than requested.',
+      'Payroll deducted £40.00 less than requested.',
     ],
-    ['an over-deduction remitted in full', { deducted: 25_300, expected: 25_300, received: 25_300 }, 'Payroll deducted 5.00 GBP more than requested.'],
+    ['an over-deduction remitted in full', { deducted: 25_300, expected: 25_300, received: 25_300 }, 'Payroll deducted £5.00 more than requested.'],
     [
       'no payroll report yet, nothing collected, not yet due',
       { deducted: null, received: 0, remittance_status: 'expected', funded: 0, paid_out: 0 },
@@ -56,35 +56,35 @@ describe('explainThreeWay', () => {
     [
       'nothing received yet, within the grace',
       { received: 0, remittance_status: 'expected', funded: 0, paid_out: 0, held_back: 24_800 },
-      'Nothing received, not yet due (due 2026-11-04); 248.00 GBP held back until the remittance arrives.',
+      'Nothing received, not yet due (due 2026-11-04); £248.00 held back until the remittance arrives.',
     ],
     [
       'nothing received after the due date',
       { received: 0, remittance_status: 'late', funded: 0, paid_out: 0, held_back: 24_800 },
-      'Nothing received, late since 2026-11-05; 248.00 GBP held back until the remittance arrives.',
+      'Nothing received, late since 2026-11-05; £248.00 held back until the remittance arrives.',
     ],
     ['a trusted employer paid out before the cash came', { received: 0, remittance_status: 'late' }, 'Nothing received, late since 2026-11-05.'],
     [
       'a short remittance holding back what it does not cover',
       { received: 20_000, remittance_status: 'short', funded: 12_550, paid_out: 12_550, held_back: 12_250 },
-      'Employer remitted 48.00 GBP less than deducted (short); 122.50 GBP held back until the remittance arrives.',
+      'Employer remitted £48.00 less than deducted (short); £122.50 held back until the remittance arrives.',
     ],
     [
       'a short remittance before payroll has reported',
       { deducted: null, received: 20_000, remittance_status: 'short', funded: 12_550, paid_out: 12_550, held_back: 12_250 },
-      'Payroll has not reported its deductions yet; employer remitted 48.00 GBP less than requested (short); 122.50 GBP held back until the remittance arrives.',
+      'Payroll has not reported its deductions yet; employer remitted £48.00 less than requested (short); £122.50 held back until the remittance arrives.',
     ],
-    ['an over-remittance', { received: 25_000, remittance_status: 'over' }, 'Employer remitted 2.00 GBP more than deducted (over).'],
+    ['an over-remittance', { received: 25_000, remittance_status: 'over' }, 'Employer remitted £2.00 more than deducted (over).'],
     // Funding and payouts.
-    ['funded, waiting for the payout run', { paid_out: 0 }, '248.00 GBP funded, not yet paid out (next payout run).'],
-    ['partly paid out', { paid_out: 12_550 }, '122.50 GBP funded, not yet paid out (next payout run).'],
-    ['a funded reversal waiting to be netted', { funded: 24_300, paid_out: 24_800 }, '5.00 GBP reversed, to be netted in the next payout run.'],
-    ['an unfunded reversal', { held_back: -500 }, '5.00 GBP reversed, waiting for the remittance before it is netted.'],
+    ['funded, waiting for the payout run', { paid_out: 0 }, '£248.00 funded, not yet paid out (next payout run).'],
+    ['partly paid out', { paid_out: 12_550 }, '£122.50 funded, not yet paid out (next payout run).'],
+    ['a funded reversal waiting to be netted', { funded: 24_300, paid_out: 24_800 }, '£5.00 reversed, to be netted in the next payout run.'],
+    ['an unfunded reversal', { held_back: -500 }, '£5.00 reversed, waiting for the remittance before it is netted.'],
     [
       'every difference at once',
       { deducted: 20_800, expected: 20_800, received: 16_000, remittance_status: 'short', funded: 12_550, paid_out: 8_000, held_back: 8_250 },
-      'Payroll deducted 40.00 GBP less than requested; employer remitted 48.00 GBP less than deducted (short); ' +
-        '82.50 GBP held back until the remittance arrives; 45.50 GBP funded, not yet paid out (next payout run).',
+      'Payroll deducted £40.00 less than requested; employer remitted £48.00 less than deducted (short); ' +
+        '£82.50 held back until the remittance arrives; £45.50 funded, not yet paid out (next payout run).',
     ],
     ['a currency without minor units', { currency: 'JPY', deducted: 24_000, expected: 24_000, received: 24_000 }, 'Payroll deducted 800 JPY less than requested.'],
   ])('%s', (_name, overrides, explanation) => {

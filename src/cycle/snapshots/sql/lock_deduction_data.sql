@@ -176,7 +176,7 @@
       from snapshot s join payrolls p on p.id = $32 where s.total_amount > 0
     ),
     locked as (
-      update pay_dates set locked_at = now(), updated_at = now()
+      update pay_dates set locked_at = now(), first_locked_at = coalesce(first_locked_at, now()), updated_at = now()
       where payroll_id = $33 and pay_date = $34::date
     ),
     instructed as (

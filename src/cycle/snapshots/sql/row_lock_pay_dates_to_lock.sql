@@ -11,7 +11,8 @@
     select pd.payroll_id, pd.pay_date, pd.pay_period, pd.lock_date, pd.locked_at, p.currency,
            p.external_id as payroll_external_id, p.name as payroll_name,
            em.external_id as employer_external_id, em.name as employer_name,
-           case when pp.sandbox then null else pp.api_base_url end as api_base_url
+           case when pp.sandbox then null else pp.api_base_url end as api_base_url,
+           p.go_live_date, pp.sandbox
     from payrolls p
     join pay_dates pd on pd.payroll_id = p.id
     join payroll_providers pp on pp.id = p.payroll_provider_id
@@ -19,6 +20,7 @@
     where p.id = $1 and pd.pay_date <= $2::date
       and (pd.pay_date = $3::date
            or (pd.locked_at is null
+               and (pp.sandbox or pd.pay_date >= p.go_live_date)
                and pd.lock_date <= (select lock_date from pay_dates where payroll_id = $4 and pay_date = $5::date)))
     order by pd.pay_date
     for update of p, pd

@@ -6,11 +6,12 @@ import { matchCreditManually, runMatching } from '../../../settlement/cash/match
 import { importStatement } from '../../../settlement/cash/statement-import-service.ts';
 import type { Config } from '../../../platform/config/config.ts';
 import type { Database } from '../../../platform/db/connection.ts';
-import { formatMinorUnits } from '../../../platform/money/major-units.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
+import { payrollLabel, remittanceInWords } from './demo-wording.ts';
 import { simulatedCamt053, type SimulatedEntry } from '../../sandbox/simulated-bank-statement.ts';
 
 type Print = (line?: string) => void;
-const pounds = (minor: number) => `£${formatMinorUnits(minor, 'GBP')}`;
+const pounds = (minor: number) => formatMoney(minor, 'GBP');
 
 /**
  * The demo's employers remit and its bank sends the day's statement: most employers pay each payroll
@@ -82,7 +83,14 @@ export async function remitAndImportStatement(
         .map(([rule, n]) => `${rule} ${n}`)
         .join(', ')}); ${matching.unmatchedCredits} wait in the exceptions queue`,
   );
-  if (late) print(`  ${late[0]!.employer_name} has not paid yet: its remittance is late`);
+  if (late) {
+    // Said by each remittance's status as of the statement's day (remittanceInWords): late only once its due date has passed.
+    const owing = (await listRemittanceResources(db, { limit: 1_000 })).filter((r) => r.employer_id === late[0]!.employer_id);
+    print(`  ${late[0]!.employer_name} has not paid yet:`);
+    for (const r of owing.sort((a, b) => a.pay_date.localeCompare(b.pay_date))) {
+      print(`    ${payrollLabel(r.employer_name, r.payroll_name)} pay date ${r.pay_date} (${r.payment_reference}): ${remittanceInWords(r)}`);
+    }
+  }
 
   // Finance places the short credit by hand (the rules match exact amounts, or within the tolerance).
   if (short) {
@@ -94,17 +102,21 @@ export async function remitAndImportStatement(
         allocations: [{ payrollId: target.payroll_id, payDate: target.pay_date, amount: waiting.unmatched_amount }],
         reason: 'employer confirmed the rest follows next week',
       });
-      print(`  finance matched ${target.employer_name}'s short credit of ${pounds(waiting.unmatched_amount)} (of ${pounds(target.expected)}) by hand`);
+      print(
+        `  finance matched ${target.employer_name}'s short credit of ${pounds(waiting.unmatched_amount)} (of ${pounds(target.expected)}, ${payrollLabel(target.employer_name, target.payroll_name)} pay date ${target.pay_date}) by hand`,
+      );
     }
   }
   const left = await listCreditsToMatch(db, 100);
   for (const stray of left) print(`  exceptions queue: ${pounds(stray.unmatched_amount)} from ${stray.debtor_name ?? 'unknown'} "${stray.remittance_information ?? ''}"`);
 
-  print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'expected'.padStart(10)} ${'received'.padStart(10)} status`);
+  print(`  ${'employer'.padEnd(30)} ${'payroll'.padEnd(19)} ${'pay date'.padEnd(10)} ${'expected'.padStart(11)} ${'received'.padStart(11)} status`);
   for (const r of (await listRemittanceResources(db, { limit: 1_000 })).sort(
-    (a, b) => a.employer_name.localeCompare(b.employer_name) || a.pay_date.localeCompare(b.pay_date),
+    (a, b) => a.employer_name.localeCompare(b.employer_name) || a.pay_date.localeCompare(b.pay_date) || a.payroll_name.localeCompare(b.payroll_name),
   )) {
-    print(`  ${r.employer_name.padEnd(30)} ${r.pay_date} ${pounds(r.expected).padStart(10)} ${pounds(r.received).padStart(10)} ${r.status}`);
+    print(
+      `  ${r.employer_name.padEnd(30)} ${payrollLabel(r.employer_name, r.payroll_name).padEnd(19)} ${r.pay_date} ${pounds(r.expected).padStart(11)} ${pounds(r.received).padStart(11)} ${r.status}`,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/connection.ts';
 
 export async function insertPayrollProvider(
@@ -51,6 +52,7 @@ export async function listLockedSnapshots(db: Executor) {
       'deduction_snapshots.total_amount',
       'deduction_snapshots.currency',
       'employers.name as employer',
+      'payrolls.name as payroll',
       'payrolls.payment_run_frequency',
     ])
     .where('deduction_snapshots.status', '!=', 'superseded')
@@ -59,8 +61,30 @@ export async function listLockedSnapshots(db: Executor) {
     .execute();
 }
 
+/** Every payroll with its name and its employer's, for the demo's tables. */
+export async function listPayrollNames(db: Executor) {
+  return db
+    .selectFrom('payrolls')
+    .innerJoin('employers', 'employers.id', 'payrolls.employer_id')
+    .select(['payrolls.id', 'payrolls.name', 'employers.name as employer'])
+    .execute();
+}
+
 export async function listInstructionFiles(db: Executor) {
-  return db.selectFrom('instruction_files').select(['file_name', 'content', 'sha256', 'item_count']).orderBy('file_name').execute();
+  return (
+    db
+      .selectFrom('instruction_files as f')
+      .select(['f.file_name', 'f.content', 'f.sha256', 'f.item_count'])
+      // How many items say new, amend, stop and continue: what the clerk will key.
+      .select(
+        sql<Record<string, number> | null>`(
+        select jsonb_object_agg(action, items) from (
+          select action, count(*)::int as items from instruction_items where instruction_file_id = f.id group by action
+        ) counted)`.as('actions'),
+      )
+      .orderBy('f.file_name')
+      .execute()
+  );
 }
 
 export async function countSnapshotsByStatus(db: Executor) {

@@ -11,7 +11,9 @@ import { recreateDatabase } from '../../../platform/db/admin.ts';
 import { migrateToLatest } from '../../../platform/db/migrator.ts';
 import { runNightlyNow } from '../../workers/nightly-runner.ts';
 import { buildApp } from '../../http/app.ts';
-import { formatMinorUnits } from '../../../platform/money/major-units.ts';
+import { fromMajorUnits } from '../../../platform/money/major-units.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
+import { payrollLabel } from './demo-wording.ts';
 import { httpAdapterFactory } from '../../../directory/payroll-providers/http-adapter.ts';
 import { providerUrlPolicy } from '../../../directory/payroll-providers/provider-url-guard.ts';
 import { resolveWebhookTarget, systemResolver } from '../../webhooks/webhook-target.ts';
@@ -54,20 +56,28 @@ import {
   insertCollectionAccount,
   listInstructionFiles,
   listLockedSnapshots,
+  listPayrollNames,
 } from './demo-repository.ts';
 
 type Print = (line?: string) => void;
 
+/** Where a demo runs: `deductions_demo`, prefix `deductions-demo` and `<FILES_DIR>/../demo` unless said (a test runs it apart). */
+export interface DemoPlace {
+  database?: string;
+  queuePrefix?: string;
+  filesDir?: string;
+}
+
 /** The demo's own database and key prefix: it is reset on every run and never touches real data. */
-export function demoConfig(base: Config): Config {
+export function demoConfig(base: Config, place: DemoPlace = {}): Config {
   const url = new URL(base.DATABASE_URL);
-  url.pathname = '/deductions_demo';
+  url.pathname = `/${place.database ?? 'deductions_demo'}`;
   return parseConfig({
     ...process.env,
     DATABASE_URL: url.toString(),
-    QUEUE_PREFIX: 'deductions-demo',
+    QUEUE_PREFIX: place.queuePrefix ?? 'deductions-demo',
     LOG_LEVEL: process.env.DEMO_LOG_LEVEL ?? 'silent',
-    FILES_DIR: path.join(base.FILES_DIR, '..', 'demo'),
+    FILES_DIR: place.filesDir ?? path.join(base.FILES_DIR, '..', 'demo'),
     WEBHOOK_ALLOW_PRIVATE: 'true',
     // The demo's payroll provider is a simulation on 127.0.0.1, over http.
     PROVIDER_ALLOW_PRIVATE_URLS: 'true',
@@ -90,7 +100,7 @@ function progressBar(label: string): SingleBar {
   return new SingleBar({ format: `  ${label.padEnd(26)} {bar} {value}/{total}`, hideCursor: true }, Presets.shades_classic);
 }
 
-const pounds = (minor: number | bigint) => `£${formatMinorUnits(minor, 'GBP')}`;
+const pounds = (minor: number | bigint) => formatMoney(minor, 'GBP');
 
 interface Enrolled {
   biller: ApiClient;
@@ -189,8 +199,8 @@ async function enrol(employee: SandboxEmployee, index: number, billers: Array<{ 
  * `npm run demo`: a full pay-date cycle against a sandbox payroll provider, through the real API
  * over HTTP and the real BullMQ workers, on a database of its own.
  */
-export async function runDemo(base: Config, { routes, startWorkers }: Composition, print: Print): Promise<void> {
-  const config = demoConfig(base);
+export async function runDemo(base: Config, { routes, startWorkers }: Composition, print: Print, place: DemoPlace = {}): Promise<void> {
+  const config = demoConfig(base, place);
   const filesDir = path.resolve(config.FILES_DIR);
   const started = performance.now();
   print('Salary deductions demo');
@@ -276,7 +286,40 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     const skipped = new Map<string, number>();
     for (const r of results) if ('skipped' in r) skipped.set(r.skipped, (skipped.get(r.skipped) ?? 0) + 1);
     print(`  ${enrolled.length} mandates active, ${enrolled.reduce((n, e) => n + e.payments, 0)} payment requests (${pounds(enrolled.reduce((n, e) => n + e.amount, 0))})`);
-    print(`  not enrolled: ${[...skipped].map(([why, n]) => `${n} ${why}`).join(', ') || 'none'}`);
+    print(`  not enrolled: ${[...skipped].map(([why, n]) => `${n} ${why.replaceAll('_', ' ')}`).join(', ') || 'none'}`);
+
+    // The availability answer names no works number, so the service holds each new employment under
+    // the employee's id until payroll sends its record: the provider does, for every employee of the
+    // payrolls the service now knows (PUT /payrolls/{payroll_id}/employees/{employee_id}).
+    const providerClient = new ApiClient(apiUrl, providerCredentials);
+    const payrollNames = new Map((await listPayrollNames(runtime.db)).map((p) => [p.id, { employer: p.employer, payroll: payrollLabel(p.employer, p.name) }]));
+    const records = directory.employees.flatMap((employee) =>
+      employee.employments.filter((employment) => payrollNames.has(employment.payroll_id)).map((employment) => ({ employee, employment })),
+    );
+    await inParallel(records, 8, async ({ employee, employment }) =>
+      providerClient.expect('PUT', `/payrolls/${employment.payroll_id}/employees/${employee.id}`, {
+        employee: {
+          given_name: employee.given_name,
+          family_name: employee.family_name,
+          national_registration_number: employee.national_registration_number,
+          date_of_birth: employee.date_of_birth,
+          email_address: employee.email_address,
+          phone_number: employee.phone_number,
+          postal_code: employee.postal_code,
+          payroll_reference: employment.payroll_reference,
+          start_date: employment.start_date,
+          end_date: employment.end_date,
+          employment_status: employment.employment_status,
+          contract_type: employment.contract_type,
+          annualised_salary: employment.annualised_salary,
+          currency: employment.currency,
+        },
+      }),
+    );
+    const worksNumbers = new Map(
+      records.map(({ employee, employment }) => [`${employment.payroll_id} ${employee.id}`, { employee, reference: employment.payroll_reference }]),
+    );
+    print(`  the payroll provider sends its payrolls' employee records, works numbers included: ${records.length} employments on ${payrollNames.size} payrolls`);
 
     print();
     const locks = await firstOpenLockDates(runtime.db, today);
@@ -301,22 +344,23 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     print(
       `  ${summary.payrollsLocked} payroll pay dates locked, ${summary.employees} employees, ${summary.paymentsInstructed} payments instructed, ` +
         `${Object.entries(summary.totalsByCurrency)
-          .map(([c, v]) => `${c} ${formatMinorUnits(v, c)}`)
-          .join(', ')}, ${summary.failures.length} failures`,
+          .map(([c, v]) => formatMoney(v, c))
+          .join(', ')} asked of payroll, ${summary.failures.length} failures`,
     );
 
     print();
     print('3. The payroll provider pulls each locked pay date (GET /deductions/{payroll_id})');
-    const providerClient = new ApiClient(apiUrl, providerCredentials);
     const snapshots = await listLockedSnapshots(runtime.db);
     for (const snapshot of snapshots) {
-      const data = await providerClient.expect<{ deduction_data_response: { total_amount: number; employee_count: number; pay_date: string } }>(
+      const data = await providerClient.expect<{ deduction_data_response: { total_amount: number; currency: string; employee_count: number; pay_date: string } }>(
         'GET',
         `/deductions/${snapshot.payroll_id}?pay_date=${snapshot.pay_date}&pay_period=${snapshot.pay_period}`,
       );
+      const response = data.deduction_data_response;
+      // The API carries money as major-unit numbers (3142 is £3,142.00): read back exactly, then worded.
       print(
-        `  ${snapshot.employer.padEnd(30)} ${snapshot.payment_run_frequency.padEnd(11)} ${data.deduction_data_response.pay_date}  ` +
-          `${String(data.deduction_data_response.employee_count).padStart(3)} employees  £${data.deduction_data_response.total_amount}`,
+        `  ${snapshot.employer.padEnd(30)} ${payrollLabel(snapshot.employer, snapshot.payroll).padEnd(19)} ${response.pay_date.slice(0, 10)}  ` +
+          `${String(response.employee_count).padStart(3)} employees  ${formatMoney(fromMajorUnits(response.total_amount, response.currency), response.currency).padStart(10)}`,
       );
     }
     print(`  employee pushes received by the sandbox provider: ${sandbox.pushes.length}`);
@@ -328,10 +372,14 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     print('4. Instruction files (CSV: a header naming employer, payroll and pay date, one item per employee by works number, a trailer with count and total)');
+    print(`  in ${path.join(filesDir, 'instructions')}:`);
     for (const file of await listInstructionFiles(runtime.db)) {
-      const target = path.join(filesDir, 'instructions', file.file_name);
-      writeFileSync(target, file.content);
-      print(`  ${target}  ${file.item_count} items  sha256 ${file.sha256.slice(0, 16)}…`);
+      writeFileSync(path.join(filesDir, 'instructions', file.file_name), file.content);
+      const actions = ['new', 'amend', 'continue', 'stop']
+        .filter((action) => (file.actions?.[action] ?? 0) > 0)
+        .map((action) => `${file.actions![action]} ${action}`)
+        .join(', ');
+      print(`    ${file.file_name.padEnd(66)} ${String(file.item_count).padStart(3)} items${actions ? ` (${actions})` : ''}`);
     }
 
     print();
@@ -359,7 +407,12 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
         salary_deduction: { employee_id: corrected.employeeId, deduction_amount: corrected.amount, currency: 'GBP' },
         requested_payments: [],
       });
-      print(`  one late correction: employee ${corrected.employeeId.slice(0, 8)}… pushed version 2, deducted in full (£${corrected.amount})`);
+      const who = worksNumbers.get(`${corrected.payrollId} ${corrected.employeeId}`);
+      const names = payrollNames.get(corrected.payrollId);
+      print(
+        `  one late correction: ${names ? `${names.employer} ${names.payroll}, ` : ''}works number ${who?.reference ?? corrected.employeeId} ` +
+          `(${who ? `${who.employee.given_name} ${who.employee.family_name}` : 'unknown'}) pushed version 2, deducted in full (${formatMoney(fromMajorUnits(corrected.amount, 'GBP'), 'GBP')})`,
+      );
     }
 
     print();
@@ -377,13 +430,13 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     const summaryRows = (await Promise.all(payDates.map((payDate) => reconciliationSummary(runtime.db, { payDate })))).flat();
     // Payroll's figure is accounted for in full: collected for payment requests, or held.
     print(
-      `  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'reported'.padStart(10)} ${'collected'.padStart(10)} ${'held'.padStart(10)} ${'shortfall'.padStart(10)} exceptions`,
+      `  ${'employer'.padEnd(30)} ${'payroll'.padEnd(19)} ${'pay date'.padEnd(10)} ${'requested'.padStart(11)} ${'reported'.padStart(11)} ${'collected'.padStart(11)} ${'held'.padStart(11)} ${'shortfall'.padStart(11)} exceptions`,
     );
     for (const row of summaryRows) {
       const held = row.held_over_deductions + row.held_unexpected_employees;
       print(
-        `  ${String(row.employer).padEnd(30)} ${row.pay_date} ${pounds(row.requested).padStart(10)} ${pounds(row.reported).padStart(10)} ` +
-          `${pounds(row.collected).padStart(10)} ${pounds(held).padStart(10)} ${pounds(row.shortfall).padStart(10)} ${row.exceptions}`,
+        `  ${String(row.employer).padEnd(30)} ${(payrollNames.get(row.payroll_id)?.payroll ?? '').padEnd(19)} ${row.pay_date} ${pounds(row.requested).padStart(11)} ${pounds(row.reported).padStart(11)} ` +
+          `${pounds(row.collected).padStart(11)} ${pounds(held).padStart(11)} ${pounds(row.shortfall).padStart(11)} ${row.exceptions}`,
       );
     }
     mkdirSync(path.join(filesDir, 'reconciliation'), { recursive: true });
@@ -419,7 +472,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
     const names = new Map(billerCredentials.map((c, i) => [c.clientId, billerNames[i]!]));
     for (const group of payouts.groups) {
       const detail = group.outcome === 'paid_out' ? `${pounds(group.amount)} in ${group.entries} items, reference ${group.reference}` : group.outcome;
-      print(`  ${String(names.get(group.billerClientId) ?? group.billerClientId).padEnd(30)} ${group.currency} ${detail}`);
+      print(`  ${String(names.get(group.billerClientId) ?? group.billerClientId).padEnd(30)} ${detail}`);
     }
     if (payouts.funding && payouts.funding.waiting > 0) {
       print(`  held back: collections of ${payouts.funding.waiting} payroll pay date(s) whose remittance is late or short (paid when the money arrives)`);
@@ -437,13 +490,15 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
     print();
     print('9. Three-way reconciliation: requested, deducted, received, paid out (per payroll pay date)');
-    print(`  ${'employer'.padEnd(30)} ${'pay date'.padEnd(10)} ${'requested'.padStart(10)} ${'deducted'.padStart(10)} ${'received'.padStart(10)} ${'paid out'.padStart(10)}`);
+    print(
+      `  ${'employer'.padEnd(30)} ${'payroll'.padEnd(19)} ${'pay date'.padEnd(10)} ${'requested'.padStart(11)} ${'deducted'.padStart(11)} ${'received'.padStart(11)} ${'paid out'.padStart(11)}`,
+    );
     mkdirSync(path.join(filesDir, 'reconciliation'), { recursive: true });
     for (const payDate of payDates) {
       for (const row of await threeWayReport(runtime.db, payDate)) {
         print(
-          `  ${row.employer.padEnd(30)} ${row.pay_date} ${pounds(row.requested).padStart(10)} ${pounds(row.deducted ?? 0).padStart(10)} ` +
-            `${pounds(row.received).padStart(10)} ${pounds(row.paid_out).padStart(10)}  ${explainThreeWay(row)}`,
+          `  ${row.employer.padEnd(30)} ${payrollLabel(row.employer, row.payroll).padEnd(19)} ${row.pay_date} ${pounds(row.requested).padStart(11)} ` +
+            `${(row.deducted === null ? 'not yet' : pounds(row.deducted)).padStart(11)} ${pounds(row.received).padStart(11)} ${pounds(row.paid_out).padStart(11)}  ${explainThreeWay(row)}`,
         );
       }
       await writeThreeWayCsv(runtime.db, payDate, createWriteStream(path.join(filesDir, 'reconciliation', threeWayFileName(payDate))));

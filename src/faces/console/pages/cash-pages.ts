@@ -34,7 +34,6 @@ import {
 import type { AuditActorKind, RemittanceStatus, SetAsideCategory, StatementEntryOutcome } from '../../../platform/db/tables.ts';
 import { HttpProblem } from '../../http/problem.ts';
 import { currencyExponent } from '../../../platform/money/currency.ts';
-import { MAX_EXACT_MINOR_UNITS } from '../../../platform/money/major-units.ts';
 import { ConflictError, DomainError, InvalidError, MalformedRequestError, NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
 import {
@@ -48,7 +47,8 @@ import {
   listOwedRemittancesIn,
   listReversibleCreditsFor,
 } from '../console-cash-repository.ts';
-import { formatInstant, formatMoney } from '../console-format.ts';
+import { formatInstant } from '../console-format.ts';
+import { formatMoney, parseTypedAmount, TypedAmountError } from '../../../platform/money/money-text.ts';
 import { actionForm, dataTable, statusBadge } from '../console-layout.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsolePageModule } from '../console-plugin.ts';
 import { consolePermits } from '../console-permissions.ts';
@@ -77,21 +77,17 @@ const REMITTANCE_STATUSES = remittanceStatusSchema.options;
 
 /**
  * Integer minor units from an amount a person typed in major units ("248", "248.5", "248.50" GBP ->
- * 24 850), by moving the decimal point in the text: no float ever holds the money. Refuses anything
- * else (signs, separators, more decimals than the currency has, zero, more than 15 digits).
+ * 24 850), read by parseTypedAmount (the command line reads its amounts the same way): no float
+ * ever holds the money; signs, separators, more decimals than the currency has, zero and more than
+ * 15 digits are refused, with the reason.
  */
 export function minorUnitsOfTypedAmount(text: string, currency: string): number {
-  const exponent = currencyExponent(currency);
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!match) throw new InvalidError('amount-invalid', `"${text}" is not an amount: write it like 1250.50, without a sign or separators`);
-  const [, whole = '', fraction = ''] = match;
-  if (fraction.length > exponent) {
-    throw new InvalidError('amount-invalid', `${text} has more decimal places than ${currency} allows (${exponent === 0 ? 'none' : `at most ${exponent}`})`);
+  try {
+    return parseTypedAmount(text, currency);
+  } catch (error) {
+    if (error instanceof TypedAmountError) throw new InvalidError('amount-invalid', error.message);
+    throw error;
   }
-  const digits = `${whole}${fraction.padEnd(exponent, '0')}`.replace(/^0+/, '');
-  if (digits === '') throw new InvalidError('amount-invalid', 'an amount must be more than zero');
-  if (digits.length > String(MAX_EXACT_MINOR_UNITS).length) throw new InvalidError('amount-invalid', `${text} ${currency} is larger than any remittance`);
-  return Number(digits);
 }
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;

@@ -1,9 +1,11 @@
+import { listPayrollReadiness, type PayrollReadiness } from '../../../cycle/nightly/go-live-readiness-service.ts';
 import { listRuns } from '../../../cycle/runs/run-history-service.ts';
 import { groupedBarChart, lineChart } from '../charts.ts';
 import { listNightlyRunDurations, listPayDateTotals, listPayrollsByExceptions } from '../console-chart-repository.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
-import { formatDuration, formatInstant, formatMoney } from '../console-format.ts';
+import { formatDuration, formatInstant } from '../console-format.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
 import { html, type Html } from '../html.ts';
 
 const PAY_DATES_CHARTED = 12;
@@ -46,6 +48,25 @@ function moneyChart(totals: readonly PayDateTotals[], asked: string | undefined)
   return html`${chart}${others.length > 0 ? html`<p>Also in: ${others.map((other, index) => html`${index > 0 ? ', ' : ''}<a href="/console?currency=${other}#chart-collections">${other}</a>`)}</p>` : ''}`;
 }
 
+/** Payrolls the nightly run skips as they are, each with what it still needs; nothing when all are ready. */
+function notReadySection(notReady: readonly PayrollReadiness[]): Html | string {
+  if (notReady.length === 0) return '';
+  return html`<section aria-labelledby="not-ready">
+<h2 id="not-ready">Payrolls not ready</h2>
+<p>The nightly run skips the pay dates of these payrolls, saying why, and locks them once they are ready. <code>deductions payrolls readiness</code> lists the same.</p>
+${dataTable(
+  'Payrolls the nightly run cannot lock yet, and what each still needs',
+  ['Employer', 'Payroll', 'Go-live date', 'Missing'],
+  notReady.map((payroll) => [
+    payroll.employer,
+    payroll.payroll,
+    payroll.goLiveDate ?? 'none',
+    html`<ul>${payroll.findings.filter((finding) => finding.severity === 'missing').map((finding) => html`<li>${finding.message}</li>`)}</ul>`,
+  ]),
+)}
+</section>`;
+}
+
 /** The landing page: how last night went, the trends, and where to look next. */
 export const registerOverviewPage: ConsolePageModule = (app, context) => {
   app.get('/', async (request, reply) => {
@@ -53,7 +74,8 @@ export const registerOverviewPage: ConsolePageModule = (app, context) => {
     const asked = (request.query as { currency?: unknown }).currency;
     const [lastNightly] = await listRuns(db, { kind: 'nightly', limit: 1 });
     const recent = await listRuns(db, { limit: 10 });
-    const [totals, durations, exceptions] = await Promise.all([
+    const [readiness, totals, durations, exceptions] = await Promise.all([
+      listPayrollReadiness(db, { now: new Date(), timeZone: context.deps.config.SERVICE_TIME_ZONE }),
       listPayDateTotals(db, PAY_DATES_CHARTED),
       listNightlyRunDurations(db, NIGHTLY_RUNS_CHARTED),
       listPayrollsByExceptions(db, new Date(Date.now() - EXCEPTION_DAYS * 86_400_000), PAYROLLS_CHARTED),
@@ -69,6 +91,7 @@ ${
     : html`<p class="empty">No nightly run yet.</p>`
 }
 </section>
+${notReadySection(readiness.filter((payroll) => !payroll.ready))}
 <section aria-labelledby="recent-runs">
 <h2 id="recent-runs">Recent runs</h2>
 ${dataTable(

@@ -4,15 +4,16 @@ import { consoleActor } from '../../../platform/audit/audit-service.ts';
 import { findInstructionFile } from '../../../cycle/instructions/instruction-repository.ts';
 import { queueNames } from '../../../platform/queue/job-catalogue.ts';
 import { showPayDateVoids } from '../../../cycle/deduction-records/void-service.ts';
-import { requestRerun } from '../../../cycle/reruns/rerun-service.ts';
-import { ConflictError, NotFoundError } from '../../../platform/shared/domain-errors.ts';
+import { payDateStateForRerun, requestRerun } from '../../../cycle/reruns/rerun-service.ts';
+import { DomainError, NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
-import { PayDateLockError } from '../../../cycle/snapshots/pay-date-lock-service.ts';
+import { rerunNeedsConfirmation, type PayDateState } from '../../../cycle/reruns/rerun-confirmation.ts';
 import { enqueueRerun } from '../../workers/rerun-runner.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, type ConsoleContext, type ConsolePageModule } from '../console-plugin.ts';
-import { formatInstant, formatMoney } from '../console-format.ts';
+import { formatInstant } from '../console-format.ts';
+import { formatDecimalMoney, formatMoney } from '../../../platform/money/money-text.ts';
 import { html, type Html } from '../html.ts';
 import {
   countDeductionRecords,
@@ -27,6 +28,7 @@ import {
   sumCollectionAttempts,
 } from '../pay-date-detail-repository.ts';
 import { payDatePath } from './runs-pages.ts';
+import { deductionReturnSection, returnFileHref } from './deduction-return-pages.ts';
 
 type PayDateParams = { payrollId: string; payDate: string };
 
@@ -38,28 +40,51 @@ function payDateOf(params: PayDateParams): PayDateParams {
   return params;
 }
 
-function rerunForm(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, path: string, locked: boolean, error?: string, reason = ''): Html {
+/** What a person is told before re-running a pay date whose money has moved (rerunNeedsConfirmation). */
+const CONFIRMATION_WARNINGS: Partial<Record<PayDateState, string>> = {
+  reconciled: 'This pay date is reconciled: every deduction payroll reported has been allocated to its payment requests.',
+  paid_out: 'This pay date is paid out: its collections have gone to billers.',
+};
+
+interface RerunFormState {
+  error?: string;
+  reason?: string;
+  /** The error is about the missing confirmation, not the reason. */
+  confirmationMissing?: boolean;
+}
+
+function rerunForm(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, path: string, state: PayDateState | null, form: RerunFormState = {}): Html {
   const session = context.session(request);
   if (!consolePermits(session.role, 'rerun')) {
     return html`<p>Only operators can re-run a pay date.</p>`;
   }
-  if (!locked) return html`<p>The pay date has not been locked yet: there is no snapshot to re-run.</p>`;
+  if (state === null || state === 'open') return html`<p>The pay date has not been locked yet: there is no snapshot to re-run.</p>`;
+  const { error, reason = '', confirmationMissing = false } = form;
+  const reasonInvalid = error !== undefined && !confirmationMissing;
+  const warning = rerunNeedsConfirmation(state) ? CONFIRMATION_WARNINGS[state] : undefined;
   return html`<form method="post" action="${path}/reruns" class="action">
 <input type="hidden" name="_csrf" value="${context.csrfToken(request, reply)}">
 <p>A re-run locks a new snapshot version and instruction file from the data as it is now. Say why: the reason is kept with the request and in the audit log.</p>
-${error ? html`<p class="error" id="rerun-reason-error" role="alert">${error}</p>` : ''}
+${error ? html`<p class="error" id="rerun-error" role="alert">${error}</p>` : ''}
 <label for="rerun-reason">Reason</label>
-<textarea id="rerun-reason" name="reason" rows="3" required${error ? html` aria-invalid="true" aria-describedby="rerun-reason-error"` : ''}>${reason}</textarea>
+<textarea id="rerun-reason" name="reason" rows="3" required${reasonInvalid ? html` aria-invalid="true" aria-describedby="rerun-error"` : ''}>${reason}</textarea>
+${
+  warning
+    ? html`<p class="warning" id="rerun-warning">${warning} A re-run changes what payroll is asked for after the money has moved.</p>
+<input type="checkbox" id="rerun-confirm" name="confirm" value="yes" required aria-describedby="rerun-warning"${confirmationMissing ? html` aria-invalid="true"` : ''}>
+<label for="rerun-confirm">I have checked: re-run it anyway</label>`
+    : ''
+}
 <button type="submit">Re-run this pay date</button>
 </form>`;
 }
 
-async function payDateBody(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, params: PayDateParams, rerun: { error?: string; reason?: string } = {}) {
+async function payDateBody(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, params: PayDateParams, rerun: RerunFormState = {}) {
   const { db } = context.deps;
   const { payrollId, payDate } = params;
   const heading = await findPayDateHeading(db, payrollId, payDate);
   if (!heading) throw new NotFoundError(`Payroll ${payrollId} pay date ${payDate}`);
-  const [versions, pushes, confirmations, records, voids, reconciliation, attempts, exceptions, reruns] = await Promise.all([
+  const [versions, pushes, confirmations, records, voids, reconciliation, attempts, exceptions, reruns, state] = await Promise.all([
     listSnapshotVersions(db, payrollId, payDate),
     countProviderPushes(db, payrollId, payDate),
     listConfirmations(db, payrollId, payDate),
@@ -69,6 +94,7 @@ async function payDateBody(context: ConsoleContext, request: FastifyRequest, rep
     sumCollectionAttempts(db, payrollId, payDate),
     listCurrentExceptions(db, payrollId, payDate),
     listRerunsOfPayDate(db, payrollId, payDate),
+    payDateStateForRerun(db, payrollId, payDate),
   ]);
   const totals = await listSnapshotTotals(
     db,
@@ -88,12 +114,18 @@ async function payDateBody(context: ConsoleContext, request: FastifyRequest, rep
     return 'lock outside a nightly run';
   };
 
+  const returnSection = await deductionReturnSection(context, request, reply, params);
   const body = html`<dl class="facts">
 <dt>Employer</dt><dd>${heading.employer_name}</dd>
 <dt>Payroll</dt><dd>${heading.payroll_name} (${heading.payroll_external_id}, ${heading.payroll_id})</dd>
 <dt>Pay date</dt><dd>${heading.pay_date} (pay period ${heading.pay_period})</dd>
 <dt>Lock date</dt><dd>${heading.lock_date}</dd>
-<dt>Locked</dt><dd>${heading.locked_at ? formatInstant(heading.locked_at) : 'not yet'}</dd>
+<dt>Locked</dt><dd>${heading.first_locked_at ? formatInstant(heading.first_locked_at) : heading.locked_at ? formatInstant(heading.locked_at) : 'not yet'}</dd>
+${
+  heading.first_locked_at && heading.locked_at && new Date(heading.locked_at).getTime() !== new Date(heading.first_locked_at).getTime()
+    ? html`<dt>Locked again by a re-run</dt><dd>${formatInstant(heading.locked_at)}</dd>`
+    : ''
+}
 </dl>
 <section aria-labelledby="snapshots">
 <h2 id="snapshots">Snapshot versions</h2>
@@ -109,7 +141,7 @@ ${dataTable(
     statusBadge(version.status),
     version.file_version === null
       ? 'none yet'
-      : html`<a href="${path}/instruction-files/${version.file_version}" download>Download ${version.file_name}</a> (${version.item_count} items)`,
+      : html`<a href="${path}/instruction-files/${version.file_version}" download>Download ${version.file_name}</a> (${version.item_count} items); <a href="${returnFileHref(payrollId, payDate, version.file_version)}" download>its return file</a>`,
   ]),
   'The pay date has not been locked yet.',
 )}
@@ -127,8 +159,13 @@ ${dataTable(
 <h2 id="confirmation">Confirmation</h2>
 ${dataTable(
   'Confirmations received from the payroll provider',
-  ['Received', 'From client', 'Employees', 'Total'],
-  confirmations.map((row) => [formatInstant(row.received_at), row.submitted_by_client_id, row.employee_count, formatMoney(row.total_amount, row.currency)]),
+  ['Received', 'From', 'Employees', 'Total'],
+  confirmations.map((row) => [
+    formatInstant(row.received_at),
+    row.submitted_by_client_id === null ? `${row.submitted_by ?? '—'}, return file` : `client ${row.submitted_by_client_id}`,
+    row.employee_count,
+    formatMoney(row.total_amount, row.currency),
+  ]),
   'No confirmation received.',
 )}
 ${dataTable(
@@ -143,11 +180,12 @@ ${
     : dataTable(
         'Reports voided by an operator: they no longer count',
         ['Voided', 'By', 'Records', 'Total', 'Reason'],
-        voids.map((v) => [formatInstant(v.voided_at), v.voided_by, v.records, `${v.total_amount} ${v.currency}`, v.reason]),
+        voids.map((v) => [formatInstant(v.voided_at), v.voided_by, v.records, formatDecimalMoney(v.total_amount, v.currency), v.reason]),
         '',
       )
 }
 </section>
+${returnSection}
 <section aria-labelledby="reconciliation">
 <h2 id="reconciliation">Reconciliation</h2>
 ${
@@ -196,7 +234,7 @@ ${dataTable(
   ]),
   'Never re-run.',
 )}
-${rerunForm(context, request, reply, path, versions.length > 0, rerun.error, rerun.reason)}
+${rerunForm(context, request, reply, path, state, rerun)}
 </section>`;
   return { title: `${heading.payroll_name}: pay date ${heading.pay_date}`, body };
 }
@@ -218,7 +256,7 @@ export const registerPayDatePage: ConsolePageModule = (app, context) => {
     return reply.code(200).headers(instructionFileHeaders(file)).send(file.content);
   });
 
-  app.post<{ Params: PayDateParams; Body: { reason?: string } }>(
+  app.post<{ Params: PayDateParams; Body: { reason?: string; confirm?: string } }>(
     '/payrolls/:payrollId/pay-dates/:payDate/reruns',
     { bodyLimit: CONSOLE_FORM_LIMIT_BYTES },
     async (request, reply) => {
@@ -231,9 +269,22 @@ export const registerPayDatePage: ConsolePageModule = (app, context) => {
       }
       let recorded;
       try {
-        recorded = await requestRerun(context.deps.db, { payrollId: params.payrollId, payDate: params.payDate, reason, actor: consoleActor(session.email) });
+        recorded = await requestRerun(context.deps.db, {
+          payrollId: params.payrollId,
+          payDate: params.payDate,
+          reason,
+          actor: consoleActor(session.email),
+          force: request.body?.confirm === 'yes',
+        });
       } catch (error) {
-        if (error instanceof PayDateLockError) throw new ConflictError('rerun-refused', error.message);
+        if (error instanceof DomainError && error.code === 'rerun-confirmation-required') {
+          const view = await payDateBody(context, request, reply, params, {
+            error: 'Tick the box to confirm the re-run: the money of this pay date has already moved.',
+            reason,
+            confirmationMissing: true,
+          });
+          return context.page(request, reply, { ...view, section: 'runs', status: 409 });
+        }
         throw error;
       }
       await enqueueRerun(await context.queues.queue(queueNames.payDates), context.deps.db, recorded.id);

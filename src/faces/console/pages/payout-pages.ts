@@ -10,7 +10,8 @@ import { InvalidError, MalformedRequestError, NotFoundError } from '../../../pla
 import { DEFAULT_PAGE_SIZE, pageOf } from '../../../platform/shared/paging.ts';
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
 import { findClientNames } from '../console-money-repository.ts';
-import { formatInstant, formatMoney } from '../console-format.ts';
+import { formatInstant } from '../console-format.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
 import { actionForm, dataTable, statusBadge } from '../console-layout.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, type ConsolePageModule } from '../console-plugin.ts';
 import { consolePermits } from '../console-permissions.ts';

@@ -11,7 +11,8 @@ import {
 import { MalformedRequestError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema } from '../../../platform/shared/schemas.ts';
 import { findLatestReconciliationPayDate, listCurrentExceptionsOn } from '../console-money-repository.ts';
-import { formatInstant, formatMoney } from '../console-format.ts';
+import { formatInstant } from '../console-format.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
 import { dataTable } from '../console-layout.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
 import { html } from '../html.ts';

@@ -4,7 +4,8 @@ import { findPayrollForProvider } from '../../../cycle/snapshots/snapshot-reposi
 import { NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import type { ConsoleContext, ConsolePageModule } from '../console-plugin.ts';
-import { formatDuration, formatInstant, formatMoney } from '../console-format.ts';
+import { formatDuration, formatInstant } from '../console-format.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
 import { findSnapshotVersion } from '../pay-date-detail-repository.ts';
 import { html, type Html } from '../html.ts';
 
@@ -49,11 +50,17 @@ function nightlyBody(run: Detail): Html {
     ['Pay dates due', text(run['pay_dates_due'])],
     ['Locked', count('locked') + count('already_locked')],
     ['Failed', failed],
+    ['Skipped (payroll not ready)', count('skipped')],
     ['Pending', count('pending')],
   ])}
+${
+  count('skipped') + failed > 0
+    ? html`<p>Skipped pay dates are locked as soon as their payroll is ready: the worker retries them. <code>deductions nightly retry --run ${text(run['id'])}</code> retries the skipped and failed ones now.</p>`
+    : ''
+}
 ${dataTable(
   'Pay dates of this run',
-  ['Payroll', 'Pay date', 'Outcome', 'Employees', 'Total', 'Failure'],
+  ['Payroll', 'Pay date', 'Outcome', 'Employees', 'Total', 'Why it failed or was skipped'],
   payDates.map((row) => [
     text(row['payroll_id']),
     html`<a href="${payDatePath(String(row['payroll_id']), String(row['pay_date']))}">${text(row['pay_date'])}</a>`,

@@ -3,7 +3,7 @@ import { explainThreeWay, openThreeWayCsvStream, threeWayFileName, threeWayRepor
 import { MalformedRequestError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema } from '../../../platform/shared/schemas.ts';
 import { findLatestReconciliationPayDate } from '../console-money-repository.ts';
-import { formatMoney } from '../console-format.ts';
+import { formatMoney } from '../../../platform/money/money-text.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
 import { html } from '../html.ts';

@@ -273,18 +273,18 @@ export const registerAdminEmployeeRoutes: RouteModule = (app, deps) => {
       operationId: 'admin_import_employees',
       summary: "Import a payroll's employees (CSV)",
       description:
-        "Operators: import a payroll's employees and employments from a CSV file (text/csv), upserting by payroll reference; dry_run validates only; bad rows are listed and nothing is applied unless partial; the same file again changes nothing and records no import run or audit entry.\n\n" +
+        "Operators: import a payroll's employees and employments from a CSV file (text/csv), upserting by payroll reference; dry_run validates only; every error of every row is found in one pass, and nothing is applied unless partial; an empty cell keeps what is stored, and what a row says goes to this payroll's employment (the person's national registration number and date of birth aside), so another payroll's import never undoes it; the same file again changes nothing and records no import run or audit entry.\n\n" +
         'The JSON report lists the first 1,000 errors and counts the rest (errors_truncated). To get every bad row, ask for `errors=all` (or send `Accept: text/csv`): the answer is then a text/csv body, `line,column,reason` after a header line, with the status the report would have had (200 for a dry run or an applied import, 422 when rejected). It is spooled to a temporary file during the import, so any number of bad rows take constant memory, and the file is removed afterwards. Such a request takes no Idempotency-Key: the full list is not kept for replays, and sending the same file again is safe.',
       tags: ['Administration'],
       auth: admin('admin:write'),
       bodyLimit: EMPLOYEE_IMPORT_BODY_LIMIT_BYTES,
       streamedBody: {
         contentType: 'text/csv',
-        description: `A header line naming the columns (${EMPLOYEE_IMPORT_COLUMNS.join(', ')}; payroll_reference, given_name, family_name and employment_status required), then one row per employee; annualised_salary in major units (42000.50)`,
+        description: `A header line naming the columns (${EMPLOYEE_IMPORT_COLUMNS.join(', ')}; payroll_reference, given_name, family_name and employment_status required), then one row per employee; annualised_salary in major units (42000.50), national_registration_number a National Insurance number HMRC could issue, employment_status, contract_type and currency in any case; an empty cell keeps what is stored`,
         example:
           'payroll_reference,given_name,family_name,national_registration_number,date_of_birth,start_date,end_date,employment_status,contract_type,annualised_salary\n' +
-          'WN-1042,Priya,Shah,QQ123456C,1990-05-17,2023-09-01,,active,full_time,42000.00\n' +
-          'WN-1043,Tom,Evans,QQ654321A,1985-11-02,2019-04-01,2026-03-31,leaver,part_time,18500.50\n',
+          'WN-1042,Priya,Shah,AB123456C,1990-05-17,2023-09-01,,active,full_time,42000.00\n' +
+          'WN-1043,Tom,Evans,CE654321A,1985-11-02,2019-04-01,2026-03-31,leaver,part_time,18500.50\n',
       },
       params: payrollParams,
       query: importQuery,

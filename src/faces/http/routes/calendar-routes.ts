@@ -3,14 +3,22 @@ import { z } from 'zod';
 import { clientActor } from '../../../platform/audit/audit-service.ts';
 import { bankHolidayRegionSchema } from '../../../directory/calendars/bank-holidays.ts';
 import { addBankHoliday, listBankHolidays, removeBankHoliday } from '../../../directory/calendars/bank-holiday-service.ts';
-import { generatePayCalendarForPayroll, importPayCalendarCsv, showPayDates, syncPayCalendarFromProvider } from '../../../directory/calendars/calendar-service.ts';
+import {
+  generatePayCalendarForPayroll,
+  importPayCalendarCsv,
+  setGoLiveDate,
+  showPayDates,
+  syncPayCalendarFromProvider,
+} from '../../../directory/calendars/calendar-service.ts';
 import { serviceToday } from '../../../directory/calendars/lock-date.ts';
 import {
   addBankHolidayRequestSchema,
   bankHolidayChangeSchema,
   bankHolidayListSchema,
   generatePayCalendarRequestSchema,
+  goLiveRequestSchema,
   payCalendarChangeSchema,
+  payrollGoLiveSchema,
   payrollPayDatesSchema,
 } from '../../../directory/calendars/pay-calendar-resource.ts';
 import { NotFoundError } from '../../../platform/shared/domain-errors.ts';
@@ -183,6 +191,34 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
       const change = await generatePayCalendarForPayroll(trx, ctx.params.payroll_id, request, {
         actor: clientActor(ctx.caller.clientId),
         reason: reason ?? null,
+        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
+      });
+      return { status: 200, body: change };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'PUT',
+    url: '/admin/payrolls/:payroll_id/go-live',
+    operationId: 'set_payroll_go_live',
+    summary: "Set a payroll's go-live date",
+    description:
+      "Operators: a payroll's go-live date is its first pay date to collect; the nightly run never locks or catches up a pay date before it. A payroll's first calendar sets it to its first pay date whose lock date is still ahead; this moves it. The answer warns of pay dates whose lock dates have passed; audited",
+    tags: ['Administration'],
+    auth: write,
+    params: payrollParams,
+    body: goLiveRequestSchema,
+    idempotencyKey: 'optional',
+    responses: {
+      200: { description: 'The go-live date as set, with warnings', schema: payrollGoLiveSchema },
+      404: { description: 'No such payroll', ...problem },
+      422: { description: 'Invalid body', ...problem },
+    },
+    effect: async (ctx, trx) => {
+      const change = await setGoLiveDate(trx, ctx.params.payroll_id, ctx.body, {
+        actor: clientActor(ctx.caller.clientId),
+        reason: null,
+        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
       });
       return { status: 200, body: change };
     },
@@ -211,6 +247,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
       const change = await importPayCalendarCsv(trx, ctx.params.payroll_id, csv, {
         actor: clientActor(ctx.caller.clientId),
         reason: ctx.query.reason ?? null,
+        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
       });
       return { status: 200, body: change };
     },
@@ -238,6 +275,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
       const change = await syncPayCalendarFromProvider(trx, ctx.params.payroll_id, deps.adapterFor, {
         actor: clientActor(ctx.caller.clientId),
         reason: ctx.query.reason ?? null,
+        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
       });
       return { status: 200, body: change };
     },

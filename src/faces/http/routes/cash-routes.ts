@@ -499,7 +499,8 @@ export const registerCashRoutes: RouteModule = (app, deps) => {
     url: '/remittances',
     operationId: 'list_remittances',
     summary: 'List remittances',
-    description: "Operators: each payroll pay date's remittance (expected, received, short, over or late), newest pay date first.",
+    description:
+      "Operators: each payroll pay date's remittance from its lock on (expected, received, short, over, late or shortfall), what it expects and what has arrived, newest pay date first.",
     tags: ['Cash'],
     auth: cash('cash:read'),
     query: remittancesQuery,
