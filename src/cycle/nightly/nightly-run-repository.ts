@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, Executor } from '../../platform/db/connection.ts';
 import type { NightlyRunPayDatesTable, NightlyRunsTable, NightlyRunTrigger } from '../../platform/db/tables.ts';
 import type { PayDatePair } from '../../platform/queue/job-catalogue.ts';
@@ -23,16 +23,21 @@ const duePayDates = (runDate: string) => sql<{ payroll_id: string; pay_date: str
      and pd.payroll_id not in (${sandboxPayrollIds})
 `;
 
-/** What the run must know, before it starts, of each payroll with pay dates due: whether it can lock them (see lockHoldReasons). */
-export async function listDuePayrollLockFacts(db: Executor, runDate: string) {
+/** The lock facts (see lockHoldReasons) of the payrolls `which` selects (a query of payroll ids). */
+async function payrollLockFacts(db: Executor, which: RawBuilder<unknown>) {
   const { rows } = await sql<{ payrollId: string } & PayrollLockFacts>`
     select p.id as "payrollId", p.currency, e.salary_deduction_opt_in_status as "employerOptIn",
            exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount"
       from payrolls p
       join employers e on e.id = p.employer_id
-     where p.id in (select payroll_id from (${duePayDates(runDate)}) due)
+     where p.id in (${which})
   `.execute(db);
   return rows;
+}
+
+/** What the run must know, before it starts, of each payroll with pay dates due: whether it can lock them. */
+export async function listDuePayrollLockFacts(db: Executor, runDate: string) {
+  return payrollLockFacts(db, sql`select payroll_id from (${duePayDates(runDate)}) due`);
 }
 
 /** A payroll whose due pay dates the run holds back, and why. */
@@ -290,17 +295,10 @@ export async function listRetryablePayDates(db: Executor, scope: { runId: string
   return result.rows;
 }
 
-/** The lock facts of some payrolls (see lockHoldReasons). */
+/** The lock facts of some payrolls. */
 export async function listPayrollLockFacts(db: Executor, payrollIds: readonly string[]) {
   if (payrollIds.length === 0) return [];
-  const { rows } = await sql<{ payrollId: string } & PayrollLockFacts>`
-    select p.id as "payrollId", p.currency, e.salary_deduction_opt_in_status as "employerOptIn",
-           exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount"
-      from payrolls p
-      join employers e on e.id = p.employer_id
-     where p.id = any(${[...payrollIds]}::uuid[])
-  `.execute(db);
-  return rows;
+  return payrollLockFacts(db, sql`select unnest(${[...payrollIds]}::uuid[])`);
 }
 
 /**

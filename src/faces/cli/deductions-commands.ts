@@ -88,6 +88,16 @@ export function registerDeductionCommands(program: Command, loadComposition: Loa
       }
     });
 
+  /** An instruction or return file to --out (employees' deductions: the owner's eyes only, 0600), else to stdout. */
+  async function writeDeductionFile(file: { file_name: string; sha256: string; content: Buffer | string }, out: string | undefined): Promise<void> {
+    if (out === undefined) {
+      process.stdout.write(file.content);
+      return;
+    }
+    await writePrivateFile(out, file.content);
+    process.stderr.write(`Wrote ${file.file_name} (sha256 ${file.sha256}) to ${out}\n`);
+  }
+
   const exportCommand = program.commands.find((c) => c.name() === 'export') ?? program.command('export').description('Write CSV files');
   exportCommand
     .command('instructions')
@@ -108,13 +118,7 @@ export function registerDeductionCommands(program: Command, loadComposition: Loa
           process.exitCode = 1;
           return;
         }
-        if (options.out) {
-          // Employees' deductions: the owner's eyes only (0600).
-          await writePrivateFile(options.out, file.content);
-          process.stderr.write(`Wrote ${file.file_name} (sha256 ${file.sha256}) to ${options.out}\n`);
-        } else {
-          process.stdout.write(file.content);
-        }
+        await writeDeductionFile(file, options.out);
       } finally {
         await runtime.close();
       }
@@ -136,13 +140,7 @@ export function registerDeductionCommands(program: Command, loadComposition: Loa
       const runtime = await openRuntime({ ...loadConfig(), LOG_LEVEL: 'warn' }, 'export');
       try {
         const file = await deductionReturnFileOf(runtime.db, options.payroll, options.payDate, options.version);
-        if (options.out) {
-          // Employees' deductions: the owner's eyes only (0600).
-          await writePrivateFile(options.out, file.content);
-          process.stderr.write(`Wrote ${file.file_name} (sha256 ${file.sha256}) to ${options.out}\n`);
-        } else {
-          process.stdout.write(file.content);
-        }
+        await writeDeductionFile(file, options.out);
       } finally {
         await runtime.close();
       }

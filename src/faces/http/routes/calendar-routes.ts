@@ -64,6 +64,12 @@ async function csvBody(request: FastifyRequest): Promise<string> {
 }
 
 export const registerCalendarRoutes: RouteModule = (app, deps) => {
+  /** Who changes a calendar or a go-live date, why, and the service's today (which lock dates have passed). */
+  const calendarEdit = (clientId: string, reason: string | null) => ({
+    actor: clientActor(clientId),
+    reason,
+    today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
+  });
   // Keep the exact text: it is the file, and the idempotency fingerprint hashes what was sent.
   if (!app.hasContentTypeParser('text/csv')) {
     app.addContentTypeParser('text/csv', { parseAs: 'string' }, (request, body, done) => {
@@ -188,11 +194,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     responses: { ...calendarResponses, 422: { description: "Invalid rule or horizon, or a rule of another frequency than the payroll's", ...problem } },
     effect: async (ctx, trx) => {
       const { reason, ...request } = ctx.body;
-      const change = await generatePayCalendarForPayroll(trx, ctx.params.payroll_id, request, {
-        actor: clientActor(ctx.caller.clientId),
-        reason: reason ?? null,
-        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
-      });
+      const change = await generatePayCalendarForPayroll(trx, ctx.params.payroll_id, request, calendarEdit(ctx.caller.clientId, reason ?? null));
       return { status: 200, body: change };
     },
   });
@@ -215,11 +217,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
       422: { description: 'Invalid body', ...problem },
     },
     effect: async (ctx, trx) => {
-      const change = await setGoLiveDate(trx, ctx.params.payroll_id, ctx.body, {
-        actor: clientActor(ctx.caller.clientId),
-        reason: null,
-        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
-      });
+      const change = await setGoLiveDate(trx, ctx.params.payroll_id, ctx.body, calendarEdit(ctx.caller.clientId, null));
       return { status: 200, body: change };
     },
   });
@@ -244,11 +242,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
     },
     effect: async (ctx, trx) => {
       const csv = await csvBody(ctx.request);
-      const change = await importPayCalendarCsv(trx, ctx.params.payroll_id, csv, {
-        actor: clientActor(ctx.caller.clientId),
-        reason: ctx.query.reason ?? null,
-        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
-      });
+      const change = await importPayCalendarCsv(trx, ctx.params.payroll_id, csv, calendarEdit(ctx.caller.clientId, ctx.query.reason ?? null));
       return { status: 200, body: change };
     },
   });
@@ -272,11 +266,7 @@ export const registerCalendarRoutes: RouteModule = (app, deps) => {
       504: { description: 'The provider did not answer in time', ...problem },
     },
     effect: async (ctx, trx) => {
-      const change = await syncPayCalendarFromProvider(trx, ctx.params.payroll_id, deps.adapterFor, {
-        actor: clientActor(ctx.caller.clientId),
-        reason: ctx.query.reason ?? null,
-        today: serviceToday(new Date(), deps.config.SERVICE_TIME_ZONE),
-      });
+      const change = await syncPayCalendarFromProvider(trx, ctx.params.payroll_id, deps.adapterFor, calendarEdit(ctx.caller.clientId, ctx.query.reason ?? null));
       return { status: 200, body: change };
     },
   });
