@@ -66,6 +66,8 @@ export interface DemoPlace {
   database?: string;
   queuePrefix?: string;
   filesDir?: string;
+  /** Employees per payroll of the demo directory (30): the test suite runs the same story on fewer. */
+  employeesPerPayroll?: number;
 }
 
 /** The demo's own database and key prefix: it is reset on every run and never touches real data. */
@@ -214,7 +216,7 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
   mkdirSync(path.join(filesDir, 'instructions'), { recursive: true });
 
   const today = serviceToday(new Date(), config.SERVICE_TIME_ZONE);
-  const directory = generateSandboxDirectory({ seed: 'demo', employers: 6, payrollsPerEmployer: 2, employeesPerPayroll: 30, today });
+  const directory = generateSandboxDirectory({ seed: 'demo', employers: 6, payrollsPerEmployer: 2, employeesPerPayroll: place.employeesPerPayroll ?? 30, today });
   const sandboxCredentials = { clientId: 'demo-service', clientSecret: randomBytes(16).toString('hex') };
   const sandbox = await startSandboxProvider({ directory, ...sandboxCredentials });
   const secrets = secretBoxFor(config);
