@@ -11,14 +11,13 @@ import type { DirectoryReach } from '../../platform/shared/caller.ts';
  * sandbox's, never another sandbox's (each sandbox is drawn from a seed, so two may hold one person).
  */
 export async function findEmployeesByNationalRegistrationNumber(db: Executor, nationalRegistrationNumber: string, reach: DirectoryReach) {
-  const rows = await db
+  return db
     .selectFrom('employees')
     .select(['employees.id', 'employees.payroll_provider_id', 'employees.date_of_birth', knownFamilyNamesOf('employees').as('family_names')])
     .where('employees.national_registration_number', '=', nationalRegistrationNumber)
     .where('employees.payroll_provider_id', 'in', reachableProviderIds(db, reach))
     .orderBy('employees.id')
     .execute();
-  return rows.map((row) => ({ ...row, family_names: row.family_names.filter((name): name is string => name !== null) }));
 }
 
 /** Every employment of these employees, with its employer and payroll, in a stable order. */

@@ -130,7 +130,7 @@ export async function findImportCandidates(
   const byNationalRegistrationNumber =
     keys.nationalRegistrationNumbers.length === 0
       ? { rows: [] }
-      : await sql<NationalRegistrationNumberHolder & { family_names: Array<string | null> }>`
+      : await sql<NationalRegistrationNumberHolder>`
     select p.national_registration_number as "nationalRegistrationNumber", p.id as "employeeId", p.date_of_birth,
            ${knownFamilyNamesOf('p')} as family_names,
            e.payroll_reference as "payrollReferenceOnThisPayroll"
@@ -141,10 +141,7 @@ export async function findImportCandidates(
   `.execute(trx);
   return {
     byReference: byReference.rows,
-    byNationalRegistrationNumber: byNationalRegistrationNumber.rows.map((holder) => ({
-      ...holder,
-      family_names: holder.family_names.filter((name): name is string => name !== null),
-    })),
+    byNationalRegistrationNumber: byNationalRegistrationNumber.rows,
   };
 }
 

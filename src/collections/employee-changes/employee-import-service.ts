@@ -1,10 +1,11 @@
+import { lineErrorAsFieldError } from '../../platform/shared/json-pointer.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { describeActor, recordAction, type Actor } from '../../platform/audit/audit-service.ts';
 import type { Executor } from '../../platform/db/connection.ts';
-import { InvalidError, NotFoundError, type FieldError } from '../../platform/shared/domain-errors.ts';
+import { InvalidError, NotFoundError } from '../../platform/shared/domain-errors.ts';
 import { isoInstant, isUuid } from '../../platform/shared/schemas.ts';
 import { findEmployeeOnPayroll, findPayrollWithEmployer } from '../../directory/payrolls/directory-repository.ts';
 import { toEmployeeUpdatePayload, type EmployeeUpdatePayload } from '../../directory/payrolls/employee-resource.ts';
@@ -70,7 +71,7 @@ export class EmployeeImportRejected extends InvalidError {
         `Fix them, or import the ${report.rows - report.rejected} good row${report.rows - report.rejected === 1 ? '' : 's'} alone with partial application (--partial, or partial=true over the API); ` +
         '--errors-out FILE (errors=all over the API) lists every error',
       {
-        errors: report.errors.map(importErrorAsFieldError),
+        errors: report.errors.map(lineErrorAsFieldError),
         members: {
           rows: report.rows,
           rejected: report.rejected,
@@ -81,11 +82,6 @@ export class EmployeeImportRejected extends InvalidError {
       },
     );
   }
-}
-
-/** Where in the file an error is, as a pointer: /lines/12/date_of_birth, or /lines/12 for the whole row. */
-export function importErrorAsFieldError(error: ImportError): FieldError {
-  return { pointer: `/lines/${error.line}${error.column === null ? '' : `/${error.column.replaceAll('~', '~0').replaceAll('/', '~1')}`}`, detail: error.reason };
 }
 
 interface ImportScope {
@@ -300,7 +296,7 @@ async function readAndStage(trx: Executor, scope: ImportScope, request: Employee
             const read = readImportHeader(record);
             if (read.errors.length > 0) {
               throw new InvalidError('invalid-import-header', 'The header line does not name the import columns; nothing was imported', {
-                errors: read.errors.map(importErrorAsFieldError),
+                errors: read.errors.map(lineErrorAsFieldError),
               });
             }
             header = read.header;

@@ -63,8 +63,8 @@ export async function findPayrollEmployment(db: Executor, payrollId: string, emp
           employment_status: EmploymentStatus | null;
           employee_national_registration_number: string | null;
           employee_date_of_birth: string | null;
-          /** Every family name known for the employee (knownFamilyNamesOf); [null] when the employee is not on the payroll. */
-          employee_family_names: Array<string | null>;
+          /** Every family name known for the employee (knownFamilyNamesOf); none when the employee is not on the payroll. */
+          employee_family_names: string[];
         }
       | undefined
     >

@@ -130,7 +130,7 @@ export async function createMandate(
           : rules.consumerIdentity(input.consumer, {
               national_registration_number: target.employee_national_registration_number,
               date_of_birth: target.employee_date_of_birth,
-              family_names: target.employee_family_names.filter((name): name is string => name !== null),
+              family_names: target.employee_family_names,
             }),
     },
     clock.now,

@@ -1,3 +1,4 @@
+import { queryFlagSchema } from '../../platform/shared/schemas.ts';
 import { z } from 'zod';
 import { exampleIds } from '../../platform/shared/examples.ts';
 
@@ -101,13 +102,7 @@ export const deductionReturnReportSchema = z
 
 export type DeductionReturnReport = z.infer<typeof deductionReturnReportSchema>;
 
-/** `true`/`false`, `1`/`0`, or the bare flag (`?dry_run`), as query strings write booleans. */
-const queryFlag = z
-  .enum(['true', 'false', '1', '0', ''])
-  .optional()
-  .transform((value) => value === 'true' || value === '1' || value === '');
-
 export const deductionReturnImportQuerySchema = z.strictObject({
-  dry_run: queryFlag.meta({ description: 'Check and report what would be confirmed; write nothing' }),
-  partial: queryFlag.meta({ description: 'Confirm the good items even when some are bad (they are reported); a wrong header or trailer still refuses the file' }),
+  dry_run: queryFlagSchema.meta({ description: 'Check and report what would be confirmed; write nothing' }),
+  partial: queryFlagSchema.meta({ description: 'Confirm the good items even when some are bad (they are reported); a wrong header or trailer still refuses the file' }),
 });

@@ -1,7 +1,9 @@
+import { lineErrorAsFieldError } from '../../platform/shared/json-pointer.ts';
+import type { ImportErrorSink } from '../../directory/payrolls/employee-import-error-file.ts';
 import { clientActor, describeActor, recordAction } from '../../platform/audit/audit-service.ts';
 import type { Executor } from '../../platform/db/connection.ts';
 import { toMajorUnits } from '../../platform/money/major-units.ts';
-import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../../platform/shared/domain-errors.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../../platform/shared/domain-errors.ts';
 import { isoInstant, isUuid } from '../../platform/shared/schemas.ts';
 import { providersPayroll } from '../deduction-data/deduction-data-service.ts';
 import { confirmPayDate, type ConfirmationSubmitter } from '../deduction-records/confirmation-service.ts';
@@ -11,7 +13,7 @@ import type { ReportedLimits } from '../deduction-records/reported-limits.ts';
 import { sha256Hex } from '../instructions/instruction-file.ts';
 import { findInstructionFile } from '../instructions/instruction-repository.ts';
 import { findPayDate } from '../snapshots/snapshot-repository.ts';
-import { deductionReturnFileName, readReturnFileRecords, renderDeductionReturnFile, type ReturnFileError } from './return-file.ts';
+import { deductionReturnFileName, readReturnFileRecords, renderDeductionReturnFile } from './return-file.ts';
 import { checkDeductionReturn, type ReturnFileCheck, type ReturnLine } from './return-file-rules.ts';
 import {
   findCurrentInstructionFile,
@@ -45,11 +47,6 @@ export async function deductionReturnFileOf(db: Executor, payrollId: string, pay
   return { file_name: deductionReturnFileName(file.file_name), content, sha256: sha256Hex(content), file_version: file.file_version };
 }
 
-/** Where a return file's errors go as they are found: the CLI's --errors-out file. */
-export interface ReturnErrorSink {
-  write(errors: readonly ReturnFileError[]): Promise<void>;
-}
-
 export interface DeductionReturnImportRequest {
   payrollId: string;
   payDate: string;
@@ -62,12 +59,8 @@ export interface DeductionReturnImportRequest {
   submitter: ConfirmationSubmitter;
   limits: ReportedLimits;
   reason?: string | null;
-  errorSink?: ReturnErrorSink;
-}
-
-/** Where in the file an error is, as a pointer: /lines/12/amount_deducted, or /lines/12 for the whole record. */
-export function returnErrorAsFieldError(error: ReturnFileError): FieldError {
-  return { pointer: `/lines/${error.line}${error.column === null ? '' : `/${error.column.replaceAll('~', '~0').replaceAll('/', '~1')}`}`, detail: error.reason };
+  /** Where its errors go as they are found: the CLI's --errors-out file. */
+  errorSink?: ImportErrorSink;
 }
 
 /** A file the import refuses: nothing was confirmed, and the report says why. */
@@ -77,7 +70,7 @@ export class DeductionReturnRejected extends InvalidError {
     detail: string,
   ) {
     super('deduction-return-rejected', detail, {
-      errors: report.errors.map(returnErrorAsFieldError),
+      errors: report.errors.map(lineErrorAsFieldError),
       members: { rows: report.rows, rejected: report.rejected, error_count: report.error_count, errors_truncated: report.errors_truncated, file_sha256: report.file_sha256 },
     });
   }

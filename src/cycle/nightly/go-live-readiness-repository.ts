@@ -9,12 +9,16 @@ export interface PayrollReadinessRow extends PayrollReadinessFacts {
   provider: string;
 }
 
+/** The lock facts (PayrollLockFacts) of a payroll `p` whose employer is `e`, with its id as payrollId. */
+export const payrollLockFactColumns = sql`
+  p.id as "payrollId", p.currency, e.salary_deduction_opt_in_status as "employerOptIn",
+  exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount"
+`;
+
 /** The readiness facts of every live payroll (or one), as of `today`, in one statement. */
 export async function listPayrollReadinessFacts(db: Executor, today: string, payrollId?: string): Promise<PayrollReadinessRow[]> {
   const { rows } = await sql<PayrollReadinessRow>`
-    select p.id as "payrollId", p.name as payroll, e.name as employer, pp.name as provider, p.currency,
-           e.salary_deduction_opt_in_status as "employerOptIn", p.go_live_date as "goLiveDate",
-           exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount",
+    select p.name as payroll, e.name as employer, pp.name as provider, p.go_live_date as "goLiveDate", ${payrollLockFactColumns},
            open.ahead as "openPayDatesAhead", open.overdue as "overduePayDates", open.first_overdue as "firstOverduePayDate"
       from payrolls p
       join employers e on e.id = p.employer_id

@@ -5,8 +5,8 @@ import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../..
 import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
 import { findLatestRun, finishRunIfResolved, hasPayDatesDueToLock, listPendingPayDatesOfPastRuns, listUnfinishedRuns } from './nightly-run-repository.ts';
-import { listRetryablePayDates, type RetryablePayDate } from './nightly-run-repository.ts';
-import { recoverRun, recoverRunPayDates, retryRunPayDates, type PendingPayDateRow } from './nightly-service.ts';
+import { listRetryablePayDates } from './nightly-run-repository.ts';
+import { recoverRun, recoverRunPayDates, retryReadyPayDates, type PendingPayDateRow } from './nightly-service.ts';
 
 export interface ScheduledTrigger {
   /** The run date that trigger would have run (its calendar date in the service time zone). */
@@ -130,9 +130,5 @@ export async function recoverPastRunPayDates(
  */
 export async function retryPayDatesNowReady(db: Database, payDates: JobQueue, options: { today: string; lookBackDays?: number }): Promise<number> {
   const rows = await listRetryablePayDates(db, { today: options.today, days: options.lookBackDays ?? PAST_RUN_LOOK_BACK_DAYS, outcomes: ['skipped'] });
-  const byRun = new Map<string, RetryablePayDate[]>();
-  for (const row of rows) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
-  let retried = 0;
-  for (const [runId, skipped] of byRun) retried += (await retryRunPayDates(db, payDates, runId, skipped)).retried.length;
-  return retried;
+  return rows.length === 0 ? 0 : retryReadyPayDates(db, payDates, rows);
 }

@@ -3,6 +3,7 @@ import type { Database, Executor } from '../../platform/db/connection.ts';
 import type { NightlyRunPayDatesTable, NightlyRunsTable, NightlyRunTrigger } from '../../platform/db/tables.ts';
 import type { PayDatePair } from '../../platform/queue/job-catalogue.ts';
 import type { PayrollLockFacts } from './go-live-readiness.ts';
+import { payrollLockFactColumns } from './go-live-readiness-repository.ts';
 
 export type NightlyRunRow = Selectable<NightlyRunsTable>;
 export type NightlyRunPayDateRow = Selectable<NightlyRunPayDatesTable>;
@@ -26,8 +27,7 @@ const duePayDates = (runDate: string) => sql<{ payroll_id: string; pay_date: str
 /** The lock facts (see lockHoldReasons) of the payrolls `which` selects (a query of payroll ids). */
 async function payrollLockFacts(db: Executor, which: RawBuilder<unknown>) {
   const { rows } = await sql<{ payrollId: string } & PayrollLockFacts>`
-    select p.id as "payrollId", p.currency, e.salary_deduction_opt_in_status as "employerOptIn",
-           exists (select 1 from collection_accounts ca where ca.currency = p.currency and ca.active) as "hasActiveCollectionAccount"
+    select ${payrollLockFactColumns}
       from payrolls p
       join employers e on e.id = p.employer_id
      where p.id in (${which})
@@ -323,16 +323,15 @@ export async function reopenRunPayDates(trx: Executor, runId: string, pairs: rea
   return rows.map((row) => ({ payrollId: row.payroll_id, payDate: row.pay_date, requeues: row.job_requeues }));
 }
 
-/** A skipped pay date whose payroll is still not ready keeps the reason as it stands now. */
-export async function updateSkipReason(db: Executor, runId: string, pair: PayDatePair, reason: string): Promise<void> {
-  await db
-    .updateTable('nightly_run_pay_dates')
-    .set({ failure_reason: reason })
-    .where('run_id', '=', runId)
-    .where('payroll_id', '=', pair.payrollId)
-    .where('pay_date', '=', pair.payDate)
-    .where('outcome', '=', 'skipped')
-    .execute();
+/** Skipped pay dates whose payroll is still not ready keep the reason as it stands now, in one statement. */
+export async function updateSkipReasons(db: Executor, rows: ReadonlyArray<{ run_id: string; payroll_id: string; pay_date: string; reason: string }>): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    update nightly_run_pay_dates p set failure_reason = r.reason
+      from unnest(${rows.map((row) => row.run_id)}::uuid[], ${rows.map((row) => row.payroll_id)}::uuid[],
+                  ${rows.map((row) => row.pay_date)}::date[], ${rows.map((row) => row.reason)}::text[]) as r(run_id, payroll_id, pay_date, reason)
+     where p.run_id = r.run_id and p.payroll_id = r.payroll_id and p.pay_date = r.pay_date and p.outcome = 'skipped'
+  `.execute(db);
 }
 
 /** Unfinished runs with when each last made progress (a pay date resolved, or its start). */

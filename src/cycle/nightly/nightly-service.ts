@@ -23,7 +23,7 @@ import {
   listPayrollLockFacts,
   listRetryablePayDates,
   reopenRunPayDates,
-  updateSkipReason,
+  updateSkipReasons,
   type HeldPayroll,
   type RetryablePayDate,
   markPayDateFailed,
@@ -118,36 +118,66 @@ export interface RunRetry {
   busyWith: string | null;
 }
 
+const pairOf = (row: RetryablePayDate): PayDatePair => ({ payrollId: row.payroll_id, payDate: row.pay_date });
+
 /**
- * Locks again the pay dates a run skipped or failed (or the given ones of it), still unlocked and not
- * taken on by a later run: those whose payroll is ready go back to pending in the run, which reopens,
- * under their next job id; the others keep their skip with today's reason.
+ * Which of these skipped or failed pay dates can lock now, their payrolls read once; the skipped ones
+ * whose payroll is still not ready keep their skip with today's reason, written in one statement.
  */
-export async function retryRunPayDates(db: Database, payDates: JobQueue, runId: string, candidates?: readonly RetryablePayDate[]): Promise<RunRetry> {
+async function sortByReadiness(db: Database, rows: readonly RetryablePayDate[]) {
+  const facts = new Map((await listPayrollLockFacts(db, [...new Set(rows.map((row) => row.payroll_id))])).map((f) => [f.payrollId, f]));
+  const ready: RetryablePayDate[] = [];
+  const stillNotReady: Array<RetryablePayDate & { reason: string }> = [];
+  for (const row of rows) {
+    const reasons = lockHoldReasons(facts.get(row.payroll_id)!);
+    if (reasons.length === 0) ready.push(row);
+    else stillNotReady.push({ ...row, reason: holdReasonText(reasons) });
+  }
+  await updateSkipReasons(
+    db,
+    stillNotReady.filter((row) => row.outcome === 'skipped' && row.failure_reason !== row.reason),
+  );
+  return { ready, stillNotReady };
+}
+
+/** Puts these pay dates of a run back to pending and queues their jobs; undefined while another run of its date is going. */
+async function reopenAndEnqueue(db: Database, payDates: JobQueue, runId: string, pairs: readonly PayDatePair[]): Promise<PayDatePair[] | undefined> {
+  const reopened = await db.transaction().execute((trx) => reopenRunPayDates(trx, runId, pairs));
+  if (reopened === undefined) return undefined;
+  await enqueueLockJobs(payDates, runId, reopened);
+  return reopened.map(({ payrollId, payDate }) => ({ payrollId, payDate }));
+}
+
+/**
+ * Locks again the pay dates a run skipped or failed, still unlocked and not taken on by a later run:
+ * those whose payroll is ready go back to pending in the run, which reopens, under their next job
+ * id; the others keep their skip with today's reason.
+ */
+export async function retryRunPayDates(db: Database, payDates: JobQueue, runId: string): Promise<RunRetry> {
   const run = await findRun(db, runId);
   if (!run) throw new NotFoundError(`Nightly run ${runId}`);
-  const rows = candidates ?? (await listRetryablePayDates(db, { runId }));
-  const facts = new Map((await listPayrollLockFacts(db, [...new Set(rows.map((row) => row.payroll_id))])).map((f) => [f.payrollId, f]));
-  const retry: PayDatePair[] = [];
-  const stillNotReady: RunRetry['stillNotReady'] = [];
-  for (const row of rows) {
-    const pair = { payrollId: row.payroll_id, payDate: row.pay_date };
-    const reasons = lockHoldReasons(facts.get(row.payroll_id)!);
-    if (reasons.length === 0) {
-      retry.push(pair);
-      continue;
-    }
-    const reason = holdReasonText(reasons);
-    stillNotReady.push({ ...pair, reason });
-    if (row.outcome === 'skipped' && row.failure_reason !== reason) await updateSkipReason(db, runId, pair, reason);
-  }
-  const reopened = await db.transaction().execute((trx) => reopenRunPayDates(trx, runId, retry));
-  if (reopened === undefined) {
+  const { ready, stillNotReady } = await sortByReadiness(db, await listRetryablePayDates(db, { runId }));
+  const notReady = stillNotReady.map((row) => ({ ...pairOf(row), reason: row.reason }));
+  const retried = await reopenAndEnqueue(db, payDates, runId, ready.map(pairOf));
+  if (retried === undefined) {
     const busy = await findUnfinishedRun(db, run.run_date);
-    return { runId, retried: [], stillNotReady, busyWith: busy?.id ?? null };
+    return { runId, retried: [], stillNotReady: notReady, busyWith: busy?.id ?? null };
   }
-  await enqueueLockJobs(payDates, runId, reopened);
-  return { runId, retried: reopened.map(({ payrollId, payDate }) => ({ payrollId, payDate })), stillNotReady, busyWith: null };
+  return { runId, retried, stillNotReady: notReady, busyWith: null };
+}
+
+/**
+ * Of these skipped or failed pay dates (of any runs), locks again those whose payroll is ready, each
+ * in its own run; a run whose date has another run going is left for a later look. Returns how many
+ * it queued.
+ */
+export async function retryReadyPayDates(db: Database, payDates: JobQueue, rows: readonly RetryablePayDate[]): Promise<number> {
+  const { ready } = await sortByReadiness(db, rows);
+  const byRun = new Map<string, PayDatePair[]>();
+  for (const row of ready) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), pairOf(row)]);
+  let retried = 0;
+  for (const [runId, pairs] of byRun) retried += (await reopenAndEnqueue(db, payDates, runId, pairs))?.length ?? 0;
+  return retried;
 }
 
 function outcomesOf(outcome: PayDateLockOutcome) {

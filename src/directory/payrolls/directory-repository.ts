@@ -262,9 +262,10 @@ export async function updateEmployment(db: Executor, employmentId: string, field
  */
 export function knownFamilyNamesOf(employees: string) {
   const own = sql.ref(`${employees}.family_name`);
-  return sql<Array<string | null>>`coalesce(
+  // No name at all (no employee: an outer join found none) is no name to match, not a null one.
+  return sql<string[]>`array_remove(coalesce(
     (select array_agg(distinct coalesce(known.family_name, ${own})) from employments known where known.employee_id = ${sql.ref(`${employees}.id`)}),
-    array[${own}])`;
+    array[${own}]), null)`;
 }
 
 /**

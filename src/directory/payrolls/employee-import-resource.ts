@@ -1,3 +1,4 @@
+import { queryFlagSchema } from '../../platform/shared/schemas.ts';
 import { z } from 'zod';
 import { importErrorSchema } from './employee-import-rules.ts';
 
@@ -56,15 +57,9 @@ export const employeeImportReportSchema = z
 
 export type EmployeeImportReport = z.infer<typeof employeeImportReportSchema>;
 
-/** `true`/`false`, `1`/`0`, or the bare flag (`?dry_run`), as query strings write booleans. */
-const queryFlag = z
-  .enum(['true', 'false', '1', '0', ''])
-  .optional()
-  .transform((value) => value === 'true' || value === '1' || value === '');
-
 export const employeeImportQuerySchema = z.strictObject({
-  dry_run: queryFlag.meta({ description: 'Validate and report what would change; apply nothing' }),
-  partial: queryFlag.meta({ description: 'Apply the good rows even when some rows are bad (they are reported)' }),
+  dry_run: queryFlagSchema.meta({ description: 'Validate and report what would change; apply nothing' }),
+  partial: queryFlagSchema.meta({ description: 'Apply the good rows even when some rows are bad (they are reported)' }),
   errors: z
     .enum(['all'])
     .optional()

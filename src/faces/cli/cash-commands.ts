@@ -8,8 +8,6 @@ import { withDatabase } from './command-database.ts';
 import { operatorName, parseDateOption, parseUuidOption, parseWholeNumber, typedAmountOption } from './options.ts';
 import { REMITTANCE_STATUSES, SET_ASIDE_CATEGORIES } from './vocabulary.ts';
 
-const money = formatMoney;
-
 function parseSetAsideCategory(value: string): SetAsideCategory {
   if (!(SET_ASIDE_CATEGORIES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${SET_ASIDE_CATEGORIES.join(', ')}`);
   return value as SetAsideCategory;
@@ -71,10 +69,10 @@ export function registerCashCommands(program: Command): void {
             Object.entries(s.entry_outcomes)
               .map(([kind, count]) => `${kind.replaceAll('_', ' ')} ${count}`)
               .join(', ') || 'no entries';
-          console.log(`imported ${name}: ${s.credits} credits (${money(s.credits_total, s.currency)}), ${recorded.newCredits} new; entries: ${outcomes}`);
+          console.log(`imported ${name}: ${s.credits} credits (${formatMoney(s.credits_total, s.currency)}), ${recorded.newCredits} new; entries: ${outcomes}`);
           for (const entry of recorded.entries.filter((e) => !['new', 'debit', 'already_known', 'superseded'].includes(e.outcome))) {
             console.log(
-              `  entry ${entry.index + 1} ${entry.bankReference} ${entry.direction} ${money(entry.amount, s.currency)}: ${entry.outcome.replaceAll('_', ' ')}${entry.detail ? ` (${entry.detail})` : ''}`,
+              `  entry ${entry.index + 1} ${entry.bankReference} ${entry.direction} ${formatMoney(entry.amount, s.currency)}: ${entry.outcome.replaceAll('_', ' ')}${entry.detail ? ` (${entry.detail})` : ''}`,
             );
           }
           for (const finding of s.integrity_findings) console.log(`  check: ${finding.detail}`);
@@ -90,7 +88,7 @@ export function registerCashCommands(program: Command): void {
         const r = outcome.reversals;
         if (r.applied + r.unresolved > 0) {
           console.log(
-            `reversals: ${r.applied} took back their credit, ${r.unresolved} wait for a person (deductions statements reversals)${r.shortfall > 0 ? `; ${money(r.shortfall, outcome.statement.currency)} paid out is now owed back` : ''}`,
+            `reversals: ${r.applied} took back their credit, ${r.unresolved} wait for a person (deductions statements reversals)${r.shortfall > 0 ? `; ${formatMoney(r.shortfall, outcome.statement.currency)} paid out is now owed back` : ''}`,
           );
         }
       });
@@ -105,7 +103,7 @@ export function registerCashCommands(program: Command): void {
       await withDatabase(async (db) => {
         for (const s of await listBankStatements(db, options.limit)) {
           console.log(
-            `${s.imported_at}  ${s.format.padEnd(8)}  ${s.statement_id.padEnd(30)}  ${String(s.credits).padStart(6)} credits  ${money(s.credits_total, s.currency)}  ${s.id}`,
+            `${s.imported_at}  ${s.format.padEnd(8)}  ${s.statement_id.padEnd(30)}  ${String(s.credits).padStart(6)} credits  ${formatMoney(s.credits_total, s.currency)}  ${s.id}`,
           );
         }
       });
@@ -134,7 +132,7 @@ export function registerCashCommands(program: Command): void {
       await withDatabase(async (db) => {
         for (const e of await listBankStatementEntries(db, statementId)) {
           console.log(
-            `${String(e.entry_index + 1).padStart(5)}  ${e.direction.padEnd(6)}  ${money(e.amount, e.currency).padStart(16)}  ${(e.booking_date ?? '-').padEnd(10)}  ${e.outcome.padEnd(19)}  ${e.bank_reference}${e.detail ? `  ${e.detail}` : ''}`,
+            `${String(e.entry_index + 1).padStart(5)}  ${e.direction.padEnd(6)}  ${formatMoney(e.amount, e.currency).padStart(16)}  ${(e.booking_date ?? '-').padEnd(10)}  ${e.outcome.padEnd(19)}  ${e.bank_reference}${e.detail ? `  ${e.detail}` : ''}`,
           );
         }
       });
@@ -149,7 +147,7 @@ export function registerCashCommands(program: Command): void {
       await withDatabase(async (db) => {
         const rows = await listReversalsToPlace(db, options.limit);
         if (rows.length === 0) console.log('no reversal waits to be placed');
-        for (const e of rows) console.log(`${e.id}  ${e.booking_date ?? '-'}  ${money(e.amount, e.currency).padStart(16)}  ${e.bank_reference}  ${e.detail ?? ''}`);
+        for (const e of rows) console.log(`${e.id}  ${e.booking_date ?? '-'}  ${formatMoney(e.amount, e.currency).padStart(16)}  ${e.bank_reference}  ${e.detail ?? ''}`);
       });
     });
 
@@ -171,7 +169,7 @@ export function registerCashCommands(program: Command): void {
           creditId: options.credit,
           reason: options.reason,
         });
-        console.log(`credit ${placed.creditId} reversed${placed.shortfall > 0 ? `; ${money(placed.shortfall, placed.currency)} paid out is now owed back` : ''}`);
+        console.log(`credit ${placed.creditId} reversed${placed.shortfall > 0 ? `; ${formatMoney(placed.shortfall, placed.currency)} paid out is now owed back` : ''}`);
       });
     });
 
@@ -188,7 +186,7 @@ export function registerCashCommands(program: Command): void {
         if (rows.length === 0) console.log('no credit waits to be matched');
         for (const c of rows) {
           console.log(
-            `${c.id}  ${c.booking_date}  ${c.state.padEnd(4)}  ${money(c.unmatched_amount, c.currency).padStart(16)} of ${money(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}${c.state_reason ? `  (${c.state_reason})` : ''}`,
+            `${c.id}  ${c.booking_date}  ${c.state.padEnd(4)}  ${formatMoney(c.unmatched_amount, c.currency).padStart(16)} of ${formatMoney(c.amount, c.currency)}  ${c.remittance_information ?? '-'}  ${c.debtor_name ?? ''}${c.state_reason ? `  (${c.state_reason})` : ''}`,
           );
         }
       });
@@ -220,7 +218,7 @@ export function registerCashCommands(program: Command): void {
           allocations,
           reason: options.reason ?? null,
         });
-        for (const m of matches) console.log(`matched ${money(m.amount, currency)} to payroll ${m.payroll_id} pay date ${m.pay_date} (match ${m.id})`);
+        for (const m of matches) console.log(`matched ${formatMoney(m.amount, currency)} to payroll ${m.payroll_id} pay date ${m.pay_date} (match ${m.id})`);
       });
     });
 
@@ -235,7 +233,7 @@ export function registerCashCommands(program: Command): void {
       const { setCreditAside } = await import('../../settlement/cash/credit-decision-service.ts');
       await withDatabase(async (db) => {
         const credit = await setCreditAside(db, cliActor(operatorName(options.by)), { creditId: options.credit, category: options.category, reason: options.reason });
-        console.log(`credit ${credit.id} set aside (${credit.set_aside_category}): ${money(credit.amount - credit.matched_amount, credit.currency)} leaves the queue`);
+        console.log(`credit ${credit.id} set aside (${credit.set_aside_category}): ${formatMoney(credit.amount - credit.matched_amount, credit.currency)} leaves the queue`);
       });
     });
 
@@ -267,7 +265,7 @@ export function registerCashCommands(program: Command): void {
       await withDatabase(async (db) => {
         const result = await unmatch(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { matchId: options.match, reason: options.reason });
         console.log(
-          `unmatched ${money(result.match.amount, result.currency)} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${money(result.received, result.currency)}; ${result.entriesUnfunded} unpaid entries lost their funding`,
+          `unmatched ${formatMoney(result.match.amount, result.currency)} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${formatMoney(result.received, result.currency)}; ${result.entriesUnfunded} unpaid entries lost their funding`,
         );
       });
     });
@@ -295,7 +293,7 @@ export function registerCashCommands(program: Command): void {
         }
         for (const r of rows) {
           console.log(
-            `${r.pay_date}  ${r.status.padEnd(9)}  expected ${money(r.expected, r.currency).padStart(14)}  received ${money(r.received, r.currency).padStart(14)}  owed ${money(r.owed, r.currency).padStart(14)}${r.shortfall > 0 ? `  owed back ${money(r.shortfall, r.currency)}` : ''}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,
+            `${r.pay_date}  ${r.status.padEnd(9)}  expected ${formatMoney(r.expected, r.currency).padStart(14)}  received ${formatMoney(r.received, r.currency).padStart(14)}  owed ${formatMoney(r.owed, r.currency).padStart(14)}${r.shortfall > 0 ? `  owed back ${formatMoney(r.shortfall, r.currency)}` : ''}  due ${r.due_date}  ${r.payment_reference}  ${r.employer_name} / ${r.payroll_name}`,
           );
         }
       });

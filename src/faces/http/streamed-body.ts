@@ -12,3 +12,6 @@ export async function* withinLimit(body: AsyncIterable<Buffer>, limit: number, w
     yield chunk;
   }
 }
+
+/** Whether a Content-Type (or an Accept range) names text/csv, whatever its parameters. */
+export const isCsv = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'text/csv';

@@ -1,4 +1,3 @@
-import { loadHolidays } from '../../directory/calendars/bank-holiday-repository.ts';
 import { serviceToday } from '../../directory/calendars/lock-date.ts';
 import type { Config } from '../../platform/config/config.ts';
 import type { Executor } from '../../platform/db/connection.ts';
@@ -9,7 +8,7 @@ import { toBankCreditResource, toBankStatementResource, toRemittanceMatchResourc
 import { findCredit, listMatchesOfCredit, listUnmatchedCredits } from './matching-repository.ts';
 import type { MatchingPolicy } from './matching-service.ts';
 import { findRemittance, listMatchesOfRemittance, listRemittances } from './remittance-repository.ts';
-import { toRemittanceResource } from './remittance-service.ts';
+import { remittancePolicyOf, toRemittanceResource } from './remittance-service.ts';
 import { findStatement, listStatementEntries, listStatements, listUnresolvedReversals } from './statement-repository.ts';
 
 /**
@@ -21,12 +20,7 @@ export async function matchingPolicyOf(
   config: Pick<Config, 'SERVICE_TIME_ZONE' | 'REMITTANCE_LATE_WORKING_DAYS' | 'REMITTANCE_TOLERANCE_MINOR'>,
   today = serviceToday(new Date(), config.SERVICE_TIME_ZONE),
 ): Promise<MatchingPolicy> {
-  return {
-    today,
-    lateWorkingDays: config.REMITTANCE_LATE_WORKING_DAYS,
-    toleranceMinor: config.REMITTANCE_TOLERANCE_MINOR,
-    holidays: await loadHolidays(db, 'england-and-wales'),
-  };
+  return { ...(await remittancePolicyOf(db, config, today)), toleranceMinor: config.REMITTANCE_TOLERANCE_MINOR };
 }
 
 export async function listBankStatements(db: Executor, limit: number) {

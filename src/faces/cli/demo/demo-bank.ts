@@ -6,12 +6,10 @@ import { matchCreditManually, runMatching } from '../../../settlement/cash/match
 import { importStatement } from '../../../settlement/cash/statement-import-service.ts';
 import type { Config } from '../../../platform/config/config.ts';
 import type { Database } from '../../../platform/db/connection.ts';
-import { formatMoney } from '../../../platform/money/money-text.ts';
-import { payrollLabel, remittanceInWords } from './demo-wording.ts';
+import { payrollLabel, pounds, remittanceInWords } from './demo-wording.ts';
 import { simulatedCamt053, type SimulatedEntry } from '../../sandbox/simulated-bank-statement.ts';
 
 type Print = (line?: string) => void;
-const pounds = (minor: number) => formatMoney(minor, 'GBP');
 
 /**
  * The demo's employers remit and its bank sends the day's statement: most employers pay each payroll

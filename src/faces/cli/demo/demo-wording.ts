@@ -1,6 +1,9 @@
 import type { RemittanceStatus } from '../../../platform/db/tables.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
 
+/** The demo's money: pounds, as a finance clerk reads them. */
+export const pounds = (minor: number | bigint) => formatMoney(minor, 'GBP');
+
 // What the demo says about the things it shows, as a finance clerk reads them: derived from their
 // data (a remittance's status and amounts), never written in beside it.
 

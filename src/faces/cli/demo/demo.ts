@@ -13,7 +13,7 @@ import { runNightlyNow } from '../../workers/nightly-runner.ts';
 import { buildApp } from '../../http/app.ts';
 import { fromMajorUnits } from '../../../platform/money/major-units.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
-import { payrollLabel } from './demo-wording.ts';
+import { payrollLabel, pounds } from './demo-wording.ts';
 import { httpAdapterFactory } from '../../../directory/payroll-providers/http-adapter.ts';
 import { providerUrlPolicy } from '../../../directory/payroll-providers/provider-url-guard.ts';
 import { resolveWebhookTarget, systemResolver } from '../../webhooks/webhook-target.ts';
@@ -101,8 +101,6 @@ async function resetQueues(runtime: Runtime): Promise<void> {
 function progressBar(label: string): SingleBar {
   return new SingleBar({ format: `  ${label.padEnd(26)} {bar} {value}/{total}`, hideCursor: true }, Presets.shades_classic);
 }
-
-const pounds = (minor: number | bigint) => formatMoney(minor, 'GBP');
 
 interface Enrolled {
   biller: ApiClient;

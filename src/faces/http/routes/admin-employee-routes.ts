@@ -11,7 +11,7 @@ import type { RouteModule } from '../app.ts';
 import { contentDigestSha256 } from '../content-digest.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
-import { withinLimit } from '../streamed-body.ts';
+import { isCsv, withinLimit } from '../streamed-body.ts';
 import { pagingQuerySchema, pagingResponseSchema } from '../../../platform/shared/paging.ts';
 import { isoDateSchema } from '../../../platform/shared/schemas.ts';
 import { employmentStatusSchema } from '../../../directory/payroll-providers/reference-schemas.ts';
@@ -97,7 +97,6 @@ const importQuery = employeeImportQuerySchema.extend({ reason: reasonSchema });
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
 const admin = (scope: 'admin:read' | 'admin:write') => ({ kind: 'both', scope, roles: ['operator'] }) as const;
 
-const isCsv = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'text/csv';
 const acceptsCsv = (accept: string | undefined) => (accept ?? '').split(',').some((range) => isCsv(range));
 
 /**

@@ -4,7 +4,7 @@ import type { RouteModule } from '../app.ts';
 import { contentDigestSha256 } from '../content-digest.ts';
 import { HttpProblem, problemDetailsSchema } from '../problem.ts';
 import { defineRoute } from '../route.ts';
-import { withinLimit } from '../streamed-body.ts';
+import { isCsv, withinLimit } from '../streamed-body.ts';
 import { requireProvidersPayroll } from '../../../cycle/deduction-data/deduction-data-service.ts';
 import { reportedLimitsOf } from '../../../cycle/deduction-records/reported-limits.ts';
 import { deductionReturnColumns, MAX_RETURN_FILE_BYTES } from '../../../cycle/deduction-returns/return-file.ts';
@@ -19,7 +19,6 @@ const DEDUCTION_RETURN_BODY_LIMIT_BYTES = MAX_RETURN_FILE_BYTES;
 const payDateParams = z.strictObject({ payroll_id: z.string(), pay_date: isoDateSchema });
 const RETURN_FILE_URL = '/payrolls/:payroll_id/pay-dates/:pay_date/deduction-return-file';
 const problem = { schema: problemDetailsSchema, contentType: 'application/problem+json' };
-const isCsv = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'text/csv';
 
 const EXAMPLE = [
   deductionReturnColumns.join(','),
@@ -122,9 +121,10 @@ export const registerDeductionReturnRoutes: RouteModule = (app, deps) => {
         }
         const content = await readWhole(ctx.request.body);
         const stated = contentDigestSha256(ctx.request.headers['content-digest']);
-        if (stated && stated !== sha256Hex(content)) {
+        const digest = sha256Hex(content);
+        if (stated && stated !== digest) {
           throw new HttpProblem(400, 'content-digest-mismatch', 'The file is not the one its Content-Digest names; nothing was confirmed', {
-            errors: [{ pointer: '/headers/content-digest', detail: `the body's SHA-256 is ${sha256Hex(content)}` }],
+            errors: [{ pointer: '/headers/content-digest', detail: `the body's SHA-256 is ${digest}` }],
           });
         }
         const report = await importDeductionReturn(trx, {
