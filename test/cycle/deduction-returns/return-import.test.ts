@@ -204,14 +204,13 @@ describe('importDeductionReturn', () => {
     expect(rejected.code).toBe('deduction-return-rejected');
     expect(rejected.detail).toBe('2 of 3 items are bad (2 errors); nothing was confirmed. Fix them, or ask for partial application to confirm the good items');
     const lineOf = (person: ReturnWorld['people'][number]) => 3 + [...world.people].sort((a, b) => (a.payrollReference < b.payrollReference ? -1 : 1)).indexOf(person);
-    expect(rejected.report.errors).toEqual([
+    // In line order: which of the two comes first depends on the generated works numbers.
+    const expected = [
       { line: lineOf(second), column: 'amount_deducted', reason: 'must not be negative, got -1.00' },
       { line: lineOf(third), column: 'leaver', reason: 'must be yes or no (or y, n, true, false), got perhaps' },
-    ]);
-    expect(rejected.errors).toEqual([
-      { pointer: `/lines/${lineOf(second)}/amount_deducted`, detail: 'must not be negative, got -1.00' },
-      { pointer: `/lines/${lineOf(third)}/leaver`, detail: 'must be yes or no (or y, n, true, false), got perhaps' },
-    ]);
+    ].sort((a, b) => a.line - b.line);
+    expect(rejected.report.errors).toEqual(expected);
+    expect(rejected.errors).toEqual(expected.map((e) => ({ pointer: `/lines/${e.line}/${e.column}`, detail: e.reason })));
     expect(await writtenCounts(world)).toEqual(before);
 
     const partial = await importFile(world, file, { partial: true });
