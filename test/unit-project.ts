@@ -7,6 +7,7 @@
 export const unitTestFiles: readonly string[] = [
   'test/unit-project.test.ts',
   'test/cycle/reconciliation/reconciliation-plan.test.ts',
+  'test/cycle/reconciliation/reconciliation-run-text.test.ts',
   'test/architecture/architecture.test.ts',
   'test/architecture/import-rules.test.ts',
   'test/collections/mandates/mandate-limitations.test.ts',
@@ -45,7 +46,10 @@ export const unitTestFiles: readonly string[] = [
   'test/settlement/cash/written-xml-xsd.test.ts',
   'test/settlement/reports/three-way-rules.test.ts',
   'test/faces/cli/rerun-output.test.ts',
+  'test/faces/cli/runs-output.test.ts',
   'test/faces/console/console-rules.test.ts',
+  'test/faces/attention/attention.test.ts',
+  'test/faces/attention/job-subject.test.ts',
   'test/platform/config/config-errors.test.ts',
   'test/cycle/deduction-records/confirmation-check.test.ts',
   'test/cycle/deduction-records/deduction-content.test.ts',

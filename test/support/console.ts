@@ -78,3 +78,15 @@ export async function signedInAs(app: FastifyInstance, db: Database, role: Conso
   await browser.get('/console');
   return { browser, user };
 }
+
+/** A page's error summary (a refused form shown again): its heading, and each reason with the field it links to. */
+export function refusalIn(page: string): { heading: string; reasons: Array<{ text: string; field: string | null }> } | undefined {
+  const summary = page.match(/<div class="error-summary"[^>]*>(.*?)<\/div>/s)?.[1];
+  if (summary === undefined) return undefined;
+  const decode = (text: string) => text.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+  const reasons = [...summary.matchAll(/<li>(?:<a href="#([^"]+)">(.*?)<\/a>|(.*?))<\/li>/gs)].map((item) => ({
+    text: decode(item[2] ?? item[3] ?? ''),
+    field: item[1] ?? null,
+  }));
+  return { heading: decode(summary.match(/<h2[^>]*>(.*?)<\/h2>/s)?.[1] ?? ''), reasons };
+}

@@ -2,6 +2,7 @@ import { formatMoney } from '../../platform/money/money-text.ts';
 import { z } from 'zod';
 import type { Executor } from '../../platform/db/connection.ts';
 import { findRun } from '../nightly/nightly-run-repository.ts';
+import { payrollName } from '../../directory/payrolls/payroll-names.ts';
 import { NotFoundError } from '../../platform/shared/domain-errors.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
 import {
@@ -27,7 +28,8 @@ export const runHistoryEntrySchema = z
     startedAt: z.string(),
     finishedAt: z.string().nullable().meta({ description: 'Null while the run is unfinished: still working, or killed before it could finish.' }),
     outcome: z.enum(['completed', 'failed', 'unfinished']).meta({ description: 'completed or failed once finished; unfinished until then.' }),
-    summary: z.string().meta({ description: 'What it ran on and what came of it, in one line.' }),
+    summary: z.string().meta({ description: 'What it ran on and what came of it, in one line, naming payrolls as "Employer: Payroll".' }),
+    payrollId: z.string().optional().meta({ description: 'The payroll a re-run or reconciliation run worked on (the summary names it); absent for nightly and payout runs.' }),
   })
   .meta({
     id: 'RunHistoryEntry',
@@ -38,7 +40,8 @@ export const runHistoryEntrySchema = z
       startedAt: '2026-11-30T05:00:02.118Z',
       finishedAt: '2026-11-30T05:00:02.431Z',
       outcome: 'completed',
-      summary: 'payroll 019a7b2c-0000-7000-8000-000000000001 pay date 2026-11-27 (sweep, final): 120 employees, collected £15,200.00, 2 exceptions',
+      summary: 'Acme Manufacturing Ltd: Monthly staff, pay date 2026-11-27 (sweep, final): 120 employees, collected £15,200.00, 2 exceptions',
+      payrollId: '019a7b2c-0000-7000-8000-000000000001',
     },
   });
 export type RunHistoryEntry = z.infer<typeof runHistoryEntrySchema>;
@@ -74,7 +77,8 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         startedAt: rerun.requested_at.toISOString(),
         finishedAt: iso(rerun.completed_at),
         outcome: rerun.completed_at === null ? 'unfinished' : 'completed',
-        summary: `payroll ${rerun.payroll_id} pay date ${rerun.pay_date}: ${rerun.requests} request(s), snapshot ${rerun.previous_snapshot_id ?? 'none'} -> ${rerun.new_snapshot_id ?? 'pending'}`,
+        summary: `${payrollName(rerun)}, pay date ${rerun.pay_date}: ${rerun.requests} request(s), snapshot version ${rerun.previous_snapshot_version ?? 'none'} -> ${rerun.new_snapshot_version ?? 'pending'}`,
+        payrollId: rerun.payroll_id,
       });
     }
   }
@@ -92,7 +96,8 @@ export async function listRuns(db: Executor, options: { kind?: RunKind; limit: n
         startedAt: run.started_at.toISOString(),
         finishedAt: iso(run.finished_at),
         outcome: run.outcome ?? 'unfinished',
-        summary: `payroll ${run.payroll_id} pay date ${run.pay_date} (${run.trigger}${run.final ? ', final' : ''}): ${figures}`,
+        summary: `${payrollName(run)}, pay date ${run.pay_date} (${run.trigger}${run.final ? ', final' : ''}): ${figures}`,
+        payrollId: run.payroll_id,
       });
     }
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunHistoryEntry, RunKind } from '../../cycle/runs/run-history-service.ts';
+import { describeReconciliationRunRow, type ReconciliationRunRowFacts } from '../../cycle/reconciliation/reconciliation-run-text.ts';
 import { withDatabase } from './command-database.ts';
 import { parseUuidOption } from './options.ts';
 import { RUN_KINDS } from './vocabulary.ts';
@@ -34,6 +35,15 @@ export function formatRunDetail(run: Record<string, unknown>): string {
   return lines.join('\n');
 }
 
+/**
+ * A reconciliation run in words, above its columns: what started it (the columns hold a trigger and a
+ * queue job id) and what it changed (its `collected` is the pay date's total, whichever run took it in).
+ */
+export function describeReconciliationRun(run: Record<string, unknown>): string {
+  const words = describeReconciliationRunRow(run as unknown as ReconciliationRunRowFacts);
+  return [`  What started it: ${words.started}`, `  What it changed: ${words.changed}`].join('\n');
+}
+
 export function registerRunsCommands(program: Command): void {
   const runs = program.command('runs').description('Run history: nightly runs, re-runs, reconciliation runs and payout runs, as the database recorded them');
 
@@ -61,7 +71,8 @@ export function registerRunsCommands(program: Command): void {
       const { showRun } = await import('../../cycle/runs/run-history-service.ts');
       await withDatabase(async (db) => {
         const run = await showRun(db, options.kind, options.id);
-        process.stdout.write(options.json ? `${JSON.stringify(run)}\n` : `${formatRunDetail(run)}\n`);
+        const words = options.kind === 'reconciliation' ? `${describeReconciliationRun(run)}\n` : '';
+        process.stdout.write(options.json ? `${JSON.stringify(run)}\n` : `${words}${formatRunDetail(run)}\n`);
       });
     });
 }

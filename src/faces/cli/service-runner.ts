@@ -12,6 +12,7 @@ import { sealStoredSecrets, type ResealSummary } from './secrets-command.ts';
 import { deferredReconciliationRequester, type WorkerHost } from '../workers/worker-host.ts';
 import { startMetricsServer } from '../../platform/metrics/metrics-server.ts';
 import { queuesOnFirstScrape, scrapeRegistry } from '../../platform/metrics/service-metrics.ts';
+import { attentionGaugesSource } from '../attention/attention-service.ts';
 import { loadTokenIssuer } from '../../directory/auth/token-issuer.ts';
 import { openRuntime, type Runtime } from '../../platform/runtime/runtime.ts';
 import { bringRemittancesUpToDate, remittancePolicyOf, type RefreshOutcome } from '../../settlement/cash/remittance-service.ts';
@@ -75,7 +76,15 @@ export async function exposeMetrics(runtime: Runtime, host?: WorkerHost): Promis
   const { config } = runtime;
   if (config.METRICS_PORT === undefined) return [];
   const ownQueues = host ? undefined : queuesOnFirstScrape(runtime.redis, config.QUEUE_PREFIX);
-  const scrape = scrapeRegistry({ db: runtime.db, queues: host ? () => host.queues : ownQueues!.queues });
+  const queues = host ? () => host.queues : ownQueues!.queues;
+  const attention = attentionGaugesSource({
+    db: runtime.db,
+    workers: { redis: runtime.redis, prefix: config.QUEUE_PREFIX },
+    queues: async () => Object.values(queues()),
+    nightlyCron: config.NIGHTLY_CRON,
+    timeZone: config.SERVICE_TIME_ZONE,
+  });
+  const scrape = scrapeRegistry({ db: runtime.db, queues, attention });
   const server = await startMetricsServer({ host: config.HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, scrape });
   runtime.logger.info({ host: config.HOST, port: server.port }, 'metrics served on their own port');
   return [server.close, async () => ownQueues?.close()];

@@ -3,6 +3,7 @@ import type { Runtime } from '../../platform/runtime/runtime.ts';
 import type { PayDateExceptionResource } from '../../platform/pay-date-exceptions/pay-date-exceptions.ts';
 import type { PayrollReadiness } from '../../cycle/nightly/go-live-readiness-service.ts';
 import { HEARTBEAT_TTL_MS, listLiveWorkers, type WorkerHeartbeat } from '../workers/worker-heartbeat.ts';
+import { attentionSummary, formatAge, type AttentionKind, type AttentionList, type AttentionUrgency } from '../attention/attention.ts';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** More than a screenful of broken endpoints is a different problem; the count says so. */
@@ -26,7 +27,20 @@ export interface NightlyRunStatus {
   pending: number;
 }
 
+/** One item of the attention list as the command prints it, with the console address where it is resolved. */
+export interface StatusAttentionItem {
+  kind: AttentionKind;
+  urgency: AttentionUrgency;
+  what: string;
+  since: string;
+  age: string;
+  url: string;
+  command: string | null;
+}
+
 export interface StatusReport {
+  /** What needs an operator now, urgent first: the console overview's list. `--check` fails while it is not empty. */
+  attention: { summary: string; counts: Record<AttentionKind, number>; items: StatusAttentionItem[] };
   /** Worker processes whose heartbeat has not expired; none means no job is being worked. */
   workers: WorkerHeartbeat[];
   /** The latest nightly run, or null before the first; `finishedAt` null while it is unfinished. */
@@ -65,11 +79,12 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
   const { nextNightlyRunAt } = await import('../../cycle/nightly/next-nightly-run.ts');
   const { listPayDateExceptions } = await import('../../platform/pay-date-exceptions/pay-date-exceptions.ts');
   const { listPayrollReadiness } = await import('../../cycle/nightly/go-live-readiness-service.ts');
+  const { collectAttention } = await import('../attention/attention-service.ts');
   const { config, db } = runtime;
   const connection = producerConnection(config.REDIS_URL);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
   try {
-    const [workers, counts, backlog, endpoints, runs, payDateExceptions, readiness] = await Promise.all([
+    const [workers, counts, backlog, endpoints, runs, payDateExceptions, readiness, attention] = await Promise.all([
       listLiveWorkers(runtime.redis, config.QUEUE_PREFIX),
       Promise.all(queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) }))),
       outboxBacklog(db),
@@ -77,6 +92,16 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
       listRecentRuns(db, NIGHTLY_RUNS_SHOWN),
       listPayDateExceptions(db, PAY_DATE_EXCEPTIONS_SHOWN),
       listPayrollReadiness(db, { now, timeZone: config.SERVICE_TIME_ZONE }),
+      collectAttention(
+        {
+          db,
+          workers: { redis: runtime.redis, prefix: config.QUEUE_PREFIX },
+          queues: async () => queues,
+          nightlyCron: config.NIGHTLY_CRON,
+          timeZone: config.SERVICE_TIME_ZONE,
+        },
+        now,
+      ),
     ]);
     const nightlyRuns = runs.map((run) => ({
       id: run.id,
@@ -93,6 +118,7 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
       pending: run.pending,
     }));
     return {
+      attention: statusAttention(attention, config.PUBLIC_BASE_URL, now),
       workers,
       lastNightlyRun: nightlyRuns[0] ?? null,
       nextNightlyRunAt: nextNightlyRunAt(config.NIGHTLY_CRON, config.SERVICE_TIME_ZONE, now)?.toISOString() ?? null,
@@ -125,9 +151,42 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
   }
 }
 
+function statusAttention(list: AttentionList, baseUrl: string, now: Date): StatusReport['attention'] {
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    summary: attentionSummary(list),
+    counts: list.counts,
+    items: list.items.map((item) => ({
+      kind: item.kind,
+      urgency: item.urgency,
+      what: item.what,
+      since: item.since.toISOString(),
+      age: formatAge(item.since, now),
+      url: `${base}${item.href}`,
+      command: item.command ?? null,
+    })),
+  };
+}
+
+/** The attention list as the first thing the command prints: what, how old, where to resolve it. */
+export function formatAttention(attention: StatusReport['attention']): string[] {
+  const lines = [attention.summary];
+  const listed = new Map<AttentionKind, number>();
+  for (const item of attention.items) {
+    listed.set(item.kind, (listed.get(item.kind) ?? 0) + 1);
+    lines.push(`  ${item.urgency === 'urgent' ? 'URGENT ' : ''}${item.what} (${item.age})`);
+    lines.push(`    ${item.url}${item.command ? `  or: ${item.command}` : ''}`);
+  }
+  for (const [kind, count] of Object.entries(attention.counts) as Array<[AttentionKind, number]>) {
+    const more = count - (listed.get(kind) ?? 0);
+    if (more > 0) lines.push(`  … and ${more} more ${kind.replaceAll('_', ' ')} not listed`);
+  }
+  return lines;
+}
+
 export function formatStatus(report: StatusReport): string {
   const width = Math.max(...report.queues.map((queue) => queue.name.length));
-  const lines = ['Workers'];
+  const lines = [...formatAttention(report.attention), 'Workers'];
   if (report.workers.length === 0) lines.push(`  NO WORKER ALIVE: no heartbeat in the last ${HEARTBEAT_TTL_MS / 1000} s, so no job is being worked`);
   for (const worker of report.workers) {
     lines.push(`  ${worker.host} pid ${worker.pid}, started ${worker.started_at}, last seen ${worker.last_seen}`);
@@ -193,10 +252,10 @@ export function registerStatusCommand(program: Command): void {
   program
     .command('status')
     .description(
-      'Show live workers, the last and next nightly run, queue counts, pay dates left behind as exceptions, the webhook backlog and failing or disabled webhook endpoints',
+      'Show what needs attention, then live workers, the last and next nightly run, queue counts, pay dates left behind as exceptions, the webhook backlog and failing or disabled webhook endpoints',
     )
     .option('--json', 'print as JSON')
-    .option('--check', 'exit non-zero when no worker is alive (for monitoring)')
+    .option('--check', 'exit non-zero while anything needs attention, a dead worker included (for monitoring)')
     .action(async (options: { json?: boolean; check?: boolean }) => {
       const { loadConfig } = await import('../../platform/config/config.ts');
       const { openRuntime } = await import('../../platform/runtime/runtime.ts');
@@ -204,8 +263,8 @@ export function registerStatusCommand(program: Command): void {
       try {
         const report = await collectStatus(runtime);
         process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatStatus(report)}\n`);
-        if (options.check && report.workers.length === 0) {
-          process.stderr.write('no worker alive\n');
+        if (options.check && report.attention.items.length > 0) {
+          process.stderr.write(`${report.attention.summary}\n`);
           process.exitCode = 1;
         }
       } finally {

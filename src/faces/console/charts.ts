@@ -38,12 +38,13 @@ const Y_TICKS = 4;
 /** At most this many category labels under the axis; the table has all of them. */
 const MAX_CATEGORY_LABELS = 8;
 
-/** Fill patterns: solid, diagonal hatch, dots, cross-hatch; each readable in greyscale. */
+/** Fill patterns: solid, diagonal hatch, dots, cross-hatch, horizontal stripes; each readable in greyscale. */
 const BAR_STYLES = [
   { colour: '#1f4e79', pattern: null },
   { colour: '#b35806', pattern: 'hatch' },
   { colour: '#2d6a2d', pattern: 'dots' },
   { colour: '#5e3c99', pattern: 'cross' },
+  { colour: '#006d77', pattern: 'stripes' },
 ] as const;
 const LINE_DASHES = ['', '8 4', '2 3', '12 3 2 3'] as const;
 
@@ -55,6 +56,26 @@ function scaleMaximum(series: readonly ChartSeries[]): number {
   let maximum = 0;
   for (const { values } of series) for (const value of values) if (value > maximum) maximum = value;
   return maximum > 0 ? maximum : 1;
+}
+
+/** How many times the largest of the other values a value must exceed before a line chart draws it off the scale. */
+export const OUTLIER_FACTOR = 5;
+
+/**
+ * The axis maximum of a line chart that clips outliers: the largest value, unless a few values (a
+ * tenth of them at most, one at least) are more than OUTLIER_FACTOR times the largest of the others,
+ * then the largest value that is not. Values above it are off the scale. One 6-hour catch-up among
+ * 2-second runs would otherwise flatten every other point onto the zero line; clipping a tenth at
+ * most keeps the scale honest when long values are the rule rather than the exception. Pure.
+ */
+export function clippedMaximum(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const largest = sorted.at(-1) ?? 0;
+  if (largest <= 0) return 1;
+  const mayClip = Math.max(1, Math.floor(sorted.length / 10));
+  const largestKept = sorted[sorted.length - 1 - mayClip];
+  if (largestKept === undefined || largestKept <= 0) return largest;
+  return sorted.filter((value) => value <= largestKept * OUTLIER_FACTOR).at(-1)!;
 }
 
 /** Height in pixels of a value on an axis from zero to `maximum`. */
@@ -104,7 +125,8 @@ function dataTable(spec: ChartSpec): Html {
 </details>`;
 }
 
-function figure(spec: ChartSpec, svgBody: Html): Html {
+/** `note`, when given, follows the description and stands under the image: what the picture alone does not say. */
+function figure(spec: ChartSpec, svgBody: Html, note?: string): Html {
   const titleId = `${spec.id}-title`;
   const descId = `${spec.id}-desc`;
   const image =
@@ -112,9 +134,9 @@ function figure(spec: ChartSpec, svgBody: Html): Html {
       ? html`<p class="empty">No data yet.</p>`
       : html`<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" width="100%" aria-labelledby="${titleId} ${descId}">
 <title id="${titleId}">${spec.title}</title>
-<desc id="${descId}">${spec.description}</desc>
+<desc id="${descId}">${spec.description}${note ? ` ${note}` : ''}</desc>
 ${svgBody}
-</svg>`;
+</svg>${note ? html`\n<p class="chart-note">${note}</p>` : ''}`;
   return html`<figure class="chart" id="${spec.id}">
 <figcaption>${spec.title}</figcaption>
 ${image}
@@ -139,6 +161,9 @@ function barPatterns(spec: ChartSpec): Html {
     }
     if (style.pattern === 'cross') {
       return html`<pattern id="${id}" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="#ffffff"/><path d="M0 3H6M3 0V6" stroke="${style.colour}" stroke-width="1.5"/></pattern>`;
+    }
+    if (style.pattern === 'stripes') {
+      return html`<pattern id="${id}" width="4" height="4" patternUnits="userSpaceOnUse"><rect width="4" height="4" fill="#ffffff"/><rect width="4" height="2" fill="${style.colour}"/></pattern>`;
     }
     return '';
   })}</defs>`;
@@ -181,30 +206,54 @@ ${legend(spec, (index, x, y) => html`<rect x="${x}" y="${y}" width="12" height="
   );
 }
 
+export interface LineChartSpec extends ChartSpec {
+  /**
+   * Scale the axis to the typical values (clippedMaximum) and draw the few far above them off the
+   * scale: above the plot, as an upward triangle labelled with the real value. The table under the
+   * chart keeps every value as it is.
+   */
+  clipOutliers?: boolean;
+}
+
+/** Where an off-scale point sits: in the margin above the plot, clear of the top grid line. */
+export const OFF_SCALE_Y = PLOT.top - 10;
+
 /**
  * One line per series across the categories (oldest first), told apart by dash pattern, each point a
  * marker with its exact figure as a tooltip title, and the series name written at its last point.
  */
-export function lineChart(spec: ChartSpec): Html {
+export function lineChart(spec: LineChartSpec): Html {
   if (spec.categories.length === 0) return figure(spec, html``);
-  const maximum = scaleMaximum(spec.series);
+  const maximum = spec.clipOutliers ? clippedMaximum(spec.series.flatMap((series) => series.values)) : scaleMaximum(spec.series);
   const step = spec.categories.length <= 1 ? 0 : PLOT.width / (spec.categories.length - 1);
   const xOf = (index: number) => (spec.categories.length <= 1 ? PLOT.left + PLOT.width / 2 : PLOT.left + index * step);
   const colourOf = (index: number) => BAR_STYLES[index % BAR_STYLES.length]!.colour;
   const dashOf = (index: number) => LINE_DASHES[index % LINE_DASHES.length]!;
+  const offScale: string[] = [];
   const lines = spec.series.map((series, seriesIndex) => {
-    const points = spec.categories.map((_category, index) => ({ x: px(xOf(index)), y: px(PLOT.bottom - heightOf(series.values[index] ?? 0, maximum)) }));
+    const points = spec.categories.map((category, index) => {
+      const value = series.values[index] ?? 0;
+      const off = value > maximum;
+      if (off) offScale.push(`${spec.series.length > 1 ? `${series.name}, ` : ''}${category}: ${spec.formatValue(value)}`);
+      return { x: px(xOf(index)), y: off ? OFF_SCALE_Y : px(PLOT.bottom - heightOf(value, maximum)), value, off };
+    });
     const last = points[points.length - 1]!;
-    return html`<g class="series"><polyline points="${points.map((point) => `${point.x},${point.y}`).join(' ')}" fill="none" stroke="${colourOf(seriesIndex)}" stroke-width="2"${dashOf(seriesIndex) ? html` stroke-dasharray="${dashOf(seriesIndex)}"` : ''}/>${points.map(
-      (point, index) =>
-        html`<circle cx="${point.x}" cy="${point.y}" r="3" fill="${colourOf(seriesIndex)}"><title>${series.name}, ${spec.categories[index]!}: ${spec.formatValue(series.values[index] ?? 0)}</title></circle>`,
-    )}<text x="${px(last.x + 6)}" y="${last.y}" dominant-baseline="middle" font-size="11">${series.name}</text></g>`;
+    const marker = (point: (typeof points)[number], index: number) => {
+      const title = html`<title>${series.name}, ${spec.categories[index]!}: ${spec.formatValue(point.value)}${point.off ? ' (off the scale)' : ''}</title>`;
+      if (!point.off) return html`<circle cx="${point.x}" cy="${point.y}" r="3" fill="${colourOf(seriesIndex)}">${title}</circle>`;
+      // Labelled towards the plot's middle, so a label at either end stays inside the image.
+      const leftward = point.x > PLOT.left + PLOT.width / 2;
+      return html`<polygon class="off-scale" points="${point.x},${px(point.y - 5)} ${px(point.x - 5)},${px(point.y + 4)} ${px(point.x + 5)},${px(point.y + 4)}" fill="${colourOf(seriesIndex)}">${title}</polygon><text x="${px(point.x + (leftward ? -8 : 8))}" y="${point.y}" text-anchor="${leftward ? 'end' : 'start'}" dominant-baseline="middle" font-size="11">${spec.formatValue(point.value)}</text>`;
+    };
+    return html`<g class="series"><polyline points="${points.map((point) => `${point.x},${point.y}`).join(' ')}" fill="none" stroke="${colourOf(seriesIndex)}" stroke-width="2"${dashOf(seriesIndex) ? html` stroke-dasharray="${dashOf(seriesIndex)}"` : ''}/>${points.map(marker)}<text x="${px(last.x + 6)}" y="${last.y}" dominant-baseline="middle" font-size="11">${series.name}</text></g>`;
   });
+  const note = offScale.length === 0 ? undefined : `Off the scale, drawn above the top line: ${offScale.join('; ')}.`;
   return figure(
     spec,
     html`${yAxis(spec, maximum)}
 <g class="lines">${lines}</g>
 ${categoryLabels(spec.categories, xOf)}
 <line x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.left + PLOT.width}" y2="${PLOT.bottom}" stroke="#333333" stroke-width="1"/>`,
+    note,
   );
 }

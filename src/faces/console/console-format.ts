@@ -16,3 +16,13 @@ export function formatDuration(milliseconds: number | null | undefined): string 
   if (seconds < 60) return `${seconds} s`;
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
+
+/**
+ * An employee as pages name them: the name (as the payroll spells it) and the works number, "Alex Taylor
+ * (WN1042)"; either alone when the other is unknown, the id as the last resort, a dash without any.
+ */
+export function formatEmployee(employee: { name: string | null; worksNumber: string | null; id?: string | null }): string {
+  const { name, worksNumber, id } = employee;
+  if (name !== null && worksNumber !== null) return `${name} (${worksNumber})`;
+  return name ?? worksNumber ?? id ?? '—';
+}

@@ -1,5 +1,6 @@
 import { html, type Html, type HtmlValue } from './html.ts';
 import type { ConsoleSession } from './console-user-service.ts';
+import { errorSummary, type FormRefusal } from './console-form-refusal.ts';
 
 export interface ConsolePageView {
   title: string;
@@ -10,6 +11,8 @@ export interface ConsolePageView {
   refreshSeconds?: number;
   /** A line at the top of the page after an action (a redirect's `notice`). */
   notice?: string | undefined;
+  /** The page's form was refused: the error summary goes at the top, and the title says so. */
+  refusal?: FormRefusal | undefined;
 }
 
 export const consoleSections = [
@@ -32,7 +35,7 @@ export function consolePage(view: ConsolePageView, session: ConsoleSession | nul
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${view.refreshSeconds ? html`<meta http-equiv="refresh" content="${view.refreshSeconds}">` : ''}
-<title>${view.title} · Salary deductions console</title>
+<title>${view.refusal ? 'Error: ' : ''}${view.title} · Salary deductions console</title>
 <link rel="stylesheet" href="/console/assets/console.css">
 <link rel="icon" href="data:,">
 </head>
@@ -54,6 +57,7 @@ ${view.refreshSeconds ? html`<meta http-equiv="refresh" content="${view.refreshS
   }
 </header>
 <main id="main">
+${view.refusal ? errorSummary(view.refusal) : ''}
 <h1>${view.title}</h1>
 ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
 ${view.body}

@@ -7,6 +7,7 @@ import { registerReconciliationPages } from './pages/reconciliation-pages.ts';
 import { registerPayDatePage } from './pages/pay-date-page.ts';
 import { registerDeductionReturnPages } from './pages/deduction-return-pages.ts';
 import { registerRunsPages } from './pages/runs-pages.ts';
+import { registerNightlyRetryAction } from './pages/nightly-retry-action.ts';
 import { registerQueuesBoard } from './pages/queues-board.ts';
 import { registerSignInPages } from './pages/sign-in-pages.ts';
 import { registerThreeWayPage } from './pages/three-way-page.ts';
@@ -21,6 +22,7 @@ export const consolePageModules: readonly ConsolePageModule[] = [
   registerThreeWayPage,
   registerPayoutPages,
   registerRunsPages,
+  registerNightlyRetryAction,
   registerPayDatePage,
   registerDeductionReturnPages,
   registerFailedJobsPage,

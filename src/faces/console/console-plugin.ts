@@ -8,10 +8,12 @@ import type { TokenIssuer } from '../../directory/auth/token-issuer.ts';
 import type { Config } from '../../platform/config/config.ts';
 import type { Database } from '../../platform/db/connection.ts';
 import { problemFor } from '../http/plugins/errors.ts';
+import type { HttpProblem } from '../http/problem.ts';
 import type { OutageReporter } from '../http/dependency-errors.ts';
 import { projectPath } from '../../platform/shared/project-files.ts';
 import { FailureLimiter } from '../../platform/shared/rate-limiter.ts';
 import { consolePage, type ConsolePageView } from './console-layout.ts';
+import type { FormRefusal, FormRefusalReason } from './console-form-refusal.ts';
 import { consolePermits, type ConsoleAction } from './console-permissions.ts';
 import { ConsoleQueues } from './console-queues.ts';
 import { liveSession, type ConsoleSession, type SessionPolicy, type SignInGuards } from './console-user-service.ts';
@@ -45,6 +47,29 @@ export interface ConsoleContext {
   requirePermission(request: FastifyRequest, action: ConsoleAction): ConsoleSession;
   /** After a POST: back to a page, with a line saying what happened (Post/Redirect/Get). */
   redirectWithNotice(reply: FastifyReply, location: string, notice: string): FastifyReply;
+  /**
+   * The fields of a form the route read itself (a multipart upload's): shown again if the form is
+   * refused. An ordinary form's fields are its parsed body.
+   */
+  keepFormValues(request: FastifyRequest, values: Readonly<Record<string, string>>): void;
+}
+
+/**
+ * A form's route: what its refusal is titled, and the page its form is on, to show again with the
+ * refusal (the error handler renders it, for a 400, 409 or 422 the service refused).
+ */
+export interface ConsoleFormRoute {
+  /** What did not happen: "The statement was not imported". */
+  refused: string;
+  /** The page the form is on, rendered again; the form posting to the refusal's action is filled with what was entered. */
+  page?: (request: FastifyRequest, reply: FastifyReply, refusal: FormRefusal) => Promise<ConsolePageView>;
+  /** The id of the element a form field is shown in, for the summary's links (default: the field's name). */
+  fieldId?: (name: string, request: FastifyRequest) => string;
+  /** The field a reason is about when the refusal names none (by its code first, then `defaultField`). */
+  fieldOfCode?: Readonly<Record<string, string>>;
+  defaultField?: string;
+  /** A file upload: the browser cannot be handed the file back. */
+  upload?: boolean;
 }
 
 export type ConsolePageModule = (app: FastifyInstance, context: ConsoleContext) => void;
@@ -67,6 +92,8 @@ declare module 'fastify' {
      * runs, so the route reads the token first and checks it with verifyConsoleCsrfToken before any file byte.
      */
     consoleCsrfInMultipart?: boolean;
+    /** A form's route: its refusals are shown on the form's page again (see ConsoleFormRoute). */
+    consoleForm?: ConsoleFormRoute;
   }
 }
 
@@ -130,6 +157,44 @@ export function verifyConsoleCsrfToken(app: FastifyInstance, request: FastifyReq
     const withToken = Object.create(request, { body: { value: { _csrf: token } }, headers: { value: {} } }) as FastifyRequest;
     app.csrfProtection(withToken, { send: reject } as unknown as FastifyReply, () => resolve());
   });
+}
+
+/**
+ * What an error page is titled: the kind of refusal it is, for what the person asked; only a fault of
+ * ours (5xx) says something went wrong.
+ */
+export function errorPageTitle(status: number, method: string, form?: ConsoleFormRoute): string {
+  if (status === 401) return 'Signed out';
+  if (status === 403) return 'Not allowed';
+  if (status === 404) return 'Not found';
+  if (status === 413) return 'Too large';
+  if (status === 429) return 'Too many attempts';
+  if (status >= 500) return 'Something went wrong';
+  if (form) return form.refused;
+  if (status === 409) return 'Not done';
+  return method === 'GET' || method === 'HEAD' ? 'Check the address or filters' : 'Check the form';
+}
+
+/** The statuses of a form the service refused (malformed, conflicting, invalid): shown on the form's page again. */
+const FORM_REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 409, 422]);
+
+/** A field named by a JSON pointer's first token (/amount_2 -> amount_2). */
+function fieldNameOf(pointer: string): string | undefined {
+  const token = pointer.split('/')[1];
+  return token === undefined || token === '' ? undefined : token.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** The refusal of a form's route: each reason with the field it is about, and what was entered. */
+function formRefusalOf(problem: HttpProblem, request: FastifyRequest, form: ConsoleFormRoute, values: Readonly<Record<string, string>>): FormRefusal {
+  const idOf = (name: string | undefined) => (name === undefined ? undefined : form.fieldId ? form.fieldId(name, request) : name);
+  const fallback = form.fieldOfCode?.[problem.slug] ?? form.defaultField;
+  const errors = problem.errors ?? [];
+  // One field error reads best as the refusal's own sentence (an API's field detail is terse: "is required").
+  const reasons: FormRefusalReason[] =
+    errors.length > 1
+      ? errors.map((error) => ({ detail: error.detail, fieldId: idOf(fieldNameOf(error.pointer) ?? fallback) }))
+      : [{ detail: problem.detail ?? errors[0]?.detail ?? problem.title, fieldId: idOf((errors[0] && fieldNameOf(errors[0].pointer)) ?? fallback) }];
+  return { heading: form.refused, reasons, action: request.url.split('?')[0]!, values, fileDropped: form.upload ?? false };
 }
 
 /**
@@ -213,6 +278,14 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
       return token;
     };
 
+    // What a route read of its own form (a multipart upload's fields), to fill the form again if refused.
+    const keptFormValues = new WeakMap<FastifyRequest, Readonly<Record<string, string>>>();
+    const formValuesOf = (request: FastifyRequest): Readonly<Record<string, string>> => {
+      const kept = keptFormValues.get(request);
+      const fields = kept ?? (typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {});
+      return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[0] !== '_csrf' && typeof entry[1] === 'string'));
+    };
+
     const context: ConsoleContext = {
       deps,
       queues,
@@ -244,9 +317,12 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
         reply.setCookie(NOTICE_COOKIE, notice.slice(0, 300), { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: 60 });
         return reply.redirect(location, 303);
       },
+      keepFormValues(request, values) {
+        keptFormValues.set(request, values);
+      },
     };
 
-    app.setErrorHandler((error, request, reply) => {
+    app.setErrorHandler(async (error, request, reply) => {
       if (reply.sent || reply.raw.headersSent) {
         request.log.warn({ err: error }, 'console response failed after its headers were sent');
         return;
@@ -260,10 +336,24 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
         : csrf
           ? 'This form has expired or did not come from the console. Go back, reload the page and try again.'
           : (problem!.detail ?? problem!.title);
+      // A form the service refused: its page again, the reasons at the top and the form as it was sent.
+      const form = request.routeOptions.config.consoleForm;
+      if (form?.page && problem && FORM_REFUSAL_STATUSES.has(status)) {
+        const refused = formRefusalOf(problem, request, form, formValuesOf(request));
+        try {
+          const view = await form.page(request, reply, refused);
+          return context.page(request, reply, { ...view, status, refusal: refused });
+        } catch (pageError) {
+          request.log.warn({ err: pageError }, 'the page of a refused form could not be shown again; the refusal is shown alone');
+        }
+      }
+      const refusedForm = problem !== null && FORM_REFUSAL_STATUSES.has(status) && request.method === 'POST';
       return context.page(request, reply, {
         status,
-        title: status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : status === 413 ? 'Too large' : 'Something went wrong',
-        body: html`<p class="error" role="alert">${message}</p>${status === 401 ? html`<p><a href="/console/sign-in">Sign in</a></p>` : html`<p><a href="/console">Back to the overview</a></p>`}`,
+        title: errorPageTitle(status, request.method, form),
+        body: html`<p class="error" role="alert">${message}</p>${refusedForm ? html`<p>Nothing was changed. Go back to the form, correct it and send it again.</p>` : ''}${
+          status === 401 ? html`<p><a href="/console/sign-in">Sign in</a></p>` : html`<p><a href="/console">Back to the overview</a></p>`
+        }`,
       });
     });
 

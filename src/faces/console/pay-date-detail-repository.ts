@@ -97,13 +97,15 @@ export async function countProviderPushes(db: Executor, payrollId: string, payDa
     .execute();
 }
 
+/** With the name of the provider's client that submitted each one (null for an operator's import of the return file). */
 export async function listConfirmations(db: Executor, payrollId: string, payDate: string) {
   return db
-    .selectFrom('confirmations')
-    .select(['id', 'submitted_by_client_id', 'submitted_by', 'employee_count', 'total_amount', 'currency', 'received_at'])
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .orderBy('received_at', 'desc')
+    .selectFrom('confirmations as c')
+    .leftJoin('clients as cl', 'cl.id', 'c.submitted_by_client_id')
+    .select(['c.id', 'c.submitted_by_client_id', 'cl.name as submitted_by_client_name', 'c.submitted_by', 'c.employee_count', 'c.total_amount', 'c.currency', 'c.received_at'])
+    .where('c.payroll_id', '=', payrollId)
+    .where('c.pay_date', '=', payDate)
+    .orderBy('c.received_at', 'desc')
     .execute();
 }
 
@@ -153,19 +155,6 @@ export async function sumCollectionAttempts(db: Executor, payrollId: string, pay
     .where('pay_date', '=', payDate)
     .groupBy('currency')
     .orderBy('currency')
-    .execute();
-}
-
-/** The exceptions that count now (a later reconciliation supersedes the ones it found different). */
-export async function listCurrentExceptions(db: Executor, payrollId: string, payDate: string) {
-  return db
-    .selectFrom('reconciliation_exceptions')
-    .select(['id', 'employee_id', 'kind', 'amount', 'currency', 'record_version', 'detail', 'created_at'])
-    .where('payroll_id', '=', payrollId)
-    .where('pay_date', '=', payDate)
-    .where('superseded_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
     .execute();
 }
 

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { metricsAccess } from '../../platform/metrics/metrics-access.ts';
 import { observeHttpRequest, queuesOnFirstScrape, renderMetrics, scrapeRegistry } from '../../platform/metrics/service-metrics.ts';
 import { HttpProblem } from './problem.ts';
+import { attentionGaugesSource } from '../attention/attention-service.ts';
 
 /**
  * Times every request by its route pattern (never the URL, whose ids would make a series per
@@ -18,7 +19,14 @@ export function registerMetrics(app: FastifyInstance, deps: { config: Config; db
 
   // Depths are read with the API's own producer connection.
   const depths = queuesOnFirstScrape(deps.redis, deps.config.QUEUE_PREFIX);
-  const scrape = scrapeRegistry({ db: deps.db, queues: depths.queues });
+  const attention = attentionGaugesSource({
+    db: deps.db,
+    workers: { redis: deps.redis, prefix: deps.config.QUEUE_PREFIX },
+    queues: async () => Object.values(depths.queues()),
+    nightlyCron: deps.config.NIGHTLY_CRON,
+    timeZone: deps.config.SERVICE_TIME_ZONE,
+  });
+  const scrape = scrapeRegistry({ db: deps.db, queues: depths.queues, attention });
   app.addHook('onClose', () => depths.close());
 
   app.get('/metrics', async (request, reply) => {

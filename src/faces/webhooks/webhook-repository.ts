@@ -340,9 +340,13 @@ export async function reopenDelivery(db: Executor, eventId: string, endpointId: 
 
 // Operations ---------------------------------------------------------------------------------------
 
-/** Endpoints an operator should look at: disabled, or failing right now; worst first. */
-export async function listTroubledEndpoints(db: Executor, limit: number) {
-  return db
+/**
+ * Billers' endpoints (not deleted) with the biller's name, state and deliveries waiting, worst first:
+ * disabled, then failing (the longest first), then delivering by biller. `troubledOnly`: only those an
+ * operator should look at, disabled or failing right now.
+ */
+export async function listEndpointsWithState(db: Executor, options: { troubledOnly: boolean; limit: number }) {
+  let query = db
     .selectFrom('webhook_endpoints as w')
     .innerJoin('clients as c', 'c.id', 'w.biller_client_id')
     .select([
@@ -351,6 +355,7 @@ export async function listTroubledEndpoints(db: Executor, limit: number) {
       'w.status',
       'w.disabled_reason',
       'w.failing_since',
+      'w.biller_client_id',
       'c.name as biller_name',
       (eb) =>
         eb
@@ -360,12 +365,23 @@ export async function listTroubledEndpoints(db: Executor, limit: number) {
           .where('d.status', '=', 'pending')
           .as('pending_deliveries'),
     ])
-    .where('w.deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('w.status', '=', 'disabled'), eb('w.failing_since', 'is not', null)]))
+    .where('w.deleted_at', 'is', null);
+  if (options.troubledOnly) query = query.where((eb) => eb.or([eb('w.status', '=', 'disabled'), eb('w.failing_since', 'is not', null)]));
+  return query
     .orderBy(sql`w.status = 'disabled'`, 'desc')
     .orderBy('w.failing_since')
-    .limit(limit)
+    .orderBy('c.name')
+    .orderBy('w.url')
+    .orderBy('w.id')
+    .limit(options.limit)
     .execute();
+}
+
+export type EndpointWithState = Awaited<ReturnType<typeof listEndpointsWithState>>[number];
+
+/** Endpoints an operator should look at: disabled, or failing right now; worst first. */
+export async function listTroubledEndpoints(db: Executor, limit: number) {
+  return listEndpointsWithState(db, { troubledOnly: true, limit });
 }
 
 /** The outbox backlog: events not yet turned into deliveries, and deliveries not yet settled. */

@@ -57,6 +57,7 @@ export type AuditAction =
   | 'console.sign_in_failed'
   | 'console.signed_out'
   | 'job.retried'
+  | 'nightly_run.retried'
   | 'webhook_delivery.redelivered'
   | 'bank_statement.imported'
   | 'bank_credit.matched'

@@ -69,10 +69,20 @@ export function countIdempotencyReplay(): void {
   idempotencyReplays.inc();
 }
 
+/** What needs an operator, per kind (src/faces/attention): how many, and the oldest one's age. */
+export interface AttentionGauges {
+  items: Record<string, number>;
+  oldestAgeSeconds: Record<string, number>;
+  /** Worker processes alive; null when the source did not ask. */
+  workersAlive: number | null;
+}
+
 /** Where scrape-time figures come from; queues are optional (a process without them shows no depths). */
 export interface ScrapeSources {
   db: Database;
   queues?: () => JobQueues;
+  /** The attention list's counts, which the alert rules page on; read by the face that has every source. */
+  attention?: () => Promise<AttentionGauges>;
 }
 
 /** Queues to read depths from, on a connection the caller owns, opened on the first scrape. */
@@ -204,6 +214,52 @@ export function scrapeRegistry(sources: ScrapeSources, timeoutMs = SCRAPE_SOURCE
       );
     },
   });
+
+  const attentionSource = sources.attention;
+  if (attentionSource) {
+    // One read a scrape: the first gauge starts it (collectors start in registration order), the
+    // others wait for the same reading.
+    let latest: AttentionGauges | undefined;
+    // A function, not the variable: the callback below sets it, which narrowing cannot see.
+    const current = (): AttentionGauges | undefined => latest;
+    let reading: Promise<boolean> = Promise.resolve(false);
+    new Gauge({
+      name: 'deductions_attention_items',
+      help: "Items that need an operator, by kind (the console overview's attention list and deductions status); every kind is present, 0 when none.",
+      labelNames: ['kind'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        latest = undefined;
+        reading = read('attention', attentionSource, (gauges) => {
+          latest = gauges;
+        });
+        await reading;
+        for (const [kind, count] of Object.entries(current()?.items ?? {})) this.set({ kind }, count);
+      },
+    });
+    new Gauge({
+      name: 'deductions_attention_oldest_age_seconds',
+      help: 'Age in seconds of the oldest item of each kind that needs attention; 0 when there is none.',
+      labelNames: ['kind'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        await reading;
+        for (const [kind, age] of Object.entries(current()?.oldestAgeSeconds ?? {})) this.set({ kind }, age);
+      },
+    });
+    new Gauge({
+      name: 'deductions_workers_alive',
+      help: 'Worker processes with a live heartbeat in Redis; 0 means no job is being worked (or Redis did not answer).',
+      registers,
+      async collect() {
+        this.reset();
+        await reading;
+        this.set(current()?.workersAlive ?? 0);
+      },
+    });
+  }
 
   new Gauge({
     name: 'deductions_metrics_source_up',

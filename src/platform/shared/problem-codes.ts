@@ -613,6 +613,12 @@ export const problemCatalogue = {
     description:
       'The pay date is reconciled or paid out (`pay_date_state`): a re-run would change what payroll is asked for after the money has moved. Send it again with `force: true` once you are sure.',
   },
+  'nightly-run-busy': {
+    title: 'Another nightly run of the date is going',
+    status: 409,
+    internal: ['console'],
+    description: 'Retrying a nightly run waits for the run of the same date that is going: nothing was retried. Try again once it has finished.',
+  },
 
   // Cash: bank statements, credits, matches and reversals.
   'credit-already-reversed': {

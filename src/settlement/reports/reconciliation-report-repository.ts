@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type InferResult } from 'kysely';
+import { employmentNameSql } from '../../directory/payrolls/employee-admin-repository.ts';
 import type { Database, Executor } from '../../platform/db/connection.ts';
 
 export interface ReconciliationFilter {
@@ -17,6 +18,7 @@ export function sandboxPayrollIds(db: Executor) {
     .where('payroll_providers.sandbox', '=', true);
 }
 
+
 /**
  * The reconciliation report's query: one row per payment request per collection attempt of the pay date,
  * in (pay_date, payroll_id, attempt id) order. Only what differs per row: the payroll's and the biller's
@@ -24,7 +26,9 @@ export function sandboxPayrollIds(db: Executor) {
  *
  * Shaped to stream: the attempts come in report order from their index and carry their payment's
  * identity, and each row's payouts are looked up by key (a lateral aggregate: a hash join would read
- * every ledger entry before the first row). A cursor over it yields its first batch at once, and Postgres
+ * every ledger entry before the first row). The employee's name and works number are looked up by key
+ * too, on the employment's unique (employee_id, payroll_id) index: the name as that payroll spells it,
+ * else the person's (decision 0015). A cursor over it yields its first batch at once, and Postgres
  * produces the next batch while this process writes the previous one.
  */
 function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
@@ -44,6 +48,20 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
           .as('lp'),
       (join) => join.onTrue(),
     )
+    // One employment per employee and payroll (a unique key); `limit 1` keeps it a lookup per row.
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('employments as em')
+          // A works number is the employer's own key for its staff: operators and finance see it, a
+          // biller's report (its own customers, whom it knows by name) leaves it empty.
+          .select([employmentNameSql.as('employee_name'), filter.billerClientId === undefined ? 'em.payroll_reference' : sql<string | null>`null::text`.as('payroll_reference')])
+          .whereRef('em.employee_id', '=', 'ca.employee_id')
+          .whereRef('em.payroll_id', '=', 'ca.payroll_id')
+          .limit(1)
+          .as('who'),
+      (join) => join.onTrue(),
+    )
     .select([
       'ca.payroll_id',
       'ca.pay_date',
@@ -60,6 +78,8 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
       'ca.outcome',
       'ca.push_version',
       'lp.payout_ids',
+      'who.employee_name',
+      'who.payroll_reference',
     ])
     .where('ca.pay_date', '=', filter.payDate);
   if (filter.payrollId !== undefined) query = query.where('ca.payroll_id', '=', filter.payrollId);
@@ -70,8 +90,8 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
 }
 
 export interface ReportLabels {
-  /** Per payroll with the pay date: its employer's name and the pay date's pay period. */
-  payrolls: Map<string, { employer: string; payPeriod: string }>;
+  /** Per payroll with the pay date: its employer's name, its own name and the pay date's pay period. */
+  payrolls: Map<string, { employer: string; payroll: string; payPeriod: string }>;
   /** Per biller: its name. */
   billers: Map<string, string>;
 }
@@ -85,14 +105,14 @@ export async function findReportLabels(db: Executor, filter: ReconciliationFilte
     .selectFrom('pay_dates as pd')
     .innerJoin('payrolls as p', 'p.id', 'pd.payroll_id')
     .innerJoin('employers as e', 'e.id', 'p.employer_id')
-    .select(['pd.payroll_id', 'pd.pay_period', 'e.name'])
+    .select(['pd.payroll_id', 'pd.pay_period', 'e.name', 'p.name as payroll'])
     .where('pd.pay_date', '=', filter.payDate);
   if (filter.payrollId !== undefined) payrollsQuery = payrollsQuery.where('pd.payroll_id', '=', filter.payrollId);
   let billersQuery = db.selectFrom('clients').select(['id', 'name']).where('role', '=', 'biller');
   if (filter.billerClientId !== undefined) billersQuery = billersQuery.where('id', '=', filter.billerClientId);
   const [payrolls, billers] = await Promise.all([payrollsQuery.execute(), billersQuery.execute()]);
   return {
-    payrolls: new Map(payrolls.map((row) => [row.payroll_id, { employer: row.name, payPeriod: row.pay_period }])),
+    payrolls: new Map(payrolls.map((row) => [row.payroll_id, { employer: row.name, payroll: row.payroll, payPeriod: row.pay_period }])),
     billers: new Map(billers.map((row) => [row.id, row.name])),
   };
 }
@@ -157,6 +177,8 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
   const recordPayroll = filter.payrollId === undefined ? sql`` : sql`and r.payroll_id = ${filter.payrollId}::uuid`;
   const result = await sql<{
     payroll_id: string;
+    /** The payroll's name, for pages; the summary CSV's columns do not carry it. */
+    payroll: string;
     employer: string;
     pay_date: string;
     currency: string;
@@ -197,7 +219,7 @@ export async function findReconciliationSummary(db: Executor, filter: Omit<Recon
       ) latest
       group by latest.payroll_id
     )
-    select p.id as payroll_id, e.name as employer, ${filter.payDate}::date as pay_date,
+    select p.id as payroll_id, p.name as payroll, e.name as employer, ${filter.payDate}::date as pay_date,
            coalesce(a.currency, p.currency) as currency,
            coalesce(a.requested, 0)::numeric as requested, coalesce(a.deducted, 0)::numeric as deducted,
            coalesce(a.collected, 0)::numeric as collected, coalesce(a.shortfall, 0)::numeric as shortfall,

@@ -13,7 +13,10 @@ import {
   type ReconciliationSummaryRow,
 } from './reconciliation-report-repository.ts';
 
-/** The reconciliation report's columns (docs/finance.md, *Deductions in, reconciliation, ledger and payouts*), in order: finance's spreadsheets address columns by position. */
+/**
+ * The reconciliation report's columns (docs/finance.md, *Deductions in, reconciliation, ledger and payouts*), in order: finance's
+ * spreadsheets address columns by position, so a new column goes last (payroll, employee_name and payroll_reference came after payout_id).
+ */
 export const reconciliationColumns = [
   'payroll_id',
   'employer',
@@ -32,6 +35,9 @@ export const reconciliationColumns = [
   'status',
   'push_version',
   'payout_id',
+  'payroll',
+  'employee_name',
+  'payroll_reference',
 ] as const;
 
 export const reconciliationSummaryColumns = [
@@ -48,6 +54,7 @@ export const reconciliationSummaryColumns = [
   'held_over_deductions',
   'held_unexpected_employees',
   'unaccounted',
+  'payroll',
 ] as const;
 
 /**
@@ -94,6 +101,9 @@ export function toReconciliationRecord(row: ReconciliationRow, labels: ReportLab
     row.outcome ?? UNRECONCILED_STATUS,
     row.push_version === null ? '' : String(row.push_version),
     payoutIdsCell(row.payout_ids),
+    neutraliseFormula(payroll.payroll),
+    neutraliseFormula(row.employee_name ?? ''),
+    neutraliseFormula(row.payroll_reference ?? ''),
   ];
 }
 
@@ -112,6 +122,7 @@ export function toReconciliationSummaryRecord(row: ReconciliationSummaryRow): st
     formatMinorUnits(row.held_over_deductions, row.currency),
     formatMinorUnits(row.held_unexpected_employees, row.currency),
     formatMinorUnits(unaccountedAmount(row), row.currency),
+    neutraliseFormula(row.payroll),
   ];
 }
 
@@ -148,22 +159,25 @@ function csvField(text: string): string {
 
 /** The report's labels as CSV fields, quoted once per payroll and biller rather than once per row. */
 export interface CsvLabels {
-  payrolls: Map<string, { employer: string; payPeriod: string }>;
+  payrolls: Map<string, { employer: string; payroll: string; payPeriod: string }>;
   billers: Map<string, string>;
 }
 
 export function toCsvLabels(labels: ReportLabels): CsvLabels {
   return {
-    payrolls: new Map([...labels.payrolls].map(([id, { employer, payPeriod }]) => [id, { employer: csvField(employer), payPeriod: csvField(payPeriod) }])),
+    payrolls: new Map(
+      [...labels.payrolls].map(([id, { employer, payroll, payPeriod }]) => [id, { employer: csvField(employer), payroll: csvField(payroll), payPeriod: csvField(payPeriod) }]),
+    ),
     billers: new Map([...labels.billers].map(([id, name]) => [id, csvField(name)])),
   };
 }
 
 /**
  * csvLine(toReconciliationRecord(row, labels)) without the array in between: the report's hot loop, a
- * million times for a large pay date. Only the names can hold a comma, a quote, a line break or a
- * formula (ids, dates, amounts, statuses and payout ids cannot), and those come neutralised and quoted
- * in `labels`. A test holds the two to each other.
+ * million times for a large pay date. Only the names and the works number can hold a comma, a quote, a
+ * line break or a formula (ids, dates, amounts, statuses and payout ids cannot): the payroll's, the
+ * employer's and the biller's come neutralised and quoted in `labels`, the employee's and the works
+ * number, which differ per row, are neutralised and quoted here. A test holds the two to each other.
  */
 export function reconciliationCsvLine(row: ReconciliationRow, labels: CsvLabels): string {
   const payroll = labels.payrolls.get(row.payroll_id)!;
@@ -173,7 +187,8 @@ export function reconciliationCsvLine(row: ReconciliationRow, labels: CsvLabels)
     `${row.payment_id},${labels.billers.get(row.biller_client_id)!},${currency},${formatMinorUnits(row.requested_amount, currency)},` +
     `${row.deducted_amount === null ? '' : formatMinorUnits(row.deducted_amount, currency)},${formatMinorUnits(row.collected_amount, currency)},` +
     `${formatMinorUnits(row.shortfall_amount, currency)},${row.carried_to_pay_date ?? ''},${row.outcome ?? UNRECONCILED_STATUS},` +
-    `${row.push_version === null ? '' : row.push_version},${payoutIdsCell(row.payout_ids)}\n`
+    `${row.push_version === null ? '' : row.push_version},${payoutIdsCell(row.payout_ids)},${payroll.payroll},` +
+    `${row.employee_name === null ? '' : csvField(row.employee_name)},${row.payroll_reference === null ? '' : csvField(row.payroll_reference)}\n`
   );
 }
 

@@ -84,9 +84,11 @@ describe('reconciliation runs', () => {
         const pid = await backendWaitingOnAdvisoryLock(key);
 
         const midway = await deductions(['runs', 'list', '--kind', 'reconciliation', '--json']);
-        const runsMidway = (JSON.parse(midway.stdout) as { runs: Array<{ id: string; finishedAt: string | null; summary: string }> }).runs;
-        const unfinished = runsMidway.find((run) => run.summary.includes(w.payroll.id));
+        const runsMidway = (JSON.parse(midway.stdout) as { runs: Array<{ id: string; finishedAt: string | null; summary: string; payrollId?: string }> }).runs;
+        const unfinished = runsMidway.find((run) => run.payrollId === w.payroll.id);
         expect(unfinished).toMatchObject({ finishedAt: null });
+        expect(unfinished!.summary).toMatch(new RegExp(`^${w.employer.name}: ${w.payroll.name}, pay date ${PD1} \\(.*\\): unfinished$`));
+        expect(unfinished!.summary).not.toContain(w.payroll.id);
         const text = await deductions(['runs', 'list', '--kind', 'reconciliation']);
         expect(text.stdout.split('\n').find((line) => line.includes(unfinished!.id))).toContain('unfinished');
 
@@ -159,7 +161,11 @@ describe('payout runs', () => {
 
     const shown = await deductions(['runs', 'show', '--kind', 'payout', '--id', retry.runId!, '--json']);
     const payouts = (JSON.parse(shown.stdout) as { payouts: Array<{ id: string; amount: number }> }).payouts;
-    expect(payouts).toContainEqual(expect.objectContaining({ id: ours!.outcome === 'paid_out' ? ours!.payoutId : '', amount: 12_550 }));
+    const biller = await t.db.selectFrom('clients').select('name').where('id', '=', w.biller.clientId).executeTakeFirstOrThrow();
+    // Each payout names its biller; the id stays beside it for support.
+    expect(payouts).toContainEqual(
+      expect.objectContaining({ id: ours!.outcome === 'paid_out' ? ours!.payoutId : '', amount: 12_550, biller_name: biller.name, biller_client_id: w.biller.clientId }),
+    );
   });
 });
 
@@ -191,7 +197,26 @@ describe('deductions runs list', { timeout: 90_000 }, () => {
     expect(runs.map((run) => run.startedAt)).toEqual([...runs.map((run) => run.startedAt)].sort().reverse());
 
     const shown = await deductions(['runs', 'show', '--kind', 'rerun', '--id', rerun.id, '--json']);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'rerun', id: rerun.id, requests: [expect.objectContaining({ requested_by: 'ops@example.com' })] });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      kind: 'rerun',
+      id: rerun.id,
+      payroll_id: w.payroll.id,
+      payroll_name: w.payroll.name,
+      employer_name: w.employer.name,
+      requests: [expect.objectContaining({ requested_by: 'ops@example.com' })],
+    });
+
+    // The lines people read name the payroll as "Employer: Payroll", never by its id.
+    const text = await deductions(['runs', 'list', '--limit', '200']);
+    const lineOf = (id: string) => text.stdout.split('\n').find((line) => line.includes(id));
+    const reconciliation = await t.db.selectFrom('reconciliation_runs').select('id').where('payroll_id', '=', w.payroll.id).orderBy('started_at').executeTakeFirstOrThrow();
+    expect(lineOf(reconciliation.id)).toContain(`${w.employer.name}: ${w.payroll.name}, pay date ${PD1} (`);
+    expect(lineOf(reconciliation.id)).toContain('1 employees, collected £125.50');
+    expect(lineOf(rerun.id)).toContain(`${w.employer.name}: ${w.payroll.name}, pay date ${PD1}: 1 request(s), snapshot version 1 -> 2`);
+    expect(text.stdout).not.toContain(`payroll ${w.payroll.id}`);
+    const reconciliationText = await deductions(['runs', 'show', '--kind', 'reconciliation', '--id', reconciliation.id]);
+    expect(reconciliationText.stdout).toMatch(new RegExp(`payroll_name +${w.payroll.name}\n`));
+    expect(reconciliationText.stdout).toMatch(new RegExp(`employer_name +${w.employer.name}\n`));
     const unknown = await deductions(['runs', 'show', '--kind', 'nightly', '--id', crypto.randomUUID()]);
     expect(unknown.code).not.toBe(0);
   });
@@ -210,10 +235,24 @@ describe('GET /runs', () => {
     const runs = (listed.json() as { runs: Array<{ kind: string; id: string }> }).runs;
     expect(runs.every((entry) => entry.kind === 'reconciliation')).toBe(true);
     expect(runs.map((entry) => entry.id)).toContain(run!.id);
+    // The summary names the payroll; its id is a field of its own.
+    expect(runs.find((entry) => entry.id === run!.id)).toMatchObject({
+      payrollId: w.payroll.id,
+      summary: expect.stringContaining(`${w.employer.name}: ${w.payroll.name}, pay date ${PD1} (sweep)`),
+    });
 
     const shown = await get(`/runs/reconciliation/${run!.id}`);
     expect(shown.statusCode).toBe(200);
-    expect(shown.json()).toMatchObject({ kind: 'reconciliation', id: run!.id, outcome: 'completed', collected: 12_550, trigger: 'sweep' });
+    expect(shown.json()).toMatchObject({
+      kind: 'reconciliation',
+      id: run!.id,
+      outcome: 'completed',
+      collected: 12_550,
+      trigger: 'sweep',
+      payroll_id: w.payroll.id,
+      payroll_name: w.payroll.name,
+      employer_name: w.employer.name,
+    });
 
     expect((await get(`/runs/payout/${run!.id}`)).statusCode).toBe(404);
     expect((await get(`/runs/sideways/${run!.id}`)).statusCode).toBe(404);

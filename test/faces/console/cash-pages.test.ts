@@ -9,7 +9,7 @@ import { describeImport, minorUnitsOfTypedAmount } from '../../../src/faces/cons
 import { runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
 import { PD1 } from '../../cycle/reconciliation/reconciliation-world.ts';
 import { cashPolicy, parsedStatement, reconciledPayDate as reconciledPayDateOf, statementEntry, statementFile } from '../../support/cash.ts';
-import { csrfTokenIn, signedInAs, type ConsoleBrowser } from '../../support/console.ts';
+import { csrfTokenIn, refusalIn, signedInAs, type ConsoleBrowser } from '../../support/console.ts';
 import { createCollectionAccount } from '../../support/factories.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -73,7 +73,8 @@ const statementCount = async () =>
         .executeTakeFirstOrThrow()
     ).n,
   );
-const errorOf = (body: string) => body.match(/<p class="error" role="alert">(.*?)<\/p>/s)?.[1];
+/** What a refusal says first: the error page's line, or the first reason of a refused form's summary. */
+const errorOf = (body: string) => body.match(/<p class="error" role="alert">(.*?)<\/p>/s)?.[1] ?? refusalIn(body)?.reasons[0]?.text;
 const decoded = (text: string) => text.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&amp;', '&');
 const remittancePage = (payrollId: string) => `/console/cash/remittances/${payrollId}/${PD1}`;
 const creditOf = (id: string) => t.db.selectFrom('bank_credits').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -274,6 +275,53 @@ describe('cash pages', () => {
     expect((await browser.get('/console/cash/credits')).body).toContain(`href="/console/cash/credits/${credit.id}"`);
   });
 
+  it('shows a refused match on the credit page again: titled for what it is, each reason linking to its field, the form as it was typed', async () => {
+    const { w, credit } = await shortCreditWaiting();
+    const { browser } = await signedInAs(t.app, t.db, 'finance');
+    const page = await browser.get(`/console/cash/credits/${credit.id}`);
+    const remittance = `${w.payroll.id}/${PD1}`;
+
+    // More than the credit holds: the service refuses it (409), and says by how much.
+    const over = await browser.post(`/console/cash/credits/${credit.id}/matches`, {
+      _csrf: csrfTokenIn(page.body),
+      remittance_1: remittance,
+      amount_1: '250.00',
+      reason: 'employer phoned',
+    });
+    expect(over.statusCode).toBe(409);
+    expect(over.body).not.toContain('Something went wrong');
+    expect(over.body).toContain(`<title>Error: Credit ${credit.bank_reference} · `);
+    expect(refusalIn(over.body)).toEqual({
+      heading: 'The match was not made',
+      reasons: [{ text: `The credit has ${formatMoney(20_000, 'GBP')} unmatched; the allocations add up to ${formatMoney(25_000, 'GBP')}`, field: 'amount_1' }],
+    });
+    expect(over.body).toContain('Correct what is listed and send the form again');
+    // The form again, as it was sent: the remittance chosen, the amount and the reason typed, the amount marked.
+    expect(over.body).toContain(`<option value="${remittance}" selected>`);
+    expect(over.body).toMatch(/<input type="text" id="amount_1" name="amount_1"[^>]* value="250.00" aria-invalid="true">/);
+    expect(over.body).toMatch(/id="match-reason" name="reason"[^>]* value="employer phoned">/);
+
+    // Every mistake of the form at once, each on its row.
+    const mistyped = await browser.post(`/console/cash/credits/${credit.id}/matches`, {
+      remittance_1: remittance,
+      amount_1: '200.005',
+      amount_2: '5.00',
+    });
+    expect(mistyped.statusCode).toBe(422);
+    const refused = refusalIn(mistyped.body)!;
+    expect(refused.heading).toBe('The match was not made');
+    expect(refused.reasons.map((reason) => reason.field)).toEqual(['amount_1', 'remittance_2']);
+    expect(refused.reasons[0]!.text).toMatch(/^Row 1: /);
+    expect(refused.reasons[1]!.text).toBe('Row 2: choose a remittance and give an amount, or leave both empty');
+    expect(mistyped.body).toContain('value="200.005"');
+    expect(mistyped.body).toContain('value="5.00"');
+    expect(await matchesOf(credit.id)).toEqual([]);
+
+    // The page shown again carries a fresh form token: the corrected form goes through.
+    const matched = await browser.post(`/console/cash/credits/${credit.id}/matches`, { _csrf: csrfTokenIn(mistyped.body), remittance_1: remittance, amount_1: '200.00' });
+    expect(matched.statusCode).toBe(303);
+  });
+
   it('lets an operator split a credit over two remittances and unmatch from the remittance page', async () => {
     const first = await reconciledPayDate();
     const second = await reconciledPayDate();
@@ -431,6 +479,14 @@ describe('statement upload', () => {
     expect(refused.statusCode).toBe(422);
     expect(refused.headers['content-type']).toMatch(/^text\/html/);
     expect(errorOf(refused.body)).toMatch(/^statement.csv: unknown column/);
+    // The statements page again: what was refused and what to do, linking to the file field; the form to choose the file again.
+    expect(refused.body).not.toContain('Something went wrong');
+    expect(refused.body).toContain('<title>Error: Bank statements · ');
+    const summary = refusalIn(refused.body)!;
+    expect(summary.heading).toBe('The statement was not imported');
+    expect(summary.reasons).toEqual([{ text: expect.stringMatching(/^statement.csv: unknown column/), field: 'statement-file' }]);
+    expect(refused.body).toContain('The file is not kept (a browser cannot be handed a file back): choose it again');
+    expect(refused.body).toMatch(/<input type="file" id="statement-file" name="statement"[^>]* aria-invalid="true">/);
     expect(await statementCount()).toBe(before);
   });
 
@@ -469,6 +525,14 @@ describe('credit decisions', () => {
     const noReason = await browser.post(`/console/cash/credits/${credit.id}/set-aside`, { category: 'bank_interest', reason: ' ', return_to: 'queue' });
     expect(noReason.statusCode).toBe(422);
     expect(errorOf(noReason.body)).toBe('Say why this money is no remittance');
+    // The queue again, the credit's form as it was sent, the reason marked to fill in.
+    expect(refusalIn(noReason.body)).toEqual({
+      heading: 'The credit was not set aside',
+      reasons: [{ text: 'Say why this money is no remittance', field: `set-aside-reason-${credit.id}` }],
+    });
+    expect(noReason.body).toContain('<title>Error: Credits to match · ');
+    expect(queueTableOf(noReason.body)).toContain('<option value="bank_interest" selected>');
+    expect(queueTableOf(noReason.body)).toMatch(new RegExp(`id="set-aside-reason-${credit.id}"[^>]* aria-invalid="true">`));
     const noCategory = await browser.post(`/console/cash/credits/${credit.id}/set-aside`, { category: 'petty_cash', reason: 'interest', return_to: 'queue' });
     expect(noCategory.statusCode).toBe(422);
     expect(errorOf(noCategory.body)).toBe('Choose what the credit is from the list');

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deductionReturnFileOf } from '../../../src/cycle/deduction-returns/return-service.ts';
 import { payDatePath } from '../../../src/faces/console/pages/runs-pages.ts';
-import { csrfTokenIn, signedInAs, type ConsoleBrowser } from '../../support/console.ts';
+import { csrfTokenIn, refusalIn, signedInAs, type ConsoleBrowser } from '../../support/console.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 import { filledIn, lockedReturnWorld, PAY_DATE, type ReturnWorld } from '../../cycle/deduction-returns/return-world.ts';
 
@@ -101,6 +101,10 @@ describe('the pay date page’s deduction return file', () => {
     expect(refused.statusCode).toBe(422);
     const body = decoded(refused.body);
     expect(body).toContain('<p class="error" role="alert">Refused, nothing confirmed: 1 error in 2 items (1 bad).</p>');
+    expect(body).not.toContain('Something went wrong');
+    expect(body).toContain(
+      'Correct the lines listed in the file (or tick “Confirm the good items even when some are bad” to confirm the rest now), then choose the file again',
+    );
     expect(body).toContain(
       '<tr><td>3</td><td>amount_deducted</td><td>has a comma that does not separate thousands (125,50): write the decimal point as a point, 25.50</td></tr>',
     );
@@ -141,9 +145,20 @@ describe('the pay date page’s deduction return file', () => {
 
     const path = payDatePath(world.payrollId, PAY_DATE);
     await browser.get(path);
-    const { payload, headers } = multipart([{ name: '_csrf', value: csrfTokenIn(browser.lastPage) }]);
+    const { payload, headers } = multipart([
+      { name: '_csrf', value: csrfTokenIn(browser.lastPage) },
+      { name: 'partial', value: '1' },
+    ]);
     const empty = await t.app.inject({ method: 'POST', url: `${path}/return-file`, cookies: browser.cookies, headers, payload });
     expect(empty.statusCode).toBe(400);
-    expect(empty.body).toContain('Choose a deduction return file to upload');
+    // Titled for what it is, saying what to do, with the form again as it was sent (the box ticked).
+    expect(empty.body).not.toContain('Something went wrong');
+    expect(refusalIn(empty.body)).toEqual({
+      heading: 'The deduction return file was not imported',
+      reasons: [{ text: 'Choose a deduction return file to upload', field: 'return-file' }],
+    });
+    expect(empty.body).toContain('The file is not kept');
+    expect(empty.body).toContain('<input type="checkbox" name="partial" value="1" checked>');
+    expect(empty.body).toContain('<input type="checkbox" name="dry_run" value="1">');
   });
 });

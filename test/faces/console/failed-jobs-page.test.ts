@@ -1,7 +1,8 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueNames } from '../../../src/platform/queue/job-catalogue.ts';
-import { producerConnection, workerConnection } from '../../../src/platform/runtime/redis-connections.ts';
+import { producerConnection } from '../../../src/platform/runtime/redis-connections.ts';
+import { failedJob } from '../../support/jobs.ts';
 import { signedInAs } from '../../support/console.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -17,23 +18,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Adds a job and runs it, once, on a worker whose processor throws: a real failed job in Redis. */
-async function failedJob(name: string, data: Record<string, unknown>): Promise<Job> {
-  const job = await maintenance.add(name, data, { attempts: 1 });
-  const worker = new Worker(
-    queueNames.maintenance,
-    async (running) => {
-      throw new Error(`no processor for ${running.name}`);
-    },
-    { connection: workerConnection(t.config.REDIS_URL), prefix: t.config.QUEUE_PREFIX, autorun: false },
-  );
-  const failed = new Promise<void>((resolve) => worker.on('failed', (done) => done?.id === job.id && resolve()));
-  void worker.run();
-  await failed;
-  await worker.close();
-  expect(await job.getState()).toBe('failed');
-  return job;
-}
+const failedMaintenanceJob = (name: string, data: Record<string, unknown>) => failedJob(maintenance, t.config.REDIS_URL, name, data);
 
 function rowWith(page: string, text: string): string | undefined {
   return page.match(/<tr>[\s\S]*?<\/tr>/g)?.find((row) => row.includes(text));
@@ -41,13 +26,13 @@ function rowWith(page: string, text: string): string | undefined {
 
 describe('console failed jobs', () => {
   it('lists a failed job with its reason and data, and an operator retries it (audited)', async () => {
-    const job = await failedJob('bogus-job', { payrollId: 'p-1', note: 'made to fail' });
+    const job = await failedMaintenanceJob('bogus-job', { payrollId: 'p-1', note: 'made to fail' });
     const { browser, user } = await signedInAs(t.app, t.db, 'operator');
     const page = await browser.get('/console/jobs');
     expect(page.statusCode).toBe(200);
     const row = rowWith(page.body, 'bogus-job');
-    expect(row).toContain('<td>maintenance</td>');
-    expect(row).toContain(`<td>${job.id}</td>`);
+    expect(row).toContain('maintenance / bogus-job');
+    expect(row).toContain(`<code>${job.id}</code>`);
     expect(row).toContain('no processor for bogus-job');
     expect(row).toContain('made to fail');
     expect(row).toContain(`action="/console/jobs/maintenance/${job.id}/retry"`);
@@ -61,7 +46,7 @@ describe('console failed jobs', () => {
 
     const after = await browser.get('/console/jobs');
     expect(after.body).toContain('is queued again');
-    expect(rowWith(after.body, `<td>${job.id}</td>`)).toBeUndefined();
+    expect(rowWith(after.body, `<code>${job.id}</code>`)).toBeUndefined();
 
     // No longer failed: a second retry is refused and recorded nowhere.
     const again = await browser.post(`/console/jobs/maintenance/${job.id}/retry`);
@@ -70,7 +55,7 @@ describe('console failed jobs', () => {
   });
 
   it('refuses a viewer (403, the job stays failed) and answers 404 for an unknown queue or job', async () => {
-    const job = await failedJob('another-bogus-job', { n: 2 });
+    const job = await failedMaintenanceJob('another-bogus-job', { n: 2 });
     const viewer = (await signedInAs(t.app, t.db, 'viewer')).browser;
     const page = await viewer.get('/console/jobs');
     expect(rowWith(page.body, 'another-bogus-job')).not.toContain('<form');

@@ -6,7 +6,8 @@ import { performRerun } from '../../../src/cycle/reruns/rerun-service.ts';
 import { producerConnection } from '../../../src/platform/runtime/redis-connections.ts';
 import { signedInAs } from '../../support/console.ts';
 import { createCollectionAccount } from '../../support/factories.ts';
-import { startTestApp, type TestApp } from '../../support/test-app.ts';
+import { authHeaders, injectJson, startTestApp, type TestApp } from '../../support/test-app.ts';
+import { escapeHtml } from '../../../src/faces/console/html.ts';
 import { createWorld, PD1, PD2 } from '../../cycle/reconciliation/reconciliation-world.ts';
 
 let t: TestApp;
@@ -89,15 +90,61 @@ describe('console pay date page', () => {
     expect(page.body).toContain('Deduction records received');
     expect(rowWith(page.body, '<td>push</td>')).toContain('<td>1</td>');
     for (const exception of exceptions) expect(page.body).toContain(exception.detail.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;'));
+    // Each exception names its employee and works number, not the employee's id.
+    const missing = rowWith(page.body, escapeHtml(exceptions.find((exception) => exception.employee_id === w.people[1]!.employee.id)!.detail));
+    const employment = await t.db
+      .selectFrom('employments')
+      .select('payroll_reference')
+      .where('employee_id', '=', w.people[1]!.employee.id)
+      .where('payroll_id', '=', w.payroll.id)
+      .executeTakeFirstOrThrow();
+    expect(missing).toContain(`<td>${w.people[1]!.employee.given_name} ${w.people[1]!.employee.family_name} (${employment.payroll_reference})</td>`);
+    expect(missing).not.toContain(w.people[1]!.employee.id);
     const run = await t.db.selectFrom('reconciliation_runs').select('id').where('payroll_id', '=', w.payroll.id).executeTakeFirstOrThrow();
     expect(page.body).toContain(`href="/console/runs/reconciliation/${run.id}"`);
+  });
+
+  it("names the provider's client a confirmation came from, not its id", async () => {
+    const { w, path } = await lockedPayDate();
+    const [snapshot] = await snapshotsOf(w.payroll.id);
+    const response = await injectJson(t.app, {
+      method: 'POST',
+      url: `/deductions/${w.payroll.id}/confirmation`,
+      headers: await authHeaders(t.app, w.providerClient),
+      body: {
+        confirmation: {
+          deduction_data_id: snapshot!.id,
+          pay_period: '7-2026',
+          currency: 'GBP',
+          total_amount: 195.5,
+          deductions: [
+            { employee_id: w.people[0]!.employee.id, deducted_amount: 125.5 },
+            { employee_id: w.people[1]!.employee.id, deducted_amount: 70 },
+          ],
+        },
+      },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const client = await t.db.selectFrom('clients').select('name').where('id', '=', w.providerClient.clientId).executeTakeFirstOrThrow();
+
+    const { browser } = await signedInAs(t.app, t.db, 'viewer');
+    const page = await browser.get(path);
+    const confirmations = page.body.slice(page.body.indexOf('id="confirmation"'));
+    const received = rowWith(confirmations, formatMoney(19_550, 'GBP'));
+    expect(received).toContain(`<td>${escapeHtml(client.name)}</td>`);
+    expect(received).not.toContain(w.providerClient.clientId);
+    expect(page.body).not.toContain(`client ${w.providerClient.clientId}`);
   });
 
   it("re-runs for an operator: recorded with the reason and the person's email, queued, then version 2 on the re-run and pay date pages", async () => {
     const { w, path } = await lockedPayDate();
     const { browser, user } = await signedInAs(t.app, t.db, 'operator');
     const page = await browser.get(path);
-    expect(page.body).toMatch(/<label for="rerun-reason">Reason<\/label>\s*<textarea id="rerun-reason" name="reason"/);
+    // The label right above its box: one field of a stacked form (not a flex row that set "Reason" apart from it).
+    expect(page.body).toMatch(
+      /<form method="post" action="[^"]+\/reruns" class="stacked">[^]*?<div class="field">\s*<label for="rerun-reason">Reason<\/label>\s*<textarea id="rerun-reason" name="reason"[^>]*><\/textarea>\s*<\/div>/,
+    );
+    expect((await browser.get('/console/assets/console.css')).body).toContain('form.stacked .field { display: grid;');
 
     const posted = await browser.post(`${path}/reruns`, { reason: 'employer corrected a payroll reference' });
     expect(posted.statusCode).toBe(303);

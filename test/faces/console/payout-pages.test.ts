@@ -7,10 +7,16 @@ import { payoutExecutionDate } from '../../../src/settlement/payouts/payout-cale
 import { loadClearingHolidays, runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
 import { serviceToday } from '../../../src/directory/calendars/lock-date.ts';
 import { xsdErrors } from '../../support/xsd.ts';
-import { signedInAs, type ConsoleBrowser } from '../../support/console.ts';
+import { refusalIn, signedInAs, type ConsoleBrowser } from '../../support/console.ts';
 import { createBiller, createCollectionAccount, createPayoutRow } from '../../support/factories.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 import { createWorld, PD1, type World } from '../../cycle/reconciliation/reconciliation-world.ts';
+import { escapeHtml } from '../../../src/faces/console/html.ts';
+
+/** The table row of a page that contains `text`. */
+function rowWith(page: string, text: string): string | undefined {
+  return page.match(/<tr>[\s\S]*?<\/tr>/g)?.find((row) => row.includes(text));
+}
 
 // Tuesday 3 November 2026: with one working day of settlement, the Friday 30 October pay date pays out.
 const PAYOUT_DATE = '2026-11-03';
@@ -94,6 +100,8 @@ describe('a payout page', () => {
   it('shows the facts with the account masked and every item', async () => {
     const id = payoutIds[0]!;
     const row = await payoutRow(id);
+    // A biller's own reference for the mandate, when it gave one, beside the payment reference.
+    await t.db.updateTable('mandates').set({ reference: 'LOAN-7' }).where('biller_client_id', '=', worlds[0]!.biller.clientId).execute();
     const page = await viewer.get(`/console/payouts/${id}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(row.reference);
@@ -102,11 +110,26 @@ describe('a payout page', () => {
     expect(page.body).toContain(biller.name);
     expect(page.body).toContain('****6819');
     expect(page.body).not.toContain('31926819');
-    const items = await t.db.selectFrom('payout_items').select(['payment_request_id', 'amount']).where('payout_id', '=', id).execute();
+    const items = await t.db
+      .selectFrom('payout_items as i')
+      .innerJoin('payment_requests as pr', 'pr.id', 'i.payment_request_id')
+      .innerJoin('employments as em', (join) => join.onRef('em.employee_id', '=', 'pr.employee_id').onRef('em.payroll_id', '=', 'pr.payroll_id'))
+      .innerJoin('employees as e', 'e.id', 'em.employee_id')
+      .select(['i.payment_request_id', 'i.amount', 'e.given_name', 'e.family_name', 'em.payroll_reference', 'em.deduction_reference_number'])
+      .where('i.payout_id', '=', id)
+      .execute();
     expect(items).toHaveLength(2);
+    const itemsTable = page.body.slice(page.body.indexOf('id="items"'));
     for (const item of items) {
-      expect(page.body).toContain(item.payment_request_id);
-      expect(page.body).toContain(formatMoney(item.amount, 'GBP'));
+      // Each item names the employee (works number), the payroll and the deduction's payment reference;
+      // the payment request's id stays, as the last column.
+      const row = rowWith(itemsTable, item.payment_request_id)!;
+      expect(row).toContain(`<td>${item.given_name} ${item.family_name} (${item.payroll_reference})</td>`);
+      expect(row).toContain(`<td>${escapeHtml(`${worlds[0]!.employer.name}: ${worlds[0]!.payroll.name}`)}</td>`);
+      expect(row).toContain(`<td>SD${String(item.deduction_reference_number).padStart(8, '0')} (mandate LOAN-7)</td>`);
+      expect(row).toContain(formatMoney(item.amount, 'GBP'));
+      expect(row).toContain(`<td><code>${item.payment_request_id}</code></td>`);
+      expect(row).not.toContain(`<td>${item.payment_request_id}</td>`);
     }
     // Only finance records the bank's answer.
     expect(page.body).not.toContain('Mark paid');
@@ -237,6 +260,8 @@ describe('settling a payout', () => {
     expect(after.body).not.toContain('Mark paid');
     const again = await finance.browser.post(`/console/payouts/${id}/paid`, {});
     expect(again.statusCode).toBe(409);
+    expect(refusalIn(again.body)?.heading).toBe('The payout was not marked paid');
+    expect(refusalIn(again.body)?.reasons[0]?.text).toMatch(/only a pending payout can be marked paid$/);
     expect(await auditOf(id)).toHaveLength(1);
   });
 
@@ -245,6 +270,13 @@ describe('settling a payout', () => {
     await finance.browser.get(`/console/payouts/${id}`);
     const missing = await finance.browser.post(`/console/payouts/${id}/failed`, { reason: '  ' });
     expect(missing.statusCode).toBe(422);
+    // The payout's page again, saying what to fill in: no "Something went wrong".
+    expect(missing.body).not.toContain('Something went wrong');
+    expect(refusalIn(missing.body)).toEqual({
+      heading: 'The payout was not marked failed',
+      reasons: [{ text: 'Marking a payout failed needs the reason', field: 'failed-reason' }],
+    });
+    expect(missing.body).toMatch(/id="failed-reason" name="reason"[^>]* aria-invalid="true">/);
     expect((await payoutRow(id)).status).toBe('pending');
 
     await finance.browser.get(`/console/payouts/${id}`);

@@ -96,6 +96,9 @@ describe('the reconciliation page', () => {
       expect(row).toContain(`>${formatMoney(totals.collected, 'GBP')}<`);
       expect(row).toContain(`>${formatMoney(totals.shortfall, 'GBP')}<`);
       expect(row).toContain(w.employer.name);
+      // Named, not numbered: the payroll's name is the link, its id only in the address.
+      expect(row).toContain(`/pay-dates/${PD1}">${escapeHtml(w.payroll.name)}</a>`);
+      expect(row).not.toContain(`>${w.payroll.id}<`);
     }
     // The second payroll fell 50.00 short; the first collected everything it asked for.
     expect(await attemptTotals(worlds[1]!.payroll.id)).toMatchObject({ shortfall: 5_000 });
@@ -107,7 +110,8 @@ describe('the reconciliation page', () => {
     const held = await t.db
       .selectFrom('reconciliation_exceptions as x')
       .innerJoin('employments as em', (join) => join.onRef('em.employee_id', '=', 'x.employee_id').onRef('em.payroll_id', '=', 'x.payroll_id'))
-      .select(['x.payroll_id', 'x.kind', 'x.amount', 'x.detail', 'em.payroll_reference'])
+      .innerJoin('employees as ee', 'ee.id', 'em.employee_id')
+      .select(['x.payroll_id', 'x.employee_id', 'x.kind', 'x.amount', 'x.detail', 'em.payroll_reference', 'ee.given_name', 'ee.family_name'])
       .where('x.pay_date', '=', PD1)
       .where('x.superseded_at', 'is', null)
       .where('x.payroll_id', '!=', sandboxWorld.payroll.id)
@@ -117,6 +121,12 @@ describe('the reconciliation page', () => {
     const exceptions = page.body.slice(page.body.indexOf('id="exceptions-heading"'));
     const row = exceptions.match(/<tbody>.*?<\/tbody>/s)?.[0] ?? '';
     expect(row).toContain(held[0]!.payroll_reference);
+    // The employee by name and works number, the payroll by name: no id a person would have to look up.
+    expect(row).toContain(`<td>${held[0]!.given_name} ${held[0]!.family_name} (${held[0]!.payroll_reference})</td>`);
+    expect(row).toContain(`>${escapeHtml(worlds[0]!.payroll.name)}</a>`);
+    expect(row).not.toContain(`>${held[0]!.employee_id}<`);
+    expect(row).not.toContain(`>${worlds[0]!.payroll.id}<`);
+    expect(exceptions).toContain('<th scope="col">Employee (works number)</th>');
     expect(row).toContain('Over-deduction');
     expect(row).toContain(formatMoney(500, 'GBP'));
     expect(row).toContain(escapeHtml(held[0]!.detail));
@@ -147,6 +157,22 @@ describe('the reconciliation downloads', () => {
     expect(await attemptTotals(sandboxWorld.payroll.id)).toMatchObject({ collected: 1_000 });
     expect(new Set(records.map((record) => record.payroll_id))).toEqual(new Set(worlds.map((w) => w.payroll.id)));
     expect(records.reduce((sum, record) => sum + minorOf(record.collected!), 0)).toBe(await collectedOnPd1());
+    // Each row names its payroll and employee, with the works number, after the columns finance already had.
+    for (const w of worlds) {
+      for (const person of w.people) {
+        const employment = await t.db
+          .selectFrom('employments')
+          .select('payroll_reference')
+          .where('employee_id', '=', person.employee.id)
+          .where('payroll_id', '=', w.payroll.id)
+          .executeTakeFirstOrThrow();
+        expect(records.find((record) => record.employee_id === person.employee.id)).toMatchObject({
+          payroll: w.payroll.name,
+          employee_name: `${person.employee.given_name} ${person.employee.family_name}`,
+          payroll_reference: employment.payroll_reference,
+        });
+      }
+    }
   });
 
   it('gives the summary CSV, one row per payroll, totals matching the database', async () => {

@@ -66,6 +66,8 @@ describe('console webhooks page', () => {
     const { browser } = await signedInAs(t.app, t.db, 'operator');
     const page = await browser.get('/console/webhooks');
     expect(page.statusCode).toBe(200);
+    // The command that prints the same list (test/faces/cli/webhook-commands.test.ts runs it).
+    expect(page.body).toContain('The same list on the command line: <code>deductions webhooks list</code>');
     const section = page.body.slice(page.body.indexOf(`id="endpoint-${endpoint.id}"`));
     expect(section).toContain(url);
     expect(section).toContain('failing</span> since');
@@ -146,6 +148,7 @@ describe('console webhooks page', () => {
     const refused = await browser.post(`/console/webhooks/events/${eventId}/redeliver`, { endpointId: other.endpoint.id });
     expect(refused.statusCode).toBe(422);
     expect(refused.body).toContain('does not belong to the biller');
+    expect(refused.body).toContain('<title>The event was not delivered again · ');
     expect(await queuedDeliveryIds()).toEqual(queuedBefore);
   });
 });

@@ -63,9 +63,13 @@ describe('deductions status', () => {
 
     const cli = await runDeductions(['status', '--json', '--check'], cliEnvOf(t.config));
     expect(cli.code).toBe(1);
-    expect(cli.stderr).toContain('no worker alive');
+    // No worker alive is the one thing that needs attention: --check says so and fails on it.
+    expect(cli.stderr).toContain('1 thing needs attention, 1 urgent.');
     const report = JSON.parse(cli.stdout);
     expect(report.workers).toEqual([]);
+    expect(report.attention.items).toEqual([
+      expect.objectContaining({ kind: 'worker_not_alive', urgency: 'urgent', url: `${t.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/console/queues/` }),
+    ]);
     expect(report.lastNightlyRun).toMatchObject({ id: run.id, runDate: '2026-11-24', trigger: 'manual', triggeredBy: 'status test' });
     expect(Date.parse(report.nextNightlyRunAt)).toBeGreaterThan(Date.now() - 60_000);
 
@@ -77,6 +81,7 @@ describe('deductions status', () => {
     expect(status.lastNightlyRun?.id).toBe(run.id);
     const text = formatStatus(status);
     expect(text).toContain('NO WORKER ALIVE');
+    expect(text.split('\n').slice(0, 2)).toEqual(['1 thing needs attention, 1 urgent.', expect.stringMatching(/^ {2}URGENT No worker is alive: no job is being worked/)]);
     expect(text).toContain('Next nightly run due: 2026-11-30T07:30:00.000Z (2026-11-30 02:30 America/New_York)');
     expect(text).toMatch(/Last nightly run: 2026-11-24 \(manual\), (unfinished|finished)/);
   });

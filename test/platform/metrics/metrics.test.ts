@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { attentionKinds } from '../../../src/faces/attention/attention.ts';
 import pino from 'pino';
 import { composition } from '../../../bin/composition.ts';
 import { startMetricsServer, type MetricsServer } from '../../../src/platform/metrics/metrics-server.ts';
@@ -145,6 +146,9 @@ describe('/metrics on the API port', () => {
       nightlyDuration: typeOf('deductions_nightly_last_success_duration_seconds'),
       webhooks: typeOf('deductions_webhook_deliveries'),
       exceptions: typeOf('deductions_reconciliation_exceptions'),
+      attentionItems: typeOf('deductions_attention_items'),
+      attentionAge: typeOf('deductions_attention_oldest_age_seconds'),
+      workersAlive: typeOf('deductions_workers_alive'),
       sourceUp: typeOf('deductions_metrics_source_up'),
     }).toEqual({
       http: 'histogram',
@@ -156,6 +160,9 @@ describe('/metrics on the API port', () => {
       nightlyDuration: 'gauge',
       webhooks: 'gauge',
       exceptions: 'gauge',
+      attentionItems: 'gauge',
+      attentionAge: 'gauge',
+      workersAlive: 'gauge',
       sourceUp: 'gauge',
     });
   });
@@ -222,7 +229,13 @@ describe('/metrics on the API port', () => {
       postgres_nightly_runs: 1,
       postgres_webhook_deliveries: 1,
       postgres_reconciliation_exceptions: 1,
+      attention: 1,
     });
+    // The attention list's counts: every kind, none waiting in this database but the dead worker (none runs here).
+    const attention = Object.fromEntries(families.get('deductions_attention_items')!.samples.map((sample) => [sample.labels.kind, sample.value]));
+    expect(Object.keys(attention).sort()).toEqual([...attentionKinds].sort());
+    expect(attention).toMatchObject({ worker_not_alive: 1, credit_unmatched: 0 });
+    expect(sampleValue(families, 'deductions_workers_alive', {})).toBe(0);
   });
 });
 

@@ -6,7 +6,7 @@ import { matchCreditManually, runMatching, unmatch, type MatchingPolicy } from '
 import { resolveReversal } from '../../../src/settlement/cash/reversal-service.ts';
 import { recordStatement } from '../../../src/settlement/cash/statement-import-service.ts';
 import { runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
-import { threeWayReport } from '../../../src/settlement/reports/three-way-report.ts';
+import { explainThreeWay, threeWayReport } from '../../../src/settlement/reports/three-way-report.ts';
 import { PD1 } from '../../cycle/reconciliation/reconciliation-world.ts';
 import { cashPolicy, parsedStatement, reconciledPayDate as reconciledPayDateOf, statementEntry, statementFile } from '../../support/cash.ts';
 import { createCollectionAccount } from '../../support/factories.ts';
@@ -82,6 +82,7 @@ describe('reversals and returns take money back', () => {
     expect(await remittanceOf(w.payroll.id)).toMatchObject({ received: 0, shortfall: EXPECTED, status: 'shortfall' });
     const [row] = (await threeWayReport(t.db, PD1)).filter((r) => r.payroll_id === w.payroll.id);
     expect(row).toMatchObject({ received: 0, paid_out: EXPECTED, shortfall: EXPECTED, remittance_status: 'shortfall' });
+    expect(explainThreeWay(row!)).toBe('Nothing received any more; the bank took back money already paid out: £248.00 owed back (shortfall).');
 
     // Nothing more is paid out of it, and no payout turns negative.
     await pay('2026-11-11');

@@ -9,14 +9,17 @@ import { createCollectionAccount, createOperator } from '../../support/factories
 import { authHeaders, startTestApp, type TestApp } from '../../support/test-app.ts';
 import { createWorld, PD1 } from '../../cycle/reconciliation/reconciliation-world.ts';
 
-// Issue 12 item 3: text that came from outside (an employer's, a biller's and a beneficiary's name, a
-// payroll reference; pay periods are checked to be <n>-<n> on the way in) starting with a formula character reaches every CSV the service
+// Issue 12 item 3: text that came from outside (an employer's, a payroll's, a biller's, an employee's and a
+// beneficiary's name, a payroll reference; pay periods are checked to be <n>-<n> on the way in) starting with a formula character reaches every CSV the service
 // writes as text a spreadsheet shows, never evaluates; amounts stay numbers, minus sign included.
 
 const EMPLOYER = '=HYPERLINK("http://evil.example","click")';
 const BILLER = "@SUM(1+1)*cmd|' /C calc'!A0";
 const BENEFICIARY = '=1+2';
 const PAYROLL_REFERENCE = '+44 20 7946 0000';
+const PAYROLL = '-2+3 weekly';
+/** The employee's given name as the payroll spells it. */
+const GIVEN_NAME = '=cmd|calc';
 
 let t: TestApp;
 let dir: string;
@@ -31,7 +34,12 @@ beforeAll(async () => {
   payrollId = w.payroll.id;
   await t.db.updateTable('employers').set({ name: EMPLOYER }).where('id', '=', w.employer.id).execute();
   await t.db.updateTable('clients').set({ name: BILLER }).where('id', '=', w.biller.clientId).execute();
-  await t.db.updateTable('employments').set({ payroll_reference: PAYROLL_REFERENCE }).where('payroll_id', '=', w.payroll.id).execute();
+  await t.db
+    .updateTable('employments')
+    .set({ payroll_reference: PAYROLL_REFERENCE, given_name: GIVEN_NAME, family_name: 'Taylor' })
+    .where('payroll_id', '=', w.payroll.id)
+    .execute();
+  await t.db.updateTable('payrolls').set({ name: PAYROLL }).where('id', '=', w.payroll.id).execute();
   await t.db
     .insertInto('beneficiary_accounts')
     .values({ biller_client_id: w.biller.clientId, currency: 'GBP', account_number: '31926819', sort_code: '60-16-13', account_holder_name: BENEFICIARY })
@@ -63,7 +71,16 @@ describe('formula cells in every CSV', () => {
     await exportReconciliation(t.db, { payDate: PD1, payrollId, out });
     for (const text of [response.body, readFileSync(out, 'utf8')]) {
       expect(rowsOf(text)).toEqual([
-        expect.objectContaining({ employer: `'${EMPLOYER}`, biller: `'${BILLER}`, pay_period: '7-2026', requested: '125.50', collected: '125.50' }),
+        expect.objectContaining({
+          employer: `'${EMPLOYER}`,
+          biller: `'${BILLER}`,
+          pay_period: '7-2026',
+          requested: '125.50',
+          collected: '125.50',
+          payroll: `'${PAYROLL}`,
+          employee_name: `'${GIVEN_NAME} Taylor`,
+          payroll_reference: `'${PAYROLL_REFERENCE}`,
+        }),
       ]);
     }
   });
@@ -71,7 +88,7 @@ describe('formula cells in every CSV', () => {
   it('the reconciliation summary', async () => {
     const out = join(dir, 'summary.csv');
     await exportReconciliation(t.db, { payDate: PD1, payrollId, summary: true, out });
-    expect(rowsOf(readFileSync(out, 'utf8'))).toEqual([expect.objectContaining({ employer: `'${EMPLOYER}`, collected: '125.50' })]);
+    expect(rowsOf(readFileSync(out, 'utf8'))).toEqual([expect.objectContaining({ employer: `'${EMPLOYER}`, collected: '125.50', payroll: `'${PAYROLL}` })]);
   });
 
   it('the instruction file', async () => {

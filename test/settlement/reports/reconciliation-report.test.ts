@@ -53,6 +53,7 @@ let billerB: IssuedCredentials;
 let operatorHeaders: Record<string, string>;
 let payrolls: Array<{ id: string; employees: string[] }>;
 let exceptionOnlyPayrollId: string;
+let exceptionOnlyPayrollName: string;
 let paidOutPaymentId: string;
 let payoutId: string;
 
@@ -124,6 +125,14 @@ beforeAll(async () => {
   }
   const quiet = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
   exceptionOnlyPayrollId = quiet.id;
+  exceptionOnlyPayrollName = quiet.name;
+  // The first payroll spells its first employee's name its own way (decision 0015); a comma and a quote to quote.
+  await t.db
+    .updateTable('employments')
+    .set({ given_name: 'Siobhán', family_name: `O'Donnell, "Jr"` })
+    .where('employee_id', '=', payrolls[0]!.employees[0]!)
+    .where('payroll_id', '=', payrolls[0]!.id)
+    .execute();
 
   billerA = await createBiller(t.db);
   billerB = await createBiller(t.db);
@@ -234,6 +243,31 @@ function csvTotals(rows: CsvRow[]) {
   return { rows: rows.length, requested: sum('requested'), deducted: sum('deducted'), collected: sum('collected'), shortfall: sum('shortfall') };
 }
 
+/** Per employee and payroll: the name the report should print (the employment's, else the person's) and the works number. */
+async function employeesAsNamed() {
+  const rows = await t.db
+    .selectFrom('employments as em')
+    .innerJoin('employees as e', 'e.id', 'em.employee_id')
+    .innerJoin('payrolls as p', 'p.id', 'em.payroll_id')
+    .select([
+      'em.employee_id',
+      'em.payroll_id',
+      'em.given_name',
+      'em.family_name',
+      'e.given_name as person_given',
+      'e.family_name as person_family',
+      'em.payroll_reference',
+      'p.name as payroll',
+    ])
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      `${row.payroll_id} ${row.employee_id}`,
+      { payroll: row.payroll, employee_name: `${row.given_name ?? row.person_given} ${row.family_name ?? row.person_family}`, payroll_reference: row.payroll_reference },
+    ]),
+  );
+}
+
 describe('GET /reports/reconciliation', () => {
   it('streams the whole pay date to an operator as a CSV attachment whose totals are the database’s', async () => {
     const response = await report(`pay_date=${PAY_DATE}`, operatorHeaders);
@@ -247,6 +281,50 @@ describe('GET /reports/reconciliation', () => {
     expect(csvTotals(rows)).toEqual(await databaseTotals());
     expect(rows.every((row) => row.pay_date === PAY_DATE && row.pay_period === '8-2026')).toBe(true);
     expect(new Set(rows.map((row) => row.payroll_id))).toEqual(new Set(payrolls.map((payroll) => payroll.id)));
+  });
+
+  it('keeps the columns finance addresses by position; the payroll, employee name and works number come last', () => {
+    expect(reconciliationColumns).toEqual([
+      'payroll_id',
+      'employer',
+      'pay_date',
+      'pay_period',
+      'employee_id',
+      'mandate_id',
+      'payment_id',
+      'biller',
+      'currency',
+      'requested',
+      'deducted',
+      'collected',
+      'shortfall',
+      'carried_to',
+      'status',
+      'push_version',
+      'payout_id',
+      'payroll',
+      'employee_name',
+      'payroll_reference',
+    ]);
+    expect(reconciliationSummaryColumns.at(-1)).toBe('payroll');
+  });
+
+  it("names each row's payroll and employee (the payroll's spelling of the name, else the person's) with the works number, which a biller's report leaves out", async () => {
+    const rows = rowsOf((await report(`pay_date=${PAY_DATE}`, operatorHeaders)).body);
+    const named = await employeesAsNamed();
+    for (const row of rows) {
+      const expected = named.get(`${row.payroll_id} ${row.employee_id}`)!;
+      expect(row).toMatchObject(expected);
+      expect(row.employee_name).toMatch(/^\S.* \S+/);
+      expect(row.payroll_reference).toMatch(/^WN\d+$/);
+    }
+    // The employment's own spelling wins over the name first recorded on the person.
+    expect(rows.find((row) => row.payment_id === paidOutPaymentId)).toMatchObject({ employee_name: `Siobhán O'Donnell, "Jr"` });
+    expect(rows.filter((row) => row.employee_name.startsWith('Alex Taylor')).length).toBeGreaterThan(0);
+    // A biller's own report names its own payments' employees the same way, without the employer's works number.
+    const own = rowsOf((await report(`pay_date=${PAY_DATE}`, await authHeaders(t.app, billerA))).body);
+    expect(own.length).toBeGreaterThan(0);
+    for (const row of own) expect(row).toMatchObject({ ...named.get(`${row.payroll_id} ${row.employee_id}`)!, payroll_reference: '' });
   });
 
   it('writes money as decimal strings and each attempt’s outcome, carry, push version and payout', async () => {
@@ -372,10 +450,13 @@ describe('reconciliationCsvLine', () => {
       outcome: fc.constantFrom('collected', 'carried', 'failed', 'partially_collected', null),
       push_version: fc.option(fc.integer({ min: 0, max: 2 ** 40 })),
       payout_ids: fc.option(fc.array(fc.uuid(), { minLength: 1, maxLength: 3 }).map((ids) => ids.join(' '))),
+      // Per row, from outside: a payroll's spelling of a name, a works number (either absent without an employment).
+      employee_name: fc.option(fc.oneof(fc.string(), fc.constantFrom("O'Donnell, Siobhán", '=cmd|calc', '"Al" Smith', '-1 Taylor'))),
+      payroll_reference: fc.option(fc.oneof(fc.string(), fc.constantFrom('+44 20 7946 0000', '00123', 'WN,1', '@ref'))),
     });
     fc.assert(
-      fc.property(row, name, name, fc.constantFrom('8-2026', '12-2026'), (r, employer, biller, payPeriod) => {
-        const labels = { payrolls: new Map([[r.payroll_id, { employer, payPeriod }]]), billers: new Map([[r.biller_client_id, biller]]) };
+      fc.property(row, name, name, name, fc.constantFrom('8-2026', '12-2026'), (r, employer, payroll, biller, payPeriod) => {
+        const labels = { payrolls: new Map([[r.payroll_id, { employer, payroll, payPeriod }]]), billers: new Map([[r.biller_client_id, biller]]) };
         expect(reconciliationCsvLine(r, toCsvLabels(labels))).toBe(csvLine(toReconciliationRecord(r, labels)));
       }),
       { numRuns: 1_000 },
@@ -389,6 +470,12 @@ describe('the streamed CSV', () => {
     const employer = await createEmployer(t.db, provider.id, { name: 'Line\nbreak, "quoted" & Søn' });
     const payroll = await createPayroll(t.db, { providerId: provider.id, employerId: employer.id, payDates: calendar });
     const { employee } = await createEmployee(t.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+    // Per-row text from outside to quote and neutralise: a name with a line break, a comma and a quote, a formula-like works number.
+    await t.db
+      .updateTable('employments')
+      .set({ given_name: '=Zoë\nAnn', family_name: 'Søn, "x"', payroll_reference: '-007' })
+      .where('employee_id', '=', employee.id)
+      .execute();
     const mandate = await createMandateRow(t.db, { billerClientId: billerA.clientId, employeeId: employee.id, payrollId: payroll.id });
     const cases: Array<{ currency: string; amounts: [number, number | null, number, number]; outcome: Outcome; carried?: string; push?: number; payouts?: number }> = [
       { currency: 'GBP', amounts: [3, 0, 0, 3], outcome: 'failed', push: 1 },
@@ -442,6 +529,10 @@ describe('the streamed CSV', () => {
     for await (const chunk of reconciliationCsvStream(t.db, filter, 4)) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString('utf8')).toBe(csvLine(reconciliationColumns) + records.map(csvLine).join(''));
     expect(records.find((record) => record[8] === 'CLF')![16]).toBe(`${firstPayout} ${secondPayout}`);
+    for (const record of records) expect(record.slice(17)).toEqual([payroll.name, `'=Zoë\nAnn Søn, "x"`, `'-007`]);
+    expect(parse(Buffer.concat(chunks).toString('utf8'), { columns: true })).toEqual(
+      records.map(() => expect.objectContaining({ payroll: payroll.name, employee_name: `'=Zoë\nAnn Søn, "x"`, payroll_reference: `'-007` })),
+    );
     // And both are right: amounts in each currency's exponent, absent ones empty.
     const amounts = records.map((record) => [record[8], ...record.slice(9, 13), record[14]]);
     expect(amounts).toEqual(
@@ -537,6 +628,7 @@ describe('deductions export reconciliation', () => {
         held_over_deductions: '0.00',
         held_unexpected_employees: '0.00',
         unaccounted: '0.00',
+        payroll: exceptionOnlyPayrollName,
       },
     ]);
     const allRows = rowsOf((await report(`pay_date=${PAY_DATE}`, operatorHeaders)).body);

@@ -133,7 +133,8 @@ describe('GET /reports/three-way', () => {
     }
 
     // What the loop left behind, spelled out: the short payroll funded its oldest collection from the
-    // 200.00 received and holds the other two back; the full one is paid out; the late one holds all.
+    // 200.00 received and holds the other two back (the 74.50 left does not fund the 80.00 next in
+    // line); the full one is paid out; the late one holds all.
     const byPayroll = (w: World) => records.find((record) => record.payroll_id === w.payroll.id)!;
     expect(byPayroll(shortWorld)).toMatchObject({
       requested: '248.00',
@@ -145,7 +146,8 @@ describe('GET /reports/three-way', () => {
       held_back: '100.00',
     });
     expect(byPayroll(shortWorld).explanation).toBe(
-      'Payroll deducted £22.50 less than requested; employer remitted £25.50 less than deducted (short); £100.00 held back until the remittance arrives.',
+      'Payroll deducted £22.50 less than requested; employer remitted £25.50 less than deducted (short); ' +
+        '£74.50 received, not enough to fund the next whole payment request (£80.00); £100.00 held back until £25.50 more arrives.',
     );
     expect(byPayroll(fullWorld)).toMatchObject({
       requested: '248.00',

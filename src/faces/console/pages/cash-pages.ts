@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { cliActor, clientActor, consoleActor, describeActor } from '../../../platform/audit/audit-service.ts';
 import {
@@ -32,9 +33,10 @@ import {
   type StatementRecordOutcome,
 } from '../../../settlement/cash/statement-import-service.ts';
 import type { AuditActorKind, RemittanceStatus, SetAsideCategory, StatementEntryOutcome } from '../../../platform/db/tables.ts';
+import type { ProblemCode } from '../../../platform/shared/problem-codes.ts';
 import { HttpProblem } from '../../http/problem.ts';
 import { currencyExponent } from '../../../platform/money/currency.ts';
-import { ConflictError, DomainError, InvalidError, MalformedRequestError, NotFoundError } from '../../../platform/shared/domain-errors.ts';
+import { ConflictError, DomainError, InvalidError, MalformedRequestError, NotFoundError, type FieldError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
 import {
   countCreditsToMatch,
@@ -49,8 +51,9 @@ import {
 } from '../console-cash-repository.ts';
 import { formatInstant } from '../console-format.ts';
 import { formatMoney, parseTypedAmount, TypedAmountError } from '../../../platform/money/money-text.ts';
-import { actionForm, dataTable, statusBadge } from '../console-layout.ts';
-import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsolePageModule } from '../console-plugin.ts';
+import { actionForm, dataTable, statusBadge, type ConsolePageView } from '../console-layout.ts';
+import { enteredIn, type FormRefusal } from '../console-form-refusal.ts';
+import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsoleFormRoute, type ConsolePageModule } from '../console-plugin.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { html, type Html } from '../html.ts';
 
@@ -176,6 +179,40 @@ function field(body: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+/**
+ * A form's fields read one by one, every refusal kept (a person fixes them all in one go); `refuse`
+ * throws them as one refusal, the first one's code and detail leading, each pointing at its field.
+ */
+class FormFields {
+  private readonly errors: Array<FieldError & { code: ProblemCode }> = [];
+  constructor(private readonly body: unknown) {}
+
+  text(name: string): string {
+    return field(this.body, name).trim();
+  }
+
+  /** Records a refusal of the field `name` (as the form names it). */
+  reject(name: string, code: ProblemCode, detail: string): void {
+    this.errors.push({ pointer: `/${name}`, detail, code });
+  }
+
+  /** Runs a parse of the field `name`, recording its refusal instead of throwing it. */
+  parse<T>(name: string, parse: () => T): T | undefined {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.reject(name, error.code, error.detail);
+      return undefined;
+    }
+  }
+
+  refuse(): void {
+    const [first] = this.errors;
+    if (first) throw new InvalidError(first.code, first.detail, { errors: this.errors.map(({ pointer, detail }) => ({ pointer, detail })) });
+  }
+}
+
 function optionalReasonOf(body: unknown): string | null {
   const reason = field(body, 'reason').trim();
   if (reason.length > REASON_MAX_LENGTH) throw new InvalidError('reason-too-long', `The reason must be at most ${REASON_MAX_LENGTH} characters`);
@@ -189,20 +226,34 @@ function requiredReasonOf(body: unknown, missing: string): string {
   return reason;
 }
 
-/** The allocation rows of the manual match form; a row left blank is skipped, a half-filled one refused. */
-function allocationsOf(body: unknown, currency: string): Allocation[] {
+/** The allocation rows of the manual match form; a row left blank is skipped, a half-filled one refused (every row's refusal at once). */
+function allocationsOf(form: FormFields, currency: string): Allocation[] {
   const allocations: Allocation[] = [];
+  let filled = 0;
   for (let row = 1; row <= MANUAL_ALLOCATION_ROWS; row++) {
-    const remittance = field(body, `remittance_${row}`).trim();
-    const amount = field(body, `amount_${row}`).trim();
+    const remittance = form.text(`remittance_${row}`);
+    const amount = form.text(`amount_${row}`);
     if (remittance === '' && amount === '') continue;
-    if (remittance === '' || amount === '') throw new InvalidError('match-invalid', `Row ${row}: choose a remittance and give an amount, or leave both empty`);
+    filled++;
+    if (remittance === '' || amount === '') {
+      form.reject(remittance === '' ? `remittance_${row}` : `amount_${row}`, 'match-invalid', `Row ${row}: choose a remittance and give an amount, or leave both empty`);
+      continue;
+    }
     const [payrollId = '', payDate = '', ...rest] = remittance.split('/');
-    if (!isUuid(payrollId) || !isoDateSchema.safeParse(payDate).success || rest.length > 0)
-      throw new InvalidError('match-invalid', `Row ${row}: choose a remittance from the list`);
-    allocations.push({ payrollId, payDate, amount: minorUnitsOfTypedAmount(amount, currency) });
+    if (!isUuid(payrollId) || !isoDateSchema.safeParse(payDate).success || rest.length > 0) {
+      form.reject(`remittance_${row}`, 'match-invalid', `Row ${row}: choose a remittance from the list`);
+      continue;
+    }
+    const minor = form.parse(`amount_${row}`, () => {
+      try {
+        return minorUnitsOfTypedAmount(amount, currency);
+      } catch (error) {
+        throw error instanceof DomainError ? new InvalidError(error.code, `Row ${row}: ${error.detail}`) : error;
+      }
+    });
+    if (minor !== undefined) allocations.push({ payrollId, payDate, amount: minor });
   }
-  if (allocations.length === 0) throw new InvalidError('match-invalid', 'Choose at least one remittance and amount');
+  if (filled === 0) form.reject('remittance_1', 'match-invalid', 'Choose at least one remittance and amount');
   return allocations;
 }
 
@@ -237,6 +288,12 @@ function categoryOf(body: unknown): SetAsideCategory {
   return parsed.data;
 }
 
+/** The element ids of a credit's set-aside and restore fields, and of a match's unmatch reason (one form of each per credit or match on a page). */
+const setAsideFieldId = (creditId: string, name: string) => (name === 'category' ? `set-aside-category-${creditId}` : `set-aside-reason-${creditId}`);
+const restoreFieldId = (creditId: string) => `restore-reason-${creditId}`;
+const unmatchFieldId = (matchId: string) => `unmatch-reason-${matchId}`;
+const reversalFieldId = (entryId: string, name: string) => (name === 'bank_credit_id' ? `reversal-credit-${entryId}` : `reversal-reason-${entryId}`);
+
 /** A credit's state as the queue and its page show it: the word, what it was set aside as, and why. */
 function creditState(credit: CreditResource): Html {
   return html`${statusBadge(spaced(credit.state))}${credit.set_aside_category ? ` (${SET_ASIDE_LABELS[credit.set_aside_category]})` : ''}${credit.state_reason ? `: ${credit.state_reason}` : ''}`;
@@ -245,33 +302,37 @@ function creditState(credit: CreditResource): Html {
 const mayBeSetAside = (credit: CreditResource) => (credit.state === 'open' || credit.state === 'held') && credit.unmatched_amount > 0;
 const mayBeRestored = (credit: CreditResource) => credit.state === 'held' || credit.state === 'set_aside';
 
-function setAsideForm(credit: CreditResource, csrf: string, returnTo: DecisionReturn): Html {
-  const category = `set-aside-category-${credit.id}`;
-  const reason = `set-aside-reason-${credit.id}`;
+function setAsideForm(credit: CreditResource, csrf: string, returnTo: DecisionReturn, refusal?: FormRefusal): Html {
+  const action = `/console/cash/credits/${credit.id}/set-aside`;
+  const entered = enteredIn(refusal, action);
+  const category = setAsideFieldId(credit.id, 'category');
+  const reason = setAsideFieldId(credit.id, 'reason');
   return actionForm(
-    `/console/cash/credits/${credit.id}/set-aside`,
+    action,
     csrf,
     'Set aside',
     html`<input type="hidden" name="return_to" value="${returnTo}">
 <label for="${category}">What the money is</label>
-<select id="${category}" name="category" required>
+<select id="${category}" name="category" required${entered.invalid(category)}>
 <option value="">Choose</option>
-${SET_ASIDE_CATEGORIES.map((option) => html`<option value="${option}">${SET_ASIDE_LABELS[option]}</option>`)}
+${SET_ASIDE_CATEGORIES.map((option) => html`<option value="${option}"${entered.selected('category', option)}>${SET_ASIDE_LABELS[option]}</option>`)}
 </select>
 <label for="${reason}">Why it is no remittance (required)</label>
-<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required value="${entered.value('reason')}"${entered.invalid(reason)}>`,
   );
 }
 
-function restoreForm(credit: CreditResource, csrf: string, returnTo: DecisionReturn): Html {
-  const reason = `restore-reason-${credit.id}`;
+function restoreForm(credit: CreditResource, csrf: string, returnTo: DecisionReturn, refusal?: FormRefusal): Html {
+  const action = `/console/cash/credits/${credit.id}/restore`;
+  const entered = enteredIn(refusal, action);
+  const reason = restoreFieldId(credit.id);
   return actionForm(
-    `/console/cash/credits/${credit.id}/restore`,
+    action,
     csrf,
     credit.state === 'held' ? 'Release to the rules' : 'Restore to the queue',
     html`<input type="hidden" name="return_to" value="${returnTo}">
 <label for="${reason}">Why it goes back to the rules (required)</label>
-<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required value="${entered.value('reason')}"${entered.invalid(reason)}>`,
   );
 }
 
@@ -322,15 +383,17 @@ const STATE_CHANGES: Readonly<Record<string, string>> = {
 /** Where an unmatch form returns to: a fixed choice, never a URL from the form. */
 type UnmatchReturn = 'credit' | 'remittance';
 
-function unmatchForm(match: MatchResource, csrf: string, returnTo: UnmatchReturn): Html {
-  const id = `unmatch-reason-${match.id}`;
+function unmatchForm(match: MatchResource, csrf: string, returnTo: UnmatchReturn, refusal?: FormRefusal): Html {
+  const action = `/console/cash/matches/${match.id}/unmatch`;
+  const entered = enteredIn(refusal, action);
+  const id = unmatchFieldId(match.id);
   return actionForm(
-    `/console/cash/matches/${match.id}/unmatch`,
+    action,
     csrf,
     'Unmatch',
     html`<input type="hidden" name="return_to" value="${returnTo}">
 <label for="${id}">Why this match is taken back (required)</label>
-<input type="text" id="${id}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+<input type="text" id="${id}" name="reason" maxlength="${REASON_MAX_LENGTH}" required value="${entered.value('reason')}"${entered.invalid(id)}>`,
   );
 }
 
@@ -338,7 +401,7 @@ function matchesTable(
   caption: string,
   matches: readonly MatchResource[],
   currency: string,
-  actions: { csrf: string; returnTo: UnmatchReturn } | null,
+  actions: { csrf: string; returnTo: UnmatchReturn; refusal?: FormRefusal | undefined } | null,
   first: 'credit' | 'remittance',
 ): Html {
   return dataTable(
@@ -354,7 +417,7 @@ function matchesTable(
       match.matched_by,
       formatInstant(match.matched_at),
       match.unmatched_at ? html`${formatInstant(match.unmatched_at)} by ${match.unmatched_by ?? '—'}: ${match.unmatch_reason ?? ''}` : 'Live',
-      ...(actions ? [match.unmatched_at ? '' : unmatchForm(match, actions.csrf, actions.returnTo)] : []),
+      ...(actions ? [match.unmatched_at ? '' : unmatchForm(match, actions.csrf, actions.returnTo, actions.refusal)] : []),
     ]),
     'none yet.',
   );
@@ -407,11 +470,13 @@ ${dataTable(
     });
   });
 
-  app.get('/cash/statements', async (request, reply) => {
+  // The statements page, also shown again with a refused upload: what was refused at the top, the form below.
+  const statementsView = async (request: FastifyRequest, reply: FastifyReply, refusal?: FormRefusal): Promise<ConsolePageView> => {
     const session = context.session(request);
     const statements = await listBankStatements(db, STATEMENTS_LISTED);
     const csrf = context.csrfToken(request, reply);
-    return context.page(request, reply, {
+    const entered = enteredIn(refusal, '/console/cash/statements');
+    return {
       title: 'Bank statements',
       section: 'cash',
       body: html`${findingsSection(statements, true)}
@@ -423,7 +488,7 @@ ${
 <form method="post" action="/console/cash/statements" enctype="multipart/form-data" class="action">
 <input type="hidden" name="_csrf" value="${csrf}">
 <label for="statement-file">Statement file</label>
-<input type="file" id="statement-file" name="statement" accept=".xml,.csv" required>
+<input type="file" id="statement-file" name="statement" accept=".xml,.csv" required${entered.invalid('statement-file')}>
 <button type="submit">Import statement</button>
 </form>
 </section>`
@@ -448,8 +513,9 @@ ${dataTable(
   'none imported yet.',
 )}
 <p><a href="/console/cash">Cash overview</a></p>`,
-    });
-  });
+    };
+  };
+  app.get('/cash/statements', async (request, reply) => context.page(request, reply, await statementsView(request, reply)));
 
   app.get<{ Params: { id: string } }>('/cash/statements/:id', async (request, reply) => {
     const statement = await showBankStatement(db, request.params.id);
@@ -504,7 +570,8 @@ ${dataTable(
     await upload.register(multipart, {
       limits: { fields: 1, fieldSize: 1_024, files: 1, parts: 2, fileSize: config.STATEMENT_LIMIT_BYTES, headerPairs: 100 },
     });
-    upload.post('/cash/statements', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleCsrfInMultipart: true } }, async (request, reply) => {
+    const statementForm: ConsoleFormRoute = { refused: 'The statement was not imported', page: statementsView, defaultField: 'statement-file', upload: true };
+    upload.post('/cash/statements', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleCsrfInMultipart: true, consoleForm: statementForm } }, async (request, reply) => {
       if (!request.isMultipart()) {
         // An ordinary form carries no file; its token and the role are still checked first, as for any action.
         await verifyConsoleCsrfToken(app, request, field(request.body, '_csrf') || undefined);
@@ -551,7 +618,8 @@ ${dataTable(
     });
   });
 
-  app.get('/cash/credits', async (request, reply) => {
+  // The exceptions queue, also shown again with a set-aside or restore refused there.
+  const creditsQueueView = async (request: FastifyRequest, reply: FastifyReply, refusal?: FormRefusal): Promise<ConsolePageView> => {
     const session = context.session(request);
     const mayMatch = consolePermits(session.role, 'match_credit');
     const [credits, setAside, reversalsToPlace] = await Promise.all([
@@ -560,7 +628,7 @@ ${dataTable(
       countReversalsToPlace(db),
     ]);
     const csrf = context.csrfToken(request, reply);
-    return context.page(request, reply, {
+    return {
       title: 'Credits to match',
       section: 'cash',
       body: html`<p>Credits with money no rule could match to a remittance, oldest first: open ones the rules try again at each import, held ones wait for a person first. Open one to match it by hand${mayMatch ? '; set aside money that is no remittance' : ''}.</p>
@@ -575,7 +643,7 @@ ${dataTable(
     credit.remittance_information ?? '—',
     credit.debtor_name ?? '—',
     creditState(credit),
-    ...(mayMatch ? [html`${setAsideForm(credit, csrf, 'queue')}${mayBeRestored(credit) ? restoreForm(credit, csrf, 'queue') : ''}`] : []),
+    ...(mayMatch ? [html`${setAsideForm(credit, csrf, 'queue', refusal)}${mayBeRestored(credit) ? restoreForm(credit, csrf, 'queue', refusal) : ''}`] : []),
   ]),
   'every credit is matched.',
 )}
@@ -599,12 +667,14 @@ ${dataTable(
 )}
 </section>
 <p><a href="/console/cash">Cash overview</a></p>`,
-    });
-  });
+    };
+  };
+  app.get('/cash/credits', async (request, reply) => context.page(request, reply, await creditsQueueView(request, reply)));
 
-  app.get<{ Params: { id: string } }>('/cash/credits/:id', async (request, reply) => {
+  // A credit's page, also shown again with a match, set-aside, restore or unmatch refused there.
+  const creditView = async (request: FastifyRequest, reply: FastifyReply, creditId: string, refusal?: FormRefusal): Promise<ConsolePageView> => {
     const session = context.session(request);
-    const { credit, matches } = await showBankCredit(db, request.params.id);
+    const { credit, matches } = await showBankCredit(db, creditId);
     const mayMatch = consolePermits(session.role, 'match_credit');
     const csrf = context.csrfToken(request, reply);
     const matchable = mayBeSetAside(credit);
@@ -614,6 +684,7 @@ ${dataTable(
     ]);
     const exponent = currencyExponent(credit.currency);
     const rows = Array.from({ length: MANUAL_ALLOCATION_ROWS }, (_, index) => index + 1);
+    const entered = enteredIn(refusal, `/console/cash/credits/${credit.id}/matches`);
     const matchForm = html`<section aria-labelledby="match">
 <h2 id="match">Match by hand</h2>
 ${
@@ -626,19 +697,19 @@ ${rows.map(
   (row) => html`<fieldset>
 <legend>Allocation ${row}${row === 1 ? '' : ' (optional)'}</legend>
 <label for="remittance_${row}">Remittance</label>
-<select id="remittance_${row}" name="remittance_${row}"${row === 1 ? html` required` : ''}>
+<select id="remittance_${row}" name="remittance_${row}"${row === 1 ? html` required` : ''}${entered.invalid(`remittance_${row}`)}>
 <option value="">Choose a payroll pay date</option>
 ${owed.map(
   (remittance) =>
-    html`<option value="${remittance.payroll_id}/${remittance.pay_date}">${remittance.employer_name} · pay date ${remittance.pay_date} · ${remittance.payment_reference} · owes ${formatMoney(remittance.expected - remittance.received, remittance.currency)}</option>`,
+    html`<option value="${remittance.payroll_id}/${remittance.pay_date}"${entered.selected(`remittance_${row}`, `${remittance.payroll_id}/${remittance.pay_date}`)}>${remittance.employer_name} · pay date ${remittance.pay_date} · ${remittance.payment_reference} · owes ${formatMoney(remittance.expected - remittance.received, remittance.currency)}</option>`,
 )}
 </select>
 <label for="amount_${row}">Amount in ${credit.currency}</label>
-<input type="text" id="amount_${row}" name="amount_${row}" inputmode="decimal" pattern="${exponent === 0 ? '[0-9]+' : `[0-9]+(\\.[0-9]{1,${exponent}})?`}"${row === 1 ? html` required` : ''}>
+<input type="text" id="amount_${row}" name="amount_${row}" inputmode="decimal" pattern="${exponent === 0 ? '[0-9]+' : `[0-9]+(\\.[0-9]{1,${exponent}})?`}"${row === 1 ? html` required` : ''} value="${entered.value(`amount_${row}`)}"${entered.invalid(`amount_${row}`)}>
 </fieldset>`,
 )}
 <label for="match-reason">Why (optional, e.g. the employer's email)</label>
-<input type="text" id="match-reason" name="reason" maxlength="${REASON_MAX_LENGTH}">
+<input type="text" id="match-reason" name="reason" maxlength="${REASON_MAX_LENGTH}" value="${entered.value('reason')}"${entered.invalid('match-reason')}>
 <button type="submit">Match</button>
 </form>`
 }
@@ -648,7 +719,7 @@ ${owed.map(
         ? html`<section aria-labelledby="set-aside">
 <h2 id="set-aside">Set aside</h2>
 <p>Money that is no remittance (bank interest, a payment to send back, a duplicate) leaves the exceptions queue, and no rule will match it. Its live matches stay.</p>
-${setAsideForm(credit, csrf, 'credit')}
+${setAsideForm(credit, csrf, 'credit', refusal)}
 </section>`
         : ''
     }
@@ -657,11 +728,11 @@ ${
     ? html`<section aria-labelledby="restore">
 <h2 id="restore">${credit.state === 'held' ? 'Release to the rules' : 'Restore to the queue'}</h2>
 <p>${credit.state === 'held' ? 'Held for a person to look at first.' : 'Set aside as no remittance.'} Back in the queue, the rules try it again at the next import.</p>
-${restoreForm(credit, csrf, 'credit')}
+${restoreForm(credit, csrf, 'credit', refusal)}
 </section>`
     : ''
 }`;
-    return context.page(request, reply, {
+    return {
       title: `Credit ${credit.bank_reference}`,
       section: 'cash',
       body: html`<dl class="facts">
@@ -699,31 +770,55 @@ ${dataTable(
 </section>
 <section aria-labelledby="matches">
 <h2 id="matches">Matches</h2>
-${matchesTable('Matches of this credit, live and taken back', matches, credit.currency, mayMatch ? { csrf, returnTo: 'credit' } : null, 'remittance')}
+${matchesTable('Matches of this credit, live and taken back', matches, credit.currency, mayMatch ? { csrf, returnTo: 'credit', refusal } : null, 'remittance')}
 </section>
 ${mayMatch && matchable ? matchForm : ''}
 ${mayMatch ? decisions : ''}
 <p><a href="/console/cash/credits">Credits to match</a></p>`,
+    };
+  };
+  app.get<{ Params: { id: string } }>('/cash/credits/:id', async (request, reply) => context.page(request, reply, await creditView(request, reply, request.params.id)));
+
+  /** A set-aside or restore form is on the queue and on the credit's page: it is shown again where it was sent from. */
+  const decisionPage =
+    (fieldId: (creditId: string, name: string) => string) =>
+    (refused: string): ConsoleFormRoute => ({
+      refused,
+      page: (request, reply, refusal) => {
+        const { id } = request.params as { id: string };
+        return decisionReturnOf(request.body) === 'queue' ? creditsQueueView(request, reply, refusal) : creditView(request, reply, id, refusal);
+      },
+      fieldId: (name, request) => fieldId((request.params as { id: string }).id, name),
     });
-  });
+  const setAsidePage = decisionPage(setAsideFieldId)('The credit was not set aside');
+  const restorePage = decisionPage(restoreFieldId)('The credit was not given back to the rules');
 
-  app.post<{ Params: { id: string } }>('/cash/credits/:id/set-aside', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
-    const session = context.requirePermission(request, 'match_credit');
-    const category = categoryOf(request.body);
-    const reason = requiredReasonOf(request.body, 'Say why this money is no remittance');
-    const credit = await setCreditAside(db, consoleActor(session.email), { creditId: request.params.id, category, reason });
-    const back = decisionReturnOf(request.body);
-    return context.redirectWithNotice(
-      reply,
-      back === 'queue' ? '/console/cash/credits' : creditHref(credit.id),
-      `Credit ${credit.bank_reference} set aside (${SET_ASIDE_LABELS[category]}): ${formatMoney(credit.amount - credit.matched_amount, credit.currency)} leaves the exceptions queue, and no rule will match it.`,
-    );
-  });
+  app.post<{ Params: { id: string } }>(
+    '/cash/credits/:id/set-aside',
+    { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: setAsidePage } },
+    async (request, reply) => {
+      const session = context.requirePermission(request, 'match_credit');
+      const form = new FormFields(request.body);
+      const category = form.parse('category', () => categoryOf(request.body));
+      const reason = form.parse('reason', () => requiredReasonOf(request.body, 'Say why this money is no remittance'));
+      form.refuse();
+      const decision = { category: category!, reason: reason! };
+      const credit = await setCreditAside(db, consoleActor(session.email), { creditId: request.params.id, ...decision });
+      const back = decisionReturnOf(request.body);
+      return context.redirectWithNotice(
+        reply,
+        back === 'queue' ? '/console/cash/credits' : creditHref(credit.id),
+        `Credit ${credit.bank_reference} set aside (${SET_ASIDE_LABELS[decision.category]}): ${formatMoney(credit.amount - credit.matched_amount, credit.currency)} leaves the exceptions queue, and no rule will match it.`,
+      );
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/cash/credits/:id/restore', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/cash/credits/:id/restore', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: restorePage } }, async (request, reply) => {
     const session = context.requirePermission(request, 'match_credit');
-    const reason = requiredReasonOf(request.body, 'Say why the credit goes back to the rules');
-    const credit = await restoreCredit(db, consoleActor(session.email), { creditId: request.params.id, reason });
+    const form = new FormFields(request.body);
+    const reason = form.parse('reason', () => requiredReasonOf(request.body, 'Say why the credit goes back to the rules'));
+    form.refuse();
+    const credit = await restoreCredit(db, consoleActor(session.email), { creditId: request.params.id, reason: reason! });
     const back = decisionReturnOf(request.body);
     return context.redirectWithNotice(
       reply,
@@ -732,7 +827,8 @@ ${mayMatch ? decisions : ''}
     );
   });
 
-  app.get('/cash/reversals', async (request, reply) => {
+  // The reversals to place, also shown again with a placing refused there.
+  const reversalsView = async (request: FastifyRequest, reply: FastifyReply, refusal?: FormRefusal): Promise<ConsolePageView> => {
     const session = context.session(request);
     const mayPlace = consolePermits(session.role, 'match_credit');
     const reversals = await listReversalsToPlace(db, REVERSALS_LISTED);
@@ -747,25 +843,27 @@ ${mayMatch ? decisions : ''}
     const placeForm = (reversal: (typeof reversals)[number]) => {
       const offered = candidates.filter((candidate) => candidate.entry_id === reversal.id);
       if (offered.length === 0) return html`<p class="empty">No credit of ${formatMoney(reversal.amount, reversal.currency)} on the account is left to reverse.</p>`;
-      const credit = `reversal-credit-${reversal.id}`;
-      const reason = `reversal-reason-${reversal.id}`;
+      const credit = reversalFieldId(reversal.id, 'bank_credit_id');
+      const reason = reversalFieldId(reversal.id, 'reason');
+      const action = `${REVERSALS_HREF}/${reversal.id}/place`;
+      const entered = enteredIn(refusal, action);
       return actionForm(
-        `${REVERSALS_HREF}/${reversal.id}/place`,
+        action,
         csrf,
         'Place the reversal',
         html`<label for="${credit}">The credit the bank took back</label>
-<select id="${credit}" name="bank_credit_id" required>
+<select id="${credit}" name="bank_credit_id" required${entered.invalid(credit)}>
 <option value="">Choose a credit of ${formatMoney(reversal.amount, reversal.currency)}</option>
 ${offered.map(
   (candidate) =>
-    html`<option value="${candidate.id}">${candidate.bank_reference} · booked ${candidate.booking_date} · ${candidate.remittance_information ?? 'no reference'} · ${candidate.debtor_name ?? 'payer unknown'} · ${candidate.matched_amount > 0 ? `${formatMoney(candidate.matched_amount, reversal.currency)} matched` : 'unmatched'} · ${spaced(candidate.state)}</option>`,
+    html`<option value="${candidate.id}"${entered.selected('bank_credit_id', candidate.id)}>${candidate.bank_reference} · booked ${candidate.booking_date} · ${candidate.remittance_information ?? 'no reference'} · ${candidate.debtor_name ?? 'payer unknown'} · ${candidate.matched_amount > 0 ? `${formatMoney(candidate.matched_amount, reversal.currency)} matched` : 'unmatched'} · ${spaced(candidate.state)}</option>`,
 )}
 </select>
 <label for="${reason}">How you know it is this one (required)</label>
-<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+<input type="text" id="${reason}" name="reason" maxlength="${REASON_MAX_LENGTH}" required value="${entered.value('reason')}"${entered.invalid(reason)}>`,
       );
     };
-    return context.page(request, reply, {
+    return {
       title: 'Reversals to place',
       section: 'cash',
       body: html`<p>The bank took money back (a reversal or a return) and no rule could tell which credit: several of that amount could be it, or none shares its references. Placing one takes the credit back: its matches are undone, its pay dates lose the money, and what was already paid out of it becomes the pay date's shortfall, owed back.</p>
@@ -783,37 +881,64 @@ ${dataTable(
   'none: every reversal is placed.',
 )}
 <p><a href="/console/cash">Cash overview</a></p>`,
-    });
-  });
+    };
+  };
+  app.get('/cash/reversals', async (request, reply) => context.page(request, reply, await reversalsView(request, reply)));
 
-  app.post<{ Params: { id: string } }>('/cash/reversals/:id/place', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
-    const session = context.requirePermission(request, 'match_credit');
-    const reversal = isUuid(request.params.id) ? await findReversalToPlace(db, request.params.id) : undefined;
-    if (!reversal) throw new NotFoundError(`Reversal to place ${request.params.id}`);
-    const creditId = field(request.body, 'bank_credit_id').trim();
-    if (creditId === '') throw new InvalidError('reversal-invalid', 'Choose the credit the bank took back');
-    const reason = requiredReasonOf(request.body, 'Say how you know this is the credit the bank took back');
-    const { credit } = await showBankCredit(db, creditId);
-    const money = (minor: number) => formatMoney(minor, reversal.currency);
-    // Said here with both bank references, which the service's refusal does not name.
-    if (credit.amount !== reversal.amount) {
-      throw new InvalidError('reversal-invalid', `The reversal is of ${money(reversal.amount)}; credit ${credit.bank_reference} is of ${money(credit.amount)}`);
-    }
-    const placed = await resolveReversal(db, consoleActor(session.email), await matchingPolicyOf(db, config), { entryId: reversal.id, creditId: credit.id, reason });
-    return context.redirectWithNotice(
-      reply,
-      REVERSALS_HREF,
-      `Reversal ${reversal.bank_reference} placed: credit ${credit.bank_reference} (${money(credit.amount)}) is taken back; ${
-        placed.shortfall > 0 ? `${money(placed.shortfall)} already paid out of it is now owed back (shortfall).` : 'nothing paid out of it is owed back.'
-      }`,
-    );
-  });
+  const placeReversalPage: ConsoleFormRoute = {
+    refused: 'The reversal was not placed',
+    page: reversalsView,
+    fieldId: (name, request) => reversalFieldId((request.params as { id: string }).id, name),
+    // The service's refusals are about the credit chosen.
+    defaultField: 'bank_credit_id',
+  };
+  app.post<{ Params: { id: string } }>(
+    '/cash/reversals/:id/place',
+    { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: placeReversalPage } },
+    async (request, reply) => {
+      const session = context.requirePermission(request, 'match_credit');
+      const reversal = isUuid(request.params.id) ? await findReversalToPlace(db, request.params.id) : undefined;
+      if (!reversal) throw new NotFoundError(`Reversal to place ${request.params.id}`);
+      const form = new FormFields(request.body);
+      const creditId = form.text('bank_credit_id');
+      if (creditId === '') form.reject('bank_credit_id', 'reversal-invalid', 'Choose the credit the bank took back');
+      const reason = form.parse('reason', () => requiredReasonOf(request.body, 'Say how you know this is the credit the bank took back'));
+      form.refuse();
+      const { credit } = await showBankCredit(db, creditId);
+      const money = (minor: number) => formatMoney(minor, reversal.currency);
+      // Said here with both bank references, which the service's refusal does not name.
+      if (credit.amount !== reversal.amount) {
+        throw new InvalidError('reversal-invalid', `The reversal is of ${money(reversal.amount)}; credit ${credit.bank_reference} is of ${money(credit.amount)}`);
+      }
+      const placed = await resolveReversal(db, consoleActor(session.email), await matchingPolicyOf(db, config), {
+        entryId: reversal.id,
+        creditId: credit.id,
+        reason: reason!,
+      });
+      return context.redirectWithNotice(
+        reply,
+        REVERSALS_HREF,
+        `Reversal ${reversal.bank_reference} placed: credit ${credit.bank_reference} (${money(credit.amount)}) is taken back; ${
+          placed.shortfall > 0 ? `${money(placed.shortfall)} already paid out of it is now owed back (shortfall).` : 'nothing paid out of it is owed back.'
+        }`,
+      );
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/cash/credits/:id/matches', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+  const matchPage: ConsoleFormRoute = {
+    refused: 'The match was not made',
+    page: (request, reply, refusal) => creditView(request, reply, (request.params as { id: string }).id, refusal),
+    fieldId: (name) => (name === 'reason' ? 'match-reason' : name),
+    // Too much for the credit, or for a remittance: the amounts are what to change.
+    fieldOfCode: { 'credit-over-allocated': 'amount_1', 'match-invalid': 'remittance_1' },
+  };
+  app.post<{ Params: { id: string } }>('/cash/credits/:id/matches', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: matchPage } }, async (request, reply) => {
     const session = context.requirePermission(request, 'match_credit');
     const { credit } = await showBankCredit(db, request.params.id);
-    const allocations = allocationsOf(request.body, credit.currency);
-    const reason = optionalReasonOf(request.body);
+    const form = new FormFields(request.body);
+    const allocations = allocationsOf(form, credit.currency);
+    const reason = form.parse('reason', () => optionalReasonOf(request.body)) ?? null;
+    form.refuse();
     const matches = await matchCreditManually(db, consoleActor(session.email), await matchingPolicyOf(db, config), { creditId: credit.id, allocations, reason });
     const total = matches.reduce((sum, match) => sum + match.amount, 0);
     return context.redirectWithNotice(
@@ -823,7 +948,20 @@ ${dataTable(
     );
   });
 
-  app.post<{ Params: { id: string } }>('/cash/matches/:id/unmatch', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
+  const unmatchPage: ConsoleFormRoute = {
+    refused: 'The match was not taken back',
+    page: async (request, reply, refusal) => {
+      const { id } = request.params as { id: string };
+      const match = isUuid(id) ? await findMatchWithCurrency(db, id) : undefined;
+      if (!match) throw new NotFoundError(`Match ${id}`);
+      return field(request.body, 'return_to') === 'remittance'
+        ? remittanceView(request, reply, match.payroll_id, match.pay_date, refusal)
+        : creditView(request, reply, match.bank_credit_id, refusal);
+    },
+    fieldId: (_name, request) => unmatchFieldId((request.params as { id: string }).id),
+    fieldOfCode: { 'reason-required': 'reason', 'reason-too-long': 'reason', 'unmatch-invalid': 'reason' },
+  };
+  app.post<{ Params: { id: string } }>('/cash/matches/:id/unmatch', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: unmatchPage } }, async (request, reply) => {
     const session = context.requirePermission(request, 'match_credit');
     const match = isUuid(request.params.id) ? await findMatchWithCurrency(db, request.params.id) : undefined;
     if (!match) throw new NotFoundError(`Match ${request.params.id}`);
@@ -887,15 +1025,15 @@ ${dataTable(
     });
   });
 
-  app.get<{ Params: { payrollId: string; payDate: string } }>('/cash/remittances/:payrollId/:payDate', async (request, reply) => {
+  // A remittance's page, also shown again with an unmatch refused there.
+  async function remittanceView(request: FastifyRequest, reply: FastifyReply, payrollId: string, payDate: string, refusal?: FormRefusal): Promise<ConsolePageView> {
     const session = context.session(request);
-    const { payrollId, payDate } = request.params;
     if (!isoDateSchema.safeParse(payDate).success) throw new NotFoundError(`Remittance of payroll ${payrollId} pay date ${payDate}`);
     const { remittance, matches } = await showRemittance(db, payrollId, payDate);
     const [named] = await listRemittanceResources(db, { payrollId, payDate, limit: 1 });
     const csrf = context.csrfToken(request, reply);
     const money = (minor: number | null) => (minor === null ? 'not reported yet' : formatMoney(minor, remittance.currency));
-    return context.page(request, reply, {
+    return {
       title: `Remittance ${remittance.payment_reference}`,
       section: 'cash',
       body: html`<dl class="facts">
@@ -918,9 +1056,12 @@ ${
 </dl>
 <section aria-labelledby="matches">
 <h2 id="matches">Matches</h2>
-${matchesTable('Credits matched to this remittance, live and taken back', matches, remittance.currency, consolePermits(session.role, 'match_credit') ? { csrf, returnTo: 'remittance' } : null, 'credit')}
+${matchesTable('Credits matched to this remittance, live and taken back', matches, remittance.currency, consolePermits(session.role, 'match_credit') ? { csrf, returnTo: 'remittance', refusal } : null, 'credit')}
 </section>
 <p><a href="/console/cash/remittances">All remittances</a></p>`,
-    });
-  });
+    };
+  }
+  app.get<{ Params: { payrollId: string; payDate: string } }>('/cash/remittances/:payrollId/:payDate', async (request, reply) =>
+    context.page(request, reply, await remittanceView(request, reply, request.params.payrollId, request.params.payDate)),
+  );
 };

@@ -14,9 +14,10 @@ import { MalformedRequestError, NotFoundError } from '../../../platform/shared/d
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
 import { HttpProblem } from '../../http/problem.ts';
 import { formatInstant } from '../console-format.ts';
-import { dataTable } from '../console-layout.ts';
+import { dataTable, type ConsolePageView } from '../console-layout.ts';
+import { enteredIn, type FormRefusal } from '../console-form-refusal.ts';
 import { consolePermits } from '../console-permissions.ts';
-import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsoleContext, type ConsolePageModule } from '../console-plugin.ts';
+import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsoleContext, type ConsoleFormRoute, type ConsolePageModule } from '../console-plugin.ts';
 import { html, type Html } from '../html.ts';
 import { payDatePath } from './runs-pages.ts';
 
@@ -40,16 +41,22 @@ export function returnFileHref(payrollId: string, payDate: string, version: numb
   return `${payDatePath(payrollId, payDate)}/return-files/${version}`;
 }
 
-function uploadForm(csrf: string, params: PayDateParams): Html {
-  return html`<form method="post" action="${payDatePath(params.payrollId, params.payDate)}/return-file" enctype="multipart/form-data" class="action">
+/** The upload form; shown again after a refusal with the boxes as they were ticked (the file is chosen again). */
+function uploadForm(csrf: string, params: PayDateParams, refusal?: FormRefusal): Html {
+  const action = `${payDatePath(params.payrollId, params.payDate)}/return-file`;
+  const entered = enteredIn(refusal, action);
+  return html`<form method="post" action="${action}" enctype="multipart/form-data" class="action">
 <input type="hidden" name="_csrf" value="${csrf}">
-<p><label><input type="checkbox" name="dry_run" value="1"> Check only (dry run): confirm nothing</label></p>
-<p><label><input type="checkbox" name="partial" value="1"> Confirm the good items even when some are bad</label></p>
+<p><label><input type="checkbox" name="dry_run" value="1"${entered.checked('dry_run', '1')}> Check only (dry run): confirm nothing</label></p>
+<p><label><input type="checkbox" name="partial" value="1"${entered.checked('partial', '1')}> Confirm the good items even when some are bad</label></p>
 <label for="return-file">Deduction return file</label>
-<input type="file" id="return-file" name="return_file" accept=".csv,text/csv" required>
+<input type="file" id="return-file" name="return_file" accept=".csv,text/csv" required${entered.invalid('return-file')}>
 <button type="submit">Import return file</button>
 </form>`;
 }
+
+/** What the upload of a refused file was titled and whose form it shows again. */
+const RETURN_REFUSED = 'The deduction return file was not imported';
 
 /**
  * The pay date page's section: the return file to download for the current instruction file, the
@@ -90,10 +97,27 @@ ${consolePermits(session.role, 'import_deduction_return') ? uploadForm(context.c
 </section>`;
 }
 
-/** A dry run's or a refused file's page: the report whole, every error with its line and column, and the form again. */
-function resultBody(context: ConsoleContext, request: FastifyRequest, reply: FastifyReply, params: PayDateParams, report: DeductionReturnReport): Html {
+/**
+ * A dry run's or a refused file's page: the report whole, every error with its line and column, and the
+ * form again with the boxes as they were ticked (`entered`: the fields sent).
+ */
+function resultBody(
+  context: ConsoleContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: PayDateParams,
+  report: DeductionReturnReport,
+  entered: Readonly<Record<string, string>>,
+): Html {
   const where = (column: string | null) => column ?? '—';
   const refused = report.outcome === 'refused';
+  const form = uploadForm(context.csrfToken(request, reply), params, {
+    heading: RETURN_REFUSED,
+    reasons: [],
+    action: `${payDatePath(params.payrollId, params.payDate)}/return-file`,
+    values: entered,
+    fileDropped: true,
+  });
   return html`<p class="${refused ? 'error' : 'notice'}" role="${refused ? 'alert' : 'status'}">${describeReturnHeadline(report)}.</p>
 <dl class="facts">
 <dt>Items</dt><dd>${report.rows} (${report.rejected} bad)</dd>
@@ -112,7 +136,12 @@ ${dataTable(
   report.errors.slice(0, ERRORS_SHOWN).map((error) => [error.line, where(error.column), error.reason]),
   'none.',
 )}
-${consolePermits(context.session(request).role, 'import_deduction_return') ? uploadForm(context.csrfToken(request, reply), params) : ''}
+${
+  refused
+    ? html`<p>Correct the lines listed in the file${report.rejected < report.rows ? ' (or tick “Confirm the good items even when some are bad” to confirm the rest now)' : ''}, then choose the file again: it is not kept.</p>`
+    : ''
+}
+${consolePermits(context.session(request).role, 'import_deduction_return') ? form : ''}
 <p><a href="${payDatePath(params.payrollId, params.payDate)}">Back to the pay date</a></p>`;
 }
 
@@ -130,12 +159,28 @@ export const registerDeductionReturnPages: ConsolePageModule = (app, context) =>
     return reply.code(200).headers(instructionFileHeaders(file)).send(file.content);
   });
 
+  // A refusal before the file is read (no file, two files, a pay date that takes none): the form again, the boxes as ticked.
+  const returnForm: ConsoleFormRoute = {
+    refused: RETURN_REFUSED,
+    upload: true,
+    defaultField: 'return-file',
+    page: async (request, reply, refusal): Promise<ConsolePageView> => {
+      const params = payDateOf(request.params as PayDateParams);
+      return {
+        title: `Deduction return file for pay date ${params.payDate}`,
+        section: 'runs',
+        body: html`${consolePermits(context.session(request).role, 'import_deduction_return') ? uploadForm(context.csrfToken(request, reply), params, refusal) : ''}
+<p><a href="${payDatePath(params.payrollId, params.payDate)}">Back to the pay date</a></p>`,
+      };
+    },
+  };
+
   // Multipart is read only here; the file is at most MAX_RETURN_FILE_BYTES.
   app.register(async (upload) => {
     await upload.register(multipart, { limits: { fields: 3, fieldSize: 1_024, files: 1, parts: 4, fileSize: MAX_RETURN_FILE_BYTES, headerPairs: 100 } });
     upload.post<{ Params: PayDateParams }>(
       '/payrolls/:payrollId/pay-dates/:payDate/return-file',
-      { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleCsrfInMultipart: true } },
+      { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleCsrfInMultipart: true, consoleForm: returnForm } },
       async (request, reply) => {
         if (!request.isMultipart()) {
           // An ordinary form carries no file; its token and the role are still checked first, as for any action.
@@ -147,6 +192,8 @@ export const registerDeductionReturnPages: ConsolePageModule = (app, context) =>
         const params = payDateOf(request.params);
         const tooLarge = () => new HttpProblem(413, 'body-too-large', `A deduction return file may be at most ${MAX_RETURN_FILE_BYTES} bytes; this file is larger`);
         const fields: Record<string, string> = {};
+        // Filled as the parts are read: a refusal shows the form again with them.
+        context.keepFormValues(request, fields);
         let content: Buffer | undefined;
         let session: ReturnType<typeof context.requirePermission> | undefined;
         try {
@@ -188,7 +235,7 @@ export const registerDeductionReturnPages: ConsolePageModule = (app, context) =>
             title: `Deduction return file for pay date ${params.payDate}`,
             section: 'runs',
             status: 422,
-            body: resultBody(context, request, reply, params, error.report),
+            body: resultBody(context, request, reply, params, error.report, fields),
           });
         }
         if (report.applied) {
@@ -205,7 +252,7 @@ export const registerDeductionReturnPages: ConsolePageModule = (app, context) =>
         return context.page(request, reply, {
           title: `Deduction return file for pay date ${params.payDate}`,
           section: 'runs',
-          body: resultBody(context, request, reply, params, report),
+          body: resultBody(context, request, reply, params, report, fields),
         });
       },
     );

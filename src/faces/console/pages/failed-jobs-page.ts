@@ -7,6 +7,8 @@ import { CONSOLE_FORM_LIMIT_BYTES, type ConsolePageModule } from '../console-plu
 import { isQueueName } from '../console-queues.ts';
 import { formatInstant } from '../console-format.ts';
 import { html } from '../html.ts';
+import { findJobSubjectNames } from '../../attention/attention-repository.ts';
+import { describeJob, jobSubjectIdSets } from '../../attention/job-subject.ts';
 
 /** The most failed jobs listed per queue (BullMQ's range is inclusive: 0..99). */
 const FAILED_JOBS_PER_QUEUE = 100;
@@ -28,6 +30,7 @@ export const registerFailedJobsPage: ConsolePageModule = (app, context) => {
     const failed = (await Promise.all(queues.map(async (queue) => (await queue.getFailed(0, FAILED_JOBS_PER_QUEUE - 1)).map((job) => ({ queue: queue.name, job })))))
       .flat()
       .filter(({ job }) => job !== undefined && job !== null);
+    const names = await findJobSubjectNames(context.deps.db, jobSubjectIdSets(failed.map(({ job }) => job.data)));
     const csrf = context.csrfToken(request, reply);
     return context.page(request, reply, {
       title: 'Failed jobs',
@@ -35,17 +38,19 @@ export const registerFailedJobsPage: ConsolePageModule = (app, context) => {
       body: html`<p>Jobs that used every attempt and failed, newest first per queue (up to ${FAILED_JOBS_PER_QUEUE} a queue). ${mayRetry ? 'Retry runs a job again from its first attempt.' : 'Only operators can retry a job.'}</p>
 ${dataTable(
   'Failed jobs of every queue',
-  ['Queue', 'Job', 'Id', 'Attempts', 'Failed because', 'Finished', 'Data', ...(mayRetry ? ['Action'] : [])],
-  failed.map(({ queue, job }) => [
-    queue,
-    job.name,
-    job.id ?? '—',
-    job.attemptsMade,
-    job.failedReason ?? '—',
-    formatInstant(job.finishedOn === undefined ? null : new Date(job.finishedOn)),
-    html`<code>${dataSummary(job)}</code>`,
-    ...(mayRetry && job.id ? [actionForm(retryPath(queue, job.id), csrf, `Retry ${job.name} ${job.id}`)] : []),
-  ]),
+  ['What it was for', 'Failed because', 'Attempts', 'Finished', 'Queue and id', ...(mayRetry ? ['Action'] : [])],
+  failed.map(({ queue, job }) => {
+    const description = describeJob(job.name, job.data, names);
+    return [
+      description,
+      job.failedReason ?? '—',
+      job.attemptsMade,
+      formatInstant(job.finishedOn === undefined ? null : new Date(job.finishedOn)),
+      // Support asks for the id and the payload; they stay one click away.
+      html`<details><summary>${queue} / ${job.name}</summary><p><code>${job.id ?? '—'}</code></p><p><code>${dataSummary(job)}</code></p></details>`,
+      ...(mayRetry && job.id ? [actionForm(retryPath(queue, job.id), csrf, `Retry the ${description}`)] : []),
+    ];
+  }),
   'No failed job.',
 )}`,
     });
@@ -72,6 +77,7 @@ ${dataTable(
       });
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     });
-    return context.redirectWithNotice(reply, '/console/jobs', `Job ${job.name} ${jobId} on ${queueName} is queued again.`);
+    const names = await findJobSubjectNames(context.deps.db, jobSubjectIdSets([job.data]));
+    return context.redirectWithNotice(reply, '/console/jobs', `The ${describeJob(job.name, job.data, names)} is queued again (job ${jobId} on ${queueName}).`);
   });
 };

@@ -7,6 +7,8 @@ import type { ConsolePageModule } from '../console-plugin.ts';
 import { formatDuration, formatInstant } from '../console-format.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
 import { html, type Html } from '../html.ts';
+import { collectAttention } from '../../attention/attention-service.ts';
+import { attentionSection } from './attention-section.ts';
 
 const PAY_DATES_CHARTED = 12;
 const NIGHTLY_RUNS_CHARTED = 30;
@@ -32,16 +34,23 @@ function moneyChart(totals: readonly PayDateTotals[], asked: string | undefined)
   const currency = chartCurrency(totals, asked);
   const rows = totals.filter((row) => row.currency === currency);
   const others = [...new Set(totals.map((row) => row.currency))].filter((other) => other !== currency);
+  // Cash is what finance watches: what the employers sent and what left for billers, beside the
+  // figures payroll and reconciliation give.
   const chart = groupedBarChart({
     id: 'chart-collections',
-    title: `Requested, deducted and collected per pay date${currency ? ` (${currency})` : ''}`,
-    description: `For the latest ${PAY_DATES_CHARTED} reconciled pay dates of live payrolls: what billers requested, what payroll deducted and what was collected, as the reconciliation summary counts them.`,
+    title: `Requested, deducted, collected, received and paid out per pay date${currency ? ` (${currency})` : ''}`,
+    description:
+      `For the latest ${PAY_DATES_CHARTED} reconciled pay dates of live payrolls: what billers requested, what payroll deducted and what was collected, ` +
+      `as the reconciliation summary counts them; what the employers sent, as matched to the pay date's remittances; and what was paid out to billers ` +
+      `for the pay date (in payouts that have not failed), as the three-way reconciliation counts them.`,
     categoryHeading: 'Pay date',
     categories: rows.map((row) => row.pay_date),
     series: [
       { name: 'Requested', values: rows.map((row) => row.requested) },
       { name: 'Deducted', values: rows.map((row) => row.deducted) },
       { name: 'Collected', values: rows.map((row) => row.collected) },
+      { name: 'Received', values: rows.map((row) => row.received) },
+      { name: 'Paid out', values: rows.map((row) => row.paid_out) },
     ],
     formatValue: (minor) => formatMoney(minor, currency ?? DEFAULT_CURRENCY),
   });
@@ -70,7 +79,18 @@ ${dataTable(
 /** The landing page: how last night went, the trends, and where to look next. */
 export const registerOverviewPage: ConsolePageModule = (app, context) => {
   app.get('/', async (request, reply) => {
-    const { db } = context.deps;
+    const { db, redis, config } = context.deps;
+    const now = new Date();
+    const attention = await collectAttention(
+      {
+        db,
+        workers: { redis, prefix: config.QUEUE_PREFIX },
+        queues: () => context.queues.all(),
+        nightlyCron: config.NIGHTLY_CRON,
+        timeZone: config.SERVICE_TIME_ZONE,
+      },
+      now,
+    );
     const asked = (request.query as { currency?: unknown }).currency;
     const [lastNightly] = await listRuns(db, { kind: 'nightly', limit: 1 });
     const recent = await listRuns(db, { limit: 10 });
@@ -83,7 +103,8 @@ export const registerOverviewPage: ConsolePageModule = (app, context) => {
     return context.page(request, reply, {
       title: 'Overview',
       section: 'overview',
-      body: html`<section aria-labelledby="last-night">
+      body: html`${attentionSection(attention, now)}
+<section aria-labelledby="last-night">
 <h2 id="last-night">Last nightly run</h2>
 ${
   lastNightly
@@ -106,11 +127,16 @@ ${moneyChart(totals, typeof asked === 'string' ? asked : undefined)}
 ${lineChart({
   id: 'chart-nightly-durations',
   title: 'Nightly run duration',
-  description: `How long each of the latest ${NIGHTLY_RUNS_CHARTED} finished nightly runs took, oldest first.`,
+  description: `How long each of the latest ${NIGHTLY_RUNS_CHARTED} finished nightly runs took, oldest first; a run far longer than the others is drawn above the scale, with its duration.`,
   categoryHeading: 'Run date',
   categories: durations.map((run) => run.run_date),
   series: [{ name: 'Duration', values: durations.map((run) => run.duration_ms) }],
   formatValue: formatDuration,
+  // Every finished run stays on the chart, failed ones too: how long a run took when it failed (a stall)
+  // is worth seeing. But one catch-up of hours among runs of seconds would flatten the others onto
+  // the zero line, so the axis fits the typical runs and the few far longer are drawn above it,
+  // labelled with their real duration (clippedMaximum, charts.ts); the table keeps every value.
+  clipOutliers: true,
 })}
 ${groupedBarChart({
   id: 'chart-exceptions',

@@ -9,11 +9,13 @@ import { DomainError, NotFoundError } from '../../../platform/shared/domain-erro
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
 import { rerunNeedsConfirmation, type PayDateState } from '../../../cycle/reruns/rerun-confirmation.ts';
 import { enqueueRerun } from '../../workers/rerun-runner.ts';
+import { describeReconciliationRunRow } from '../../../cycle/reconciliation/reconciliation-run-text.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, type ConsoleContext, type ConsolePageModule } from '../console-plugin.ts';
-import { formatInstant } from '../console-format.ts';
+import { formatEmployee, formatInstant } from '../console-format.ts';
 import { formatDecimalMoney, formatMoney } from '../../../platform/money/money-text.ts';
+import { listCurrentExceptionsOn } from '../console-money-repository.ts';
 import { html, type Html } from '../html.ts';
 import {
   countDeductionRecords,
@@ -21,7 +23,6 @@ import {
   findLatestReconciliationRun,
   findPayDateHeading,
   listConfirmations,
-  listCurrentExceptions,
   listRerunsOfPayDate,
   listSnapshotTotals,
   listSnapshotVersions,
@@ -62,17 +63,22 @@ function rerunForm(context: ConsoleContext, request: FastifyRequest, reply: Fast
   const { error, reason = '', confirmationMissing = false } = form;
   const reasonInvalid = error !== undefined && !confirmationMissing;
   const warning = rerunNeedsConfirmation(state) ? CONFIRMATION_WARNINGS[state] : undefined;
-  return html`<form method="post" action="${path}/reruns" class="action">
+  // Stacked, each label right above its field (an inline row put "Reason" a screen-width from its box).
+  return html`<form method="post" action="${path}/reruns" class="stacked">
 <input type="hidden" name="_csrf" value="${context.csrfToken(request, reply)}">
 <p>A re-run locks a new snapshot version and instruction file from the data as it is now. Say why: the reason is kept with the request and in the audit log.</p>
 ${error ? html`<p class="error" id="rerun-error" role="alert">${error}</p>` : ''}
+<div class="field">
 <label for="rerun-reason">Reason</label>
 <textarea id="rerun-reason" name="reason" rows="3" required${reasonInvalid ? html` aria-invalid="true" aria-describedby="rerun-error"` : ''}>${reason}</textarea>
+</div>
 ${
   warning
     ? html`<p class="warning" id="rerun-warning">${warning} A re-run changes what payroll is asked for after the money has moved.</p>
+<div class="choice">
 <input type="checkbox" id="rerun-confirm" name="confirm" value="yes" required aria-describedby="rerun-warning"${confirmationMissing ? html` aria-invalid="true"` : ''}>
-<label for="rerun-confirm">I have checked: re-run it anyway</label>`
+<label for="rerun-confirm">I have checked: re-run it anyway</label>
+</div>`
     : ''
 }
 <button type="submit">Re-run this pay date</button>
@@ -92,7 +98,7 @@ async function payDateBody(context: ConsoleContext, request: FastifyRequest, rep
     showPayDateVoids(db, payrollId, payDate),
     findLatestReconciliationRun(db, payrollId, payDate),
     sumCollectionAttempts(db, payrollId, payDate),
-    listCurrentExceptions(db, payrollId, payDate),
+    listCurrentExceptionsOn(db, payDate, payrollId),
     listRerunsOfPayDate(db, payrollId, payDate),
     payDateStateForRerun(db, payrollId, payDate),
   ]);
@@ -114,6 +120,9 @@ async function payDateBody(context: ConsoleContext, request: FastifyRequest, rep
     return 'lock outside a nightly run';
   };
 
+  // What the latest reconciliation changed (nothing, for a repeat over the same records) and what started it, in words.
+  const latest = reconciliation ? describeReconciliationRunRow(reconciliation) : undefined;
+  const reconciliationWords = latest ? `${latest.changed}. ${latest.started}.` : '';
   const returnSection = await deductionReturnSection(context, request, reply, params);
   const body = html`<dl class="facts">
 <dt>Employer</dt><dd>${heading.employer_name}</dd>
@@ -162,7 +171,7 @@ ${dataTable(
   ['Received', 'From', 'Employees', 'Total'],
   confirmations.map((row) => [
     formatInstant(row.received_at),
-    row.submitted_by_client_id === null ? `${row.submitted_by ?? '—'}, return file` : `client ${row.submitted_by_client_id}`,
+    row.submitted_by_client_id === null ? `${row.submitted_by ?? '—'}, return file` : (row.submitted_by_client_name ?? row.submitted_by_client_id),
     row.employee_count,
     formatMoney(row.total_amount, row.currency),
   ]),
@@ -190,7 +199,7 @@ ${returnSection}
 <h2 id="reconciliation">Reconciliation</h2>
 ${
   reconciliation
-    ? html`<p>Latest reconciliation: <a href="/console/runs/reconciliation/${reconciliation.id}">${reconciliation.trigger}${reconciliation.final ? ', final' : ''}, started ${formatInstant(reconciliation.started_at)}</a> ${statusBadge(reconciliation.outcome ?? 'unfinished')}${reconciliation.outcome === 'completed' ? `: ${reconciliation.employees} employees, ${reconciliation.exceptions} exceptions` : reconciliation.failure_reason ? `: ${reconciliation.failure_reason}` : ''}.</p>`
+    ? html`<p>Latest reconciliation: <a href="/console/runs/reconciliation/${reconciliation.id}">started ${formatInstant(reconciliation.started_at)}</a> ${statusBadge(reconciliation.outcome ?? 'unfinished')}${reconciliation.outcome === 'completed' ? `: ${reconciliation.employees} employees` : reconciliation.failure_reason ? `: ${reconciliation.failure_reason}` : ''}. ${reconciliationWords}</p>`
     : html`<p class="empty">Not reconciled yet.</p>`
 }
 ${dataTable(
@@ -208,10 +217,10 @@ ${dataTable(
 )}
 ${dataTable(
   'Reconciliation exceptions',
-  ['Kind', 'Employee', 'Amount', 'Record version', 'Detail', 'Found'],
+  ['Kind', 'Employee (works number)', 'Amount', 'Record version', 'Detail', 'Found'],
   exceptions.map((row) => [
     statusBadge(row.kind),
-    row.employee_id ?? '—',
+    formatEmployee({ name: row.employee_name, worksNumber: row.payroll_reference, id: row.employee_id }),
     row.amount === null || row.currency === null ? '—' : formatMoney(row.amount, row.currency),
     row.record_version ?? '—',
     row.detail,

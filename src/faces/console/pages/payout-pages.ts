@@ -1,6 +1,7 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { consoleActor } from '../../../platform/audit/audit-service.ts';
 import { maskedAccountNumber } from '../../../settlement/payouts/bank-account-details.ts';
-import { findPayout, listPayoutItems, listPayouts, type PayoutAudience } from '../../../settlement/payouts/payout-repository.ts';
+import { findPayout, listPayouts, type PayoutAudience } from '../../../settlement/payouts/payout-repository.ts';
 import { PAYOUT_STATUSES } from '../../../settlement/payouts/payout-resource.ts';
 import { markPayoutFailed, markPayoutPaid } from '../../../settlement/payouts/payout-service.ts';
 import { countPayoutsToInstruct, findPaymentFileOfPayout, listPaymentFilesOfDate, type PaymentFileSummaryRow } from '../../../settlement/payouts/payment-file-repository.ts';
@@ -9,11 +10,14 @@ import { PAYMENT_FILE_FORMATS, paymentFileName, type PaymentFileFormat } from '.
 import { InvalidError, MalformedRequestError, NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { DEFAULT_PAGE_SIZE, pageOf } from '../../../platform/shared/paging.ts';
 import { isoDateSchema, isUuid } from '../../../platform/shared/schemas.ts';
-import { findClientNames } from '../console-money-repository.ts';
-import { formatInstant } from '../console-format.ts';
+import { findClientNames, listPayoutItemsNamed } from '../console-money-repository.ts';
+import { formatEmployee, formatInstant } from '../console-format.ts';
+import { deductionPaymentReference } from '../../../cycle/instructions/payment-reference.ts';
+import { payrollName } from '../../../directory/payrolls/payroll-names.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
-import { actionForm, dataTable, statusBadge } from '../console-layout.ts';
-import { CONSOLE_FORM_LIMIT_BYTES, type ConsolePageModule } from '../console-plugin.ts';
+import { actionForm, dataTable, statusBadge, type ConsolePageView } from '../console-layout.ts';
+import { enteredIn, type FormRefusal } from '../console-form-refusal.ts';
+import { CONSOLE_FORM_LIMIT_BYTES, type ConsoleFormRoute, type ConsolePageModule } from '../console-plugin.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { html } from '../html.ts';
 
@@ -237,20 +241,22 @@ ${
     return reply.code(200).header('content-type', file.contentType).header('content-disposition', `attachment; filename="${file.fileName}"`).send(file.content);
   });
 
-  app.get<{ Params: { id: string } }>('/payouts/:id', async (request, reply) => {
+  // A payout's page, also shown again when marking it paid or failed is refused.
+  const payoutView = async (request: FastifyRequest, reply: FastifyReply, id: string, refusal?: FormRefusal): Promise<ConsolePageView> => {
     const session = context.session(request);
-    const { id } = request.params;
     const payout = isUuid(id) ? await findPayout(db, LIVE_BILLERS, id) : undefined;
     if (!payout) throw new NotFoundError(`Payout ${id}`);
     const [items, billers, paymentFile] = await Promise.all([
-      listPayoutItems(db, payout.id),
+      listPayoutItemsNamed(db, payout.id),
       findClientNames(db, [payout.biller_client_id]),
       findPaymentFileOfPayout(db, payout.id),
     ]);
     const csrf = context.csrfToken(request, reply);
     const maySettle = consolePermits(session.role, 'settle_payout') && payout.status === 'pending';
     const total = items.reduce((sum, item) => sum + item.amount, 0);
-    return context.page(request, reply, {
+    const paidEntered = enteredIn(refusal, `/console/payouts/${payout.id}/paid`);
+    const failedEntered = enteredIn(refusal, `/console/payouts/${payout.id}/failed`);
+    return {
       title: `Payout ${payout.reference}`,
       section: 'payouts',
       body: html`<dl class="facts">
@@ -283,14 +289,14 @@ ${actionForm(
   csrf,
   'Mark paid',
   html`<label for="paid-reason">What shows the transfer was made (optional, e.g. the bank statement line)</label>
-<input type="text" id="paid-reason" name="reason" maxlength="${REASON_MAX_LENGTH}">`,
+<input type="text" id="paid-reason" name="reason" maxlength="${REASON_MAX_LENGTH}" value="${paidEntered.value('reason')}"${paidEntered.invalid('paid-reason')}>`,
 )}
 ${actionForm(
   `/console/payouts/${payout.id}/failed`,
   csrf,
   'Mark failed',
   html`<label for="failed-reason">Why the bank rejected the transfer (required: its payments will be paid out again)</label>
-<input type="text" id="failed-reason" name="reason" maxlength="${REASON_MAX_LENGTH}" required>`,
+<input type="text" id="failed-reason" name="reason" maxlength="${REASON_MAX_LENGTH}" required value="${failedEntered.value('reason')}"${failedEntered.invalid('failed-reason')}>`,
 )}
 </section>`
     : ''
@@ -299,26 +305,50 @@ ${actionForm(
 <h2 id="items">Items</h2>
 ${dataTable(
   `What each payment request adds to or takes from the payout (net ${formatMoney(total, payout.currency)})`,
-  ['Payment request', 'Kind', 'Amount'],
-  items.map((item) => [item.payment_request_id, item.kind === 'payment_collected' ? 'Collection' : 'Reversal', formatMoney(item.amount, payout.currency)]),
+  ['Employee (works number)', 'Payroll', 'Payment reference', 'Kind', 'Amount', 'Payment request id'],
+  items.map((item) => [
+    formatEmployee({ name: item.employee_name, worksNumber: item.payroll_reference, id: item.employee_id }),
+    payrollName(item),
+    `${item.deduction_reference_number === null ? '—' : deductionPaymentReference(item.deduction_reference_number)}${item.mandate_reference ? ` (mandate ${item.mandate_reference})` : ''}`,
+    item.kind === 'payment_collected' ? 'Collection' : 'Reversal',
+    formatMoney(item.amount, payout.currency),
+    html`<code>${item.payment_request_id}</code>`,
+  ]),
   'no items.',
 )}
 </section>
 <p><a href="/console/payouts">All payouts</a></p>`,
-    });
+    };
+  };
+  app.get<{ Params: { id: string } }>('/payouts/:id', async (request, reply) => context.page(request, reply, await payoutView(request, reply, request.params.id)));
+
+  /** Marking a payout paid or failed, refused: its page again, the reason as typed. */
+  const settleForm = (refused: string, fieldId: string): ConsoleFormRoute => ({
+    refused,
+    page: (request, reply, refusal) => payoutView(request, reply, (request.params as { id: string }).id, refusal),
+    fieldId: () => fieldId,
+    fieldOfCode: { 'reason-required': 'reason', 'reason-too-long': 'reason' },
   });
 
-  app.post<{ Params: { id: string } }>('/payouts/:id/paid', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
-    const session = context.requirePermission(request, 'settle_payout');
-    const reason = settlementReason(request.body);
-    const paid = await db.transaction().execute((trx) => markPayoutPaid(trx, request.params.id, { actor: consoleActor(session.email), reason }));
-    return context.redirectWithNotice(reply, `/console/payouts/${paid.id}`, `Payout ${paid.reference} recorded as paid.`);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/payouts/:id/paid',
+    { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: settleForm('The payout was not marked paid', 'paid-reason') } },
+    async (request, reply) => {
+      const session = context.requirePermission(request, 'settle_payout');
+      const reason = settlementReason(request.body);
+      const paid = await db.transaction().execute((trx) => markPayoutPaid(trx, request.params.id, { actor: consoleActor(session.email), reason }));
+      return context.redirectWithNotice(reply, `/console/payouts/${paid.id}`, `Payout ${paid.reference} recorded as paid.`);
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/payouts/:id/failed', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
-    const session = context.requirePermission(request, 'settle_payout');
-    const reason = settlementReason(request.body);
-    const failed = await db.transaction().execute((trx) => markPayoutFailed(trx, request.params.id, { actor: consoleActor(session.email), reason }));
-    return context.redirectWithNotice(reply, `/console/payouts/${failed.id}`, `Payout ${failed.reference} recorded as failed: its payments will be paid out again.`);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/payouts/:id/failed',
+    { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: settleForm('The payout was not marked failed', 'failed-reason') } },
+    async (request, reply) => {
+      const session = context.requirePermission(request, 'settle_payout');
+      const reason = settlementReason(request.body);
+      const failed = await db.transaction().execute((trx) => markPayoutFailed(trx, request.params.id, { actor: consoleActor(session.email), reason }));
+      return context.redirectWithNotice(reply, `/console/payouts/${failed.id}`, `Payout ${failed.reference} recorded as failed: its payments will be paid out again.`);
+    },
+  );
 };

@@ -11,7 +11,7 @@ import {
 import { MalformedRequestError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema } from '../../../platform/shared/schemas.ts';
 import { findLatestReconciliationPayDate, listCurrentExceptionsOn } from '../console-money-repository.ts';
-import { formatInstant } from '../console-format.ts';
+import { formatEmployee, formatInstant } from '../console-format.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
 import { dataTable } from '../console-layout.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
@@ -62,7 +62,7 @@ ${dataTable(
   `Reconciliation summary for pay date ${payDate}: collected plus held should equal reported`,
   ['Payroll', 'Employer', 'Requested', 'Deducted', 'Collected', 'Shortfall', 'Reported', 'Held over-deductions', 'Held unexpected employees', 'Unaccounted', 'Exceptions'],
   summary.map((row) => [
-    html`<a href="/console/payrolls/${row.payroll_id}/pay-dates/${payDate}">${row.payroll_id}</a>`,
+    html`<a href="/console/payrolls/${row.payroll_id}/pay-dates/${payDate}">${row.payroll}</a>`,
     row.employer,
     formatMoney(row.requested, row.currency),
     formatMoney(row.deducted, row.currency),
@@ -81,11 +81,11 @@ ${dataTable(
 <h2 id="exceptions-heading">Exceptions</h2>
 ${dataTable(
   `Exceptions held for pay date ${payDate}`,
-  ['Payroll', 'Employer', 'Employee reference', 'Kind', 'Amount', 'Detail', 'Found'],
+  ['Payroll', 'Employer', 'Employee (works number)', 'Kind', 'Amount', 'Detail', 'Found'],
   exceptions.map((exception) => [
-    html`<a href="/console/payrolls/${exception.payroll_id}/pay-dates/${payDate}">${exception.payroll_id}</a>`,
+    html`<a href="/console/payrolls/${exception.payroll_id}/pay-dates/${payDate}">${exception.payroll}</a>`,
     exception.employer,
-    exception.payroll_reference ?? exception.employee_id ?? '—',
+    formatEmployee({ name: exception.employee_name, worksNumber: exception.payroll_reference, id: exception.employee_id }),
     exceptionKindLabels[exception.kind] ?? exception.kind,
     exception.amount === null || exception.currency === null ? '—' : formatMoney(exception.amount, exception.currency),
     exception.detail,

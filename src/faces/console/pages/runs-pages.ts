@@ -1,7 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listRuns, runKindSchema, showRun, type RunKind } from '../../../cycle/runs/run-history-service.ts';
+import { payrollName } from '../../../directory/payrolls/payroll-names.ts';
 import { findPayrollForProvider } from '../../../cycle/snapshots/snapshot-repository.ts';
+import { describeReconciliationRunRow, type ReconciliationRunRowFacts } from '../../../cycle/reconciliation/reconciliation-run-text.ts';
 import { NotFoundError } from '../../../platform/shared/domain-errors.ts';
+import { consolePermits } from '../console-permissions.ts';
+import { nightlyRetryForm } from './nightly-retry-action.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import type { ConsoleContext, ConsolePageModule } from '../console-plugin.ts';
 import { formatDuration, formatInstant } from '../console-format.ts';
@@ -21,6 +25,9 @@ const instant = (value: unknown) => formatInstant(value as Date | null);
 const durationBetween = (started: unknown, finished: unknown) =>
   started instanceof Date && finished instanceof Date ? formatDuration(finished.getTime() - started.getTime()) : '—';
 
+/** "Employer: Payroll" from a run detail's joined names. */
+const payrollOf = (detail: Detail) => payrollName({ employer_name: String(detail['employer_name']), payroll_name: String(detail['payroll_name']) });
+
 export function payDatePath(payrollId: string, payDate: string): string {
   return `/console/payrolls/${encodeURIComponent(payrollId)}/pay-dates/${encodeURIComponent(payDate)}`;
 }
@@ -35,7 +42,8 @@ function outcomeOf(detail: Detail): string {
   return typeof detail['outcome'] === 'string' ? detail['outcome'] : 'completed';
 }
 
-function nightlyBody(run: Detail): Html {
+/** `retry`: the retry button, for someone allowed to use it. */
+function nightlyBody(run: Detail, retry: Html | null): Html {
   const payDates = run['payDates'] as Array<Record<string, unknown>>;
   const count = (outcome: string) => payDates.filter((row) => row['outcome'] === outcome).length;
   const failed = count('failed');
@@ -55,14 +63,14 @@ function nightlyBody(run: Detail): Html {
   ])}
 ${
   count('skipped') + failed > 0
-    ? html`<p>Skipped pay dates are locked as soon as their payroll is ready: the worker retries them. <code>deductions nightly retry --run ${text(run['id'])}</code> retries the skipped and failed ones now.</p>`
+    ? html`<p>Skipped pay dates are locked as soon as their payroll is ready: the worker retries them. <code>deductions nightly retry --run ${text(run['id'])}</code> retries the skipped and failed ones now.</p>${retry ?? ''}`
     : ''
 }
 ${dataTable(
   'Pay dates of this run',
   ['Payroll', 'Pay date', 'Outcome', 'Employees', 'Total', 'Why it failed or was skipped'],
   payDates.map((row) => [
-    text(row['payroll_id']),
+    payrollOf(row),
     html`<a href="${payDatePath(String(row['payroll_id']), String(row['pay_date']))}">${text(row['pay_date'])}</a>`,
     statusBadge(String(row['outcome'])),
     text(row['employee_count']),
@@ -78,7 +86,7 @@ async function rerunBody(context: ConsoleContext, rerun: Detail, reloading: bool
   const finished = rerun['completed_at'] !== null;
   const created = finished && rerun['new_snapshot_id'] ? await findSnapshotVersion(context.deps.db, String(rerun['new_snapshot_id'])) : undefined;
   const previous = rerun['previous_snapshot_id'] ? await findSnapshotVersion(context.deps.db, String(rerun['previous_snapshot_id'])) : undefined;
-  const payDateLink = html`<a href="${payDatePath(String(rerun['payroll_id']), String(rerun['pay_date']))}">payroll ${text(rerun['payroll_id'])}, pay date ${text(rerun['pay_date'])}</a>`;
+  const payDateLink = html`<a href="${payDatePath(String(rerun['payroll_id']), String(rerun['pay_date']))}">${payrollOf(rerun)}, pay date ${text(rerun['pay_date'])}</a>`;
   const result = created
     ? html`<p class="result">Done: snapshot version ${created.snapshot_version}${previous ? ` replaces version ${previous.snapshot_version}` : ''}, ${created.employee_count} employees, ${formatMoney(created.total_amount, created.currency)}.</p>`
     : reloading
@@ -89,6 +97,7 @@ async function rerunBody(context: ConsoleContext, rerun: Detail, reloading: bool
     body: html`${result}
 ${facts([
   ['Pay date', payDateLink],
+  ['Payroll id', text(rerun['payroll_id'])],
   ['Status', statusBadge(finished ? 'completed' : 'in progress')],
   ['Requested', instant(rerun['requested_at'])],
   ['Completed', instant(rerun['completed_at'])],
@@ -106,20 +115,23 @@ ${dataTable(
 
 function reconciliationBody(run: Detail, currency: string | undefined): Html {
   const collected = run['collected'];
+  const words = describeReconciliationRunRow(run as unknown as ReconciliationRunRowFacts);
   return facts([
-    ['Pay date', html`<a href="${payDatePath(String(run['payroll_id']), String(run['pay_date']))}">payroll ${text(run['payroll_id'])}, pay date ${text(run['pay_date'])}</a>`],
-    ['Trigger', `${text(run['trigger'])}${run['triggered_by'] ? ` by ${text(run['triggered_by'])}` : ''}${run['final'] ? ' (final)' : ''}`],
+    ['Pay date', html`<a href="${payDatePath(String(run['payroll_id']), String(run['pay_date']))}">${payrollOf(run)}, pay date ${text(run['pay_date'])}</a>`],
+    ['Payroll id', text(run['payroll_id'])],
+    ['What started it', words.started],
     ['Started', instant(run['started_at'])],
     ['Finished', instant(run['finished_at'])],
     ['Duration', durationBetween(run['started_at'], run['finished_at'])],
     ['Outcome', statusBadge(outcomeOf(run))],
     ['Failure', text(run['failure_reason'])],
     ['Employees', text(run['employees'])],
-    // The run row keeps minor units; a payroll collects in its own currency.
-    ['Collected', collected === null || collected === undefined || currency === undefined ? text(collected) : formatMoney(collected as number, currency)],
-    ['Exceptions', text(run['exceptions'])],
-    ['Ledger entries', text(run['ledger_entries'])],
-    ['Payments updated', text(run['payments_updated'])],
+    // The run row keeps minor units; a payroll collects in its own currency. The pay date's total, not this run's.
+    [
+      'Collected',
+      collected === null || collected === undefined || currency === undefined ? text(collected) : `${formatMoney(collected as number, currency)} in all on this pay date`,
+    ],
+    ['This run changed', words.changed],
   ]);
 }
 
@@ -143,7 +155,7 @@ ${dataTable(
   'Payouts made',
   ['Biller', 'Amount', 'Reference', 'Payout date', 'Status'],
   payouts.map((payout) => [
-    text(payout['biller_client_id']),
+    text(payout['biller_name']),
     formatMoney(payout['amount'] as number, String(payout['currency'])),
     text(payout['reference']),
     text(payout['payout_date']),
@@ -212,7 +224,7 @@ ${dataTable(
     const titles: Record<Exclude<RunKind, 'rerun'>, string> = { nightly: 'Nightly run', reconciliation: 'Reconciliation run', payout: 'Payout run' };
     const body =
       kind === 'nightly'
-        ? nightlyBody(detail)
+        ? nightlyBody(detail, consolePermits(context.session(request).role, 'rerun') ? nightlyRetryForm(detail.id, context.csrfToken(request, reply)) : null)
         : kind === 'reconciliation'
           ? reconciliationBody(detail, (await findPayrollForProvider(context.deps.db, String(detail['payroll_id'])))?.currency)
           : payoutBody(detail);

@@ -86,7 +86,7 @@ ${attemptsTable(`Latest delivery attempts to ${endpoint.url}`, own, (attempt) =>
     return context.page(request, reply, {
       title: 'Webhooks',
       section: 'webhooks',
-      body: html`<p>Endpoints that are failing now (their latest delivery failed) or disabled, disabled first, then the longest failing. Same list as <code>deductions webhooks</code> on the command line.</p>
+      body: html`<p>Endpoints that are failing now (their latest delivery failed) or disabled, disabled first, then the longest failing. The same list on the command line: <code>deductions webhooks list</code> (<code>--all</code> adds the endpoints delivering, <code>--json</code> prints it as JSON).</p>
 ${endpoints.length === 0 ? html`<p class="empty">Every webhook endpoint is delivering.</p>` : sections}`,
     });
   });
@@ -117,25 +117,29 @@ ${attemptsTable(`The ${ATTEMPTS_ON_ENDPOINT_PAGE} latest delivery attempts`, att
     });
   });
 
-  app.post('/webhooks/events/:eventId/redeliver', { bodyLimit: CONSOLE_FORM_LIMIT_BYTES }, async (request, reply) => {
-    const session = context.requirePermission(request, 'redeliver_webhook');
-    const { eventId } = request.params as { eventId: string };
-    if (!uuid.safeParse(eventId).success) throw new NotFoundError('event');
-    const form = redeliverForm.safeParse(request.body ?? {});
-    if (!form.success) throw new InvalidError('invalid_endpoint', 'The endpoint id is not a valid id.');
-    const endpointId = form.data.endpointId || undefined;
-    const deliveries = await context.queues.queue(queueNames.webhookDeliveries);
-    try {
-      const redeliveries = await redeliverEvent(db, (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds, { redelivery: true }), {
-        eventId,
-        endpointId,
-        actor: consoleActor(session.email),
-      });
-      const where = redeliveries.map((redelivery) => redelivery.url).join(', ');
-      return context.redirectWithNotice(reply, endpointId ? `/console/webhooks/endpoints/${endpointId}` : '/console/webhooks', `Event ${eventId} queued again to ${where}.`);
-    } catch (error) {
-      if (error instanceof RedeliveryRefused) throw new InvalidError('redelivery_refused', error.message);
-      throw error;
-    }
-  });
+  app.post(
+    '/webhooks/events/:eventId/redeliver',
+    { bodyLimit: CONSOLE_FORM_LIMIT_BYTES, config: { consoleForm: { refused: 'The event was not delivered again' } } },
+    async (request, reply) => {
+      const session = context.requirePermission(request, 'redeliver_webhook');
+      const { eventId } = request.params as { eventId: string };
+      if (!uuid.safeParse(eventId).success) throw new NotFoundError('event');
+      const form = redeliverForm.safeParse(request.body ?? {});
+      if (!form.success) throw new InvalidError('invalid_endpoint', 'The endpoint id is not a valid id.');
+      const endpointId = form.data.endpointId || undefined;
+      const deliveries = await context.queues.queue(queueNames.webhookDeliveries);
+      try {
+        const redeliveries = await redeliverEvent(db, (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds, { redelivery: true }), {
+          eventId,
+          endpointId,
+          actor: consoleActor(session.email),
+        });
+        const where = redeliveries.map((redelivery) => redelivery.url).join(', ');
+        return context.redirectWithNotice(reply, endpointId ? `/console/webhooks/endpoints/${endpointId}` : '/console/webhooks', `Event ${eventId} queued again to ${where}.`);
+      } catch (error) {
+        if (error instanceof RedeliveryRefused) throw new InvalidError('redelivery_refused', error.message);
+        throw error;
+      }
+    },
+  );
 };

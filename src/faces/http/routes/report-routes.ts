@@ -31,7 +31,10 @@ const threeWayRowFields = z.object({
   funded: decimal('Collections made payable to billers (by cash received, or trust in the employer)'),
   paid_out: decimal('Collections in payouts that have not failed'),
   held_back: decimal('Collections waiting for the remittance before they can be paid out'),
-  explanation: z.string().meta({ description: 'Why the figures differ, in one sentence; "All paid out." when they agree.' }),
+  explanation: z.string().meta({
+    description:
+      'Why the figures differ, in one sentence that accounts for every penny between requested, deducted, expected, received, funded and paid out (cash received that does not yet fund a whole payment request included); "All paid out." when they agree.',
+  }),
   shortfall: decimal('Paid out beyond what was received, after the bank reversed a credit already paid out: owed back'),
 });
 
@@ -51,7 +54,8 @@ const threeWayExample: z.input<typeof threeWayRowFields> = {
   funded: '125.50',
   paid_out: '125.50',
   held_back: '82.50',
-  explanation: 'Payroll deducted 40.00 GBP less than requested; employer remitted 48.00 GBP less than deducted (short); 82.50 GBP held back until the remittance arrives.',
+  explanation:
+    'Payroll deducted £40.00 less than requested; employer remitted £48.00 less than deducted (short); £34.50 received, not enough to fund the next whole payment request (£82.50); £82.50 held back until £48.00 more arrives.',
   shortfall: '0.00',
 };
 
@@ -75,8 +79,9 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
     summary: 'Download a reconciliation report',
     description:
       'The reconciliation CSV of a pay date, optionally for one payroll, streamed as an attachment: one row per ' +
-      'payment request per collection attempt, money as decimal strings. A biller gets its own payment requests ' +
-      "only; an operator gets every biller's.",
+      'payment request per collection attempt, money as decimal strings, each row naming its employer, biller, ' +
+      "payroll and employee (the name as the payroll spells it) with the employee's payroll reference (works number). " +
+      "A biller gets its own payment requests only; an operator gets every biller's.",
     tags: ['Reports'],
     auth: { kind: 'both', scope: 'reports:read', roles: ['biller', 'operator'] },
     query: reconciliationQuery,
@@ -84,11 +89,13 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
       200: {
         description: 'The reconciliation CSV (attachment)',
         schema: z.string().meta({
-          description: 'CSV with a header row; money as decimal strings in major units.',
+          description:
+            'CSV with a header row; money as decimal strings in major units. Columns are only ever added at the end ' +
+            '(`payroll`, `employee_name` and `payroll_reference` came after `payout_id`).',
           example:
             `${reconciliationColumns.join(',')}\n` +
             `${exampleIds.payroll},Acme Manufacturing Ltd,2026-11-27,8-2026,${exampleIds.employee},${exampleIds.mandate},` +
-            `${exampleIds.payment},Northwind Lending,GBP,25.00,25.00,25.00,0.00,,collected,1,${exampleIds.payout}\n`,
+            `${exampleIds.payment},Northwind Lending,GBP,25.00,25.00,25.00,0.00,,collected,1,${exampleIds.payout},Monthly staff,Siobhán O'Donnell,WN1042\n`,
         }),
         contentType: 'text/csv',
       },
