@@ -120,6 +120,8 @@ export async function giveBillerAnAccount(db: Database, billerClientId: string, 
 /** Imports a statement of these credits into the active GBP collection account, as of `today`; the credits' ids in order. */
 export async function importCredits(db: Database, id: string, credits: ReadonlyArray<Partial<StatementEntry> & { amount: number }>, today: string): Promise<string[]> {
   const account = await db.selectFrom('collection_accounts').selectAll().where('currency', '=', 'GBP').where('active', '=', true).executeTakeFirstOrThrow();
-  const outcome = await db.transaction().execute((trx) => recordStatement(trx, { ...parsedStatement(account, id, credits), actor: cliActor('fixture'), policy: cashPolicy(today) }));
+  const outcome = await db
+    .transaction()
+    .execute((trx) => recordStatement(trx, { ...parsedStatement(account, id, credits), actor: cliActor('fixture'), policy: cashPolicy(today) }));
   return outcome.statements[0]!.entries.map((entry) => entry.creditId!);
 }

@@ -69,7 +69,11 @@ export function describeJob(name: string, data: unknown, names: JobSubjectNames)
   const payrollId = ids.payrollId ?? rerun?.payroll_id;
   const payDate = ids.payDate ?? rerun?.pay_date;
   const payroll = payrollId === undefined ? undefined : names.payrolls.get(payrollId);
-  const payrollText = payroll ? payrollName({ employer_name: payroll.employer, payroll_name: payroll.payroll }) : payrollId !== undefined ? `payroll ${payrollId}` : 'a payroll';
+  const payrollText = payroll
+    ? payrollName({ employer_name: payroll.employer, payroll_name: payroll.payroll })
+    : payrollId !== undefined
+      ? `payroll ${payrollId}`
+      : 'a payroll';
   const ofPayDate = `${payrollText}${payDate !== undefined ? `, pay date ${payDate}` : ''}`;
   switch (name) {
     case lockPayDateJob:

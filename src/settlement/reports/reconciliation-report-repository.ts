@@ -18,7 +18,6 @@ export function sandboxPayrollIds(db: Executor) {
     .where('payroll_providers.sandbox', '=', true);
 }
 
-
 /**
  * The reconciliation report's query: one row per payment request per collection attempt of the pay date,
  * in (pay_date, payroll_id, attempt id) order. Only what differs per row: the payroll's and the biller's
@@ -55,7 +54,10 @@ function reconciliationQuery(db: Executor, filter: ReconciliationFilter) {
           .selectFrom('employments as em')
           // A works number is the employer's own key for its staff: operators and finance see it, a
           // biller's report (its own customers, whom it knows by name) leaves it empty.
-          .select([employmentNameSql.as('employee_name'), filter.billerClientId === undefined ? 'em.payroll_reference' : sql<string | null>`null::text`.as('payroll_reference')])
+          .select([
+            employmentNameSql.as('employee_name'),
+            filter.billerClientId === undefined ? 'em.payroll_reference' : sql<string | null>`null::text`.as('payroll_reference'),
+          ])
           .whereRef('em.employee_id', '=', 'ca.employee_id')
           .whereRef('em.payroll_id', '=', 'ca.payroll_id')
           .limit(1)
