@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attentionKinds, attentionUrgency, type AttentionKind } from '../../src/faces/attention/attention.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 // The alerting rules, their unit tests, the example Prometheus configuration and the Grafana dashboard
@@ -247,5 +248,18 @@ describe('metric names, against a scrape of the service', () => {
     expect(kinds).toEqual(expect.arrayContaining(Object.keys(alertedElsewhere)));
     const named = new Set(expressions.flatMap((expression) => [...expression.matchAll(/\bkind=~?"([^"]+)"/g)].flatMap((match) => match[1]!.split('|'))));
     expect(kinds.filter((kind) => !named.has(kind) && !(kind in alertedElsewhere))).toEqual([]);
+  });
+
+  it('pages for exactly the kinds the attention list calls urgent, and raises tickets for the rest', () => {
+    const paged = new Set<string>(['worker_not_alive']);
+    const ticketed = new Set<string>();
+    for (const block of rulesText.split(/^\s*- alert: /m).slice(1)) {
+      const kindsOfAlert = [...block.matchAll(/\bkind=~?"([^"]+)"/g)].flatMap((match) => match[1]!.split('|'));
+      const severity = /^\s*severity: (\w+)$/m.exec(block)?.[1];
+      for (const kind of kindsOfAlert) (severity === 'page' ? paged : ticketed).add(kind);
+    }
+    const urgent = attentionKinds.filter((kind) => attentionUrgency[kind] === 'urgent');
+    expect([...paged].sort()).toEqual([...urgent].sort());
+    expect([...ticketed].filter((kind) => attentionUrgency[kind as AttentionKind] === 'urgent')).toEqual([]);
   });
 });

@@ -27,18 +27,24 @@ export const attentionKinds = [
 
 export type AttentionKind = (typeof attentionKinds)[number];
 
-/** `urgent`: money stops or goes wrong tonight unless someone acts; `today`: someone should look today. */
+/**
+ * `urgent`: money stops or goes wrong tonight unless someone acts (the alert rules page for these);
+ * `today`: someone should look today (the alert rules raise a ticket).
+ */
 export type AttentionUrgency = 'urgent' | 'today';
 
-const urgencyOf: Record<AttentionKind, AttentionUrgency> = {
+/** Each kind's urgency: the alert rules (deploy/prometheus) page for the urgent ones, test/deploy checks they agree. */
+export const attentionUrgency: Readonly<Record<AttentionKind, AttentionUrgency>> = {
   worker_not_alive: 'urgent',
   nightly_not_run: 'urgent',
   nightly_run_failed: 'urgent',
   run_stuck: 'urgent',
   reconciliation_run_failed: 'today',
-  payout_run_failed: 'urgent',
+  // Billers wait a day for their money, and the next run pays what settled: someone looks today.
+  payout_run_failed: 'today',
   job_failed: 'today',
-  pay_date_not_ready: 'urgent',
+  // The run skips it and locks it once the payroll is ready: what is missing is office work (an opt-in, an account).
+  pay_date_not_ready: 'today',
   shortfall: 'urgent',
   remittance_late: 'today',
   remittance_short: 'today',
@@ -242,7 +248,7 @@ function remittanceItem(fact: RemittanceFact): AttentionItem {
       return {
         ...base,
         kind: 'shortfall',
-        urgency: urgencyOf.shortfall,
+        urgency: attentionUrgency.shortfall,
         what: `Shortfall on ${of}: the bank took back money already paid out; ${money(fact.shortfall)} is owed back to the collection account`,
         action: 'See the remittance and its matches',
       };
@@ -250,7 +256,7 @@ function remittanceItem(fact: RemittanceFact): AttentionItem {
       return {
         ...base,
         kind: 'remittance_late',
-        urgency: urgencyOf.remittance_late,
+        urgency: attentionUrgency.remittance_late,
         what: `Remittance late from ${of}: ${money(fact.expected)} expected by ${fact.due_date}, nothing received (reference ${fact.payment_reference})`,
         action: 'See the remittance',
       };
@@ -258,7 +264,7 @@ function remittanceItem(fact: RemittanceFact): AttentionItem {
       return {
         ...base,
         kind: 'remittance_short',
-        urgency: urgencyOf.remittance_short,
+        urgency: attentionUrgency.remittance_short,
         what: `Remittance short from ${of}: ${money(fact.received)} of ${money(fact.expected)} received, ${money(fact.expected - fact.received)} still owed`,
         action: 'See the remittance',
       };
@@ -266,7 +272,7 @@ function remittanceItem(fact: RemittanceFact): AttentionItem {
       return {
         ...base,
         kind: 'remittance_over',
-        urgency: urgencyOf.remittance_over,
+        urgency: attentionUrgency.remittance_over,
         what: `Remittance over from ${of}: ${money(fact.received)} received against ${money(fact.expected)} expected, ${money(fact.received - fact.expected)} too much`,
         action: 'See the remittance and its matches',
       };
@@ -282,7 +288,7 @@ export function attentionList(facts: AttentionFacts, now: Date): AttentionList {
   const counts = Object.fromEntries(attentionKinds.map((kind) => [kind, 0])) as Record<AttentionKind, number>;
   const oldest: Partial<Record<AttentionKind, Date>> = {};
   const add = (item: Omit<AttentionItem, 'urgency'>) => {
-    items.push({ ...item, urgency: urgencyOf[item.kind] });
+    items.push({ ...item, urgency: attentionUrgency[item.kind] });
     if (oldest[item.kind] === undefined || item.since < oldest[item.kind]!) oldest[item.kind] = item.since;
   };
   const countAll = (kind: AttentionKind, counted: Counted<unknown>) => {
@@ -477,6 +483,6 @@ export function attentionSummary(list: AttentionList): string {
   const total = Object.values(list.counts).reduce((sum, count) => sum + count, 0);
   const unknown = list.unanswered.length === 0 ? '' : ` Redis did not answer, so ${list.unanswered.join(' and ')} are not known.`;
   if (total === 0) return `Nothing needs attention.${unknown}`;
-  const urgent = attentionKinds.filter((kind) => urgencyOf[kind] === 'urgent').reduce((sum, kind) => sum + list.counts[kind], 0);
+  const urgent = attentionKinds.filter((kind) => attentionUrgency[kind] === 'urgent').reduce((sum, kind) => sum + list.counts[kind], 0);
   return `${total} ${total === 1 ? 'thing needs' : 'things need'} attention${urgent > 0 ? `, ${urgent} urgent` : ''}.${unknown}`;
 }

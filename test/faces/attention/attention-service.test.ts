@@ -229,9 +229,9 @@ describe('the attention list of an installation', () => {
   it('is what deductions status prints first, with the console address of each item', async () => {
     const status = await collectStatus(runtimeOf(t), NOW);
     expect(status.attention.items.map((item) => item.what)).toEqual(list.items.map((item) => item.what));
-    expect(status.attention.summary).toBe('13 things need attention, 6 urgent.');
+    expect(status.attention.summary).toBe('13 things need attention, 4 urgent.');
     const text = formatStatus(status).split('\n');
-    expect(text[0]).toBe('13 things need attention, 6 urgent.');
+    expect(text[0]).toBe('13 things need attention, 4 urgent.');
     expect(text).toContain(
       `    ${t.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/console/cash/credits/${credit}  or: deductions credits match --credit ${credit} --to PAYROLL:PAY-DATE --amount AMOUNT`,
     );

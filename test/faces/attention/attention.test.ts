@@ -198,8 +198,8 @@ describe('attentionList', () => {
     expect(list.counts).toMatchObject({ credit_unmatched: 4, job_failed: 3, remittance_short: 2, remittance_over: 1, worker_not_alive: 1, nightly_not_run: 1 });
     const total = Object.values(list.counts).reduce((a, b) => a + b, 0);
     expect(total).toBe(list.items.length + 3 + 2 + 1);
-    // Urgent: no worker, nightly not run, failed lock, stuck run, payout run, not-ready pay date, shortfall.
-    expect(attentionSummary(list)).toBe(`${total} things need attention, 7 urgent.`);
+    // Urgent (what the alert rules page for): no worker, nightly not run, failed lock, stuck run, shortfall.
+    expect(attentionSummary(list)).toBe(`${total} things need attention, 5 urgent.`);
   });
 
   it('does not report a dead worker when workers were not asked, and says when Redis did not answer', () => {
