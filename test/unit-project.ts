@@ -46,6 +46,7 @@ export const unitTestFiles: readonly string[] = [
   'test/settlement/cash/written-xml-xsd.test.ts',
   'test/settlement/reports/three-way-rules.test.ts',
   'test/faces/cli/rerun-output.test.ts',
+  'test/faces/cli/nightly-output.test.ts',
   'test/faces/cli/runs-output.test.ts',
   'test/faces/console/console-rules.test.ts',
   'test/faces/attention/attention.test.ts',

@@ -1,6 +1,7 @@
 import type { Database } from '../../platform/db/connection.ts';
 import type { NightlyRunTrigger } from '../../platform/db/tables.ts';
 import type { AmountLimits } from '../../collections/payments/amount-limits.ts';
+import { findPayrollNames } from '../../directory/payrolls/directory-repository.ts';
 import { defaultJobOptions, lockJobId, lockPayDateJob, type PayDatePair } from '../../platform/queue/job-catalogue.ts';
 import { enqueueJobs } from '../../platform/queue/job-contract.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
@@ -316,13 +317,17 @@ export interface NightlySummary {
    * them together pass 2^53, where a number would start rounding.
    */
   totalsByCurrency: Record<string, bigint>;
-  failures: Array<{ payrollId: string; payDate: string; reason: string }>;
+  /** `payroll` is its name as people read it ("Employer: Payroll"), null when not looked up. */
+  failures: Array<{ payrollId: string; payroll: string | null; payDate: string; reason: string }>;
   /** Pay dates held back because their payroll was not ready, each with why. */
-  skipped: Array<{ payrollId: string; payDate: string; reason: string }>;
+  skipped: Array<{ payrollId: string; payroll: string | null; payDate: string; reason: string }>;
 }
 
-/** The run's summary from its recorded pay dates (pure: no I/O). Figures count what this run locked. */
-export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly NightlyRunPayDateRow[]): NightlySummary {
+/**
+ * The run's summary from its recorded pay dates (pure: no I/O). Figures count what this run locked;
+ * failed and skipped pay dates name their payroll from `payrollNames` where it has them.
+ */
+export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly NightlyRunPayDateRow[], payrollNames: ReadonlyMap<string, string> = new Map()): NightlySummary {
   const summary: NightlySummary = {
     runId: run.id,
     runDate: run.run_date,
@@ -352,13 +357,18 @@ export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly Night
         summary.alreadyLocked += 1;
         break;
       case 'failed':
-        summary.failures.push({ payrollId: row.payroll_id, payDate: row.pay_date, reason: row.failure_reason ?? 'failed' });
+        summary.failures.push({ payrollId: row.payroll_id, payroll: payrollNames.get(row.payroll_id) ?? null, payDate: row.pay_date, reason: row.failure_reason ?? 'failed' });
         break;
       case 'pending':
         summary.pending += 1;
         break;
       case 'skipped':
-        summary.skipped.push({ payrollId: row.payroll_id, payDate: row.pay_date, reason: row.failure_reason ?? 'not ready' });
+        summary.skipped.push({
+          payrollId: row.payroll_id,
+          payroll: payrollNames.get(row.payroll_id) ?? null,
+          payDate: row.pay_date,
+          reason: row.failure_reason ?? 'not ready',
+        });
         break;
     }
   }
@@ -368,5 +378,7 @@ export function summarizeNightlyRun(run: NightlyRunRow, payDates: readonly Night
 export async function loadNightlySummary(db: Database, runId: string): Promise<NightlySummary> {
   const run = await findRun(db, runId);
   if (!run) throw new Error(`there is no nightly run ${runId}`);
-  return summarizeNightlyRun(run, await listRunPayDates(db, runId));
+  const payDates = await listRunPayDates(db, runId);
+  const named = payDates.filter((row) => row.outcome === 'failed' || row.outcome === 'skipped').map((row) => row.payroll_id);
+  return summarizeNightlyRun(run, payDates, await findPayrollNames(db, named));
 }

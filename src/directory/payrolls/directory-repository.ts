@@ -4,6 +4,7 @@ import type { ContractType, EmploymentStatus } from '../../platform/db/tables.ts
 import type { ProviderConnection } from '../payroll-providers/adapter.ts';
 import { reachableProviderIds } from '../payroll-providers/provider-reach-repository.ts';
 import type { DirectoryReach } from '../../platform/shared/caller.ts';
+import { payrollName } from './payroll-names.ts';
 
 // The employee directory: employers, payrolls, employees and employments as payroll providers
 // describe them (pulled through their API or pushed to us).
@@ -310,3 +311,15 @@ export async function findEmployeeOnPayroll(db: Executor, employeeId: string, pa
 }
 
 export type EmployeeOnPayroll = NonNullable<Awaited<ReturnType<typeof findEmployeeOnPayroll>>>;
+
+/** Payrolls as people name them ("Employer: Payroll", payrollName), by id, in one statement. */
+export async function findPayrollNames(db: Executor, payrollIds: readonly string[]): Promise<Map<string, string>> {
+  if (payrollIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payrolls as p')
+    .innerJoin('employers as e', 'e.id', 'p.employer_id')
+    .select(['p.id', 'p.name as payroll_name', 'e.name as employer_name'])
+    .where('p.id', 'in', [...new Set(payrollIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, payrollName(row)]));
+}

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
 import type { PayrollLockFacts } from '../../cycle/nightly/go-live-readiness.ts';
 import { payrollLockFactColumns } from '../../cycle/nightly/go-live-readiness-repository.ts';
+import { findPayrollNames } from '../../directory/payrolls/directory-repository.ts';
 import type {
   AttentionRemittanceStatus,
   Counted,
@@ -264,18 +265,9 @@ export async function findJobSubjectNames(
           .where('d.id', 'in', ids.deliveryIds)
           .execute(),
   ]);
-  const payrollIds = [...new Set([...ids.payrollIds, ...reruns.map((rerun) => rerun.payroll_id)])];
-  const payrolls =
-    payrollIds.length === 0
-      ? []
-      : await db
-          .selectFrom('payrolls as p')
-          .innerJoin('employers as e', 'e.id', 'p.employer_id')
-          .select(['p.id', 'p.name as payroll', 'e.name as employer'])
-          .where('p.id', 'in', payrollIds)
-          .execute();
+  const payrolls = await findPayrollNames(db, [...ids.payrollIds, ...reruns.map((rerun) => rerun.payroll_id)]);
   return {
-    payrolls: new Map(payrolls.map((row) => [row.id, { employer: row.employer, payroll: row.payroll }])),
+    payrolls,
     reruns: new Map(reruns.map((row) => [row.id, { payroll_id: row.payroll_id, pay_date: row.pay_date }])),
     deliveries: new Map(deliveries.map((row) => [row.id, { biller: row.biller, url: row.url, event_type: row.event_type }])),
   };

@@ -1,4 +1,3 @@
-import { payrollName } from '../../directory/payrolls/payroll-names.ts';
 import {
   deliverWebhookJob,
   dispatchEventsJob,
@@ -17,7 +16,8 @@ import {
 
 /** The names behind the ids of many jobs' payloads, looked up together. */
 export interface JobSubjectNames {
-  payrolls: Map<string, { employer: string; payroll: string }>;
+  /** Payrolls as people name them (payrollName). */
+  payrolls: ReadonlyMap<string, string>;
   reruns: Map<string, { payroll_id: string; pay_date: string }>;
   deliveries: Map<string, { biller: string; url: string; event_type: string }>;
 }
@@ -69,11 +69,7 @@ export function describeJob(name: string, data: unknown, names: JobSubjectNames)
   const payrollId = ids.payrollId ?? rerun?.payroll_id;
   const payDate = ids.payDate ?? rerun?.pay_date;
   const payroll = payrollId === undefined ? undefined : names.payrolls.get(payrollId);
-  const payrollText = payroll
-    ? payrollName({ employer_name: payroll.employer, payroll_name: payroll.payroll })
-    : payrollId !== undefined
-      ? `payroll ${payrollId}`
-      : 'a payroll';
+  const payrollText = payroll ?? (payrollId !== undefined ? `payroll ${payrollId}` : 'a payroll');
   const ofPayDate = `${payrollText}${payDate !== undefined ? `, pay date ${payDate}` : ''}`;
   switch (name) {
     case lockPayDateJob:

@@ -19,6 +19,12 @@ function parseStatus(value: string): RemittanceStatus {
 }
 
 /** `PAYROLL_ID:PAY_DATE`: the remittance one allocation of a credit pays; its amount is the --amount of the same rank. */
+/** A payroll by name, with its id (which `--to` takes) for the next command. */
+function payrollWithId(names: ReadonlyMap<string, string>, payrollId: string): string {
+  const name = names.get(payrollId);
+  return name ? `${name} (payroll ${payrollId})` : `payroll ${payrollId}`;
+}
+
 function parseMatchTarget(value: string, previous: Array<{ payrollId: string; payDate: string }> = []) {
   const parts = value.split(':');
   // The amount was once the third part, in minor units: refused whole, so an old script cannot move 100 times the money.
@@ -207,6 +213,7 @@ export function registerCashCommands(program: Command): void {
       const { loadConfig } = await import('../../platform/config/config.ts');
       const { matchingPolicyOf, showBankCredit } = await import('../../settlement/cash/cash-service.ts');
       const { matchCreditManually } = await import('../../settlement/cash/matching-service.ts');
+      const { findPayrollNames } = await import('../../directory/payrolls/directory-repository.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
         // Amounts are read in the credit's currency: its decimal places decide what may be typed.
@@ -218,7 +225,11 @@ export function registerCashCommands(program: Command): void {
           allocations,
           reason: options.reason ?? null,
         });
-        for (const m of matches) console.log(`matched ${formatMoney(m.amount, currency)} to payroll ${m.payroll_id} pay date ${m.pay_date} (match ${m.id})`);
+        const names = await findPayrollNames(
+          db,
+          matches.map((m) => m.payroll_id),
+        );
+        for (const m of matches) console.log(`matched ${formatMoney(m.amount, currency)} to ${payrollWithId(names, m.payroll_id)}, pay date ${m.pay_date} (match ${m.id})`);
       });
     });
 
@@ -261,11 +272,13 @@ export function registerCashCommands(program: Command): void {
       const { loadConfig } = await import('../../platform/config/config.ts');
       const { matchingPolicyOf } = await import('../../settlement/cash/cash-service.ts');
       const { unmatch } = await import('../../settlement/cash/matching-service.ts');
+      const { findPayrollNames } = await import('../../directory/payrolls/directory-repository.ts');
       const config = loadConfig();
       await withDatabase(async (db) => {
         const result = await unmatch(db, cliActor(operatorName(options.by)), await matchingPolicyOf(db, config), { matchId: options.match, reason: options.reason });
+        const names = await findPayrollNames(db, [result.match.payroll_id]);
         console.log(
-          `unmatched ${formatMoney(result.match.amount, result.currency)} from payroll ${result.match.payroll_id} pay date ${result.match.pay_date}; received now ${formatMoney(result.received, result.currency)}; ${result.entriesUnfunded} unpaid entries lost their funding`,
+          `unmatched ${formatMoney(result.match.amount, result.currency)} from ${payrollWithId(names, result.match.payroll_id)}, pay date ${result.match.pay_date}; received now ${formatMoney(result.received, result.currency)}; ${result.entriesUnfunded} unpaid entries lost their funding`,
         );
       });
     });

@@ -28,8 +28,9 @@ export function formatNightlySummary(summary: NightlySummary): string {
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
-  for (const failure of summary.failures) lines.push(`  ! payroll ${failure.payrollId} pay date ${failure.payDate}: ${failure.reason}`);
-  for (const skipped of summary.skipped) lines.push(`  - payroll ${skipped.payrollId} pay date ${skipped.payDate} skipped, ${skipped.reason}`);
+  const payrollOf = (entry: { payrollId: string; payroll: string | null }) => (entry.payroll ? `${entry.payroll} (payroll ${entry.payrollId})` : `payroll ${entry.payrollId}`);
+  for (const failure of summary.failures) lines.push(`  ! ${payrollOf(failure)}, pay date ${failure.payDate}: ${failure.reason}`);
+  for (const skipped of summary.skipped) lines.push(`  - ${payrollOf(skipped)}, pay date ${skipped.payDate} skipped, ${skipped.reason}`);
   if (summary.skipped.length > 0) lines.push('  Skipped pay dates are locked as soon as their payroll is ready (the worker retries them), or by deductions nightly retry.');
   return lines.join('\n');
 }

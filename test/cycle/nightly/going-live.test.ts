@@ -132,7 +132,12 @@ describe('a payroll that is not ready when its pay date is due', () => {
     expect(summary.finishedAt).not.toBeNull();
     expect(summary.failures).toEqual([]);
     expect(summary.skipped).toEqual([
-      { payrollId: payroll.id, payDate: '2026-10-16', reason: 'not ready: no active collection account for EUR: set one with deductions collection-accounts set' },
+      {
+        payrollId: payroll.id,
+        payroll: `Euro Foods BV: ${payroll.name}`,
+        payDate: '2026-10-16',
+        reason: 'not ready: no active collection account for EUR: set one with deductions collection-accounts set',
+      },
     ]);
 
     const status = await collectStatus(runtime);

@@ -216,14 +216,15 @@ describe('summarizeNightlyRun', () => {
   });
 
   it('counts what this run locked, what it found locked, what failed and what is still pending', () => {
-    const summary = summarizeNightlyRun(run, [
+    const rows = [
       row('2026-10-30', 'locked', { employee_count: 2, payments_instructed: 3, total_amount: 1_000, currency: 'GBP' }),
       row('2026-11-27', 'locked', { employee_count: 2, payments_instructed: 3, total_amount: 5_000, currency: 'GBP' }),
       row('2026-11-28', 'locked', { employee_count: 1, payments_instructed: 1, total_amount: 700, currency: 'EUR' }),
       row('2026-11-20', 'already_locked', { employee_count: 9, payments_instructed: 0, total_amount: 9_999, currency: 'GBP' }),
       row('2026-11-21', 'failed', { failure_reason: 'boom' }),
       row('2026-11-22', 'pending'),
-    ]);
+    ];
+    const summary = summarizeNightlyRun(run, rows);
     expect(summary).toMatchObject({
       runId: 'run-1',
       trigger: 'schedule',
@@ -237,6 +238,8 @@ describe('summarizeNightlyRun', () => {
       paymentsInstructed: 7,
       totalsByCurrency: { GBP: 6_000n, EUR: 700n },
     });
-    expect(summary.failures).toEqual([{ payrollId: 'p1', payDate: '2026-11-21', reason: 'boom' }]);
+    expect(summary.failures).toEqual([{ payrollId: 'p1', payroll: null, payDate: '2026-11-21', reason: 'boom' }]);
+    // Given the payrolls' names, it says them.
+    expect(summarizeNightlyRun(run, rows, new Map([['p1', 'Acme Ltd: Monthly']])).failures[0]).toMatchObject({ payroll: 'Acme Ltd: Monthly' });
   });
 });

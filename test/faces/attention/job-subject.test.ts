@@ -5,7 +5,7 @@ const PAYROLL = '11111111-1111-4111-8111-111111111111';
 const RERUN = '22222222-2222-4222-8222-222222222222';
 const DELIVERY = '33333333-3333-4333-8333-333333333333';
 const names: JobSubjectNames = {
-  payrolls: new Map([[PAYROLL, { employer: 'Acme Ltd', payroll: 'Monthly' }]]),
+  payrolls: new Map([[PAYROLL, 'Acme Ltd: Monthly']]),
   reruns: new Map([[RERUN, { payroll_id: PAYROLL, pay_date: '2026-10-30' }]]),
   deliveries: new Map([[DELIVERY, { biller: 'Acme Lending', url: 'https://hooks.example/acme', event_type: 'payment_request.updated' }]]),
 };

@@ -91,7 +91,7 @@ describe('job failure lines', () => {
 
     const summary = await loadNightlySummary(t.db, run.id);
     expect(summary).toMatchObject({ pairs: 1, payrollsLocked: 0, pending: 0 });
-    expect(summary.failures).toEqual([{ ...pair, reason: 'no active collection account for GBP' }]);
+    expect(summary.failures).toEqual([{ ...pair, payroll: expect.stringMatching(/^Employer \d+( Ltd)?: Payroll \d+$/), reason: 'no active collection account for GBP' }]);
   });
 
   it('a malformed job fails once, for good, saying why: no retry is spent on a payload its schema refuses', async () => {

@@ -143,17 +143,26 @@ describe('credits a person decides on', () => {
     expect(await t.db.selectFrom('remittance_matches').select('id').where('bank_credit_id', '=', creditId).execute()).toEqual([]);
 
     const matched = await ran(match('--to', `${w.payroll.id}:2026-10-30`, '--amount', '248'));
+    const named = await t.db
+      .selectFrom('payrolls as p')
+      .innerJoin('employers as e', 'e.id', 'p.employer_id')
+      .select(['p.name', 'e.name as employer'])
+      .where('p.id', '=', w.payroll.id)
+      .executeTakeFirstOrThrow();
+    const payrollName = `${named.employer}: ${named.name}`;
     expect(matched.stderr).toBe('');
     const [stored] = await t.db.selectFrom('remittance_matches').select(['id', 'amount']).where('bank_credit_id', '=', creditId).execute();
     expect(stored!.amount).toBe(24_800);
-    expect(matched.stdout).toBe(`matched £248.00 to payroll ${w.payroll.id} pay date 2026-10-30 (match ${stored!.id})\n`);
+    expect(matched.stdout).toBe(`matched £248.00 to ${payrollName} (payroll ${w.payroll.id}), pay date 2026-10-30 (match ${stored!.id})\n`);
 
     const listed = await ran(runDeductions(['credits', 'list'], env));
     expect(listed.stdout).toContain('£52.00 of £300.00');
     await ran(runDeductions(['remittances', 'list'], env));
     await ran(runDeductions(['statements', 'list'], env));
     const unmatched = await ran(runDeductions(['unmatch', '--match', stored!.id, '--reason', 'wrong pay date', '--by', 'clerk'], env));
-    expect(unmatched.stdout).toBe(`unmatched £248.00 from payroll ${w.payroll.id} pay date 2026-10-30; received now £0.00; 0 unpaid entries lost their funding\n`);
+    expect(unmatched.stdout).toBe(
+      `unmatched £248.00 from ${payrollName} (payroll ${w.payroll.id}), pay date 2026-10-30; received now £0.00; 0 unpaid entries lost their funding\n`,
+    );
 
     // Everything the commands said, money in words: never minor units, never an amount without its pence.
     expect(outputs.flatMap(moneyInWordsFaults)).toEqual([]);
