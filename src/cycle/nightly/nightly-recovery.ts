@@ -1,4 +1,4 @@
-import type { Database } from '../../platform/db/connection.ts';
+import type { Database, Executor } from '../../platform/db/connection.ts';
 import { serviceToday } from '../../directory/calendars/lock-date.ts';
 import { nextCronFireAfter } from '../../platform/config/cron.ts';
 import { catchUpTriggerJobId, defaultJobOptions, nightlyTriggerJob } from '../../platform/queue/job-catalogue.ts';
@@ -35,16 +35,26 @@ export function lastScheduledTrigger(pattern: string, timeZone: string, now: Dat
 }
 
 /**
+ * The latest scheduled run that has not started `graceMs` after it was due, and had pay dates due to
+ * lock: what the watchdog catches up and the attention list reports. Null when there is none.
+ */
+export async function findMissedScheduledRun(db: Executor, options: { pattern: string; timeZone: string; now: Date; graceMs: number }): Promise<ScheduledTrigger | null> {
+  const last = lastScheduledTrigger(options.pattern, options.timeZone, options.now);
+  if (!last || options.now.getTime() - last.at.getTime() < options.graceMs) return null;
+  if ((await findLatestRun(db, last.runDate)) !== undefined) return null;
+  if (!(await hasPayDatesDueToLock(db, last.runDate))) return null;
+  return last;
+}
+
+/**
  * The nightly trigger's schedule lives in Redis. If Redis lost it around the time it should have
  * fired, no run happens for that date and its pay dates stay unlocked: this queues the trigger for
  * the latest scheduled run date that has no run at all and has pay dates due, once the scheduled
  * trigger has had `graceMs` to start its own. Returns the run date queued, or null.
  */
 export async function catchUpMissedRun(db: Database, nightly: JobQueue, options: { pattern: string; timeZone: string; now: Date; graceMs: number }): Promise<string | null> {
-  const last = lastScheduledTrigger(options.pattern, options.timeZone, options.now);
-  if (!last || options.now.getTime() - last.at.getTime() < options.graceMs) return null;
-  if ((await findLatestRun(db, last.runDate)) !== undefined) return null;
-  if (!(await hasPayDatesDueToLock(db, last.runDate))) return null;
+  const last = await findMissedScheduledRun(db, options);
+  if (!last) return null;
   const jobId = catchUpTriggerJobId(last.runDate);
   const earlier = await nightly.getJob(jobId);
   if (earlier) {

@@ -10,7 +10,6 @@ import type {
   FailedPayDateFact,
   FailedPayoutRunFact,
   FailedReconciliationFact,
-  FailingEndpointFact,
   PayrollName,
   PendingPayoutFact,
   RemittanceFact,
@@ -218,27 +217,6 @@ export async function listPayoutsAwaitingBank(db: Executor, limit: number): Prom
      limit ${limit}
   `.execute(db);
   return counted(rows);
-}
-
-/** Webhook endpoints disabled or failing right now, with their biller and backlog. */
-export async function listFailingEndpoints(db: Executor, limit: number): Promise<Counted<FailingEndpointFact>> {
-  const { rows } = await sql<WithTotal<FailingEndpointFact>>`
-    select w.id, c.name as biller, w.url, w.status, w.disabled_reason,
-           (select count(*) from webhook_deliveries d where d.endpoint_id = w.id and d.status = 'pending')::int as pending_deliveries,
-           coalesce(w.failing_since, w.created_at) as since, (count(*) over ())::int as total
-      from webhook_endpoints w
-      join clients c on c.id = w.biller_client_id
-     where w.deleted_at is null and (w.status = 'disabled' or w.failing_since is not null)
-     order by coalesce(w.failing_since, w.created_at), c.name
-     limit ${limit}
-  `.execute(db);
-  return counted(rows);
-}
-
-/** Whether a nightly run of `runDate` was started, whatever became of it. */
-export async function nightlyRunExists(db: Executor, runDate: string): Promise<boolean> {
-  const row = await db.selectFrom('nightly_runs').select('id').where('run_date', '=', runDate).limit(1).executeTakeFirst();
-  return row !== undefined;
 }
 
 /** The names failed jobs' payloads point at, read in three statements whatever the number of jobs. */

@@ -5,10 +5,19 @@ import { serviceToday } from '../../directory/calendars/lock-date.ts';
 import { formatCalendarDate, parseCalendarDate } from '../../directory/calendars/working-days.ts';
 import { holdReasonText, lockHoldReasons } from '../../cycle/nightly/go-live-readiness.ts';
 import { nextNightlyRunAt } from '../../cycle/nightly/next-nightly-run.ts';
-import { lastScheduledTrigger } from '../../cycle/nightly/nightly-recovery.ts';
-import { hasPayDatesDueToLock } from '../../cycle/nightly/nightly-run-repository.ts';
+import { findMissedScheduledRun } from '../../cycle/nightly/nightly-recovery.ts';
 import { listLiveWorkers } from '../workers/worker-heartbeat.ts';
-import { attentionGauges, attentionList, type AttentionList, type Counted, type FailedJobFact, type MissedNightlyFact, type NotReadyPayDateFact } from './attention.ts';
+import { listTroubledEndpoints } from '../webhooks/webhook-repository.ts';
+import {
+  attentionGauges,
+  attentionList,
+  type AttentionList,
+  type Counted,
+  type FailedJobFact,
+  type FailingEndpointFact,
+  type MissedNightlyFact,
+  type NotReadyPayDateFact,
+} from './attention.ts';
 import {
   findFailedLatestPayoutRun,
   findJobSubjectNames,
@@ -16,11 +25,9 @@ import {
   listDuePayDatesOfPayrollsNotReady,
   listFailedPayDates,
   listFailedReconciliations,
-  listFailingEndpoints,
   listPayoutsAwaitingBank,
   listRemittancesNeedingAttention,
   listStuckRuns,
-  nightlyRunExists,
 } from './attention-repository.ts';
 import { describeJob, jobSubjectIdSets } from './job-subject.ts';
 
@@ -75,11 +82,8 @@ async function orUnknown<T>(work: () => Promise<T>): Promise<T | undefined> {
 }
 
 async function missedNightly(db: Executor, sources: AttentionSources, now: Date, graceMs: number): Promise<MissedNightlyFact | null> {
-  const last = lastScheduledTrigger(sources.nightlyCron, sources.timeZone, now);
-  if (!last || now.getTime() - last.at.getTime() < graceMs) return null;
-  if (await nightlyRunExists(db, last.runDate)) return null;
-  if (!(await hasPayDatesDueToLock(db, last.runDate))) return null;
-  return { run_date: last.runDate, due_at: last.at };
+  const missed = await findMissedScheduledRun(db, { pattern: sources.nightlyCron, timeZone: sources.timeZone, now, graceMs });
+  return missed ? { run_date: missed.runDate, due_at: missed.at } : null;
 }
 
 async function notReadyPayDates(db: Executor, sources: AttentionSources, now: Date, settings: AttentionSettings): Promise<Counted<NotReadyPayDateFact>> {
@@ -127,6 +131,23 @@ async function failedJobs(db: Executor, queues: readonly JobQueue[], limit: numb
   return { rows, total: perQueue.reduce((sum, { count }) => sum + count, 0) };
 }
 
+/** The endpoints `deductions webhooks list` shows as failing or disabled, as the list's facts. */
+async function failingEndpoints(db: Executor, limit: number): Promise<Counted<FailingEndpointFact>> {
+  const rows = await listTroubledEndpoints(db, limit);
+  return {
+    rows: rows.map((row) => ({
+      id: row.id,
+      biller: row.biller_name,
+      url: row.url,
+      status: row.status,
+      disabled_reason: row.disabled_reason,
+      pending_deliveries: Number(row.pending_deliveries ?? 0),
+      since: row.failing_since ?? row.created_at,
+    })),
+    total: rows[0]?.total ?? 0,
+  };
+}
+
 /**
  * Everything that needs an operator now, read in parallel. A face that cannot reach Redis leaves
  * `workers` and `queues` out and gets the database's part.
@@ -147,7 +168,7 @@ export async function collectAttention(sources: AttentionSources, now = new Date
       listUnmatchedCreditsOldestFirst(db, settings.itemsPerKind),
       listRemittancesNeedingAttention(db, settings.itemsPerKind),
       listPayoutsAwaitingBank(db, settings.itemsPerKind),
-      listFailingEndpoints(db, settings.itemsPerKind),
+      failingEndpoints(db, settings.itemsPerKind),
     ],
   );
   return attentionList(

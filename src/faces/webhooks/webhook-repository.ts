@@ -355,8 +355,11 @@ export async function listEndpointsWithState(db: Executor, options: { troubledOn
       'w.status',
       'w.disabled_reason',
       'w.failing_since',
+      'w.created_at',
       'w.biller_client_id',
       'c.name as biller_name',
+      // How many there are in all, beyond the limit (the attention list counts them).
+      sql<number>`(count(*) over ())::int`.as('total'),
       (eb) =>
         eb
           .selectFrom('webhook_deliveries as d')
