@@ -59,16 +59,22 @@ async function dropInBackground(name: string): Promise<void> {
 
 /**
  * Until at least `count` sessions of this database wait for a lock another transaction holds; `what`
- * names them when they never do. Up to 20 s: on a loaded machine (the whole suite on two cores) the
- * requests that are to wait can take seconds to get there.
+ * names them when they never do. Up to 20 s by the clock: on a loaded machine (the whole suite on two
+ * cores) the requests that are to wait can take seconds to get there. A failure says what every
+ * session of the database was doing, since "never came" alone cannot be told from a lost request.
  */
 export async function untilSessionsWaitForDatabaseLocks(db: Database, count: number, what: string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
     `.execute(db);
     if (rows[0]!.n >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error(`${what} never came to wait for a lock`);
+  const { rows: sessions } = await sql<{ session: string }>`
+    select concat_ws(' ', state, wait_event_type, wait_event, left(regexp_replace(query, '\s+', ' ', 'g'), 80)) as session
+      from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+  `.execute(db);
+  throw new Error(`${what} never came to wait for a lock (${count} wanted); the database's sessions: ${sessions.map((s) => s.session).join(' | ')}`);
 }

@@ -106,7 +106,7 @@ describe('POST /payments idempotency, stored by the insert itself', () => {
       expect(response.body).toBe(fresh[0]!.body);
     }
     expect(await storedFor(mandateId)).toEqual({ payments: 1, events: 1 });
-  });
+  }, 60_000);
 
   it('refuses the same key on another mandate with idempotency-key-reused, whichever runs first', async () => {
     const [mandateA, mandateB] = [await newMandate(), await newMandate()];

@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -16,6 +15,7 @@ import { createWorld, PD1, type World } from '../../cycle/reconciliation/reconci
 import { cashPolicy, statementEntry, statementFile } from '../../support/cash.ts';
 import { CONSOLE_PASSWORD, createConsoleUserOf } from '../../support/console.ts';
 import { createCollectionAccount } from '../../support/factories.ts';
+import { accessibilityViolations } from '../../support/accessibility.ts';
 import { runtimeOf } from '../../support/runtime.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -35,28 +35,13 @@ let w: World;
 const amounts = [12_550, 8_000, 4_250];
 const deducted = [12_550, 8_000, 2_000];
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const accessibilityProblems = new Map<string, string[]>();
 
-/**
- * Keeps the page's screenshot and checks it with axe-core (WCAG 2.1 A and AA rules), evaluated over
- * the DevTools protocol: the console's policy allows no script, and none is added to its pages.
- */
+/** Keeps the page's screenshot and checks it with axe-core (see accessibilityViolations). */
 async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
   if (!new URL(page.url()).pathname.startsWith('/console/queues')) {
-    const violations = await page.evaluate(async (source) => {
-      // eslint-disable-next-line no-eval
-      (0, eval)(source);
-      const axe = (globalThis as unknown as { axe: { run(options: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
-      const result = await axe.run({
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-        // A re-run's page reloads itself while it runs, with a link that stops it (WCAG 2.2.1 allows a
-        // limit the user can turn off; axe flags every meta refresh, controllable or not).
-        rules: { 'meta-refresh': { enabled: false } },
-      });
-      return result.violations.map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length} nodes)`);
-    }, axeSource);
+    const violations = await accessibilityViolations(page);
     if (violations.length > 0) accessibilityProblems.set(name, violations);
   }
 }

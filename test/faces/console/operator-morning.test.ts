@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -18,6 +17,7 @@ import { matchCreditManually } from '../../../src/settlement/cash/matching-servi
 import { bringRemittancesUpToDate } from '../../../src/settlement/cash/remittance-service.ts';
 import { runPayouts } from '../../../src/settlement/payouts/payout-service.ts';
 import { createWorld, PD1 } from '../../cycle/reconciliation/reconciliation-world.ts';
+import { accessibilityViolations } from '../../support/accessibility.ts';
 import { cashPolicy, importCredits, reconciledPayDate } from '../../support/cash.ts';
 import { CONSOLE_PASSWORD, createConsoleUserOf } from '../../support/console.ts';
 import { createCollectionAccount } from '../../support/factories.ts';
@@ -50,18 +50,11 @@ let b: Awaited<ReturnType<typeof createWorld>>;
 let nightlyRun: string;
 let balance: string;
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const accessibilityProblems = new Map<string, string[]>();
 
 async function look(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  const violations = await page.evaluate(async (source) => {
-    // eslint-disable-next-line no-eval
-    (0, eval)(source);
-    const axe = (globalThis as unknown as { axe: { run(options: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
-    const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, rules: { 'meta-refresh': { enabled: false } } });
-    return result.violations.map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length} nodes)`);
-  }, axeSource);
+  const violations = await accessibilityViolations(page);
   if (violations.length > 0) accessibilityProblems.set(name, violations);
 }
 
