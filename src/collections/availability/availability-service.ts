@@ -10,9 +10,16 @@ import type { FullAvailabilityResponse, LightAvailabilityResponse } from '../../
 import { billerReach, type DirectoryReach } from '../../platform/shared/caller.ts';
 import { DependencyUnavailable, DomainError, RateLimitedError, UpstreamError } from '../../platform/shared/domain-errors.ts';
 import { insertAvailabilityLookup, type AvailabilityLookup } from './availability-lookups-repository.ts';
-import { findEmployeesByNationalRegistrationNumber, listEmploymentsOfEmployees, listPayDatesOfPayrolls } from './availability-repository.ts';
+import { findEmployeesByNationalRegistrationNumber, listEmploymentsOfEmployees, listPayDatesOfPayrolls, type EmploymentRow } from './availability-repository.ts';
 import { toEmploymentResources, toFullAvailabilityResource, type FullAvailabilityCheck, type LightAvailabilityCheck } from './availability-resource.ts';
-import { availabilityStatus, bestAvailabilityStatus, type AvailabilityStatus } from './availability-status.ts';
+import { availabilityStatus, type AvailabilityStatus } from './availability-status.ts';
+import {
+  availabilityAtProvider,
+  availabilityOfPerson,
+  type AvailabilityAtProvider,
+  type DirectoryAvailabilityRecord,
+  type ProviderAvailabilityAnswer,
+} from './availability-at-provider.ts';
 import { lookupLogKey, nationalRegistrationNumberHmac } from './lookup-key.ts';
 import {
   isCompleteIdentity,
@@ -111,55 +118,113 @@ async function judgedCandidates(db: Executor, identity: PersonIdentity, reach: D
   return judged;
 }
 
-/** The directory's employees who are this person: the number found them and the rule kept them. */
-async function matchingEmployeeIds(db: Executor, identity: PersonIdentity, reach: DirectoryReach): Promise<string[]> {
-  return (await judgedCandidates(db, identity, reach)).filter((candidate) => candidate.matches).map((candidate) => candidate.id);
+const matchingIds = (candidates: readonly JudgedCandidate[]) => candidates.filter((candidate) => candidate.matches).map((candidate) => candidate.id);
+
+/** What the provider said, as availabilityAtProvider takes it. */
+function answerOf<T>(call: ProviderCall<T> | undefined, statusOf: (answer: T) => AvailabilityStatus): ProviderAvailabilityAnswer {
+  if (!call) return { kind: 'not_asked' };
+  return call.outcome.status === 'fulfilled' ? { kind: 'answered', status: statusOf(call.outcome.value) } : { kind: 'failed' };
+}
+
+/** What the directory holds of the person at one provider, as availabilityAtProvider takes it. */
+function recordOf(candidates: readonly JudgedCandidate[], statusOfEmployee: (employeeId: string) => AvailabilityStatus): DirectoryAvailabilityRecord {
+  if (candidates.length === 0) return { kind: 'unknown' };
+  const match = candidates.find((candidate) => candidate.matches);
+  return match ? { kind: 'known', status: statusOfEmployee(match.id) } : { kind: 'other_person' };
+}
+
+/**
+ * availabilityAtProvider at every provider that was asked or where the directory holds the number,
+ * from what each provider answered and what the directory held when the check began.
+ */
+function judgeEachProvider<T>(
+  calls: ReadonlyArray<ProviderCall<T>>,
+  candidates: readonly JudgedCandidate[],
+  providerStatusOf: (answer: T) => AvailabilityStatus,
+  statusOfEmployee: (employeeId: string) => AvailabilityStatus,
+): Map<string, AvailabilityAtProvider> {
+  const providerIds = new Set([...calls.map((call) => call.provider.id), ...candidates.map((candidate) => candidate.providerId)]);
+  const judged = new Map<string, AvailabilityAtProvider>();
+  for (const providerId of providerIds) {
+    const answer = answerOf(
+      calls.find((call) => call.provider.id === providerId),
+      providerStatusOf,
+    );
+    const record = recordOf(
+      candidates.filter((candidate) => candidate.providerId === providerId),
+      statusOfEmployee,
+    );
+    judged.set(providerId, availabilityAtProvider(answer, record));
+  }
+  return judged;
+}
+
+/** Our availabilityStatus of each employee, over the employments the rows hold for them. */
+function directoryStatusOf(rows: readonly EmploymentRow[], currency: string | null) {
+  return (employeeId: string) =>
+    availabilityStatus({
+      employeeFound: true,
+      employments: rows.filter((row) => row.employee_id === employeeId).map(standingOf),
+      currency,
+    });
 }
 
 /**
  * Full availability check: providers with an API are asked first (with the same three identifiers),
- * and what they say refreshes our directory; the answer then comes from the directory under the one
- * matching rule, so a provider that matched on less cannot widen it, and employees that providers
- * without an API pushed to us are found as well. The requested currency (GBP when not given) is the
- * one the caller wants to collect in: only employments paid in it count as usable when the caller
- * names one.
+ * and what they say refreshes our directory. The status is availabilityAtProvider's, the same rule
+ * as the light check's, on what each provider answered and what the directory held when the check
+ * began: the refresh changes what later checks find, not this answer. The employments shown are the
+ * directory's (as refreshed) of the person at every provider whose answer is not not_found, so a
+ * provider that matched on less cannot widen the match, and employees that providers without an API
+ * pushed to us are found as well. The requested currency (GBP when not given) is the one the caller
+ * wants to collect in: only employments paid in it count as usable when the caller names one.
  */
 export async function fullAvailabilityCheck(trx: Executor, person: FullAvailabilityCheck, deps: AvailabilityDeps): Promise<FullAvailabilityResponse> {
   const identity = personIdentity(person);
   const reach = deps.reach ?? LIVE;
+  const currency = person.currency ?? null;
   const calls = await askProviders(trx, deps.adapterFor, identity, (adapter) => adapter.fullAvailability({ availability_check: person }), reach);
   const failures = failuresOf(calls, deps, 'full availability');
+  const before = await judgedCandidates(trx, identity, reach);
+  let refreshed = false;
   for (const { provider, outcome } of calls) {
     if (outcome.status !== 'fulfilled') continue;
     await saveProviderAvailability(trx, { providerId: provider.id, response: outcome.value, person, timeZone: deps.timeZone });
+    refreshed = true;
   }
-  const employeeIds = await matchingEmployeeIds(trx, identity, reach);
+  // Only answering providers' people were refreshed: elsewhere the directory is as it was.
+  const after = refreshed ? await judgedCandidates(trx, identity, reach) : before;
 
-  if (employeeIds.length === 0 && failures.length > 0) throw providerFailure(failures[0]);
+  const rows = await listEmploymentsOfEmployees(trx, matchingIds(after));
+  const judged = judgeEachProvider(calls, before, (answer) => answer.availability_check.availability_status, directoryStatusOf(rows, currency));
+  const { status, unanswered } = availabilityOfPerson([...judged.values()]);
+  if (unanswered) throw providerFailure(failures[0]);
 
-  const currency = person.currency ?? null;
-  const rows = await listEmploymentsOfEmployees(trx, employeeIds);
+  const shown = new Set(
+    matchingIds(
+      after.filter((candidate) => {
+        const at = judged.get(candidate.providerId);
+        return at !== undefined && at.status !== 'not_found';
+      }),
+    ),
+  );
+  const shownRows = rows.filter((row) => shown.has(row.employee_id));
   const payDates = await listPayDatesOfPayrolls(
     trx,
-    rows.map((r) => r.payroll_id),
+    shownRows.map((r) => r.payroll_id),
   );
   const today = serviceToday(deps.now ?? new Date(), deps.timeZone);
-  const employments = toEmploymentResources(rows, payDates, { today, timeZone: deps.timeZone, currency });
-  const status = availabilityStatus({ employeeFound: employeeIds.length > 0, employments: rows.map(standingOf), currency });
+  const employments = toEmploymentResources(shownRows, payDates, { today, timeZone: deps.timeZone, currency });
   return toFullAvailabilityResource(status, person.currency ?? DEFAULT_CURRENCY, employments);
 }
 
 /**
- * Light availability check: a yes/no and a count, no personal data. A provider with an API answers
- * for its own employees (its answer is fresher than our copy); for providers without one, or one
- * that failed, our directory answers. The counts are employments as the full check groups them.
- *
- * The matching rule decides here too. A provider's light answer carries nothing to compare, so the
- * directory is asked: when it holds the number at that provider under another date of birth or
- * family name, the provider matched on less than all three (or on details payroll has since
- * changed), and its answer counts as not_found, exactly as the full check would answer from the
- * directory. When the directory does not hold the number there, the provider's own match on all
- * three (it is asked with them) stands, as a full check would store and then find it.
+ * Light availability check: a yes/no and a count, no personal data. The status is
+ * availabilityAtProvider's, exactly as the full check decides it: a provider with an API answers for
+ * its own employees (it is the system of record for current employment), unless our directory holds
+ * the number there under other details; for providers without one, or one that failed, our
+ * directory answers. The count is the answering source's: the provider's employment_count, or our
+ * employments as the full check groups them (one per employee and employer).
  */
 export async function lightAvailabilityCheck(db: Executor, person: LightAvailabilityCheck, deps: AvailabilityDeps): Promise<LightAvailabilityResponse> {
   const identity = personIdentity(person);
@@ -167,26 +232,22 @@ export async function lightAvailabilityCheck(db: Executor, person: LightAvailabi
   const calls = await askProviders(db, deps.adapterFor, identity, (adapter) => adapter.lightAvailability({ availability_check: person }), reach);
   const failures = failuresOf(calls, deps, 'light availability');
   const candidates = await judgedCandidates(db, identity, reach);
+  const rows = await listEmploymentsOfEmployees(db, matchingIds(candidates));
+  const judged = judgeEachProvider(calls, candidates, (answer) => answer.availability_check.availability_status, directoryStatusOf(rows, null));
+  const { status, unanswered } = availabilityOfPerson([...judged.values()]);
+  if (unanswered) throw providerFailure(failures[0]);
 
-  const statuses: AvailabilityStatus[] = [];
   let employmentCount = 0;
-  const answered = new Set<string>();
-  for (const { provider, outcome } of calls) {
-    if (outcome.status !== 'fulfilled') continue;
-    answered.add(provider.id);
-    const known = candidates.filter((candidate) => candidate.providerId === provider.id);
-    if (known.length > 0 && !known.some((candidate) => candidate.matches)) continue;
-    statuses.push(outcome.value.availability_check.availability_status);
-    employmentCount += outcome.value.availability_check.employment_count;
+  for (const [providerId, at] of judged) {
+    if (at.status === 'not_found') continue;
+    if (at.answeredBy === 'provider') {
+      const call = calls.find((c) => c.provider.id === providerId);
+      if (call?.outcome.status === 'fulfilled') employmentCount += call.outcome.value.availability_check.employment_count;
+    } else if (at.answeredBy === 'directory') {
+      const ids = new Set(matchingIds(candidates.filter((candidate) => candidate.providerId === providerId)));
+      employmentCount += new Set(rows.filter((r) => ids.has(r.employee_id)).map((r) => `${r.employee_id}/${r.employer_id}`)).size;
+    }
   }
-
-  const employeeIds = candidates.filter((candidate) => candidate.matches && !answered.has(candidate.providerId)).map((candidate) => candidate.id);
-  const rows = await listEmploymentsOfEmployees(db, employeeIds);
-  statuses.push(availabilityStatus({ employeeFound: employeeIds.length > 0, employments: rows.map(standingOf), currency: null }));
-  employmentCount += new Set(rows.map((r) => `${r.employee_id}/${r.employer_id}`)).size;
-
-  const status = bestAvailabilityStatus(statuses);
-  if (status === 'not_found' && failures.length > 0) throw providerFailure(failures[0]);
   // A not_found carries no count, whatever a provider said: the answer must be the same as for anyone unknown.
   return { availability_check: { availability_status: status, employment_count: status === 'not_found' ? 0 : employmentCount } };
 }

@@ -4,6 +4,7 @@ import { recordEvents, type EventToRecord } from '../../platform/events/outbox.t
 import { findMandatesWithConsumers } from '../mandates/mandate-repository.ts';
 import { toMandateResource } from '../mandates/mandate-resource.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
+import { settleSchedulesOfPayments } from '../schedules/schedule-settlement-repository.ts';
 import { findEmployeeOnPayroll } from '../../directory/payrolls/directory-repository.ts';
 import { employeeUpdateDiffers, toEmployeeUpdatePayload, type EmployeeUpdatePayload } from '../../directory/payrolls/employee-resource.ts';
 import { cancelPendingPaymentsOfMandates, listBillersWithLiveMandates, moveMandatesOfEmployment } from './employment-change-repository.ts';
@@ -21,7 +22,8 @@ export interface EmploymentChangeOutcome {
  *   changed (`before` null: the employment is new, nobody can hold a mandate on it yet);
  * - when the employment status changed, the mandates move (see mandateMovesForEmploymentStatus),
  *   each with its mandate.updated, and mandates that stopped collecting cancel their pending
- *   payment requests, each with its payment_request.updated.
+ *   payment requests, each with its payment_request.updated, settling the schedules that leaves
+ *   with nothing to collect (settleSchedules), each with its schedule.updated.
  * Everything happens in the caller's transaction, so the change and its consequences commit together.
  */
 export async function followEmploymentChange(
@@ -70,6 +72,8 @@ export async function followEmploymentChange(
   }
 
   await recordEvents(trx, events);
+  // Schedules whose last open instalments were cancelled with their mandate settle now (mandate_ended).
+  await settleSchedulesOfPayments(trx, outcome.cancelledPaymentIds);
   return outcome;
 }
 

@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/connection.ts';
 import type { EmploymentStatus } from '../../platform/db/tables.ts';
 import { recordEvents, type EventToRecord } from '../../platform/events/outbox.ts';
 import { toPaymentResource } from '../payments/payment-resource.ts';
+import { settleSchedules } from '../schedules/schedule-settlement-repository.ts';
 import { billerReach } from '../../platform/shared/caller.ts';
 import { ConflictError, InvalidError, NotFoundError, type FieldError } from '../../platform/shared/domain-errors.ts';
 import { pageOf, type PagingQuery } from '../../platform/shared/paging.ts';
@@ -181,7 +182,8 @@ export interface MandateRevocation {
 
 /**
  * Revokes a mandate and cancels its pending payment requests: nothing instructed is touched,
- * since that amount is already with the employer. Revoking a revoked mandate answers the same
+ * since that amount is already with the employer. Schedules whose last open instalments that
+ * cancelled settle with it (settleSchedules). Revoking a revoked mandate answers the same
  * result again and changes nothing, so a retried DELETE is safe; a mandate that ended otherwise
  * (cancelled, expired, failed) cannot be revoked.
  */
@@ -216,6 +218,12 @@ export async function revokeMandate(trx: Executor, billerClientId: string, manda
     })),
   ];
   await recordEvents(trx, events);
+  // Their schedules settle now (cancelled, mandate_revoked, when nothing else of them can collect),
+  // each with its schedule.updated after the payments' events.
+  await settleSchedules(
+    trx,
+    cancelled.flatMap((payment) => (payment.schedule_id ? [payment.schedule_id] : [])),
+  );
   // Read back in the order a repeated DELETE reads them, so both answers are identical.
   return { mandate, cancelled_payment_ids: await findPaymentIdsCancelledByRevocation(trx, mandateId) };
 }

@@ -82,6 +82,13 @@ export const paymentCancelResponseSchema = z.object({ payment: paymentResponseSc
   description: 'The payment request, now cancelled.',
   example: { payment: { ...paymentExample, status: 'cancelled', version: 2, updated_at: exampleInstants.updated, cancelled_at: exampleInstants.updated } },
 });
+export const paymentDeleteResponseSchema = z.object({ payment: paymentResponseSchema }).meta({
+  id: 'PaymentDeleteResponse',
+  description:
+    'The payment request, now cancelled: deleting a payment request ends it as revoking ends a mandate. It is kept, with its events, ' +
+    'and still answers GET /payments/{payment_id}.',
+  example: { payment: { ...paymentExample, status: 'cancelled', version: 2, updated_at: exampleInstants.updated, cancelled_at: exampleInstants.updated } },
+});
 export const paymentsPageSchema = z.object({ payments: z.array(paymentResponseSchema), paging: pagingResponseSchema }).meta({
   id: 'GetPaymentsPagedResponse',
   description: 'A page of payment requests, newest first.',

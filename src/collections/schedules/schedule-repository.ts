@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/connection.ts';
-import type { ScheduleStatus } from '../../platform/db/tables.ts';
+import type { ScheduleStatus, ScheduleStatusReason } from '../../platform/db/tables.ts';
 import { type PagingQuery } from '../../platform/shared/paging.ts';
 import { applyPaging } from '../../platform/db/keyset-paging.ts';
 import { SCHEDULE_LIFECYCLE } from './schedule-transitions.ts';
@@ -38,10 +38,11 @@ export async function findScheduleForUpdate(db: Executor, billerClientId: string
   return db.selectFrom('schedules').selectAll().where('id', '=', scheduleId).where('biller_client_id', '=', billerClientId).forUpdate().executeTakeFirst();
 }
 
-export async function markScheduleCancelled(db: Executor, scheduleId: string) {
+/** The biller's cancel: `reason` is scheduleOutcomeOfBillerCancel's. */
+export async function markScheduleCancelled(db: Executor, scheduleId: string, reason: ScheduleStatusReason) {
   return db
     .updateTable('schedules')
-    .set({ status: 'cancelled', version: sql`version + 1`, updated_at: sql`now()` })
+    .set({ status: 'cancelled', status_reason: reason, version: sql`version + 1`, updated_at: sql`now()` })
     .where('id', '=', scheduleId)
     .where('status', 'in', SCHEDULE_LIFECYCLE.fromStatuses('cancelled'))
     .returningAll()

@@ -1,14 +1,15 @@
 import type { Executor } from '../../platform/db/connection.ts';
 import type { ScheduleStatus } from '../../platform/db/tables.ts';
-import { recordEvents } from '../../platform/events/outbox.ts';
+import { recordEvents, type EventToRecord } from '../../platform/events/outbox.ts';
 import { MAX_EXACT_MINOR_UNITS } from '../../platform/money/major-units.ts';
 import { formatMoney } from '../../platform/money/money-text.ts';
 import { cancelPendingPaymentsOfSchedule, listPaymentsOfSchedules } from '../payments/payment-repository.ts';
-import { toPaymentResource } from '../payments/payment-resource.ts';
+import { toPaymentResource, type PaymentResource } from '../payments/payment-resource.ts';
 import type { AmountLimits } from '../payments/amount-limits.ts';
 import {
   assertMandateCurrency,
   assertPaymentAmountsWithinLimit,
+  cancelPaymentRequest,
   decidePaymentTiming,
   insertNewPaymentRequestsWithinLimit,
   loadPayableMandate,
@@ -22,6 +23,8 @@ import type { Metadata } from '../../platform/shared/schemas.ts';
 import { instalmentDueDates, type InstalmentInterval } from './instalment-due-dates.ts';
 import { findSchedule, findScheduleForUpdate, insertSchedule, listSchedules, markScheduleCancelled, type ScheduleFilters } from './schedule-repository.ts';
 import { toScheduleResource, type ScheduleResource } from './schedule-resource.ts';
+import { scheduleOutcomeOfBillerCancel } from './schedule-outcome.ts';
+import { settleSchedules } from './schedule-settlement-repository.ts';
 import { SCHEDULE_LIFECYCLE } from './schedule-transitions.ts';
 import { isUuid } from '../../platform/shared/schemas.ts';
 
@@ -234,7 +237,9 @@ export function canCancelSchedule(status: ScheduleStatus): boolean {
 
 /**
  * Cancels the instalments payroll has not been instructed about yet; instructed ones run their
- * course (they cannot be recalled), and the schedule is marked cancelled. Idempotent.
+ * course (they cannot be recalled), and the schedule is marked cancelled, `cancelled_by_biller`, with
+ * a payment_request.updated per instalment cancelled and one schedule.updated. Idempotent: a second
+ * cancel changes nothing and writes no event.
  */
 export async function cancelSchedule(trx: Executor, billerClientId: string, scheduleId: string): Promise<ScheduleResource> {
   const row = isUuid(scheduleId) ? await findScheduleForUpdate(trx, billerClientId, scheduleId) : undefined;
@@ -246,12 +251,29 @@ export async function cancelSchedule(trx: Executor, billerClientId: string, sche
     });
   }
   const cancelled = await cancelPendingPaymentsOfSchedule(trx, row.id);
-  const schedule = await markScheduleCancelled(trx, row.id);
-  await recordEvents(
-    trx,
-    cancelled
+  const outcome = scheduleOutcomeOfBillerCancel();
+  const schedule = toScheduleResource(await markScheduleCancelled(trx, row.id, outcome.reason), await listPaymentsOfSchedules(trx, [row.id]));
+  await recordEvents(trx, [
+    ...cancelled
       .sort((a, b) => a.instalment_number! - b.instalment_number!)
       .map((payment) => paymentEvent('payment_request.updated', billerClientId, toPaymentResource(payment))),
-  );
-  return toScheduleResource(schedule, await listPaymentsOfSchedules(trx, [row.id]));
+    scheduleEvent(billerClientId, schedule),
+  ]);
+  return schedule;
+}
+
+function scheduleEvent(billerClientId: string, schedule: ScheduleResource): EventToRecord {
+  return { type: 'schedule.updated', billerClientId, resourceType: 'schedule', resourceId: schedule.id, data: schedule };
+}
+
+/**
+ * POST /payments/{payment_id}/cancel: cancels the payment request (cancelPaymentRequest), and when it
+ * was an instalment, settles its schedule in the same transaction: the one the biller has just
+ * cancelled may have been the last that could still collect (scheduleOutcome). Here, not in
+ * cancelPaymentRequest, because payments may not import schedules (schedules import payments).
+ */
+export async function cancelPaymentRequestAndSettle(trx: Executor, billerClientId: string, paymentId: string): Promise<PaymentResource> {
+  const payment = await cancelPaymentRequest(trx, billerClientId, paymentId);
+  if (payment.schedule_id !== null) await settleSchedules(trx, [payment.schedule_id]);
+  return payment;
 }

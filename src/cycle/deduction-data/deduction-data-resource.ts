@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { toMajorUnits } from '../../platform/money/major-units.ts';
 import { dateTimeSchema, paymentInformationSchema } from '../../directory/payroll-providers/reference-schemas.ts';
 import { exampleIds } from '../../platform/shared/examples.ts';
+import { requestedPaymentItem, type SnapshotRequestedPayment } from '../instructions/requested-payments.ts';
 import { currencySchema, uuidSchema } from '../../platform/shared/schemas.ts';
 
 /** The salary deduction data response, exactly as the salary-deduction interface defines it. */
@@ -40,12 +41,12 @@ export const deductionDataResponseSchema = z
         total_amount: 75,
         employee_count: 1,
         currency: 'GBP',
-        deduction_data: [{ salary_deduction: { employee_id: exampleIds.employee, requested_deduction_amount: 75, payment_reference: 'SD261127-W-004211' } }],
+        deduction_data: [{ salary_deduction: { employee_id: exampleIds.employee, requested_deduction_amount: 75, payment_reference: 'SD00000042' } }],
       },
       requested_payments: [
         {
           payment_information: {
-            payment_reference: 'SDR-0193A4F1-20261127',
+            payment_reference: 'SDR261127P00000012',
             payment_amount: 75,
             payment_account: { account_number: '41234978', sort_code: '04-00-04', account_holder_name: 'Salary Deductions Collections Ltd' },
           },
@@ -64,14 +65,7 @@ export function payDateAsDateTime(payDate: string, timeZone: string): string {
 export function toDeductionDataResponse(
   snapshot: { id: string; payroll_id: string; pay_date: string; total_amount: number; employee_count: number; currency: string },
   lines: ReadonlyArray<{ employee_id: string; requested_amount: number; currency: string; payment_reference: string }>,
-  requested: ReadonlyArray<{
-    payment_reference: string;
-    payment_amount: number;
-    currency: string;
-    account_number: string;
-    sort_code: string;
-    account_holder_name: string;
-  }>,
+  requested: readonly SnapshotRequestedPayment[],
   timeZone: string,
 ): DeductionDataResponse {
   return {
@@ -90,16 +84,7 @@ export function toDeductionDataResponse(
         },
       })),
     },
-    requested_payments: requested.map((payment) => ({
-      payment_information: {
-        payment_reference: payment.payment_reference,
-        payment_amount: toMajorUnits(payment.payment_amount, payment.currency),
-        payment_account: {
-          account_number: payment.account_number,
-          sort_code: payment.sort_code,
-          account_holder_name: payment.account_holder_name,
-        },
-      },
-    })),
+    // One function writes these here and in each employee push (employeeRequestedPayments), so the two cannot drift.
+    requested_payments: requested.map((payment) => requestedPaymentItem(payment)),
   };
 }

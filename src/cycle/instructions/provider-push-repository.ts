@@ -1,16 +1,45 @@
 import type { Executor } from '../../platform/db/connection.ts';
 
-/** Pushes still owed for a payroll pay date's newest instruction file, with what a record needs. */
+/**
+ * Pushes still owed for a payroll pay date's newest instruction file, with what a record needs: the
+ * item, and the employee's deduction line in the snapshot the file was written from (none for a
+ * stop), which the data request serves for that employee too.
+ */
 export async function listPendingPushes(db: Executor, payrollId: string, payDate: string) {
   return db
     .selectFrom('employee_deduction_pushes as push')
     .innerJoin('instruction_items as item', 'item.id', 'push.instruction_item_id')
     .innerJoin('instruction_files as file', 'file.id', 'item.instruction_file_id')
-    .select(['push.id', 'push.employee_id', 'item.id as item_id', 'item.amount', 'item.currency', 'item.pay_period', 'item.payment_reference', 'file.file_version'])
+    .leftJoin('deduction_lines as line', (join) => join.onRef('line.snapshot_id', '=', 'file.snapshot_id').onRef('line.employee_id', '=', 'item.employee_id'))
+    .select([
+      'push.id',
+      'push.employee_id',
+      'item.id as item_id',
+      'item.amount',
+      'item.currency',
+      'item.pay_period',
+      'item.payment_reference',
+      'file.file_version',
+      'file.snapshot_id',
+      'line.requested_amount as line_requested_amount',
+      'line.currency as line_currency',
+    ])
     .where('push.payroll_id', '=', payrollId)
     .where('file.pay_date', '=', payDate)
     .where('push.status', '=', 'pending')
     .orderBy('push.id')
+    .execute();
+}
+
+/** The payments these snapshots ask the employer to make, in one read for every push of a run. */
+export async function listRequestedPaymentsOfSnapshots(db: Executor, snapshotIds: readonly string[]) {
+  if (snapshotIds.length === 0) return [];
+  return db
+    .selectFrom('requested_payments')
+    .select(['snapshot_id', 'payment_reference', 'payment_amount', 'currency', 'account_number', 'sort_code', 'account_holder_name'])
+    .where('snapshot_id', 'in', [...new Set(snapshotIds)])
+    .orderBy('snapshot_id')
+    .orderBy('payment_reference')
     .execute();
 }
 

@@ -2,7 +2,8 @@ import type { Database } from '../../platform/db/connection.ts';
 import { toMajorUnits } from '../../platform/money/major-units.ts';
 import type { AdapterFactory } from '../../directory/payroll-providers/adapter.ts';
 import { ProviderError } from '../../directory/payroll-providers/provider-errors.ts';
-import { findProviderOfPayroll, listPendingPushes, markPushSent, recordPushFailure } from './provider-push-repository.ts';
+import { findProviderOfPayroll, listPendingPushes, listRequestedPaymentsOfSnapshots, markPushSent, recordPushFailure } from './provider-push-repository.ts';
+import { employeeRequestedPayments, type SnapshotRequestedPayment } from './requested-payments.ts';
 
 export interface ProviderPushCounts {
   sent: number;
@@ -25,16 +26,25 @@ export async function pushInstructionsToProvider(db: Database, adapterFor: Adapt
   const adapter = provider ? adapterFor(provider) : null;
   if (!adapter) return { sent: 0, failed: 0 };
   const pending = await listPendingPushes(db, payrollId, payDate);
+  const requested = await listRequestedPaymentsOfSnapshots(
+    db,
+    pending.map((push) => push.snapshot_id),
+  );
+  const requestedOf = new Map<string, SnapshotRequestedPayment[]>();
+  for (const payment of requested) requestedOf.set(payment.snapshot_id, [...(requestedOf.get(payment.snapshot_id) ?? []), payment]);
   const outcome: ProviderPushCounts = { sent: 0, failed: 0 };
   let retryable = 0;
   for (const push of pending) {
     try {
+      // No line: the snapshot deducts nothing from this employee (a stop).
+      const line = push.line_requested_amount === null || push.line_currency === null ? null : { requested_amount: push.line_requested_amount, currency: push.line_currency };
       const response = await adapter.pushEmployeeDeduction(payrollId, {
         pay_period: push.pay_period,
         id: push.item_id,
         version: push.file_version,
         salary_deduction: { employee_id: push.employee_id, deduction_amount: toMajorUnits(push.amount, push.currency), currency: push.currency },
-        requested_payments: [],
+        // What the data request shows for this employee on this pay date, by the same function.
+        requested_payments: employeeRequestedPayments(line, requestedOf.get(push.snapshot_id) ?? []),
       });
       await markPushSent(db, push.id, response);
       outcome.sent++;

@@ -4,9 +4,8 @@ import type { AttemptOutcome, BankHolidayRegion } from '../../platform/db/tables
 import { ledgerEntriesInsert, type NewLedgerEntry } from '../ledger/ledger-repository.ts';
 import { insertPaymentUpdatedEvents } from '../../collections/payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE, type PaymentStatus } from '../../collections/payments/payment-transitions.ts';
-import { SCHEDULE_LIFECYCLE } from '../../collections/schedules/schedule-transitions.ts';
 import { fixedSql } from '../../platform/db/fixed-sql.ts';
-import { fromStatusesSql, statusChangeAllowedSql } from '../../platform/db/status-transitions-sql.ts';
+import { statusChangeAllowedSql } from '../../platform/db/status-transitions-sql.ts';
 import { SNAPSHOT_LIFECYCLE } from '../snapshots/snapshot-transitions.ts';
 import type { AttemptWrite, CurrentException, ExceptionDraft, PaymentWrite } from './reconciliation-plan.ts';
 
@@ -258,29 +257,6 @@ export async function writeReconciliation(db: Executor, w: ReconciliationWrites)
   `.execute(db);
   const row = result.rows[0]!;
   return { paymentsUpdated: row.payments_updated, exceptions: row.exceptions };
-}
-
-/**
- * Active schedules whose instalments are all collected or paid out complete; one with a failed
- * instalment is errored. One statement over the schedules this reconciliation touched.
- */
-export async function settleSchedules(db: Executor, scheduleIds: readonly string[]): Promise<number> {
-  if (scheduleIds.length === 0) return 0;
-  const result = await sql`
-    update schedules s
-    set status = t.next_status, version = s.version + 1, updated_at = now()
-    from (
-      select pr.schedule_id,
-             case when bool_or(pr.status = 'failed') then 'errored'
-                  when bool_and(pr.status in ('collected', 'paid_out')) then 'completed' end as next_status
-      from payment_requests pr
-      where pr.schedule_id = any(${scheduleIds}::uuid[])
-      group by pr.schedule_id
-    ) t
-    where s.id = t.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, ['errored', 'completed'])})
-      and t.next_status is not null
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
 }
 
 export interface PayDateDueForReconciliation {

@@ -16,11 +16,11 @@ import {
   loadCurrentExceptions,
   loadLatestRecords,
   loadPaymentsToReconcile,
-  settleSchedules,
   supersedeExceptions,
   writeReconciliation,
   type PaymentToReconcileRow,
 } from './reconciliation-repository.ts';
+import { settleSchedules } from '../../collections/schedules/schedule-settlement-repository.ts';
 import { completeReconciliationRun, failReconciliationRun, insertReconciliationRun } from './reconciliation-run-repository.ts';
 import type { ReconciliationRunTrigger } from '../../platform/db/tables.ts';
 import type { Executor } from '../../platform/db/connection.ts';

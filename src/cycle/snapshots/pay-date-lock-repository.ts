@@ -73,6 +73,8 @@ export interface LockedSnapshotHeader {
   paymentsReleased: number;
   /** Of those released, the ones whose mandate has ended: cancelReleasedPayments cancels them next. */
   releasedOfEndedMandates: string[];
+  /** Schedules errored for an instalment refused (instalment_refused): their schedule.updated events come next. */
+  erroredScheduleIds: string[];
 }
 
 /**
@@ -106,6 +108,7 @@ export async function lockDeductionData(db: Executor, input: LockInput): Promise
     paymentsHeldBack: row.payments_held_back,
     paymentsReleased: row.payments_released,
     releasedOfEndedMandates: row.released_of_ended_mandates,
+    erroredScheduleIds: row.errored_schedule_ids,
   };
 }
 

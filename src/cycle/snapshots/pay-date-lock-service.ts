@@ -6,6 +6,8 @@ import { ensureInstructionFile, writeInstructionFile, type InstructionFileOutcom
 import { timeOrderedUuid } from '../../platform/shared/time-ordered-uuid.ts';
 import { cancelReleasedPayments, findLockContext, lockDeductionData, linkSupersededSnapshot, payrollExists, supersedeSnapshot } from './pay-date-lock-repository.ts';
 import { collectsPayDate } from '../../directory/calendars/go-live.ts';
+import { recordScheduleUpdatedEvents } from '../../collections/schedules/schedule-event-repository.ts';
+import { settleSchedulesOfPayments } from '../../collections/schedules/schedule-settlement-repository.ts';
 import { rowLockPayDatesToLock, type PayDateToLock } from './snapshot-repository.ts';
 
 export interface PayDateLockOutcome {
@@ -84,7 +86,11 @@ async function lock(trx: Executor, payDate: PayDateToLock, supersede: { snapshot
     refusalReason: refusalReason(limits, payDate.currency),
   });
   if (supersede) await linkSupersededSnapshot(trx, supersede.snapshotId, snapshotId);
+  // The schedules the lock errored (an instalment refused) tell their billers; then those of requests
+  // cancelled because their mandate has ended settle if nothing else of them can collect.
+  await recordScheduleUpdatedEvents(trx, locked.erroredScheduleIds);
   const paymentsCancelled = await cancelReleasedPayments(trx, locked.releasedOfEndedMandates);
+  await settleSchedulesOfPayments(trx, locked.releasedOfEndedMandates);
   const instructionFile = await writeInstructionFile(trx, {
     id: snapshotId,
     payroll_id: payDate.payroll_id,

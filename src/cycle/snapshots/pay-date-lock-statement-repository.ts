@@ -12,6 +12,7 @@ import {
 import { insertPaymentUpdatedEvents } from '../../collections/payments/payment-event-repository.ts';
 import { PAYMENT_REQUEST_LIFECYCLE } from '../../collections/payments/payment-transitions.ts';
 import { REQUEST_ORDER } from '../../collections/payments/request-order.ts';
+import { scheduleOutcomeOfRefusal } from '../../collections/schedules/schedule-outcome.ts';
 import { SCHEDULE_LIFECYCLE } from '../../collections/schedules/schedule-transitions.ts';
 
 // The lock of one payroll pay date as one statement (lockDeductionData runs it), written as the steps
@@ -63,6 +64,7 @@ export interface LockStatementRow {
   payments_held_back: number;
   payments_released: number;
   released_of_ended_mandates: string[];
+  errored_schedule_ids: string[];
 }
 
 /**
@@ -498,15 +500,20 @@ function released(input: LockInput) {
 }
 
 /**
- * A schedule with a failed instalment is errored, as when reconciliation fails one. Driven by the
- * refused rows (usually none), so schedules are looked up by key, never scanned.
+ * scheduleOutcomeOfRefusal (schedule-outcome.ts): the active schedule of a refused instalment is
+ * errored, `instalment_refused`, even when that instalment ends partly collected. Driven by the refused
+ * rows (usually none), so schedules are looked up by key, never scanned. Their schedule.updated events
+ * are written after the statement (lockOutcome names the schedules): within it, the instalments still
+ * read as they were before it.
  */
 function erroredSchedules() {
+  const outcome = scheduleOutcomeOfRefusal('active')!;
   return sql`
     errored_schedules as (
-      update schedules s set status = 'errored', version = s.version + 1, updated_at = now()
+      update schedules s set status = ${sql.lit(outcome.status)}, status_reason = ${sql.lit(outcome.reason)}, version = s.version + 1, updated_at = now()
       from (select distinct schedule_id from refused where schedule_id is not null) r
-      where s.id = r.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, 'errored')})
+      where s.id = r.schedule_id and s.status in (${fromStatusesSql(SCHEDULE_LIFECYCLE, outcome.status, ['active'])})
+      returning s.id
     )`;
 }
 
@@ -539,8 +546,9 @@ function dequeued() {
 
 /**
  * The snapshot's header and what the lock did: counts of the moves (held back: capped, not
- * admitted), and the released requests whose mandate has ended (MANDATE_STATUSES_ENDING_COLLECTION,
- * as statusLeftOutOfRerun decides), which cancelReleasedPayments cancels next.
+ * admitted), the released requests whose mandate has ended (MANDATE_STATUSES_ENDING_COLLECTION,
+ * as statusLeftOutOfRerun decides), which cancelReleasedPayments cancels next, and the schedules it
+ * errored, whose events recordScheduleUpdatedEvents writes next.
  */
 function lockOutcome() {
   return sql`
@@ -550,6 +558,7 @@ function lockOutcome() {
            (select count(*) from capped)::int - (select count(*) from admitted)::int as payments_held_back,
            (select count(*) from released)::int as payments_released,
            array(select r.id from released r join mandates m on m.id = r.mandate_id
-                 where m.status in (${statusListSql(MANDATE_STATUSES_ENDING_COLLECTION)}) order by r.id)::text[] as released_of_ended_mandates
+                 where m.status in (${statusListSql(MANDATE_STATUSES_ENDING_COLLECTION)}) order by r.id)::text[] as released_of_ended_mandates,
+           array(select e.id from errored_schedules e order by e.id)::text[] as errored_schedule_ids
     from snapshot s`;
 }

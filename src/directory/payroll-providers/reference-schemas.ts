@@ -11,7 +11,14 @@ const payDateExamples = [
 // The payroll provider reference interface, as the salary-deduction interface defines it. Our own API's
 // availability endpoints answer in exactly these shapes too. Field names are the contract.
 
-export const availabilityStatusSchema = z.enum(['confirmed', 'not_found', 'not_eligible', 'pending_employer_opt_in']);
+export const availabilityStatusSchema = z.enum(['confirmed', 'not_found', 'not_eligible', 'pending_employer_opt_in']).meta({
+  id: 'AvailabilityStatus',
+  description:
+    '`confirmed`: the person can pay by salary deduction now, through at least one employment; `pending_employer_opt_in`: they are ' +
+    'employed, but no employer of theirs has opted in yet; `not_eligible`: they are known, but no employment can carry a deduction (a ' +
+    'leaver, an unknown status, an employer that opted out, or a payroll in another currency); `not_found`: no employment of theirs is known.',
+  example: 'confirmed',
+});
 export const optInStatusSchema = z.enum(['pending', 'opted_in', 'opted_out']);
 export const employmentStatusSchema = z.enum(['active', 'leaver', 'unknown']);
 export const contractTypeSchema = z.enum(['full_time', 'part_time', 'fixed_term', 'zero_hours', 'unknown']);

@@ -96,7 +96,7 @@ export const employeeResourceSchema = z
     updated_at: z.iso.datetime(),
   })
   .meta({
-    id: 'EmployeePayroll',
+    id: 'Employee',
     description:
       "An employee on a payroll, as that payroll last sent them (name and contact details are this payroll's; national_registration_number and date_of_birth the person's); `annualised_salary` in integer minor units, null when payroll did not say.",
     example: employeeExample,

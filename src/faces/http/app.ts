@@ -17,8 +17,10 @@ import { registerTokenRoutes } from './routes/token-routes.ts';
 import { loggerOptions } from '../../platform/shared/logger.ts';
 import { useCursorKeys } from '../../platform/shared/paging.ts';
 import { registerApiDocs } from './api-docs.ts';
-import { createEffectRunner } from './effect-runner.ts';
+import { createEffectRunner, createQuestionRunner } from './effect-runner.ts';
+import { API_VERSION, API_VERSION_HEADER } from './api-version.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { publishedWebhooks } from '../webhooks/webhook-event-schemas.ts';
 import { authenticatePlugin } from './plugins/authenticate.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrorHandler } from './plugins/errors.ts';
 import { defineRoute, NO_BODY_LIMIT_BYTES } from './route.ts';
@@ -67,6 +69,7 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   app.decorate('routeSpecs', []);
   app.decorate('largestBodyBytes', deps.config.BODY_LIMIT_BYTES);
   app.decorate('runEffect', createEffectRunner({ db: deps.db, retentionDays: deps.config.IDEMPOTENCY_RETENTION_DAYS }));
+  app.decorate('runQuestion', createQuestionRunner({ db: deps.db }));
   app.decorateRequest('rawBody', undefined);
 
   // Keep the exact bytes: the idempotency fingerprint hashes what the client sent, not a re-encoding.
@@ -83,6 +86,10 @@ export async function buildApp(deps: AppDeps, routeModules: readonly RouteModule
   await app.register(formbody);
   // First of the request hooks, so that every refusal carries these headers too.
   await app.register(helmet, securityHeaders(deps.config));
+  // Every answer, refusals included, says which contract it was made under (see api-version.ts).
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header(API_VERSION_HEADER, API_VERSION);
+  });
   await app.register(errorsPlugin, { outages: outageReporter(deps.health) });
   registerMetrics(app, deps);
   await app.register(authenticatePlugin, {
@@ -133,8 +140,8 @@ const readinessSchema = z.object({ status: z.enum(['ready', 'not_ready']), check
 
 const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({
   id: 'OpenApiDocument',
-  description: 'An OpenAPI 3.0 document: this one.',
-  example: { openapi: '3.0.3', info: { title: 'Salary deduction and payment collection service', version: '1.0.0' }, paths: {} },
+  description: 'An OpenAPI 3.1 document: this one.',
+  example: { openapi: '3.1.0', info: { title: 'Salary deduction and payment collection service', version: API_VERSION }, paths: {} },
 });
 
 /** A probe must answer even when a dependency hangs rather than refuses (a partition, a full pool). */
@@ -198,7 +205,7 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/openapi.json',
     operationId: 'openapi',
-    summary: 'This API description (OpenAPI 3.0)',
+    summary: 'This API description (OpenAPI 3.1)',
     description:
       'This document, generated from the same schemas that validate requests, so it cannot drift from what the ' + 'API accepts. The reference page at `/docs` renders it.',
     tags: ['Operations'],
@@ -207,7 +214,11 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {
     // Built once, on the first request (every route is registered by then): building it converts every
     // schema, about 100 ms of CPU, which an anonymous caller could otherwise ask for at will.
     handler: async () => {
-      openApiDocument ??= buildOpenApiDocument(app.routeSpecs, { serverUrl: deps.config.PUBLIC_BASE_URL, largestBodyBytes: deps.config.BODY_LIMIT_BYTES });
+      openApiDocument ??= buildOpenApiDocument(app.routeSpecs, {
+        serverUrl: deps.config.PUBLIC_BASE_URL,
+        largestBodyBytes: deps.config.BODY_LIMIT_BYTES,
+        webhooks: publishedWebhooks,
+      });
       return { status: 200, body: openApiDocument };
     },
   });

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import {
   createIdempotentEffects,
+  createIdempotentQuestions,
   parseIdempotencyKey,
   type EffectResponse,
   type IdempotencyOptions,
@@ -10,7 +11,7 @@ import { countIdempotencyReplay } from '../../platform/metrics/service-metrics.t
 import { contentDigestSha256 } from './content-digest.ts';
 import { knownProblem } from './plugins/errors.ts';
 import { HttpProblem, serializeProblem } from './problem.ts';
-import type { EffectRunner, HttpResult, RouteContext } from './route.ts';
+import type { EffectRunner, HttpResult, QuestionRunner, RouteContext } from './route.ts';
 
 function send(reply: FastifyReply, response: SerializedResponse, replayed: boolean): FastifyReply {
   reply.code(response.status);
@@ -25,6 +26,32 @@ function serializeResult(result: HttpResult): EffectResponse {
     status: result.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...(result.headers ?? {}) },
     body: result.body === undefined ? '' : JSON.stringify(result.body),
+  };
+}
+
+function idempotencyKeyOf(ctx: RouteContext<any, any, any>): string | undefined {
+  const key = parseIdempotencyKey(ctx.request.headers['idempotency-key']);
+  if (key === null) {
+    throw new HttpProblem(400, 'invalid-idempotency-key', 'Idempotency-Key must be a UUID', {
+      errors: [{ pointer: '/headers/idempotency-key', detail: 'must be a UUID' }],
+    });
+  }
+  return key;
+}
+
+/** Questions over HTTP (see createIdempotentQuestions): a retry with the key replays the first answer. */
+export function createQuestionRunner(options: Pick<IdempotencyOptions, 'db'>): QuestionRunner {
+  const answerOnce = createIdempotentQuestions(options);
+  return async function runQuestion(ctx, spec) {
+    const { request, reply, caller } = ctx;
+    const key = idempotencyKeyOf(ctx);
+    const answer = await answerOnce(
+      { clientId: caller.clientId, key, method: request.method, url: request.url, rawBody: request.rawBody },
+      spec.replayRetentionHours,
+      async () => serializeResult(await spec.ask(ctx)),
+    );
+    if (answer.replayed) countIdempotencyReplay();
+    return send(reply, answer.response, answer.replayed);
   };
 }
 
@@ -46,12 +73,7 @@ export function createEffectRunner(options: IdempotencyOptions): EffectRunner {
 
   return async function runEffect(ctx, spec) {
     const { request, reply, caller } = ctx;
-    const key = parseIdempotencyKey(request.headers['idempotency-key']);
-    if (key === null) {
-      throw new HttpProblem(400, 'invalid-idempotency-key', 'Idempotency-Key must be a UUID', {
-        errors: [{ pointer: '/headers/idempotency-key', detail: 'must be a UUID' }],
-      });
-    }
+    const key = idempotencyKeyOf(ctx);
     if (key === undefined && spec.idempotencyKey === 'required') {
       throw new HttpProblem(400, 'idempotency-key-required', `${request.method} ${spec.url} requires an Idempotency-Key header`, {
         errors: [{ pointer: '/headers/idempotency-key', detail: 'is required' }],

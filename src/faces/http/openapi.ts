@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { scopeDescriptions } from '../../directory/auth/scopes.ts';
-import { bodyIsOptional, bodyLimitOf, isEffectRoute, type RouteSpec } from './route.ts';
+import { bodyIsOptional, bodyLimitOf, isEffectRoute, isQuestionRoute, type RouteSpec } from './route.ts';
+import { API_VERSION } from './api-version.ts';
 import { serviceUnavailable } from './dependency-errors.ts';
 import { HttpProblem, problemDetailsSchema } from './problem.ts';
 
@@ -11,7 +12,7 @@ type Io = 'input' | 'output';
 const PENDING_REF = /^#\/x-io\/(input|output)\/(.+)$/;
 
 /**
- * zod writes named schemas (`.meta({ id })`) as local `#/definitions/X` references; OpenAPI wants
+ * zod writes named schemas (`.meta({ id })`) as local `#/$defs/X` references; OpenAPI wants
  * them once under `components.schemas`. A schema read both ways (a request and a response) whose
  * input shape differs from its output shape (defaults, transforms) keeps its name for the output
  * and is `<name>Input` for the input; otherwise it is one component. Two different schemas given
@@ -21,10 +22,12 @@ class ComponentCollector {
   private readonly definitions: Record<Io, Map<string, Json>> = { input: new Map(), output: new Map() };
 
   convert(schema: z.ZodType, io: Io): Json {
-    const json = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Json;
-    const definitions = (json.definitions ?? {}) as Record<string, Json>;
-    delete json.definitions;
-    const pending = (node: Json) => rewriteRefs(node, (ref) => ref.replace(/^#\/definitions\//, `#/x-io/${io}/`));
+    // OpenAPI 3.1's schemas are JSON Schema 2020-12: null is a type, exclusive bounds are numbers.
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    const definitions = (json.$defs ?? {}) as Record<string, Json>;
+    delete json.$defs;
+    delete json.$schema;
+    const pending = (node: Json) => rewriteRefs(node, (ref) => ref.replace(/^#\/\$defs\//, `#/x-io/${io}/`));
     for (const [name, definition] of Object.entries(definitions)) {
       const converted = pending(definition);
       const known = this.definitions[io].get(name);
@@ -85,24 +88,14 @@ function refsOf(node: Json, found: string[] = []): string[] {
   return found;
 }
 
-/**
- * OpenAPI 3.0 spellings of what zod writes: a lone `allOf: [X]` (an optional named schema) is X
- * itself, and `nullable` gets the `type` it qualifies (3.0 has no nullable without a type; a
- * nullable named schema is `allOf: [$ref]` beside `type` and `nullable`).
- */
-function normalizeSchemas(node: Json, schemas: Record<string, Json>): Json {
-  if (Array.isArray(node)) return node.map((child) => normalizeSchemas(child, schemas));
+/** A lone `allOf: [X]` (an optional named schema as zod writes it) is X itself. */
+function normalizeSchemas(node: Json): Json {
+  if (Array.isArray(node)) return node.map((child) => normalizeSchemas(child));
   if (!node || typeof node !== 'object') return node;
   const keys = Object.keys(node);
-  if (keys.length === 1 && Array.isArray(node.allOf) && node.allOf.length === 1) return normalizeSchemas(node.allOf[0], schemas);
+  if (keys.length === 1 && Array.isArray(node.allOf) && node.allOf.length === 1) return normalizeSchemas(node.allOf[0]);
   const out: Record<string, Json> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = key === 'example' ? value : normalizeSchemas(value, schemas);
-  if (out.nullable === true && out.type === undefined) {
-    const typeOf = (member: Json): unknown => (member.$ref ? schemas[String(member.$ref).split('/').pop()!]?.type : member.type);
-    const types = new Set<unknown>(((out.allOf ?? out.anyOf ?? out.oneOf ?? []) as Json[]).map(typeOf));
-    const [only] = types;
-    if (types.size === 1 && typeof only === 'string') out.type = only;
-  }
+  for (const [key, value] of Object.entries(node)) out[key] = key === 'example' ? value : normalizeSchemas(value);
   return out;
 }
 
@@ -128,6 +121,18 @@ function parameters(spec: RouteSpec, toSchema: (schema: z.ZodType, io: Io) => Js
         schema: propertySchema,
       });
     }
+  }
+  if (isQuestionRoute(spec)) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'A UUID the client generates for this question. A retry with the same key within ' +
+        `${spec.replayRetentionHours} hours answers the first successful answer again (with \`Idempotent-Replayed: true\`), without asking ` +
+        'again or counting against the limits; the answer is kept no longer, since it may be personal data. A refusal is not kept: a retry asks again.',
+      schema: { type: 'string', format: 'uuid', example: '0b8e7c2e-2f6a-4c51-9d1e-7f3f1c2a9b10' },
+    });
   }
   if (isEffectRoute(spec)) {
     out.push({
@@ -212,6 +217,16 @@ function derivedResponses(spec: RouteSpec, largestBodyBytes: number): Map<number
     );
   }
   if (spec.body) add('The body is invalid: `errors` names each field by JSON pointer', invalid(422, '/reason', 'Invalid input: expected string, received undefined'));
+  if (isQuestionRoute(spec)) {
+    add(
+      'The Idempotency-Key header is not a UUID',
+      new HttpProblem(400, 'invalid-idempotency-key', 'Idempotency-Key must be a UUID', { errors: [{ pointer: '/headers/idempotency-key', detail: 'must be a UUID' }] }),
+    );
+    add(
+      'This Idempotency-Key was already used for a different request',
+      new HttpProblem(422, 'idempotency-key-reused', 'This Idempotency-Key was already used for a different request'),
+    );
+  }
   if (isEffectRoute(spec)) {
     add(
       spec.idempotencyKey === 'required' ? 'The Idempotency-Key header is missing or not a UUID' : 'The Idempotency-Key header is not a UUID',
@@ -289,8 +304,92 @@ const API_DESCRIPTION = `Salary deduction: billers collect repayments directly f
 
 **Rate limits** apply per client (\`RateLimit-*\` headers; 429 with \`Retry-After\` when exceeded).`;
 
-/** OpenAPI 3.0 document built from the same zod schemas that validate requests. */
-export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { serverUrl: string; largestBodyBytes: number }) {
+/**
+ * Names a schema had before it took the interface document's name: a client generated from an earlier
+ * version still finds them, as the same schema. Each is listed in docs/api-changelog.md.
+ */
+const SCHEMA_ALIASES: Readonly<Record<string, { of: string; since: string }>> = {
+  BeneficiaryAccount: { of: 'BeneficiaryAccountResponse', since: '1.1.0' },
+  EmployeePayroll: { of: 'Employee', since: '1.1.0' },
+};
+
+function withAliases(schemas: Record<string, Json>): Record<string, Json> {
+  const out = { ...schemas };
+  for (const [alias, { of, since }] of Object.entries(SCHEMA_ALIASES)) {
+    const target = schemas[of];
+    if (target === undefined) throw new Error(`the schema alias ${alias} names ${of}, which the document does not have`);
+    if (schemas[alias] !== undefined) throw new Error(`the schema alias ${alias} is also a schema of its own`);
+    out[alias] = {
+      $ref: `#/components/schemas/${of}`,
+      description: `The name of ${of} before ${since}: the same schema, kept for clients generated before then.`,
+      example: target.example,
+    };
+  }
+  return out;
+}
+
+/** An event the service sends to webhook endpoints, published under the document's `webhooks`. */
+export interface WebhookSpec {
+  type: string;
+  summary: string;
+  payload: z.ZodType;
+  example: unknown;
+}
+
+const WEBHOOK_HEADERS = [
+  {
+    name: 'webhook-id',
+    description: "The event's id: the same on every delivery and retry of the event, so a receiver can drop a repeat.",
+    example: '0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10',
+  },
+  {
+    name: 'webhook-timestamp',
+    description: 'When this delivery was signed, in seconds since the Unix epoch; refuse one far from your clock (Standard Webhooks allow 5 minutes).',
+    example: '1795658404',
+  },
+  {
+    name: 'webhook-signature',
+    description:
+      '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint secret (`whsec_...`, base64 after the prefix); during a secret rotation two signatures, space-separated, and either verifying is enough. Any Standard Webhooks library verifies it.',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+];
+
+/** The `webhooks` of the document: each event type as the request the service makes to an endpoint. */
+function webhookOperations(webhooks: readonly WebhookSpec[], toSchema: (schema: z.ZodType, io: Io) => Json): Record<string, unknown> {
+  return Object.fromEntries(
+    webhooks.map((webhook) => [
+      webhook.type,
+      {
+        post: {
+          operationId: `webhook_${webhook.type.replace('.', '_')}`,
+          summary: webhook.summary,
+          description:
+            `Sent to every enabled endpoint of the biller subscribed to \`${webhook.type}\` (or to all events), as a JSON body signed the Standard Webhooks way. ` +
+            'Deliveries are at least once: answer any 2xx once the event is stored, and use the event id (`webhook-id`) to drop a repeat. ' +
+            'Anything else, or no answer within the timeout, is retried with backoff; the same payload is kept for GET /events.',
+          tags: ['Webhooks'],
+          security: [],
+          parameters: WEBHOOK_HEADERS.map((header) => ({
+            name: header.name,
+            in: 'header',
+            required: true,
+            description: header.description,
+            schema: { type: 'string', example: header.example },
+          })),
+          requestBody: { required: true, content: { 'application/json': { schema: toSchema(webhook.payload, 'output'), example: webhook.example } } },
+          responses: {
+            '2XX': { description: 'Received: the delivery is done' },
+            default: { description: 'Not received (any other status, or none in time): the delivery is retried with backoff' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+/** OpenAPI 3.1 document built from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { serverUrl: string; largestBodyBytes: number; webhooks?: readonly WebhookSpec[] }) {
   const components = new ComponentCollector();
   const toSchema = (schema: z.ZodType, io: Io) => components.convert(schema, io);
   const problemContent = (example: { example?: unknown }) => ({
@@ -361,17 +460,18 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { ser
       responses,
     };
   }
+  const webhooks = webhookOperations(options.webhooks ?? [], toSchema);
   const { schemas, nameOf } = components.finish();
   const document = {
-    openapi: '3.0.3',
-    info: { title: 'Salary deduction and payment collection service', version: '1.0.0', description: API_DESCRIPTION },
+    openapi: '3.1.0',
+    info: { title: 'Salary deduction and payment collection service', version: API_VERSION, description: API_DESCRIPTION },
     servers: [{ url: options.serverUrl, description: 'This installation' }],
     tags: [...new Set(specs.flatMap((spec) => spec.tags))].map((name) => ({
       name,
       ...(tagDescriptions[name] === undefined ? {} : { description: tagDescriptions[name] }),
     })),
     components: {
-      schemas,
+      schemas: withAliases(schemas),
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
@@ -384,10 +484,11 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], options: { ser
       },
     },
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
   };
   const named = rewriteRefs(document, (ref) => {
     const pending = PENDING_REF.exec(ref);
     return pending ? `#/components/schemas/${nameOf(pending[1] as Io, pending[2]!)}` : ref;
   });
-  return normalizeSchemas(named, named.components.schemas);
+  return normalizeSchemas(named);
 }

@@ -100,10 +100,30 @@ export interface EffectRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
   effect: (ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>, trx: Transaction<DB>, storeResponse: StoreResponse | undefined) => Promise<HttpResult>;
 }
 
+/**
+ * Questions asked over POST (availability checks): they change nothing but their own log. With an
+ * Idempotency-Key a retry replays the first successful answer, kept `replayRetentionHours` (see
+ * createIdempotentQuestions).
+ */
+export interface QuestionRoute<BS, QS, PS> extends RouteBase<BS, QS, PS> {
+  idempotencyKey: 'optional';
+  replayRetentionHours: number;
+  ask: (ctx: RouteContext<Out<BS>, Out<QS>, Out<PS>>) => Promise<HttpResult>;
+}
+
 /** Turns the result an effect will answer into the write that stores it (see EffectRoute.responseInWrite). */
 export type StoreResponse = (result: HttpResult) => WriteAlongside;
 
-export type RouteSpec<BS = any, QS = any, PS = any> = HandlerRoute<BS, QS, PS> | EffectRoute<BS, QS, PS>;
+export type RouteSpec<BS = any, QS = any, PS = any> = HandlerRoute<BS, QS, PS> | EffectRoute<BS, QS, PS> | QuestionRoute<BS, QS, PS>;
+
+export function isQuestionRoute(spec: RouteSpec): spec is QuestionRoute<any, any, any> {
+  return 'ask' in spec;
+}
+
+/** A route that takes an Idempotency-Key: a mutation, or a question whose answer is replayed. */
+export function takesIdempotencyKey(spec: RouteSpec): spec is EffectRoute<any, any, any> | QuestionRoute<any, any, any> {
+  return isEffectRoute(spec) || isQuestionRoute(spec);
+}
 
 export function isEffectRoute(spec: RouteSpec): spec is EffectRoute<any, any, any> {
   return 'effect' in spec;
@@ -115,6 +135,7 @@ declare module 'fastify' {
     /** BODY_LIMIT_BYTES: the largest body a route of the usual kind accepts (see bodyLimitOf). */
     largestBodyBytes: number;
     runEffect: EffectRunner;
+    runQuestion: QuestionRunner;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -170,6 +191,7 @@ function sentNoBody(request: FastifyRequest): boolean {
 }
 
 export type EffectRunner = (ctx: RouteContext<any, any, any>, spec: EffectRoute<any, any, any>) => Promise<FastifyReply>;
+export type QuestionRunner = (ctx: RouteContext<any, any, any>, spec: QuestionRoute<any, any, any>) => Promise<FastifyReply>;
 
 /** The body of a route that takes none: room for an empty `{}` and little else. */
 export const NO_BODY_LIMIT_BYTES = 1024;
@@ -239,6 +261,7 @@ export function defineRoute<BS extends Schema | undefined, QS extends Schema | u
       const body = parsePart(spec.body, request.body, 'body');
       const ctx = { request, reply, body, query, params, caller: request.caller! } as RouteContext<any, any, any>;
       if (isEffectRoute(spec as RouteSpec)) return app.runEffect(ctx, spec as EffectRoute<any, any, any>);
+      if (isQuestionRoute(spec as RouteSpec)) return app.runQuestion(ctx, spec as QuestionRoute<any, any, any>);
       const result: HttpResult | FastifyReply | undefined = await (spec as HandlerRoute<BS, QS, PS>).handler(ctx);
       // A handler that answered itself returns the reply, which is a thenable: awaiting it waited for
       // the response to finish and gave undefined. Handing Fastify nothing then is what keeps it

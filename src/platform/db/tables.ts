@@ -262,11 +262,24 @@ export interface MandatesTable {
 
 export type ScheduleStatus = 'active' | 'completed' | 'cancelled' | 'errored';
 
+/** Why a schedule left `active` (src/collections/schedules/schedule-outcome.ts says which reason goes with which status). */
+export type ScheduleStatusReason =
+  | 'all_instalments_collected'
+  | 'instalment_failed'
+  | 'instalment_refused'
+  | 'instalments_not_collected_in_full'
+  | 'instalments_cancelled'
+  | 'mandate_revoked'
+  | 'mandate_ended'
+  | 'cancelled_by_biller';
+
 export interface SchedulesTable {
   id: Generated<string>;
   biller_client_id: string;
   mandate_id: string;
   status: Generated<ScheduleStatus>;
+  /** Null while active; set with every move out of it (migration 20261220000000). */
+  status_reason: ScheduleStatusReason | null;
   currency: string;
   total_amount: MinorUnits;
   instalment_count: number;
@@ -717,6 +730,7 @@ export type EventType =
   | 'mandate.updated'
   | 'payment_request.created'
   | 'payment_request.updated'
+  | 'schedule.updated'
   | 'payout.created'
   | 'employee.updated'
   | 'webhook_endpoint.disabled'

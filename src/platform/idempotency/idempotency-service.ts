@@ -20,7 +20,7 @@ import { redactUrlCredentials } from '../shared/logger.ts';
 import { isUuid } from '../shared/schemas.ts';
 
 /** Response headers worth replaying; the rest (dates, rate limits) describe the new request. */
-const REPLAYED_HEADERS = ['content-type', 'location'];
+const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control'];
 
 export interface IdempotencyOptions {
   db: Database;
@@ -243,6 +243,30 @@ export function createIdempotentEffects(options: IdempotencyOptions) {
     }
     if (!attempt.ran) return answerFromStored(attempt.stored, fingerprint);
     return { response: attempt.response, replayed: false };
+  };
+}
+
+/**
+ * Questions asked over POST (availability checks): they change nothing but their own log, so a retry
+ * with the same key is answered with the first answer rather than asked again (nor counted again
+ * against the caller's limits). No claim is held while the question is asked: two duplicates at once
+ * may both ask, and the first answer stored answers both, since asking twice changes nothing twice.
+ * Only a success is kept, and only for `retentionHours` (an answer may name a person's employer and
+ * salary); a refusal or failure is asked again on a retry.
+ */
+export function createIdempotentQuestions(options: Pick<IdempotencyOptions, 'db'>) {
+  const { db } = options;
+  return async function answerOnce(call: IdempotentCall, retentionHours: number, ask: () => Promise<SerializedResponse>): Promise<EffectAnswer> {
+    if (call.key === undefined) return { response: await ask(), replayed: false };
+    const ref: KeyRef = { clientId: call.clientId, key: call.key };
+    const fingerprint = requestFingerprint(call.method, call.url, call.rawBody);
+    const stored = await findKey(db, ref);
+    if (stored) return answerFromStored(stored, fingerprint);
+    const response = await ask();
+    if (response.status < 200 || response.status >= 300) return { response, replayed: false };
+    const expiresAt = new Date(Date.now() + retentionHours * 3_600_000);
+    if (await insertCompletedKey(db, ref, fingerprint, expiresAt, storable(response))) return { response, replayed: false };
+    return answerFromStored(await findKey(db, ref), fingerprint);
   };
 }
 

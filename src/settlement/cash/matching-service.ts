@@ -22,7 +22,7 @@ import {
 import { matchCredits, pairKey } from './remittance-matching.ts';
 import { insertCredits, type NewCredit } from './statement-repository.ts';
 import { advisoryLockCash, rowLockRemittances, updateReceived } from './remittance-repository.ts';
-import { noteOverdueRemittances, refreshRemittances, refreshWindowStart, remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
+import { noteOverdueRemittances, refreshRemittances, refreshWindowStart, remittanceEvents, type RemittanceEventSubject, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceStatus } from './remittance-status.ts';
 
 export interface MatchingPolicy extends RemittancePolicy {
@@ -52,7 +52,7 @@ async function addToRemittances(trx: Executor, policy: RemittancePolicy, amounts
   }
   const locked = await rowLockRemittances(trx, [...totals.values()]);
   const changes: Array<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }> = [];
-  const received: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
+  const received: RemittanceEventSubject[] = [];
   for (const remittance of locked) {
     const delta = totals.get(keyOf({ payrollId: remittance.payroll_id, payDate: remittance.pay_date }))!.amount;
     // Received stays within what every later sum over it can carry: a person can match any credit to a

@@ -5,7 +5,7 @@ import { serviceToday } from '../../directory/calendars/lock-date.ts';
 import type { HolidayCalendar } from '../../directory/calendars/working-days.ts';
 import type { Config } from '../../platform/config/config.ts';
 import type { Database, Executor } from '../../platform/db/connection.ts';
-import type { RemittancesTable } from '../../platform/db/tables.ts';
+import type { RemittancesTable, RemittanceStatus } from '../../platform/db/tables.ts';
 import { recordEvents, type EventToRecord } from '../../platform/events/outbox.ts';
 import { exactMinorUnits } from '../../platform/money/major-units.ts';
 import { eachPayDate, notePayDateStage } from '../../platform/pay-date-exceptions/pay-date-exceptions.ts';
@@ -133,14 +133,47 @@ export function toRemittanceResource(row: Selectable<RemittancesTable>): Remitta
  * What a biller hears of a remittance its collections travel in: which payroll pay date, its status and
  * when it is due, never the employer's amounts (they sum every biller's deductions).
  */
-export function remittanceEventData(remittance: { id: string; payrollId: string; payDate: string; status: string; dueDate: string }) {
+export const remittanceNoticeSchema = z
+  .object({
+    id: z.uuid(),
+    payroll_id: z.uuid(),
+    pay_date: z.iso.date(),
+    status: remittanceStatusSchema,
+    due_date: z.iso.date(),
+  })
+  .meta({
+    id: 'RemittanceNotice',
+    description:
+      "The `data` of a remittance event: the employer's remittance for a payroll pay date the biller's collections travel in, with its " +
+      "status and due date, never the employer's amounts (they sum every biller's deductions).",
+    example: {
+      id: '019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b',
+      payroll_id: '019a7b2c-0000-7000-8000-000000000001',
+      pay_date: '2026-11-27',
+      status: 'received',
+      due_date: '2026-12-01',
+    },
+  });
+
+export type RemittanceNotice = z.infer<typeof remittanceNoticeSchema>;
+
+/** A remittance its billers are to hear about. */
+export interface RemittanceEventSubject {
+  id: string;
+  payrollId: string;
+  payDate: string;
+  status: RemittanceStatus;
+  dueDate: string;
+}
+
+export function remittanceEventData(remittance: RemittanceEventSubject): RemittanceNotice {
   return { id: remittance.id, payroll_id: remittance.payrollId, pay_date: remittance.payDate, status: remittance.status, due_date: remittance.dueDate };
 }
 
 export async function remittanceEvents(
   trx: Executor,
   type: 'remittance.received' | 'remittance.overdue' | 'remittance.reversed',
-  remittances: ReadonlyArray<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }>,
+  remittances: readonly RemittanceEventSubject[],
 ): Promise<EventToRecord[]> {
   // Grouped by pay date first: a night's statement tells 10,000 remittances' billers at once.
   const billersOfPayDate = new Map<string, string[]>();

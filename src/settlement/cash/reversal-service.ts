@@ -10,7 +10,7 @@ import { reversedCredit, type KnownCredit } from './credit-identity.ts';
 import { fundedAndPaidOut, listPayDatesOfPayout, unfundDownTo } from './funding-repository.ts';
 import { findCreditForUpdate, listLiveMatchesOfCreditForUpdate, markUnmatched, setCreditState } from './matching-repository.ts';
 import { advisoryLockCash, rowLockRemittances, updateReceived } from './remittance-repository.ts';
-import { remittanceEvents, type RemittancePolicy } from './remittance-service.ts';
+import { remittanceEvents, type RemittanceEventSubject, type RemittancePolicy } from './remittance-service.ts';
 import { remittanceShortfall, remittanceStatus } from './remittance-status.ts';
 import { findUnresolvedReversalForUpdate, listReversibleCredits, markReversalResolved } from './statement-repository.ts';
 
@@ -115,7 +115,7 @@ async function reverseCredit(trx: Executor, policy: RemittancePolicy, creditId: 
   }
   const locked = await rowLockRemittances(trx, [...taken.values()]);
   const changes: Array<{ id: string; delta: number; shortfall: number; status: RemittanceStatus }> = [];
-  const reversed: Array<{ id: string; payrollId: string; payDate: string; status: string; dueDate: string }> = [];
+  const reversed: RemittanceEventSubject[] = [];
   let newlyOwed = 0;
   for (const remittance of locked) {
     const amount = taken.get(`${remittance.payroll_id}/${remittance.pay_date}`)!.amount;

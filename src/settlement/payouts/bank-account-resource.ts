@@ -112,7 +112,7 @@ export function toCollectionAccountResource(row: Selectable<CollectionAccountsTa
 }
 
 export const beneficiaryAccountSchema = z.object({ ...storedAccountFields, biller_client_id: z.uuid() }).meta({
-  id: 'BeneficiaryAccount',
+  id: 'BeneficiaryAccountResponse',
   description: "Where a biller's payouts in one currency are paid; a change adds a new account and keeps the old one, inactive",
   example: beneficiaryAccountExample,
 });

@@ -145,6 +145,8 @@ describe('employee pushes of instruction items', () => {
     for (const [i, person] of staff.entries()) {
       const received = sandbox.provider.currentPush(payroll.id, payDate.pay_period, person.id);
       expect(received?.record).toMatchObject({ version: 1, salary_deduction: { employee_id: person.id, deduction_amount: (1_050 + i) / 100, currency: 'GBP' } });
+      // The sandbox takes a push that carries the employee's part of the pay date's payment.
+      expect(received?.record.requested_payments).toEqual([{ payment_information: expect.objectContaining({ payment_amount: (1_050 + i) / 100 }) }]);
     }
     const rows = await t.db.selectFrom('employee_deduction_pushes').select(['status', 'attempts', 'sent_at']).where('payroll_id', '=', payroll.id).execute();
     expect(rows.map((r) => [r.status, r.attempts])).toEqual([

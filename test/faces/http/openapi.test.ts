@@ -72,7 +72,7 @@ function zodSchemasOf(spec: RouteSpec): z.ZodType[] {
 
 describe('/openapi.json', () => {
   it('documents every route, with the salary-deduction interface operation ids, and only resolvable references', () => {
-    expect(document.openapi).toBe('3.0.3');
+    expect(document.openapi).toBe('3.1.0');
     const operationIds = operations().map(({ operation }) => operation.operationId);
     expect(operationIds).toEqual(expect.arrayContaining(['create_new_payment_request', 'get_salary_deduction_data', 'issue_token']));
     expect(new Set(operationIds).size).toBe(operationIds.length);

@@ -115,9 +115,13 @@ function resolve(schema: Json): Json {
   return s;
 }
 
+/** The non-null shapes a value may take (OpenAPI 3.1: null is a type of its own, or one of a `type` list). */
 function alternatives(schema: Json): Json[] {
-  const options = (schema.anyOf ?? schema.oneOf ?? [schema]).map(resolve);
-  return options.filter((o: Json) => !(Array.isArray(o.enum) && o.enum.length === 1 && o.enum[0] === null));
+  const union = schema.anyOf ?? schema.oneOf;
+  const options: Json[] = union ? union.map(resolve).flatMap((option: Json) => ((option.anyOf ?? option.oneOf) ? alternatives(option) : [option])) : [schema];
+  return options
+    .filter((o: Json) => o.type !== 'null' && o.const !== null && !(Array.isArray(o.enum) && o.enum.length === 1 && o.enum[0] === null))
+    .map((o: Json) => (Array.isArray(o.type) ? { ...o, type: o.type.find((type: string) => type !== 'null') } : o));
 }
 
 const patternSamples = new Map<string, string>();
@@ -134,6 +138,7 @@ function sample(schema: Json, name: string, requiredOnly: boolean, depth = 0): u
   const s = alternatives(resolve(schema))[0] ?? {};
   if (depth > 12) return null;
   if (s.enum) return s.enum.find((v: unknown) => v !== null);
+  if (s.const !== undefined) return s.const;
   switch (s.type) {
     case 'object': {
       const out: Record<string, unknown> = {};

@@ -207,9 +207,10 @@
       returning pr.*
     ),
     errored_schedules as (
-      update schedules s set status = 'errored', version = s.version + 1, updated_at = now()
+      update schedules s set status = 'errored', status_reason = 'instalment_refused', version = s.version + 1, updated_at = now()
       from (select distinct schedule_id from refused where schedule_id is not null) r
       where s.id = r.schedule_id and s.status in ('active')
+      returning s.id
     ),
     changed as (select * from instructed union all select * from refused union all select * from released),
     events as (
@@ -234,5 +235,6 @@
            (select count(*) from capped)::int - (select count(*) from admitted)::int as payments_held_back,
            (select count(*) from released)::int as payments_released,
            array(select r.id from released r join mandates m on m.id = r.mandate_id
-                 where m.status in ('revoked', 'cancelled', 'expired', 'failed') order by r.id)::text[] as released_of_ended_mandates
+                 where m.status in ('revoked', 'cancelled', 'expired', 'failed') order by r.id)::text[] as released_of_ended_mandates,
+           array(select e.id from errored_schedules e order by e.id)::text[] as errored_schedule_ids
     from snapshot s

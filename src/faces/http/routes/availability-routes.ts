@@ -15,10 +15,12 @@ const problem = (description: string) => ({ description, schema: problemDetailsS
 const PERSONAL_DATA_HEADERS = { 'cache-control': 'no-store' };
 
 /**
- * Availability checks are questions, not changes: each one is answered afresh (and recorded), so
- * they take no Idempotency-Key. Replaying a stored answer would also keep the person's employer and
- * salary in the idempotency store for its whole retention, and skip the per-biller limit.
+ * Availability checks are questions, not changes: each one asked is answered afresh and recorded. An
+ * Idempotency-Key lets a client retry one (after a timeout) and get the answer it missed instead of
+ * asking again and spending its availability limit; the answer is kept for a day only, since it names
+ * the person's employer and salary (the 30-day retention of mutations would keep that a month).
  */
+const ANSWER_REPLAY_HOURS = 24;
 export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
   const checks = availabilityChecks({ db: deps.db, redis: deps.redis, config: deps.config, adapterFor: deps.adapterFor, log: app.log });
 
@@ -30,8 +32,12 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     description:
       'Looks a person up by national registration number, date of birth and family name (all three must match) ' +
       'and answers whether they can pay by salary deduction, with their employments, employers, payrolls and the ' +
-      "pay dates still open. Each check is recorded and counted against the caller's availability limit. " +
-      'Personal data: the answer must not be cached.',
+      'pay dates still open. The status follows the same rule as the light check, so the two never disagree: a ' +
+      'payroll provider with an API answers for its own employees (its not_found included, even where our directory ' +
+      'still holds an employment there), unless our directory holds the number there under another date of birth or ' +
+      'family name (not_found); our directory answers where the provider has no API or failed. Naming a currency ' +
+      "narrows the question to employments paid in it. Each check is recorded and counted against the caller's " +
+      'availability limit. Personal data: the answer must not be cached.',
     tags: ['Availability'],
     auth: { kind: 'both', scope: 'availability:check', roles: ['biller'] },
     body: fullAvailabilityRequestSchema,
@@ -44,7 +50,9 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
       502: problem('A payroll provider failed and no other source knows the person'),
       504: problem('A payroll provider timed out and no other source knows the person'),
     },
-    handler: async (ctx) => ({
+    idempotencyKey: 'optional',
+    replayRetentionHours: ANSWER_REPLAY_HOURS,
+    ask: async (ctx) => ({
       status: 200,
       headers: PERSONAL_DATA_HEADERS,
       body: await checks.full({ billerClientId: ctx.caller.clientId, sandbox: ctx.caller.sandbox ?? false, person: ctx.body.availability_check, log: ctx.request.log }),
@@ -58,8 +66,11 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
     summary: 'Light availability check',
     description:
       'Whether one person can pay by salary deduction, and through how many employments, without any personal ' +
-      'data in the answer. The person is matched as in the full check; each check is recorded and counted ' +
-      "against the caller's availability limit.",
+      'data in the answer. The person is matched, and the status decided, by the same rule as the full check, so ' +
+      'the two never disagree: a payroll provider with an API answers for its own employees (the count is its own), ' +
+      'unless our directory holds the number there under another date of birth or family name (not_found); our ' +
+      "directory answers where the provider has no API or failed. Each check is recorded and counted against the caller's " +
+      'availability limit.',
     tags: ['Availability'],
     auth: { kind: 'both', scope: 'availability:check', roles: ['biller'] },
     body: lightAvailabilityRequestSchema,
@@ -72,7 +83,9 @@ export const registerAvailabilityRoutes: RouteModule = (app, deps) => {
       502: problem('A payroll provider failed and no other source knows the person'),
       504: problem('A payroll provider timed out and no other source knows the person'),
     },
-    handler: async (ctx) => ({
+    idempotencyKey: 'optional',
+    replayRetentionHours: ANSWER_REPLAY_HOURS,
+    ask: async (ctx) => ({
       status: 200,
       headers: PERSONAL_DATA_HEADERS,
       body: await checks.light({ billerClientId: ctx.caller.clientId, sandbox: ctx.caller.sandbox ?? false, person: ctx.body.availability_check, log: ctx.request.log }),

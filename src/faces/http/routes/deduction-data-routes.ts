@@ -8,7 +8,43 @@ import { findInstructionFile } from '../../../cycle/instructions/instruction-rep
 import { NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { isoDateSchema } from '../../../platform/shared/schemas.ts';
 import { exampleIds } from '../../../platform/shared/examples.ts';
-import { instructionFileColumns } from '../../../cycle/instructions/instruction-file.ts';
+import { instructionFileColumns, renderInstructionFile } from '../../../cycle/instructions/instruction-file.ts';
+
+/** The reference's example file, made by the code that writes real ones, so the two cannot differ. */
+const instructionFileExample = renderInstructionFile(
+  {
+    employer_name: 'Acme Widgets Ltd',
+    employer_external_id: 'EMP-0042',
+    payroll_name: 'Acme monthly',
+    payroll_external_id: 'PAY-7',
+    pay_date: '2026-11-27',
+    pay_period: '8-2026',
+    currency: 'GBP',
+    file_version: 1,
+  },
+  [
+    {
+      employee_id: exampleIds.employee,
+      payroll_reference: 'W-004211',
+      amount: 7500,
+      previous_amount: null,
+      currency: 'GBP',
+      payment_reference: 'SD00000042',
+      pay_period: '8-2026',
+      action: 'new',
+    },
+    {
+      employee_id: exampleIds.employee,
+      payroll_reference: 'W-004212',
+      amount: 2550,
+      previous_amount: 2000,
+      currency: 'GBP',
+      payment_reference: 'SD00000043',
+      pay_period: '8-2026',
+      action: 'amend',
+    },
+  ],
+).toString('utf8');
 
 export const registerDeductionDataRoutes: RouteModule = (app, deps) => {
   defineRoute(app, {
@@ -61,8 +97,15 @@ export const registerInstructionFileRoutes: RouteModule = (app, deps) => {
       200: {
         description: 'The instruction file',
         schema: z.string().meta({
-          description: 'CSV with a header row, one row per employee; money as decimal strings in major units.',
-          example: `${instructionFileColumns.join(',')}\n${exampleIds.employee},W-004211,75.00,GBP,SD261127-W-004211,8-2026,new,\n`,
+          description:
+            `CSV (UTF-8, RFC 4180, CRLF line ends): one line naming the ${instructionFileColumns.length} columns (${instructionFileColumns.map((c) => `\`${c}\``).join(', ')}), ` +
+            'then records that all have every column, `record_type` first. One `header` record says whose file it is (currency, pay period, pay date, ' +
+            'employer and payroll names and external ids, file version); one `item` record per employee, in payroll reference order, says what to key ' +
+            '(payroll reference, action `new`, `amend`, `stop` or `continue`, amount, previous amount, currency, payment reference, pay period, pay date); ' +
+            'one `trailer` record last carries the item count (`line_count`) and their sum (`total_amount`), so a file cut off in transit has no trailer. ' +
+            "Each kind fills only its own columns. Money is a decimal string in the currency's decimal places; text from outside that starts with " +
+            "`=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`.",
+          example: instructionFileExample,
         }),
         contentType: 'text/csv',
       },

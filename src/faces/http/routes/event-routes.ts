@@ -5,7 +5,8 @@ import { defineRoute } from '../route.ts';
 import { NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { pageOf, pagingQuerySchema } from '../../../platform/shared/paging.ts';
 import { uuidSchema, isUuid } from '../../../platform/shared/schemas.ts';
-import { eventEnvelopeSchema, eventsPageSchema, eventTypeSchema, toEventResource } from '../../../platform/events/event-resource.ts';
+import { eventTypeSchema, toEventResource } from '../../../platform/events/event-resource.ts';
+import { eventEnvelopeSchema, eventsPageSchema } from '../../webhooks/webhook-event-schemas.ts';
 import { findEvent, listEvents } from '../../webhooks/event-log-repository.ts';
 
 // A non-UUID id names nothing, so it is a 404 like any other unknown id, not a validation error.

@@ -7,8 +7,15 @@ import { exampleIds } from '../../../platform/shared/examples.ts';
 import { pagingQuerySchema } from '../../../platform/shared/paging.ts';
 import { currencySchema, isoDateSchema, metadataSchema, minorUnitsSchema, uuidSchema } from '../../../platform/shared/schemas.ts';
 import { amountLimitsOf } from '../../../collections/payments/amount-limits.ts';
-import { paymentCancelResponseSchema, paymentEnvelopeSchema, paymentsPageSchema, type PaymentResource } from '../../../collections/payments/payment-resource.ts';
-import { cancelPaymentRequest, createPaymentRequest, DEFAULT_CURRENCY, getPayment, listPaymentResources } from '../../../collections/payments/payment-service.ts';
+import {
+  paymentCancelResponseSchema,
+  paymentDeleteResponseSchema,
+  paymentEnvelopeSchema,
+  paymentsPageSchema,
+  type PaymentResource,
+} from '../../../collections/payments/payment-resource.ts';
+import { createPaymentRequest, DEFAULT_CURRENCY, getPayment, listPaymentResources } from '../../../collections/payments/payment-service.ts';
+import { cancelPaymentRequestAndSettle } from '../../../collections/schedules/schedule-service.ts';
 import { PAYMENT_STATUSES } from '../../../collections/payments/payment-transitions.ts';
 
 const paymentRecordSchema = z
@@ -16,9 +23,9 @@ const paymentRecordSchema = z
     mandate_id: uuidSchema,
     amount: minorUnitsSchema,
     due_date: isoDateSchema.nullable().optional(),
-    currency: currencySchema.nullable().optional(),
+    currency: currencySchema.nullable().default(DEFAULT_CURRENCY),
     metadata: metadataSchema.nullable().optional(),
-    allow_post_due_date_deduction: z.boolean().optional(),
+    allow_post_due_date_deduction: z.boolean().default(false),
   })
   .meta({
     id: 'PaymentRecordRequest',
@@ -97,7 +104,7 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
           due_date: record.due_date ?? null,
           currency: record.currency ?? DEFAULT_CURRENCY,
           metadata: record.metadata ?? null,
-          allow_post_due_date_deduction: record.allow_post_due_date_deduction ?? false,
+          allow_post_due_date_deduction: record.allow_post_due_date_deduction,
         },
       };
       const payment = await createPaymentRequest(trx, input, storeResponse && ((created) => storeResponse(paymentCreated(created))));
@@ -113,7 +120,8 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     description:
       'Cancels a payment request that payroll has not been instructed to deduct yet. Cancelling one already ' +
       'cancelled answers the same again; once its pay date is locked and instructed, it can no longer be ' +
-      'cancelled (409).',
+      'cancelled (409). Cancelling the last instalment of a schedule that could still collect settles the schedule ' +
+      '(a `schedule.updated` event).',
     tags: ['Payments'],
     auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
     idempotencyKey: 'optional',
@@ -125,7 +133,33 @@ export const registerPaymentRoutes: RouteModule = (app, deps) => {
     },
     effect: async (ctx, trx) => ({
       status: 200,
-      body: { payment: await cancelPaymentRequest(trx, ctx.caller.clientId, ctx.params.payment_id) },
+      body: { payment: await cancelPaymentRequestAndSettle(trx, ctx.caller.clientId, ctx.params.payment_id) },
+    }),
+  });
+
+  // DELETE is the interface document's name for ending a payment request, answered the way DELETE
+  // /mandates/{id} answers: the resource is ended, not erased, and a repeat answers the same.
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/payments/:payment_id',
+    operationId: 'delete_payment_request',
+    summary: 'Delete a payment request',
+    description:
+      'Ends a payment request that payroll has not been instructed to deduct yet, exactly as POST /payments/{payment_id}/cancel does: ' +
+      'it becomes `cancelled` (a `payment_request.updated` event) and is kept, as a revoked mandate is. Deleting one already cancelled ' +
+      'answers the same and changes nothing; once its pay date is locked and instructed it can no longer be ended (409). Deleting the ' +
+      'last instalment of a schedule that could still collect settles the schedule (a `schedule.updated` event).',
+    tags: ['Payments'],
+    auth: { kind: 'both', scope: 'payments:write', roles: ['biller'] },
+    params: paymentParams,
+    responses: {
+      200: { description: 'Deleted: cancelled now, or already', schema: paymentDeleteResponseSchema },
+      404: { description: 'Payment not found', ...problem },
+      409: { description: 'Already instructed to payroll', ...problem },
+    },
+    handler: async (ctx) => ({
+      status: 200,
+      body: { payment: await deps.db.transaction().execute((trx) => cancelPaymentRequestAndSettle(trx, ctx.caller.clientId, ctx.params.payment_id)) },
     }),
   });
 

@@ -33,9 +33,9 @@ const GENERATED_FORM_FIELDS = ['amount', 'count', 'interval', 'start_date'] as c
 const scheduleRecordSchema = z
   .strictObject({
     mandate_id: uuidSchema,
-    currency: currencySchema.nullable().optional(),
+    currency: currencySchema.nullable().default(DEFAULT_CURRENCY),
     total_amount: minorUnitsSchema.nullable().optional(),
-    allow_post_due_date_deduction: z.boolean().optional(),
+    allow_post_due_date_deduction: z.boolean().default(false),
     metadata: metadataSchema.nullable().optional(),
     instalments: z.array(instalmentRequestSchema).min(1).max(MAX_INSTALMENTS).optional(),
     amount: minorUnitsSchema.optional(),
@@ -108,7 +108,7 @@ function toScheduleRecord(body: z.output<typeof scheduleRecordSchema>): Schedule
     mandate_id: body.mandate_id,
     currency: body.currency ?? DEFAULT_CURRENCY,
     total_amount: body.total_amount ?? null,
-    allow_post_due_date_deduction: body.allow_post_due_date_deduction ?? false,
+    allow_post_due_date_deduction: body.allow_post_due_date_deduction,
     metadata: body.metadata ?? null,
   };
   if (body.instalments !== undefined) {
