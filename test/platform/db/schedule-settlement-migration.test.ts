@@ -1,14 +1,10 @@
 import { sql } from 'kysely';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../../src/platform/db/connection.ts';
+import { describe, expect, it } from 'vitest';
 import type { MandateStatus, PaymentStatus, ScheduleStatus } from '../../../src/platform/db/tables.ts';
-import { createMigrator } from '../../../src/platform/db/migrator.ts';
 import { listPaymentsOfSchedules } from '../../../src/collections/payments/payment-repository.ts';
 import { scheduleOutcome } from '../../../src/collections/schedules/schedule-outcome.ts';
 import { scheduleResponseSchema, toScheduleResource } from '../../../src/collections/schedules/schedule-resource.ts';
-import { migrations } from '../../../migrations/index.ts';
-import { adminUrl, databaseUrl, testDatabaseName } from '../../support/database-admin.ts';
+import { databaseForMigration } from '../../support/migration-database.ts';
 import {
   createBiller,
   createEmployee,
@@ -27,36 +23,9 @@ import {
 // back. A database of its own, migrated step by step.
 
 const MIGRATION = '20261220000000_schedule_settlement';
-/** The migration just before it, whichever that is. */
-const BEFORE = Object.keys(migrations)[Object.keys(migrations).indexOf(MIGRATION) - 1]!;
-
-const name = testDatabaseName('dtest');
-let db: Database;
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-async function migrateTo(target: string): Promise<void> {
-  const result = await createMigrator(db).migrateTo(target);
-  if (result.error) throw result.error;
-}
-
-beforeAll(async () => {
-  await admin(`create database ${name}`);
-  db = createDatabase(databaseUrl(name), 2);
-});
-
-afterAll(async () => {
-  await db?.destroy();
-  await admin(`drop database if exists ${name} with (force)`);
-});
+const migration = databaseForMigration(MIGRATION);
+const BEFORE = migration.before;
+const migrateTo = (target: string) => migration.migrateTo(target);
 
 interface Case {
   label: string;
@@ -147,39 +116,40 @@ const CASES: Case[] = [
 describe(MIGRATION, () => {
   it('gives settled schedules their reason, settles the stuck ones with their events, and takes it back on the way down', async () => {
     await migrateTo(BEFORE);
-    const provider = await createPayrollProvider(db);
-    const employer = await createEmployer(db, provider.id);
-    const payroll = await createPayroll(db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates(2) });
-    const { employee } = await createEmployee(db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
-    const biller = await createBiller(db);
+    const provider = await createPayrollProvider(migration.db);
+    const employer = await createEmployer(migration.db, provider.id);
+    const payroll = await createPayroll(migration.db, { providerId: provider.id, employerId: employer.id, payDates: futureMonthlyPayDates(2) });
+    const { employee } = await createEmployee(migration.db, { providerId: provider.id, payrollId: payroll.id, employerId: employer.id });
+    const biller = await createBiller(migration.db);
     const mandates = new Map<MandateStatus, Awaited<ReturnType<typeof createMandateRow>>>();
     for (const status of new Set(CASES.map((c) => c.mandate))) {
-      mandates.set(status, await createMandateRow(db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id, status }));
+      mandates.set(status, await createMandateRow(migration.db, { billerClientId: biller.clientId, employeeId: employee.id, payrollId: payroll.id, status }));
     }
     const ids: string[] = [];
     for (const c of CASES) {
       const mandate = mandates.get(c.mandate)!;
-      const schedule = await createScheduleRow(db, { mandate, status: c.status, totalAmount: 1_000 * c.instalments.length, instalmentCount: c.instalments.length });
+      const schedule = await createScheduleRow(migration.db, { mandate, status: c.status, totalAmount: 1_000 * c.instalments.length, instalmentCount: c.instalments.length });
       for (const [i, status] of c.instalments.entries()) {
         const collected = status === 'collected' || status === 'paid_out' ? 1_000 : status === 'partially_collected' ? 400 : status === 'pending' ? 250 : 0;
-        const payment = await createPaymentRequestRow(db, {
+        const payment = await createPaymentRequestRow(migration.db, {
           mandate,
           status,
           amount: 1_000,
           collectedAmount: collected,
           schedule: { id: schedule.id, instalmentNumber: i + 1 },
         });
-        if (c.refused && status === 'failed') await db.updateTable('payment_requests').set({ status_reason: 'amount over the limit' }).where('id', '=', payment.id).execute();
+        if (c.refused && status === 'failed')
+          await migration.db.updateTable('payment_requests').set({ status_reason: 'amount over the limit' }).where('id', '=', payment.id).execute();
       }
       ids.push(schedule.id);
     }
-    await sql`update schedules set metadata = '{"plan": "P-1"}'::jsonb where id = ${ids[4]!}`.execute(db);
+    await sql`update schedules set metadata = '{"plan": "P-1"}'::jsonb where id = ${ids[4]!}`.execute(migration.db);
 
     await migrateTo(MIGRATION);
 
-    const rows = new Map((await db.selectFrom('schedules').selectAll().where('id', 'in', ids).execute()).map((row) => [row.id, row]));
-    const payments = await listPaymentsOfSchedules(db, ids);
-    const events = await db
+    const rows = new Map((await migration.db.selectFrom('schedules').selectAll().where('id', 'in', ids).execute()).map((row) => [row.id, row]));
+    const payments = await listPaymentsOfSchedules(migration.db, ids);
+    const events = await migration.db
       .selectFrom('events')
       .select(['resource_id', 'resource_type', 'biller_client_id', 'payload', 'id'])
       .where('type', '=', 'schedule.updated')
@@ -218,13 +188,13 @@ describe(MIGRATION, () => {
     await migrateTo(BEFORE);
     const { rows: columns } = await sql<{ column_name: string }>`
       select column_name from information_schema.columns where table_schema = 'public' and table_name = 'schedules'
-    `.execute(db);
+    `.execute(migration.db);
     expect(columns.map((c) => c.column_name)).not.toContain('status_reason');
-    const { rows: left } = await sql<{ n: number }>`select count(*)::int as n from events where type = 'schedule.updated'`.execute(db);
+    const { rows: left } = await sql<{ n: number }>`select count(*)::int as n from events where type = 'schedule.updated'`.execute(migration.db);
     expect(left[0]!.n).toBe(0);
     const { rows: check } = await sql<{ definition: string }>`
       select pg_get_constraintdef(oid) as definition from pg_constraint where conname = 'events_type_check'
-    `.execute(db);
+    `.execute(migration.db);
     expect(check[0]!.definition).not.toContain('schedule.updated');
     expect(check[0]!.definition).toContain('remittance.reversed');
     // Up again, cleanly.
