@@ -183,6 +183,8 @@ describe('the example against the running service', () => {
       person,
       receiver: tellingSecrets(hooks, secrets),
       log: (line) => lines.push(line),
+      // Its deliveries are read below.
+      keepWebhookEndpoint: true,
     });
 
     const payDates = (await t.db.selectFrom('pay_dates').select('pay_date').where('payroll_id', '=', world.payroll.id).orderBy('pay_date').execute()).map(
@@ -202,6 +204,7 @@ describe('the example against the running service', () => {
     expect(result.schedule).toMatchObject({ mandate_id: result.mandate.id, status: 'active', total_amount: 3_000, instalment_count: 3 });
     expect(result.schedule.instalments.map((instalment) => [instalment.amount, instalment.target_pay_date])).toEqual(payDates.slice(0, 3).map((payDate) => [1_000, payDate]));
     expect(result.readBack).toEqual({ payment: result.payment, schedule: result.schedule });
+    expect(result.deletedPayment).toMatchObject({ id: result.payment.id, status: 'cancelled', version: result.payment.version + 1 });
     const stored = await t.db
       .selectFrom('payment_requests')
       .select(['id', 'amount'])
@@ -221,6 +224,7 @@ describe('the example against the running service', () => {
       'payment_request.created',
       'payment_request.created',
       'payment_request.created',
+      'payment_request.updated',
     ]);
     expect(result.events.map((event) => event.id).sort()).toEqual(events.map((event) => event.id).sort());
     const api = billerClient(baseUrl, biller);
@@ -229,12 +233,12 @@ describe('the example against the running service', () => {
       expect(event).toEqual(shown.data?.event);
     }
     expect(hooks.refused).toBe(0);
-    expect(lines).toContain('webhooks: 6 verified (0 refused)');
+    expect(lines).toContain('webhooks: 7 verified (0 refused)');
     // The receiver has answered; the sender records each answer just after.
     await vi.waitFor(
       async () => {
         const rows = await t.db.selectFrom('webhook_deliveries').select(['status', 'last_status_code']).where('endpoint_id', '=', result.webhookEndpointId).execute();
-        expect(rows).toEqual(Array.from({ length: 6 }, () => ({ status: 'succeeded', last_status_code: 204 })));
+        expect(rows).toEqual(Array.from({ length: 7 }, () => ({ status: 'succeeded', last_status_code: 204 })));
       },
       { timeout: 10_000, interval: 50 },
     );
@@ -259,7 +263,7 @@ describe('the example against the running service', () => {
     expect(hooks.refused).toBe(1);
     // The genuine delivery again (a retry) is accepted and not counted twice.
     expect((await replay(delivered.body)).status).toBe(204);
-    expect(hooks.events).toHaveLength(6);
+    expect(hooks.events).toHaveLength(7);
   });
 
   it('reads refusals as the typed ProblemDetails (and the token endpoint as its OAuth error)', async () => {
@@ -320,7 +324,12 @@ describe('the example against the running service', () => {
       'payment_request.created',
       'payment_request.created',
       'payment_request.created',
+      'payment_request.updated',
     ]);
     expect(run.stderr).toMatch(/^mandate [0-9a-f-]+: active$/m);
+    // Run again and again, it leaves no endpoint behind (a biller may have only so many).
+    expect(run.stderr).toContain(`webhook endpoint ${result.webhookEndpointId} removed`);
+    const endpoints = await t.db.selectFrom('webhook_endpoints').select(['id', 'deleted_at']).where('biller_client_id', '=', credentials.clientId).execute();
+    expect(endpoints).toEqual([{ id: result.webhookEndpointId, deleted_at: expect.any(Date) }]);
   });
 });

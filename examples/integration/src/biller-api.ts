@@ -142,6 +142,22 @@ export async function getPaymentRequest(api: ApiClient, paymentId: string): Prom
   return data.payment;
 }
 
+/**
+ * Ends a payment request payroll has not been asked to deduct yet: it becomes `cancelled` and is kept,
+ * as a revoked mandate is. Deleting it again answers the same; once instructed it is refused (409).
+ */
+export async function deletePaymentRequest(api: ApiClient, paymentId: string): Promise<PaymentRequest> {
+  const { data, error, response } = await api.DELETE('/payments/{payment_id}', { params: { path: { payment_id: paymentId } } });
+  if (error) throw new ApiError('DELETE /payments/{payment_id}', response.status, error);
+  return data.payment;
+}
+
+/** Stops deliveries to an endpoint and removes it (a biller has a limited number of endpoints). */
+export async function deleteWebhookEndpoint(api: ApiClient, endpointId: string): Promise<void> {
+  const { error, response } = await api.DELETE('/webhook-endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpointId } } });
+  if (error) throw new ApiError('DELETE /webhook-endpoints/{endpoint_id}', response.status, error);
+}
+
 /** `count` instalments of `amount`, one every `interval` from `startDate`; each is a payment request of its own. */
 export async function createSchedule(
   api: ApiClient,

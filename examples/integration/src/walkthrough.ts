@@ -5,6 +5,8 @@ import {
   createPaymentRequest,
   createSchedule,
   deductibleEmployment,
+  deletePaymentRequest,
+  deleteWebhookEndpoint,
   fullAvailabilityCheck,
   getMandate,
   getPaymentRequest,
@@ -36,6 +38,8 @@ export interface WalkthroughOptions {
   webhookUrl?: string;
   /** How long to wait for the webhooks of what was made (default 30 s). */
   webhookTimeoutMs?: number;
+  /** Leave the webhook endpoint registered at the end (to inspect its deliveries); removed by default. */
+  keepWebhookEndpoint?: boolean;
   log?: (line: string) => void;
 }
 
@@ -54,22 +58,36 @@ export interface WalkthroughResult {
   schedule: Schedule;
   /** Read back. */
   readBack: { payment: PaymentRequest; schedule: Schedule };
+  /** The one-off payment request, deleted again (cancelled, and kept). */
+  deletedPayment: PaymentRequest;
   /** The verified webhooks that told of each of the above. */
   events: HandledEvent[];
 }
 
 /** The steps a biller takes, in order; any refusal throws ApiError with the service's ProblemDetails. */
 export async function runWalkthrough(options: WalkthroughOptions): Promise<WalkthroughResult> {
+  const { api, receiver } = options;
+  const log = options.log ?? (() => {});
+  // Webhooks first, so that nothing made below goes untold; removed at the end, whatever happens.
+  const endpoint = await registerWebhookEndpoint(api, options.webhookUrl ?? receiver.url);
+  receiver.useSecret(endpoint.secret);
+  log(`webhook endpoint ${endpoint.id} -> ${endpoint.url}`);
+  try {
+    return await walk(options, endpoint.id);
+  } finally {
+    if (options.keepWebhookEndpoint !== true) {
+      await deleteWebhookEndpoint(api, endpoint.id);
+      log(`webhook endpoint ${endpoint.id} removed`);
+    }
+  }
+}
+
+async function walk(options: WalkthroughOptions, webhookEndpointId: string): Promise<WalkthroughResult> {
   const { api, person, receiver } = options;
   const currency = options.currency ?? 'GBP';
   const log = options.log ?? (() => {});
   // When the person agreed to pay by salary deduction: on the biller's own form, before any call.
   const authorisedAt = new Date();
-
-  // Webhooks first, so that nothing made below goes untold.
-  const endpoint = await registerWebhookEndpoint(api, options.webhookUrl ?? receiver.url);
-  receiver.useSecret(endpoint.secret);
-  log(`webhook endpoint ${endpoint.id} -> ${endpoint.url}`);
 
   const light = await lightAvailabilityCheck(api, person);
   log(`light availability check: ${light.availability_status}, ${light.employment_count} employment(s)`);
@@ -110,16 +128,21 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
 
   const readBack = { payment: await getPaymentRequest(api, payment.id), schedule: await getSchedule(api, schedule.id) };
 
-  // Each thing made is told of by a webhook: the mandate's creation and enablement, each payment request.
+  // The one-off request is no longer wanted: deleting it ends it before payroll is asked.
+  const deletedPayment = await deletePaymentRequest(api, payment.id);
+  log(`payment request ${deletedPayment.id} deleted: ${deletedPayment.status}`);
+
+  // Each thing made is told of by a webhook: the mandate's creation and enablement, each payment request, the deletion.
   const expected = [
     { type: 'mandate.created', id: mandate.id },
     { type: 'mandate.updated', id: mandate.id },
     { type: 'payment_request.created', id: payment.id },
+    { type: 'payment_request.updated', id: payment.id },
     ...schedule.instalments.map((instalment) => ({ type: 'payment_request.created', id: instalment.payment_id })),
   ];
   const told = (events: readonly HandledEvent[]) => expected.every((wanted) => events.some((event) => event.type === wanted.type && event.data.id === wanted.id));
   await receiver.waitFor(told, options.webhookTimeoutMs ?? 30_000);
   log(`webhooks: ${receiver.events.length} verified (${receiver.refused} refused)`);
 
-  return { webhookEndpointId: endpoint.id, light, full, mandate, enablement, activeMandate, payment, retriedPayment, schedule, readBack, events: [...receiver.events] };
+  return { webhookEndpointId, light, full, mandate, enablement, activeMandate, payment, retriedPayment, schedule, readBack, deletedPayment, events: [...receiver.events] };
 }

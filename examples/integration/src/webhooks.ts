@@ -16,8 +16,14 @@ export type EventType = Schemas['EventType'];
  * The event types this integration acts on. `satisfies` holds them to the API's EventType: one the
  * API renames or drops stops this compiling. A type added later is acknowledged and left alone.
  */
-export const HANDLED_EVENT_TYPES = ['mandate.created', 'mandate.updated', 'payment_request.created', 'payment_request.updated'] as const satisfies readonly EventType[];
-/** The events of those types: `event.type` narrows `event.data` to the mandate or the payment request. */
+export const HANDLED_EVENT_TYPES = [
+  'mandate.created',
+  'mandate.updated',
+  'payment_request.created',
+  'payment_request.updated',
+  'schedule.updated',
+] as const satisfies readonly EventType[];
+/** The events of those types: `event.type` narrows `event.data` to the mandate, the payment request or the schedule. */
 export type HandledEvent = ServiceEvent & { type: (typeof HANDLED_EVENT_TYPES)[number] };
 
 /** The three signature headers of a delivery, as they arrived. */

@@ -106,7 +106,7 @@ export const mandateDeleteResponseSchema = z.object({ mandate: mandateResponseSc
   id: 'MandateDeleteResponse',
   description: 'The mandate, now revoked, and the payment requests its revocation cancelled.',
   example: {
-    mandate: { ...mandateExample, status: 'revoked', status_reason: 'revoked by the biller', version: 3, revoked_at: exampleInstants.updated },
+    mandate: { ...mandateExample, status: 'revoked', status_reason: null, version: 3, revoked_at: exampleInstants.updated },
     cancelled_payment_ids: [exampleIds.payment],
   },
 });

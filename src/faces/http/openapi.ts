@@ -59,10 +59,25 @@ class ComponentCollector {
     }
     const nameOf = (io: Io, id: string) => (io === 'input' && split.has(id) ? `${id}Input` : id);
     const schemas: Record<string, Json> = {};
-    for (const [name, definition] of output) schemas[nameOf('output', name)] = definition;
+    // What only the service writes (responses, webhook payloads) may gain fields in a minor release,
+    // so its schemas do not forbid them: a client validating answers strictly keeps working. A schema
+    // clients also send stays closed, since the service refuses unknown fields in requests.
+    for (const [name, definition] of output) schemas[nameOf('output', name)] = input.has(name) ? definition : openToAdditions(definition);
     for (const [name, definition] of input) schemas[nameOf('input', name)] ??= definition;
     return { schemas, nameOf };
   }
+}
+
+/** The schema without `additionalProperties: false`, at every level of it (not through references). */
+function openToAdditions(node: Json): Json {
+  if (Array.isArray(node)) return node.map(openToAdditions);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    out[key] = key === 'example' ? value : openToAdditions(value);
+  }
+  return out;
 }
 
 function rewriteRefs(node: Json, rewrite: (ref: string) => string): Json {

@@ -134,26 +134,69 @@ export interface PublishedWebhook {
   example: unknown;
 }
 
-const summaries: Record<EventType, string> = {
-  'mandate.created': 'A mandate was created',
-  'mandate.updated': 'A mandate changed',
-  'payment_request.created': 'A payment request was created',
-  'payment_request.updated': 'A payment request changed',
-  'payout.created': 'A payout was made',
-  'employee.updated': 'An employment changed',
-  'schedule.updated': 'A schedule changed status',
-  'remittance.received': 'A remittance was received',
-  'remittance.overdue': 'A remittance is overdue',
-  'remittance.reversed': 'A remittance credit was reversed',
-  'webhook_endpoint.disabled': 'A webhook endpoint was disabled',
+/** An example's resource as it would be at this event: its family's example with what the event changed. */
+function changed(schema: z.ZodType, changes: Record<string, unknown>): Record<string, unknown> {
+  return { ...(exampleOf(schema) as Record<string, unknown>), ...changes };
+}
+
+const sent = { created: exampleInstants.created, updated: exampleInstants.updated } as const;
+
+/**
+ * Each event type's summary and the data its example carries: the resource as it stands at that
+ * event (a mandate is created pending enablement, a payout is created pending, an endpoint is
+ * disabled...), so the reference never shows an event with data it could not carry.
+ */
+const eventExamples: Record<EventType, { summary: string; data: unknown }> = {
+  'mandate.created': {
+    summary: 'A mandate was created',
+    data: changed(mandateResponseSchema, { status: 'pending_enablement', version: 1, updated_at: sent.created }),
+  },
+  'mandate.updated': { summary: 'A mandate changed', data: exampleOf(mandateResponseSchema) },
+  'payment_request.created': { summary: 'A payment request was created', data: exampleOf(paymentResponseSchema) },
+  'payment_request.updated': {
+    summary: 'A payment request changed',
+    data: changed(paymentResponseSchema, { status: 'collected', collected_amount: 2500, attempts: 1, version: 3, updated_at: sent.updated }),
+  },
+  'payout.created': {
+    summary: 'A payout was made',
+    data: changed(payoutResponseSchema, { status: 'pending', paid_at: null, version: 1 }),
+  },
+  'employee.updated': { summary: 'An employment changed', data: exampleOf(employeeUpdatePayloadSchema) },
+  'schedule.updated': {
+    summary: 'A schedule changed status',
+    data: (() => {
+      const schedule = exampleOf(scheduleResponseSchema) as { instalments: Array<Record<string, unknown>> };
+      return changed(scheduleResponseSchema, {
+        status: 'completed',
+        status_reason: 'all_instalments_collected',
+        version: 2,
+        updated_at: sent.updated,
+        instalments: schedule.instalments.map((instalment) => ({ ...instalment, status: 'collected' })),
+        expected_payments: [],
+      });
+    })(),
+  },
+  'webhook_endpoint.disabled': {
+    summary: 'A webhook endpoint was disabled',
+    data: changed(webhookEndpointResponseSchema, {
+      status: 'disabled',
+      disabled_reason: 'the receiver answered 410 Gone',
+      failing_since: sent.created,
+      consecutive_failures: 1,
+    }),
+  },
+  'remittance.received': { summary: 'A remittance was received', data: changed(remittanceNoticeSchema, { status: 'received' }) },
+  'remittance.overdue': { summary: 'A remittance is overdue', data: changed(remittanceNoticeSchema, { status: 'late' }) },
+  'remittance.reversed': { summary: 'A remittance credit was reversed', data: changed(remittanceNoticeSchema, { status: 'shortfall' }) },
 };
 
-/** Every event type with the payload schema its deliveries carry, in EVENT_TYPES order. */
-export const publishedWebhooks: readonly PublishedWebhook[] = EVENT_TYPES.map((type) => {
+/** Every event type with the payload schema its deliveries carry, in EVENT_TYPES order; each example has an id of its own. */
+export const publishedWebhooks: readonly PublishedWebhook[] = EVENT_TYPES.map((type, index) => {
   const payload = payloadFamilies.find((family) => (family.shape.type.options as readonly string[]).includes(type));
   if (!payload) throw new Error(`event type ${type} has no webhook payload schema`);
-  const example = exampleOf(payload) as { data: unknown };
-  return { type, summary: summaries[type], payload, example: { ...example, type } };
+  const { summary, data } = eventExamples[type];
+  const id = `${exampleIds.event.slice(0, -2)}${String(index + 20).padStart(2, '0')}`;
+  return { type, summary, payload, example: { id, type, created_at: sent.updated, data } };
 });
 
 /** The payload schema of an event type, to hold what is delivered to what is published. */

@@ -52,8 +52,10 @@ describe('the version', () => {
     const ok = await t.app.inject({ method: 'GET', url: '/health' });
     const refused = await t.app.inject({ method: 'GET', url: '/mandates' });
     expect(refused.statusCode).toBe(401);
-    expect(ok.headers['api-version']).toBe(API_VERSION);
-    expect(refused.headers['api-version']).toBe(API_VERSION);
+    // Refused by the router before any hook runs.
+    const badUrl = await t.app.inject({ method: 'GET', url: '/payments/%E0%A4%A' });
+    expect(badUrl.statusCode).toBe(400);
+    for (const response of [ok, refused, badUrl]) expect(response.headers['api-version']).toBe(API_VERSION);
     const changelog = readFileSync(`${repositoryRoot}docs/api-changelog.md`, 'utf8');
     expect(/^## (\d+\.\d+\.\d+)$/m.exec(changelog)?.[1]).toBe(API_VERSION);
   });
@@ -73,6 +75,25 @@ describe('webhooks in /openapi.json', () => {
     for (const name of ['WebhookMandatePayload', 'WebhookPaymentRequestPayload', 'WebhookPayoutPayload', 'WebhookEmployeeUpdatePayload']) {
       expect(schemas()[name], name).toBeDefined();
     }
+  });
+
+  it("shows each event type's resource as it is at that event, under an event id of its own", () => {
+    const exampleOf = (type: string) => document.webhooks[type].post.requestBody.content['application/json'].example;
+    expect(exampleOf('mandate.created').data).toMatchObject({ status: 'pending_enablement', version: 1 });
+    expect(exampleOf('payout.created').data).toMatchObject({ status: 'pending', paid_at: null, version: 1 });
+    expect(exampleOf('payment_request.updated').data.status).not.toBe(exampleOf('payment_request.created').data.status);
+    expect(exampleOf('schedule.updated').data).toMatchObject({ status: 'completed', status_reason: 'all_instalments_collected', expected_payments: [] });
+    expect(exampleOf('webhook_endpoint.disabled').data.status).toBe('disabled');
+    expect(exampleOf('remittance.overdue').data.status).toBe('late');
+    expect(exampleOf('remittance.reversed').data.status).toBe('shortfall');
+    expect(new Set(EVENT_TYPES.map((type) => exampleOf(type).id)).size).toBe(EVENT_TYPES.length);
+  });
+
+  it('leaves what only the service writes open to fields a minor release adds, and what clients send closed', () => {
+    for (const name of ['PaymentResponse', 'MandateRecordResponse', 'WebhookPaymentRequestPayload', 'ScheduleResponse']) {
+      expect(JSON.stringify(schemas()[name]), name).not.toContain('"additionalProperties":false');
+    }
+    expect(schemas().PaymentRecordRequest.additionalProperties).toBe(false);
   });
 
   it('has examples the payload schemas accept, and an Event that is exactly one of the payloads', () => {

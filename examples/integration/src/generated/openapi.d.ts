@@ -3203,7 +3203,7 @@ export interface components {
          *       "mandate": {
          *         "id": "0193a4f2-3a8b-7c55-8d24-6e8f0a2b3c05",
          *         "status": "revoked",
-         *         "status_reason": "revoked by the biller",
+         *         "status_reason": null,
          *         "employee_id": "0193a4f1-0e6d-7a42-9c13-5d7e9f1a2b03",
          *         "payroll_id": "0193a4f1-0e6d-7a42-9c13-5d7e9f1a2b04",
          *         "consumer": {
@@ -29465,12 +29465,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a20",
                  *       "type": "mandate.created",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
                  *         "id": "0193a4f2-3a8b-7c55-8d24-6e8f0a2b3c05",
-                 *         "status": "active",
+                 *         "status": "pending_enablement",
                  *         "status_reason": null,
                  *         "employee_id": "0193a4f1-0e6d-7a42-9c13-5d7e9f1a2b03",
                  *         "payroll_id": "0193a4f1-0e6d-7a42-9c13-5d7e9f1a2b04",
@@ -29501,9 +29501,9 @@ export interface operations {
                  *         "metadata": {
                  *           "loan_id": "L-88231"
                  *         },
-                 *         "version": 2,
+                 *         "version": 1,
                  *         "created_at": "2026-11-02T09:15:27.412Z",
-                 *         "updated_at": "2026-11-20T02:00:04.118Z",
+                 *         "updated_at": "2026-11-02T09:15:27.412Z",
                  *         "revoked_at": null
                  *       }
                  *     }
@@ -29546,7 +29546,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a21",
                  *       "type": "mandate.updated",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
@@ -29627,7 +29627,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a22",
                  *       "type": "payment_request.created",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
@@ -29693,7 +29693,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a23",
                  *       "type": "payment_request.updated",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
@@ -29701,22 +29701,22 @@ export interface operations {
                  *         "mandate_id": "0193a4f2-3a8b-7c55-8d24-6e8f0a2b3c05",
                  *         "schedule_id": null,
                  *         "instalment_number": null,
-                 *         "status": "pending",
+                 *         "status": "collected",
                  *         "status_reason": null,
                  *         "amount": 2500,
                  *         "currency": "GBP",
-                 *         "collected_amount": 0,
+                 *         "collected_amount": 2500,
                  *         "paid_out_amount": 0,
-                 *         "attempts": 0,
+                 *         "attempts": 1,
                  *         "due_date": "2026-11-30",
                  *         "target_pay_date": "2026-11-27",
                  *         "allow_post_due_date_deduction": false,
                  *         "metadata": {
                  *           "invoice": "INV-2026-0042"
                  *         },
-                 *         "version": 1,
+                 *         "version": 3,
                  *         "created_at": "2026-11-02T09:15:27.412Z",
-                 *         "updated_at": "2026-11-02T09:15:27.412Z",
+                 *         "updated_at": "2026-11-20T02:00:04.118Z",
                  *         "cancelled_at": null
                  *       }
                  *     }
@@ -29759,23 +29759,23 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a24",
                  *       "type": "schedule.updated",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
                  *         "id": "0193a4f4-1d2e-7f77-8f46-8a0b2c4d5e08",
                  *         "mandate_id": "0193a4f2-3a8b-7c55-8d24-6e8f0a2b3c05",
-                 *         "status": "active",
-                 *         "status_reason": null,
+                 *         "status": "completed",
+                 *         "status_reason": "all_instalments_collected",
                  *         "currency": "GBP",
                  *         "total_amount": 10000,
                  *         "instalment_count": 2,
                  *         "metadata": {
                  *           "agreement": "AGR-7781"
                  *         },
-                 *         "version": 1,
+                 *         "version": 2,
                  *         "created_at": "2026-11-02T09:15:27.412Z",
-                 *         "updated_at": "2026-11-02T09:15:27.412Z",
+                 *         "updated_at": "2026-11-20T02:00:04.118Z",
                  *         "instalments": [
                  *           {
                  *             "instalment_number": 1,
@@ -29783,7 +29783,7 @@ export interface operations {
                  *             "amount": 5000,
                  *             "due_date": "2026-11-30",
                  *             "target_pay_date": "2026-11-27",
-                 *             "status": "pending"
+                 *             "status": "collected"
                  *           },
                  *           {
                  *             "instalment_number": 2,
@@ -29791,25 +29791,10 @@ export interface operations {
                  *             "amount": 5000,
                  *             "due_date": "2026-12-31",
                  *             "target_pay_date": "2026-12-24",
-                 *             "status": "pending"
+                 *             "status": "collected"
                  *           }
                  *         ],
-                 *         "expected_payments": [
-                 *           {
-                 *             "instalment_number": 1,
-                 *             "payment_id": "0193a4f3-7c1d-7e66-9e35-7f9a1b3c4d06",
-                 *             "pay_date": "2026-11-27",
-                 *             "amount": 5000,
-                 *             "currency": "GBP"
-                 *           },
-                 *           {
-                 *             "instalment_number": 2,
-                 *             "payment_id": "0193a4f3-7c1d-7e66-9e35-7f9a1b3c4d07",
-                 *             "pay_date": "2026-12-24",
-                 *             "amount": 5000,
-                 *             "currency": "GBP"
-                 *           }
-                 *         ]
+                 *         "expected_payments": []
                  *       }
                  *     }
                  */
@@ -29851,12 +29836,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a25",
                  *       "type": "payout.created",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
                  *         "id": "0193a4f5-5e3f-7a88-9a57-9b1c3d5e6f09",
-                 *         "status": "paid",
+                 *         "status": "pending",
                  *         "currency": "GBP",
                  *         "amount": 7500,
                  *         "payout_date": "2026-11-30",
@@ -29883,10 +29868,10 @@ export interface operations {
                  *           }
                  *         ],
                  *         "created_at": "2026-11-30T06:00:12.530Z",
-                 *         "paid_at": "2026-11-30T11:42:08.771Z",
+                 *         "paid_at": null,
                  *         "failed_at": null,
                  *         "failure_reason": null,
-                 *         "version": 2
+                 *         "version": 1
                  *       }
                  *     }
                  */
@@ -29928,7 +29913,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a26",
                  *       "type": "employee.updated",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
@@ -29985,7 +29970,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a27",
                  *       "type": "webhook_endpoint.disabled",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
@@ -29996,10 +29981,10 @@ export interface operations {
                  *           "payment_request.updated",
                  *           "payout.created"
                  *         ],
-                 *         "status": "enabled",
-                 *         "disabled_reason": null,
-                 *         "failing_since": null,
-                 *         "consecutive_failures": 0,
+                 *         "status": "disabled",
+                 *         "disabled_reason": "the receiver answered 410 Gone",
+                 *         "failing_since": "2026-11-02T09:15:27.412Z",
+                 *         "consecutive_failures": 1,
                  *         "deliveries_paused_until": null,
                  *         "previous_secret_expires_at": null,
                  *         "created_at": "2026-11-02T09:15:27.412Z"
@@ -30044,7 +30029,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a28",
                  *       "type": "remittance.received",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
@@ -30094,14 +30079,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a29",
                  *       "type": "remittance.overdue",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
                  *         "id": "019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b",
                  *         "payroll_id": "019a7b2c-0000-7000-8000-000000000001",
                  *         "pay_date": "2026-11-27",
-                 *         "status": "received",
+                 *         "status": "late",
                  *         "due_date": "2026-12-01"
                  *       }
                  *     }
@@ -30144,14 +30129,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a10",
+                 *       "id": "0193a4f6-9f4a-7b99-8b68-0c2d4e6f7a30",
                  *       "type": "remittance.reversed",
                  *       "created_at": "2026-11-20T02:00:04.118Z",
                  *       "data": {
                  *         "id": "019a7b2c-5d3e-7f10-8a2b-3c4d5e6f7a8b",
                  *         "payroll_id": "019a7b2c-0000-7000-8000-000000000001",
                  *         "pay_date": "2026-11-27",
-                 *         "status": "received",
+                 *         "status": "shortfall",
                  *         "due_date": "2026-12-01"
                  *       }
                  *     }

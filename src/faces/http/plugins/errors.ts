@@ -12,6 +12,7 @@ import {
   type OutageReporter,
 } from '../dependency-errors.ts';
 import { HttpProblem, serializeProblem } from '../problem.ts';
+import { API_VERSION, API_VERSION_HEADER } from '../api-version.ts';
 
 const statusOfKind: Record<DomainErrorKind, number> = {
   malformed: 400,
@@ -149,6 +150,8 @@ export const errorsPlugin = fp(
  * length limit (414) never reaches a route or the error handler.
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Refused before any hook ran (a malformed URL, no route): the version header is set here instead.
+  reply.header(API_VERSION_HEADER, API_VERSION);
   sendProblem(reply, problemFor(error, request.log), request.url);
 }
 
@@ -174,6 +177,7 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
   const body = JSON.stringify(problem.toBody());
   socket.end(
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
-      `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/problem+json; charset=utf-8\r\n${API_VERSION_HEADER}: ${API_VERSION}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
