@@ -41,16 +41,20 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-export async function createPrivatePostgres(): Promise<PrivatePostgres> {
-  const dir = await mkdtemp(join(tmpdir(), 'private-pg-'));
+/** A temporary directory the postgres user owns (PostgreSQL refuses a data directory it does not own). */
+async function postgresOwnedDirectory(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
   if (isRoot()) {
     const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
     await chown(dir, Number(uid.stdout), Number(gid.stdout));
   }
-  const data = join(dir, 'data');
-  await asPostgres(join(PG_BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  return dir;
+}
+
+/** A data directory under `dir`, run with pg_ctl on a free port of 127.0.0.1 with `settings` (`name=value`). */
+async function serverIn(dir: string, data: string, settings: readonly string[]): Promise<PrivatePostgres> {
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+  const options = [`-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, ...settings.map((setting) => `-c ${setting}`)].join(' ');
   let running = false;
   const stop = async (mode: 'immediate' | 'fast' = 'immediate') => {
     await asPostgres(join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
@@ -70,6 +74,44 @@ export async function createPrivatePostgres(): Promise<PrivatePostgres> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** No fsync: a test's server need not survive the machine, and it starts and writes faster. */
+const UNSYNCED = ['fsync=off', 'full_page_writes=off'];
+
+export async function createPrivatePostgres(options: { settings?: readonly string[] } = {}): Promise<PrivatePostgres> {
+  const dir = await postgresOwnedDirectory('private-pg-');
+  const data = join(dir, 'data');
+  await asPostgres(join(PG_BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  return serverIn(dir, data, [...UNSYNCED, ...(options.settings ?? [])]);
+}
+
+/**
+ * A streaming replica of a running private primary: pg_basebackup over the replication protocol
+ * (initdb's trust rules allow it from 127.0.0.1, and wal_level=replica is the default), `-R` writes
+ * primary_conninfo and standby.signal, so once started it replays the primary's WAL as it comes.
+ * Not started: call start().
+ */
+export async function createStreamingReplica(primary: PrivatePostgres, options: { settings?: readonly string[] } = {}): Promise<PrivatePostgres> {
+  const dir = await postgresOwnedDirectory('private-pg-replica-');
+  const data = join(dir, 'data');
+  await asPostgres(join(PG_BIN, 'pg_basebackup'), [
+    '-D',
+    data,
+    '-R',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+    '--no-sync',
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+  ]);
+  return serverIn(dir, data, ['fsync=off', ...(options.settings ?? [])]);
 }
 
 export interface PrivateRedis {

@@ -40,6 +40,8 @@ export async function startTestApp(
     databaseUrl?: string;
     /** The process's health monitor, as `serve` hands it over: requests refused for an outage go to it. */
     health?: DependencyHealth;
+    /** A read replica (DATABASE_READ_URL): its own pool, as openRuntime opens one, handed to the app as readDb. */
+    readDatabaseUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const database = options.databaseUrl ? externalDatabase(options.databaseUrl) : await createTestDatabase();
@@ -53,8 +55,10 @@ export async function startTestApp(
     PROVIDER_ALLOW_PRIVATE_URLS: 'true',
     // Console passwords at an eighth of the production cost: the same code, faster (TEST_PASSWORD_COST).
     CONSOLE_PASSWORD_SCRYPT_LOG_N: '14',
+    ...(options.readDatabaseUrl ? { DATABASE_READ_URL: options.readDatabaseUrl } : {}),
     ...options.env,
   });
+  const readDb = config.DATABASE_READ_URL === undefined ? undefined : createDatabase(config.DATABASE_READ_URL, config.DATABASE_READ_POOL_SIZE);
   const redis = await connected(createProducerConnection(config.REDIS_URL));
   const tokens = await TokenIssuer.generate({
     issuer: config.AUTH_ISSUER,
@@ -67,6 +71,7 @@ export async function startTestApp(
     {
       config,
       db: database.db,
+      ...(readDb ? { readDb } : {}),
       redis,
       tokens,
       adapterFor: options.adapterFor ?? noProviderApis,
@@ -91,6 +96,7 @@ export async function startTestApp(
       const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`);
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();
+      await readDb?.destroy();
       await database.drop();
     },
   };

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/runtime/redis-connections.ts';
 import { RateLimiter } from '../../platform/shared/rate-limiter.ts';
 import { serviceToday } from '../../directory/calendars/lock-date.ts';
 import type { Config } from '../../platform/config/config.ts';
@@ -260,7 +260,7 @@ export type AvailabilityCheckKind = AvailabilityLookup['kind'];
 
 export interface AvailabilityChecksDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<Config, 'QUEUE_PREFIX' | 'SERVICE_TIME_ZONE' | 'NODE_ENV' | 'AVAILABILITY_CHECKS_PER_MINUTE' | 'AVAILABILITY_CHECKS_BURST' | 'AVAILABILITY_LOG_KEY'>;
   adapterFor: AdapterFactory;
   /** Start-up notices (an unconfigured log key). */

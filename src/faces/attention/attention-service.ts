@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/runtime/redis-connections.ts';
 import type { Executor } from '../../platform/db/connection.ts';
 import type { JobQueue } from '../../platform/queue/queues.ts';
 import { serviceToday } from '../../directory/calendars/lock-date.ts';
@@ -34,7 +34,7 @@ import { describeJob, jobSubjectIdSets } from './job-subject.ts';
 export interface AttentionSources {
   db: Executor;
   /** Where worker heartbeats are read; without it, whether workers are alive is not asked. */
-  workers?: { redis: Redis; prefix: string };
+  workers?: { redis: RedisClient; prefix: string };
   /** Queues whose failed jobs count; without them, failed jobs are not asked. */
   queues?: () => Promise<readonly JobQueue[]>;
   nightlyCron: string;

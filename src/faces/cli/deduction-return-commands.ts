@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { cliActor } from '../../platform/audit/audit-service.ts';
 import type { ImportErrorFile } from '../../directory/payrolls/employee-import-error-file.ts';
 import type { DeductionReturnReport } from '../../cycle/deduction-returns/return-resource.ts';
+import type { RedisTarget } from '../../platform/runtime/redis-connections.ts';
 import { InvalidError } from '../../platform/shared/domain-errors.ts';
 import { operatorName, parseDateOption, parseUuidOption } from './options.ts';
 
@@ -117,9 +118,9 @@ export function registerDeductionReturnCommands(program: Command): void {
  * The workers reconcile the pay date a few seconds after the confirmation, as after the API's; when the
  * queue cannot be reached, the nightly sweep reconciles it instead, and the operator is told.
  */
-async function requestReconciliation(config: { REDIS_URL: string; QUEUE_PREFIX: string }, report: DeductionReturnReport): Promise<void> {
+async function requestReconciliation(config: RedisTarget & { QUEUE_PREFIX: string }, report: DeductionReturnReport): Promise<void> {
   const { queueReconciliationRequester } = await import('../../cycle/reconciliation/reconciliation-requests.ts');
-  const requester = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX);
+  const requester = queueReconciliationRequester(config, config.QUEUE_PREFIX);
   try {
     await requester.request(report.payroll_id, report.pay_date);
   } catch (error) {

@@ -145,7 +145,10 @@ export function registerExportCommands(program: Command): void {
     .action(async (options: { payDate: string; payroll?: string; summary?: boolean; out?: string }) => {
       const runtime = await openExportRuntime();
       try {
-        await exportReconciliation(runtime.db, {
+        // A report: off the read replica while it is within DATABASE_READ_MAX_LAG_SECONDS, else the primary.
+        const { readSource } = await import('../../platform/db/read-replica.ts');
+        const { db } = await readSource(runtime);
+        await exportReconciliation(db, {
           payDate: options.payDate,
           payrollId: options.payroll,
           summary: options.summary,
@@ -165,7 +168,9 @@ export function registerExportCommands(program: Command): void {
     .action(async (options: { payDate: string; out?: string }) => {
       const runtime = await openExportRuntime();
       try {
-        await exportThreeWay(runtime.db, { payDate: options.payDate, out: options.out });
+        const { readSource } = await import('../../platform/db/read-replica.ts');
+        const { db } = await readSource(runtime);
+        await exportThreeWay(db, { payDate: options.payDate, out: options.out });
         if (options.out) process.stderr.write(`Wrote the three-way reconciliation for ${options.payDate} to ${options.out}\n`);
       } finally {
         await runtime.close();

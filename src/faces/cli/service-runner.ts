@@ -51,14 +51,23 @@ export function openServiceRuntime(name: string): Promise<Runtime> {
 export async function serve(runtime: Runtime, routes: readonly RouteModule[]): Promise<() => Promise<void>> {
   const { config } = runtime;
   const tokens = await loadTokenIssuer(config);
-  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, runtime.health);
+  const reconciliation = deferredReconciliationRequester(config, config.QUEUE_PREFIX, runtime.health);
   const adapterFor = httpAdapterFactory({
     secrets: secretBoxFor(config),
     urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver),
   });
   // The health monitor hears of every request refused for an outage, and logs the outage once.
   const app = await buildApp(
-    { config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation, ...(runtime.health ? { health: runtime.health } : {}) },
+    {
+      config,
+      db: runtime.db,
+      ...(runtime.readDb ? { readDb: runtime.readDb } : {}),
+      redis: runtime.redis,
+      tokens,
+      adapterFor,
+      reconciliation,
+      ...(runtime.health ? { health: runtime.health } : {}),
+    },
     routes,
   );
   await app.listen({ host: config.HOST, port: config.PORT });

@@ -81,7 +81,7 @@ export async function collectStatus(runtime: Runtime, now = new Date()): Promise
   const { listPayrollReadiness } = await import('../../cycle/nightly/go-live-readiness-service.ts');
   const { collectAttention } = await import('../attention/attention-service.ts');
   const { config, db } = runtime;
-  const connection = producerConnection(config.REDIS_URL);
+  const connection = producerConnection(config);
   const queues = Object.values(queueNames).map((name) => createQueue(name, connection, config.QUEUE_PREFIX));
   try {
     const [workers, counts, backlog, endpoints, runs, payDateExceptions, readiness, attention] = await Promise.all([

@@ -99,7 +99,7 @@ export function registerWebhookCommands(program: Command): void {
       const { enqueueDeliveries } = await import('../webhooks/webhook-jobs.ts');
       const config = loadConfig();
       const runtime = await openRuntime({ ...config, LOG_LEVEL: 'warn' }, 'webhooks');
-      const deliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
+      const deliveries = createQueue(queueNames.webhookDeliveries, producerConnection(config), config.QUEUE_PREFIX);
       try {
         const redeliveries = await redeliverEvent(runtime.db, (deliveryIds) => enqueueDeliveries(deliveries, deliveryIds, { redelivery: true }), {
           eventId: options.event,

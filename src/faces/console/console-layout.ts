@@ -13,6 +13,8 @@ export interface ConsolePageView {
   notice?: string | undefined;
   /** The page's form was refused: the error summary goes at the top, and the title says so. */
   refusal?: FormRefusal | undefined;
+  /** A read-only page read off the read replica: where its data came from and how far behind (describeReadSource). */
+  dataAsOf?: string | undefined;
 }
 
 export const consoleSections = [
@@ -60,6 +62,7 @@ ${view.refreshSeconds ? html`<meta http-equiv="refresh" content="${view.refreshS
 ${view.refusal ? errorSummary(view.refusal) : ''}
 <h1>${view.title}</h1>
 ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${view.dataAsOf ? html`<p class="data-as-of">${view.dataAsOf}</p>` : ''}
 ${view.body}
 </main>
 </body>

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/runtime/redis-connections.ts';
 import type { TokenIssuer } from '../../directory/auth/token-issuer.ts';
 import type { Config } from '../../platform/config/config.ts';
 import type { Database } from '../../platform/db/connection.ts';
@@ -24,7 +24,9 @@ import { SignInThrottle } from './sign-in-throttle.ts';
 export interface ConsoleDeps {
   config: Config;
   db: Database;
-  redis: Redis;
+  /** The read replica's pool, for the read-only pages that choose it through readSource (see console-read-source.ts). */
+  readDb?: Database;
+  redis: RedisClient;
   tokens: TokenIssuer;
   /** Where a page refused for an outage is reported (the process's health monitor, when it has one). */
   outages?: OutageReporter;
@@ -222,7 +224,7 @@ export function registerConsole(pages: readonly ConsolePageModule[]) {
       ),
       deviceKeys: deps.tokens.derivedSecrets('console device'),
     };
-    const queues = new ConsoleQueues(config.REDIS_URL, config.QUEUE_PREFIX);
+    const queues = new ConsoleQueues(config, config.QUEUE_PREFIX);
     app.addHook('onClose', async () => queues.close());
 
     await app.register(cookie);

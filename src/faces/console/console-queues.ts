@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { queueNames, type QueueName } from '../../platform/queue/job-catalogue.ts';
 import { createQueue } from '../../platform/queue/queues.ts';
-import { producerConnection } from '../../platform/runtime/redis-connections.ts';
+import { producerConnection, type RedisTarget } from '../../platform/runtime/redis-connections.ts';
 
 /**
  * The console's handles on the job queues (failed jobs, re-runs, the queues board), opened on first
@@ -11,14 +11,14 @@ export class ConsoleQueues {
   private readonly open = new Map<QueueName, Queue>();
 
   constructor(
-    private readonly redisUrl: string,
+    private readonly redis: RedisTarget,
     private readonly prefix: string,
   ) {}
 
   async queue(name: QueueName): Promise<Queue> {
     let queue = this.open.get(name);
     if (!queue) {
-      queue = createQueue(name, producerConnection(this.redisUrl), this.prefix);
+      queue = createQueue(name, producerConnection(this.redis), this.prefix);
       this.open.set(name, queue);
     }
     // A producer connection refuses commands until it is ready (no offline queue).

@@ -12,6 +12,7 @@ export const registerConsoleRoutes: RouteModule = (app, deps) => {
     prefix: '/console',
     config: deps.config,
     db: deps.db,
+    ...(deps.readDb ? { readDb: deps.readDb } : {}),
     redis: deps.redis,
     tokens: deps.tokens,
     // Pages refused for an outage tell the process's health monitor, as the API's requests do.

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/runtime/redis-connections.ts';
 import { pingDatabase } from '../../platform/db/ping.ts';
 import type { Config } from '../../platform/config/config.ts';
 import type { Database } from '../../platform/db/connection.ts';
@@ -31,8 +31,13 @@ import { registerMetrics } from './metrics-route.ts';
 export interface AppDeps {
   config: Config;
   db: Database;
+  /**
+   * The read replica's pool (DATABASE_READ_URL) for reports, exports and the console's read-only
+   * pages, which choose it through readSource; absent or `db` itself, they read the primary.
+   */
+  readDb?: Database;
   /** A producer connection (enableOfflineQueue false): readiness must fail fast, not queue. */
-  redis: Redis;
+  redis: RedisClient;
   tokens: TokenIssuer;
   /** Reaches payroll providers that implement the reference interface over HTTP. */
   adapterFor: AdapterFactory;

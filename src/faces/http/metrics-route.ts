@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config/config.ts';
 import type { Database } from '../../platform/db/connection.ts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/runtime/redis-connections.ts';
 import { metricsAccess } from '../../platform/metrics/metrics-access.ts';
 import { observeHttpRequest, queuesOnFirstScrape, renderMetrics, scrapeRegistry } from '../../platform/metrics/service-metrics.ts';
 import { HttpProblem } from './problem.ts';
@@ -12,7 +12,7 @@ import { attentionGaugesSource } from '../attention/attention-service.ts';
  * resource) and serves `/metrics` when METRICS_TOKEN is set. The route is operational, like `/docs`,
  * and not part of the API description.
  */
-export function registerMetrics(app: FastifyInstance, deps: { config: Config; db: Database; redis: Redis }): void {
+export function registerMetrics(app: FastifyInstance, deps: { config: Config; db: Database; redis: RedisClient }): void {
   app.addHook('onResponse', async (request, reply) => {
     observeHttpRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
   });

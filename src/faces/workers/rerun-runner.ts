@@ -1,7 +1,7 @@
 import { QueueEvents, type Job } from 'bullmq';
 import type { Database } from '../../platform/db/connection.ts';
 import type { Runtime } from '../../platform/runtime/runtime.ts';
-import { producerConnection, workerConnection } from '../../platform/runtime/redis-connections.ts';
+import { closeWith, producerConnection, workerConnection } from '../../platform/runtime/redis-connections.ts';
 import { defaultJobOptions, queueNames, rerunJobId, rerunPayDateJob } from '../../platform/queue/job-catalogue.ts';
 import { enqueueJob } from '../../platform/queue/job-contract.ts';
 import { createQueue, type JobQueue } from '../../platform/queue/queues.ts';
@@ -45,11 +45,12 @@ export async function enqueueRerun(queue: JobQueue, db: Database, rerunId: strin
  */
 export async function runRerunNow(runtime: Runtime, request: RerunRequest, options: WorkerSource): Promise<RerunResult> {
   const recorded = await requestRerun(runtime.db, request);
-  const { REDIS_URL, QUEUE_PREFIX } = runtime.config;
+  const { QUEUE_PREFIX } = runtime.config;
   // A lost connection fails the awaited calls below, which the command reports in one line; without a
   // listener BullMQ would also print each connection error's stack (createQueue gives the queue one).
-  const queue = createQueue(queueNames.payDates, producerConnection(REDIS_URL), QUEUE_PREFIX);
-  const events = new QueueEvents(queueNames.payDates, { connection: workerConnection(REDIS_URL), prefix: QUEUE_PREFIX });
+  const queue = createQueue(queueNames.payDates, producerConnection(runtime.config), QUEUE_PREFIX);
+  const eventsConnection = workerConnection(runtime.config);
+  const events = closeWith(new QueueEvents(queueNames.payDates, { connection: eventsConnection, prefix: QUEUE_PREFIX }), eventsConnection);
   events.on('error', () => {});
   const host = 'workers' in options ? options.workers : await options.startWorkers(runtime, { schedule: false });
   try {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/runtime/redis-connections.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config/config.ts';
 import type { Database } from '../../platform/db/connection.ts';
@@ -51,7 +51,7 @@ export interface WatchdogDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'NIGHTLY_CRON' | 'SERVICE_TIME_ZONE'>;
   db: Database;
   /** A producer connection: the sentinel key lives here. */
-  redis: Redis;
+  redis: RedisClient;
   queues: JobQueues;
   health: DependencyHealth;
   logger: Logger;

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import { masterNodes, type RedisClient } from '../../platform/runtime/redis-connections.ts';
 import { z } from 'zod';
 
 /** How often a worker process says it is alive; `deductions status` lists the ones that did lately. */
@@ -27,7 +27,7 @@ export interface HeartbeatHandle {
  * Writes this process's heartbeat now and every interval. A beat that fails (Redis down) is skipped:
  * the dependency monitor already reports the outage, and the key expiring says the same to `status`.
  */
-export async function startHeartbeat(redis: Redis, prefix: string, queues: readonly string[], intervalMs = HEARTBEAT_INTERVAL_MS): Promise<HeartbeatHandle> {
+export async function startHeartbeat(redis: RedisClient, prefix: string, queues: readonly string[], intervalMs = HEARTBEAT_INTERVAL_MS): Promise<HeartbeatHandle> {
   const host = hostname();
   const key = `${prefix}:heartbeat:${host}:${process.pid}`;
   const startedAt = new Date().toISOString();
@@ -55,14 +55,18 @@ export async function startHeartbeat(redis: Redis, prefix: string, queues: reado
 }
 
 /** The worker processes whose heartbeat has not expired, by host and pid. */
-export async function listLiveWorkers(redis: Redis, prefix: string): Promise<WorkerHeartbeat[]> {
+export async function listLiveWorkers(redis: RedisClient, prefix: string): Promise<WorkerHeartbeat[]> {
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', heartbeatKeyPattern(prefix), 'COUNT', 100);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
+  // A cluster's masters each scan their own slots. One MGET then reads them all: on a cluster the
+  // prefix is hash-tagged, so every heartbeat key is in one slot.
+  for (const node of masterNodes(redis)) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', heartbeatKeyPattern(prefix), 'COUNT', 100);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   if (keys.length === 0) return [];
   const values = await redis.mget(...keys);
   return values

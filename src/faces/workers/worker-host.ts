@@ -11,7 +11,7 @@ import { httpAdapterFactory } from '../../directory/payroll-providers/http-adapt
 import { providerUrlPolicy } from '../../directory/payroll-providers/provider-url-guard.ts';
 import { resolveWebhookTarget, systemResolver } from '../webhooks/webhook-target.ts';
 import { secretBoxFor } from '../../platform/shared/secret-box.ts';
-import { createProducerConnection, producerConnection, reportRedisErrors, workerConnection } from '../../platform/runtime/redis-connections.ts';
+import { closeWith, createProducerConnection, producerConnection, reportRedisErrors, workerConnection, type RedisTarget } from '../../platform/runtime/redis-connections.ts';
 import {
   JOB_LOCK_DURATION_MS,
   MAX_STALLED_COUNT,
@@ -137,10 +137,10 @@ function dispatch(queue: QueueName, table: ProcessorTable): Processor {
  * The re-run processor asks for reconciliation through a queue of its own; it is opened on first
  * use, so a process that starts while Redis is down holds no connection that would retry unheard.
  */
-export function deferredReconciliationRequester(redisUrl: string, prefix: string, health?: DependencyHealth): ReconciliationRequester {
+export function deferredReconciliationRequester(redis: RedisTarget, prefix: string, health?: DependencyHealth): ReconciliationRequester {
   let requester: ReconciliationRequester | undefined;
   return {
-    request: (payrollId, payDate) => (requester ??= queueReconciliationRequester(redisUrl, prefix, RECONCILIATION_DEBOUNCE_MS, health)).request(payrollId, payDate),
+    request: (payrollId, payDate) => (requester ??= queueReconciliationRequester(redis, prefix, RECONCILIATION_DEBOUNCE_MS, health)).request(payrollId, payDate),
     close: async () => requester?.close(),
   };
 }
@@ -180,10 +180,10 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
     httpAdapterFactory({ secrets: secretBoxFor(config), urls: providerUrlPolicy(config.PROVIDER_ALLOW_PRIVATE_URLS, resolveWebhookTarget, systemResolver) });
   // One producer connection for every queue the host adds to; the host closes it itself, so a
   // shutdown without Redis drops the socket instead of waiting to send QUIT.
-  const producer = createProducerConnection(config.REDIS_URL);
+  const producer = createProducerConnection(config);
   reportRedisErrors(producer, health);
   const queues = Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, producer, prefix, health)])) as Record<QueueName, Queue>;
-  const reconciliation = deferredReconciliationRequester(config.REDIS_URL, prefix, health);
+  const reconciliation = deferredReconciliationRequester(config, prefix, health);
   const webhookSettings = webhookDeliverySettings(config, options.webhooks);
   const deps: ProcessorDeps = { config, db, logger, queues, adapterFor, reconciliation, webhookSettings, amountLimits: amountLimitsOf(config) };
   // Delivery jobs name the webhook backoff type (job-catalogue.ts); their worker says what it means.
@@ -194,8 +194,9 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
   const workers = Object.values(queueNames).map((name) => {
     const { processors, finalFailure } = handlersOf(registry[name], deps);
     const settings = workerSettings[name];
+    const connection = workerConnection(config);
     const worker = new Worker(name, dispatch(name, processors), {
-      connection: workerConnection(config.REDIS_URL),
+      connection,
       prefix,
       concurrency: concurrencyOf(name, options),
       // Started once the database answers (below), so a worker never takes jobs it can only fail.
@@ -233,7 +234,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
       );
     });
     reportRedisErrors(worker, health, (error) => logger.warn({ queue: name, error: error.message }, 'worker error'));
-    return worker;
+    return closeWith(worker, connection);
   });
 
   // Work while the database answers: pause every worker while it is down (an attempt would only
@@ -293,7 +294,7 @@ export async function startWorkers(runtime: Runtime, registry: ProcessorRegistry
 export async function scheduleRecurringJobs(runtime: Runtime): Promise<void> {
   const { config } = runtime;
   const queues = Object.fromEntries(
-    Object.values(queueNames).map((name) => [name, createQueue(name, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX, runtime.health)]),
+    Object.values(queueNames).map((name) => [name, createQueue(name, producerConnection(config), config.QUEUE_PREFIX, runtime.health)]),
   ) as Record<QueueName, Queue>;
   try {
     await ensureSchedules(queues, recurringSchedules(config));

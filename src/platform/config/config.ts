@@ -24,6 +24,44 @@ const secretsKeyList = z
   )
   .pipe(z.array(secretsKey));
 
+/** One seed of a Redis Cluster: where the client first asks for the cluster's map of slots. */
+export interface RedisClusterNode {
+  host: string;
+  port: number;
+}
+
+/** `host:port,host:port`: a few of the cluster's nodes (any of them, masters or replicas); the client learns the rest. */
+const redisClusterNodes = z
+  .string()
+  .trim()
+  .min(1, 'is empty')
+  .transform((value, ctx): RedisClusterNode[] => {
+    const nodes: RedisClusterNode[] = [];
+    for (const part of value.split(',').map((item) => item.trim())) {
+      const match = /^(.+):(\d{1,5})$/.exec(part);
+      const port = match ? Number(match[2]) : 0;
+      if (!match || port < 1 || port > 65535) {
+        ctx.addIssue({ code: 'custom', message: `must be host:port seeds separated by commas ("${part}" is not host:port)` });
+        return z.NEVER;
+      }
+      // [::1]:7000 names an IPv6 address; ioredis wants it without the brackets.
+      nodes.push({ host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port });
+    }
+    return nodes;
+  });
+
+/**
+ * The key prefix with a Redis Cluster hash tag: a key's slot is hashed from its first non-empty
+ * `{...}` alone, so with `{deductions}` every key the service keeps (BullMQ's queues, whose Lua
+ * scripts touch many keys at once, rate limits, heartbeats) lands in one slot, and no command,
+ * script or transaction can span two slots. A prefix that already holds a tag is kept as it is.
+ */
+export function hashTaggedPrefix(prefix: string): string {
+  const open = prefix.indexOf('{');
+  const close = open === -1 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1 ? prefix : `{${prefix}}`;
+}
+
 const timeZone = z.string().refine((zone) => IANAZone.isValidZone(zone), 'is not an IANA time zone');
 
 /** A cron pattern the job scheduler can run: refused at start-up, not at the first run (see nextCronFireAfter). */
@@ -95,7 +133,26 @@ export const configSchema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/deductions'),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    /**
+     * A streaming replica for reads that may be a little behind: exports, reports and the console's
+     * read-only pages. Unset or empty, they read the primary through DATABASE_URL's own pool (empty, so
+     * that `DATABASE_READ_URL= deductions export ...` reads the primary once).
+     */
+    DATABASE_READ_URL: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
+    /** Connections per process to DATABASE_READ_URL: an export holds one for as long as it streams. */
+    DATABASE_READ_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(5),
+    /**
+     * How far behind the primary the replica may replay before those reads go to the primary instead
+     * (checked once per report or page). 0: only a replica that has replayed all it has received.
+     */
+    DATABASE_READ_MAX_LAG_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
     REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+    /**
+     * Seeds of a Redis Cluster. When set, every Redis connection is a cluster connection; REDIS_URL
+     * then only lends its username, password and scheme (rediss: for TLS) to every node, and
+     * QUEUE_PREFIX gets a hash tag (hashTaggedPrefix).
+     */
+    REDIS_CLUSTER_NODES: redisClusterNodes.optional(),
     QUEUE_PREFIX: z.string().min(1).default('deductions'),
     HOST: z.string().default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -258,7 +315,10 @@ export const configSchema = z
         message: `must be at least MAX_REPORTED_DEDUCTION_MINOR (${config.MAX_REPORTED_DEDUCTION_MINOR})`,
       });
     }
-  });
+  })
+  // On a cluster the prefix is hash-tagged here, once, so every key built from QUEUE_PREFIX anywhere
+  // is cluster-safe; on one Redis it stays exactly as given, and existing keys keep their names.
+  .transform((config) => (config.REDIS_CLUSTER_NODES ? { ...config, QUEUE_PREFIX: hashTaggedPrefix(config.QUEUE_PREFIX) } : config));
 
 export type Config = z.infer<typeof configSchema>;
 

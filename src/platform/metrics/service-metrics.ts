@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/connection.ts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connections.ts';
 import { queueNames, type QueueName } from '../queue/job-catalogue.ts';
 import { createQueue, type JobQueues } from '../queue/queues.ts';
 import { countCurrentReconciliationExceptions, countUnfinishedWebhookDeliveries, findLastSuccessfulNightlyRun } from './metrics-repository.ts';
@@ -86,7 +86,7 @@ export interface ScrapeSources {
 }
 
 /** Queues to read depths from, on a connection the caller owns, opened on the first scrape. */
-export function queuesOnFirstScrape(redis: Redis, prefix: string): { queues: () => JobQueues; close(): Promise<void> } {
+export function queuesOnFirstScrape(redis: RedisClient, prefix: string): { queues: () => JobQueues; close(): Promise<void> } {
   let queues: JobQueues | undefined;
   return {
     queues: () => (queues ??= Object.fromEntries(Object.values(queueNames).map((name) => [name, createQueue(name, redis, prefix)])) as JobQueues),

@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { DependencyHealth } from '../runtime/dependency-health.ts';
-import { reportRedisErrors } from '../runtime/redis-connections.ts';
+import { closeWith, reportRedisErrors } from '../runtime/redis-connections.ts';
 import { defaultJobOptions, type QueueName } from './job-catalogue.ts';
 
 /**
@@ -12,9 +12,13 @@ export type JobQueue = Queue;
 /** A producer queue per queue name: what a worker host, or a process that adds to several queues, holds. */
 export type JobQueues = Record<QueueName, JobQueue>;
 
-/** A producer queue; with a health monitor, its connection errors are reported rather than printed. */
+/**
+ * A producer queue; with a health monitor, its connection errors are reported rather than printed.
+ * A cluster client made for it by producerConnection is closed with it; a client the caller shares
+ * between queues (a Redis or Cluster instance of its own) stays the caller's to close.
+ */
 export function createQueue(name: QueueName, connection: ConnectionOptions, prefix: string, health?: DependencyHealth): JobQueue {
   const queue = new Queue(name, { connection, prefix, defaultJobOptions });
   reportRedisErrors(queue, health);
-  return queue;
+  return closeWith(queue, connection);
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connections.ts';
 import type { Logger } from 'pino';
 import { pingDatabase } from '../db/ping.ts';
 import type { Config } from '../config/config.ts';
@@ -11,7 +11,13 @@ import { monitorDependencies, type DependencyHealth } from './dependency-health.
 export interface Runtime {
   config: Config;
   db: Database;
-  redis: Redis;
+  /**
+   * For reads that tolerate the replica's lag (exports, reports, the console's read-only pages, through
+   * readSource): a pool on DATABASE_READ_URL, or `db` itself when none is set (no second pool then).
+   * openRuntime always sets it; a runtime put together by hand without it reads the primary.
+   */
+  readDb?: Database;
+  redis: RedisClient;
   logger: Logger;
   /** Up/down of PostgreSQL and Redis; set for long-running processes (`serve`, `work`, `start`). */
   health?: DependencyHealth;
@@ -32,7 +38,7 @@ export interface RuntimeOptions {
  * start, or between reconnect attempts) is waited for rather than failed, so the outcome is its
  * attempt's (with ECONNREFUSED or the like), not "not connected yet".
  */
-export async function pingRedis(redis: Redis): Promise<void> {
+export async function pingRedis(redis: RedisClient): Promise<void> {
   if (redis.status !== 'ready') await connected(redis);
   await redis.ping();
 }
@@ -40,7 +46,13 @@ export async function pingRedis(redis: Redis): Promise<void> {
 export async function openRuntime(config: Config, name = 'deductions', options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config, name);
   const db = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const redis = createProducerConnection(config.REDIS_URL);
+  // pg connects on first use: a replica that is down delays no start, and its reads go to the primary (readSource).
+  const readDb = config.DATABASE_READ_URL === undefined ? db : createDatabase(config.DATABASE_READ_URL, config.DATABASE_READ_POOL_SIZE);
+  const destroyDatabases = async () => {
+    await db.destroy();
+    if (readDb !== db) await readDb.destroy();
+  };
+  const redis = createProducerConnection(config);
   let health: DependencyHealth | undefined;
   if (options.service) {
     health = monitorDependencies(logger, { postgres: () => pingDatabase(db), redis: () => pingRedis(redis) });
@@ -50,7 +62,7 @@ export async function openRuntime(config: Config, name = 'deductions', options: 
       await connected(redis);
     } catch (error) {
       redis.disconnect();
-      await db.destroy();
+      await destroyDatabases();
       throw error;
     }
     // Later outages surface as failed commands; the listener only keeps ioredis from printing each retry.
@@ -59,13 +71,14 @@ export async function openRuntime(config: Config, name = 'deductions', options: 
   return {
     config,
     db,
+    readDb,
     redis,
     logger,
     ...(health ? { health } : {}),
     async close() {
       health?.close();
       redis.disconnect();
-      await db.destroy();
+      await destroyDatabases();
     },
   };
 }

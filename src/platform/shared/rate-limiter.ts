@@ -1,4 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+
+// One server or a cluster (platform/runtime's RedisClient; runtime imports shared, so not from there).
+type RedisClient = Redis | Cluster;
 
 // A token bucket in one Lua call: atomic across API processes, and it allows the documented burst
 // on top of a steady rate, which a fixed-window counter cannot express.
@@ -33,7 +36,7 @@ export interface RateDecision {
 
 export class RateLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly perSecond: number,
     private readonly burst: number,
@@ -92,7 +95,7 @@ export interface FailureBucket {
 /** Counts failures (failed logins) per key in Redis token buckets and says when a key must wait. */
 export class FailureLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly windowSeconds: number,
   ) {

@@ -33,7 +33,7 @@ import { remitAndImportStatement } from './demo-bank.ts';
 import { explainThreeWay, threeWayFileName, threeWayReport, writeThreeWayCsv } from '../../../settlement/reports/three-way-report.ts';
 import { runPayoutsOn } from '../../../settlement/payouts/payout-service.ts';
 import { sandboxConfirmation, type PulledDeductionData } from '../../sandbox/sandbox-confirmations.ts';
-import { producerConnection } from '../../../platform/runtime/redis-connections.ts';
+import { masterNodes, producerConnection } from '../../../platform/runtime/redis-connections.ts';
 import { queueNames } from '../../../platform/queue/job-catalogue.ts';
 import { createQueue } from '../../../platform/queue/queues.ts';
 import {
@@ -94,8 +94,11 @@ export function demoConfig(base: Config, place: DemoPlace = {}): Config {
 }
 
 async function resetQueues(runtime: Runtime): Promise<void> {
-  const keys = await runtime.redis.keys(`${runtime.config.QUEUE_PREFIX}:*`);
-  for (let i = 0; i < keys.length; i += 500) await runtime.redis.del(...keys.slice(i, i + 500));
+  // On a cluster each master answers KEYS for its own slots only.
+  for (const node of masterNodes(runtime.redis)) {
+    const keys = await node.keys(`${runtime.config.QUEUE_PREFIX}:*`);
+    for (let i = 0; i < keys.length; i += 500) await node.del(...keys.slice(i, i + 500));
+  }
 }
 
 function progressBar(label: string): SingleBar {
@@ -250,12 +253,12 @@ export async function runDemo(base: Config, { routes, startWorkers }: Compositio
 
   const tokens = await TokenIssuer.generate({ issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, ttlSeconds: config.AUTH_TOKEN_TTL_SECONDS });
   // A short quiet period: the demo waits for reconciliation right after the records arrive.
-  const reconciliation = queueReconciliationRequester(config.REDIS_URL, config.QUEUE_PREFIX, 500);
+  const reconciliation = queueReconciliationRequester(config, config.QUEUE_PREFIX, 500);
   const app = await buildApp({ config, db: runtime.db, redis: runtime.redis, tokens, adapterFor, reconciliation }, routes);
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const workers = await startWorkers(runtime, { schedule: false, adapterFor });
-  const webhookDispatch = createQueue(queueNames.webhookDispatch, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
-  const payDatesQueue = createQueue(queueNames.payDates, producerConnection(config.REDIS_URL), config.QUEUE_PREFIX);
+  const webhookDispatch = createQueue(queueNames.webhookDispatch, producerConnection(config), config.QUEUE_PREFIX);
+  const payDatesQueue = createQueue(queueNames.payDates, producerConnection(config), config.QUEUE_PREFIX);
   const receiver = await startWebhookReceiver();
   print(`  API on ${apiUrl}, sandbox payroll provider on ${sandbox.url}, webhook receiver on ${receiver.url}`);
   print(

@@ -53,6 +53,7 @@ import { formatInstant } from '../console-format.ts';
 import { formatMoney, parseTypedAmount, TypedAmountError } from '../../../platform/money/money-text.ts';
 import { actionForm, dataTable, statusBadge, type ConsolePageView } from '../console-layout.ts';
 import { enteredIn, type FormRefusal } from '../console-form-refusal.ts';
+import { describeReadSource, readSource } from '../../../platform/db/read-replica.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, verifyConsoleCsrfToken, type ConsoleFormRoute, type ConsolePageModule } from '../console-plugin.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { html, type Html } from '../html.ts';
@@ -431,8 +432,13 @@ function matchesTable(
 export const registerCashPages: ConsolePageModule = (app, context) => {
   const { db, config } = context.deps;
 
+  // The cash overview and the list of remittances only read, and no action lands on them: off the
+  // replica within its lag bound (readSource). Statements, credits, reversals and a remittance's own
+  // page stay on the primary: an import, a match, an unmatch or a decision redirects to them.
   app.get('/cash', async (request, reply) => {
     const session = context.session(request);
+    const source = await readSource(context.deps);
+    const { db } = source;
     const [byStatus, creditsToMatch, reversalsToPlace, statements] = await Promise.all([
       countRemittancesByStatus(db),
       countCreditsToMatch(db),
@@ -442,6 +448,7 @@ export const registerCashPages: ConsolePageModule = (app, context) => {
     return context.page(request, reply, {
       title: 'Cash',
       section: 'cash',
+      dataAsOf: describeReadSource(source),
       body: html`<ul class="links">
 <li><a href="/console/cash/credits">Credits to match (${creditsToMatch})</a></li>
 <li><a href="${REVERSALS_HREF}">Reversals to place (${reversalsToPlace})</a></li>
@@ -990,10 +997,12 @@ ${dataTable(
   app.get<{ Querystring: { status?: string; pay_date?: string } }>('/cash/remittances', async (request, reply) => {
     const status = statusFilter(request.query.status);
     const payDate = optionalDate(request.query.pay_date);
-    const remittances = await listRemittanceResources(db, { limit: REMITTANCES_LISTED, ...(status ? { status } : {}), ...(payDate ? { payDate } : {}) });
+    const source = await readSource(context.deps);
+    const remittances = await listRemittanceResources(source.db, { limit: REMITTANCES_LISTED, ...(status ? { status } : {}), ...(payDate ? { payDate } : {}) });
     return context.page(request, reply, {
       title: 'Remittances',
       section: 'cash',
+      dataAsOf: describeReadSource(source),
       body: html`<form method="get" action="/console/cash/remittances" class="filters">
 <label for="status">Status</label>
 <select id="status" name="status">

@@ -3,6 +3,7 @@ import { listRuns } from '../../../cycle/runs/run-history-service.ts';
 import { groupedBarChart, lineChart } from '../charts.ts';
 import { listNightlyRunDurations, listPayDateTotals, listPayrollsByExceptions } from '../console-chart-repository.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
+import { describeReadSource, readSource } from '../../../platform/db/read-replica.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
 import { formatDuration, formatInstant } from '../console-format.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
@@ -78,8 +79,12 @@ ${dataTable(
 
 /** The landing page: how last night went, the trends, and where to look next. */
 export const registerOverviewPage: ConsolePageModule = (app, context) => {
+  // Read only and no action lands here: off the replica within its lag bound (readSource); what needs
+  // attention is about runs and pay dates hours old, which a lag of seconds does not change.
   app.get('/', async (request, reply) => {
-    const { db, redis, config } = context.deps;
+    const { redis, config } = context.deps;
+    const source = await readSource(context.deps);
+    const { db } = source;
     const now = new Date();
     const attention = await collectAttention(
       {
@@ -103,6 +108,7 @@ export const registerOverviewPage: ConsolePageModule = (app, context) => {
     return context.page(request, reply, {
       title: 'Overview',
       section: 'overview',
+      dataAsOf: describeReadSource(source),
       body: html`${attentionSection(attention, now)}
 <section aria-labelledby="last-night">
 <h2 id="last-night">Last nightly run</h2>

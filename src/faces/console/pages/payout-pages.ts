@@ -17,6 +17,7 @@ import { payrollName } from '../../../directory/payrolls/payroll-names.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
 import { actionForm, dataTable, statusBadge, type ConsolePageView } from '../console-layout.ts';
 import { enteredIn, type FormRefusal } from '../console-form-refusal.ts';
+import { describeReadSource, readSource } from '../../../platform/db/read-replica.ts';
 import { CONSOLE_FORM_LIMIT_BYTES, type ConsoleFormRoute, type ConsolePageModule } from '../console-plugin.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { html } from '../html.ts';
@@ -87,8 +88,13 @@ function fileTotals(file: PaymentFileSummaryRow): string {
 export const registerPayoutPages: ConsolePageModule = (app, context) => {
   const { db } = context.deps;
 
+  // The list only reads and no action lands on it: off the replica within its lag bound (readSource).
+  // A payout's page, the payment files and the bank file stay on the primary: actions redirect to them,
+  // and the bank file writes.
   app.get<{ Querystring: PayoutListQuery }>('/payouts', async (request, reply) => {
     const session = context.session(request);
+    const source = await readSource(context.deps);
+    const { db } = source;
     const status = statusFilter(request.query.status);
     const payoutDate = optionalDate(request.query.payout_date, 'payout_date');
     const paging = {
@@ -116,6 +122,7 @@ export const registerPayoutPages: ConsolePageModule = (app, context) => {
     return context.page(request, reply, {
       title: 'Payouts',
       section: 'payouts',
+      dataAsOf: describeReadSource(source),
       body: html`<form method="get" action="/console/payouts" class="filters">
 <label for="status">Status</label>
 <select id="status" name="status">

@@ -16,6 +16,7 @@ import { formatMoney } from '../../../platform/money/money-text.ts';
 import { dataTable } from '../console-layout.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
 import { html } from '../html.ts';
+import { describeReadSource, readSource } from '../../../platform/db/read-replica.ts';
 
 /** A pay date from the address or the form; anything else is a 400 page naming the field. */
 function payDateFrom(value: unknown, field: string): string {
@@ -35,9 +36,13 @@ const exceptionKindLabels: Record<string, string> = {
  * the exceptions held, and the same CSV files the API and the CLI give operators.
  */
 export const registerReconciliationPages: ConsolePageModule = (app, context) => {
-  const { db, config } = context.deps;
+  const { config } = context.deps;
 
+  // Every page and file here only reads, and none is where an action lands: all read off the replica
+  // within its lag bound (readSource).
   app.get<{ Querystring: { pay_date?: string } }>('/reconciliation', async (request, reply) => {
+    const source = await readSource(context.deps);
+    const { db } = source;
     const asked = request.query.pay_date;
     const payDate =
       asked !== undefined && asked !== ''
@@ -48,6 +53,7 @@ export const registerReconciliationPages: ConsolePageModule = (app, context) => 
     return context.page(request, reply, {
       title: `Reconciliation for ${payDate}`,
       section: 'reconciliation',
+      dataAsOf: describeReadSource(source),
       body: html`<form method="get" action="/console/reconciliation" class="filters">
 <label for="pay_date">Pay date</label>
 <input type="date" id="pay_date" name="pay_date" value="${payDate}" required>
@@ -100,6 +106,7 @@ ${dataTable(
   app.get<{ Params: { payDate: string } }>('/reconciliation/:payDate/reconciliation.csv', async (request, reply) => {
     const payDate = payDateFrom(request.params.payDate, 'The pay date');
     // Every live biller's rows, as an operator's API report: no biller filter, sandbox payrolls left out.
+    const { db } = await readSource(context.deps);
     const csv = await openReconciliationCsvStream(db, { payDate });
     return reply
       .code(200)
@@ -112,6 +119,7 @@ ${dataTable(
     const payDate = payDateFrom(request.params.payDate, 'The pay date');
     // Fastify sends the headers with the first byte, so a failed query still ends as an error page.
     const csv = new PassThrough();
+    const { db } = await readSource(context.deps);
     writeReconciliationSummaryCsv(db, { payDate }, csv).catch((error: unknown) => csv.destroy(error as Error));
     return reply
       .code(200)

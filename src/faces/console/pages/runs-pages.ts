@@ -7,6 +7,7 @@ import { NotFoundError } from '../../../platform/shared/domain-errors.ts';
 import { consolePermits } from '../console-permissions.ts';
 import { nightlyRetryForm } from './nightly-retry-action.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
+import { describeReadSource, readSource } from '../../../platform/db/read-replica.ts';
 import type { ConsoleContext, ConsolePageModule } from '../console-plugin.ts';
 import { formatDuration, formatInstant } from '../console-format.ts';
 import { formatMoney } from '../../../platform/money/money-text.ts';
@@ -179,15 +180,19 @@ function kindFilter(selected: RunKind | undefined, limit: number): Html {
 
 /** Run history: every nightly run, re-run, reconciliation run and payout run, and each one's detail. */
 export const registerRunsPages: ConsolePageModule = (app, context) => {
+  // The list only reads, off the replica within its lag bound (readSource). A run's own page stays on
+  // the primary: a re-run and a nightly retry redirect there, and it must show the run just asked for.
   app.get<{ Querystring: { kind?: string; limit?: string } }>('/runs', async (request, reply) => {
     const parsedKind = runKindSchema.safeParse(request.query.kind);
     const kind = parsedKind.success ? parsedKind.data : undefined;
     const askedLimit = Number.parseInt(request.query.limit ?? '', 10);
     const limit = (LIMIT_CHOICES as readonly number[]).includes(askedLimit) ? askedLimit : DEFAULT_LIMIT;
-    const runs = await listRuns(context.deps.db, kind ? { kind, limit } : { limit });
+    const source = await readSource(context.deps);
+    const runs = await listRuns(source.db, kind ? { kind, limit } : { limit });
     return context.page(request, reply, {
       title: 'Runs',
       section: 'runs',
+      dataAsOf: describeReadSource(source),
       body: html`${kindFilter(kind, limit)}
 ${dataTable(
   kind ? `The ${limit} latest ${kind} runs` : `The ${limit} latest runs of every kind`,

@@ -7,6 +7,7 @@ import { formatMoney } from '../../../platform/money/money-text.ts';
 import { dataTable, statusBadge } from '../console-layout.ts';
 import type { ConsolePageModule } from '../console-plugin.ts';
 import { html } from '../html.ts';
+import { describeReadSource, readSource } from '../../../platform/db/read-replica.ts';
 
 function payDateFrom(value: unknown, field: string): string {
   const parsed = isoDateSchema.safeParse(value);
@@ -19,9 +20,12 @@ function payDateFrom(value: unknown, field: string): string {
  * against paid out, with why they differ, the totals, and the same CSV the API and the CLI give operators.
  */
 export const registerThreeWayPage: ConsolePageModule = (app, context) => {
-  const { db, config } = context.deps;
+  const { config } = context.deps;
 
+  // Read only, and no action lands here: off the replica within its lag bound (readSource).
   app.get<{ Querystring: { pay_date?: string } }>('/reconciliation/three-way', async (request, reply) => {
+    const source = await readSource(context.deps);
+    const { db } = source;
     const asked = request.query.pay_date;
     const payDate =
       asked !== undefined && asked !== ''
@@ -33,6 +37,7 @@ export const registerThreeWayPage: ConsolePageModule = (app, context) => {
     return context.page(request, reply, {
       title: `Three-way reconciliation for ${payDate}`,
       section: 'reconciliation',
+      dataAsOf: describeReadSource(source),
       body: html`<form method="get" action="/console/reconciliation/three-way" class="filters">
 <label for="pay_date">Pay date</label>
 <input type="date" id="pay_date" name="pay_date" value="${payDate}" required>
@@ -79,6 +84,7 @@ ${dataTable(
 
   app.get<{ Params: { payDate: string } }>('/reconciliation/:payDate/three-way.csv', async (request, reply) => {
     const payDate = payDateFrom(request.params.payDate, 'The pay date');
+    const { db } = await readSource(context.deps);
     const csv = await openThreeWayCsvStream(db, payDate);
     return reply
       .code(200)

@@ -4,6 +4,7 @@ import { defineRoute } from '../route.ts';
 import { isoDateSchema, uuidSchema } from '../../../platform/shared/schemas.ts';
 import { openReconciliationCsvStream, reconciliationColumns, reconciliationFileName } from '../../../settlement/reports/reconciliation-report.ts';
 import { exampleIds } from '../../../platform/shared/examples.ts';
+import { readSource } from '../../../platform/db/read-replica.ts';
 import { openThreeWayCsvStream, threeWayColumns, threeWayFileName, threeWayReport, toThreeWayRecord } from '../../../settlement/reports/three-way-report.ts';
 
 const reconciliationQuery = z.strictObject({ pay_date: isoDateSchema, payroll_id: uuidSchema.optional() });
@@ -107,7 +108,9 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
         // Operators reconcile the whole service; everyone else sees only their own payment requests.
         billerClientId: caller.role === 'operator' ? undefined : caller.clientId,
       };
-      const csv = await openReconciliationCsvStream(deps.db, filter);
+      // A report tolerates the read replica's bounded lag (docs/operators.md, *Reports off a read replica*).
+      const { db } = await readSource(deps);
+      const csv = await openReconciliationCsvStream(db, filter);
       return reply
         .code(200)
         .header('content-type', 'text/csv; charset=utf-8')
@@ -148,11 +151,12 @@ export const registerReportRoutes: RouteModule = (app, deps) => {
       },
     },
     handler: async ({ query, request, reply }) => {
+      const { db } = await readSource(deps);
       if (wantsJson(query.format, request.headers.accept)) {
-        const rows = await threeWayReport(deps.db, query.pay_date);
+        const rows = await threeWayReport(db, query.pay_date);
         return { status: 200, body: { pay_date: query.pay_date, rows: rows.map(toThreeWayRecord) } };
       }
-      const csv = await openThreeWayCsvStream(deps.db, query.pay_date);
+      const csv = await openThreeWayCsvStream(db, query.pay_date);
       return reply
         .code(200)
         .header('content-type', 'text/csv; charset=utf-8')

@@ -60,7 +60,7 @@ const rerunAccepted = z
 export const registerRerunRoutes: RouteModule = (app, deps) => {
   // The pay-date queue, opened on the first re-run: a process that never re-runs opens no connection for it.
   let queue: JobQueue | undefined;
-  const payDatesQueue = () => (queue ??= createQueue(queueNames.payDates, producerConnection(deps.config.REDIS_URL), deps.config.QUEUE_PREFIX, deps.health));
+  const payDatesQueue = () => (queue ??= createQueue(queueNames.payDates, producerConnection(deps.config), deps.config.QUEUE_PREFIX, deps.health));
   app.addHook('onClose', async () => queue?.close());
 
   defineRoute(app, {
