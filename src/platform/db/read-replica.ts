@@ -52,6 +52,25 @@ export async function replicaLag(db: Executor): Promise<number | null> {
 }
 
 /**
+ * How long the replica has to say how far behind it is. One that accepts connections but never
+ * answers (a hung host, a half-open network path) would otherwise hold every report and console
+ * page up for as long as TCP takes to give up; the primary answers instead.
+ */
+export const REPLICA_ANSWER_TIMEOUT_MS = 2_000;
+
+async function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * The database a read that tolerates the configured lag should use: the replica while it is within
  * the bound, else the primary. Without a replica, the primary, asked nothing.
  */
@@ -60,7 +79,7 @@ export async function readSource(databases: ReadDatabases): Promise<ReadSource> 
   if (readDb === undefined || readDb === db) return { db, from: 'primary', replicaLagSeconds: null };
   let lag: number | null;
   try {
-    lag = await replicaLag(readDb);
+    lag = await answeredWithin(replicaLag(readDb), REPLICA_ANSWER_TIMEOUT_MS);
   } catch {
     return { db, from: 'primary', replicaLagSeconds: null, fallback: 'unreachable' };
   }

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,6 +178,21 @@ describe('reads off a streaming replica (DATABASE_READ_URL)', () => {
       });
     } finally {
       await nowhere.destroy();
+    }
+    // A host that takes the connection and never answers: the primary, once the replica's time is up.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hung = createDatabase(`postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/hung`, 1);
+    try {
+      expect(await readSource({ db: primaryDb, readDb: hung, config: { DATABASE_READ_MAX_LAG_SECONDS: 3600 } })).toMatchObject({
+        from: 'primary',
+        fallback: 'unreachable',
+      });
+    } finally {
+      silent.close();
+      for (const socket of sockets) socket.destroy();
+      void hung.destroy().catch(() => {});
     }
     // No replica configured: the primary, and nothing is asked.
     expect(await readSource({ db: primaryDb, config: { DATABASE_READ_MAX_LAG_SECONDS: 0 } })).toEqual({ db: primaryDb, from: 'primary', replicaLagSeconds: null });
