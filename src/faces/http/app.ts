@@ -18,6 +18,7 @@ import { loggerOptions } from '../../platform/shared/logger.ts';
 import { useCursorKeys } from '../../platform/shared/paging.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { createEffectRunner, createQuestionRunner } from './effect-runner.ts';
+import { answeredWithin } from '../../platform/shared/answered-within.ts';
 import { API_VERSION, API_VERSION_HEADER } from './api-version.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { publishedWebhooks } from '../webhooks/webhook-event-schemas.ts';
@@ -153,21 +154,10 @@ const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.loose
 const READINESS_TIMEOUT_MS = 2_000;
 
 async function answersWithin(check: Promise<unknown>, timeoutMs: number): Promise<'ok' | 'unavailable'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'unavailable'>((resolve) => {
-    timer = setTimeout(() => resolve('unavailable'), timeoutMs);
-  });
-  try {
-    return await Promise.race([
-      check.then(
-        () => 'ok' as const,
-        () => 'unavailable' as const,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return answeredWithin(check, timeoutMs).then(
+    () => 'ok' as const,
+    () => 'unavailable' as const,
+  );
 }
 
 function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { answeredWithin } from '../shared/answered-within.ts';
 import type { Database, Executor } from './connection.ts';
 
 /**
@@ -57,18 +58,6 @@ export async function replicaLag(db: Executor): Promise<number | null> {
  * page up for as long as TCP takes to give up; the primary answers instead.
  */
 export const REPLICA_ANSWER_TIMEOUT_MS = 2_000;
-
-async function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([answer, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The database a read that tolerates the configured lag should use: the replica while it is within

@@ -4,6 +4,7 @@ import type { RedisClient } from '../runtime/redis-connections.ts';
 import { queueNames, type QueueName } from '../queue/job-catalogue.ts';
 import { createQueue, type JobQueues } from '../queue/queues.ts';
 import { countCurrentReconciliationExceptions, countUnfinishedWebhookDeliveries, findLastSuccessfulNightlyRun } from './metrics-repository.ts';
+import { answeredWithin } from '../shared/answered-within.ts';
 
 /**
  * What one process measures as it works (requests, jobs, replays), kept for the life of the process
@@ -99,18 +100,6 @@ export function queuesOnFirstScrape(redis: RedisClient, prefix: string): { queue
 /** A scrape answers in this time even when Redis or PostgreSQL hangs; the late source is reported down. */
 export const SCRAPE_SOURCE_TIMEOUT_MS = 1_000;
 
-async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 const queueStates = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 /**
@@ -125,7 +114,7 @@ export function scrapeRegistry(sources: ScrapeSources, timeoutMs = SCRAPE_SOURCE
   // before the source-up gauge (registered last) waits for them, so it reports this scrape's.
   const readings = new Map<string, Promise<boolean>>();
   const read = <T>(source: string, work: () => Promise<T>, apply: (value: T) => void): Promise<boolean> => {
-    const reading = within(work(), timeoutMs).then(
+    const reading = answeredWithin(work(), timeoutMs).then(
       (value) => {
         apply(value);
         return true;
