@@ -29,8 +29,6 @@ const PAUSED_BACKLOG = 1_500;
 const SCALE = 0.0002;
 /** Open after 3 failures, for 1.5 s (the probe's lease is the 15 s timeout plus 5 s). */
 const circuit = { failureThreshold: 3, openBaseMs: 1_500, openMaxMs: 3_000 };
-/** A's latency behind B may exceed its baseline by this much: a generous margin for a busy machine. */
-const MARGIN_MS = 500;
 
 let t: TestApp;
 let deliveries: Queue;
@@ -136,16 +134,19 @@ describe("a biller's backlog and another biller's deliveries (issue 31, item 2)"
         `B's receiver held ${slow.most} at once; delivery jobs in the queue meanwhile: ${JSON.stringify(queued)}`,
     );
 
-    // A's delivery waits for nothing of B's: its latency stays near its baseline.
-    expect(behindInOneRun).toBeLessThan(baseline + MARGIN_MS);
-    expect(behindLater).toBeLessThan(baseline + MARGIN_MS);
+    // A's delivery waits for nothing of B's. What holds that is B's share of the queue (below): in the
+    // one FIFO queue of before, A sat behind all 3,000 of B's. Here A arrived while almost all of B's
+    // backlog was still to be sent. The latencies printed above are the measurement; a bound by the
+    // clock would fail on a loaded machine whatever the design.
+    const bBeforeA = hooksB.deliveries.filter((delivery) => delivery.receivedAt <= hooksA.deliveries.at(-1)!.receivedAt).length;
+    expect(bBeforeA).toBeLessThan((B_EVENTS * B_ENDPOINTS) / 2);
     // B has no more of its deliveries in line in the queue than its share (8), whatever its backlog.
     expect(inLine(queued)).toBeLessThanOrEqual(8);
 
     // B's receiver recovers: every one of B's 3,000 deliveries arrives, each exactly once, at its first attempt.
     slow.on = false;
     const drainStarted = Date.now();
-    await hooksB.waitFor((r) => r.deliveries.length >= B_EVENTS * B_ENDPOINTS, 60_000);
+    await hooksB.waitFor((r) => r.deliveries.length >= B_EVENTS * B_ENDPOINTS, 150_000);
     const drainedInMs = Date.now() - drainStarted;
     const rows = await until(
       () => deliveriesOf(endpointsB),
@@ -158,7 +159,8 @@ describe("a biller's backlog and another biller's deliveries (issue 31, item 2)"
     expect(new Set(hooksB.deliveries.map((d) => `${d.path} ${d.webhookId}`)).size).toBe(B_EVENTS * B_ENDPOINTS);
     expect(hooksB.summary()).toMatchObject({ verified: B_EVENTS * B_ENDPOINTS, rejected: 0 });
     console.info(`webhook backlog: B's ${B_EVENTS * B_ENDPOINTS} deliveries drained in ${drainedInMs} ms once its receiver answered at once`);
-  }, 60_000);
+    // A hang guard only: a whole suite on two cores can take minutes over what takes 30 s alone.
+  }, 240_000);
 
   it("when an endpoint's circuit closes again, its backlog of 1,500 does not flood in front of A's delivery; each still arrives once", async () => {
     // Down until shortly before the circuit's opening ends: attempts that set out before it opened fail too.
@@ -184,7 +186,10 @@ describe("a biller's backlog and another biller's deliveries (issue 31, item 2)"
       `webhook backlog: A alone ${baseline} ms; right after the circuit of B's endpoint with ${PAUSED_BACKLOG} deliveries waiting closed ` +
         `(${closedAfterMs} ms after it opened, ${failures} failed attempts before): ${afterReopening} ms; delivery jobs in the queue then: ${JSON.stringify(queuedAtClose)}`,
     );
-    expect(afterReopening).toBeLessThan(baseline + MARGIN_MS);
+    // A's delivery went out while the reopened endpoint's backlog was still mostly waiting: it did not
+    // flood the queue in front of A (by the clock: the latency above, a measurement, not a bound).
+    const bBeforeA = hooksB.deliveries.filter((delivery) => delivery.status === 204 && delivery.receivedAt <= hooksA.deliveries.at(-1)!.receivedAt).length;
+    expect(bBeforeA).toBeLessThan(PAUSED_BACKLOG / 2);
     // The backlog stayed in the database: no more of B's were in line in the queue than its share when the circuit closed.
     expect(inLine(queuedAtClose)).toBeLessThanOrEqual(8);
 
@@ -199,5 +204,5 @@ describe("a biller's backlog and another biller's deliveries (issue 31, item 2)"
     expect(successes).toHaveLength(PAUSED_BACKLOG);
     expect(new Set(successes).size).toBe(PAUSED_BACKLOG);
     expect(await attemptsOfEndpoint(t.db, endpoint.id)).toHaveLength(hooksB.deliveries.length);
-  }, 60_000);
+  }, 240_000);
 });
