@@ -43,6 +43,7 @@ import * as employmentDetails from './20261216000000_employment_details.ts';
 import * as payDateFirstLock from './20261218000000_pay_date_first_lock.ts';
 import * as payrollGoLive from './20261219000000_payroll_go_live.ts';
 import * as scheduleSettlement from './20261220000000_schedule_settlement.ts';
+import * as ledgerReversalsByPayout from './20261221000000_ledger_reversals_by_payout.ts';
 
 // Every migration, by name, in the order they were written. A static list (rather than reading the
 // folder) works the same under tsx, vitest and any bundler. Add new ones at the end; never edit old ones.
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '20261218000000_pay_date_first_lock': payDateFirstLock,
   '20261219000000_payroll_go_live': payrollGoLive,
   '20261220000000_schedule_settlement': scheduleSettlement,
+  '20261221000000_ledger_reversals_by_payout': ledgerReversalsByPayout,
 };

@@ -20,10 +20,13 @@
  * deltas), checkpoints (pg_stat_bgwriter deltas: the whole server's, other databases' included), the
  * outbox (undispatched events before the webhooks phase, after it, and pending webhook deliveries),
  * the idempotency_keys rows, and the tables most read by sequential scans during the night
- * (seq_scan and seq_tup_read deltas). The data set-up between nights is not timed, and the counts
- * this script reads are taken after each night's statistics, so they do not show among its scans.
- * At the end: night N against night 1, the phases that grew most, the tables whose sequential reads
- * grew most, and the money checks of cycle.ts over all nights.
+ * (seq_scan and seq_tup_read deltas). The data set-up between nights is not timed. The script's own
+ * reads during a night (the locked snapshots by pay date, the lines payroll confirms, the remittances
+ * the bank pays, the undispatched events) count among the night's scans; the rest of its counts are
+ * read after the night's statistics. With --vacuum, VACUUM ANALYZE runs between nights (untimed) in
+ * place of the plain ANALYZE, standing in for autovacuum where the server has it off. At the end: night
+ * N against night 1, the phases that grew most, the tables whose sequential reads grew most, and the
+ * money checks of cycle.ts over all nights.
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -73,6 +76,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     out: { type: 'string', default: '/tmp/bench-nights-reconciliation.csv' },
     statement: { type: 'string', default: '/tmp/bench-nights-camt053.xml' },
+    /** VACUUM ANALYZE between nights (untimed), standing in for autovacuum on a server that has it off (as the shared one here). */
+    vacuum: { type: 'boolean', default: false },
   },
 });
 const nights = Number(values.nights);
@@ -120,9 +125,7 @@ async function rowsWrittenSoFar(): Promise<number> {
   await sql`select pg_stat_force_next_flush()`.execute(meter);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const row = (
-    await sql<{ rows: string }>`select (tup_inserted + tup_updated + tup_deleted)::text as rows from pg_stat_database where datname = current_database()`.execute(
-      meter,
-    )
+    await sql<{ rows: string }>`select (tup_inserted + tup_updated + tup_deleted)::text as rows from pg_stat_database where datname = current_database()`.execute(meter)
   ).rows[0]!;
   await sql`select pg_stat_clear_snapshot()`.execute(meter);
   return Number(row.rows);
@@ -457,7 +460,7 @@ function printNight(n: NightFigures, first: NightFigures | undefined): void {
   const seqReads = deltas(n, (t) => t.seqTupRead).slice(0, 4);
   const seqScans = new Map(deltas(n, (t) => t.seqScan));
   process.stdout.write(
-    `night ${String(n.night).padStart(2)} (${n.payDate}): ${seconds(n.ms).padStart(7)} s, ${((n.ms / (first ?? n).ms) || 1).toFixed(2)}x night 1, ` +
+    `night ${String(n.night).padStart(2)} (${n.payDate}): ${seconds(n.ms).padStart(7)} s, ${(n.ms / (first ?? n).ms || 1).toFixed(2)}x night 1, ` +
       `${(n.ms / n.floorMs).toFixed(1)}x floors (${seconds(n.floorMs)} s); ${perSecond(n.rowsWritten, n.ms)} rows/s (${n.rowsWritten} rows); ` +
       `size ${megabytes(total(n.after, (t) => t.bytes) / 1024)} [${sizes
         .slice(0, 5)
@@ -478,7 +481,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `A month of nights: ${nights} nights at scale ${scale}: ${payrolls} payrolls, ${payrolls * employeesPerPayroll} employees, ` +
       `${payrolls * employeesPerPayroll * paymentsPerEmployee} new payment requests a night; concurrency ${concurrency}; ` +
-      `load average at start ${load.map((l) => l.toFixed(2)).join(' ')}; ${new Date().toISOString()}\n`,
+      `${values.vacuum ? 'VACUUM ANALYZE between nights; ' : ''}load average at start ${load.map((l) => l.toFixed(2)).join(' ')}; ${new Date().toISOString()}\n`,
   );
   await recreateDatabase(config.DATABASE_URL);
   meter = createDatabase(config.DATABASE_URL, 1);
@@ -489,7 +492,13 @@ async function main(): Promise<void> {
   const providerClient = await createClient(meter, { name: 'Bench provider client', role: 'payroll_provider', payrollProviderId: providerId });
   const caller = { clientId: providerClient.clientId, role: 'payroll_provider' as const, scopes: providerClient.scopes, payrollProviderId: providerId };
   const billerId = (await sql<{ id: string }>`select id from clients where role = 'biller' limit 1`.execute(meter)).rows[0]!.id;
-  await insertBeneficiaryAccount(meter, { biller_client_id: billerId, currency: 'GBP', account_number: '70000019', sort_code: '20-00-00', account_holder_name: 'Bench biller' });
+  await insertBeneficiaryAccount(meter, {
+    biller_client_id: billerId,
+    currency: 'GBP',
+    account_number: '70000019',
+    sort_code: '20-00-00',
+    account_holder_name: 'Bench biller',
+  });
   await sql`analyze`.execute(meter);
 
   const results: NightFigures[] = [];
@@ -497,7 +506,7 @@ async function main(): Promise<void> {
     if (night > 1) {
       await addNightData(night);
       // As generateNightlyData does for night 1: autovacuum would have analyzed the month's new rows before the lock.
-      await sql`analyze`.execute(meter);
+      await (values.vacuum ? sql`vacuum analyze` : sql`analyze`).execute(meter);
     }
     const n = await runNight(night, caller);
     results.push(n);
@@ -510,9 +519,7 @@ async function main(): Promise<void> {
       `floors ${seconds(last.floorMs)} s against ${seconds(one.floorMs)} s; database ${megabytes(total(last.after, (t) => t.bytes) / 1024)}\n`,
   );
   process.stdout.write(`\nPhases, night 1 against night ${last.night}, most grown first:\n`);
-  for (const p of one.phases
-    .map((p1) => ({ p1, pN: last.phases.find((p) => p.name === p1.name)! }))
-    .sort((a, b) => b.pN.ms - b.p1.ms - (a.pN.ms - a.p1.ms))) {
+  for (const p of one.phases.map((p1) => ({ p1, pN: last.phases.find((p) => p.name === p1.name)! })).sort((a, b) => b.pN.ms - b.p1.ms - (a.pN.ms - a.p1.ms))) {
     process.stdout.write(
       `  ${p.p1.name.padEnd(18)} ${seconds(p.p1.ms).padStart(7)} s -> ${seconds(p.pN.ms).padStart(7)} s (${(p.pN.ms / p.p1.ms).toFixed(2)}x; ${(p.p1.ms / p.p1.floorMs).toFixed(1)}x -> ${(p.pN.ms / p.pN.floorMs).toFixed(1)}x floor)\n`,
     );
@@ -528,7 +535,9 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`\nTables by size after night ${last.night} (after night 1):\n`);
   for (const [name, t] of [...last.after.tables].sort(([, a], [, b]) => b.bytes - a.bytes).slice(0, 12)) {
-    process.stdout.write(`  ${name.padEnd(32)} ${megabytes(t.bytes / 1024).padStart(8)} (${megabytes((one.after.tables.get(name)?.bytes ?? 0) / 1024)}), ${t.liveRows} live rows\n`);
+    process.stdout.write(
+      `  ${name.padEnd(32)} ${megabytes(t.bytes / 1024).padStart(8)} (${megabytes((one.after.tables.get(name)?.bytes ?? 0) / 1024)}), ${t.liveRows} live rows\n`,
+    );
   }
 
   const money = (
