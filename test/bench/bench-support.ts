@@ -55,6 +55,24 @@ export async function timedPartsRolledBack(
   return parts;
 }
 
+/**
+ * A phase's floor: INSERT ... SELECT generate_series of `rows` rows into a bare copy of
+ * deduction_line_payments, rolled back. The fastest a write of that many rows can be here.
+ */
+export async function floorMs(db: Database, rows: number): Promise<number> {
+  const parts = await timedPartsRolledBack(db, async (part, trx) => {
+    await sql`create table bench_floor (like deduction_line_payments)`.execute(trx);
+    await part(
+      'floor',
+      sql`
+      insert into bench_floor (snapshot_id, line_id, payment_request_id, requested_amount)
+      select gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), g from generate_series(1, ${rows}) g
+    `,
+    );
+  });
+  return parts.floor!;
+}
+
 // Measuring ------------------------------------------------------------------------------------------
 
 const TICKS = 100; // USER_HZ

@@ -66,7 +66,7 @@ import {
   recreateDatabase,
   seconds,
   timed,
-  timedPartsRolledBack,
+  floorMs,
 } from './bench-support.ts';
 
 const { values } = parseArgs({
@@ -142,21 +142,6 @@ async function mark(): Promise<Mark> {
 
 async function walBytes(from: string, to: string): Promise<number> {
   return Number((await sql<{ bytes: string }>`select pg_wal_lsn_diff(${to}::pg_lsn, ${from}::pg_lsn)::text as bytes`.execute(meter)).rows[0]!.bytes);
-}
-
-/** INSERT ... SELECT generate_series of `rows` rows into a bare copy of deduction_line_payments, rolled back. */
-async function floorMs(rows: number): Promise<number> {
-  const parts = await timedPartsRolledBack(meter, async (part, trx) => {
-    await sql`create table bench_floor (like deduction_line_payments)`.execute(trx);
-    await part(
-      'floor',
-      sql`
-      insert into bench_floor (snapshot_id, line_id, payment_request_id, requested_amount)
-      select gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), g from generate_series(1, ${rows}) g
-    `,
-    );
-  });
-  return parts.floor!;
 }
 
 /** What --statements prints after a phase: its costliest statements, read before the floor runs. */
@@ -246,7 +231,7 @@ async function phase<T>(
   const rowsWritten = after.rows - before.rows;
   // A reading phase's floor is what it reads out, whatever autovacuum or analyze wrote meanwhile.
   const floorRows = out.readRows ?? (rowsWritten > 0 ? rowsWritten : out.units);
-  const floor = await floorMs(Math.max(floorRows, 1));
+  const floor = await floorMs(meter, Math.max(floorRows, 1));
   const wallMs = out.ms ?? ms;
   const f: PhaseFigures = {
     name,

@@ -64,7 +64,7 @@ import {
   recreateDatabase,
   seconds,
   timed,
-  timedPartsRolledBack,
+  floorMs,
 } from './bench-support.ts';
 
 const { values } = parseArgs({
@@ -129,20 +129,6 @@ async function rowsWrittenSoFar(): Promise<number> {
   ).rows[0]!;
   await sql`select pg_stat_clear_snapshot()`.execute(meter);
   return Number(row.rows);
-}
-
-async function floorMs(rows: number): Promise<number> {
-  const parts = await timedPartsRolledBack(meter, async (part, trx) => {
-    await sql`create table bench_floor (like deduction_line_payments)`.execute(trx);
-    await part(
-      'floor',
-      sql`
-      insert into bench_floor (snapshot_id, line_id, payment_request_id, requested_amount)
-      select gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), g from generate_series(1, ${rows}) g
-    `,
-    );
-  });
-  return parts.floor!;
 }
 
 interface TableStats {
@@ -260,7 +246,7 @@ async function phase(
     ms: out.ms ?? ms,
     rowsWritten,
     floorRows,
-    floorMs: await floorMs(Math.max(floorRows, 1)),
+    floorMs: await floorMs(meter, Math.max(floorRows, 1)),
     unit: out.unit,
     units: out.units ?? 0,
     note: out.note ?? '',
